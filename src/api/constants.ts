@@ -1,0 +1,59 @@
+/**
+ * Names shared by every component. One place, so that a label or path is never spelled twice.
+ * See DESIGN.md "Names".
+ */
+
+/** API group of every plugflow resource. */
+export const GROUP = 'plugflow.io';
+/** The one served version of every plugflow resource. */
+export const VERSION = 'v1alpha1';
+/** apiVersion field value of plugflow resources. */
+export const API_VERSION = `${GROUP}/${VERSION}`;
+
+/** Prefix of every label and annotation plugflow writes. */
+export const LABEL_PREFIX = 'workflows.plugflow.io/';
+/** Label key that marks a ConfigMap as an executor plugin. */
+export const LABEL_CONFIGMAP_TYPE = `${LABEL_PREFIX}configmap-type`;
+/** Label value of executor plugin ConfigMaps. */
+export const CONFIGMAP_TYPE_EXECUTOR_PLUGIN = 'ExecutorPlugin';
+/** Label on pods and TaskSets: the owning workflow's name. */
+export const LABEL_WORKFLOW = `${LABEL_PREFIX}workflow`;
+/** Label on pods: the node id the pod runs. */
+export const LABEL_NODE_ID = `${LABEL_PREFIX}node-id`;
+/** Label on pods: the pod's role (`step` or `agent`). */
+export const LABEL_COMPONENT = `${LABEL_PREFIX}component`;
+/** Label on workflows submitted by an event: the template they came from. */
+export const LABEL_WORKFLOW_TEMPLATE = `${LABEL_PREFIX}workflow-template`;
+/** Label on workflows submitted by an event: the cluster template they came from. */
+export const LABEL_CLUSTER_WORKFLOW_TEMPLATE = `${LABEL_PREFIX}cluster-workflow-template`;
+/** Label on workflows submitted by an event: the binding that matched. */
+export const LABEL_WORKFLOW_EVENT_BINDING = `${LABEL_PREFIX}workflow-event-binding`;
+/** Label on workflows: set to `true` once the workflow reached a final phase. */
+export const LABEL_COMPLETED = `${LABEL_PREFIX}completed`;
+/** Label on workflows: their phase (lets `list` select by phase on the server). */
+export const LABEL_PHASE = `${LABEL_PREFIX}phase`;
+
+/** Environment variable that turns executor plugins on in the controller. */
+export const FEATURE_GATE_EXECUTOR_PLUGINS = 'WORKFLOW_EXECUTOR_PLUGINS';
+/** Where a plugin sidecar finds its own token. */
+export const PLUGIN_TOKEN_PATH = '/var/run/workflow/token';
+/** Default namespace of the installation (controller, server, shared plugins). */
+export const DEFAULT_INSTALL_NAMESPACE = 'plugflow';
+/** Suffix of the ConfigMap (and plugin service account) name of a plugin. */
+export const EXECUTOR_PLUGIN_SUFFIX = '-executor-plugin';
+/** Path of the plugin RPC, relative to the plugin's base address. */
+export const PLUGIN_EXECUTE_PATH = '/api/v1/template.execute';
+
+/** Resource plurals of the plugflow CRDs. */
+export const PLURAL = {
+  workflow: 'workflows',
+  workflowTemplate: 'workflowtemplates',
+  clusterWorkflowTemplate: 'clusterworkflowtemplates',
+  workflowEventBinding: 'workfloweventbindings',
+  workflowTaskSet: 'workflowtasksets',
+} as const;
+
+/** Returns true when the executor plugin gate is on in this environment. */
+export function executorPluginsEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env[FEATURE_GATE_EXECUTOR_PLUGINS] === 'true';
+}
