@@ -34,6 +34,7 @@ step() {
     exit 1
   fi
   log "$name done in $((SECONDS - t0))s"
+  echo "$name $((SECONDS - t0))" >> "$WORK/timings.txt"
 }
 
 need() { [[ -x "$BIN/$1" ]]; }
@@ -126,5 +127,7 @@ if ! need kube-apiserver || ! need kube-controller-manager; then
   need kube-controller-manager || step kube-controller-manager-build kube_build kube-controller-manager
 fi
 log "all binaries ready in $BIN"
+# Keep the step timings of this cold build beside the binaries (bench/control-plane-bench.ts prints them).
+[[ -f "$WORK/timings.txt" ]] && { echo "date $(date -u +%Y-%m-%dT%H:%M:%SZ)"; cat "$WORK/timings.txt"; } > "$BIN/build-timings.txt" && rm -f "$WORK/timings.txt"
 [[ $PRINT == 1 ]] && echo "$BIN"
 exit 0

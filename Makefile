@@ -1,0 +1,54 @@
+# plugflow — the two commands of the quick start are `make dev` and `make test`.
+SHELL := /bin/bash
+NPM ?= npm
+export GOTOOLCHAIN := local
+
+.PHONY: deps node-deps control-plane build lint crds test test-unit test-kube dev bench soak fuzz clean
+
+## deps: everything a fresh machine needs (npm packages, the control plane binaries)
+deps: node-deps control-plane
+
+node-deps: node_modules/.package-lock.json
+node_modules/.package-lock.json: package.json package-lock.json
+	$(NPM) ci --no-audit --no-fund
+	@touch $@
+
+## control-plane: build (or reuse) kube-apiserver, kube-controller-manager and etcd in ~/.cache/plugflow
+control-plane:
+	@bash hack/build-control-plane.sh
+
+## build: compile TypeScript to dist/ (the `plugflow` command runs from there)
+build: node-deps
+	npx tsc -p tsconfig.build.json
+
+## lint: strict type check of everything, and the CRDs are up to date with their source
+lint: node-deps
+	npx tsc -p tsconfig.json --noEmit
+	npx tsx hack/gen-crds.ts --check
+	npx tsx hack/gen-install.ts --check
+
+## crds: regenerate crds/*.yaml from src/api, and manifests/install.yaml from crds/ + manifests/base/
+crds: node-deps
+	npx tsx hack/gen-crds.ts
+	npx tsx hack/gen-install.ts
+
+## test: unit tests, then the Kubernetes-facing suites against a real control plane
+test: deps build lint
+	npx vitest run
+
+test-unit: node-deps
+	npx vitest run --project unit
+
+test-kube: deps build
+	npx vitest run --project kube
+
+## dev: local control plane (or KUBECONFIG=... / CONTEXT=...), controller, server, pod runner, sample workflow
+dev: deps build
+	node bin/plugflow.js dev $(if $(KUBECONFIG_PATH),--kubeconfig $(KUBECONFIG_PATH)) $(if $(CONTEXT),--context $(CONTEXT)) --submit examples/hello-world.yaml
+
+## bench: every benchmark in bench/, figures into bench/RESULTS.md
+bench: deps build
+	npx tsx bench/run-all.ts
+
+clean:
+	rm -rf dist

@@ -1,0 +1,16 @@
+/** One measured figure with its goal, printed the same way by every benchmark. */
+export interface Figure {
+  name: string;
+  value: number;
+  unit: string;
+  goal: string;
+  met: boolean;
+  note?: string;
+}
+
+export function printFigures(title: string, figures: Figure[]): void {
+  console.log(`\n== ${title}`);
+  for (const f of figures) {
+    console.log(`${f.name}: ${f.value} ${f.unit}   goal ${f.goal}   ${f.met ? 'MET' : 'NOT MET'}${f.note ? `   (${f.note})` : ''}`);
+  }
+}
