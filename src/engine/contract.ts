@@ -1,0 +1,117 @@
+/**
+ * The contract between the pure engine and the parts at its edges (controller, pod builder,
+ * pod observer, agent). The engine never talks to Kubernetes: the controller turns the world
+ * into observations, calls the engine, and applies the actions it returns.
+ *
+ * Owned by src/engine; other modules import these types and must not redefine them.
+ *
+ * How the controller uses it (see README.md for the full loop):
+ *   1. gather Observations (pods labelled with the workflow, the TaskSet status, the agent pod,
+ *      the (Cluster)WorkflowTemplates the workflow refers to, the time, the plugin gate);
+ *   2. `reconcileWorkflow(workflow, observations)` → `{ status, actions }`;
+ *   3. persist `status` (status subresource), THEN apply `actions`. Every action is idempotent and
+ *      is emitted again on the next reconcile while it is still needed, so a crash between the
+ *      two steps loses nothing; applying actions before the status is stored could run a plugin
+ *      task twice (a `removeTask` applied, then the status update lost).
+ */
+import type { Arguments, NodePhase, Outputs, Template, WorkflowSpec } from '../api/index.js';
+import type { WorkflowStatus } from '../api/index.js';
+
+/** What the controller saw of one step pod (built by src/pods from a V1Pod). */
+export interface PodObservation {
+  podName: string;
+  /** Node id from the pod's label; the engine matches pods to nodes by it. */
+  nodeId: string;
+  /**
+   * Pending | Running | Succeeded | Failed, plus Deleted when the pod vanished under a running
+   * node. (The engine also notices a pod that it saw before and that is no longer observed.)
+   */
+  phase: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Deleted';
+  /** Human-readable reason for a failure (exit code, OOMKilled, deleted, ...). */
+  message?: string;
+  /**
+   * Outputs reported by the pod's wait container: `result` (stdout of a script), `exitCode`, and
+   * `parameters` read from each output parameter's `valueFrom.path` (by parameter name; a
+   * parameter whose file was missing is left out and the engine applies its default).
+   */
+  outputs?: Outputs;
+  startedAt?: string;
+  finishedAt?: string;
+}
+
+/** What the agent reported for one plugin/http task (WorkflowTaskSet status.nodes[nodeId]). */
+export interface TaskObservation {
+  nodeId: string;
+  phase: NodePhase;
+  message?: string;
+  outputs?: Outputs;
+  progress?: string;
+}
+
+/** The workflow's agent pod, when the controller knows something about it. */
+export interface AgentObservation {
+  /** Failed: the pod failed or could not be created; every unfinished task node ends in Error. */
+  phase: 'Pending' | 'Running' | 'Succeeded' | 'Failed';
+  message?: string;
+}
+
+/**
+ * A WorkflowTemplate or ClusterWorkflowTemplate as the engine needs it. `spec` (when given) is
+ * used for `spec.workflowTemplateRef`: the workflow runs the referenced spec with its own fields
+ * laid over it.
+ */
+export interface TemplateSource {
+  templates: Template[];
+  entrypoint?: string;
+  arguments?: Arguments;
+  spec?: WorkflowSpec;
+}
+
+/** Key of a TemplateSource in Observations.templates: `WorkflowTemplate/<name>` or `ClusterWorkflowTemplate/<name>`. */
+export type TemplateSourceKind = 'WorkflowTemplate' | 'ClusterWorkflowTemplate';
+
+export function templateSourceKey(kind: TemplateSourceKind, name: string): string {
+  return `${kind}/${name}`;
+}
+
+/** Everything the engine needs besides the workflow itself. */
+export interface Observations {
+  pods: PodObservation[];
+  tasks: TaskObservation[];
+  /** Resolved templates of `templateRef` / `workflowTemplateRef`, keyed by `templateSourceKey`. */
+  templates?: Record<string, TemplateSource>;
+  /** The agent pod, if the workflow has one. */
+  agent?: AgentObservation;
+  /** Current time, ISO-8601. The engine never reads the clock itself. */
+  now: string;
+  /** Whether executor plugins are enabled in this controller. */
+  pluginsEnabled: boolean;
+}
+
+/** Something the controller must do in the world. Every action is idempotent. */
+export type EngineAction =
+  /**
+   * Create the pod `podName` for node `nodeId` from the fully substituted `template` (inputs
+   * resolved, no `{{…}}` left that the engine knows). AlreadyExists means it was done before.
+   */
+  | { kind: 'createPod'; nodeId: string; podName: string; template: Template; nodeName?: string }
+  /** Delete a pod that must stop (deadline, timeout, workflow ended). NotFound is fine. */
+  | { kind: 'deletePod'; podName: string; reason: string; nodeId?: string }
+  /** Set `spec.tasks[nodeId]` of the workflow's TaskSet to the resolved plugin/http template. */
+  | { kind: 'writeTask'; nodeId: string; template: Template }
+  /** Remove `spec.tasks[nodeId]` and `status.nodes[nodeId]`: the node's result has been copied. */
+  | { kind: 'removeTask'; nodeId: string }
+  /** Make sure the workflow's agent pod exists (it runs the TaskSet's tasks). */
+  | { kind: 'ensureAgent' }
+  /** Mark the TaskSet completed: the workflow is done, the agent stops. */
+  | { kind: 'completeTaskSet' }
+  /** Reconcile again at `at` (ISO-8601) even if nothing changes: backoff, suspend, deadlines. */
+  | { kind: 'requeueAt'; at: string };
+
+/** What `reconcileWorkflow` returns. */
+export interface ReconcileResult {
+  /** The new status; persist it as a whole. */
+  status: WorkflowStatus;
+  /** What to do in the world, in a stable order, after persisting the status. */
+  actions: EngineAction[];
+}

@@ -1,0 +1,157 @@
+/**
+ * manifests/install.yaml against a real API server with RBAC: it applies cleanly, and for each
+ * component's service account the API server's own access review says it may do exactly what
+ * that component needs — no more.
+ */
+import {
+  AppsV1Api,
+  AuthorizationV1Api,
+  CoreV1Api,
+  RbacAuthorizationV1Api,
+  type V1ResourceRule,
+} from '@kubernetes/client-node';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyAndWait, readManifests } from '../src/kube/apply.js';
+import { REPO_ROOT } from './support/apply.js';
+import { adminKubeConfig, createTestNamespace, deleteTestNamespace, kubeConfigForToken, serviceAccountToken } from './support/cluster.js';
+
+/** Rules every authenticated user has (system:basic-user, system:discovery): not ours to judge. */
+const BASELINE = new Set(['selfsubjectaccessreviews', 'selfsubjectrulesreviews', 'selfsubjectreviews']);
+
+/** The API server's view of what a token may do in a namespace, as `group/resource: verbs`. */
+async function rulesOf(token: string, namespace: string): Promise<Record<string, string[]>> {
+  const authz = kubeConfigForToken(token).makeApiClient(AuthorizationV1Api);
+  const review = await authz.createSelfSubjectRulesReview({ body: { spec: { namespace } } });
+  const out: Record<string, Set<string>> = {};
+  for (const rule of review.status?.resourceRules ?? ([] as V1ResourceRule[])) {
+    for (const group of rule.apiGroups ?? ['']) {
+      for (const resource of rule.resources ?? []) {
+        if (BASELINE.has(resource)) continue;
+        const key = `${group}/${resource}${rule.resourceNames?.length ? `#${rule.resourceNames.join(',')}` : ''}`;
+        out[key] ??= new Set();
+        for (const verb of rule.verbs) out[key].add(verb);
+      }
+    }
+  }
+  return Object.fromEntries(Object.entries(out).sort().map(([k, v]) => [k, [...v].sort()]));
+}
+
+async function can(user: string, verb: string, resource: string, namespace: string, group = '', subresource?: string): Promise<boolean> {
+  const authz = adminKubeConfig().makeApiClient(AuthorizationV1Api);
+  const ns = user.split(':')[2];
+  const review = await authz.createSubjectAccessReview({
+    body: {
+      spec: {
+        user,
+        groups: ['system:serviceaccounts', `system:serviceaccounts:${ns}`, 'system:authenticated'],
+        resourceAttributes: { verb, resource, namespace, group, subresource },
+      },
+    },
+  });
+  return review.status?.allowed === true;
+}
+
+describe('manifests/install.yaml', () => {
+  let workNs: string;
+
+  beforeAll(async () => {
+    await applyAndWait(adminKubeConfig(), readManifests(join(REPO_ROOT, 'manifests', 'install.yaml')));
+    workNs = await createTestNamespace('install');
+  });
+  afterAll(async () => {
+    await deleteTestNamespace(workNs);
+  });
+
+  it('applies cleanly: namespace, accounts, deployments with probes and non-root pods, service', async () => {
+    const kc = adminKubeConfig();
+    const apps = kc.makeApiClient(AppsV1Api);
+    const core = kc.makeApiClient(CoreV1Api);
+    for (const name of ['plugflow-controller', 'plugflow-server']) {
+      const dep = await apps.readNamespacedDeployment({ name, namespace: 'plugflow' });
+      const pod = dep.spec!.template.spec!;
+      expect(pod.serviceAccountName).toBe(name);
+      expect(pod.securityContext?.runAsNonRoot).toBe(true);
+      const c = pod.containers[0];
+      expect(c.livenessProbe?.httpGet?.path).toBe('/healthz');
+      expect(c.readinessProbe?.httpGet?.path).toBe('/readyz');
+      expect(c.resources?.requests?.cpu).toBeDefined();
+      expect(c.resources?.limits?.memory).toBeDefined();
+      expect(c.securityContext?.allowPrivilegeEscalation).toBe(false);
+    }
+    const ctrl = await apps.readNamespacedDeployment({ name: 'plugflow-controller', namespace: 'plugflow' });
+    const gate = ctrl.spec!.template.spec!.containers[0].env!.find((e) => e.name === 'WORKFLOW_EXECUTOR_PLUGINS');
+    expect(gate?.value).toBe('false');
+    const svc = await core.readNamespacedService({ name: 'plugflow-server', namespace: 'plugflow' });
+    expect(svc.spec?.ports?.[0].port).toBe(2746);
+  });
+
+  it('applying it a second time changes nothing and fails nothing', async () => {
+    await applyAndWait(adminKubeConfig(), readManifests(join(REPO_ROOT, 'manifests', 'install.yaml')));
+  });
+
+  it('controller: exactly the rights the controller code uses, in any namespace', async () => {
+    const token = await serviceAccountToken('plugflow', 'plugflow-controller');
+    expect(await rulesOf(token, workNs)).toEqual({
+      '/configmaps': ['get', 'list', 'watch'],
+      '/events': ['create', 'patch'],
+      '/pods': ['create', 'delete', 'get', 'list', 'watch'],
+      '/serviceaccounts': ['get'],
+      'events.k8s.io/events': ['create', 'patch'],
+      'plugflow.io/clusterworkflowtemplates': ['get', 'list', 'watch'],
+      'plugflow.io/workflows': ['get', 'list', 'patch', 'watch'],
+      'plugflow.io/workflows/status': ['patch', 'update'],
+      'plugflow.io/workflowtasksets': ['create', 'get', 'list', 'patch', 'watch'],
+      'plugflow.io/workflowtemplates': ['get', 'list', 'watch'],
+    });
+    const sa = 'system:serviceaccount:plugflow:plugflow-controller';
+    expect(await can(sa, 'create', 'leases', 'plugflow', 'coordination.k8s.io')).toBe(true);
+    expect(await can(sa, 'create', 'leases', workNs, 'coordination.k8s.io')).toBe(false);
+    expect(await can(sa, 'get', 'secrets', workNs)).toBe(false);
+    expect(await can(sa, 'create', 'pods', workNs, '', 'exec')).toBe(false);
+    expect(await can(sa, 'delete', 'workflows', workNs, 'plugflow.io')).toBe(false);
+  });
+
+  it('server: workflows, bindings and templates, never pods, secrets or config maps', async () => {
+    const token = await serviceAccountToken('plugflow', 'plugflow-server');
+    expect(await rulesOf(token, workNs)).toEqual({
+      '/events': ['create', 'patch'],
+      'authentication.k8s.io/tokenreviews': ['create'],
+      'authorization.k8s.io/subjectaccessreviews': ['create'],
+      'events.k8s.io/events': ['create', 'patch'],
+      'plugflow.io/clusterworkflowtemplates': ['get'],
+      'plugflow.io/workfloweventbindings': ['get', 'list', 'watch'],
+      'plugflow.io/workflows': ['create', 'delete', 'get', 'list'],
+      'plugflow.io/workflowtemplates': ['get'],
+    });
+    const sa = 'system:serviceaccount:plugflow:plugflow-server';
+    expect(await can(sa, 'delete', 'pods', workNs)).toBe(false);
+    expect(await can(sa, 'get', 'secrets', workNs)).toBe(false);
+    expect(await can(sa, 'update', 'workflows', workNs, 'plugflow.io', 'status')).toBe(false);
+  });
+
+  it('agent: its TaskSet and the status subresource, no secrets, nothing else', async () => {
+    const core = adminKubeConfig().makeApiClient(CoreV1Api);
+    await core.createNamespacedServiceAccount({ namespace: workNs, body: { metadata: { name: 'wf-runner' } } });
+    await adminKubeConfig().makeApiClient(RbacAuthorizationV1Api).createNamespacedRoleBinding({
+      namespace: workNs,
+      body: {
+        metadata: { name: 'plugflow-agent' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'plugflow-agent' },
+        subjects: [{ kind: 'ServiceAccount', name: 'wf-runner', namespace: workNs }],
+      },
+    });
+    const token = await serviceAccountToken(workNs, 'wf-runner');
+    expect(await rulesOf(token, workNs)).toEqual({
+      'plugflow.io/workflowtasksets': ['get', 'list', 'watch'],
+      'plugflow.io/workflowtasksets/status': ['patch'],
+    });
+    const sa = `system:serviceaccount:${workNs}:wf-runner`;
+    expect(await can(sa, 'patch', 'workflowtasksets', workNs, 'plugflow.io', 'status')).toBe(true);
+    expect(await can(sa, 'patch', 'workflowtasksets', workNs, 'plugflow.io')).toBe(false);
+    expect(await can(sa, 'get', 'secrets', workNs)).toBe(false);
+    expect(await can(sa, 'list', 'secrets', workNs)).toBe(false);
+    // The binding is per namespace: the same account has nothing elsewhere.
+    expect(await can(sa, 'watch', 'workflowtasksets', 'default', 'plugflow.io')).toBe(false);
+  });
+});
