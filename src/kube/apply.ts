@@ -3,6 +3,11 @@
  * so `plugflow dev`, the install test and the test harness install exactly what users install.
  */
 import { ApiextensionsV1Api, KubeConfig, KubernetesObjectApi, PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
+// The typed model converter: KubernetesObjectApi serializes built-in kinds through the typed
+// models, which silently drop JSON keys the model spells differently (a CRD schema's
+// `x-kubernetes-int-or-string` is `xKubernetesIntOrString` there). Converting plain JSON into the
+// model first makes the round trip lossless.
+import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js';
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 
@@ -30,12 +35,20 @@ export async function applyObjects(kc: KubeConfig, objects: KubernetesObject[]):
   const api = KubernetesObjectApi.makeApiClient(kc);
   for (const obj of objects) {
     try {
-      await api.patch(obj, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply);
+      await api.patch(toModel(obj), undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply);
     } catch (err) {
       const ns = obj.metadata?.namespace ? `${obj.metadata.namespace}/` : '';
       throw new Error(`applying ${obj.kind} ${ns}${obj.metadata?.name}: ${describeError(err)}`);
     }
   }
+}
+
+/** Plain JSON → the client's typed model for kinds whose JSON keys differ from the model's. */
+function toModel(obj: KubernetesObject): KubernetesObject {
+  if (obj.kind === 'CustomResourceDefinition' && obj.apiVersion === 'apiextensions.k8s.io/v1') {
+    return ObjectSerializer.deserialize(obj, 'V1CustomResourceDefinition') as KubernetesObject;
+  }
+  return obj;
 }
 
 /** Waits until the named CRDs report Established (their endpoints are served). */

@@ -1,0 +1,139 @@
+/**
+ * Schemas of the five resources: the spec (and status) of Workflow, WorkflowTemplate,
+ * ClusterWorkflowTemplate, WorkflowEventBinding and WorkflowTaskSet.
+ */
+import { SHUTDOWN_STRATEGIES } from '../values/enums.js';
+import {
+  arr,
+  bool,
+  int32,
+  int64,
+  keyedList,
+  mapOf,
+  obj,
+  oneOfStrings,
+  openObject,
+  str,
+  stringMap,
+  type Schema,
+} from './schema-builders.js';
+import {
+  argumentsSchema,
+  lifecycleHooksSchema,
+  metadataSchema,
+  retryStrategySchema,
+  templateSchema,
+} from './template-schema.js';
+
+/**
+ * WorkflowSpec. The spec does not list its fields, so unknown ones are kept (documents written for
+ * the peer system use many more); the fields below are the ones plugflow reads and types.
+ */
+export const workflowSpecSchema: Schema = obj(
+  {
+    templates: keyedList(templateSchema, 'name', { description: 'The templates; names are unique.' }),
+    entrypoint: str({ description: 'Name of the template to start.' }),
+    arguments: argumentsSchema,
+    workflowTemplateRef: obj({ name: str(), clusterScope: bool() }, { required: ['name'] }),
+    serviceAccountName: str(),
+    automountServiceAccountToken: bool(),
+    executor: obj({ serviceAccountName: str() }),
+    volumes: arr(openObject()),
+    volumeClaimTemplates: arr(openObject()),
+    parallelism: int64(),
+    suspend: bool(),
+    shutdown: oneOfStrings(SHUTDOWN_STRATEGIES),
+    nodeSelector: stringMap(),
+    affinity: openObject(),
+    tolerations: arr(openObject()),
+    imagePullSecrets: arr(openObject()),
+    onExit: str(),
+    hooks: lifecycleHooksSchema,
+    activeDeadlineSeconds: int64(),
+    priority: int32(),
+    podGC: openObject(),
+    ttlStrategy: openObject(),
+    securityContext: openObject(),
+    podSpecPatch: str(),
+    metrics: openObject(),
+    synchronization: openObject(),
+    retryStrategy: retryStrategySchema,
+    podMetadata: metadataSchema,
+    templateDefaults: openObject(),
+    workflowMetadata: openObject(),
+  },
+  { open: true },
+);
+
+/** Written by the controller; kept as is (its shape is owned by the engine). */
+export const workflowStatusSchema: Schema = openObject();
+
+export function workflowRootSchema(withStatus: boolean): Schema {
+  const properties: Record<string, Schema> = {
+    apiVersion: str(),
+    kind: str(),
+    metadata: { type: 'object' },
+    spec: workflowSpecSchema,
+  };
+  if (withStatus) properties.status = workflowStatusSchema;
+  return obj(properties, { required: ['spec'] });
+}
+
+export const eventBindingRootSchema: Schema = obj(
+  {
+    apiVersion: str(),
+    kind: str(),
+    metadata: { type: 'object' },
+    spec: obj(
+      {
+        event: obj(
+          {
+            selector: str({
+              minLength: 1,
+              description: 'Expression over payload, metadata and discriminator; true matches.',
+            }),
+          },
+          { required: ['selector'] },
+        ),
+        submit: obj(
+          {
+            workflowTemplateRef: obj(
+              {
+                name: str({ minLength: 1 }),
+                clusterScope: bool({ description: 'The template is a ClusterWorkflowTemplate.' }),
+              },
+              { required: ['name'] },
+            ),
+            arguments: argumentsSchema,
+            metadata: obj(
+              { name: str(), labels: stringMap(), annotations: stringMap() },
+              { description: 'Every value is an expression that must yield a string.' },
+            ),
+          },
+          { required: ['workflowTemplateRef'] },
+        ),
+      },
+      { required: ['event'] },
+    ),
+  },
+  { required: ['spec'] },
+);
+
+export const taskSetRootSchema: Schema = obj({
+  apiVersion: str(),
+  kind: str(),
+  metadata: { type: 'object' },
+  spec: obj({
+    tasks: mapOf(openObject(), { description: 'Node id to resolved template, written by the controller.' }),
+  }),
+  status: obj({
+    nodes: mapOf(
+      obj(
+        { phase: str(), message: str(), outputs: openObject(), progress: str() },
+        { open: true },
+      ),
+      { description: 'Node id to result, written by the agent.' },
+    ),
+  }),
+});
+

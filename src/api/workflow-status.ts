@@ -1,0 +1,81 @@
+/**
+ * Workflow status and node status. The engine owns what goes in here and may add fields; the
+ * REST server and CLI only read it. Required fields are those every node has from birth.
+ */
+import type { Inputs, Outputs } from './parameter.js';
+import type { TemplateRef } from './workflow.js';
+
+export type NodePhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Error' | 'Skipped' | 'Omitted';
+
+/** '' is a workflow the controller has not seen yet. */
+export type WorkflowPhase = '' | 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Error';
+
+export type NodeType =
+  | 'Pod'
+  | 'Steps'
+  | 'StepGroup'
+  | 'DAG'
+  | 'TaskGroup'
+  | 'Retry'
+  | 'Skipped'
+  | 'Suspend'
+  | 'Plugin'
+  | 'HTTP';
+
+export interface NodeStatus {
+  id: string;
+  name: string;
+  displayName: string;
+  type: NodeType;
+  phase: NodePhase;
+  templateName?: string;
+  templateRef?: TemplateRef;
+  message?: string;
+  startedAt?: string;
+  finishedAt?: string;
+  inputs?: Inputs;
+  outputs?: Outputs;
+  children?: string[];
+  /** Id of the steps/DAG node this node belongs to. */
+  boundaryID?: string;
+  /** `done/total`, e.g. `1/3`. */
+  progress?: string;
+  podName?: string;
+  retryAttempt?: number;
+  hostNodeName?: string;
+  /**
+   * Where `templateName` is looked up: unset for the workflow's own templates, otherwise
+   * `WorkflowTemplate/<name>` or `ClusterWorkflowTemplate/<name>` (set by the engine).
+   */
+  templateScope?: string;
+  /**
+   * Set by the engine once the node's pod or agent task has been seen. A pod that was seen and
+   * is gone while the node runs means the pod was deleted (the node ends in Error); one never seen
+   * is simply created again (pod names are deterministic, so that is harmless).
+   */
+  observed?: boolean;
+}
+
+export interface WorkflowCondition {
+  type: string;
+  status: string;
+  message?: string;
+}
+
+export interface WorkflowStatus {
+  phase?: WorkflowPhase;
+  message?: string;
+  startedAt?: string;
+  finishedAt?: string;
+  progress?: string;
+  nodes?: Record<string, NodeStatus>;
+  /** Global output parameters/artifacts. */
+  outputs?: Outputs;
+  conditions?: WorkflowCondition[];
+}
+
+/** Phases after which a node never changes. */
+export const FINAL_NODE_PHASES: readonly NodePhase[] = ['Succeeded', 'Failed', 'Error', 'Skipped', 'Omitted'];
+
+/** Phases after which a workflow never changes. */
+export const FINAL_WORKFLOW_PHASES: readonly WorkflowPhase[] = ['Succeeded', 'Failed', 'Error'];

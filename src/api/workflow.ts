@@ -1,0 +1,141 @@
+/**
+ * Workflow, WorkflowTemplate and ClusterWorkflowTemplate resources and the small records they
+ * reference (spec document 001; fields the spec does not show follow the peer system's shapes).
+ */
+import type {
+  Affinity,
+  HostAlias,
+  LocalObjectReference,
+  ObjectMeta,
+  PersistentVolumeClaimTemplate,
+  PodSecurityContext,
+  StringMap,
+  Toleration,
+  Volume,
+} from './container.js';
+import type { Arguments } from './parameter.js';
+import type {
+  ExecutorConfig,
+  Metadata,
+  Metrics,
+  RetryStrategy,
+  Synchronization,
+  Template,
+} from './template.js';
+import type { WorkflowStatus } from './workflow-status.js';
+import type { IntOrString } from './values/scalars.js';
+
+/** A `withItems` element: any JSON value. */
+export type Item = unknown;
+
+/** `withSequence`: numbers from start to end (or count of them), each formatted by `format`. */
+export interface Sequence {
+  count?: IntOrString;
+  start?: IntOrString;
+  end?: IntOrString;
+  /** printf-style format, e.g. `%02d`. */
+  format?: string;
+}
+
+/** Reference to a template inside a WorkflowTemplate or ClusterWorkflowTemplate. */
+export interface TemplateRef {
+  /** The referred resource is a ClusterWorkflowTemplate. */
+  clusterScope?: boolean;
+  /** Resource name. */
+  name: string;
+  /** Template name within the resource. */
+  template: string;
+}
+
+/** A hook run on an event of a step, task or workflow (`exit`, or an expression). */
+export interface LifecycleHook {
+  template?: string;
+  templateRef?: TemplateRef;
+  arguments?: Arguments;
+  /** Runs the hook when the expression becomes true. */
+  expression?: string;
+}
+
+/** Hooks by name; the name `exit` runs when the step/workflow ends. */
+export type LifecycleHooks = Record<string, LifecycleHook>;
+
+/** A workflow built from a (Cluster)WorkflowTemplate. */
+export interface WorkflowTemplateRef {
+  name: string;
+  clusterScope?: boolean;
+}
+
+export interface TTLStrategy {
+  secondsAfterCompletion?: number;
+  secondsAfterSuccess?: number;
+  secondsAfterFailure?: number;
+}
+
+export interface PodGC {
+  strategy?: string;
+  labelSelector?: Record<string, unknown>;
+  deleteDelayDuration?: string;
+}
+
+export interface WorkflowSpec {
+  templates?: Template[];
+  entrypoint?: string;
+  arguments?: Arguments;
+  workflowTemplateRef?: WorkflowTemplateRef;
+  serviceAccountName?: string;
+  automountServiceAccountToken?: boolean;
+  executor?: ExecutorConfig;
+  volumes?: Volume[];
+  volumeClaimTemplates?: PersistentVolumeClaimTemplate[];
+  parallelism?: number;
+  /** Set true to suspend the whole workflow; cleared on resume. */
+  suspend?: boolean;
+  nodeSelector?: StringMap;
+  affinity?: Affinity;
+  tolerations?: Toleration[];
+  imagePullSecrets?: LocalObjectReference[];
+  hostNetwork?: boolean;
+  dnsPolicy?: string;
+  onExit?: string;
+  hooks?: LifecycleHooks;
+  ttlStrategy?: TTLStrategy;
+  activeDeadlineSeconds?: number;
+  priority?: number;
+  schedulerName?: string;
+  podGC?: PodGC;
+  podPriorityClassName?: string;
+  hostAliases?: HostAlias[];
+  securityContext?: PodSecurityContext;
+  podSpecPatch?: string;
+  metrics?: Metrics;
+  /** `Stop` or `Terminate`: asks the controller to end the workflow. */
+  shutdown?: string;
+  synchronization?: Synchronization;
+  retryStrategy?: RetryStrategy;
+  podMetadata?: Metadata;
+  templateDefaults?: Partial<Template>;
+  archiveLogs?: boolean;
+  workflowMetadata?: { labels?: StringMap; annotations?: StringMap };
+}
+
+export interface Workflow {
+  apiVersion?: string;
+  kind?: 'Workflow';
+  metadata: ObjectMeta;
+  spec: WorkflowSpec;
+  status?: WorkflowStatus;
+}
+
+export interface WorkflowTemplate {
+  apiVersion?: string;
+  kind?: 'WorkflowTemplate';
+  metadata: ObjectMeta;
+  spec: WorkflowSpec;
+}
+
+export interface ClusterWorkflowTemplate {
+  apiVersion?: string;
+  kind?: 'ClusterWorkflowTemplate';
+  metadata: ObjectMeta;
+  spec: WorkflowSpec;
+}
