@@ -46,7 +46,7 @@ export async function applyObjects(kc: KubeConfig, objects: KubernetesObject[]):
 /** Plain JSON → the client's typed model for kinds whose JSON keys differ from the model's. */
 function toModel(obj: KubernetesObject): KubernetesObject {
   if (obj.kind === 'CustomResourceDefinition' && obj.apiVersion === 'apiextensions.k8s.io/v1') {
-    return ObjectSerializer.deserialize(obj, 'V1CustomResourceDefinition') as KubernetesObject;
+    return ObjectSerializer.deserialize(obj, 'V1CustomResourceDefinition', '') as KubernetesObject;
   }
   return obj;
 }

@@ -1,0 +1,12 @@
+/**
+ * Public surface of src/plugins for the controller and the CLI: build/read/validate a plugin,
+ * parse a discovered ConfigMap, choose a workflow's plugins, build the agent pod.
+ */
+export * from './errors.js';
+export * from './build-plugin.js';
+export * from './read-plugin.js';
+export * from './validate-sidecar.js';
+export * from './parse-configmap.js';
+export * from './registry.js';
+export * from './plugin-catalog.js';
+export * from './agent-pod.js';
