@@ -74,7 +74,15 @@ export function templateSourceKey(kind: TemplateSourceKind, name: string): strin
   return `${kind}/${name}`;
 }
 
-/** Everything the engine needs besides the workflow itself. */
+/**
+ * Everything the engine needs besides the workflow itself.
+ *
+ * `pods` and `tasks` must be complete (from a synced cache): a pod the engine saw before and
+ * that is missing now is taken as deleted, and its node ends in Error. When the controller cannot
+ * see the world (cache not synced, list failed), it must not call the engine.
+ * `templates` must hold every (Cluster)WorkflowTemplate that `missingTemplateSources` names;
+ * the first reconcile fails the workflow when one is missing.
+ */
 export interface Observations {
   pods: PodObservation[];
   tasks: TaskObservation[];

@@ -1,0 +1,106 @@
+/**
+ * Turning one step or DAG task into the calls it makes: one call, or one per loop item.
+ *
+ * Expansion (loop source substitution and parsing) happens on every reconcile — it is cheap and
+ * deterministic, since it only reads finished nodes' outputs. Preparing a call (evaluating `when`,
+ * substituting `arguments`) happens only for a call whose node does not exist yet, so a started
+ * node is never re-decided.
+ */
+import type { Arguments, ContinueOn, LifecycleHooks, Sequence, Template, TemplateRef } from '../api/index.js';
+import { evaluateWhenText, renderString, renderValue } from './expressions.js';
+import { expandLoop, isLooped, itemVariables, LoopError } from './loop-items.js';
+import { itemLabel, loopItemName } from './node-naming.js';
+import type { TemplateReference } from './template-resolver.js';
+import type { Vars } from './variables.js';
+
+/** The fields steps and DAG tasks share. */
+export interface CallSite {
+  name?: string;
+  template?: string;
+  templateRef?: TemplateRef;
+  inline?: Template;
+  arguments?: Arguments;
+  when?: string;
+  withItems?: unknown[];
+  withParam?: string;
+  withSequence?: Sequence;
+  continueOn?: ContinueOn;
+  hooks?: LifecycleHooks;
+  onExit?: string;
+}
+
+export type PreparedCall =
+  | { kind: 'run'; ref: TemplateReference; args: Arguments }
+  | { kind: 'skip'; message: string }
+  | { kind: 'error'; message: string };
+
+export interface ExpandedCall {
+  name: string;
+  displayName: string;
+  /** Variables of this call (the caller's plus `item…`). */
+  vars: Vars;
+  /** What the call runs (needed to advance a node that already exists). */
+  ref: TemplateReference;
+  /** Evaluates `when` and substitutes `arguments`: only for a call that has no node yet. */
+  prepare(): PreparedCall;
+}
+
+export type Expansion = { ok: true; looped: boolean; calls: ExpandedCall[] } | { ok: false; error: string };
+
+/**
+ * @param site the step or task
+ * @param baseName node name of the step/task (`wf[0].a`, `wf.a`)
+ * @param vars the variables the step/task sees
+ * @param where field path of the step/task for messages, e.g. `spec.templates[main].steps[0][a]`
+ */
+export function expandCalls(site: CallSite, baseName: string, vars: Vars, where: string): Expansion {
+  const displayBase = site.name ?? baseName;
+  if (!isLooped(site)) {
+    return { ok: true, looped: false, calls: [call(site, baseName, displayBase, vars, where)] };
+  }
+  let items: unknown[];
+  try {
+    items = expandLoop({
+      ...(site.withItems !== undefined ? { withItems: renderValue(site.withItems, vars, `${where}.withItems`) } : {}),
+      ...(site.withParam !== undefined ? { withParam: renderString(site.withParam, vars, `${where}.withParam`) } : {}),
+      ...(site.withSequence !== undefined ? { withSequence: renderValue(site.withSequence, vars, `${where}.withSequence`) } : {}),
+    });
+  } catch (err) {
+    const field = err instanceof LoopError ? `${where}.${err.field}: ` : '';
+    return { ok: false, error: `${field}${(err as Error).message}` };
+  }
+  const calls = items.map((item, i) =>
+    call(site, loopItemName(baseName, i, item), `${displayBase}(${i}:${itemLabel(item)})`, { ...vars, ...itemVariables(item) }, where),
+  );
+  return { ok: true, looped: true, calls };
+}
+
+function call(site: CallSite, name: string, displayName: string, vars: Vars, where: string): ExpandedCall {
+  const ref: TemplateReference = {};
+  if (site.template !== undefined) ref.template = site.template;
+  if (site.templateRef !== undefined) ref.templateRef = site.templateRef;
+  if (site.inline !== undefined) ref.inline = site.inline;
+  return {
+    name,
+    displayName,
+    vars,
+    ref,
+    prepare(): PreparedCall {
+      try {
+        if (site.when !== undefined && site.when !== '') {
+          const { result, rendered } = evaluateWhenText(site.when, vars, `${where}.when`);
+          if (!result) return { kind: 'skip', message: `when ${JSON.stringify(rendered)} evaluated false` };
+        }
+        const args = site.arguments ? renderValue(site.arguments, vars, `${where}.arguments`) : {};
+        return { kind: 'run', ref, args };
+      } catch (err) {
+        return { kind: 'error', message: (err as Error).message };
+      }
+    },
+  };
+}
+
+/** Whether `continueOn` lets the caller go on after a node ended in `phase`. */
+export function continuesOn(site: CallSite, phase: string): boolean {
+  return (phase === 'Failed' && site.continueOn?.failed === true) || (phase === 'Error' && site.continueOn?.error === true);
+}

@@ -1,0 +1,177 @@
+/**
+ * The state of one reconcile: the node table being rebuilt, the observations indexed for
+ * lookup, the actions and the earliest requeue time collected so far.
+ *
+ * One EngineRun lives for one call of `reconcileWorkflow` and is thrown away; everything that must
+ * survive goes into the node table, which becomes `status.nodes`.
+ */
+import { FINAL_NODE_PHASES, type NodePhase, type NodeStatus, type NodeType, type Inputs, type TemplateRef } from '../api/index.js';
+import type { AgentObservation, EngineAction, Observations, PodObservation, TaskObservation } from './contract.js';
+import { displayNameOf, nodeIdFor } from './node-naming.js';
+import type { TemplateResolver } from './template-resolver.js';
+
+/** Why the workflow stops starting new work: deadline, `spec.shutdown`, a failed validation. */
+export interface Shutdown {
+  message: string;
+  /** Whether exit handlers still run (deadline and Stop: yes; Terminate: no). */
+  runExitHandlers: boolean;
+}
+
+export interface NewNode {
+  name: string;
+  type: NodeType;
+  phase?: NodePhase;
+  message?: string;
+  displayName?: string;
+  boundaryID?: string;
+  templateName?: string;
+  templateRef?: TemplateRef;
+  templateScope?: string;
+  inputs?: Inputs;
+}
+
+export class EngineRun {
+  readonly nodes: Record<string, NodeStatus>;
+  readonly nowMs: number;
+  readonly now: string;
+  readonly pods = new Map<string, PodObservation>();
+  readonly tasks = new Map<string, TaskObservation>();
+  readonly agent: AgentObservation | undefined;
+  readonly pluginsEnabled: boolean;
+  readonly actions: EngineAction[] = [];
+  /** Earliest time (ms) at which something is due: backoff end, suspend end, a deadline. */
+  requeueAtMs: number | undefined;
+  /** Pods started or running after this reconcile; compared with `spec.parallelism`. */
+  activePods = 0;
+  /** Set while the main tree is walked after a deadline or `spec.shutdown`: start nothing new. */
+  shutdown: Shutdown | undefined;
+  /** `spec.suspend: true`: start nothing new, but let running work finish. */
+  paused = false;
+  /** Workflow-wide variables (`workflow.*`), including global outputs as they appear. */
+  readonly globals: Record<string, string>;
+  /** Output parameters exported with `globalName`, in export order (becomes status.outputs). */
+  readonly globalOutputs = new Map<string, string>();
+
+  constructor(
+    readonly workflowName: string,
+    previous: Record<string, NodeStatus> | undefined,
+    observations: Observations,
+    readonly templates: TemplateResolver,
+    readonly parallelism: number | undefined,
+    globals: Record<string, string>,
+  ) {
+    this.nodes = structuredClone(previous ?? {});
+    this.nowMs = Date.parse(observations.now);
+    if (Number.isNaN(this.nowMs)) throw new Error(`observations.now is not an ISO-8601 time: ${JSON.stringify(observations.now)}`);
+    this.now = new Date(this.nowMs).toISOString();
+    for (const p of observations.pods) this.pods.set(p.nodeId, p);
+    for (const t of observations.tasks) this.tasks.set(t.nodeId, t);
+    this.agent = observations.agent;
+    this.pluginsEnabled = observations.pluginsEnabled;
+    this.globals = globals;
+  }
+
+  idOf(name: string): string {
+    return nodeIdFor(this.workflowName, name);
+  }
+
+  nodeByName(name: string): NodeStatus | undefined {
+    return this.nodes[this.idOf(name)];
+  }
+
+  /** Creates a node (startedAt now, no children); the node must not exist yet. */
+  createNode(spec: NewNode): NodeStatus {
+    const id = this.idOf(spec.name);
+    const node: NodeStatus = {
+      id,
+      name: spec.name,
+      displayName: spec.displayName ?? displayNameOf(spec.name, this.workflowName),
+      type: spec.type,
+      phase: spec.phase ?? 'Pending',
+      startedAt: this.now,
+    };
+    if (spec.templateName !== undefined) node.templateName = spec.templateName;
+    if (spec.templateRef !== undefined) node.templateRef = spec.templateRef;
+    if (spec.templateScope !== undefined) node.templateScope = spec.templateScope;
+    if (spec.boundaryID !== undefined) node.boundaryID = spec.boundaryID;
+    if (spec.inputs !== undefined && (spec.inputs.parameters?.length ?? 0) > 0) node.inputs = spec.inputs;
+    if (spec.message !== undefined) node.message = spec.message;
+    if (isFinal(node.phase)) node.finishedAt = this.now;
+    this.nodes[id] = node;
+    return node;
+  }
+
+  /** Sets phase and message; a final phase stamps finishedAt once. */
+  setPhase(node: NodeStatus, phase: NodePhase, message?: string): NodeStatus {
+    node.phase = phase;
+    if (message !== undefined) {
+      if (message === '') delete node.message;
+      else node.message = message;
+    }
+    if (isFinal(phase) && !node.finishedAt) node.finishedAt = this.now;
+    return node;
+  }
+
+  /** Links `child` under `parent` once. */
+  addChild(parent: NodeStatus, child: NodeStatus): void {
+    parent.children ??= [];
+    if (!parent.children.includes(child.id)) parent.children.push(child.id);
+  }
+
+  children(node: NodeStatus): NodeStatus[] {
+    return (node.children ?? []).map((id) => this.nodes[id]).filter((n): n is NodeStatus => n !== undefined);
+  }
+
+  emit(action: EngineAction): void {
+    this.actions.push(action);
+  }
+
+  /** Asks for a reconcile at `atMs` unless an earlier one is already due. */
+  requeueAt(atMs: number): void {
+    if (this.requeueAtMs === undefined || atMs < this.requeueAtMs) this.requeueAtMs = atMs;
+  }
+
+  /** Publishes a `globalName` output: `{{workflow.outputs.parameters.<name>}}` and status.outputs. */
+  exportGlobal(name: string, value: string): void {
+    this.globalOutputs.set(name, value);
+    this.globals[`workflow.outputs.parameters.${name}`] = value;
+  }
+
+  /**
+   * Runs `fn` as exit-handler work: a deadline or Stop does not stop exit handlers, so the
+   * shutdown is lifted meanwhile (Terminate never gets here: its exit handlers do not start).
+   */
+  asExitHandler<T>(fn: () => T): T {
+    const saved = this.shutdown;
+    if (saved?.runExitHandlers) this.shutdown = undefined;
+    try {
+      return fn();
+    } finally {
+      this.shutdown = saved;
+    }
+  }
+
+  /** Whether new nodes may start now (no shutdown, not paused). */
+  canStart(): boolean {
+    return this.shutdown === undefined && !this.paused;
+  }
+
+  /** Whether one more pod fits under `spec.parallelism`. */
+  podCapacity(): boolean {
+    return this.parallelism === undefined || this.activePods < this.parallelism;
+  }
+}
+
+export function isFinal(phase: NodePhase | undefined): boolean {
+  return phase !== undefined && FINAL_NODE_PHASES.includes(phase);
+}
+
+export function isFailure(phase: NodePhase | undefined): phase is 'Failed' | 'Error' {
+  return phase === 'Failed' || phase === 'Error';
+}
+
+export function toMs(iso: string | undefined, fallback: number): number {
+  if (!iso) return fallback;
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? fallback : ms;
+}

@@ -1,0 +1,144 @@
+/**
+ * Templates with a `retryStrategy`: a Retry node whose children are the attempts
+ * (`name(0)`, `name(1)`, …), each an ordinary node of the template's kind.
+ *
+ * The Retry node is Running while an attempt runs or a backoff is pending, Succeeded with the
+ * outputs of the first attempt that succeeds, and otherwise ends with the phase of the last
+ * attempt once retry-decision.ts says to stop (limit reached, policy, expression, maxDuration).
+ * When an attempt fails and the next may start at once, it starts in the same reconcile.
+ * Applies to every template kind, plugin and http templates included.
+ */
+import { intOrStringToFloat, intOrStringToNumber, type NodeStatus, type RetryStrategy } from '../api/index.js';
+import { parseSecondsOrDuration } from '../api/index.js';
+import { isFailure, isFinal, toMs, type EngineRun } from './engine-run.js';
+import { evaluateRetryExpression, renderString } from './expressions.js';
+import { newNode, templateVariables, type Execution } from './invocation.js';
+import { retryAttemptName } from './node-naming.js';
+import { decideRetry, type AttemptSummary, type RetryParams, type RetryPolicyName } from './retry-decision.js';
+
+/** Runs one attempt: the template's own executor, without the retry. */
+export type AttemptRunner = (ex: Execution) => NodeStatus | undefined;
+
+export function executeRetry(run: EngineRun, ex: Execution, runAttempt: AttemptRunner): NodeStatus | undefined {
+  let node = ex.existing;
+  if (!node) {
+    if (!run.canStart()) return undefined;
+    node = run.createNode(newNode(ex.seed, 'Retry', { phase: 'Pending' }));
+  }
+  const strategy = ex.resolved.template.retryStrategy!;
+  let params: RetryParams;
+  try {
+    params = retryParams(strategy, templateVariables(run.globals, ex.seed.inputs), `${ex.where}.retryStrategy`);
+  } catch (err) {
+    return run.setPhase(node, 'Error', (err as Error).message);
+  }
+  const timing = { timeoutStartMs: toMs(node.startedAt, run.nowMs) };
+  // Advance the current attempt, and start the next one at once if it just failed and may be
+  // retried without waiting. Attempts that fail instantly (a disabled plugin) could loop here, so
+  // the rounds are bounded; the rest happens on the next reconcile, which is asked for.
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const attempts = run.children(node);
+    const last = attempts[attempts.length - 1];
+    if (last && !isFinal(last.phase)) {
+      const updated = runAttempt(attemptExecution(ex, node, attempts.length - 1, last, timing));
+      if (!updated || !isFinal(updated.phase)) return mirror(run, node, updated);
+      continue;
+    }
+    if (last && !isFailure(last.phase)) {
+      if (last.outputs) node.outputs = last.outputs;
+      return run.setPhase(node, last.phase, last.phase === 'Succeeded' ? '' : last.message ?? '');
+    }
+    if (last) {
+      const decision = decideRetry(params, attempts.map(summary(run)), run.nowMs, () =>
+        strategy.expression ? evaluateRetryExpression(strategy.expression, retryEnv(run, last, attempts.length - 1), `${ex.where}.retryStrategy.expression`) : true,
+      );
+      if (decision.kind === 'stop') {
+        if (last.outputs) node.outputs = last.outputs;
+        return run.setPhase(node, last.phase as 'Failed' | 'Error', decision.message);
+      }
+      if (decision.kind === 'wait') {
+        run.requeueAt(decision.at);
+        run.setPhase(node, 'Running', decision.message);
+        return node;
+      }
+    }
+    if (!run.canStart()) {
+      if (run.shutdown) return run.setPhase(node, last?.phase === 'Error' ? 'Error' : 'Failed', run.shutdown.message);
+      return node;
+    }
+    if (last && timeoutPassed(run, ex, timing.timeoutStartMs)) {
+      return run.setPhase(node, 'Failed', `Step exceeded its timeout of ${ex.resolved.template.timeout}`);
+    }
+    const index = attempts.length;
+    const started = runAttempt(attemptExecution(ex, node, index, undefined, timing));
+    if (!started) return node;
+    run.addChild(node, started);
+    started.retryAttempt = index;
+    if (!isFinal(started.phase)) return mirror(run, node, started);
+  }
+  run.requeueAt(run.nowMs + 1000);
+  return node;
+}
+
+const MAX_ROUNDS = 20;
+
+/** Whether the template's `timeout`, counted from the retry node's start, has passed. */
+function timeoutPassed(run: EngineRun, ex: Execution, startMs: number): boolean {
+  const timeout = ex.resolved.template.timeout;
+  if (timeout === undefined || timeout === '' || timeout.includes('{{')) return false;
+  return run.nowMs >= startMs + parseSecondsOrDuration(timeout, { field: `${ex.where}.timeout` });
+}
+
+function attemptExecution(ex: Execution, node: NodeStatus, index: number, existing: NodeStatus | undefined, timing: { timeoutStartMs: number }): Execution {
+  const name = retryAttemptName(node.name, index);
+  return {
+    ...ex,
+    seed: { ...ex.seed, name, displayName: `${node.displayName}(${index})` },
+    existing,
+    timing,
+    retries: index,
+  };
+}
+
+/** While an attempt runs, the Retry node is Running (Pending until the first attempt runs). */
+function mirror(run: EngineRun, node: NodeStatus, attempt: NodeStatus | undefined): NodeStatus {
+  run.setPhase(node, attempt?.phase === 'Pending' ? 'Pending' : 'Running', '');
+  return node;
+}
+
+function summary(run: EngineRun) {
+  return (n: NodeStatus): AttemptSummary => ({
+    phase: n.phase === 'Error' ? 'Error' : 'Failed',
+    ...(n.message !== undefined ? { message: n.message } : {}),
+    startedAt: toMs(n.startedAt, run.nowMs),
+    finishedAt: toMs(n.finishedAt, run.nowMs),
+  });
+}
+
+/** The environment of `retryStrategy.expression`: `lastRetry.{exitCode,status,duration,message}`, `retries`. */
+function retryEnv(run: EngineRun, last: NodeStatus, retries: number): Record<string, unknown> {
+  const seconds = (toMs(last.finishedAt, run.nowMs) - toMs(last.startedAt, run.nowMs)) / 1000;
+  return {
+    lastRetry: {
+      exitCode: last.outputs?.exitCode ?? '-1',
+      status: last.phase,
+      duration: String(seconds),
+      message: last.message ?? '',
+    },
+    retries: String(retries),
+  };
+}
+
+/** The numbers of a retryStrategy (fields may hold tags over the template's inputs). */
+export function retryParams(strategy: RetryStrategy, vars: Record<string, string>, where: string): RetryParams {
+  const text = (v: string | number, field: string): string => (typeof v === 'string' ? renderString(v, vars, field) : String(v));
+  const params: RetryParams = { policy: (strategy.retryPolicy ?? 'OnFailure') as RetryPolicyName };
+  if (strategy.limit !== undefined) params.limit = intOrStringToNumber(text(strategy.limit, `${where}.limit`), `${where}.limit`);
+  const b = strategy.backoff;
+  if (b?.duration !== undefined) params.backoffMs = parseSecondsOrDuration(text(b.duration, `${where}.backoff.duration`), { field: `${where}.backoff.duration` });
+  if (b?.factor !== undefined) params.factor = intOrStringToFloat(text(b.factor, `${where}.backoff.factor`), `${where}.backoff.factor`);
+  if (b?.maxDuration !== undefined) {
+    params.maxDurationMs = parseSecondsOrDuration(text(b.maxDuration, `${where}.backoff.maxDuration`), { field: `${where}.backoff.maxDuration` });
+  }
+  return params;
+}

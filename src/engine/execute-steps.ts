@@ -1,0 +1,150 @@
+/**
+ * Steps templates: groups run one after another; the steps of a group run in parallel.
+ *
+ * Nodes: the Steps node (`wf`) has one StepGroup child per started group (`wf[0]`, `wf[1]`, …);
+ * each group's children are its steps (`wf[0].a`, or `wf[0].a(0:x)`… for a loop). Every step node
+ * has the Steps node as its boundary.
+ *
+ * A group is done when all its steps (and their exit hooks) are done. It fails when a step failed
+ * or errored without a matching `continueOn`; then no later group starts and the Steps node fails
+ * with the step's message. A step whose `when` is false is Skipped, which is not a failure; a loop
+ * with no items is one Skipped node. `parallelism` on the template bounds how many steps run at
+ * once; with `failFast: true` no further step of the group starts once one has failed. Later
+ * groups see earlier steps' results as `{{steps.<name>.…}}`.
+ */
+import type { NodeStatus, WorkflowStep } from '../api/index.js';
+import { isFailure, isFinal, type EngineRun } from './engine-run.js';
+import { continuesOn, expandCalls, type ExpandedCall } from './call-expansion.js';
+import { advanceExitHook } from './exit-hooks.js';
+import { valueSource } from './expressions.js';
+import { newNode, templateVariables, type Execution } from './invocation.js';
+import { stepGroupName, stepName } from './node-naming.js';
+import { collectOutputs } from './outputs.js';
+import { advanceCall, startCall } from './run-call.js';
+import { loopVariables, nodeVariables, type Vars } from './variables.js';
+
+type GroupState = { state: 'waiting' } | { state: 'done'; vars: Vars } | { state: 'failed'; phase: 'Failed' | 'Error'; message: string };
+
+export function executeSteps(run: EngineRun, ex: Execution): NodeStatus | undefined {
+  let node = ex.existing;
+  if (!node) {
+    if (!run.canStart()) return undefined;
+    node = run.createNode(newNode(ex.seed, 'Steps', { phase: 'Running' }));
+  }
+  const template = ex.resolved.template;
+  const vars = templateVariables(run.globals, ex.seed.inputs);
+  const groups = template.steps ?? [];
+  for (let i = 0; i < groups.length; i++) {
+    const result = executeGroup(run, node, ex, groups[i] ?? [], i, vars);
+    if (result.state === 'waiting') {
+      run.setPhase(node, 'Running');
+      return node;
+    }
+    if (result.state === 'failed') return run.setPhase(node, result.phase, result.message);
+    Object.assign(vars, result.vars);
+  }
+  const collected = collectOutputs(template.outputs, undefined, valueSource({ ...vars, ...run.globals }), ex.where);
+  if (!collected.ok) return run.setPhase(node, 'Error', collected.error);
+  if (collected.outputs.parameters || collected.outputs.artifacts) node.outputs = collected.outputs;
+  return run.setPhase(node, 'Succeeded', '');
+}
+
+interface Entry {
+  step: WorkflowStep;
+  looped: boolean;
+  calls: ExpandedCall[];
+  where: string;
+}
+
+function executeGroup(run: EngineRun, stepsNode: NodeStatus, ex: Execution, steps: WorkflowStep[], index: number, vars: Vars): GroupState {
+  const template = ex.resolved.template;
+  const scope = ex.resolved.scope;
+  const groupName = stepGroupName(stepsNode.name, index);
+  let group = run.nodeByName(groupName);
+  if (!group) {
+    if (run.shutdown) return { state: 'failed', phase: 'Failed', message: run.shutdown.message };
+    if (!run.canStart()) return { state: 'waiting' };
+    group = run.createNode({ name: groupName, type: 'StepGroup', phase: 'Running', boundaryID: stepsNode.id, displayName: `[${index}]` });
+    run.addChild(stepsNode, group);
+  }
+  let failed: NodeStatus | undefined;
+  const entries: Entry[] = [];
+  for (const step of steps) {
+    const base = stepName(groupName, step.name ?? '');
+    const where = `${ex.where}.steps[${index}][${step.name ?? ''}]`;
+    const expansion = expandCalls(step, base, { ...vars, ...run.globals }, where);
+    if (!expansion.ok || (expansion.looped && expansion.calls.length === 0)) {
+      // A loop that cannot expand is an Error; an empty loop is Skipped. Either way one node.
+      const node =
+        run.nodeByName(base) ??
+        run.createNode({
+          name: base,
+          displayName: step.name ?? base,
+          type: 'Skipped',
+          boundaryID: stepsNode.id,
+          ...(expansion.ok ? { phase: 'Skipped', message: 'the loop has no items' } : { phase: 'Error', message: expansion.error }),
+        });
+      run.addChild(group, node);
+      if (isFailure(node.phase) && !continuesOn(step, node.phase)) failed ??= node;
+      entries.push({ step, looped: true, calls: [], where });
+      continue;
+    }
+    entries.push({ step, looped: expansion.looped, calls: expansion.calls, where });
+  }
+
+  let running = 0;
+  const settle = (entry: Entry, call: ExpandedCall, node: NodeStatus): void => {
+    if (!isFinal(node.phase)) {
+      running++;
+      return;
+    }
+    if (isFailure(node.phase) && !continuesOn(entry.step, node.phase)) failed ??= node;
+    const hookVars = { ...call.vars, ...nodeVariables(`steps.${entry.step.name}`, node) };
+    if (!advanceExitHook(run, entry.step, node, hookVars, scope, entry.where)) running++;
+  };
+  // First advance what already runs, so capacity and failures are current; then start the rest.
+  const notStarted: Array<{ entry: Entry; call: ExpandedCall }> = [];
+  for (const entry of entries) {
+    for (const call of entry.calls) {
+      const existing = run.nodeByName(call.name);
+      if (existing) settle(entry, call, advanceCall(run, call, existing, stepsNode.id, scope));
+      else notStarted.push({ entry, call });
+    }
+  }
+  let waitingToStart = notStarted.length;
+  for (const { entry, call } of notStarted) {
+    if (template.failFast === true && failed) break;
+    if (template.parallelism !== undefined && running >= template.parallelism) break;
+    const node = startCall(run, call, stepsNode.id, scope);
+    if (!node) break;
+    run.addChild(group, node);
+    waitingToStart--;
+    settle(entry, call, node);
+  }
+  if (running > 0) return { state: 'waiting' };
+  if (waitingToStart > 0 && !(template.failFast === true && failed)) {
+    if (!run.shutdown) return { state: 'waiting' };
+    run.setPhase(group, 'Failed', run.shutdown.message);
+    return { state: 'failed', phase: 'Failed', message: run.shutdown.message };
+  }
+  if (failed) {
+    const phase = failed.phase === 'Error' ? 'Error' : 'Failed';
+    const message = `step "${failed.displayName}" ${phase === 'Error' ? 'errored' : 'failed'}: ${failed.message ?? phase}`;
+    run.setPhase(group, phase, message);
+    return { state: 'failed', phase, message };
+  }
+  run.setPhase(group, 'Succeeded', '');
+  return { state: 'done', vars: groupVariables(run, entries, group) };
+}
+
+/** `steps.<name>.…` of every step of a finished group. */
+function groupVariables(run: EngineRun, entries: Entry[], group: NodeStatus): Vars {
+  const vars: Vars = {};
+  for (const entry of entries) {
+    const name = entry.step.name ?? '';
+    const nodes = entry.calls.map((c) => run.nodeByName(c.name)).filter((n): n is NodeStatus => n !== undefined);
+    if (entry.looped) Object.assign(vars, loopVariables(`steps.${name}`, nodes, group.phase));
+    else if (nodes[0]) Object.assign(vars, nodeVariables(`steps.${name}`, nodes[0]));
+  }
+  return vars;
+}

@@ -1,0 +1,59 @@
+/**
+ * Suspend templates: a node that waits, Running, until it is resumed or its `duration` passes.
+ *
+ * - With `duration` (seconds, or `2m`, `1d`, …) the node succeeds on its own once that much time
+ *   has passed since it started; the engine asks to be requeued at that moment.
+ * - Without `duration` it waits for a resume: `resumeWorkflow` (resume.ts, used by `plugflow
+ *   resume`) marks the node Succeeded in the status, filling output parameters declared with
+ *   `valueFrom.supplied` from the values given (or their defaults). The engine sees a finished node
+ *   on the next reconcile and goes on.
+ *
+ * The node carries its declared output parameters from the start (without values) so that resume
+ * knows what may be supplied without having to find the template.
+ */
+import { parseSecondsOrDuration, type NodeStatus, type Parameter } from '../api/index.js';
+import { toMs, type EngineRun } from './engine-run.js';
+import { renderLeafTemplate, valueSource } from './expressions.js';
+import { newNode, type Execution } from './invocation.js';
+import { leafVariables } from './execute-pod.js';
+import { leafLimitReached } from './leaf-deadline.js';
+import { collectOutputs } from './outputs.js';
+
+export function executeSuspend(run: EngineRun, ex: Execution): NodeStatus | undefined {
+  let node = ex.existing;
+  if (!node) {
+    if (!run.canStart()) return undefined;
+    node = run.createNode(newNode(ex.seed, 'Suspend', { phase: 'Running' }));
+    const declared = ex.resolved.template.outputs?.parameters ?? [];
+    if (declared.length > 0) node.outputs = { parameters: declared.map(declaredOnly) };
+  }
+  const vars = leafVariables(run, node, ex);
+  try {
+    const template = renderLeafTemplate(ex.resolved.template, vars, ex.where, ex.seed.inputs);
+    const limit = leafLimitReached(run, node, template, ex.timing, ex.where);
+    if (limit !== undefined) return run.setPhase(node, 'Failed', limit);
+    const duration = template.suspend?.duration;
+    if (duration === undefined || duration === '') return node;
+    const end = toMs(node.startedAt, run.nowMs) + parseSecondsOrDuration(duration, { field: `${ex.where}.suspend.duration` });
+    if (run.nowMs < end) {
+      run.requeueAt(end);
+      return node;
+    }
+    const collected = collectOutputs(template.outputs, node.outputs, valueSource(vars), ex.where);
+    if (!collected.ok) return run.setPhase(node, 'Error', collected.error);
+    if (collected.outputs.parameters) node.outputs = collected.outputs;
+    return run.setPhase(node, 'Succeeded', '');
+  } catch (err) {
+    return run.setPhase(node, 'Error', (err as Error).message);
+  }
+}
+
+/** A declared output parameter without its value, as kept on a waiting suspend node. */
+function declaredOnly(p: Parameter): Parameter {
+  const out: Parameter = { name: p.name };
+  if (p.valueFrom) out.valueFrom = p.valueFrom;
+  if (p.default !== undefined) out.default = p.default;
+  if (p.enum) out.enum = p.enum;
+  if (p.globalName) out.globalName = p.globalName;
+  return out;
+}

@@ -1,0 +1,91 @@
+/**
+ * Plugin and http templates: run by the workflow's agent, through the WorkflowTaskSet.
+ *
+ * Life of a Plugin/HTTP node:
+ *   created (Pending) → `writeTask` (the resolved template) and `ensureAgent`; both are emitted
+ *   again on every reconcile until the agent reports the task;
+ *   reported Pending/Running → the node follows (phase, message, progress);
+ *   reported final → outputs are copied, the node ends with the reported phase, `removeTask`;
+ *   the agent pod failed → every unfinished task node ends in Error with the reason;
+ *   a report that disappears after having been seen → Error (the result is lost, and running the
+ *   task again could repeat a side effect, so the engine does not);
+ *   deadline, timeout or workflow shutdown → Failed, `removeTask`.
+ *
+ * Plugin nodes need the executor plugin feature gate; with the gate off they fail at once with
+ * a message that says how to turn it on. Http nodes do not need the gate.
+ */
+import { FEATURE_GATE_EXECUTOR_PLUGINS, type NodeStatus, type Template } from '../api/index.js';
+import { isFinal, type EngineRun } from './engine-run.js';
+import { renderLeafTemplate, valueSource } from './expressions.js';
+import { newNode, type Execution } from './invocation.js';
+import { leafVariables } from './execute-pod.js';
+import { leafLimitReached } from './leaf-deadline.js';
+import { collectOutputs } from './outputs.js';
+
+export const PLUGINS_DISABLED_MESSAGE =
+  `executor plugins are disabled in this controller; to enable them set the environment variable ` +
+  `${FEATURE_GATE_EXECUTOR_PLUGINS}=true on the workflow controller and restart it`;
+
+export function executeTask(run: EngineRun, ex: Execution): NodeStatus | undefined {
+  const isPlugin = ex.resolved.template.plugin !== undefined;
+  let node = ex.existing;
+  if (!node) {
+    if (!run.canStart()) return undefined;
+    if (isPlugin && !run.pluginsEnabled) {
+      return run.createNode(newNode(ex.seed, 'Plugin', { phase: 'Failed', message: PLUGINS_DISABLED_MESSAGE }));
+    }
+    node = run.createNode(newNode(ex.seed, isPlugin ? 'Plugin' : 'HTTP', { phase: 'Pending' }));
+  }
+  const vars = leafVariables(run, node, ex);
+  let template: Template;
+  try {
+    template = renderLeafTemplate(ex.resolved.template, vars, ex.where, ex.seed.inputs);
+  } catch (err) {
+    return run.setPhase(node, 'Error', (err as Error).message);
+  }
+  const obs = run.tasks.get(node.id);
+  const finished = obs !== undefined && isFinal(obs.phase);
+  if (!finished) {
+    if (isPlugin && !run.pluginsEnabled) {
+      // The gate was turned off while the node ran (controller restarted without it).
+      run.emit({ kind: 'removeTask', nodeId: node.id });
+      return run.setPhase(node, 'Failed', PLUGINS_DISABLED_MESSAGE);
+    }
+    if (run.agent?.phase === 'Failed') {
+      run.emit({ kind: 'removeTask', nodeId: node.id });
+      return run.setPhase(node, 'Error', run.agent.message ?? 'the agent pod failed');
+    }
+    if (!obs && node.observed) {
+      run.emit({ kind: 'removeTask', nodeId: node.id });
+      return run.setPhase(node, 'Error', 'the agent report of this task disappeared before it finished');
+    }
+    let limit: string | undefined;
+    try {
+      limit = leafLimitReached(run, node, template, ex.timing, ex.where);
+    } catch (err) {
+      limit = (err as Error).message;
+    }
+    if (limit !== undefined) {
+      run.emit({ kind: 'removeTask', nodeId: node.id });
+      return run.setPhase(node, 'Failed', limit);
+    }
+    if (!obs) {
+      run.emit({ kind: 'writeTask', nodeId: node.id, template });
+    } else {
+      node.observed = true;
+      run.setPhase(node, obs.phase, obs.message ?? '');
+      if (obs.progress) node.progress = obs.progress;
+    }
+    run.emit({ kind: 'ensureAgent' });
+    return node;
+  }
+  node.observed = true;
+  run.emit({ kind: 'removeTask', nodeId: node.id });
+  if (obs.progress) node.progress = obs.progress;
+  if (obs.outputs) node.outputs = { ...obs.outputs };
+  if (obs.phase !== 'Succeeded') return run.setPhase(node, obs.phase, obs.message ?? obs.phase);
+  const collected = collectOutputs(template.outputs, obs.outputs, valueSource(vars), ex.where);
+  if (!collected.ok) return run.setPhase(node, 'Error', collected.error);
+  node.outputs = collected.outputs;
+  return run.setPhase(node, 'Succeeded', obs.message ?? '');
+}

@@ -1,0 +1,135 @@
+/**
+ * Running one template invocation: find the template, bind its inputs (once, when the node is
+ * created), and hand over to the executor of its kind — through the retry wrapper when the
+ * template has a `retryStrategy`.
+ *
+ * Returns the node, or undefined when the node could not start yet (workflow parallelism
+ * reached, workflow suspended or shutting down). A finished node is returned as it is: the
+ * engine never re-decides finished work.
+ */
+import { TEMPLATE_KINDS, type Arguments, type Inputs, type NodeStatus, type NodeType, type Template } from '../api/index.js';
+import { isFinal, type EngineRun } from './engine-run.js';
+import { executeDag } from './execute-dag.js';
+import { executePod } from './execute-pod.js';
+import { executeRetry } from './execute-retry.js';
+import { executeSteps } from './execute-steps.js';
+import { executeSuspend } from './execute-suspend.js';
+import { executeTask } from './execute-task.js';
+import { bindInputs } from './inputs.js';
+import { templateWhere, type Execution, type NodeSeed } from './invocation.js';
+import { globalOutputs } from './outputs.js';
+import type { TemplateReference } from './template-resolver.js';
+
+export interface Invocation {
+  /** Node name (see node-naming.ts). */
+  name: string;
+  displayName?: string;
+  boundaryID?: string;
+  ref: TemplateReference;
+  /** Scope of the caller: where a plain template name is looked up. */
+  scope: string | undefined;
+  /** Arguments, already substituted. */
+  args: Arguments | undefined;
+}
+
+export function executeTemplate(run: EngineRun, inv: Invocation): NodeStatus | undefined {
+  const existing = run.nodeByName(inv.name);
+  if (existing && isFinal(existing.phase)) return existing;
+  const base = {
+    name: inv.name,
+    ...(inv.displayName !== undefined ? { displayName: inv.displayName } : {}),
+    ...(inv.boundaryID !== undefined ? { boundaryID: inv.boundaryID } : {}),
+  };
+  const res = run.templates.resolve(inv.ref, inv.scope);
+  if (!res.ok) {
+    if (existing) return run.setPhase(existing, 'Error', res.error);
+    if (!run.canStart()) return undefined;
+    return run.createNode({ ...base, type: 'Pod', phase: 'Error', message: `${inv.name}: ${res.error}`, ...templateOf(inv.ref) });
+  }
+  const resolved = res.value;
+  const where = templateWhere(resolved, inv.name);
+  const template = resolved.template;
+  const kind = kindOf(template);
+  let inputs: Inputs;
+  if (existing) {
+    inputs = { ...(existing.inputs ?? {}) };
+    if (template.inputs?.artifacts) inputs.artifacts = template.inputs.artifacts;
+  } else {
+    if (!run.canStart()) return undefined;
+    const bound = bindInputs(template.inputs, inv.args, where);
+    if (!bound.ok) return run.createNode({ ...base, ...seedTemplate(resolved), type: nodeTypeOf(kind, template), phase: 'Error', message: bound.error });
+    inputs = bound.inputs;
+  }
+  const seed: NodeSeed = { ...base, ...seedTemplate(resolved), inputs };
+  const ex: Execution = { seed, resolved, where, existing, timing: {} };
+  if (kind === undefined || !SUPPORTED.has(kind)) {
+    const message = kind === undefined
+      ? `${where}: the template has no kind (one of container, script, steps, dag, suspend, plugin, http)`
+      : `${where}: templates of kind "${kind}" are not supported by plugflow`;
+    return existing ? run.setPhase(existing, 'Error', message) : run.createNode({ ...seed, type: 'Pod', phase: 'Error', message });
+  }
+  const before = existing?.phase;
+  const node = template.retryStrategy ? executeRetry(run, ex, (attempt) => executeKind(run, attempt, kind)) : executeKind(run, ex, kind);
+  if (node && node.phase === 'Succeeded' && before !== 'Succeeded') {
+    for (const [name, value] of globalOutputs(node.outputs)) run.exportGlobal(name, value);
+  }
+  return node;
+}
+
+const SUPPORTED = new Set<string>(['container', 'script', 'steps', 'dag', 'suspend', 'plugin', 'http']);
+
+function executeKind(run: EngineRun, ex: Execution, kind: string): NodeStatus | undefined {
+  switch (kind) {
+    case 'container':
+    case 'script':
+      return executePod(run, ex);
+    case 'suspend':
+      return executeSuspend(run, ex);
+    case 'plugin':
+    case 'http':
+      return executeTask(run, ex);
+    case 'steps':
+      return executeSteps(run, ex);
+    case 'dag':
+      return executeDag(run, ex);
+    default:
+      throw new Error(`unreachable: kind ${kind}`);
+  }
+}
+
+/** The kind section a template has (the first one, in the spec's order). */
+export function kindOf(template: Template): string | undefined {
+  return TEMPLATE_KINDS.find((k) => template[k] !== undefined && template[k] !== null);
+}
+
+function nodeTypeOf(kind: string | undefined, template: Template): NodeType {
+  switch (kind) {
+    case 'steps':
+      return 'Steps';
+    case 'dag':
+      return 'DAG';
+    case 'suspend':
+      return 'Suspend';
+    case 'plugin':
+      return 'Plugin';
+    case 'http':
+      return 'HTTP';
+    default:
+      return template.retryStrategy ? 'Retry' : 'Pod';
+  }
+}
+
+function seedTemplate(resolved: { templateName: string | undefined; templateRef?: NodeSeed['templateRef']; scope: string | undefined }) {
+  return {
+    ...(resolved.templateName !== undefined ? { templateName: resolved.templateName } : {}),
+    ...(resolved.templateRef !== undefined ? { templateRef: resolved.templateRef } : {}),
+    ...(resolved.scope !== undefined && resolved.templateRef === undefined ? { templateScope: resolved.scope } : {}),
+  };
+}
+
+function templateOf(ref: TemplateReference) {
+  return {
+    ...(ref.template !== undefined ? { templateName: ref.template } : {}),
+    ...(ref.templateRef !== undefined ? { templateRef: ref.templateRef } : {}),
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * Exit hooks of steps and DAG tasks (`hooks.exit`, or the older `onExit: <template>`): a template
+ * that runs once its step or task has finished, whatever the outcome, as node `<owner>.onExit`,
+ * a child of the owner.
+ *
+ * The step or task counts as done for its siblings and dependents only after its hook finished;
+ * the hook's own outcome does not change the owner's phase (it is visible on the hook node).
+ * Like the workflow's exit handler, hooks run after a deadline or Stop, but not after Terminate.
+ * Hook arguments see the owner's results under its usual name (`steps.X.…` / `tasks.X.…`).
+ */
+import type { LifecycleHook, NodeStatus } from '../api/index.js';
+import { isFinal, type EngineRun } from './engine-run.js';
+import type { CallSite } from './call-expansion.js';
+import { renderValue } from './expressions.js';
+import { executeTemplate } from './execute-template.js';
+import { exitHookName } from './node-naming.js';
+import type { Vars } from './variables.js';
+
+/** The exit hook of a step or task, if it has one. */
+export function exitHookOf(site: CallSite): LifecycleHook | undefined {
+  if (site.hooks?.exit) return site.hooks.exit;
+  if (site.onExit) return { template: site.onExit };
+  return undefined;
+}
+
+/**
+ * Advances the exit hook of the finished node `owner`; true when there is nothing left to wait
+ * for (no hook, hook finished, or hooks do not run because the workflow was terminated).
+ */
+export function advanceExitHook(run: EngineRun, site: CallSite, owner: NodeStatus, vars: Vars, scope: string | undefined, where: string): boolean {
+  const hook = exitHookOf(site);
+  if (!hook || !isFinal(owner.phase)) return hook === undefined;
+  if (run.shutdown && !run.shutdown.runExitHandlers && !run.nodeByName(exitHookName(owner.name))) return true;
+  const name = exitHookName(owner.name);
+  let args = hook.arguments;
+  try {
+    if (args) args = renderValue(args, vars, `${where}.hooks.exit.arguments`);
+  } catch (err) {
+    const existing = run.nodeByName(name);
+    const node = existing ?? run.createNode({ name, type: 'Pod', phase: 'Error', message: (err as Error).message, ...(owner.boundaryID ? { boundaryID: owner.boundaryID } : {}) });
+    run.addChild(owner, node);
+    return true;
+  }
+  const node = run.asExitHandler(() =>
+    executeTemplate(run, {
+      name,
+      displayName: `${owner.displayName}.onExit`,
+      ...(owner.boundaryID ? { boundaryID: owner.boundaryID } : {}),
+      ref: { ...(hook.template !== undefined ? { template: hook.template } : {}), ...(hook.templateRef ? { templateRef: hook.templateRef } : {}) },
+      scope,
+      args,
+    }),
+  );
+  if (!node) return false;
+  run.addChild(owner, node);
+  return isFinal(node.phase);
+}

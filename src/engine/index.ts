@@ -1,0 +1,21 @@
+/**
+ * Public surface of the pure workflow engine. The controller, the REST server and the CLI
+ * import from here (importing the files directly also works; these are the supported names).
+ */
+export type {
+  AgentObservation,
+  EngineAction,
+  Observations,
+  PodObservation,
+  ReconcileResult,
+  TaskObservation,
+  TemplateSource,
+  TemplateSourceKind,
+} from './contract.js';
+export { templateSourceKey } from './contract.js';
+export { reconcileWorkflow } from './reconcile.js';
+export { validateWorkflow } from './validate.js';
+export { resumeWorkflow, ResumeError, type ResumeOptions, type ResumeResult } from './resume.js';
+export { effectiveSpec, missingTemplateSources, type SourceRef } from './effective-spec.js';
+export { nodeIdFor, podNameFor } from './node-naming.js';
+export { PLUGINS_DISABLED_MESSAGE } from './execute-task.js';

@@ -1,0 +1,68 @@
+/**
+ * Binding a template's declared inputs to the arguments of a call.
+ *
+ * For each declared input parameter the value is, in order: the call's argument of the same
+ * name, the parameter's own `value`, its `default`. None of those → the call fails, naming the
+ * template and parameter. A value outside `enum` fails the same way. Arguments the template does
+ * not declare are ignored (as in the peer system).
+ *
+ * The bound inputs are stored on the node (`node.inputs`), so later reconciles reuse them instead
+ * of evaluating the arguments again.
+ */
+import { anyStringToString, type Arguments, type Inputs, type Parameter } from '../api/index.js';
+
+export type BoundInputs = { ok: true; inputs: Inputs } | { ok: false; error: string };
+
+/**
+ * @param declared the template's `inputs`
+ * @param args the call's arguments, already substituted
+ * @param where how to name the template in messages, e.g. `spec.templates[main]`
+ */
+export function bindInputs(declared: Inputs | undefined, args: Arguments | undefined, where: string): BoundInputs {
+  const parameters: Parameter[] = [];
+  for (const p of declared?.parameters ?? []) {
+    const field = `${where}.inputs.parameters[${p.name}]`;
+    const arg = args?.parameters?.find((a) => a.name === p.name);
+    let raw: unknown = arg?.value;
+    if (raw === undefined && arg?.valueFrom?.default !== undefined) raw = arg.valueFrom.default;
+    if (raw === undefined) raw = p.value;
+    if (raw === undefined) raw = p.default;
+    if (raw === undefined) {
+      return { ok: false, error: `${field}: no value supplied (pass an argument named "${p.name}" or give the parameter a default)` };
+    }
+    let value: string;
+    try {
+      value = anyStringToString(raw, field);
+    } catch (err) {
+      return { ok: false, error: (err as Error).message };
+    }
+    const enumError = checkEnum(p, value, field);
+    if (enumError) return { ok: false, error: enumError };
+    const bound: Parameter = { name: p.name, value };
+    if (p.description !== undefined) bound.description = p.description;
+    parameters.push(bound);
+  }
+  const inputs: Inputs = {};
+  if (parameters.length > 0) inputs.parameters = parameters;
+  if (declared?.artifacts) inputs.artifacts = declared.artifacts;
+  return { ok: true, inputs };
+}
+
+/** An error message when `value` is not among the parameter's `enum`, or undefined. */
+export function checkEnum(p: Parameter, value: string, field: string): string | undefined {
+  if (!p.enum || p.enum.length === 0) return undefined;
+  const allowed = p.enum.map((e) => anyStringToString(e));
+  if (allowed.includes(value)) return undefined;
+  return `${field}: value ${JSON.stringify(value)} is not one of the allowed values ${JSON.stringify(allowed)}`;
+}
+
+/** `inputs.parameters.<name>` variables (and `inputs.parameters` as a JSON list) of bound inputs. */
+export function inputVariables(inputs: Inputs | undefined): Record<string, string> {
+  const vars: Record<string, string> = {};
+  const params = inputs?.parameters ?? [];
+  for (const p of params) vars[`inputs.parameters.${p.name}`] = p.value === undefined ? '' : anyStringToString(p.value);
+  if (params.length > 0) {
+    vars['inputs.parameters'] = JSON.stringify(params.map((p) => ({ name: p.name, value: p.value === undefined ? '' : anyStringToString(p.value) })));
+  }
+  return vars;
+}

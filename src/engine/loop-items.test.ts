@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { expandLoop, isLooped, itemVariables, LoopError, stringifyValue } from './loop-items.js';
+
+describe('loop items', () => {
+  it('expands each loop source', () => {
+    expect(expandLoop({ withItems: ['a', 1, { x: 1 }] })).toEqual(['a', 1, { x: 1 }]);
+    expect(expandLoop({ withParam: '["a", {"b": 2}]' })).toEqual(['a', { b: 2 }]);
+    expect(expandLoop({ withSequence: { count: 2 } })).toEqual(['0', '1']);
+    expect(isLooped({})).toBe(false);
+    expect(isLooped({ withParam: '[]' })).toBe(true);
+  });
+
+  it('names the field when the source is not a list', () => {
+    expect(() => expandLoop({ withParam: 'nope' })).toThrow(LoopError);
+    try {
+      expandLoop({ withParam: '{"a":1}' });
+      expect.unreachable();
+    } catch (err) {
+      expect((err as LoopError).field).toBe('withParam');
+      expect((err as Error).message).toMatch(/is not a JSON list/);
+    }
+    expect(() => expandLoop({ withSequence: { count: 1, end: 2 } })).toThrow(/only one of count or end/);
+  });
+
+  it('exposes item and its fields as strings', () => {
+    expect(itemVariables('x')).toEqual({ item: 'x' });
+    expect(itemVariables({ os: 'linux', n: 2, deep: { v: true } })).toEqual({
+      item: '{"os":"linux","n":2,"deep":{"v":true}}',
+      'item.os': 'linux',
+      'item.n': '2',
+      'item.deep': '{"v":true}',
+      'item.deep.v': 'true',
+    });
+    expect(stringifyValue(undefined)).toBe('');
+  });
+});

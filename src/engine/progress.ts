@@ -1,0 +1,51 @@
+/**
+ * `progress` (`done/total`) of nodes and of the workflow, counted over the work nodes: pods and
+ * agent tasks. A task may report its own progress (`3/10`); otherwise a work node counts `1/1`
+ * when Succeeded and `0/1` before. A composite node sums its distinct work descendants; a node
+ * with none has no progress.
+ */
+import type { NodeStatus } from '../api/index.js';
+
+const WORK_TYPES = new Set(['Pod', 'Plugin', 'HTTP']);
+const FORMAT = /^(\d+)\/(\d+)$/;
+
+/** Sets `progress` on every node and returns the workflow's progress (undefined when there is no work). */
+export function updateProgress(nodes: Record<string, NodeStatus>): string | undefined {
+  const own = new Map<string, [number, number]>();
+  for (const node of Object.values(nodes)) {
+    if (!WORK_TYPES.has(node.type)) continue;
+    const reported = node.type !== 'Pod' && node.progress ? FORMAT.exec(node.progress) : null;
+    const value: [number, number] = reported ? [Number(reported[1]), Number(reported[2])] : [node.phase === 'Succeeded' ? 1 : 0, 1];
+    own.set(node.id, value);
+  }
+  for (const node of Object.values(nodes)) {
+    const [done, total] = sumWork(node, nodes, own);
+    if (total > 0) node.progress = `${done}/${total}`;
+  }
+  let done = 0;
+  let total = 0;
+  for (const [d, t] of own.values()) {
+    done += d;
+    total += t;
+  }
+  return total > 0 ? `${done}/${total}` : undefined;
+}
+
+function sumWork(root: NodeStatus, nodes: Record<string, NodeStatus>, own: Map<string, [number, number]>): [number, number] {
+  const seen = new Set<string>();
+  const stack = [root.id];
+  let done = 0;
+  let total = 0;
+  while (stack.length > 0) {
+    const id = stack.pop()!;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const w = own.get(id);
+    if (w) {
+      done += w[0];
+      total += w[1];
+    }
+    for (const c of nodes[id]?.children ?? []) stack.push(c);
+  }
+  return [done, total];
+}

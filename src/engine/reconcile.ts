@@ -1,0 +1,212 @@
+/**
+ * The engine's entry point: from a workflow (with the status persisted last time) and what the
+ * controller observed, compute the new status and the actions to take.
+ *
+ * Pure and deterministic: the time comes from `observations.now`, ids and pod names from node
+ * names; the same inputs give the same outputs. Everything that must be remembered between calls
+ * is in the returned status (nodes, startedAt, global outputs), so a restarted controller neither
+ * duplicates nor forgets work.
+ *
+ * One call:
+ * 1. a finished workflow only gets clean-up actions (stray pods, the TaskSet);
+ * 2. on the first call the spec (merged with its WorkflowTemplate, if any) is validated; any
+ *    error fails the workflow at once with a message naming the template and field;
+ * 3. the deadline (`spec.activeDeadlineSeconds`) and `spec.shutdown` decide whether new work may
+ *    start; `spec.suspend` pauses starting new work;
+ * 4. the entrypoint is walked from the root (execute-template.ts and friends), advancing every
+ *    node from the observations and starting what may start;
+ * 5. once it is done, the exit handler (`spec.onExit` or `spec.hooks.exit`) runs as `<wf>.onExit`
+ *    (not after Terminate); then the workflow ends: Succeeded only if both succeeded.
+ */
+import { FINAL_WORKFLOW_PHASES, type NodeStatus, type Parameter, type Workflow, type WorkflowSpec, type WorkflowStatus } from '../api/index.js';
+import type { EngineAction, Observations, ReconcileResult } from './contract.js';
+import { effectiveSpec } from './effective-spec.js';
+import { EngineRun, isFailure, isFinal, toMs, type Shutdown } from './engine-run.js';
+import { executeTemplate } from './execute-template.js';
+import { renderValue } from './expressions.js';
+import { exitHookName } from './node-naming.js';
+import { globalOutputs } from './outputs.js';
+import { updateProgress } from './progress.js';
+import { TemplateResolver } from './template-resolver.js';
+import { validateWorkflow } from './validate.js';
+import { exitHandlerVariables, workflowVariables } from './variables.js';
+
+export function reconcileWorkflow(workflow: Workflow, observations: Observations): ReconcileResult {
+  const previous: WorkflowStatus = workflow.status ?? {};
+  if (previous.phase && FINAL_WORKFLOW_PHASES.includes(previous.phase)) {
+    return { status: previous, actions: finalize(cleanupActions(previous, observations, true)) };
+  }
+  const nowMs = Date.parse(observations.now);
+  if (Number.isNaN(nowMs)) throw new Error(`observations.now is not an ISO-8601 time: ${JSON.stringify(observations.now)}`);
+  const now = new Date(nowMs).toISOString();
+  const sources = observations.templates ?? {};
+  const merged = effectiveSpec(workflow, sources);
+  if (!merged.ok) return failAtOnce(previous, now, merged.error);
+  const spec = merged.spec;
+  const firstRun = !previous.phase || previous.phase === 'Pending';
+  if (firstRun) {
+    const errors = validateWorkflow(workflow, sources);
+    if (errors.length > 0) return failAtOnce(previous, now, `invalid spec: ${errors.map((e) => e.message).join('; ')}`);
+  }
+  const name = workflow.metadata?.name ?? '';
+  const run = new EngineRun(name, previous.nodes, observations, new TemplateResolver(spec.templates ?? [], sources), spec.parallelism, workflowVariables(workflow, spec, []));
+  restoreGlobals(run);
+  run.activePods = countActivePods(run);
+  const startedAt = previous.startedAt ?? run.now;
+  run.shutdown = shutdownOf(spec, toMs(startedAt, run.nowMs), run);
+  run.paused = spec.suspend === true;
+
+  const root = executeTemplate(run, { name, ref: { template: spec.entrypoint ?? '' }, scope: undefined, args: spec.arguments });
+  const mainDone = root ? isFinal(root.phase) : run.shutdown !== undefined;
+  let exitDone = true;
+  let exitNode: NodeStatus | undefined;
+  const exitHook = spec.hooks?.exit ?? (spec.onExit ? { template: spec.onExit } : undefined);
+  if (mainDone && exitHook && (!run.shutdown || run.shutdown.runExitHandlers || run.nodeByName(exitHookName(name)))) {
+    Object.assign(run.globals, exitHandlerVariables(root?.phase ?? 'Failed', run.nodes));
+    try {
+      const args = exitHook.arguments ? renderValue(exitHook.arguments, run.globals, 'spec.hooks.exit.arguments') : undefined;
+      exitNode = run.asExitHandler(() =>
+        executeTemplate(run, {
+          name: exitHookName(name),
+          displayName: 'onExit',
+          ref: { ...(exitHook.template !== undefined ? { template: exitHook.template } : {}), ...(exitHook.templateRef ? { templateRef: exitHook.templateRef } : {}) },
+          scope: undefined,
+          args,
+        }),
+      );
+    } catch (err) {
+      exitNode = run.nodeByName(exitHookName(name)) ?? run.createNode({ name: exitHookName(name), displayName: 'onExit', type: 'Pod', phase: 'Error', message: (err as Error).message });
+    }
+    exitDone = exitNode !== undefined && isFinal(exitNode.phase);
+  }
+
+  const status: WorkflowStatus = { ...previous, phase: 'Running', startedAt, nodes: run.nodes };
+  delete status.message;
+  if (run.paused) status.message = 'workflow suspended (spec.suspend is true)';
+  const outputs = [...run.globalOutputs].map(([n, value]): Parameter => ({ name: n, value }));
+  if (outputs.length > 0) status.outputs = { ...(previous.outputs ?? {}), parameters: outputs };
+  const progress = updateProgress(run.nodes);
+  if (progress) status.progress = progress;
+
+  const complete = mainDone && exitDone;
+  if (complete) {
+    const { phase, message } = outcome(root, exitNode, run.shutdown);
+    status.phase = phase;
+    if (message) status.message = message;
+    status.finishedAt = run.now;
+  } else if (run.requeueAtMs !== undefined) {
+    run.emit({ kind: 'requeueAt', at: new Date(run.requeueAtMs).toISOString() });
+  }
+  const actions = [...run.actions, ...cleanupActions(status, observations, complete)];
+  return { status, actions: finalize(actions) };
+}
+
+/** Fails a workflow that cannot run at all (invalid spec, missing WorkflowTemplate). */
+function failAtOnce(previous: WorkflowStatus, now: string, message: string): ReconcileResult {
+  return {
+    status: { ...previous, phase: 'Failed', message, startedAt: previous.startedAt ?? now, finishedAt: now, nodes: previous.nodes ?? {} },
+    actions: [],
+  };
+}
+
+/** Global outputs of finished nodes, oldest first, so later exports win as they did when they happened. */
+function restoreGlobals(run: EngineRun): void {
+  const done = Object.values(run.nodes)
+    .filter((n) => n.phase === 'Succeeded')
+    .sort((a, b) => (a.finishedAt ?? '').localeCompare(b.finishedAt ?? '') || a.name.localeCompare(b.name));
+  for (const n of done) for (const [g, v] of globalOutputs(n.outputs)) run.exportGlobal(g, v);
+}
+
+/** Pods that will still be running after this reconcile (compared with `spec.parallelism`). */
+function countActivePods(run: EngineRun): number {
+  let n = 0;
+  for (const node of Object.values(run.nodes)) {
+    if (node.type !== 'Pod' || isFinal(node.phase) || !node.podName) continue;
+    const obs = run.pods.get(node.id);
+    if (obs && (obs.phase === 'Succeeded' || obs.phase === 'Failed' || obs.phase === 'Deleted')) continue;
+    n++;
+  }
+  return n;
+}
+
+function shutdownOf(spec: WorkflowSpec, startedMs: number, run: EngineRun): Shutdown | undefined {
+  if (spec.shutdown === 'Terminate') return { message: 'Stopped with strategy "Terminate"', runExitHandlers: false };
+  if (spec.shutdown === 'Stop') return { message: 'Stopped with strategy "Stop"', runExitHandlers: true };
+  if (spec.activeDeadlineSeconds !== undefined && spec.activeDeadlineSeconds !== null) {
+    const deadline = startedMs + spec.activeDeadlineSeconds * 1000;
+    if (run.nowMs >= deadline) {
+      return { message: `Workflow exceeded its deadline (spec.activeDeadlineSeconds ${spec.activeDeadlineSeconds})`, runExitHandlers: true };
+    }
+    run.requeueAt(deadline);
+  }
+  return undefined;
+}
+
+function outcome(root: NodeStatus | undefined, exitNode: NodeStatus | undefined, shutdown: Shutdown | undefined): { phase: 'Succeeded' | 'Failed' | 'Error'; message?: string } {
+  if (!root) return { phase: 'Failed', message: shutdown?.message ?? 'the entrypoint never started' };
+  if (root.phase !== 'Succeeded' && root.phase !== 'Skipped') {
+    const phase = root.phase === 'Error' ? 'Error' : 'Failed';
+    return { phase, message: shutdown?.message ?? root.message ?? phase };
+  }
+  if (exitNode && isFailure(exitNode.phase)) return { phase: 'Failed', message: `exit handler failed: ${exitNode.message ?? exitNode.phase}` };
+  return { phase: 'Succeeded' };
+}
+
+/**
+ * Actions that tidy up the world: pods still running under finished (or unknown) nodes, agent
+ * reports of finished tasks, and when the workflow is complete every running pod and the TaskSet.
+ */
+function cleanupActions(status: WorkflowStatus, observations: Observations, complete: boolean): EngineAction[] {
+  const nodes = status.nodes ?? {};
+  const actions: EngineAction[] = [];
+  for (const pod of observations.pods) {
+    if (pod.phase !== 'Pending' && pod.phase !== 'Running') continue;
+    const node = nodes[pod.nodeId];
+    if (complete || !node || isFinal(node.phase)) {
+      actions.push({ kind: 'deletePod', podName: pod.podName, nodeId: pod.nodeId, reason: complete ? 'workflow completed' : 'its node has finished' });
+    }
+  }
+  for (const task of observations.tasks) {
+    const node = nodes[task.nodeId];
+    if (!complete && (!node || isFinal(node.phase))) actions.push({ kind: 'removeTask', nodeId: task.nodeId });
+  }
+  if (complete && Object.values(nodes).some((n) => n.type === 'Plugin' || n.type === 'HTTP')) actions.push({ kind: 'completeTaskSet' });
+  return actions;
+}
+
+const ORDER: Record<EngineAction['kind'], number> = {
+  createPod: 0,
+  writeTask: 1,
+  ensureAgent: 2,
+  removeTask: 3,
+  deletePod: 4,
+  completeTaskSet: 5,
+  requeueAt: 6,
+};
+
+/** Removes duplicates (keeping the first) and sorts by kind, keeping walk order within a kind. */
+function finalize(actions: EngineAction[]): EngineAction[] {
+  const seen = new Set<string>();
+  const unique: EngineAction[] = [];
+  for (const a of actions) {
+    const key = actionKey(a);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    unique.push(a);
+  }
+  return unique.map((a, i) => [a, i] as const).sort((x, y) => ORDER[x[0].kind] - ORDER[y[0].kind] || x[1] - y[1]).map(([a]) => a);
+}
+
+function actionKey(a: EngineAction): string {
+  switch (a.kind) {
+    case 'createPod':
+      return `createPod/${a.podName}`;
+    case 'deletePod':
+      return `deletePod/${a.podName}`;
+    case 'writeTask':
+    case 'removeTask':
+      return `${a.kind}/${a.nodeId}`;
+    default:
+      return a.kind;
+  }
+}

@@ -1,0 +1,181 @@
+/**
+ * A tiny stand-in for the world around the engine, for tests: it keeps a workflow and its
+ * status, applies the engine's actions the way the controller would (a created pod appears
+ * Pending, a deleted pod disappears, tasks land in a TaskSet), and lets a test play the pods and
+ * the agent: mark a pod Running, Succeeded with outputs, Failed, deleted; report a task result;
+ * move the clock.
+ *
+ * It has no Kubernetes in it and decides nothing: every phase change comes from the test.
+ */
+import type { NodePhase, NodeStatus, Outputs, Template, Workflow, WorkflowSpec, WorkflowStatus } from '../api/index.js';
+import type { AgentObservation, EngineAction, PodObservation, ReconcileResult, TaskObservation, TemplateSource } from './contract.js';
+import { reconcileWorkflow } from './reconcile.js';
+
+export interface WorldOptions {
+  name?: string;
+  start?: string;
+  pluginsEnabled?: boolean;
+  templates?: Record<string, TemplateSource>;
+}
+
+export class World {
+  readonly workflow: Workflow;
+  nowMs: number;
+  pluginsEnabled: boolean;
+  templates: Record<string, TemplateSource>;
+  agent: AgentObservation | undefined;
+  readonly pods = new Map<string, PodObservation>();
+  /** Every pod ever created, by name, with the template it was created from. */
+  readonly created = new Map<string, { nodeId: string; template: Template }>();
+  readonly deleted: string[] = [];
+  /** The TaskSet: spec.tasks and status.nodes. */
+  readonly taskSpecs = new Map<string, Template>();
+  readonly taskResults = new Map<string, TaskObservation>();
+  taskSetCompleted = false;
+  agentEnsured = false;
+  lastActions: EngineAction[] = [];
+  requeueAt: string | undefined;
+
+  constructor(spec: WorkflowSpec, options: WorldOptions = {}) {
+    this.workflow = {
+      apiVersion: 'plugflow.io/v1alpha1',
+      kind: 'Workflow',
+      metadata: { name: options.name ?? 'wf', namespace: 'ns', uid: 'uid-1' },
+      spec,
+    };
+    this.nowMs = Date.parse(options.start ?? '2024-01-01T00:00:00Z');
+    this.pluginsEnabled = options.pluginsEnabled ?? true;
+    this.templates = options.templates ?? {};
+  }
+
+  get status(): WorkflowStatus {
+    return this.workflow.status ?? {};
+  }
+
+  /** Runs the engine once and applies its actions. */
+  reconcile(): ReconcileResult {
+    const result = reconcileWorkflow(structuredClone(this.workflow), {
+      pods: [...this.pods.values()].map((p) => structuredClone(p)),
+      tasks: [...this.taskResults.values()].map((t) => structuredClone(t)),
+      templates: this.templates,
+      ...(this.agent ? { agent: this.agent } : {}),
+      now: new Date(this.nowMs).toISOString(),
+      pluginsEnabled: this.pluginsEnabled,
+    });
+    this.workflow.status = result.status;
+    this.lastActions = result.actions;
+    this.requeueAt = undefined;
+    for (const a of result.actions) this.apply(a);
+    return result;
+  }
+
+  advance(seconds: number): void {
+    this.nowMs += seconds * 1000;
+  }
+
+  private apply(a: EngineAction): void {
+    switch (a.kind) {
+      case 'createPod':
+        if (!this.pods.has(a.podName)) {
+          this.pods.set(a.podName, { podName: a.podName, nodeId: a.nodeId, phase: 'Pending' });
+          this.created.set(a.podName, { nodeId: a.nodeId, template: a.template });
+        }
+        break;
+      case 'deletePod':
+        if (this.pods.delete(a.podName)) this.deleted.push(a.podName);
+        break;
+      case 'writeTask':
+        this.taskSpecs.set(a.nodeId, a.template);
+        break;
+      case 'removeTask':
+        this.taskSpecs.delete(a.nodeId);
+        this.taskResults.delete(a.nodeId);
+        break;
+      case 'ensureAgent':
+        this.agentEnsured = true;
+        break;
+      case 'completeTaskSet':
+        this.taskSetCompleted = true;
+        break;
+      case 'requeueAt':
+        this.requeueAt = a.at;
+        break;
+    }
+  }
+
+  /** All nodes whose display name (or full name) is `name`. */
+  nodesNamed(name: string): NodeStatus[] {
+    return Object.values(this.status.nodes ?? {}).filter((n) => n.displayName === name || n.name === name);
+  }
+
+  /** The one node called `name`; throws when there is none or more than one. */
+  node(name: string): NodeStatus {
+    const found = this.nodesNamed(name);
+    if (found.length !== 1) {
+      const all = Object.values(this.status.nodes ?? {}).map((n) => `${n.name} [${n.displayName}] ${n.phase}`);
+      throw new Error(`expected one node named ${JSON.stringify(name)}, found ${found.length}; nodes:\n  ${all.join('\n  ')}`);
+    }
+    return found[0]!;
+  }
+
+  phaseOf(name: string): NodePhase | undefined {
+    return this.nodesNamed(name)[0]?.phase;
+  }
+
+  /** The pod of node `name`; throws when it has none. */
+  pod(name: string): PodObservation {
+    const node = this.node(name);
+    const pod = [...this.pods.values()].find((p) => p.nodeId === node.id);
+    if (!pod) throw new Error(`node ${name} has no pod (pods: ${[...this.pods.keys()].join(', ')})`);
+    return pod;
+  }
+
+  /** Display names of nodes whose pods currently exist and have not finished. */
+  runningPods(): string[] {
+    const byId = this.status.nodes ?? {};
+    return [...this.pods.values()]
+      .filter((p) => p.phase === 'Pending' || p.phase === 'Running')
+      .map((p) => byId[p.nodeId]?.displayName ?? `?${p.podName}`)
+      .sort();
+  }
+
+  startPod(name: string): void {
+    this.pod(name).phase = 'Running';
+  }
+
+  succeedPod(name: string, outputs?: Outputs): void {
+    const pod = this.pod(name);
+    pod.phase = 'Succeeded';
+    pod.outputs = { exitCode: '0', ...(outputs ?? {}) };
+  }
+
+  failPod(name: string, message = 'Error (exit code 1)', exitCode = '1'): void {
+    const pod = this.pod(name);
+    pod.phase = 'Failed';
+    pod.message = message;
+    pod.outputs = { exitCode };
+  }
+
+  /** The pod disappears (someone deleted it); the engine must notice. */
+  removePod(name: string): void {
+    const pod = this.pod(name);
+    this.pods.delete(pod.podName);
+  }
+
+  /** The agent reports a result for the task of node `name`. */
+  reportTask(name: string, phase: NodePhase, extra: { message?: string; outputs?: Outputs; progress?: string } = {}): void {
+    const node = this.node(name);
+    if (!this.taskSpecs.has(node.id)) throw new Error(`node ${name} has no task in the TaskSet`);
+    this.taskResults.set(node.id, { nodeId: node.id, phase, ...extra });
+  }
+
+  /** Succeeds every pod that is Pending or Running (with optional outputs per display name). */
+  succeedAll(outputs: Record<string, Outputs> = {}): void {
+    const byId = this.status.nodes ?? {};
+    for (const pod of this.pods.values()) {
+      if (pod.phase !== 'Pending' && pod.phase !== 'Running') continue;
+      pod.phase = 'Succeeded';
+      pod.outputs = { exitCode: '0', ...(outputs[byId[pod.nodeId]?.displayName ?? ''] ?? {}) };
+    }
+  }
+}

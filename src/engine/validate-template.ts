@@ -1,0 +1,175 @@
+/**
+ * Validation of one template: its kind, numbers and durations, retry strategy, inputs, outputs,
+ * expressions and `{{…}}` tags, and (through validate-calls.ts) its steps or DAG tasks.
+ * See validate.ts for the overall rules.
+ */
+import {
+  HTTP_METHODS,
+  intOrStringToFloat,
+  intOrStringToNumber,
+  parseSecondsOrDuration,
+  RETRY_POLICIES,
+  type Template,
+} from '../api/index.js';
+import { checkExpression, checkTags, tagNames } from './expressions.js';
+import { kindOf } from './execute-template.js';
+import type { TemplateResolver } from './template-resolver.js';
+import { validateDag, validateSteps } from './validate-calls.js';
+
+export interface TemplateContext {
+  resolver: TemplateResolver;
+  /** Whether templateRefs can be checked (the WorkflowTemplates were provided). */
+  checkRefs: boolean;
+  add(field: string, detail: string): void;
+}
+
+const SUPPORTED_KINDS = ['container', 'script', 'steps', 'dag', 'suspend', 'plugin', 'http'];
+
+/** Validates `t` found at `where`; `scope` is where its plain template names resolve. */
+export function validateTemplate(t: Template, where: string, scope: string | undefined, ctx: TemplateContext): void {
+  const { add } = ctx;
+  const kinds = SUPPORTED_KINDS.concat(['resource', 'containerSet', 'data']).filter((k) => t[k as keyof Template] !== undefined);
+  const kind = kindOf(t);
+  if (kinds.length === 0) add(where, 'has no kind: give one of container, script, steps, dag, suspend, plugin, http');
+  else if (kinds.length > 1) add(where, `has more than one kind (${kinds.join(', ')}); keep one`);
+  else if (kind && !SUPPORTED_KINDS.includes(kind)) add(`${where}.${kind}`, 'is not supported by plugflow');
+
+  if (t.container && !t.container.image) add(`${where}.container.image`, 'is required');
+  if (t.script && !t.script.image) add(`${where}.script.image`, 'is required');
+  if (t.script && typeof t.script.source !== 'string') add(`${where}.script.source`, 'is required');
+  if (t.http) {
+    if (!t.http.url) add(`${where}.http.url`, 'is required');
+    if (t.http.method && !tagged(t.http.method) && !(HTTP_METHODS as readonly string[]).includes(t.http.method.toUpperCase())) {
+      add(`${where}.http.method`, `must be one of ${HTTP_METHODS.join(', ')}, got ${JSON.stringify(t.http.method)}`);
+    }
+    if (t.http.successCondition) expression(t.http.successCondition, `${where}.http.successCondition`, ctx);
+  }
+  if (t.plugin && (typeof t.plugin !== 'object' || Object.keys(t.plugin).length !== 1)) {
+    add(`${where}.plugin`, 'must be an object with exactly one key, the plugin name');
+  }
+  if (t.suspend?.duration !== undefined) duration(t.suspend.duration, `${where}.suspend.duration`, ctx);
+  if (t.timeout !== undefined) duration(t.timeout, `${where}.timeout`, ctx);
+  if (t.activeDeadlineSeconds !== undefined) integer(t.activeDeadlineSeconds, `${where}.activeDeadlineSeconds`, 1, ctx);
+  if (t.parallelism !== undefined && !(Number.isInteger(t.parallelism) && t.parallelism >= 1)) {
+    add(`${where}.parallelism`, `must be a whole number of at least 1, got ${JSON.stringify(t.parallelism)}`);
+  }
+  checkRetry(t, where, ctx);
+  checkParameters(t, where, ctx);
+  checkAllTags(t, where, ctx);
+  if (t.steps) validateSteps(t, where, scope, ctx);
+  if (t.dag) validateDag(t, where, scope, ctx);
+}
+
+function checkRetry(t: Template, where: string, ctx: TemplateContext): void {
+  const r = t.retryStrategy;
+  if (!r) return;
+  const at = `${where}.retryStrategy`;
+  if (r.limit !== undefined) integer(r.limit, `${at}.limit`, 0, ctx);
+  if (r.retryPolicy !== undefined && !(RETRY_POLICIES as readonly string[]).includes(r.retryPolicy)) {
+    ctx.add(`${at}.retryPolicy`, `must be one of ${RETRY_POLICIES.join(', ')}, got ${JSON.stringify(r.retryPolicy)}`);
+  }
+  if (r.backoff?.duration !== undefined) duration(r.backoff.duration, `${at}.backoff.duration`, ctx);
+  if (r.backoff?.maxDuration !== undefined) duration(r.backoff.maxDuration, `${at}.backoff.maxDuration`, ctx);
+  if (r.backoff?.factor !== undefined && !tagged(r.backoff.factor)) {
+    try {
+      if (intOrStringToFloat(r.backoff.factor, `${at}.backoff.factor`) <= 0) ctx.add(`${at}.backoff.factor`, 'must be positive');
+    } catch (err) {
+      ctx.add(`${at}.backoff.factor`, detailOf(err, `${at}.backoff.factor`));
+    }
+  }
+  if (r.expression) expression(r.expression, `${at}.expression`, ctx);
+}
+
+function checkParameters(t: Template, where: string, ctx: TemplateContext): void {
+  const inputs = new Set<string>();
+  for (const p of t.inputs?.parameters ?? []) {
+    const field = `${where}.inputs.parameters[${p.name ?? ''}]`;
+    if (!p.name) ctx.add(field, 'needs a name');
+    else if (inputs.has(p.name)) ctx.add(field, 'is declared twice');
+    inputs.add(p.name);
+    if (p.enum && p.default !== undefined && !p.enum.map(String).includes(String(p.default))) {
+      ctx.add(`${field}.default`, `${JSON.stringify(String(p.default))} is not one of the allowed values ${JSON.stringify(p.enum.map(String))}`);
+    }
+  }
+  const outputs = new Set<string>();
+  for (const p of t.outputs?.parameters ?? []) {
+    const field = `${where}.outputs.parameters[${p.name ?? ''}]`;
+    if (!p.name) ctx.add(field, 'needs a name');
+    else if (outputs.has(p.name)) ctx.add(field, 'is declared twice');
+    outputs.add(p.name);
+    const vf = p.valueFrom;
+    if (!vf) continue;
+    const sources = (['path', 'parameter', 'expression', 'supplied', 'jsonPath', 'jqFilter', 'configMapKeyRef', 'event'] as const).filter((k) => vf[k] !== undefined);
+    if (sources.length > 1) ctx.add(`${field}.valueFrom`, `has more than one source (${sources.join(', ')}); keep one`);
+    if (vf.path !== undefined && !t.container && !t.script) ctx.add(`${field}.valueFrom.path`, 'only works in container and script templates');
+    if (vf.supplied !== undefined && !t.suspend) ctx.add(`${field}.valueFrom.supplied`, 'only works in suspend templates');
+    for (const k of ['jsonPath', 'jqFilter', 'configMapKeyRef', 'event'] as const) {
+      if (vf[k] !== undefined) ctx.add(`${field}.valueFrom.${k}`, 'is not supported by plugflow');
+    }
+    if (vf.expression !== undefined) expression(vf.expression, `${field}.valueFrom.expression`, ctx);
+  }
+}
+
+/**
+ * Every string of the template (its steps and tasks aside, which validate-calls.ts checks with
+ * more context): tags must parse, and `{{inputs.parameters.X}}` must name a declared input.
+ */
+function checkAllTags(t: Template, where: string, ctx: TemplateContext): void {
+  const declared = new Set((t.inputs?.parameters ?? []).map((p) => p.name));
+  const { steps: _steps, dag: _dag, ...rest } = t;
+  walkStrings(rest, where, (text, field) => {
+    const bad = checkTags(text);
+    if (bad) ctx.add(field, bad);
+    for (const name of tagNames(text)) checkInputRef(name, declared, field, ctx);
+  });
+}
+
+export function checkInputRef(name: string, declared: ReadonlySet<string>, field: string, ctx: TemplateContext): void {
+  const m = /^inputs\.parameters\.(.+)$/.exec(name);
+  if (m && !declared.has(m[1]!)) ctx.add(field, `refers to {{${name}}} but the template declares no input parameter "${m[1]}"`);
+}
+
+/** Calls `fn` for every string in `value`, with its field path. */
+export function walkStrings(value: unknown, path: string, fn: (text: string, field: string) => void): void {
+  if (typeof value === 'string') fn(value, path);
+  else if (Array.isArray(value)) value.forEach((v, i) => walkStrings(v, `${path}[${i}]`, fn));
+  else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) walkStrings(v, /^[A-Za-z_][\w-]*$/.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`, fn);
+  }
+}
+
+export function tagged(v: unknown): boolean {
+  return typeof v === 'string' && v.includes('{{');
+}
+
+function duration(v: string | number, field: string, ctx: TemplateContext): void {
+  if (tagged(v)) return;
+  try {
+    parseSecondsOrDuration(v, { field });
+  } catch (err) {
+    ctx.add(field, detailOf(err, field));
+  }
+}
+
+function integer(v: string | number, field: string, min: number, ctx: TemplateContext): void {
+  if (tagged(v)) return;
+  try {
+    const n = intOrStringToNumber(v, field);
+    if (n < min) ctx.add(field, `must be at least ${min}, got ${n}`);
+  } catch (err) {
+    ctx.add(field, detailOf(err, field));
+  }
+}
+
+export function expression(text: string, field: string, ctx: TemplateContext): void {
+  const bad = checkExpression(text);
+  if (bad) ctx.add(field, bad);
+}
+
+/** The detail of a FieldError (without the field, which the caller names again). */
+export function detailOf(err: unknown, field: string): string {
+  const e = err as { detail?: string; message?: string };
+  if (typeof e.detail === 'string') return e.detail;
+  const m = e.message ?? String(err);
+  return m.startsWith(field) ? m.slice(field.length).replace(/^[:\s]+/, '') : m;
+}

@@ -1,0 +1,122 @@
+/**
+ * Validation of a workflow before it runs (and before the REST server stores it).
+ *
+ * It checks what would otherwise fail half-way through a run: the entrypoint and every template a
+ * step, task or hook names exist; required parameters are supplied and values respect `enum`;
+ * DAG dependencies name existing tasks and have no cycle; expressions and `{{…}}` tags parse;
+ * references to `inputs.parameters`, `steps.X` and `tasks.X` point at something that exists;
+ * durations and numbers parse. Each problem is a FieldError whose field names the template and
+ * the field: `spec.templates[main].dag.tasks[b].depends names an unknown task "c"`.
+ *
+ * Shape errors (wrong JSON types, unknown fields) are the CRD schema's and src/api's business;
+ * this validator assumes the shape is right and checks meaning.
+ *
+ * Templates in WorkflowTemplates are checked when `sources` holds them; without `sources`,
+ * references into WorkflowTemplates are not checked (the REST server passes what it fetched).
+ */
+import { anyStringToString, FieldError, SHUTDOWN_STRATEGIES, type Template, type Workflow } from '../api/index.js';
+import type { TemplateSource } from './contract.js';
+import { effectiveSpec } from './effective-spec.js';
+import { checkEnum } from './inputs.js';
+import { TemplateResolver } from './template-resolver.js';
+import { validateTemplate, type TemplateContext } from './validate-template.js';
+
+export function validateWorkflow(workflow: Workflow, sources?: Readonly<Record<string, TemplateSource>>): FieldError[] {
+  const errors: FieldError[] = [];
+  const add = (field: string, detail: string) => errors.push(new FieldError(field, detail));
+  const wtr = workflow.spec?.workflowTemplateRef;
+  if (wtr && !sources) {
+    // The referenced spec is unknown: check only what the workflow itself says.
+    checkOwnTemplates(workflow.spec.templates ?? [], undefined, add);
+    return errors;
+  }
+  const merged = effectiveSpec(workflow, sources ?? {});
+  if (!merged.ok) {
+    add('spec.workflowTemplateRef', merged.error.replace(/^spec\.workflowTemplateRef: /, ''));
+    return errors;
+  }
+  const spec = merged.spec;
+  const templates = spec.templates ?? [];
+  const resolver = new TemplateResolver(templates, sources ?? {});
+  const ctx: TemplateContext = { resolver, checkRefs: sources !== undefined, add };
+  checkOwnTemplates(templates, ctx, add);
+
+  if (!spec.entrypoint) {
+    add('spec.entrypoint', 'is required');
+  } else {
+    const entry = templates.find((t) => t.name === spec.entrypoint);
+    if (!entry) add('spec.entrypoint', `names template "${spec.entrypoint}", which does not exist`);
+    else checkEntrypointInputs(entry, workflow, spec.arguments?.parameters ?? [], add);
+  }
+
+  const seen = new Set<string>();
+  (spec.arguments?.parameters ?? []).forEach((p) => {
+    const field = `spec.arguments.parameters[${p.name ?? ''}]`;
+    if (!p.name) add(field, 'needs a name');
+    else if (seen.has(p.name)) add(field, 'is given twice');
+    seen.add(p.name);
+    if (p.valueFrom && (p.valueFrom.configMapKeyRef || p.valueFrom.event || p.valueFrom.path || p.valueFrom.supplied)) {
+      add(`${field}.valueFrom`, 'is not supported for workflow arguments; give a value');
+    }
+    if (p.value === undefined && p.default === undefined && p.valueFrom?.default === undefined) add(`${field}.value`, 'is required');
+  });
+
+  if (spec.onExit !== undefined && spec.hooks?.exit) add('spec.onExit', 'and spec.hooks.exit are both set; keep one');
+  if (spec.onExit !== undefined && !templates.some((t) => t.name === spec.onExit)) add('spec.onExit', `names template "${spec.onExit}", which does not exist`);
+  for (const [key, hook] of Object.entries(spec.hooks ?? {})) {
+    if (key !== 'exit') {
+      add(`spec.hooks.${key}`, 'is not supported: only the exit hook is (hooks.exit)');
+      continue;
+    }
+    const res = resolver.resolve({ ...(hook.template !== undefined ? { template: hook.template } : {}), ...(hook.templateRef ? { templateRef: hook.templateRef } : {}) }, undefined);
+    if (!res.ok && (hook.templateRef === undefined || ctx.checkRefs)) add('spec.hooks.exit', res.error);
+  }
+  if (spec.parallelism !== undefined && !(Number.isInteger(spec.parallelism) && spec.parallelism >= 1)) {
+    add('spec.parallelism', `must be a whole number of at least 1, got ${JSON.stringify(spec.parallelism)}`);
+  }
+  if (spec.activeDeadlineSeconds !== undefined && !(Number.isInteger(spec.activeDeadlineSeconds) && spec.activeDeadlineSeconds > 0)) {
+    add('spec.activeDeadlineSeconds', `must be a positive whole number of seconds, got ${JSON.stringify(spec.activeDeadlineSeconds)}`);
+  }
+  if (spec.shutdown !== undefined && spec.shutdown !== '' && !(SHUTDOWN_STRATEGIES as readonly string[]).includes(spec.shutdown)) {
+    add('spec.shutdown', `must be one of ${SHUTDOWN_STRATEGIES.join(', ')}, got ${JSON.stringify(spec.shutdown)}`);
+  }
+  return errors;
+}
+
+function checkOwnTemplates(templates: readonly Template[], ctx: TemplateContext | undefined, add: (f: string, d: string) => void): void {
+  const names = new Set<string>();
+  templates.forEach((t, i) => {
+    if (!t.name) {
+      add(`spec.templates[${i}].name`, 'is required');
+      return;
+    }
+    if (names.has(t.name)) add(`spec.templates[${t.name}]`, 'is defined twice (template names must be unique)');
+    names.add(t.name);
+    if (ctx) validateTemplate(t, `spec.templates[${t.name}]`, undefined, ctx);
+  });
+}
+
+/** The workflow's arguments must supply every entrypoint input without a value or default. */
+function checkEntrypointInputs(entry: Template, workflow: Workflow, args: ReadonlyArray<{ name: string; value?: unknown; default?: unknown }>, add: (f: string, d: string) => void): void {
+  void workflow;
+  for (const p of entry.inputs?.parameters ?? []) {
+    const arg = args.find((a) => a.name === p.name);
+    const raw = arg?.value ?? arg?.default ?? p.value ?? p.default;
+    if (raw === undefined) {
+      add(`spec.arguments.parameters`, `is missing "${p.name}", which the entrypoint template "${entry.name}" requires (inputs.parameters[${p.name}] has no default)`);
+      continue;
+    }
+    let value: string;
+    try {
+      value = anyStringToString(raw);
+    } catch {
+      continue;
+    }
+    if (value.includes('{{')) continue;
+    const bad = checkEnum(p, value, arg ? `spec.arguments.parameters[${p.name}]` : `spec.templates[${entry.name}].inputs.parameters[${p.name}]`);
+    if (bad) {
+      const i = bad.indexOf(': ');
+      add(bad.slice(0, i), bad.slice(i + 2));
+    }
+  }
+}

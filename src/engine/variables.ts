@@ -1,0 +1,112 @@
+/**
+ * The variables templates can use, as a flat map from the dotted name inside `{{…}}` to its
+ * string value (`"steps.gen.outputs.result" → "3"`). The expression language builds nested
+ * objects from these names for `{{=…}}` and `when`.
+ *
+ * - workflow: `workflow.name|namespace|uid|creationTimestamp`, `workflow.parameters.<p>`
+ *   (and `workflow.parameters` as JSON), `workflow.outputs.parameters.<globalName>`, and in exit
+ *   handlers `workflow.status` and `workflow.failures`;
+ * - a finished step or task X (prefix `steps.X` / `tasks.X`): `.id`, `.status`, `.startedAt`,
+ *   `.finishedAt`, `.exitCode`, `.outputs.result`, `.outputs.exitCode`,
+ *   `.outputs.parameters.<p>`; for a loop, `.outputs.result` and `.outputs.parameters.<p>` are
+ *   JSON lists over the items and `.outputs.parameters` a JSON list of `{name: value}` maps.
+ */
+import { anyStringToString, type NodeStatus, type Workflow, type WorkflowSpec } from '../api/index.js';
+
+export type Vars = Record<string, string>;
+
+export function workflowVariables(workflow: Workflow, spec: WorkflowSpec, globalOutputs: ReadonlyArray<[string, string]>): Vars {
+  const meta = workflow.metadata ?? {};
+  const vars: Vars = {
+    'workflow.name': meta.name ?? '',
+    'workflow.namespace': meta.namespace ?? '',
+    'workflow.uid': meta.uid ?? '',
+  };
+  if (meta.creationTimestamp) vars['workflow.creationTimestamp'] = String(meta.creationTimestamp);
+  const params = spec.arguments?.parameters ?? [];
+  const listed: Array<{ name: string; value: string }> = [];
+  for (const p of params) {
+    const raw = p.value ?? p.valueFrom?.default ?? p.default;
+    if (raw === undefined) continue;
+    const value = anyStringToString(raw, `spec.arguments.parameters[${p.name}]`);
+    vars[`workflow.parameters.${p.name}`] = value;
+    listed.push({ name: p.name, value });
+  }
+  if (listed.length > 0) vars['workflow.parameters'] = JSON.stringify(listed);
+  for (const [name, value] of globalOutputs) vars[`workflow.outputs.parameters.${name}`] = value;
+  return vars;
+}
+
+/** Variables of one finished node under `prefix` (`steps.X` or `tasks.X`). */
+export function nodeVariables(prefix: string, node: NodeStatus): Vars {
+  const vars: Vars = {
+    [`${prefix}.id`]: node.id,
+    [`${prefix}.status`]: node.phase,
+  };
+  if (node.startedAt) vars[`${prefix}.startedAt`] = node.startedAt;
+  if (node.finishedAt) vars[`${prefix}.finishedAt`] = node.finishedAt;
+  const out = node.outputs;
+  if (out?.exitCode !== undefined) {
+    vars[`${prefix}.exitCode`] = out.exitCode;
+    vars[`${prefix}.outputs.exitCode`] = out.exitCode;
+  }
+  if (out?.result !== undefined) vars[`${prefix}.outputs.result`] = out.result;
+  for (const p of out?.parameters ?? []) {
+    if (p.value !== undefined) vars[`${prefix}.outputs.parameters.${p.name}`] = anyStringToString(p.value);
+  }
+  return vars;
+}
+
+/**
+ * Variables of a looped step or task under `prefix`: the same names as one node, holding JSON
+ * lists over the items in item order. `status` is that of the loop as a whole.
+ */
+export function loopVariables(prefix: string, items: readonly NodeStatus[], status: string, id?: string): Vars {
+  const vars: Vars = { [`${prefix}.status`]: status };
+  if (id) vars[`${prefix}.id`] = id;
+  const results = items.filter((n) => n.outputs?.result !== undefined).map((n) => n.outputs!.result!);
+  if (results.length > 0) vars[`${prefix}.outputs.result`] = JSON.stringify(results.map(parseIfJson));
+  const names: string[] = [];
+  for (const n of items) for (const p of n.outputs?.parameters ?? []) if (!names.includes(p.name)) names.push(p.name);
+  for (const name of names) {
+    const values = items.map((n) => n.outputs?.parameters?.find((p) => p.name === name)?.value).filter((v) => v !== undefined);
+    vars[`${prefix}.outputs.parameters.${name}`] = JSON.stringify(values.map((v) => anyStringToString(v)));
+  }
+  if (names.length > 0) {
+    const maps = items.map((n) => Object.fromEntries((n.outputs?.parameters ?? []).map((p) => [p.name, p.value === undefined ? '' : anyStringToString(p.value)])));
+    vars[`${prefix}.outputs.parameters`] = JSON.stringify(maps);
+  }
+  return vars;
+}
+
+/**
+ * A result that is itself JSON (a script printing `{"a":1}`) is kept as JSON inside the
+ * aggregated list, so `withParam` over it sees objects, not strings.
+ */
+function parseIfJson(text: string): unknown {
+  const t = text.trim();
+  if (t.startsWith('{') || t.startsWith('[')) {
+    try {
+      return JSON.parse(t);
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}
+
+/** `workflow.status` and `workflow.failures` for exit handlers. */
+export function exitHandlerVariables(phase: string, nodes: Readonly<Record<string, NodeStatus>>): Vars {
+  const failures = Object.values(nodes)
+    .filter((n) => (n.phase === 'Failed' || n.phase === 'Error') && (n.type === 'Pod' || n.type === 'Plugin' || n.type === 'HTTP' || n.type === 'Suspend'))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .map((n) => ({
+      displayName: n.displayName,
+      message: n.message ?? '',
+      templateName: n.templateName ?? '',
+      phase: n.phase,
+      podName: n.podName ?? '',
+      finishedAt: n.finishedAt ?? '',
+    }));
+  return { 'workflow.status': phase, 'workflow.failures': JSON.stringify(failures) };
+}
