@@ -44,7 +44,9 @@ test-kube: deps build
 
 ## dev: local control plane (or KUBECONFIG=... / CONTEXT=...), controller, server, pod runner, sample workflow
 dev: deps build
-	node bin/plugflow.js dev $(if $(KUBECONFIG_PATH),--kubeconfig $(KUBECONFIG_PATH)) $(if $(CONTEXT),--context $(CONTEXT)) --submit examples/hello-world.yaml
+	node bin/plugflow.js dev $(if $(KUBECONFIG_PATH),--kubeconfig $(KUBECONFIG_PATH)) $(if $(CONTEXT),--context $(CONTEXT)) \
+	  --plugin examples/plugins/hello/hello-executor-plugin-configmap.yaml \
+	  --submit examples/hello-world.yaml --submit examples/plugins/hello/workflow.yaml $(DEV_FLAGS)
 
 ## bench: every benchmark in bench/, figures into bench/RESULTS.md
 bench: deps build

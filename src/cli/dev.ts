@@ -1,0 +1,117 @@
+/**
+ * `plugflow dev`: the whole system on this machine — a local control plane (or the cluster of
+ * --kubeconfig/--context), CRDs and RBAC, the pod runner, the controller and the server — then
+ * the sample workflows, each followed to its end and shown as a tree. Keeps running until
+ * Ctrl-C unless --exit is given.
+ */
+import type { Command } from 'commander';
+import { FINAL_WORKFLOW_PHASES, type Workflow } from '../api/index.js';
+import { startDevStack, type DevStack } from '../devenv/dev-stack.js';
+import { kubeBackend } from './kube-backend.js';
+import { readWorkflowFile } from './rest.js';
+import { renderTree } from './tree.js';
+
+interface DevFlags {
+  kubeconfig?: string;
+  context?: string;
+  dir?: string;
+  plugins: boolean;
+  plugin: string[];
+  submit: string[];
+  port: string;
+  secure: boolean;
+  exit?: boolean;
+  timeout: string;
+}
+
+async function runSample(stack: DevStack, file: string, timeoutMs: number, say: (l: string) => void): Promise<boolean> {
+  const backend = kubeBackend({ kubeconfig: stack.kubeconfigPath });
+  let ok = true;
+  for (const wf of readWorkflowFile(file)) {
+    const ns = wf.metadata?.namespace ?? 'default';
+    const created = await backend.create(ns, wf, false);
+    const name = created.metadata.name!;
+    say(`submitted ${file} as ${ns}/${name}; waiting for it to finish…`);
+    const deadline = Date.now() + timeoutMs;
+    let last: Workflow = created;
+    while (Date.now() < deadline) {
+      last = await backend.get(ns, name);
+      if (last.status?.phase && FINAL_WORKFLOW_PHASES.includes(last.status.phase)) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    console.log(`\n${renderTree(last)}\n`);
+    if (last.status?.phase !== 'Succeeded') ok = false;
+  }
+  return ok;
+}
+
+export async function runDev(flags: DevFlags): Promise<number> {
+  const say = (line: string) => console.log(`[dev] ${line}`);
+  const t0 = Date.now();
+  const stack = await startDevStack({
+    kubeconfig: flags.kubeconfig,
+    context: flags.context,
+    dir: flags.dir,
+    plugins: flags.plugins,
+    pluginConfigMaps: flags.plugin,
+    serverPort: Number(flags.port),
+    secure: flags.secure,
+    progress: say,
+  });
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    say('stopping…');
+    await stack.stop();
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void stop(0));
+  process.on('SIGTERM', () => void stop(0));
+
+  say(`up in ${((Date.now() - t0) / 1000).toFixed(1)}s`);
+  console.log(
+    [
+      '',
+      `  export KUBECONFIG=${stack.kubeconfigPath}`,
+      `  kubectl get workflows -A        # short name: wf`,
+      `  server:  ${stack.server.url}   (auth mode client: send "Authorization: Bearer <token>")`,
+      ...(stack.adminToken ? [`  export PLUGFLOW_SERVER=${stack.server.url} PLUGFLOW_TOKEN=${stack.adminToken}`] : []),
+      `  node bin/plugflow.js submit examples/workflows/dag-diamond.yaml --wait`,
+      `  controller metrics: http://127.0.0.1:${stack.controller.metricsPort}/metrics`,
+      ...(stack.runner ? [`  pod logs: ${stack.runner.dir}`] : []),
+      '',
+    ].join('\n'),
+  );
+  let ok = true;
+  for (const file of flags.submit) ok = (await runSample(stack, file, Number(flags.timeout) * 1000, say)) && ok;
+  if (flags.exit) {
+    await stop(ok ? 0 : 1);
+    return ok ? 0 : 1;
+  }
+  say('running; press Ctrl-C to stop');
+  await new Promise(() => {});
+  return 0;
+}
+
+const collect = (v: string, prev: string[]) => [...prev, v];
+
+export function registerDevCommands(program: Command): void {
+  program
+    .command('dev')
+    .description('run control plane, controller, server and pod runner locally, then the sample workflows')
+    .option('--kubeconfig <path>', 'use this cluster instead of a local control plane')
+    .option('--context <name>', 'kubeconfig context (with --kubeconfig, or of $KUBECONFIG)')
+    .option('--dir <dir>', 'working directory (control plane data, pod logs); default .plugflow/dev-<time>')
+    .option('--no-plugins', 'run the controller with executor plugins off (WORKFLOW_EXECUTOR_PLUGINS unset)')
+    .option('--plugin <configmap.yaml>', 'install a plugin ConfigMap (from `plugflow plugin build`) first (repeatable)', collect, [])
+    .option('--submit <file>', 'submit this workflow file and follow it to its end (repeatable)', collect, [])
+    .option('--port <port>', 'server port', '2746')
+    .option('--no-secure', 'serve plain HTTP instead of HTTPS with a generated certificate')
+    .option('--exit', 'stop once the submitted workflows finished (exit code 1 unless all Succeeded)')
+    .option('--timeout <seconds>', 'longest wait for each submitted workflow', '300')
+    .action(async (flags: DevFlags) => {
+      if (flags.context && !flags.kubeconfig) flags.kubeconfig = process.env.KUBECONFIG?.split(':')[0] ?? `${process.env.HOME}/.kube/config`;
+      process.exitCode = await runDev(flags);
+    });
+}

@@ -1,0 +1,190 @@
+/**
+ * The whole system on one machine: a control plane (local, or the cluster of a kubeconfig),
+ * the CRDs and RBAC of manifests/, the pod runner (local control plane only: a real cluster has
+ * kubelets), the controller and the server — each component acting with its own service
+ * account's token, so dev mode exercises the same RBAC as an installation.
+ *
+ * Used by `plugflow dev`, the end-to-end suites and the soak test.
+ */
+import { CoreV1Api, KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import { mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_INSTALL_NAMESPACE } from '../api/index.js';
+import { startController, type RunningController } from '../controller/controller.js';
+import { applyAndWait, readManifests } from '../kube/apply.js';
+import { createLogger, type Logger } from '../log/logger.js';
+import { PodRunner } from '../runner/runner.js';
+import { startServer, type RunningServer } from '../server/server.js';
+import { ControlPlane } from './control-plane.js';
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export interface DevStackOptions {
+  /** Use this cluster instead of starting a local control plane. */
+  kubeconfig?: string;
+  context?: string;
+  /** Working directory (control plane data, runner logs); a fresh one under .plugflow/ by default. */
+  dir?: string;
+  /** Executor plugins on (default true in dev). */
+  plugins?: boolean;
+  /** Server port (default 2746; 0 picks a free one). */
+  serverPort?: number;
+  /** HTTPS with a generated certificate (default true). */
+  secure?: boolean;
+  /** Namespaces whose `default` service account gets the agent's role (default: ["default"]). */
+  workflowNamespaces?: string[];
+  /** Plugin ConfigMap files (from `plugflow plugin build`) to install before the controller starts. */
+  pluginConfigMaps?: string[];
+  /** Start the local pod runner (default: only with a local control plane). */
+  runner?: boolean;
+  controllerWorkers?: number;
+  progress?: (line: string) => void;
+  log?: Logger;
+}
+
+export interface DevStack {
+  kubeconfigPath: string;
+  adminKubeConfig: KubeConfig;
+  /** Token of the kubeconfig's user (local control plane: the admin). */
+  adminToken?: string;
+  controlPlane?: ControlPlane;
+  runner?: PodRunner;
+  controller: RunningController;
+  server: RunningServer;
+  dir: string;
+  stop(): Promise<void>;
+}
+
+/** A KubeConfig for the same cluster that authenticates as a service account (TokenRequest). */
+export async function serviceAccountKubeConfig(admin: KubeConfig, namespace: string, name: string, seconds = 24 * 3600): Promise<KubeConfig> {
+  const core = admin.makeApiClient(CoreV1Api);
+  const res = await core.createNamespacedServiceAccountToken({ name, namespace, body: { spec: { audiences: [], expirationSeconds: seconds } } });
+  const cluster = admin.getCurrentCluster();
+  if (!cluster) throw new Error('the kubeconfig has no current cluster');
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [cluster],
+    users: [{ name, token: res.status!.token }],
+    contexts: [{ name, cluster: cluster.name, user: name }],
+    currentContext: name,
+  });
+  return kc;
+}
+
+/** Installs what an installation has besides the Deployments: namespace, CRDs, RBAC. */
+export async function installBase(admin: KubeConfig, workflowNamespaces: string[]): Promise<void> {
+  const base = join(REPO_ROOT, 'manifests', 'base');
+  const docs = [
+    ...readManifests(join(base, 'namespace.yaml')),
+    ...readManifests(join(REPO_ROOT, 'manifests', 'install.yaml')).filter((o) => o.kind === 'CustomResourceDefinition'),
+    ...['rbac-controller.yaml', 'rbac-server.yaml', 'rbac-agent.yaml'].flatMap((f) => readManifests(join(base, f))),
+  ];
+  await applyAndWait(admin, docs);
+  const rbac = admin.makeApiClient(RbacAuthorizationV1Api);
+  for (const namespace of workflowNamespaces) {
+    await rbac
+      .createNamespacedRoleBinding({
+        namespace,
+        body: {
+          metadata: { name: 'plugflow-agent' },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'plugflow-agent' },
+          subjects: [{ kind: 'ServiceAccount', name: 'default', namespace }],
+        },
+      })
+      .catch((err: { code?: number }) => {
+        if (err.code !== 409) throw err;
+      });
+  }
+}
+
+/** Waits until the service account exists (the service-account controller creates `default`). */
+async function waitForServiceAccount(admin: KubeConfig, namespace: string, name: string): Promise<void> {
+  const core = admin.makeApiClient(CoreV1Api);
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      await core.readNamespacedServiceAccount({ name, namespace });
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw new Error(`service account ${namespace}/${name} did not appear: ${String(err)}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
+export async function startDevStack(opts: DevStackOptions = {}): Promise<DevStack> {
+  const say = opts.progress ?? (() => {});
+  const log = opts.log ?? createLogger('dev');
+  const dir = resolve(opts.dir ?? join(REPO_ROOT, '.plugflow', `dev-${Date.now()}`));
+  mkdirSync(dir, { recursive: true });
+  const stops: Array<() => Promise<void>> = [];
+  const stop = async () => {
+    for (const s of stops.reverse()) await s().catch((err) => log.warn(`stop: ${String(err)}`));
+  };
+  try {
+    let controlPlane: ControlPlane | undefined;
+    let kubeconfigPath: string;
+    const admin = new KubeConfig();
+    if (opts.kubeconfig) {
+      kubeconfigPath = resolve(opts.kubeconfig);
+      admin.loadFromFile(kubeconfigPath);
+      if (opts.context) admin.setCurrentContext(opts.context);
+      say(`using the cluster of ${kubeconfigPath} (context ${admin.getCurrentContext()})`);
+    } else {
+      say('starting a local control plane (etcd, kube-apiserver, kube-controller-manager)…');
+      controlPlane = new ControlPlane({ dir: join(dir, 'control-plane'), log: say });
+      await controlPlane.start();
+      stops.push(() => controlPlane!.stop());
+      kubeconfigPath = controlPlane.kubeconfigPath;
+      admin.loadFromFile(kubeconfigPath);
+    }
+    const workflowNamespaces = opts.workflowNamespaces ?? ['default'];
+    say('installing CRDs and RBAC…');
+    await installBase(admin, workflowNamespaces);
+    for (const file of opts.pluginConfigMaps ?? []) {
+      const docs = readManifests(file).map((o) => ({ ...o, metadata: { ...o.metadata, namespace: o.metadata?.namespace ?? DEFAULT_INSTALL_NAMESPACE } }));
+      await applyAndWait(admin, docs);
+      say(`installed plugin ConfigMap ${file}`);
+    }
+
+    let runner: PodRunner | undefined;
+    if (opts.runner ?? controlPlane !== undefined) {
+      say('starting the local pod runner…');
+      runner = new PodRunner({ kubeConfig: admin, dir: join(dir, 'runner'), log: createLogger('runner') });
+      await runner.start();
+      stops.push(() => runner!.stop());
+    }
+
+    await waitForServiceAccount(admin, DEFAULT_INSTALL_NAMESPACE, 'plugflow-controller');
+    const pluginsEnabled = opts.plugins ?? true;
+    say(`starting the controller (executor plugins ${pluginsEnabled ? 'on' : 'off'})…`);
+    const controller = await startController({
+      kubeConfig: await serviceAccountKubeConfig(admin, DEFAULT_INSTALL_NAMESPACE, 'plugflow-controller'),
+      pluginsEnabled,
+      installNamespace: DEFAULT_INSTALL_NAMESPACE,
+      workers: opts.controllerWorkers,
+      metricsPort: 0,
+      metricsHost: '127.0.0.1',
+      log: createLogger('controller'),
+    });
+    stops.push(() => controller.stop());
+
+    say('starting the server…');
+    const server = await startServer({
+      kubeConfig: await serviceAccountKubeConfig(admin, DEFAULT_INSTALL_NAMESPACE, 'plugflow-server'),
+      port: opts.serverPort ?? 2746,
+      host: '127.0.0.1',
+      secure: opts.secure ?? true,
+      authMode: 'client',
+      logger: createLogger('server'),
+    });
+    stops.push(() => server.close());
+
+    const adminToken = controlPlane?.adminToken ?? admin.getCurrentUser()?.token;
+    return { kubeconfigPath, adminKubeConfig: admin, adminToken, controlPlane, runner, controller, server, dir, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
