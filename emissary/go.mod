@@ -1,0 +1,3 @@
+module plugflow.io/emissary
+
+go 1.22

@@ -1,0 +1,52 @@
+/**
+ * `plugflow executor …`: the commands that run inside a step pod (see src/pods/layout.ts).
+ *   install DIR   init container: copy the emissary into the shared volume
+ *   wait          wait container: report the main container's outputs in the termination message
+ */
+import type { Command } from 'commander';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { installEmissary } from '../executor/install.js';
+import { outputsFromEnv, runWait } from '../executor/wait.js';
+import { DEFAULT_TERMINATION_MESSAGE_PATH, ENV_VAR_DIR, VAR_DIR } from '../pods/layout.js';
+import { encodeWaitReport } from '../pods/wait-report.js';
+
+export function registerExecutorCommands(program: Command): void {
+  const executor = program.command('executor').description('commands run inside step pods (init and wait containers)');
+
+  executor
+    .command('install')
+    .description('copy the emissary binary into DIR (the step pod\'s shared volume)')
+    .argument('<dir>', 'target directory')
+    .action((dir: string) => {
+      const target = installEmissary(dir);
+      console.log(`installed ${target}`);
+    });
+
+  executor
+    .command('wait')
+    .description('wait for the main container, then write its outputs to the termination message file')
+    .option('--dir <dir>', 'the shared volume', process.env[ENV_VAR_DIR] || VAR_DIR)
+    .option('--termination-log <path>', 'where to write the report', DEFAULT_TERMINATION_MESSAGE_PATH)
+    .action(async (opts: { dir: string; terminationLog: string }) => {
+      const stop = new AbortController();
+      // The wait container is PID 1 of its container: without a handler it would ignore SIGTERM
+      // and hold the pod's deletion for the whole grace period.
+      const onSignal = () => stop.abort();
+      process.once('SIGTERM', onSignal);
+      process.once('SIGINT', onSignal);
+      let code: number;
+      try {
+        code = await runWait({ dir: opts.dir, terminationLog: opts.terminationLog, outputs: outputsFromEnv(), signal: stop.signal });
+        // The same report in the container's log, for people reading `kubectl logs -c wait`.
+        console.log(readFileSync(opts.terminationLog, 'utf8'));
+      } catch (err) {
+        const why = stop.signal.aborted ? 'the wait container was stopped before the main container finished' : (err as Error).message;
+        writeFileSync(opts.terminationLog, encodeWaitReport({ exitCode: -1, parameters: [], error: why }));
+        console.error(`plugflow executor wait: ${why}`);
+        code = stop.signal.aborted ? 143 : 1;
+      }
+      process.exitCode = code;
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+    });
+}

@@ -1,0 +1,220 @@
+import { describe, expect, it } from 'vitest';
+import type { Container, Template, Workflow } from '../api/index.js';
+import { buildStepPod, type StepPodInput } from './build-pod.js';
+import { expandVars } from './expand-vars.js';
+import { EMISSARY_PATH, ENV_OUTPUTS, ENV_SCRIPT, SCRIPT_PATH, VAR_DIR, VAR_VOLUME } from './layout.js';
+
+const workflow: Workflow = {
+  apiVersion: 'plugflow.io/v1alpha1',
+  kind: 'Workflow',
+  metadata: { name: 'wf', namespace: 'ns', uid: 'uid-1' },
+  spec: { templates: [] },
+};
+
+/** Every field of the container field set (spec 002), each with a distinctive value. */
+const fullContainer: Container = {
+  name: 'ignored',
+  image: 'alpine:3',
+  imagePullPolicy: 'IfNotPresent',
+  command: ['sh', '-c'],
+  args: ['echo $(GREETING) $$(LITERAL)'],
+  env: [
+    { name: 'GREETING', value: 'hello' },
+    { name: 'FROM_CM', valueFrom: { configMapKeyRef: { name: 'cm', key: 'k' } } },
+  ],
+  envFrom: [{ prefix: 'P_', configMapRef: { name: 'cm' } }, { secretRef: { name: 's', optional: true } }],
+  lifecycle: { preStop: { exec: { command: ['true'] } } },
+  livenessProbe: { exec: { command: ['true'] }, periodSeconds: 7 },
+  readinessProbe: { httpGet: { path: '/ready', port: 8080 }, failureThreshold: 5 },
+  startupProbe: { tcpSocket: { port: 'http' }, initialDelaySeconds: 2 },
+  ports: [{ containerPort: 8080, name: 'http', protocol: 'TCP' }],
+  resources: { requests: { cpu: '100m', memory: '64Mi' }, limits: { cpu: '1', memory: '128Mi' } },
+  securityContext: { runAsUser: 1000, runAsNonRoot: true, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
+  stdin: true,
+  stdinOnce: true,
+  tty: true,
+  terminationMessagePath: '/tmp/term',
+  terminationMessagePolicy: 'FallbackToLogsOnError',
+  volumeDevices: [{ name: 'blk', devicePath: '/dev/xvda' }],
+  volumeMounts: [{ name: 'data', mountPath: '/data', readOnly: true, subPath: 'sub' }],
+  workingDir: '/work',
+};
+
+function input(template: Partial<Template>, wf: Partial<Workflow['spec']> = {}): StepPodInput {
+  return {
+    workflow: { ...workflow, spec: { ...workflow.spec, ...wf } },
+    nodeId: 'wf-123',
+    podName: 'wf-step-123',
+    template: { name: 't', ...template },
+    executorImage: 'plugflow:dev',
+  };
+}
+
+describe('buildStepPod', () => {
+  it('carries every field of the container field set into the main container', () => {
+    const pod = buildStepPod(input({ container: fullContainer, volumes: [{ name: 'data', emptyDir: {} }] }));
+    const main = pod.spec!.containers.find((c) => c.name === 'main')!;
+    const { name: _n, command, args, env, volumeMounts, ...rest } = fullContainer;
+    expect(main).toMatchObject(rest);
+    expect(main.command).toEqual([EMISSARY_PATH, '--', ...command!]);
+    expect(main.args).toEqual(args);
+    expect(main.env).toEqual(env);
+    expect(main.volumeMounts).toEqual([...volumeMounts!, { name: VAR_VOLUME, mountPath: VAR_DIR }]);
+    for (const key of Object.keys(fullContainer)) expect(main, key).toHaveProperty(key);
+  });
+
+  it('leaves $(VAR) references for the kubelet, which expands them as without plugflow', () => {
+    const pod = buildStepPod(input({ container: fullContainer }));
+    const main = pod.spec!.containers[0];
+    const env = { GREETING: 'hello', LITERAL: 'no' };
+    expect([...main.command!, ...main.args!].map((a) => expandVars(a, env))).toEqual([EMISSARY_PATH, '--', 'sh', '-c', 'echo hello $(LITERAL)']);
+  });
+
+  it('lays out init, main, wait and wrapped sidecars around the shared volume', () => {
+    const pod = buildStepPod(
+      input({
+        container: { image: 'alpine', command: ['true'] },
+        initContainers: [{ name: 'prep', image: 'busybox', command: ['mkdir', '/data/x'] }],
+        sidecars: [{ name: 'db', image: 'redis', args: ['redis-server', '--port', '7000'] }],
+      }),
+    );
+    const spec = pod.spec!;
+    expect(spec.restartPolicy).toBe('Never');
+    expect(spec.initContainers!.map((c) => c.name)).toEqual(['init', 'prep']);
+    expect(spec.initContainers![0]).toMatchObject({ image: 'plugflow:dev', command: ['plugflow', 'executor', 'install', VAR_DIR] });
+    expect(spec.initContainers![1].command).toEqual(['mkdir', '/data/x']);
+    expect(spec.containers.map((c) => c.name)).toEqual(['main', 'wait', 'db']);
+    expect(spec.containers[1]).toMatchObject({ image: 'plugflow:dev', command: ['plugflow', 'executor', 'wait'] });
+    expect(spec.containers[2].command).toEqual([EMISSARY_PATH, '--sidecar', '--', 'redis-server']);
+    expect(spec.containers[2].args).toEqual(['--port', '7000']);
+    expect(spec.containers[2].volumeMounts).toEqual([{ name: VAR_VOLUME, mountPath: VAR_DIR, readOnly: true }]);
+    expect(spec.volumes).toEqual([{ name: VAR_VOLUME, emptyDir: {} }]);
+  });
+
+  it('puts the script in env (escaped against $(VAR) expansion) and its path in argv', () => {
+    const source = 'echo $$ $(HOME) "$NAME"\nprintf 42 > /tmp/out';
+    const pod = buildStepPod(
+      input({
+        script: { image: 'python', command: ['bash', '-e'], args: ['extra'], source },
+        outputs: { parameters: [{ name: 'answer', valueFrom: { path: '/tmp/out', default: 'none' } }, { name: 'plain', value: 'x' }] },
+      }),
+    );
+    const [main, wait] = pod.spec!.containers;
+    expect(main.command).toEqual([EMISSARY_PATH, '--', 'bash', '-e']);
+    expect(main.args).toEqual([SCRIPT_PATH, 'extra']);
+    const envOf = (name: string, c = main) => expandVars(c.env!.find((e) => e.name === name)!.value!, { HOME: '/root' });
+    expect(envOf(ENV_SCRIPT)).toBe(source);
+    expect(JSON.parse(envOf(ENV_OUTPUTS))).toEqual([{ name: 'answer', path: '/tmp/out' }]);
+    expect(JSON.parse(envOf(ENV_OUTPUTS, wait))).toEqual([{ name: 'answer', path: '/tmp/out', default: 'none' }]);
+  });
+
+  it('sets owner reference, labels, annotations and pod-level fields, template over workflow', () => {
+    const pod = buildStepPod(
+      input(
+        {
+          container: { image: 'alpine', command: ['true'] },
+          metadata: { labels: { team: 'a', app: 't' }, annotations: { note: 'n' } },
+          nodeSelector: { disk: 'ssd' },
+          tolerations: [{ key: 'gpu', operator: 'Exists', effect: 'NoSchedule' }],
+          affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'k', operator: 'In', values: ['v'] }] }] } } },
+          securityContext: { runAsUser: 2000, fsGroup: 3000 },
+          serviceAccountName: 'tmpl-sa',
+          schedulerName: 'custom',
+          priorityClassName: 'high',
+          activeDeadlineSeconds: '60',
+          automountServiceAccountToken: false,
+          hostAliases: [{ ip: '10.0.0.2', hostnames: ['b'] }],
+          volumes: [{ name: 'cfg', configMap: { name: 'cm' } }],
+        },
+        {
+          podMetadata: { labels: { team: 'wf', extra: 'e' }, annotations: { wfnote: 'w' } },
+          nodeSelector: { zone: 'z', disk: 'hdd' },
+          tolerations: [{ key: 'ignored', operator: 'Exists' }],
+          securityContext: { runAsUser: 1 },
+          serviceAccountName: 'wf-sa',
+          hostAliases: [{ ip: '10.0.0.1', hostnames: ['a'] }],
+          volumes: [{ name: 'shared', emptyDir: {} }],
+          volumeClaimTemplates: [{ metadata: { name: 'work' }, spec: { accessModes: ['ReadWriteOnce'] } }],
+          imagePullSecrets: [{ name: 'reg' }],
+        },
+      ),
+    );
+    expect(pod.metadata).toMatchObject({
+      name: 'wf-step-123',
+      namespace: 'ns',
+      labels: { team: 'a', app: 't', extra: 'e', 'workflows.plugflow.io/workflow': 'wf', 'workflows.plugflow.io/node-id': 'wf-123', 'workflows.plugflow.io/component': 'step' },
+      annotations: { note: 'n', wfnote: 'w' },
+      ownerReferences: [{ apiVersion: 'plugflow.io/v1alpha1', kind: 'Workflow', name: 'wf', uid: 'uid-1', controller: true, blockOwnerDeletion: true }],
+    });
+    expect(pod.spec).toMatchObject({
+      nodeSelector: { zone: 'z', disk: 'ssd' },
+      tolerations: [{ key: 'gpu', operator: 'Exists', effect: 'NoSchedule' }],
+      securityContext: { runAsUser: 2000, fsGroup: 3000 },
+      serviceAccountName: 'tmpl-sa',
+      schedulerName: 'custom',
+      priorityClassName: 'high',
+      activeDeadlineSeconds: 60,
+      automountServiceAccountToken: false,
+      hostAliases: [{ ip: '10.0.0.1', hostnames: ['a'] }, { ip: '10.0.0.2', hostnames: ['b'] }],
+      imagePullSecrets: [{ name: 'reg' }],
+    });
+    expect(pod.spec!.affinity!.nodeAffinity).toBeDefined();
+    expect(pod.spec!.volumes!.map((v) => v.name)).toEqual([VAR_VOLUME, 'work', 'shared', 'cfg']);
+    expect(pod.spec!.volumes![1]).toEqual({ name: 'work', persistentVolumeClaim: { claimName: 'wf-work' } });
+    expect(buildStepPod({ ...input({ container: { image: 'a', command: ['b'] } }), serviceAccountName: 'forced' }).spec!.serviceAccountName).toBe('forced');
+  });
+
+  it('applies the workflow podSpecPatch, then the template one', () => {
+    const pod = buildStepPod(
+      input(
+        { container: { image: 'alpine', command: ['true'] }, podSpecPatch: 'containers: [{name: main, resources: {limits: {memory: 1Gi}}}]' },
+        { podSpecPatch: '{"containers":[{"name":"main","resources":{"limits":{"memory":"2Gi","cpu":"2"}}}],"priority":null,"hostname":"h"}' },
+      ),
+    );
+    expect(pod.spec!.containers[0].resources).toEqual({ limits: { memory: '1Gi', cpu: '2' } });
+    expect(pod.spec!.hostname).toBe('h');
+  });
+
+  it('mirrors the main volume mounts into sidecars that ask for it', () => {
+    const pod = buildStepPod(
+      input({
+        container: { image: 'a', command: ['b'], volumeMounts: [{ name: 'd', mountPath: '/d' }] },
+        volumes: [{ name: 'd', emptyDir: {} }],
+        sidecars: [{ name: 's', image: 'x', command: ['y'], mirrorVolumeMounts: true }],
+      }),
+    );
+    const s = pod.spec!.containers[2];
+    expect(s.volumeMounts).toEqual([{ name: 'd', mountPath: '/d' }, { name: VAR_VOLUME, mountPath: VAR_DIR, readOnly: true }]);
+    expect(s).not.toHaveProperty('mirrorVolumeMounts');
+  });
+
+  it('is deterministic: the same input gives the same pod', () => {
+    const i = input({ script: { image: 'p', command: ['sh'], source: 'echo hi' }, sidecars: [{ name: 's', image: 'x', command: ['y'] }] });
+    expect(buildStepPod(i)).toEqual(buildStepPod(structuredClone(i)));
+  });
+
+  it('takes args alone as the command line when there is no command', () => {
+    const pod = buildStepPod(input({ container: { image: 'alpine', args: ['echo', 'hi'] } }));
+    expect(pod.spec!.containers[0].command).toEqual([EMISSARY_PATH, '--', 'echo']);
+    expect(pod.spec!.containers[0].args).toEqual(['hi']);
+  });
+
+  it('rejects what it cannot build, naming the template and field', () => {
+    const cases: Array<[Partial<Template>, RegExp]> = [
+      [{}, /template "t": a step pod needs a container or script section/],
+      [{ container: { command: ['x'] } }, /template "t": container.image is required/],
+      [{ container: { image: 'a' } }, /template "t": container.command is required/],
+      [{ script: { image: 'a', source: 'x' } }, /template "t": script.command is required/],
+      [{ container: { image: 'a', command: ['b'] }, sidecars: [{ name: 'wait', image: 'x', command: ['y'] }] }, /sidecars\[0\].name "wait" is reserved/],
+      [{ container: { image: 'a', command: ['b'] }, sidecars: [{ name: 's', image: 'x' }] }, /sidecars\[0\].command is required/],
+      [{ container: { image: 'a', command: ['b'] }, initContainers: [{ name: 's', image: 'x' }], sidecars: [{ name: 's', image: 'x', command: ['y'] }] }, /"s" is used twice/],
+      [{ container: { image: 'a', command: ['b'] }, podSpecPatch: '{bad' }, /template "t": podSpecPatch is not valid/],
+      [{ container: { image: 'a', command: ['b'] }, activeDeadlineSeconds: 'soon' }, /activeDeadlineSeconds must be a positive integer/],
+      [{ container: { image: 'a', command: ['b'], volumeMounts: [{ name: 'x', mountPath: VAR_DIR }] } }, /may not use \/var\/run\/plugflow/],
+    ];
+    for (const [template, error] of cases) expect(() => buildStepPod(input(template)), String(error)).toThrow(error);
+    expect(() => buildStepPod({ ...input({ container: { image: 'a', command: ['b'] } }), workflow: { ...workflow, metadata: { name: 'wf', namespace: 'ns' } } })).toThrow(
+      /metadata.uid/,
+    );
+  });
+});

@@ -1,0 +1,266 @@
+/**
+ * The pod of a container or script step (issue 4). Pure: the same inputs always give the same
+ * pod, so a create retried after a lost reply finds an identical pod under the same name (the
+ * engine chooses the name) and the caller can treat "already exists" as done.
+ *
+ * The pod layout and how outputs travel are described in layout.ts. What this file decides:
+ *   - the user's command and args go to the main container unchanged behind the emissary, so
+ *     the kubelet expands `$(VAR)` in them exactly as it would without plugflow; generated values
+ *     that must reach the process literally (script source, JSON) are escaped with escapeVars;
+ *   - the script source travels in env PLUGFLOW_SCRIPT and its path is placed explicitly in argv
+ *     (command, script path, args), so the pod spec shows the real command line;
+ *   - workflow-level settings (spec.nodeSelector, affinity, tolerations, securityContext,
+ *     podMetadata, volumes, podSpecPatch, ...) apply first, the template's win over them.
+ */
+import type { V1Container, V1EnvVar, V1Pod, V1PodSpec, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import {
+  API_VERSION,
+  LABEL_COMPONENT,
+  LABEL_NODE_ID,
+  LABEL_WORKFLOW,
+  type Container,
+  type Template,
+  type UserContainer,
+  type Workflow,
+} from '../api/index.js';
+import { escapeVars } from './expand-vars.js';
+import {
+  COMPONENT_STEP,
+  EMISSARY_PATH,
+  ENV_OUTPUTS,
+  ENV_SCRIPT,
+  INIT_CONTAINER,
+  MAIN_CONTAINER,
+  RESERVED_CONTAINER_NAMES,
+  SCRIPT_PATH,
+  VAR_DIR,
+  VAR_VOLUME,
+  WAIT_CONTAINER,
+  type OutputFileSpec,
+} from './layout.js';
+import { mergePodSpecPatch, parsePodSpecPatch } from './pod-spec-patch.js';
+
+export interface StepPodInput {
+  workflow: Workflow;
+  nodeId: string;
+  podName: string;
+  /** A template with a `container` or `script` section, parameters already substituted. */
+  template: Template;
+  /** Image of the init and wait containers (it provides `plugflow` and the emissary). */
+  executorImage: string;
+  /** Overrides the template's and the workflow's service account. */
+  serviceAccountName?: string;
+}
+
+/** Name of the PVC the controller creates for a workflow's `volumeClaimTemplates` entry. */
+export function claimNameFor(workflowName: string, claimTemplateName: string): string {
+  return `${workflowName}-${claimTemplateName}`;
+}
+
+export function buildStepPod(input: StepPodInput): V1Pod {
+  const { workflow, template } = input;
+  const where = `template "${template.name}"`;
+  const wfName = workflow.metadata.name;
+  const namespace = workflow.metadata.namespace;
+  if (!wfName || !workflow.metadata.uid) throw new Error(`workflow ${wfName ?? '(unnamed)'}: metadata.name and metadata.uid are needed to own its pods`);
+  if (!namespace) throw new Error(`workflow ${wfName}: metadata.namespace is needed to create its pods`);
+  const body = template.script ?? template.container;
+  if (!body) throw new Error(`${where}: a step pod needs a container or script section (this template has neither)`);
+  const field = template.script ? 'script' : 'container';
+  if (!body.image) throw new Error(`${where}: ${field}.image is required`);
+
+  const outputs = outputFiles(template);
+  const main = mainContainer(template, body, field, outputs, where);
+  const wfSpec = workflow.spec;
+  const podMeta = wfSpec.podMetadata ?? {};
+
+  let spec: V1PodSpec = {
+    restartPolicy: 'Never',
+    initContainers: [
+      {
+        name: INIT_CONTAINER,
+        image: input.executorImage,
+        command: ['plugflow', 'executor', 'install', VAR_DIR],
+        volumeMounts: [{ name: VAR_VOLUME, mountPath: VAR_DIR }],
+        terminationMessagePolicy: 'FallbackToLogsOnError',
+      },
+      ...(template.initContainers ?? []).map((c, i) => userContainer(c, `initContainers[${i}]`, main, where, false)),
+    ],
+    containers: [
+      main,
+      {
+        name: WAIT_CONTAINER,
+        image: input.executorImage,
+        command: ['plugflow', 'executor', 'wait'],
+        env: outputs.length ? [{ name: ENV_OUTPUTS, value: escapeVars(JSON.stringify(outputs)) }] : [],
+        volumeMounts: [{ name: VAR_VOLUME, mountPath: VAR_DIR, readOnly: true }],
+        terminationMessagePolicy: 'File',
+      },
+      ...(template.sidecars ?? []).map((c, i) => userContainer(c, `sidecars[${i}]`, main, where, true)),
+    ],
+    volumes: volumes(workflow, template),
+  };
+  assertUniqueNames(spec, where);
+
+  const serviceAccountName = input.serviceAccountName ?? template.serviceAccountName ?? wfSpec.serviceAccountName;
+  const automount = template.automountServiceAccountToken ?? wfSpec.automountServiceAccountToken;
+  const deadline = activeDeadline(template, where);
+  const optional: Partial<V1PodSpec> = {
+    serviceAccountName,
+    automountServiceAccountToken: automount,
+    nodeSelector: merged(wfSpec.nodeSelector, template.nodeSelector),
+    affinity: (template.affinity ?? wfSpec.affinity) as V1PodSpec['affinity'],
+    tolerations: (template.tolerations ?? wfSpec.tolerations) as V1PodSpec['tolerations'],
+    securityContext: (template.securityContext ?? wfSpec.securityContext) as V1PodSpec['securityContext'],
+    schedulerName: template.schedulerName ?? wfSpec.schedulerName,
+    priorityClassName: template.priorityClassName ?? wfSpec.podPriorityClassName,
+    hostAliases: concat(wfSpec.hostAliases, template.hostAliases) as V1PodSpec['hostAliases'],
+    imagePullSecrets: wfSpec.imagePullSecrets as V1PodSpec['imagePullSecrets'],
+    hostNetwork: wfSpec.hostNetwork,
+    dnsPolicy: wfSpec.dnsPolicy,
+    activeDeadlineSeconds: deadline,
+  };
+  for (const [k, v] of Object.entries(optional)) if (v !== undefined) (spec as unknown as Record<string, unknown>)[k] = v;
+
+  if (wfSpec.podSpecPatch) spec = mergePodSpecPatch(spec, parsePodSpecPatch(wfSpec.podSpecPatch, `workflow ${wfName}: spec.podSpecPatch`));
+  if (template.podSpecPatch) spec = mergePodSpecPatch(spec, parsePodSpecPatch(template.podSpecPatch, `${where}: podSpecPatch`));
+
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: input.podName,
+      namespace,
+      labels: {
+        ...podMeta.labels,
+        ...template.metadata?.labels,
+        [LABEL_WORKFLOW]: wfName,
+        [LABEL_NODE_ID]: input.nodeId,
+        [LABEL_COMPONENT]: COMPONENT_STEP,
+      },
+      annotations: {
+        ...podMeta.annotations,
+        ...template.metadata?.annotations,
+        'kubectl.kubernetes.io/default-container': MAIN_CONTAINER,
+      },
+      ownerReferences: [
+        { apiVersion: API_VERSION, kind: 'Workflow', name: wfName, uid: workflow.metadata.uid, controller: true, blockOwnerDeletion: true },
+      ],
+    },
+    spec,
+  };
+}
+
+/** Output parameters read from files of the main container. */
+function outputFiles(template: Template): OutputFileSpec[] {
+  const out: OutputFileSpec[] = [];
+  for (const p of template.outputs?.parameters ?? []) {
+    const path = p.valueFrom?.path;
+    if (!path) continue;
+    const def = p.valueFrom?.default;
+    out.push({ name: p.name, path, ...(def !== undefined ? { default: String(def) } : {}) });
+  }
+  return out;
+}
+
+/**
+ * The user's argv: command then args. With no command the image's entrypoint would run, which
+ * the pod builder cannot know (it never pulls images); args alone are then taken as the whole
+ * command line, which is right for the common images that have no ENTRYPOINT.
+ */
+function userArgv(c: Container, what: string): { command: string[]; args: string[] } {
+  if (c.command?.length) return { command: c.command, args: c.args ?? [] };
+  if (c.args?.length) return { command: [c.args[0]], args: c.args.slice(1) };
+  throw new Error(`${what}.command is required: plugflow runs it through its emissary and cannot read an image's entrypoint`);
+}
+
+function mainContainer(template: Template, body: Container, field: string, outputs: OutputFileSpec[], where: string): V1Container {
+  const source = template.script?.source;
+  let command: string[];
+  let args: string[];
+  if (template.script) {
+    if (!body.command?.length) throw new Error(`${where}: script.command is required (the interpreter, for example [python] or [sh])`);
+    command = body.command;
+    args = [SCRIPT_PATH, ...(body.args ?? [])];
+  } else {
+    ({ command, args } = userArgv(body, `${where}: ${field}`));
+  }
+  const env: V1EnvVar[] = [...((body.env ?? []) as V1EnvVar[])];
+  if (source !== undefined) env.push({ name: ENV_SCRIPT, value: escapeVars(source) });
+  if (outputs.length) env.push({ name: ENV_OUTPUTS, value: escapeVars(JSON.stringify(outputs.map(({ name, path }) => ({ name, path })))) });
+  const mounts = (body.volumeMounts ?? []) as V1VolumeMount[];
+  if (mounts.some((m) => m.mountPath.replace(/\/+$/, '') === VAR_DIR)) throw new Error(`${where}: ${field}.volumeMounts may not use ${VAR_DIR}, plugflow mounts its own volume there`);
+  return {
+    ...copyContainerFields(body),
+    name: MAIN_CONTAINER,
+    command: [EMISSARY_PATH, '--', ...command],
+    args,
+    env,
+    volumeMounts: [...mounts, { name: VAR_VOLUME, mountPath: VAR_DIR }],
+  };
+}
+
+/** An init container or sidecar of the template; sidecars run under the emissary. */
+function userContainer(c: UserContainer, field: string, main: V1Container, where: string, sidecar: boolean): V1Container {
+  if (!c.name) throw new Error(`${where}: ${field}.name is required`);
+  if (RESERVED_CONTAINER_NAMES.includes(c.name)) throw new Error(`${where}: ${field}.name "${c.name}" is reserved by plugflow (${RESERVED_CONTAINER_NAMES.join(', ')})`);
+  if (!c.image) throw new Error(`${where}: ${field}.image is required`);
+  let mounts = [...((c.volumeMounts ?? []) as V1VolumeMount[])];
+  if (c.mirrorVolumeMounts) {
+    const taken = new Set(mounts.map((m) => m.mountPath));
+    for (const m of main.volumeMounts ?? []) if (m.name !== VAR_VOLUME && !taken.has(m.mountPath)) mounts.push(m);
+  }
+  const out: V1Container = { ...copyContainerFields(c), name: c.name };
+  if (sidecar) {
+    const { command, args } = userArgv(c, `${where}: ${field}`);
+    out.command = [EMISSARY_PATH, '--sidecar', '--', ...command];
+    out.args = args;
+    mounts = [...mounts, { name: VAR_VOLUME, mountPath: VAR_DIR, readOnly: true }];
+  }
+  if (mounts.length) out.volumeMounts = mounts;
+  return out;
+}
+
+/** The container field set (spec 002) carried over as written; plugflow-only fields dropped. */
+function copyContainerFields(c: Container & { mirrorVolumeMounts?: boolean; dependencies?: string[]; source?: string }): V1Container {
+  const { mirrorVolumeMounts: _m, dependencies: _d, source: _s, ...rest } = c;
+  return structuredClone(rest) as V1Container;
+}
+
+function volumes(workflow: Workflow, template: Template): V1Volume[] {
+  const byName = new Map<string, V1Volume>();
+  byName.set(VAR_VOLUME, { name: VAR_VOLUME, emptyDir: {} });
+  for (const t of workflow.spec.volumeClaimTemplates ?? []) {
+    const name = t.metadata?.name;
+    if (name) byName.set(name, { name, persistentVolumeClaim: { claimName: claimNameFor(workflow.metadata.name!, name) } });
+  }
+  for (const v of [...(workflow.spec.volumes ?? []), ...(template.volumes ?? [])]) {
+    if (v.name === VAR_VOLUME) throw new Error(`template "${template.name}": volume name "${VAR_VOLUME}" is reserved by plugflow`);
+    byName.set(v.name, structuredClone(v) as V1Volume);
+  }
+  return [...byName.values()];
+}
+
+function assertUniqueNames(spec: V1PodSpec, where: string): void {
+  const seen = new Set<string>();
+  for (const c of [...(spec.initContainers ?? []), ...spec.containers]) {
+    if (seen.has(c.name)) throw new Error(`${where}: container name "${c.name}" is used twice (init containers and sidecars share one namespace of names)`);
+    seen.add(c.name);
+  }
+}
+
+function activeDeadline(template: Template, where: string): number | undefined {
+  const v = template.activeDeadlineSeconds;
+  if (v === undefined) return undefined;
+  const n = typeof v === 'number' ? v : /^\d+$/.test(v.trim()) ? Number(v) : NaN;
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${where}: activeDeadlineSeconds must be a positive integer, got ${JSON.stringify(v)}`);
+  return n;
+}
+
+function merged(a?: Record<string, string>, b?: Record<string, string>): Record<string, string> | undefined {
+  return a || b ? { ...a, ...b } : undefined;
+}
+
+function concat<T>(a?: T[], b?: T[]): T[] | undefined {
+  return a || b ? [...(a ?? []), ...(b ?? [])] : undefined;
+}

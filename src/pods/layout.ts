@@ -1,0 +1,60 @@
+/**
+ * The layout of a step pod, shared by the pod builder (which writes it into the spec), the
+ * executor (`plugflow executor install|wait`, which runs inside the pod) and the pod observer
+ * (which reads what the pod reported). One place, so a path or a name is never spelled twice.
+ *
+ * How a step pod reports its outputs (no API writes from the pod):
+ *   init     copies the static `emissary` binary into the shared emptyDir VAR_DIR
+ *   main     runs `VAR_DIR/emissary -- <command> [script] <args>`; the emissary tees stdout,
+ *            copies the declared output files and writes the exit code, then `main.done`
+ *   wait     waits for `main.done` and writes a WaitReport (JSON) to its termination message
+ *            file, which the kubelet copies into the pod status
+ *   sidecars run under `emissary --sidecar`, which stops them once `main.done` appears
+ */
+
+/** Names of the containers plugflow adds; user containers may not use them. */
+export const INIT_CONTAINER = 'init';
+export const MAIN_CONTAINER = 'main';
+export const WAIT_CONTAINER = 'wait';
+export const RESERVED_CONTAINER_NAMES: readonly string[] = [INIT_CONTAINER, MAIN_CONTAINER, WAIT_CONTAINER];
+
+/** The emptyDir shared by init, main, wait and the sidecars. */
+export const VAR_VOLUME = 'plugflow-var';
+export const VAR_DIR = '/var/run/plugflow';
+
+/** Files inside VAR_DIR (the emissary writes them; see emissary/main.go). */
+export const EMISSARY_PATH = `${VAR_DIR}/emissary`;
+export const SCRIPT_PATH = `${VAR_DIR}/script`;
+export const STDOUT_FILE = 'stdout';
+export const OUTPUTS_DIR = 'outputs';
+export const EXIT_CODE_FILE = 'main.exitcode';
+export const DONE_FILE = 'main.done';
+export const HEARTBEAT_FILE = 'main.alive';
+
+/** Environment variables the pod builder sets and the emissary / executor read. */
+export const ENV_SCRIPT = 'PLUGFLOW_SCRIPT';
+export const ENV_OUTPUTS = 'PLUGFLOW_OUTPUTS';
+export const ENV_VAR_DIR = 'PLUGFLOW_VAR_DIR';
+/** Where `plugflow executor install` finds the emissary binary (set by images and the runner). */
+export const ENV_EMISSARY = 'PLUGFLOW_EMISSARY';
+/** The emissary's location inside the plugflow image, when ENV_EMISSARY is not set. */
+export const DEFAULT_EMISSARY_SOURCE = '/usr/local/bin/plugflow-emissary';
+
+/** Kubernetes' default terminationMessagePath, where the wait container writes its report. */
+export const DEFAULT_TERMINATION_MESSAGE_PATH = '/dev/termination-log';
+/** The kubelet keeps at most this many bytes of a container's termination message. */
+export const TERMINATION_MESSAGE_LIMIT = 4096;
+
+/** The wait container reads the heartbeat as dead after this long without main.done. */
+export const HEARTBEAT_STALE_MS = 30_000;
+
+/** One element of PLUGFLOW_OUTPUTS: an output parameter read from a file of the main container. */
+export interface OutputFileSpec {
+  name: string;
+  path: string;
+  /** Used when the file does not exist (the parameter's `valueFrom.default`). */
+  default?: string;
+}
+
+/** Label value of LABEL_COMPONENT on step pods. */
+export const COMPONENT_STEP = 'step';

@@ -1,0 +1,110 @@
+/**
+ * What a step pod means for its node: V1Pod → PodObservation (src/engine/contract.ts). Pure.
+ *
+ * The node's fate follows the main container, not the pod phase: sidecars are stopped on
+ * purpose, so their exit codes do not count, and the outputs come from the wait container's
+ * report (wait-report.ts) in its termination message. The observation is final once the pod
+ * phase is final or both main and wait have terminated.
+ */
+import type { V1ContainerStatus, V1ContainerStateTerminated, V1Pod } from '@kubernetes/client-node';
+import type { Outputs } from '../api/index.js';
+import { LABEL_NODE_ID } from '../api/index.js';
+import type { PodObservation } from '../engine/contract.js';
+import { MAIN_CONTAINER, WAIT_CONTAINER } from './layout.js';
+import { parseWaitReport, type WaitReport } from './wait-report.js';
+
+/** Waiting reasons that mean the pod will not start by itself; reported while Pending. */
+const STUCK_REASONS = new Set([
+  'ErrImagePull',
+  'ImagePullBackOff',
+  'InvalidImageName',
+  'ErrImageNeverPull',
+  'CreateContainerConfigError',
+  'CreateContainerError',
+  'RunContainerError',
+  'CrashLoopBackOff',
+]);
+
+export function observePod(pod: V1Pod): PodObservation {
+  const status = pod.status ?? {};
+  const base = {
+    podName: pod.metadata?.name ?? '',
+    nodeId: pod.metadata?.labels?.[LABEL_NODE_ID] ?? '',
+    ...(status.startTime ? { startedAt: iso(status.startTime) } : {}),
+  };
+  const statuses = status.containerStatuses ?? [];
+  const mainT = find(statuses, MAIN_CONTAINER)?.state?.terminated;
+  const waitT = find(statuses, WAIT_CONTAINER)?.state?.terminated;
+  const final = status.phase === 'Succeeded' || status.phase === 'Failed' || (mainT !== undefined && waitT !== undefined);
+
+  if (!final) {
+    if (pod.metadata?.deletionTimestamp) return { ...base, phase: 'Deleted', message: 'the pod was deleted before the step finished' };
+    if (status.phase === 'Running') return { ...base, phase: 'Running' };
+    const message = pendingMessage(pod);
+    return { ...base, phase: 'Pending', ...(message ? { message } : {}) };
+  }
+
+  const finishedAt = lastFinish([...(status.initContainerStatuses ?? []), ...statuses]);
+  const done = { ...base, ...(finishedAt ? { finishedAt } : {}) };
+
+  if (!mainT) {
+    const initFailure = (status.initContainerStatuses ?? []).find((s) => (s.state?.terminated?.exitCode ?? 0) !== 0);
+    if (initFailure) return { ...done, phase: 'Failed', message: `init container ${initFailure.name}: ${describe(initFailure.state!.terminated!)}` };
+    const why = [status.reason, status.message].filter(Boolean).join(': ');
+    return { ...done, phase: 'Failed', message: why || 'the pod ended before its main container ran' };
+  }
+
+  const parsed = waitT?.message ? parseWaitReport(waitT.message) : undefined;
+  const report: WaitReport | undefined = parsed && 'report' in parsed ? parsed.report : undefined;
+  const outputs: Outputs = { exitCode: String(mainT.exitCode) };
+  if (report?.result !== undefined) outputs.result = report.result;
+  if (report?.parameters.length) outputs.parameters = report.parameters.map((p) => ({ name: p.name, value: p.value }));
+
+  if (mainT.exitCode !== 0) return { ...done, phase: 'Failed', message: describe(mainT), outputs };
+  if (report?.error) return { ...done, phase: 'Failed', message: report.error, outputs };
+  if (parsed && 'error' in parsed) return { ...done, phase: 'Failed', message: parsed.error, outputs };
+  if (!waitT) return { ...done, phase: 'Failed', message: 'the wait container did not finish, so the outputs were not collected', outputs };
+  if (waitT.exitCode !== 0 || !report) return { ...done, phase: 'Failed', message: `the wait container failed to collect the outputs: ${describe(waitT)}`, outputs };
+  const note =
+    report.resultTruncatedFrom !== undefined
+      ? `outputs.result was shortened from ${report.resultTruncatedFrom} to ${Buffer.byteLength(report.result ?? '')} bytes to fit the termination message`
+      : undefined;
+  return { ...done, phase: 'Succeeded', outputs, ...(note ? { message: note } : {}) };
+}
+
+/** "OOMKilled (exit code 137)", "Error (exit code 1): <message>". */
+function describe(t: V1ContainerStateTerminated): string {
+  const head = `${t.reason || 'Error'} (exit code ${t.exitCode})`;
+  const msg = t.message?.trim();
+  return msg ? `${head}: ${msg.length > 512 ? `${msg.slice(0, 512)}…` : msg}` : head;
+}
+
+/** Why a pending pod is not starting, when it will not start by itself. */
+function pendingMessage(pod: V1Pod): string | undefined {
+  const status = pod.status ?? {};
+  for (const s of [...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])]) {
+    const w = s.state?.waiting;
+    if (w?.reason && STUCK_REASONS.has(w.reason)) return `${s.name}: ${w.reason}${w.message ? `: ${w.message}` : ''}`;
+  }
+  const unschedulable = status.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False');
+  if (unschedulable?.message) return unschedulable.message;
+  return undefined;
+}
+
+function find(statuses: V1ContainerStatus[], name: string): V1ContainerStatus | undefined {
+  return statuses.find((s) => s.name === name);
+}
+
+function lastFinish(statuses: V1ContainerStatus[]): string | undefined {
+  let last: string | undefined;
+  for (const s of statuses) {
+    const f = s.state?.terminated?.finishedAt;
+    if (f && (!last || iso(f) > last)) last = iso(f);
+  }
+  return last;
+}
+
+/** Timestamps are Date objects from the typed client and strings from raw watch events. */
+function iso(t: Date | string): string {
+  return typeof t === 'string' ? new Date(t).toISOString() : t.toISOString();
+}

@@ -1,0 +1,184 @@
+/**
+ * The runner's Node object and its heartbeat. Like a kubelet it creates (or adopts) its Node
+ * with a Ready condition, renews a Lease named after the node in kube-node-lease every 10 s,
+ * and refreshes the Ready condition's heartbeat now and then. On stop it marks the node not
+ * ready, so nothing mistakes a stopped runner for a live one.
+ *
+ * The API server taints every new node `node.kubernetes.io/not-ready:NoSchedule`, and the
+ * node lifecycle controller lifts the taint once the node reports Ready. That controller does
+ * not run in the development control plane, so the runner does its part for its own node:
+ * it removes the taint when ready and puts it back when it stops.
+ */
+import type { CoordinationV1Api, CoreV1Api, V1Node, V1NodeCondition } from '@kubernetes/client-node';
+import { cpus, totalmem } from 'node:os';
+import type { Logger } from '../log/logger.js';
+import type { NodeResources } from './field-ref.js';
+import { LOCAL_IP } from './field-ref.js';
+import { notFound } from './volumes.js';
+
+export const LEASE_NAMESPACE = 'kube-node-lease';
+const NOT_READY_TAINT = 'node.kubernetes.io/not-ready';
+const UNREACHABLE_TAINT = 'node.kubernetes.io/unreachable';
+const LEASE_SECONDS = 40;
+const RENEW_MS = 10_000;
+const STATUS_EVERY_MS = 60_000;
+
+export function localNodeResources(): NodeResources {
+  return { cpu: cpus().length, memory: totalmem(), ephemeralStorage: 100 * 2 ** 30 };
+}
+
+export function nodeObject(name: string, resources: NodeResources, ready: boolean, now: string, kubeletPort?: number): V1Node {
+  const capacity = { cpu: String(resources.cpu), memory: `${Math.floor(resources.memory / 1024)}Ki`, pods: '110', 'ephemeral-storage': `${Math.floor(resources.ephemeralStorage / 1024)}Ki` };
+  const readyCondition: V1NodeCondition = {
+    type: 'Ready',
+    status: ready ? 'True' : 'False',
+    reason: ready ? 'KubeletReady' : 'KubeletStopped',
+    message: ready ? 'plugflow local pod runner is ready' : 'plugflow local pod runner stopped',
+    lastHeartbeatTime: new Date(now),
+    lastTransitionTime: new Date(now),
+  };
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: {
+      name,
+      labels: { 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': process.arch === 'x64' ? 'amd64' : process.arch, 'plugflow.io/local-runner': 'true' },
+    },
+    status: {
+      capacity,
+      allocatable: capacity,
+      conditions: [readyCondition],
+      // Only the IP: the API server reaches the kubelet endpoint by the first address type it
+      // prefers, and the node name does not resolve.
+      addresses: [{ type: 'InternalIP', address: LOCAL_IP }],
+      ...(kubeletPort ? { daemonEndpoints: { kubeletEndpoint: { Port: kubeletPort } } } : {}),
+      nodeInfo: {
+        architecture: process.arch,
+        operatingSystem: 'linux',
+        kubeletVersion: 'plugflow-runner',
+        kubeProxyVersion: '',
+        containerRuntimeVersion: 'plugflow-runner://local-processes',
+        kernelVersion: '',
+        osImage: 'local processes',
+        machineID: '',
+        systemUUID: '',
+        bootID: '',
+      },
+    },
+  };
+}
+
+export class NodeHeartbeat {
+  private timer?: NodeJS.Timeout;
+  private lastStatus = 0;
+  private node?: V1Node;
+
+  constructor(
+    private readonly core: CoreV1Api,
+    private readonly coordination: CoordinationV1Api,
+    private readonly name: string,
+    private readonly resources: NodeResources,
+    private readonly log: Logger,
+    /** Port of the runner's log endpoint (kubelet-server.ts). */
+    private readonly kubeletPort?: number,
+  ) {}
+
+  /** Creates or adopts the Node, marks it ready and starts the lease. */
+  async start(): Promise<V1Node> {
+    const now = new Date().toISOString();
+    const desired = nodeObject(this.name, this.resources, true, now, this.kubeletPort);
+    let node: V1Node;
+    try {
+      node = await this.core.createNode({ body: desired });
+      this.log.info('registered node', { node: this.name });
+    } catch (err) {
+      if ((err as { code?: number }).code !== 409) throw err;
+      node = await this.core.readNode({ name: this.name });
+      node.metadata!.labels = { ...node.metadata!.labels, ...desired.metadata!.labels };
+      node = await this.core.replaceNode({ name: this.name, body: node });
+      this.log.info('adopted existing node', { node: this.name });
+    }
+    this.node = await this.writeStatus(true);
+    this.node = await this.setNotReadyTaint(false);
+    await this.renewLease();
+    this.timer = setInterval(() => void this.beat(), RENEW_MS);
+    this.timer.unref();
+    return this.node ?? node;
+  }
+
+  /** The node as last written (labels for scheduling decisions). */
+  current(): V1Node | undefined {
+    return this.node;
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.writeStatus(false).catch((err) => this.log.warn('marking the node not ready failed', { error: String(err) }));
+    await this.setNotReadyTaint(true).catch((err) => this.log.warn('tainting the node not ready failed', { error: String(err) }));
+  }
+
+  /** Adds or removes the not-ready NoSchedule taint (and drops a stale unreachable one). */
+  private async setNotReadyTaint(present: boolean): Promise<V1Node> {
+    for (let attempt = 0; ; attempt++) {
+      const node = await this.core.readNode({ name: this.name });
+      const others = (node.spec?.taints ?? []).filter((t) => t.key !== NOT_READY_TAINT && t.key !== UNREACHABLE_TAINT);
+      const taints = present ? [...others, { key: NOT_READY_TAINT, effect: 'NoSchedule' }] : others;
+      const before = JSON.stringify(node.spec?.taints ?? []);
+      if (JSON.stringify(taints) === before) return node;
+      node.spec = { ...node.spec, taints };
+      try {
+        return await this.core.replaceNode({ name: this.name, body: node });
+      } catch (err) {
+        if ((err as { code?: number }).code !== 409 || attempt >= 5) throw err;
+      }
+    }
+  }
+
+  private async beat(): Promise<void> {
+    try {
+      await this.renewLease();
+      if (Date.now() - this.lastStatus > STATUS_EVERY_MS) {
+        this.node = await this.writeStatus(true);
+        this.node = await this.setNotReadyTaint(false);
+      }
+    } catch (err) {
+      this.log.warn('node heartbeat failed; will retry', { node: this.name, error: String(err) });
+    }
+  }
+
+  private async writeStatus(ready: boolean): Promise<V1Node> {
+    for (let attempt = 0; ; attempt++) {
+      const node = await this.core.readNode({ name: this.name });
+      node.status = { ...node.status, ...nodeObject(this.name, this.resources, ready, new Date().toISOString(), this.kubeletPort).status };
+      try {
+        const out = await this.core.replaceNodeStatus({ name: this.name, body: node });
+        this.lastStatus = Date.now();
+        return out;
+      } catch (err) {
+        if ((err as { code?: number }).code !== 409 || attempt >= 5) throw err;
+      }
+    }
+  }
+
+  private async renewLease(): Promise<void> {
+    // A MicroTime needs six fractional digits; the client passes this type through untouched.
+    const now = new Date().toISOString().replace(/Z$/, '000Z') as unknown as Date;
+    try {
+      const lease = await this.coordination.readNamespacedLease({ name: this.name, namespace: LEASE_NAMESPACE });
+      lease.spec = { ...lease.spec, holderIdentity: this.name, leaseDurationSeconds: LEASE_SECONDS, renewTime: now };
+      await this.coordination.replaceNamespacedLease({ name: this.name, namespace: LEASE_NAMESPACE, body: lease });
+    } catch (err) {
+      if (!notFound(err)) throw err;
+      const owner = this.node?.metadata?.uid
+        ? [{ apiVersion: 'v1', kind: 'Node', name: this.name, uid: this.node.metadata.uid }]
+        : undefined;
+      await this.coordination.createNamespacedLease({
+        namespace: LEASE_NAMESPACE,
+        body: {
+          metadata: { name: this.name, namespace: LEASE_NAMESPACE, ownerReferences: owner },
+          spec: { holderIdentity: this.name, leaseDurationSeconds: LEASE_SECONDS, renewTime: now },
+        },
+      });
+    }
+  }
+}
