@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NPM ?= npm
 export GOTOOLCHAIN := local
 
-.PHONY: deps node-deps control-plane build lint crds test test-unit test-kube dev bench soak fuzz clean
+.PHONY: deps node-deps control-plane build lint crds test test-go test-unit test-kube dev bench soak fuzz clean
 
 ## deps: everything a fresh machine needs (npm packages, the control plane binaries)
 deps: node-deps control-plane
@@ -32,9 +32,12 @@ crds: node-deps
 	npx tsx hack/gen-crds.ts
 	npx tsx hack/gen-install.ts
 
-## test: unit tests, then the Kubernetes-facing suites against a real control plane
-test: deps build lint
+## test: unit tests (TypeScript and the Go emissary), then the Kubernetes-facing suites against a real control plane
+test: deps build lint test-go
 	npx vitest run
+
+test-go:
+	cd emissary && CGO_ENABLED=0 go test ./...
 
 test-unit: node-deps
 	npx vitest run --project unit

@@ -116,11 +116,8 @@ describe('manifests/install.yaml', () => {
     const token = await serviceAccountToken('plugflow', 'plugflow-server');
     expect(await rulesOf(token, workNs)).toEqual({
       '/events': ['create', 'patch'],
-      'authentication.k8s.io/tokenreviews': ['create'],
-      'authorization.k8s.io/subjectaccessreviews': ['create'],
-      'events.k8s.io/events': ['create', 'patch'],
       'plugflow.io/clusterworkflowtemplates': ['get'],
-      'plugflow.io/workfloweventbindings': ['get', 'list', 'watch'],
+      'plugflow.io/workfloweventbindings': ['list', 'watch'],
       'plugflow.io/workflows': ['create', 'delete', 'get', 'list'],
       'plugflow.io/workflowtemplates': ['get'],
     });

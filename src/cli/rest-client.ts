@@ -1,0 +1,123 @@
+/**
+ * Client of the plugflow server's REST API (the workflow endpoints and the event endpoint), for
+ * the CLI. A server with a generated certificate needs `insecureSkipTlsVerify` (`-k`).
+ */
+import { Agent, request, type Dispatcher } from 'undici';
+import type { Workflow } from '../api/index.js';
+
+export interface RestClientOptions {
+  /** Base address, e.g. `https://localhost:2746`. */
+  server: string;
+  /** Bearer token (client auth mode). */
+  token?: string;
+  insecureSkipTlsVerify?: boolean;
+  timeoutMs?: number;
+}
+
+/** An error reply of the server: HTTP status, gRPC-style code and message. */
+export class RestError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: number | undefined,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RestError';
+  }
+}
+
+export interface ListOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continue?: string;
+}
+
+export interface WorkflowList {
+  items: Workflow[];
+  metadata?: { continue?: string; resourceVersion?: string };
+}
+
+export interface EventReply {
+  status: number;
+  body: unknown;
+}
+
+export class RestClient {
+  private readonly base: string;
+  private readonly dispatcher?: Dispatcher;
+
+  constructor(private readonly opts: RestClientOptions) {
+    if (!/^https?:\/\//.test(opts.server)) throw new Error(`--server must be an http:// or https:// address, got "${opts.server}"`);
+    this.base = opts.server.replace(/\/+$/, '');
+    if (opts.insecureSkipTlsVerify) this.dispatcher = new Agent({ connect: { rejectUnauthorized: false } });
+  }
+
+  async close(): Promise<void> {
+    await this.dispatcher?.close();
+  }
+
+  createWorkflow(namespace: string, workflow: Workflow, serverDryRun = false): Promise<Workflow> {
+    return this.json('POST', `/api/v1/workflows/${enc(namespace)}`, { namespace, serverDryRun, workflow });
+  }
+
+  listWorkflows(namespace: string, o: ListOptions = {}): Promise<WorkflowList> {
+    const q = new URLSearchParams();
+    if (o.labelSelector) q.set('listOptions.labelSelector', o.labelSelector);
+    if (o.fieldSelector) q.set('listOptions.fieldSelector', o.fieldSelector);
+    if (o.limit !== undefined) q.set('listOptions.limit', String(o.limit));
+    if (o.continue) q.set('listOptions.continue', o.continue);
+    const qs = q.toString();
+    return this.json('GET', `/api/v1/workflows/${enc(namespace)}${qs ? `?${qs}` : ''}`);
+  }
+
+  getWorkflow(namespace: string, name: string): Promise<Workflow> {
+    return this.json('GET', `/api/v1/workflows/${enc(namespace)}/${enc(name)}`);
+  }
+
+  async deleteWorkflow(namespace: string, name: string): Promise<void> {
+    await this.json('DELETE', `/api/v1/workflows/${enc(namespace)}/${enc(name)}`);
+  }
+
+  /** Posts an event; returns status and body (a 503 is returned, not thrown, so callers can retry). */
+  async sendEvent(namespace: string, discriminator: string, body: string, headers: Record<string, string | string[]> = {}): Promise<EventReply> {
+    const res = await this.raw('POST', `/api/v1/events/${enc(namespace)}/${discriminator ? enc(discriminator) : ''}`, body, headers);
+    return { status: res.status, body: res.body };
+  }
+
+  private async json<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await this.raw(method, path, body === undefined ? undefined : JSON.stringify(body), {});
+    if (res.status >= 200 && res.status < 300) return res.body as T;
+    const err = res.body as { code?: number; message?: string } | undefined;
+    throw new RestError(res.status, err?.code, `${method} ${path}: ${res.status} ${err?.message ?? JSON.stringify(res.body)}`);
+  }
+
+  private async raw(method: string, path: string, body: string | undefined, extra: Record<string, string | string[]>): Promise<{ status: number; body: unknown }> {
+    const headers: Record<string, string | string[]> = { accept: 'application/json', ...extra };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (this.opts.token) headers.authorization = this.opts.token.startsWith('Bearer ') ? this.opts.token : `Bearer ${this.opts.token}`;
+    const timeout = this.opts.timeoutMs ?? 30_000;
+    const res = await request(this.base + path, {
+      method: method as 'GET',
+      headers,
+      body,
+      dispatcher: this.dispatcher,
+      headersTimeout: timeout,
+      bodyTimeout: timeout,
+    }).catch((err: Error & { code?: string; cause?: { code?: string } }) => {
+      const code = err.code ?? err.cause?.code;
+      const hint = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY/.test(String(code)) ? ' (a generated certificate? pass --insecure-skip-tls-verify)' : '';
+      throw new Error(`cannot reach ${this.base}: ${err.message}${code ? ` [${code}]` : ''}${hint}`);
+    });
+    const text = await res.body.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      /* keep the text */
+    }
+    return { status: res.statusCode, body: parsed };
+  }
+}
+
+const enc = encodeURIComponent;

@@ -1,0 +1,95 @@
+/**
+ * `plugflow server`: the workflow REST API and event endpoint (src/server). Stops gracefully on
+ * SIGTERM/SIGINT: events already accepted are dispatched before the process exits.
+ */
+import { KubeConfig } from '@kubernetes/client-node';
+import { InvalidArgumentError, type Command } from 'commander';
+import { createLogger } from '../log/logger.js';
+import type { AuthMode } from '../server/auth.js';
+import type { DispatchMode } from '../server/routes/events.js';
+import { DEFAULTS, startServer } from '../server/server.js';
+
+function bool(v: string | undefined): boolean {
+  if (v === undefined || v === '' || v === 'true') return true;
+  if (v === 'false') return false;
+  throw new InvalidArgumentError('expected true or false');
+}
+
+function positiveInt(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number of at least 1');
+  return n;
+}
+
+function oneOf<T extends string>(...allowed: T[]) {
+  return (v: string): T => {
+    if (!(allowed as string[]).includes(v)) throw new InvalidArgumentError(`expected one of ${allowed.join(', ')}`);
+    return v as T;
+  };
+}
+
+interface ServerFlags {
+  port: number;
+  host: string;
+  secure: boolean;
+  tlsCert?: string;
+  tlsKey?: string;
+  authMode: AuthMode;
+  eventOperationQueueSize: number;
+  eventWorkerCount: number;
+  eventDispatch: DispatchMode;
+  maxBodySize: number;
+  namespace?: string;
+  kubeconfig?: string;
+}
+
+export function registerServerCommands(program: Command): void {
+  program
+    .command('server')
+    .description('serve the workflow REST API and the event endpoint')
+    .option('--port <port>', 'port to listen on', (v) => Number.parseInt(v, 10), DEFAULTS.port)
+    .option('--host <address>', 'address to listen on', DEFAULTS.host)
+    .option('--secure [bool]', 'serve HTTPS (--secure=false for plain HTTP)', bool, true)
+    .option('--tls-cert <file>', 'PEM certificate (default: a generated self-signed one)')
+    .option('--tls-key <file>', 'PEM private key of --tls-cert')
+    .option('--auth-mode <mode>', "client: callers' bearer tokens decide (RBAC); server: the server's own account", oneOf<AuthMode>('client', 'server'), DEFAULTS.authMode)
+    .option('--event-operation-queue-size <n>', 'most events in process at once; beyond it 503', positiveInt, DEFAULTS.eventOperationQueueSize)
+    .option('--event-worker-count <n>', 'events dispatched at once', positiveInt, DEFAULTS.eventWorkerCount)
+    .option('--event-dispatch <mode>', 'async: reply at once; sync: reply with the workflows created', oneOf<DispatchMode>('async', 'sync'), DEFAULTS.eventDispatch)
+    .option('--max-body-size <bytes>', 'largest request body; beyond it 413', positiveInt, DEFAULTS.maxBodyBytes)
+    .option('--namespace <ns>', 'watch WorkflowEventBindings in this namespace only (default: all)')
+    .option('--kubeconfig <path>', "the server's own kubeconfig (default: $KUBECONFIG, ~/.kube/config or in-cluster)")
+    .action(async (flags: ServerFlags) => {
+      const kc = new KubeConfig();
+      if (flags.kubeconfig) kc.loadFromFile(flags.kubeconfig);
+      else kc.loadFromDefault();
+      const logger = createLogger('server');
+      const server = await startServer({
+        kubeConfig: kc,
+        port: flags.port,
+        host: flags.host,
+        secure: flags.secure,
+        tlsCert: flags.tlsCert,
+        tlsKey: flags.tlsKey,
+        authMode: flags.authMode,
+        eventOperationQueueSize: flags.eventOperationQueueSize,
+        eventWorkerCount: flags.eventWorkerCount,
+        eventDispatch: flags.eventDispatch,
+        maxBodyBytes: flags.maxBodySize,
+        namespace: flags.namespace,
+        logger,
+      });
+      const stop = (signal: string) => {
+        logger.info('signal received', { signal });
+        server.close().then(
+          () => process.exit(0),
+          (err: unknown) => {
+            logger.error('shutdown failed', { error: (err as Error).message });
+            process.exit(1);
+          },
+        );
+      };
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.once('SIGINT', () => stop('SIGINT'));
+    });
+}

@@ -1,0 +1,44 @@
+/**
+ * Where `plugflow submit/list/get/delete` send their calls: to a plugflow server's REST API
+ * (`--server URL --token T`), or straight to Kubernetes with the kubeconfig. The commands in
+ * rest.ts are written against this interface only, so both paths print the same.
+ */
+import type { Workflow } from '../api/index.js';
+import { kubeBackend } from './kube-backend.js';
+import { RestClient, type ListOptions, type WorkflowList } from './rest-client.js';
+
+export interface WorkflowBackend {
+  /** For messages: where the calls go. */
+  readonly where: string;
+  create(namespace: string, workflow: Workflow, dryRun: boolean): Promise<Workflow>;
+  list(namespace: string, options: ListOptions): Promise<WorkflowList>;
+  get(namespace: string, name: string): Promise<Workflow>;
+  delete(namespace: string, name: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface BackendFlags {
+  server?: string;
+  token?: string;
+  insecureSkipTlsVerify?: boolean;
+  kubeconfig?: string;
+}
+
+/** The REST backend when a server is given (flag or PLUGFLOW_SERVER), the kubeconfig otherwise. */
+export function backendFor(flags: BackendFlags): WorkflowBackend {
+  const server = flags.server ?? process.env.PLUGFLOW_SERVER;
+  if (server) return restBackend(server, flags.token ?? process.env.PLUGFLOW_TOKEN, flags.insecureSkipTlsVerify ?? false);
+  return kubeBackend(flags);
+}
+
+export function restBackend(server: string, token: string | undefined, insecureSkipTlsVerify: boolean): WorkflowBackend {
+  const c = new RestClient({ server, token, insecureSkipTlsVerify });
+  return {
+    where: server,
+    create: (ns, wf, dryRun) => c.createWorkflow(ns, wf, dryRun),
+    list: (ns, o) => c.listWorkflows(ns, o),
+    get: (ns, name) => c.getWorkflow(ns, name),
+    delete: (ns, name) => c.deleteWorkflow(ns, name),
+    close: () => c.close(),
+  };
+}

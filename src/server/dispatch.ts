@@ -1,0 +1,147 @@
+/**
+ * One event through the bindings of its namespace, in order (a worker of the event queue runs
+ * this). For each binding whose selector is true: evaluate parameters and metadata, read the
+ * WorkflowTemplate or ClusterWorkflowTemplate and create the Workflow — both with the caller's
+ * identity, so a token can only submit what its role may read and create.
+ *
+ * Every per-binding failure is logged, recorded as a Warning Event (WorkflowEventBindingError)
+ * on the binding and counted in plugflow_event_binding_total{outcome}; it never stops the other
+ * bindings. The result lists the workflows created and the failures (the reply of
+ * `--event-dispatch=sync`).
+ */
+import { GROUP, PLURAL, VERSION } from '../api/index.js';
+import { eventEnvironment, eventMetadata } from '../expr/index.js';
+import type { Logger } from '../log/logger.js';
+import type { Caller } from './auth.js';
+import { BindingFailure, evaluateSubmission, matches, type CompiledBinding, type EventEnv } from './binding-compile.js';
+import type { BindingCache } from './binding-cache.js';
+import type { EventRecorder } from './event-recorder.js';
+import { KubeApiError, resourcePath, type KubeRest } from './kube-rest.js';
+import type { BindingOutcome, ServerMetrics } from './metrics.js';
+import { defaultWorkflowName, workflowFromSubmission, type Submission } from './workflow-from-event.js';
+
+export interface EventJob {
+  namespace: string;
+  discriminator: string;
+  payload: unknown;
+  /** The request's raw headers (`req.rawHeaders`); `metadata` is made from them only when a binding needs it. */
+  headers: readonly string[];
+  caller: Caller;
+  /** performance.now() when the request arrived. */
+  receivedAt: number;
+}
+
+export interface DispatchResult {
+  /** Workflows created, in binding order. */
+  workflows: { binding: string; name: string }[];
+  /** Bindings that matched (or could not be evaluated) and failed. */
+  errors: { binding: string; reason: BindingOutcome; message: string }[];
+}
+
+export interface DispatcherOptions {
+  kube: KubeRest;
+  bindings: BindingCache;
+  recorder: EventRecorder;
+  metrics: ServerMetrics;
+  logger: Logger;
+  /** Attempts at a generated name that the API server reports as taken (default 5). */
+  nameAttempts?: number;
+}
+
+export class Dispatcher {
+  constructor(private readonly o: DispatcherOptions) {}
+
+  async dispatch(job: EventJob): Promise<DispatchResult> {
+    const started = performance.now();
+    const result: DispatchResult = { workflows: [], errors: [] };
+    const bindings = this.o.bindings.bindingsIn(job.namespace);
+    const env: EventEnv | undefined =
+      bindings.length === 0
+        ? undefined
+        : eventEnvironment({ payload: job.payload, metadata: eventMetadata(job.headers), discriminator: job.discriminator, namespace: job.namespace });
+    for (const b of bindings) {
+      if (b.problems.length > 0) {
+        // Reported (log + Event) when the binding entered the cache; only counted here.
+        this.count(b, 'invalid_binding');
+        result.errors.push({ binding: b.name, reason: 'invalid_binding', message: `binding is invalid: ${b.problems.join('; ')}` });
+        continue;
+      }
+      try {
+        if (!matches(b, env!)) {
+          this.count(b, 'no_match');
+          continue;
+        }
+        const name = await this.submit(b, evaluateSubmission(b, env!), job);
+        this.count(b, 'submitted');
+        this.o.metrics.eventToWorkflowSeconds.observe((performance.now() - job.receivedAt) / 1000);
+        this.o.logger.info('workflow submitted from event', { namespace: b.namespace, binding: b.name, workflow: name, caller: job.caller.id });
+        result.workflows.push({ binding: b.name, name });
+      } catch (err) {
+        const f = err instanceof BindingFailure ? err : new BindingFailure('submit_error', (err as Error)?.message ?? String(err));
+        this.fail(b, f, job);
+        result.errors.push({ binding: b.name, reason: f.outcome, message: f.message });
+      }
+    }
+    this.o.metrics.eventsDispatched.inc();
+    this.o.metrics.dispatchSeconds.observe((performance.now() - started) / 1000);
+    return result;
+  }
+
+  private async submit(b: CompiledBinding, s: Submission, job: EventJob): Promise<string> {
+    const identity = job.caller.identity;
+    const kind = s.template.clusterScope ? 'ClusterWorkflowTemplate' : 'WorkflowTemplate';
+    const templateName = s.template.clusterScope ? s.template.name : `${b.namespace}/${s.template.name}`;
+    try {
+      await this.o.kube.call({
+        method: 'GET',
+        path: s.template.clusterScope
+          ? resourcePath(GROUP, VERSION, PLURAL.clusterWorkflowTemplate, undefined, s.template.name)
+          : resourcePath(GROUP, VERSION, PLURAL.workflowTemplate, b.namespace, s.template.name),
+        identity,
+      });
+    } catch (err) {
+      throw classify(err, `reading ${kind} ${templateName}`, {
+        404: ['template_not_found', `${kind} ${templateName} does not exist: create it before events arrive`],
+      });
+    }
+    const attempts = s.name ? 1 : (this.o.nameAttempts ?? 5);
+    for (let i = 1; ; i++) {
+      const name = s.name ?? defaultWorkflowName(s.template.name, new Date());
+      try {
+        await this.o.kube.call({
+          method: 'POST',
+          path: resourcePath(GROUP, VERSION, PLURAL.workflow, b.namespace),
+          identity,
+          body: workflowFromSubmission(s, name),
+        });
+        return name;
+      } catch (err) {
+        const clash = err instanceof KubeApiError && err.status === 409;
+        if (clash && i < attempts) continue; // a generated name was taken: draw another
+        throw classify(err, `creating Workflow ${b.namespace}/${name}`, {
+          409: ['name_clash', `Workflow ${b.namespace}/${name} already exists: spec.submit.metadata.name must yield a new name for each event`],
+        });
+      }
+    }
+  }
+
+  private count(b: CompiledBinding, outcome: BindingOutcome): void {
+    this.o.metrics.bindingOutcomes.inc({ namespace: b.namespace, binding: b.name, outcome });
+  }
+
+  private fail(b: CompiledBinding, f: BindingFailure, job: EventJob): void {
+    this.count(b, f.outcome);
+    this.o.logger.warn('event binding failed', { namespace: b.namespace, binding: b.name, outcome: f.outcome, error: f.message, caller: job.caller.id });
+    this.o.recorder.warning(b, f.message);
+  }
+}
+
+/** An API error as a binding failure: the status picks the outcome, specific texts override. */
+function classify(err: unknown, doing: string, special: Record<number, [BindingOutcome, string]>): BindingFailure {
+  if (!(err instanceof KubeApiError)) return new BindingFailure('submit_error', `${doing}: ${(err as Error)?.message ?? String(err)}`);
+  const hit = special[err.status];
+  if (hit) return new BindingFailure(hit[0], hit[1]);
+  if (err.status === 403) return new BindingFailure('forbidden', `${doing} is forbidden for the caller: ${err.message}`);
+  if (err.status === 401) return new BindingFailure('unauthorized', `${doing}: the caller's token was not accepted: ${err.message}`);
+  return new BindingFailure('submit_error', `${doing}: ${err.status}: ${err.message}`);
+}

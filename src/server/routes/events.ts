@@ -1,0 +1,246 @@
+/**
+ * The event endpoint: `POST /api/v1/events/{namespace}/{discriminator}` (an empty
+ * discriminator keeps the trailing slash: `/api/v1/events/{namespace}/`).
+ *
+ * This is the one hot path of the server, so it is a plain `node:http` handler placed in front
+ * of fastify (server.ts passes every other request on): no router, hooks, reply objects or
+ * per-request closures, only what an event needs. Any JSON body is accepted, whatever the
+ * Content-Type says (senders often post JSON without one). In order: the caller (401), its
+ * right to list the namespace's bindings (403, a cached access review), the body (413 over the
+ * limit, 400 unless JSON), then the bounded queue: full is 503 with `Retry-After`. Async
+ * dispatch (default) answers `200 {}` at once; sync dispatch answers after the bindings ran,
+ * with the workflows created and the failures.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '../../log/logger.js';
+import type { Authenticator, Caller } from '../auth.js';
+import type { DispatchResult, EventJob } from '../dispatch.js';
+import { ApiError, badRequest, Code, notFound, toApiError, unavailable } from '../errors.js';
+import type { EventQueue, Outcome } from '../event-queue.js';
+import type { EventReceipt, ServerMetrics } from '../metrics.js';
+
+export type DispatchMode = 'async' | 'sync';
+
+export interface EventRouteDeps {
+  auth: Authenticator;
+  queue: EventQueue<EventJob, DispatchResult>;
+  metrics: ServerMetrics;
+  logger: Logger;
+  mode: DispatchMode;
+  /** Largest body in bytes; beyond it 413. */
+  maxBodyBytes: number;
+  /** Sync mode: longest wait for the dispatch before answering 202 (default 9 s, under the 10 s promise). */
+  syncReplyTimeoutMs?: number;
+}
+
+/** Handles a request if it is an event POST; returns false to leave it to the other routes. */
+export type EventHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+const PREFIX = '/api/v1/events/';
+const NAMESPACE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+/** Route labels in metrics (the same as fastify's route patterns elsewhere). */
+const ROUTE_EMPTY = '/api/v1/events/:namespace/';
+const ROUTE_DISCRIMINATOR = '/api/v1/events/:namespace/:discriminator';
+const JSON_TYPE = 'application/json; charset=utf-8';
+const ACCEPTED_HEADERS = { 'content-type': JSON_TYPE, 'content-length': '2' };
+
+export function createEventHandler(deps: EventRouteDeps): EventHandler {
+  const endpoint = new EventEndpoint(deps);
+  return (req, res) => endpoint.handle(req, res);
+}
+
+/** One event request on its way: the listeners of its body stream find it on the request. */
+class EventCall {
+  namespace = '';
+  discriminator = '';
+  caller!: Caller;
+  chunks: Buffer[] = [];
+  size = 0;
+  over = false;
+
+  constructor(
+    readonly endpoint: EventEndpoint,
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly route: string,
+    readonly started: number,
+  ) {}
+}
+
+const CALL = Symbol('plugflow.eventCall');
+type CarryingRequest = IncomingMessage & { [CALL]?: EventCall };
+
+function onData(this: CarryingRequest, chunk: Buffer): void {
+  const call = this[CALL]!;
+  if (call.over) return;
+  call.size += chunk.length;
+  if (call.size > call.endpoint.maxBodyBytes) {
+    call.over = true;
+    call.endpoint.fail(call, tooLarge(call.endpoint.maxBodyBytes));
+    return;
+  }
+  call.chunks.push(chunk);
+}
+
+function onEnd(this: CarryingRequest): void {
+  const call = this[CALL]!;
+  if (call.over) return;
+  call.over = true;
+  const text = call.chunks.length === 1 ? call.chunks[0].toString('utf8') : Buffer.concat(call.chunks).toString('utf8');
+  call.endpoint.received(call, text);
+}
+
+function onError(this: CarryingRequest, err: Error): void {
+  const call = this[CALL]!;
+  if (call.over) return;
+  call.over = true;
+  call.endpoint.fail(call, err);
+}
+
+class EventEndpoint {
+  readonly maxBodyBytes: number;
+  private readonly debug: boolean;
+  private readonly receipts = new Map<EventReceipt, { inc(): void }>();
+  private readonly counters = new Map<string, { inc(): void }>();
+  private readonly timers = new Map<string, { observe(v: number): void }>();
+
+  constructor(private readonly deps: EventRouteDeps) {
+    this.maxBodyBytes = deps.maxBodyBytes;
+    this.debug = deps.logger.isDebugEnabled();
+  }
+
+  handle(req: IncomingMessage, res: ServerResponse): boolean {
+    const url = req.url ?? '';
+    if (req.method !== 'POST' || !url.startsWith(PREFIX)) return false;
+    const started = performance.now();
+    const q = url.indexOf('?');
+    const rest = url.slice(PREFIX.length, q < 0 ? undefined : q);
+    const slash = rest.indexOf('/');
+    if (slash < 0 || rest.indexOf('/', slash + 1) >= 0) {
+      const message =
+        slash < 0
+          ? `no such endpoint: with an empty discriminator the path must end in a slash: ${PREFIX}${rest}/`
+          : `no such endpoint: POST ${url.slice(0, q < 0 ? undefined : q)} (the discriminator cannot contain "/")`;
+      this.refuse(new EventCall(this, req, res, 'unmatched', started), notFound(message));
+      return true;
+    }
+    const call = new EventCall(this, req, res, slash === rest.length - 1 ? ROUTE_EMPTY : ROUTE_DISCRIMINATOR, started);
+    let access: ReturnType<Authenticator['eventAccess']>;
+    try {
+      const namespace = decodeURIComponent(rest.slice(0, slash));
+      if (!NAMESPACE.test(namespace)) throw badRequest(`"${namespace}" is not a valid namespace name`);
+      call.namespace = namespace;
+      call.discriminator = decodeURIComponent(rest.slice(slash + 1));
+      call.caller = this.deps.auth.callerOf(req.headers.authorization);
+      access = this.deps.auth.eventAccess(call.caller, namespace);
+    } catch (err) {
+      this.refuse(call, err instanceof URIError ? badRequest('the path is not valid percent-encoding') : err);
+      return true;
+    }
+    if (access === undefined) this.readBody(call);
+    else if (access instanceof ApiError) this.refuse(call, access);
+    else access.then((refusal) => (refusal ? this.refuse(call, refusal) : this.readBody(call)), (err: unknown) => this.refuse(call, err));
+    return true;
+  }
+
+  /** Reads the body as UTF-8 text; over the limit → 413 (by Content-Length or as it arrives). */
+  private readBody(call: EventCall): void {
+    const req = call.req as CarryingRequest;
+    if (Number(req.headers['content-length']) > this.maxBodyBytes) {
+      req.resume();
+      return this.fail(call, tooLarge(this.maxBodyBytes));
+    }
+    req[CALL] = call;
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+  }
+
+  /** The whole body arrived: parse it, queue the event, reply. */
+  received(call: EventCall, text: string): void {
+    let payload: unknown;
+    try {
+      if (text.trim() === '') throw new Error('the body is empty');
+      payload = JSON.parse(text);
+    } catch (err) {
+      this.receipt('invalid');
+      return this.fail(call, badRequest(`the event body must be JSON: ${(err as Error).message}`));
+    }
+    const { queue } = this.deps;
+    const job: EventJob = {
+      namespace: call.namespace,
+      discriminator: call.discriminator,
+      payload,
+      headers: call.req.rawHeaders,
+      caller: call.caller,
+      receivedAt: call.started,
+    };
+    const sync = this.deps.mode === 'sync';
+    const done = sync ? queue.offerAndWait(job) : queue.offer(job);
+    if (!done) {
+      if (!queue.accepting) {
+        this.receipt('shutting_down');
+        return this.fail(call, unavailable('the server is shutting down: send the event to another replica', 1));
+      }
+      this.receipt('queue_full');
+      return this.fail(call, unavailable(`the event queue is full (${queue.capacity} events in process): retry later, or raise --event-operation-queue-size / --event-worker-count`, 1));
+    }
+    this.receipt('accepted');
+    if (!sync) {
+      call.res.writeHead(200, ACCEPTED_HEADERS);
+      call.res.end('{}');
+      return this.finish(call, 200);
+    }
+    const wait = this.deps.syncReplyTimeoutMs ?? 9000;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), wait)));
+    void Promise.race([done as Promise<Outcome<DispatchResult>>, timeout]).then((outcome) => {
+      clearTimeout(timer);
+      if (outcome === 'timeout') this.send(call, 202, JSON.stringify({ message: `the event is accepted and still being dispatched after ${wait / 1000}s` }));
+      else if (outcome.ok) this.send(call, 200, JSON.stringify(outcome.value));
+      else this.fail(call, new ApiError(Code.Internal, `dispatching the event failed: ${(outcome.error as Error)?.message ?? String(outcome.error)}`));
+    });
+  }
+
+  /** A refusal before the body is read (auth, path): counted, body drained, error sent. */
+  private refuse(call: EventCall, err: unknown): void {
+    if (err instanceof ApiError) this.receipt(err.code === Code.Unauthenticated ? 'unauthorized' : err.code === Code.PermissionDenied ? 'forbidden' : 'invalid');
+    call.req.resume();
+    this.fail(call, err);
+  }
+
+  fail(call: EventCall, err: unknown): void {
+    const e = toApiError(err);
+    if (e.status >= 500 && e.code !== Code.Unavailable) this.deps.logger.error('event request failed', { error: e.message });
+    this.send(call, e.status, JSON.stringify(e.body()), e.headers);
+  }
+
+  private send(call: EventCall, status: number, body: string, headers: Record<string, string> = {}): void {
+    call.res.writeHead(status, { 'content-type': JSON_TYPE, 'content-length': String(Buffer.byteLength(body)), ...headers });
+    call.res.end(body);
+    this.finish(call, status);
+  }
+
+  /** Request metrics; children are looked up once per label set (hashing labels per request costs). */
+  private finish(call: EventCall, status: number): void {
+    const key = `${call.route} ${status}`;
+    let counter = this.counters.get(key);
+    if (!counter) this.counters.set(key, (counter = this.deps.metrics.requests.labels(call.route, 'POST', String(status))));
+    counter.inc();
+    let timer = this.timers.get(call.route);
+    if (!timer) this.timers.set(call.route, (timer = this.deps.metrics.requestSeconds.labels(call.route)));
+    const ms = performance.now() - call.started;
+    timer.observe(ms / 1000);
+    if (this.debug) this.deps.logger.debug('request', { method: 'POST', route: call.route, status, ms: Math.round(ms * 10) / 10 });
+  }
+
+  private receipt(r: EventReceipt): void {
+    let c = this.receipts.get(r);
+    if (!c) this.receipts.set(r, (c = this.deps.metrics.eventsReceived.labels(r)));
+    c.inc();
+  }
+}
+
+function tooLarge(limit: number): ApiError {
+  return new ApiError(Code.ResourceExhausted, `request body too large: the limit is ${limit} bytes (--max-body-size)`);
+}

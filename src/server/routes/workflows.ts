@@ -1,0 +1,102 @@
+/**
+ * Workflow REST: create, list, get, delete in a namespace, each made with the caller's identity
+ * (see auth.ts), so the API server's RBAC decides.
+ *
+ *   POST   /api/v1/workflows/{namespace}          {namespace, serverDryRun, workflow}
+ *   GET    /api/v1/workflows/{namespace}          ?listOptions.labelSelector=…&listOptions.fieldSelector=…
+ *                                                 &listOptions.limit=…&listOptions.continue=…
+ *   GET    /api/v1/workflows/{namespace}/{name}
+ *   DELETE /api/v1/workflows/{namespace}/{name}   → {}
+ */
+import type { FastifyInstance } from 'fastify';
+import { API_VERSION, GROUP, PLURAL, VERSION, type Workflow } from '../../api/index.js';
+import type { Authenticator } from '../auth.js';
+import { badRequest } from '../errors.js';
+import { resourcePath, type KubeRest } from '../kube-rest.js';
+import { validateForCreate } from '../workflow-validation.js';
+
+export interface WorkflowRouteDeps {
+  kube: KubeRest;
+  auth: Authenticator;
+}
+
+interface NsParams {
+  namespace: string;
+}
+interface NameParams extends NsParams {
+  name: string;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const path = (namespace: string, name?: string) => resourcePath(GROUP, VERSION, PLURAL.workflow, namespace, name);
+
+export async function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): Promise<void> {
+  const { kube, auth } = deps;
+
+  app.post<{ Params: NsParams; Body: unknown }>('/api/v1/workflows/:namespace', async (req) => {
+    const caller = auth.callerOf(req.headers.authorization);
+    const { namespace } = req.params;
+    const body = req.body;
+    if (!isObject(body)) throw badRequest('the request body must be a JSON object: {"namespace": …, "serverDryRun": …, "workflow": {…}}');
+    if (body.namespace !== undefined && body.namespace !== '' && body.namespace !== namespace) {
+      throw badRequest(`namespace "${String(body.namespace)}" in the body differs from "${namespace}" in the path`);
+    }
+    if (body.workflow === undefined || body.workflow === null) throw badRequest('workflow is required: the body must carry the workflow to create');
+    if (!isObject(body.workflow)) throw badRequest('workflow must be an object (a Workflow with metadata and spec)');
+    const given = body.workflow as Partial<Workflow> & { kind?: string };
+    if (given.kind !== undefined && given.kind !== 'Workflow') throw badRequest(`workflow.kind must be "Workflow", got "${String(given.kind)}"`);
+    if (given.metadata !== undefined && !isObject(given.metadata)) throw badRequest('workflow.metadata must be an object');
+    if (!isObject(given.spec)) throw badRequest('workflow.spec is required: the templates and entrypoint of the workflow');
+    const metadata = { ...(given.metadata ?? {}) };
+    if (metadata.namespace && metadata.namespace !== namespace) {
+      throw badRequest(`workflow.metadata.namespace "${metadata.namespace}" differs from "${namespace}" in the path`);
+    }
+    if (!metadata.name && !metadata.generateName) throw badRequest('workflow.metadata.name or workflow.metadata.generateName is required');
+    const wf: Workflow = { ...(given as Workflow), apiVersion: API_VERSION, kind: 'Workflow', metadata: { ...metadata, namespace } };
+    delete wf.status;
+    await validateForCreate(kube, caller.identity, namespace, wf);
+    const dryRun = body.serverDryRun === true || dryRunAll(body.createOptions);
+    return kube.call<Workflow>({ method: 'POST', path: path(namespace), query: dryRun ? { dryRun: 'All' } : undefined, body: wf, identity: caller.identity });
+  });
+
+  app.get<{ Params: NsParams; Querystring: Record<string, string | string[]> }>('/api/v1/workflows/:namespace', async (req) => {
+    const caller = auth.callerOf(req.headers.authorization);
+    const q = req.query;
+    const one = (k: string): string | undefined => {
+      const v = q[`listOptions.${k}`];
+      return Array.isArray(v) ? v[v.length - 1] : v;
+    };
+    const limit = one('limit');
+    if (limit !== undefined && limit !== '' && !/^\d+$/.test(limit)) throw badRequest(`listOptions.limit must be a whole number, got "${limit}"`);
+    return kube.call({
+      method: 'GET',
+      path: path(req.params.namespace),
+      identity: caller.identity,
+      query: {
+        labelSelector: one('labelSelector'),
+        fieldSelector: one('fieldSelector'),
+        limit,
+        continue: one('continue'),
+        resourceVersion: one('resourceVersion'),
+      },
+    });
+  });
+
+  app.get<{ Params: NameParams }>('/api/v1/workflows/:namespace/:name', async (req) => {
+    const caller = auth.callerOf(req.headers.authorization);
+    return kube.call({ method: 'GET', path: path(req.params.namespace, req.params.name), identity: caller.identity });
+  });
+
+  app.delete<{ Params: NameParams }>('/api/v1/workflows/:namespace/:name', async (req) => {
+    const caller = auth.callerOf(req.headers.authorization);
+    await kube.call({ method: 'DELETE', path: path(req.params.namespace, req.params.name), identity: caller.identity });
+    return {};
+  });
+}
+
+/** `createOptions.dryRun: ["All"]`, the Kubernetes form the peer's clients also send. */
+function dryRunAll(createOptions: unknown): boolean {
+  if (!isObject(createOptions)) return false;
+  const d = createOptions.dryRun;
+  return Array.isArray(d) ? d.includes('All') : d === 'All';
+}

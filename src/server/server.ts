@@ -1,0 +1,208 @@
+/**
+ * `startServer(options)`: the workflow REST server and event endpoint, in-process. Used by
+ * `plugflow server`, by `plugflow dev` and by the tests. See src/server/README.md.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { createLogger, type Logger } from '../log/logger.js';
+import { Authenticator, type AuthMode } from './auth.js';
+import { BindingCache } from './binding-cache.js';
+import { Dispatcher, type DispatchResult, type EventJob } from './dispatch.js';
+import { ApiError, Code, toApiError } from './errors.js';
+import { EventQueue } from './event-queue.js';
+import { EventRecorder } from './event-recorder.js';
+import { KubeRest } from './kube-rest.js';
+import { ServerMetrics } from './metrics.js';
+import { createEventHandler, type DispatchMode, type EventHandler } from './routes/events.js';
+import { healthRoutes } from './routes/health.js';
+import { workflowRoutes } from './routes/workflows.js';
+import { tlsMaterial } from './tls.js';
+
+export const DEFAULTS = {
+  port: 2746,
+  host: '0.0.0.0',
+  authMode: 'client' as AuthMode,
+  eventOperationQueueSize: 64,
+  eventWorkerCount: 16,
+  eventDispatch: 'async' as DispatchMode,
+  maxBodyBytes: 1024 * 1024,
+  drainTimeoutMs: 30_000,
+};
+
+export interface ServerOptions {
+  /** The server's own identity: the binding cache, binding Events and --auth-mode=server calls. */
+  kubeConfig: KubeConfig;
+  /** Port to listen on (default 2746; 0 picks a free one). */
+  port?: number;
+  /** Address to listen on (default 0.0.0.0). */
+  host?: string;
+  /** HTTPS (default true). */
+  secure?: boolean;
+  /** PEM files; without them a self-signed certificate is generated. */
+  tlsCert?: string;
+  tlsKey?: string;
+  /** `client` (default): callers' bearer tokens; `server`: the server's own account. */
+  authMode?: AuthMode;
+  /** Most events in process at once (waiting + being dispatched); beyond it 503 (default 64). */
+  eventOperationQueueSize?: number;
+  /** Events dispatched at once (default 16: dispatch waits on the API server, not on CPU). */
+  eventWorkerCount?: number;
+  /** `async` (default): reply at once; `sync`: reply with the workflows created. */
+  eventDispatch?: DispatchMode;
+  /** Largest request body in bytes; beyond it 413 (default 1 MiB). */
+  maxBodyBytes?: number;
+  /** Watch bindings in this namespace only (default: all namespaces). */
+  namespace?: string;
+  /** Longest wait for the event queue to empty on close (default 30 s). */
+  drainTimeoutMs?: number;
+  logger?: Logger;
+  /** Register process metrics (CPU, memory, event loop) on /metrics (default true). */
+  processMetrics?: boolean;
+  /** Awaited by a worker before each event: lets tests and benchmarks hold workers. */
+  dispatchGate?: () => Promise<void>;
+}
+
+export interface RunningServer {
+  /** Base address, e.g. `https://127.0.0.1:2746`. */
+  url: string;
+  port: number;
+  /** SHA-256 fingerprint of a generated certificate. */
+  fingerprint?: string;
+  metrics: ServerMetrics;
+  /** Events accepted and not yet dispatched. */
+  eventsInProcess(): number;
+  /** The cached WorkflowEventBindings of a namespace, in evaluation order, with their problems. */
+  bindings(namespace: string): { name: string; problems: string[] }[];
+  /** Stops taking events (503), dispatches those accepted, then closes the listener. */
+  close(): Promise<void>;
+}
+
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const o = { ...DEFAULTS, ...stripUndefined(options), kubeConfig: options.kubeConfig };
+  const logger = o.logger ?? createLogger('server');
+  const metrics = new ServerMetrics(o.processMetrics ?? true);
+  const kube = await KubeRest.fromKubeConfig(o.kubeConfig, Math.max(8, o.eventWorkerCount * 2));
+  const auth = new Authenticator({ mode: o.authMode, kube });
+  const recorder = new EventRecorder(kube, logger);
+  const bindings = new BindingCache({ kubeConfig: o.kubeConfig, namespace: o.namespace, logger, recorder, metrics });
+  const dispatcher = new Dispatcher({ kube, bindings, recorder, metrics, logger });
+  const queue = new EventQueue<EventJob, DispatchResult>({
+    capacity: o.eventOperationQueueSize,
+    workers: o.eventWorkerCount,
+    gate: o.dispatchGate,
+    handle: (job) => dispatcher.dispatch(job),
+    onDepth: (n) => metrics.queueDepth.set(n),
+  });
+  metrics.queueCapacity.set(queue.capacity);
+
+  const tls = o.secure === false ? undefined : await tlsMaterial(o.tlsCert, o.tlsKey);
+  let draining = false;
+  const events = createEventHandler({ auth, queue, metrics, logger, mode: o.eventDispatch, maxBodyBytes: o.maxBodyBytes });
+  const app = buildApp(tls, o.maxBodyBytes, logger, metrics, events);
+  await app.register(healthRoutes, {
+    metrics,
+    notReady: () => (draining ? 'shutting down' : bindings.synced ? undefined : 'binding cache not synced'),
+  });
+  await app.register(workflowRoutes, { kube, auth });
+
+  try {
+    await bindings.start();
+    await app.listen({ port: o.port, host: o.host });
+  } catch (err) {
+    await bindings.stop().catch(() => {});
+    await app.close().catch(() => {});
+    await kube.close().catch(() => {});
+    throw err;
+  }
+  const addr = app.server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : o.port;
+  const shownHost = o.host === '0.0.0.0' || o.host === '::' ? '127.0.0.1' : o.host;
+  const url = `${tls ? 'https' : 'http'}://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
+  logger.info('server started', {
+    url,
+    authMode: o.authMode,
+    tls: tls ? (tls.generated ? 'self-signed' : 'provided') : 'off',
+    fingerprint: tls?.fingerprint,
+    eventQueueSize: queue.capacity,
+    eventWorkers: queue.workers,
+    eventDispatch: o.eventDispatch,
+    bindingNamespace: o.namespace ?? '(all)',
+  });
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      draining = true;
+      logger.info('server shutting down: draining the event queue', { inProcess: queue.inProcess });
+      const drained = await Promise.race([
+        queue.drain().then(() => true),
+        new Promise<boolean>((r) => setTimeout(() => r(false), o.drainTimeoutMs).unref()),
+      ]);
+      if (!drained) logger.error('event queue not drained in time; events still in process are lost', { inProcess: queue.inProcess });
+      await recorder.flush();
+      await app.close();
+      await bindings.stop();
+      await kube.close();
+      logger.info('server stopped');
+    })());
+
+  return {
+    url,
+    port,
+    fingerprint: tls?.fingerprint,
+    metrics,
+    eventsInProcess: () => queue.inProcess,
+    bindings: (ns) => bindings.bindingsIn(ns).map((b) => ({ name: b.name, problems: [...b.problems] })),
+    close,
+  };
+}
+
+function buildApp(tls: { cert: string; key: string } | undefined, bodyLimit: number, logger: Logger, metrics: ServerMetrics, events: EventHandler): FastifyInstance {
+  // The event endpoint is served by its own node:http handler in front of fastify (the hot
+  // path; see routes/events.ts); every other request goes to fastify's routes.
+  const serverFactory = (handler: (req: IncomingMessage, res: ServerResponse) => void) => {
+    const front = (req: IncomingMessage, res: ServerResponse) => {
+      if (!events(req, res)) handler(req, res);
+    };
+    return tls ? createHttpsServer({ cert: tls.cert, key: tls.key }, front) : createHttpServer(front);
+  };
+  const app = Fastify({
+    serverFactory,
+    bodyLimit,
+    logger: false,
+    routerOptions: { maxParamLength: 512 },
+    forceCloseConnections: 'idle',
+  }) as unknown as FastifyInstance;
+  app.setErrorHandler((err, req, reply) => {
+    const e = toApiError(err);
+    if (e.status >= 500 && e.code !== Code.Unavailable) logger.error('request failed', { method: req.method, route: req.routeOptions.url, error: e.message });
+    void reply.code(e.status).headers(e.headers).send(e.body());
+  });
+  app.setNotFoundHandler((req, reply) => {
+    const e = new ApiError(Code.NotFound, `no such endpoint: ${req.method} ${req.url.split('?')[0]}`);
+    void reply.code(e.status).send(e.body());
+  });
+  const debug = logger.isDebugEnabled();
+  // Label children are looked up once per (route, method, status): hashing labels per request costs.
+  const counters = new Map<string, { inc(): void }>();
+  const timers = new Map<string, { observe(v: number): void }>();
+  app.addHook('onResponse', (req, reply, done) => {
+    const route = req.routeOptions.url ?? 'unmatched';
+    const key = `${route} ${req.method} ${reply.statusCode}`;
+    let counter = counters.get(key);
+    if (!counter) counters.set(key, (counter = metrics.requests.labels(route, req.method, String(reply.statusCode))));
+    counter.inc();
+    let timer = timers.get(route);
+    if (!timer) timers.set(route, (timer = metrics.requestSeconds.labels(route)));
+    timer.observe(reply.elapsedTime / 1000);
+    if (debug) logger.debug('request', { method: req.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 });
+    done();
+  });
+  return app;
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

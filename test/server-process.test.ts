@@ -1,0 +1,58 @@
+/**
+ * `plugflow server` as a process: JSON log lines on stderr, HTTPS with a generated certificate,
+ * health endpoints, and a clean exit on SIGTERM.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from './support/apply.js';
+import { call, serverKubeConfig } from './support/server.js';
+
+describe('plugflow server (process)', () => {
+  it('logs JSON, serves HTTPS, and exits 0 on SIGTERM after stopping', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'plugflow-server-'));
+    const kubeconfig = join(dir, 'kubeconfig');
+    writeFileSync(kubeconfig, (await serverKubeConfig()).exportConfig(), { mode: 0o600 });
+    const proc = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'src', 'cli', 'main.ts'), 'server', '--kubeconfig', kubeconfig, '--port', '0', '--host', '127.0.0.1'], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const lines: string[] = [];
+    let buffered = '';
+    proc.stderr.on('data', (d: Buffer) => {
+      buffered += d.toString();
+      const parts = buffered.split('\n');
+      buffered = parts.pop()!;
+      lines.push(...parts.filter((l) => l.trim()));
+    });
+    const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
+    try {
+      const started = await new Promise<{ url: string; tls: string }>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`server did not start:\n${lines.join('\n')}`)), 60_000);
+        const poll = setInterval(() => {
+          const line = lines.find((l) => l.includes('"server started"'));
+          if (line) {
+            clearInterval(poll);
+            clearTimeout(timer);
+            resolve(JSON.parse(line));
+          }
+        }, 50);
+      });
+      expect(started.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+      expect(started.tls).toBe('self-signed');
+      expect((await call('GET', `${started.url}/healthz`)).status).toBe(200);
+      expect((await call('GET', `${started.url}/readyz`)).status).toBe(200);
+      const noToken = await call('GET', `${started.url}/api/v1/workflows/default`);
+      expect(noToken.status).toBe(401);
+      proc.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      if (proc.exitCode === null) proc.kill('SIGKILL');
+    }
+    const logs = lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { message: string; component: string; level: string });
+    expect(logs.map((l) => l.message)).toEqual(expect.arrayContaining(['server started', 'signal received', 'server shutting down: draining the event queue', 'server stopped']));
+    expect(logs.every((l) => l.component === 'server' && typeof l.level === 'string')).toBe(true);
+  });
+});
