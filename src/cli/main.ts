@@ -1,4 +1,15 @@
 import { Command } from 'commander';
+import { registerAgentCommands } from './agent.js';
+import { registerControllerCommands } from './controller.js';
+import { registerDevCommands } from './dev.js';
+import { registerEventCommands } from './event.js';
+import { registerExprCommands } from './expr.js';
+import { registerExecutorCommands } from './executor.js';
+import { registerRunnerCommands } from './runner.js';
+import { registerPluginCommands } from './plugin.js';
+import { registerWorkflowCommands } from './rest.js';
+import { registerWorkflowOpsCommands } from './workflow-ops.js';
+import { registerServerCommands } from './server.js';
 
 /**
  * The `plugflow` command. Each concern registers its own subcommands from its own module
@@ -9,6 +20,17 @@ export function buildProgram(): Command {
     .description('plugflow: Kubernetes workflows whose steps run as pods or through executor plugins')
     .version('0.1.0')
     .showHelpAfterError();
+  registerPluginCommands(program);
+  registerAgentCommands(program);
+  registerControllerCommands(program);
+  registerServerCommands(program);
+  registerWorkflowCommands(program);
+  registerWorkflowOpsCommands(program);
+  registerDevCommands(program);
+  registerEventCommands(program);
+  registerExprCommands(program);
+  registerExecutorCommands(program);
+  registerRunnerCommands(program);
   return program;
 }
 

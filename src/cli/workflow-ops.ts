@@ -65,12 +65,15 @@ export async function runLogs(name: string, flags: OpsFlags & { follow?: boolean
     const prefix = `${podName.padEnd(width)} | `;
     const sink = new PrefixedLines(prefix, out);
     await new Promise<void>((resolve) => {
+      // client-node 1.x pipes the response body into the sink (ending it when the log ends) and
+      // never calls a `done` callback, so the end of the sink is the end of the log.
+      sink.once('finish', () => resolve());
+      sink.once('error', (err: unknown) => {
+        out(`${prefix}(no log: ${describeError(err)})`);
+        resolve();
+      });
       logs
-        .log(namespace, podName, flags.container ?? 'main', sink, (err: unknown) => {
-          if (err) out(`${prefix}(no log: ${describeError(err)})`);
-          sink.end();
-          resolve();
-        }, { follow: flags.follow ?? false })
+        .log(namespace, podName, flags.container ?? 'main', sink, { follow: flags.follow ?? false })
         .catch((err: unknown) => {
           out(`${prefix}(no log: ${describeError(err)})`);
           resolve();

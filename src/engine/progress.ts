@@ -16,10 +16,15 @@ export function updateProgress(nodes: Record<string, NodeStatus>): string | unde
     if (!WORK_TYPES.has(node.type)) continue;
     const reported = node.type !== 'Pod' && node.progress ? FORMAT.exec(node.progress) : null;
     const value: [number, number] = reported ? [Number(reported[1]), Number(reported[2])] : [node.phase === 'Succeeded' ? 1 : 0, 1];
+    // A finished task is complete whatever it last reported.
+    if (node.phase === 'Succeeded') value[0] = value[1];
     own.set(node.id, value);
   }
   for (const node of Object.values(nodes)) {
-    const [done, total] = sumWork(node, nodes, own);
+    // A work node shows its own progress: its `children` are the tasks that depend on it (DAG
+    // links), not parts of it. Writing a sum there would also be read back as "reported" by the
+    // next reconcile and grow each time.
+    const [done, total] = own.get(node.id) ?? sumWork(node, nodes, own);
     if (total > 0) node.progress = `${done}/${total}`;
   }
   let done = 0;

@@ -43,6 +43,10 @@ export class PodVolumes {
   /** Writes every volume; returns volume name → host path. Throws VolumeError naming the volume. */
   async prepare(): Promise<Map<string, string>> {
     const out = new Map<string, string>();
+    // Root only: containers see volumes through their bind mounts (made as root), never by
+    // walking the runner directory, so a non-root container cannot reach another container's
+    // or pod's volumes (a plugin's token, the agent's service account token) through it.
+    makeDir(join(this.deps.podDir, 'volumes'), 0o700);
     for (const v of this.pod.spec?.volumes ?? []) {
       try {
         out.set(v.name, await this.prepareOne(v));

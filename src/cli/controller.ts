@@ -1,0 +1,76 @@
+/**
+ * `plugflow controller`: runs the workflow controller (src/controller) until SIGTERM/SIGINT,
+ * then stops gracefully (drains the queue, releases the leader lease). Exits non-zero when it
+ * loses leadership, so its Deployment restarts it as a clean follower.
+ */
+import { InvalidArgumentError, type Command } from 'commander';
+import { executorPluginsEnabled } from '../api/index.js';
+import { createLogger } from '../log/logger.js';
+import { DEFAULT_IMAGE, startController } from '../controller/controller.js';
+
+function positiveInt(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number of at least 1');
+  return n;
+}
+
+function port(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('expected a port number (0 picks a free one)');
+  return n;
+}
+
+interface ControllerFlags {
+  kubeconfig?: string;
+  namespace?: string;
+  workers: number;
+  leaderElect: boolean;
+  metricsPort: number;
+  executorImage: string;
+  agentServiceAccount?: string;
+  events: boolean;
+}
+
+export function registerControllerCommands(program: Command): void {
+  program
+    .command('controller')
+    .description('run the workflow controller: watch workflows, run their steps as pods or plugin tasks')
+    .option('--kubeconfig <path>', 'kubeconfig (default: $KUBECONFIG, ~/.kube/config or in-cluster)')
+    .option('--namespace <ns>', 'reconcile workflows of this namespace only (default: all namespaces)')
+    .option('--workers <n>', 'workflows reconciled in parallel', positiveInt, 8)
+    .option('--leader-elect', 'run only while holding the leader Lease in the installation namespace', false)
+    .option('--metrics-port <port>', 'port of /healthz, /readyz and /metrics', port, 9090)
+    .option('--executor-image <image>', 'image of the init and wait containers of step pods (and of agent pods)', process.env.PLUGFLOW_EXECUTOR_IMAGE ?? DEFAULT_IMAGE)
+    .option('--agent-service-account <name>', 'service account of agent pods')
+    .option('--no-events', 'do not record Kubernetes Events on workflow start and finish')
+    .addHelpText(
+      'after',
+      '\nEnvironment: WORKFLOW_EXECUTOR_PLUGINS=true enables executor plugins; PLUGFLOW_NAMESPACE is the installation namespace (default plugflow).',
+    )
+    .action(async (flags: ControllerFlags) => {
+      const log = createLogger('controller');
+      const controller = await startController({
+        kubeConfig: flags.kubeconfig,
+        namespace: flags.namespace,
+        workers: flags.workers,
+        leaderElect: flags.leaderElect,
+        metricsPort: flags.metricsPort,
+        executorImage: flags.executorImage,
+        agentServiceAccountName: flags.agentServiceAccount,
+        recordEvents: flags.events,
+        pluginsEnabled: executorPluginsEnabled(),
+        log,
+      });
+      let signalled = false;
+      const onSignal = (signal: string): void => {
+        if (signalled) return;
+        signalled = true;
+        log.info('signal received; shutting down', { signal });
+        void controller.stop();
+      };
+      process.once('SIGTERM', () => onSignal('SIGTERM'));
+      process.once('SIGINT', () => onSignal('SIGINT'));
+      await controller.stopped;
+      process.exit(signalled ? 0 : 1);
+    });
+}

@@ -1,0 +1,320 @@
+/**
+ * Applies the engine's actions to the cluster, idempotently and with as few writes as possible:
+ *
+ * - createPod: skipped when the pod is cached or was just created (expectations); AlreadyExists
+ *   counts as success (pod names are deterministic, so a restarted controller finds its pods
+ *   instead of duplicating them); a permanent refusal is remembered as a Failed pod;
+ * - deletePod: skipped when already gone or terminating; NotFound counts as success; the uid
+ *   precondition makes sure a newer pod of the same name is never deleted by mistake;
+ * - writeTask / removeTask / completeTaskSet: folded into ONE merge patch of the TaskSet (or one
+ *   create, owned by the workflow, when it does not exist yet), containing only entries that
+ *   differ from the cached TaskSet;
+ * - ensureAgent: builds the agent pod with the workflow's plugins (src/plugins) and creates it;
+ *   if it cannot be built or is refused, the reason is remembered and reported to the engine;
+ * - requeueAt: returned to the caller, who schedules the key.
+ */
+import type { V1Pod } from '@kubernetes/client-node';
+import {
+  API_VERSION,
+  LABEL_WORKFLOW,
+  isTaskSetCompleted,
+  taskSetCompletedLabels,
+  type Template,
+  type Workflow,
+  type WorkflowTaskSet,
+} from '../api/index.js';
+import type { EngineAction } from '../engine/index.js';
+import type { KubeClient } from '../kube/client.js';
+import { ApiError, errorMessage, isAlreadyExists, isNotFound, isTransient } from '../kube/errors.js';
+import { jsonEqual } from '../kube/merge-patch.js';
+import type { KubeObject } from '../kube/object-store.js';
+import { PODS, SERVICE_ACCOUNTS, WORKFLOW_TASK_SETS } from '../kube/resource.js';
+import type { Logger } from '../log/logger.js';
+import { agentPodName, buildAgentPod, pluginServiceAccount, type AgentPodOptions, type PluginEntry } from '../plugins/index.js';
+import { buildStepPod } from '../pods/build-pod.js';
+import type { ControllerCaches } from './caches.js';
+import type { Expectations, FailureMemory } from './failure-memory.js';
+import type { ControllerMetrics } from './metrics.js';
+
+export interface ApplierOptions {
+  client: KubeClient;
+  caches: ControllerCaches;
+  failures: FailureMemory;
+  creations: Expectations;
+  deletions: Expectations;
+  metrics: ControllerMetrics;
+  log: Logger;
+  executorImage: string;
+  agent: Omit<AgentPodOptions, 'pluginTokenSecrets'>;
+  pluginsEnabled: boolean;
+  /** The plugins a workflow in this namespace gets (empty when the gate is off). */
+  pluginsFor(namespace: string): PluginEntry[];
+}
+
+export interface ApplyOutcome {
+  /** Earliest requeueAt asked for, in ms since the epoch. */
+  requeueAtMs?: number;
+  /** Something was learnt that the engine must see at once (a permanent create failure). */
+  requeueNow: boolean;
+}
+
+type Obj<T> = T & KubeObject;
+
+/** Grace period of the agent pod's deletion once its workflow is complete. */
+export const AGENT_DELETE_GRACE_SECONDS = 2;
+
+export class ActionApplier {
+  constructor(private readonly o: ApplierOptions) {}
+
+  async apply(wf: Obj<Workflow>, actions: readonly EngineAction[]): Promise<ApplyOutcome> {
+    const out: ApplyOutcome = { requeueNow: false };
+    const taskWrites: Record<string, Template | null> = {};
+    let completeTaskSet = false;
+    const creates: Extract<EngineAction, { kind: 'createPod' }>[] = [];
+    const deletes: Extract<EngineAction, { kind: 'deletePod' }>[] = [];
+    let ensureAgent = false;
+    for (const a of actions) {
+      switch (a.kind) {
+        case 'createPod':
+          creates.push(a);
+          break;
+        case 'deletePod':
+          deletes.push(a);
+          break;
+        case 'writeTask':
+          taskWrites[a.nodeId] = a.template;
+          break;
+        case 'removeTask':
+          taskWrites[a.nodeId] = null;
+          break;
+        case 'completeTaskSet':
+          completeTaskSet = true;
+          break;
+        case 'ensureAgent':
+          ensureAgent = true;
+          break;
+        case 'requeueAt': {
+          const at = Date.parse(a.at);
+          if (!Number.isNaN(at) && (out.requeueAtMs === undefined || at < out.requeueAtMs)) out.requeueAtMs = at;
+          break;
+        }
+      }
+    }
+    // Pods of a fan-out are created in parallel (bounded): one round trip, not one per pod.
+    if ((await inParallel(creates, (a) => this.createPod(wf, a))).some(Boolean)) out.requeueNow = true;
+    // Tasks first, so a new agent finds them at once (it watches, so this is speed, not safety).
+    if (Object.keys(taskWrites).length > 0 || completeTaskSet) await this.updateTaskSet(wf, taskWrites, completeTaskSet);
+    if (ensureAgent && (await this.ensureAgent(wf))) out.requeueNow = true;
+    await inParallel(deletes, (a) => this.deletePod(wf, a.podName, a.reason));
+    return out;
+  }
+
+  /**
+   * Deletes the workflow's agent pod (the workflow is complete; owner GC would too, later). With
+   * a short grace period: every result is in, the agent itself has stopped on the TaskSet's
+   * completed mark, and plugin servers that ignore SIGTERM would otherwise hold the pod (and
+   * their ports) for the default 30 s.
+   */
+  async deleteAgent(wf: Obj<Workflow>): Promise<void> {
+    const name = agentPodName(wf.metadata.name!);
+    const pod = this.o.caches.pods.get(wf.metadata.namespace, name);
+    if (!pod || pod.metadata?.deletionTimestamp) return;
+    await this.deletePod(wf, name, 'workflow completed', AGENT_DELETE_GRACE_SECONDS);
+  }
+
+  /** Returns true when a permanent failure was recorded. */
+  private async createPod(wf: Obj<Workflow>, a: Extract<EngineAction, { kind: 'createPod' }>): Promise<boolean> {
+    const ns = wf.metadata.namespace!;
+    const key = `${ns}/${a.podName}`;
+    if (this.o.caches.pods.get(ns, a.podName) || this.o.creations.pending(key)) return false;
+    if (this.o.failures.podFailures(wf.metadata.uid!)?.has(a.podName)) return false;
+    let pod: V1Pod;
+    try {
+      pod = buildStepPod({ workflow: wf, nodeId: a.nodeId, podName: a.podName, template: a.template, executorImage: this.o.executorImage });
+    } catch (err) {
+      return this.podFailed(wf, a.podName, a.nodeId, `cannot build the pod: ${errorMessage(err)}`);
+    }
+    try {
+      await this.o.client.create(PODS, ns, pod);
+      this.o.metrics.podsCreated.inc();
+      this.o.creations.expect(key);
+      this.o.log.debug('created pod', { workflow: `${ns}/${wf.metadata.name}`, pod: a.podName, node: a.nodeId });
+    } catch (err) {
+      if (isAlreadyExists(err)) {
+        this.o.creations.expect(key);
+        return false;
+      }
+      if (isPermanent(err)) return this.podFailed(wf, a.podName, a.nodeId, `the pod was refused: ${errorMessage(err)}`);
+      throw err;
+    }
+    return false;
+  }
+
+  private podFailed(wf: Obj<Workflow>, podName: string, nodeId: string, message: string): boolean {
+    this.o.log.warn('pod cannot be created; its node fails', { workflow: `${wf.metadata.namespace}/${wf.metadata.name}`, pod: podName, reason: message });
+    this.o.failures.addPodFailure(wf.metadata.uid!, podName, { nodeId, message });
+    return true;
+  }
+
+  private async deletePod(wf: Obj<Workflow>, podName: string, reason: string, gracePeriodSeconds?: number): Promise<void> {
+    const ns = wf.metadata.namespace!;
+    const key = `${ns}/${podName}`;
+    const pod = this.o.caches.pods.get(ns, podName);
+    if (!pod || pod.metadata?.deletionTimestamp || this.o.deletions.pending(key)) return;
+    try {
+      await this.o.client.delete(PODS, ns, podName, { uid: pod.metadata?.uid, gracePeriodSeconds });
+      this.o.deletions.expect(key);
+      this.o.log.debug('deleted pod', { workflow: `${ns}/${wf.metadata.name}`, pod: podName, reason });
+    } catch (err) {
+      // NotFound: gone already. Conflict: the uid precondition failed — a different pod now.
+      if (isNotFound(err) || (err instanceof ApiError && err.code === 409)) return;
+      throw err;
+    }
+  }
+
+  /** One create or merge patch carrying every task change. */
+  private async updateTaskSet(wf: Obj<Workflow>, writes: Record<string, Template | null>, complete: boolean): Promise<void> {
+    const ns = wf.metadata.namespace!;
+    const name = wf.metadata.name!;
+    const existing = this.o.caches.taskSetOf(ns, name);
+    if (!existing) {
+      const tasks = Object.fromEntries(Object.entries(writes).filter(([, t]) => t !== null));
+      if (Object.keys(tasks).length === 0) return; // nothing to write, nothing to complete
+      const body: Obj<WorkflowTaskSet> = {
+        apiVersion: API_VERSION,
+        kind: 'WorkflowTaskSet',
+        metadata: {
+          name,
+          namespace: ns,
+          labels: { [LABEL_WORKFLOW]: name, ...(complete ? taskSetCompletedLabels() : {}) },
+          ownerReferences: [{ apiVersion: API_VERSION, kind: 'Workflow', name, uid: wf.metadata.uid!, controller: true }],
+        },
+        spec: { tasks: tasks as Record<string, Template> },
+      };
+      try {
+        this.o.caches.rememberTaskSet(await this.o.client.create<Obj<WorkflowTaskSet>>(WORKFLOW_TASK_SETS, ns, body));
+        return;
+      } catch (err) {
+        if (!isAlreadyExists(err)) throw err;
+      }
+      // Created meanwhile (a previous incarnation of this controller): patch it instead.
+      return this.patchTaskSet(wf, await this.o.client.get<Obj<WorkflowTaskSet>>(WORKFLOW_TASK_SETS, ns, name), writes, complete);
+    }
+    return this.patchTaskSet(wf, existing, writes, complete);
+  }
+
+  private async patchTaskSet(wf: Obj<Workflow>, ts: Obj<WorkflowTaskSet>, writes: Record<string, Template | null>, complete: boolean): Promise<void> {
+    const current = ts.spec?.tasks ?? {};
+    const tasks: Record<string, Template | null> = {};
+    for (const [id, t] of Object.entries(writes)) {
+      if (t === null ? id in current : !jsonEqual(current[id], t)) tasks[id] = t;
+    }
+    const patch: Record<string, unknown> = {};
+    if (Object.keys(tasks).length > 0) patch.spec = { tasks };
+    if (complete && !isTaskSetCompleted(ts)) patch.metadata = { labels: taskSetCompletedLabels() };
+    if (Object.keys(patch).length === 0) return;
+    try {
+      const updated = await this.o.client.mergePatch<Obj<WorkflowTaskSet>>(WORKFLOW_TASK_SETS, wf.metadata.namespace, wf.metadata.name!, patch);
+      this.o.caches.rememberTaskSet(updated);
+    } catch (err) {
+      if (isNotFound(err) && !patch.spec) return;
+      throw err;
+    }
+  }
+
+  /** Returns true when the agent could not be built or created (reported to the engine). */
+  private async ensureAgent(wf: Obj<Workflow>): Promise<boolean> {
+    const ns = wf.metadata.namespace!;
+    const name = agentPodName(wf.metadata.name!);
+    const key = `${ns}/${name}`;
+    const uid = wf.metadata.uid!;
+    if (this.o.caches.pods.get(ns, name) || this.o.creations.pending(key) || this.o.failures.agentFailure(uid)) return false;
+    const plugins = this.o.pluginsEnabled ? this.o.pluginsFor(ns) : [];
+    let pod: V1Pod;
+    try {
+      const pluginTokenSecrets = await this.pluginTokenSecrets(ns, plugins);
+      // The agent runs as the workflow's service account unless the controller was told otherwise
+      // (manifests/base/rbac-agent.yaml: bind plugflow-agent to that account).
+      const serviceAccountName = this.o.agent.serviceAccountName ?? wf.spec.serviceAccountName;
+      pod = buildAgentPod(wf, plugins, { ...this.o.agent, ...(serviceAccountName ? { serviceAccountName } : {}), pluginTokenSecrets });
+    } catch (err) {
+      if (err instanceof ApiError && isTransient(err)) throw err;
+      return this.agentFailed(wf, `the agent pod cannot be built: ${errorMessage(err)}`);
+    }
+    try {
+      await this.o.client.create(PODS, ns, pod);
+      this.o.metrics.podsCreated.inc();
+      this.o.creations.expect(key);
+      this.o.log.info('created agent pod', { workflow: `${ns}/${wf.metadata.name}`, pod: name, plugins: plugins.map((p) => `${p.namespace}/${p.name}`) });
+    } catch (err) {
+      if (isAlreadyExists(err)) {
+        this.o.creations.expect(key);
+        return false;
+      }
+      if (isPermanent(err)) return this.agentFailed(wf, `the agent pod was refused: ${errorMessage(err)}`);
+      throw err;
+    }
+    return false;
+  }
+
+  private agentFailed(wf: Obj<Workflow>, message: string): boolean {
+    this.o.log.warn('agent pod cannot be created; unfinished plugin and http steps fail', { workflow: `${wf.metadata.namespace}/${wf.metadata.name}`, reason: message });
+    this.o.failures.setAgentFailure(wf.metadata.uid!, message);
+    return true;
+  }
+
+  /**
+   * Plugins that ask for a service account token run with their own service account
+   * `<plugin>-executor-plugin`, looked up in the plugin's namespace; its token Secret
+   * (`<account>.service-account-token`, or the first Secret listed on the account) is mounted.
+   */
+  private async pluginTokenSecrets(namespace: string, plugins: readonly PluginEntry[]): Promise<Record<string, string> | undefined> {
+    const wanted = plugins.filter((p) => p.automountServiceAccountToken);
+    if (wanted.length === 0) return undefined;
+    const out: Record<string, string> = {};
+    for (const p of wanted) {
+      const sa = pluginServiceAccount(p);
+      let account: { secrets?: { name?: string }[] };
+      try {
+        account = await this.o.client.get(SERVICE_ACCOUNTS, sa.namespace, sa.name);
+      } catch (err) {
+        if (isNotFound(err)) throw new Error(`plugin ${p.namespace}/${p.name} asks for a service account token but service account ${sa.namespace}/${sa.name} does not exist`);
+        throw err;
+      }
+      if (sa.namespace !== namespace) {
+        throw new Error(
+          `plugin ${p.namespace}/${p.name} asks for a service account token, but a pod in namespace ${namespace} cannot mount a token Secret of namespace ${sa.namespace}; install the plugin in ${namespace}`,
+        );
+      }
+      out[p.name] = account.secrets?.[0]?.name ?? `${sa.name}.service-account-token`;
+    }
+    return out;
+  }
+}
+
+/** Runs `fn` over `items`, at most `limit` at a time; rejects with the first failure after all settled. */
+async function inParallel<T, R>(items: readonly T[], fn: (item: T) => Promise<R>, limit = 16): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let failure: unknown;
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      try {
+        results[i] = await fn(items[i]);
+      } catch (err) {
+        failure ??= err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  if (failure !== undefined) throw failure;
+  return results;
+}
+
+/** Refusals a retry cannot cure: invalid objects, forbidden (except quota), missing namespace. */
+function isPermanent(err: unknown): boolean {
+  if (!(err instanceof ApiError)) return false;
+  if (err.code === 403) return !/exceeded quota|quota/i.test(err.message);
+  return err.code === 400 || err.code === 404 || err.code === 422;
+}

@@ -1,0 +1,275 @@
+/**
+ * The workflow controller, assembled: informers → work queue → N workers running the
+ * reconciler, behind optional leader election, with /healthz, /readyz and /metrics.
+ *
+ * `startController` is the in-process API (`plugflow controller`, `plugflow dev` and the tests
+ * use it). Start-up order matters: the health server first (probes answer during a long
+ * election), then leadership, then the caches — and workers only once every cache has synced,
+ * because reconciling from a partial cache could take a pod that is merely not listed yet for
+ * one that was deleted.
+ *
+ * `stop()` is graceful: no new keys, queued and in-flight reconciles finish (bounded by
+ * `drainTimeoutMs`), pending Events are flushed, the lease is released, then connections close.
+ */
+import { KubeConfig } from '@kubernetes/client-node';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Registry } from 'prom-client';
+import { DEFAULT_INSTALL_NAMESPACE, executorPluginsEnabled } from '../api/index.js';
+import { reconcileWorkflow } from '../engine/index.js';
+import { KubeClient } from '../kube/client.js';
+import { errorMessage } from '../kube/errors.js';
+import { createLogger, type Logger } from '../log/logger.js';
+import { ActionApplier } from './action-applier.js';
+import { ControllerCaches } from './caches.js';
+import { EventRecorder } from './events.js';
+import { Expectations, FailureMemory } from './failure-memory.js';
+import { startHealthServer, type HealthServer } from './health-server.js';
+import { LeaderElector } from './leader-election.js';
+import { ControllerMetrics } from './metrics.js';
+import { PluginDiscovery } from './plugin-discovery.js';
+import { Reconciler, type Engine } from './reconciler.js';
+import { wireTriggers } from './wiring.js';
+import { WorkQueue } from './work-queue.js';
+
+export const DEFAULT_IMAGE = 'plugflow/plugflow:0.1.0';
+export const DEFAULT_LEASE_NAME = 'plugflow-controller';
+
+export interface ControllerOptions {
+  /** A KubeConfig, a kubeconfig file path, or undefined for the default (in-cluster or ~/.kube/config). */
+  kubeConfig?: KubeConfig | string;
+  /** Reconcile workflows of this namespace only; all namespaces when undefined. */
+  namespace?: string;
+  /** Parallel reconciles (different workflows). Default 8. */
+  workers?: number;
+  /** Executor plugins on; default from WORKFLOW_EXECUTOR_PLUGINS. */
+  pluginsEnabled?: boolean;
+  /** Where shared plugins and the leader lease live; default PLUGFLOW_NAMESPACE or `plugflow`. */
+  installNamespace?: string;
+  /** Image of the init/wait containers of step pods. */
+  executorImage?: string;
+  /** Image of the agent pod (default: the executor image). */
+  agentImage?: string;
+  /** Service account of agent pods (needs the agent's rights on TaskSets). */
+  agentServiceAccountName?: string;
+  /** Port of /healthz, /readyz and /metrics; 0 picks a free port; undefined runs no server. */
+  metricsPort?: number;
+  metricsHost?: string;
+  /** Run only while holding the Lease `leaseName` in the installation namespace. */
+  leaderElect?: boolean;
+  leaseName?: string;
+  leaseDurationMs?: number;
+  renewDeadlineMs?: number;
+  retryPeriodMs?: number;
+  identity?: string;
+  resyncMs?: number;
+  watchdogMs?: number;
+  /** Record Kubernetes Events on workflow start and finish (each is an API write). Default true. */
+  recordEvents?: boolean;
+  /** Longest wait for queued and in-flight reconciles on stop. Default 30 s. */
+  drainTimeoutMs?: number;
+  /** Include process metrics (CPU, RSS, GC) in /metrics. Default true. */
+  processMetrics?: boolean;
+  log?: Logger;
+  /** The engine; tests may wrap it. Default src/engine's reconcileWorkflow. */
+  engine?: Engine;
+}
+
+export interface RunningController {
+  readonly metrics: ControllerMetrics;
+  /** Port of the health/metrics server, when one runs. */
+  readonly metricsPort?: number;
+  readonly caches: ControllerCaches;
+  readonly queue: WorkQueue;
+  readonly identity: string;
+  /** Readiness problems (empty when ready). */
+  readinessProblems(): string[];
+  /** Resolves when the controller has stopped (stop() or lost leadership). */
+  readonly stopped: Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startController(opts: ControllerOptions = {}): Promise<RunningController> {
+  const log = opts.log ?? createLogger('controller');
+  const kc = loadKubeConfig(opts.kubeConfig);
+  const metrics = new ControllerMetrics({ processMetrics: opts.processMetrics ?? true });
+  const client = await KubeClient.fromKubeConfig(kc, { onRequest: metrics.onRequest, userAgent: 'plugflow-controller' });
+  const installNamespace = opts.installNamespace ?? process.env.PLUGFLOW_NAMESPACE ?? DEFAULT_INSTALL_NAMESPACE;
+  const pluginsEnabled = opts.pluginsEnabled ?? executorPluginsEnabled();
+  const identity = opts.identity ?? process.env.POD_NAME ?? `${hostname()}-${randomBytes(4).toString('hex')}`;
+
+  const plugins = pluginsEnabled ? new PluginDiscovery(client, installNamespace, log, { watchdogMs: opts.watchdogMs }) : undefined;
+  const caches = new ControllerCaches({ client, namespace: opts.namespace, resyncMs: opts.resyncMs, watchdogMs: opts.watchdogMs, log }, plugins);
+  const queue = new WorkQueue();
+  const failures = new FailureMemory();
+  const creations = new Expectations();
+  const deletions = new Expectations();
+  const events = new EventRecorder(client, log, identity, opts.recordEvents ?? true);
+  const executorImage = opts.executorImage ?? process.env.PLUGFLOW_EXECUTOR_IMAGE ?? DEFAULT_IMAGE;
+  const applier = new ActionApplier({
+    client,
+    caches,
+    failures,
+    creations,
+    deletions,
+    metrics,
+    log,
+    executorImage,
+    agent: {
+      image: opts.agentImage ?? executorImage,
+      ...(opts.agentServiceAccountName ? { serviceAccountName: opts.agentServiceAccountName } : {}),
+    },
+    pluginsEnabled,
+    pluginsFor: (ns) => plugins?.pluginsFor(ns) ?? [],
+  });
+  const reconciler = new Reconciler({
+    client,
+    caches,
+    applier,
+    failures,
+    events,
+    metrics,
+    log,
+    engine: opts.engine ?? reconcileWorkflow,
+    pluginsEnabled,
+  });
+  wireTriggers({ caches, queue, failures, creations, deletions });
+
+  const elector = opts.leaderElect
+    ? new LeaderElector({
+        client,
+        namespace: installNamespace,
+        name: opts.leaseName ?? DEFAULT_LEASE_NAME,
+        identity,
+        leaseDurationMs: opts.leaseDurationMs,
+        renewDeadlineMs: opts.renewDeadlineMs,
+        retryPeriodMs: opts.retryPeriodMs,
+        log,
+      })
+    : undefined;
+  let workersFailed: string | undefined;
+  metrics.bind({
+    queueDepth: () => queue.len(),
+    inFlight: () => queue.inFlight(),
+    workflowsByPhase: () => caches.workflowPhases(),
+    informerAges: () => Object.fromEntries(caches.informers().map(({ name, informer }) => [name, informer.lastSyncAge()])),
+    isLeader: () => (elector ? elector.isLeader() : true),
+  });
+  const readinessProblems = (): string[] => {
+    if (elector && !elector.isLeader()) return [];
+    return caches.readinessProblems();
+  };
+
+  let health: HealthServer | undefined;
+  if (opts.metricsPort !== undefined) {
+    health = await startHealthServer(
+      {
+        live: () => workersFailed,
+        ready: readinessProblems,
+        metrics: () => metrics.text(),
+        metricsContentType: Registry.PROMETHEUS_CONTENT_TYPE,
+      },
+      opts.metricsPort,
+      opts.metricsHost,
+    );
+    log.info('health and metrics server listening', { port: health.port });
+  }
+
+  let resolveStopped!: () => void;
+  const stopped = new Promise<void>((r) => (resolveStopped = r));
+  let stopping: Promise<void> | undefined;
+  let workers: Promise<void>[] = [];
+
+  const runWorker = async (): Promise<void> => {
+    for (;;) {
+      const key = await queue.get();
+      if (key === undefined) return;
+      const t0 = process.hrtime.bigint();
+      let result = 'success';
+      try {
+        const outcome = await reconciler.reconcile(key);
+        queue.forget(key);
+        if (outcome.requeueNow) queue.add(key);
+        if (outcome.requeueAtMs !== undefined) queue.addAfter(key, Math.max(0, outcome.requeueAtMs - Date.now()));
+      } catch (err) {
+        result = 'error';
+        log.warn('reconcile failed; retrying with backoff', { workflow: key, error: errorMessage(err), retries: queue.retries(key) });
+        queue.addRateLimited(key);
+      } finally {
+        metrics.reconcileDuration.observe({ result }, Number(process.hrtime.bigint() - t0) / 1e9);
+        queue.done(key);
+      }
+    }
+  };
+
+  /**
+   * Graceful by default. After a lost lease it must not drain: another replica may already be
+   * reconciling, so queued keys are dropped and only in-flight reconciles are waited for.
+   */
+  const shutdown = (drain: boolean): Promise<void> =>
+    (stopping ??= (async () => {
+      log.info(drain ? 'controller stopping: draining the work queue' : 'controller stopping without draining the queue');
+      const drained = queue.shutDown({ drain });
+      const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), opts.drainTimeoutMs ?? 30_000).unref());
+      if ((await Promise.race([drained, timeout])) === 'timeout') log.warn('stopped before the queue was drained', { queued: queue.len(), inFlight: queue.inFlight() });
+      await Promise.race([Promise.all(workers), timeout]);
+      await events.flush();
+      await caches.stop();
+      await elector?.stop();
+      await health?.close();
+      await client.close();
+      log.info('controller stopped');
+      resolveStopped();
+    })());
+  const stop = (): Promise<void> => shutdown(true);
+
+  const begin = async (): Promise<void> => {
+    if (elector) {
+      const won = await elector.acquire(() => {
+        log.error('leadership lost; stopping the controller');
+        void shutdown(false);
+      });
+      if (!won) return;
+    }
+    caches.start();
+    await caches.waitForSync();
+    if (stopping) return;
+    log.info('caches synced; starting workers', {
+      workers: opts.workers ?? 8,
+      namespace: opts.namespace ?? '(all)',
+      pluginsEnabled,
+      installNamespace,
+    });
+    workers = Array.from({ length: Math.max(1, opts.workers ?? 8) }, () =>
+      runWorker().catch((err: unknown) => {
+        workersFailed = `a worker crashed: ${errorMessage(err)}`;
+        log.error('worker crashed', { error: errorMessage(err) });
+      }),
+    );
+  };
+  // Leadership can take a while; startController returns at once and runs in the background.
+  const started = begin().catch((err: unknown) => {
+    workersFailed = `start-up failed: ${errorMessage(err)}`;
+    log.error('controller start-up failed', { error: errorMessage(err) });
+  });
+  void started;
+
+  return {
+    metrics,
+    metricsPort: health?.port,
+    caches,
+    queue,
+    identity,
+    readinessProblems,
+    stopped,
+    stop,
+  };
+}
+
+export function loadKubeConfig(source: KubeConfig | string | undefined): KubeConfig {
+  if (source instanceof KubeConfig) return source;
+  const kc = new KubeConfig();
+  if (typeof source === 'string') kc.loadFromFile(source);
+  else kc.loadFromDefault();
+  return kc;
+}

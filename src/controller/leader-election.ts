@@ -1,0 +1,162 @@
+/**
+ * Lease-based leader election (coordination.k8s.io/v1 Lease in the installation namespace), so
+ * that of several controller replicas exactly one reconciles. Uses only get, create and update
+ * (the verbs manifests/base/rbac-controller.yaml grants).
+ *
+ * Expiry is judged by *our* clock from the moment we last saw the lease change (its
+ * resourceVersion), never by comparing the holder's renewTime with our clock, so clock skew
+ * between nodes cannot make two replicas leaders. A leader that cannot renew within
+ * `renewDeadlineMs` steps down (the caller stops reconciling); on a clean stop the lease is
+ * released so a successor takes over at once instead of waiting for expiry.
+ */
+import type { KubeClient } from '../kube/client.js';
+import { errorMessage, isAlreadyExists, isConflict, isNotFound } from '../kube/errors.js';
+import { sleep } from '../kube/backoff.js';
+import { LEASES } from '../kube/resource.js';
+import type { Logger } from '../log/logger.js';
+
+interface Lease {
+  apiVersion?: string;
+  kind?: string;
+  metadata: { name: string; namespace?: string; resourceVersion?: string };
+  spec?: {
+    holderIdentity?: string;
+    leaseDurationSeconds?: number;
+    acquireTime?: string;
+    renewTime?: string;
+    leaseTransitions?: number;
+  };
+}
+
+export interface LeaderElectionOptions {
+  client: KubeClient;
+  namespace: string;
+  name: string;
+  identity: string;
+  leaseDurationMs?: number;
+  renewDeadlineMs?: number;
+  retryPeriodMs?: number;
+  log?: Logger;
+}
+
+/** MicroTime as the API wants it. */
+const microTime = (d = new Date()): string => d.toISOString().replace('Z', '000Z');
+
+export class LeaderElector {
+  private leader = false;
+  private observed?: { rv: string; at: number; holder: string };
+  private readonly stopper = new AbortController();
+  private loop?: Promise<void>;
+  private lost?: () => void;
+
+  constructor(private readonly o: LeaderElectionOptions) {}
+
+  isLeader(): boolean {
+    return this.leader;
+  }
+
+  /**
+   * Resolves once this process holds the lease (or `stop()` was called: then it resolves with
+   * false). Afterwards it keeps renewing; `onLost` runs if leadership is lost.
+   */
+  async acquire(onLost: () => void): Promise<boolean> {
+    this.lost = onLost;
+    const signal = this.stopper.signal;
+    while (!signal.aborted) {
+      if (await this.tryAcquireOrRenew()) {
+        this.leader = true;
+        this.o.log?.info('became leader', { lease: `${this.o.namespace}/${this.o.name}`, identity: this.o.identity });
+        this.loop = this.renewLoop();
+        return true;
+      }
+      await sleep(this.retryPeriod(), signal);
+    }
+    return false;
+  }
+
+  /** Stops renewing and releases the lease if held. */
+  async stop(): Promise<void> {
+    this.stopper.abort();
+    await this.loop;
+    if (!this.leader) return;
+    this.leader = false;
+    try {
+      const lease = await this.o.client.get<Lease>(LEASES, this.o.namespace, this.o.name);
+      if (lease.spec?.holderIdentity !== this.o.identity) return;
+      lease.spec = { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: microTime() };
+      await this.o.client.replace(LEASES, this.o.namespace, this.o.name, lease);
+      this.o.log?.info('released leader lease', { lease: `${this.o.namespace}/${this.o.name}` });
+    } catch (err) {
+      this.o.log?.warn('could not release the leader lease', { error: errorMessage(err) });
+    }
+  }
+
+  private async renewLoop(): Promise<void> {
+    const signal = this.stopper.signal;
+    let lastRenew = Date.now();
+    while (!signal.aborted) {
+      await sleep(this.retryPeriod(), signal);
+      if (signal.aborted) return;
+      if (await this.tryAcquireOrRenew()) {
+        lastRenew = Date.now();
+        continue;
+      }
+      if (Date.now() - lastRenew > (this.o.renewDeadlineMs ?? 10_000) || (this.observed && this.observed.holder !== this.o.identity)) {
+        this.leader = false;
+        this.o.log?.error('lost leadership', { lease: `${this.o.namespace}/${this.o.name}`, holder: this.observed?.holder });
+        this.lost?.();
+        return;
+      }
+    }
+  }
+
+  /** One attempt; true when we hold the lease afterwards. */
+  private async tryAcquireOrRenew(): Promise<boolean> {
+    const { client, namespace, name, identity } = this.o;
+    const durationS = Math.ceil((this.o.leaseDurationMs ?? 15_000) / 1000);
+    const now = microTime();
+    try {
+      let lease: Lease;
+      try {
+        lease = await client.get<Lease>(LEASES, namespace, name);
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+        const created = await client.create<Lease>(LEASES, namespace, {
+          apiVersion: 'coordination.k8s.io/v1',
+          kind: 'Lease',
+          metadata: { name, namespace },
+          spec: { holderIdentity: identity, leaseDurationSeconds: durationS, acquireTime: now, renewTime: now, leaseTransitions: 0 },
+        });
+        this.observe(created);
+        return true;
+      }
+      this.observe(lease);
+      const spec = lease.spec ?? {};
+      const mine = spec.holderIdentity === identity;
+      const free = !spec.holderIdentity || Date.now() - this.observed!.at > (spec.leaseDurationSeconds ?? durationS) * 1000;
+      if (!mine && !free) return false;
+      lease.spec = {
+        ...spec,
+        holderIdentity: identity,
+        leaseDurationSeconds: durationS,
+        renewTime: now,
+        ...(mine ? {} : { acquireTime: now, leaseTransitions: (spec.leaseTransitions ?? 0) + 1 }),
+      };
+      const updated = await client.replace<Lease>(LEASES, namespace, name, lease);
+      this.observe(updated);
+      return true;
+    } catch (err) {
+      if (!isConflict(err) && !isAlreadyExists(err)) this.o.log?.warn('leader election attempt failed', { error: errorMessage(err) });
+      return false;
+    }
+  }
+
+  private observe(lease: Lease): void {
+    const rv = lease.metadata.resourceVersion ?? '';
+    if (this.observed?.rv !== rv) this.observed = { rv, at: Date.now(), holder: lease.spec?.holderIdentity ?? '' };
+  }
+
+  private retryPeriod(): number {
+    return this.o.retryPeriodMs ?? 2_000;
+  }
+}

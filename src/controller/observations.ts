@@ -1,0 +1,129 @@
+/**
+ * The world as the engine sees it (src/engine/contract.ts Observations), built from the caches
+ * for one workflow. Pure given its inputs:
+ *
+ * - only pods and the TaskSet *owned by this workflow's uid* count — a workflow deleted and
+ *   created again under the same name must not inherit its predecessor's pods;
+ * - step pods become PodObservations (src/pods' observePod); a pod the controller could not
+ *   create for a permanent reason (invalid spec, admission refused) is reported as a Failed pod
+ *   with that reason, so the node ends instead of retrying forever;
+ * - the agent pod becomes the AgentObservation; an agent pod that could not be built or created
+ *   is reported Failed with the reason (every unfinished plugin/http node then ends in Error);
+ * - TaskSet `status.nodes` become TaskObservations;
+ * - the (Cluster)WorkflowTemplates the workflow refers to, transitively.
+ */
+import { LABEL_COMPONENT, type ClusterWorkflowTemplate, type Workflow, type WorkflowTaskSet, type WorkflowTemplate } from '../api/index.js';
+import {
+  missingTemplateSources,
+  templateSourceKey,
+  type AgentObservation,
+  type Observations,
+  type PodObservation,
+  type TaskObservation,
+  type TemplateSource,
+} from '../engine/index.js';
+import type { KubeObject } from '../kube/object-store.js';
+import { AGENT_COMPONENT } from '../plugins/index.js';
+import { observePod } from '../pods/observe-pod.js';
+import type { CachedPod } from './caches.js';
+
+export interface ObservationInputs {
+  workflow: Workflow;
+  pods: CachedPod[];
+  taskSet?: WorkflowTaskSet & KubeObject;
+  /** Pods this controller failed to create for good: pod name → reason. */
+  podCreateFailures?: ReadonlyMap<string, { nodeId: string; message: string }>;
+  /** Why the agent pod could not be built or created, if it could not. */
+  agentFailure?: string;
+  workflowTemplate(namespace: string, name: string): WorkflowTemplate | undefined;
+  clusterWorkflowTemplate(name: string): ClusterWorkflowTemplate | undefined;
+  now: Date;
+  pluginsEnabled: boolean;
+}
+
+export function ownedBy(obj: KubeObject & { metadata?: { ownerReferences?: { uid?: string }[] } }, uid: string | undefined): boolean {
+  return !!uid && (obj.metadata?.ownerReferences ?? []).some((r) => r.uid === uid);
+}
+
+export function isAgentPod(pod: CachedPod): boolean {
+  return pod.metadata?.labels?.[LABEL_COMPONENT] === AGENT_COMPONENT;
+}
+
+export function buildObservations(i: ObservationInputs): Observations {
+  const uid = i.workflow.metadata.uid;
+  const pods: PodObservation[] = [];
+  let agent: AgentObservation | undefined;
+  const seenPods = new Set<string>();
+  for (const pod of i.pods) {
+    if (!ownedBy(pod, uid)) continue;
+    if (isAgentPod(pod)) {
+      agent = observeAgent(pod);
+      continue;
+    }
+    seenPods.add(pod.metadata?.name ?? '');
+    pods.push(observePod(pod));
+  }
+  for (const [podName, f] of i.podCreateFailures ?? []) {
+    if (!seenPods.has(podName)) pods.push({ podName, nodeId: f.nodeId, phase: 'Failed', message: f.message });
+  }
+  if (i.agentFailure && agent?.phase !== 'Failed') agent = { phase: 'Failed', message: i.agentFailure };
+
+  const tasks: TaskObservation[] = [];
+  if (i.taskSet && ownedBy(i.taskSet, uid)) {
+    for (const [nodeId, r] of Object.entries(i.taskSet.status?.nodes ?? {})) {
+      if (!r?.phase) continue;
+      const t: TaskObservation = { nodeId, phase: r.phase };
+      if (r.message !== undefined) t.message = r.message;
+      if (r.outputs !== undefined) t.outputs = r.outputs;
+      if (r.progress !== undefined) t.progress = r.progress;
+      tasks.push(t);
+    }
+  }
+
+  const templates = collectTemplateSources(i);
+  const obs: Observations = { pods, tasks, now: i.now.toISOString(), pluginsEnabled: i.pluginsEnabled };
+  if (Object.keys(templates).length > 0) obs.templates = templates;
+  if (agent) obs.agent = agent;
+  return obs;
+}
+
+/** The agent pod's state: Failed with the reason its containers give. */
+function observeAgent(pod: CachedPod): AgentObservation {
+  const status = pod.status ?? {};
+  const phase = status.phase === 'Running' || status.phase === 'Succeeded' || status.phase === 'Failed' ? status.phase : 'Pending';
+  if (phase !== 'Failed') {
+    if (pod.metadata?.deletionTimestamp) return { phase: 'Failed', message: `agent pod ${pod.metadata.name} was deleted` };
+    return { phase };
+  }
+  const reasons: string[] = [];
+  for (const c of [...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])]) {
+    const t = c.state?.terminated;
+    if (t && t.exitCode !== 0) reasons.push(`${c.name}: ${t.reason || 'Error'} (exit code ${t.exitCode})${t.message ? `: ${t.message.trim().slice(0, 300)}` : ''}`);
+  }
+  const why = reasons.length ? reasons.join('; ') : [status.reason, status.message].filter(Boolean).join(': ') || 'unknown reason';
+  return { phase: 'Failed', message: `agent pod ${pod.metadata?.name} failed: ${why}` };
+}
+
+/** Looks up every template source the workflow needs, following references transitively. */
+function collectTemplateSources(i: ObservationInputs): Record<string, TemplateSource> {
+  const sources: Record<string, TemplateSource> = {};
+  const absent = new Set<string>();
+  const ns = i.workflow.metadata.namespace ?? '';
+  for (;;) {
+    const missing = missingTemplateSources(i.workflow, sources).filter((r) => !absent.has(templateSourceKey(r.kind, r.name)));
+    if (missing.length === 0) return sources;
+    for (const ref of missing) {
+      const key = templateSourceKey(ref.kind, ref.name);
+      const found = ref.kind === 'WorkflowTemplate' ? i.workflowTemplate(ns, ref.name) : i.clusterWorkflowTemplate(ref.name);
+      if (!found) {
+        absent.add(key);
+        continue;
+      }
+      const spec = found.spec ?? {};
+      const source: TemplateSource = { templates: spec.templates ?? [], spec };
+      if (spec.entrypoint !== undefined) source.entrypoint = spec.entrypoint;
+      if (spec.arguments !== undefined) source.arguments = spec.arguments;
+      sources[key] = source;
+    }
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * Reconciles one workflow key: read the workflow and what it owns from the caches, ask the
+ * engine what the status should be and what must happen, persist the status, then act.
+ *
+ * Order and conflicts (src/engine/contract.ts): the status is persisted BEFORE the actions are
+ * applied; every action is idempotent and re-emitted while still needed, so a crash between the
+ * two loses nothing. The status write is conditional on the resourceVersion it was computed
+ * from; on 409 the workflow is read fresh from the API server and the engine runs again on it,
+ * so a result another writer stored is built upon, never overwritten — and keepFinishedResults
+ * makes sure no finished node is ever reverted.
+ */
+import { FINAL_WORKFLOW_PHASES, LABEL_COMPLETED, LABEL_PHASE, type Workflow, type WorkflowPhase } from '../api/index.js';
+import type { Observations, ReconcileResult } from '../engine/index.js';
+import type { KubeClient } from '../kube/client.js';
+import { isConflict, isNotFound } from '../kube/errors.js';
+import { splitKey, type KubeObject } from '../kube/object-store.js';
+import { WORKFLOWS } from '../kube/resource.js';
+import type { Logger } from '../log/logger.js';
+import type { ActionApplier } from './action-applier.js';
+import type { ControllerCaches } from './caches.js';
+import type { EventRecorder } from './events.js';
+import type { FailureMemory } from './failure-memory.js';
+import type { ControllerMetrics } from './metrics.js';
+import { buildObservations } from './observations.js';
+import { keepFinishedResults } from './status-guard.js';
+import { writePhaseLabels, writeStatus } from './status-writer.js';
+
+type Obj<T> = T & KubeObject;
+
+export type Engine = (workflow: Workflow, observations: Observations) => ReconcileResult;
+
+export interface ReconcilerDeps {
+  client: KubeClient;
+  caches: ControllerCaches;
+  applier: ActionApplier;
+  failures: FailureMemory;
+  events: EventRecorder;
+  metrics: ControllerMetrics;
+  log: Logger;
+  engine: Engine;
+  pluginsEnabled: boolean;
+  /** Conflicting status writes tolerated in one reconcile before it is retried with backoff. */
+  maxConflicts?: number;
+}
+
+export interface ReconcileOutcome {
+  /** Reconcile again at once (something the engine must see was learnt). */
+  requeueNow?: boolean;
+  /** Reconcile again at this time (ms since the epoch). */
+  requeueAtMs?: number;
+}
+
+export class Reconciler {
+  constructor(private readonly d: ReconcilerDeps) {}
+
+  async reconcile(key: string): Promise<ReconcileOutcome> {
+    const { namespace, name } = splitKey(key);
+    if (!namespace) return {};
+    let wf = this.d.caches.workflow(namespace, name);
+    if (!wf || wf.metadata.deletionTimestamp) return {};
+    const before: WorkflowPhase = wf.status?.phase ?? '';
+
+    let result: ReconcileResult | undefined;
+    for (let conflicts = 0; !result; ) {
+      const computed = this.run(wf);
+      this.d.caches.expectStatus(namespace, name, computed.status);
+      try {
+        const written = await writeStatus(this.d.client, wf, computed.status);
+        if (written) {
+          this.d.caches.rememberWorkflow(written);
+          wf = written;
+        }
+        result = computed;
+      } catch (err) {
+        if (!isConflict(err) || ++conflicts > (this.d.maxConflicts ?? 5)) throw err;
+        this.d.metrics.statusConflicts.inc();
+        this.d.log.debug('status write conflicted; re-reading the workflow', { workflow: key, attempt: conflicts });
+        try {
+          wf = await this.d.client.get<Obj<Workflow>>(WORKFLOWS, namespace, name);
+        } catch (e) {
+          if (isNotFound(e)) return {};
+          throw e;
+        }
+        this.d.caches.rememberWorkflow(wf);
+        if (wf.metadata.deletionTimestamp) return {};
+      }
+    }
+
+    const phase = result.status.phase ?? '';
+    const final = FINAL_WORKFLOW_PHASES.includes(phase);
+    if (phase !== before) this.announce(wf, before, phase, result.status.message);
+    // The phase labels and the actions touch different objects: one round trip for both.
+    const [, outcome] = await Promise.all([this.label(wf, phase, final), this.d.applier.apply(wf, result.actions)]);
+    if (final) {
+      await this.d.applier.deleteAgent(wf);
+      if (!outcome.requeueNow) this.d.failures.forget(wf.metadata.uid!);
+    }
+    return outcome;
+  }
+
+  /** Mirrors the phase into labels (only when they differ). */
+  private async label(wf: Obj<Workflow>, phase: WorkflowPhase, final: boolean): Promise<void> {
+    if (!phase) return;
+    const labels: Record<string, string> = { [LABEL_PHASE]: phase };
+    if (final) labels[LABEL_COMPLETED] = 'true';
+    const labelled = await writePhaseLabels(this.d.client, wf, labels);
+    if (labelled) this.d.caches.rememberWorkflow(labelled);
+  }
+
+  /** One engine run on `wf` with what the caches show now. */
+  private run(wf: Obj<Workflow>): ReconcileResult {
+    const ns = wf.metadata.namespace!;
+    const uid = wf.metadata.uid!;
+    const observations = buildObservations({
+      workflow: wf,
+      pods: this.d.caches.podsOf(ns, wf.metadata.name!),
+      taskSet: this.d.caches.taskSetOf(ns, wf.metadata.name!),
+      podCreateFailures: this.d.failures.podFailures(uid),
+      agentFailure: this.d.failures.agentFailure(uid),
+      workflowTemplate: (n, name) => this.d.caches.workflowTemplates.get(n, name),
+      clusterWorkflowTemplate: (name) => this.d.caches.clusterWorkflowTemplates.get(undefined, name),
+      now: new Date(),
+      pluginsEnabled: this.d.pluginsEnabled,
+    });
+    const out = this.d.engine(wf, observations);
+    const guarded = keepFinishedResults(wf.status, out.status);
+    if (guarded.restored.length > 0) {
+      this.d.log.error('the engine tried to change finished results; they were kept', {
+        workflow: `${ns}/${wf.metadata.name}`,
+        nodes: guarded.restored,
+      });
+    }
+    return { status: guarded.status, actions: out.actions };
+  }
+
+  /** Logs and records an Event for the transitions that matter: started, finished. */
+  private announce(wf: Obj<Workflow>, before: WorkflowPhase, phase: WorkflowPhase, message: string | undefined): void {
+    const key = `${wf.metadata.namespace}/${wf.metadata.name}`;
+    if (FINAL_WORKFLOW_PHASES.includes(phase)) {
+      const type = phase === 'Succeeded' ? 'Normal' : 'Warning';
+      this.d.log.info('workflow finished', { workflow: key, phase, message });
+      this.d.events.record(wf, type, `Workflow${phase}`, message ? `Workflow ${phase.toLowerCase()}: ${message}` : `Workflow ${phase.toLowerCase()}`);
+    } else if (phase === 'Running' && (before === '' || before === 'Pending')) {
+      this.d.log.info('workflow started', { workflow: key });
+      this.d.events.record(wf, 'Normal', 'WorkflowRunning', 'Workflow started');
+    }
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * Cache events → work queue keys, through the filters of triggers.ts, plus the bookkeeping that
+ * rides on the same events: creation/deletion expectations are settled when the watch shows the
+ * pod, and what was remembered about a workflow is dropped when it is deleted.
+ */
+import { LABEL_WORKFLOW } from '../api/index.js';
+import type { KubeObject } from '../kube/object-store.js';
+import type { ControllerCaches } from './caches.js';
+import type { Expectations, FailureMemory } from './failure-memory.js';
+import { isOwnEcho, podAddMatters, podChangeMatters, taskSetChangeMatters } from './triggers.js';
+import type { WorkQueue } from './work-queue.js';
+
+export interface WiringDeps {
+  caches: ControllerCaches;
+  queue: WorkQueue;
+  failures: FailureMemory;
+  creations: Expectations;
+  deletions: Expectations;
+}
+
+const keyOf = (o: KubeObject): string => `${o.metadata?.namespace}/${o.metadata?.name}`;
+
+/** The workflow a pod or TaskSet belongs to, as a queue key. */
+function ownerKey(o: KubeObject): string | undefined {
+  const wf = o.metadata?.labels?.[LABEL_WORKFLOW];
+  return wf && o.metadata?.namespace ? `${o.metadata.namespace}/${wf}` : undefined;
+}
+
+export function wireTriggers({ caches, queue, failures, creations, deletions }: WiringDeps): void {
+  const enqueueOwner = (o: KubeObject): void => {
+    const key = ownerKey(o);
+    if (key) queue.add(key);
+  };
+
+  caches.workflows.addHandlers({
+    onAdd: (wf) => queue.add(keyOf(wf)),
+    onUpdate: (old, wf) => {
+      // Resync (old === wf) always reconciles; the echo of our own write never needs to.
+      if (old !== wf && isOwnEcho(old, wf, caches.ownStatusOf(wf))) return;
+      queue.add(keyOf(wf));
+    },
+    onDelete: (wf) => {
+      if (wf.metadata.uid) failures.forget(wf.metadata.uid);
+      caches.forget(wf.metadata.namespace!, wf.metadata.name!);
+    },
+  });
+
+  caches.pods.addHandlers({
+    onAdd: (pod) => {
+      creations.observed(keyOf(pod));
+      if (podAddMatters(pod)) enqueueOwner(pod);
+    },
+    onUpdate: (old, pod) => {
+      if (podChangeMatters(old, pod)) enqueueOwner(pod);
+    },
+    onDelete: (pod) => {
+      creations.observed(keyOf(pod));
+      deletions.observed(keyOf(pod));
+      enqueueOwner(pod);
+    },
+  });
+
+  caches.taskSets.addHandlers({
+    onAdd: (ts) => {
+      if (Object.keys(ts.status?.nodes ?? {}).length > 0) queue.add(keyOf(ts));
+    },
+    onUpdate: (old, ts) => {
+      if (taskSetChangeMatters(old, ts)) queue.add(keyOf(ts));
+    },
+    onDelete: (ts) => queue.add(keyOf(ts)),
+  });
+}

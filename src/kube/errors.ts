@@ -1,0 +1,62 @@
+/**
+ * Errors of the Kubernetes API, classified the way callers decide what to do: a missing object,
+ * a lost optimistic-concurrency race, an object that already exists, an expired resource version,
+ * or a transient failure worth retrying. Every reply that is not 2xx becomes an ApiError carrying
+ * the HTTP status and the Status object's `reason`, so no caller parses bodies itself.
+ */
+
+/** A non-2xx reply of the API server (or a transport failure, code 0). */
+export class ApiError extends Error {
+  constructor(
+    /** HTTP status; 0 for a transport failure (connection refused, reset, timeout). */
+    readonly code: number,
+    /** The Status `reason` (NotFound, Conflict, AlreadyExists, Expired, ...) or ''. */
+    readonly reason: string,
+    message: string,
+    /** `VERB path` of the request, for logs. */
+    readonly request: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+function asApiError(err: unknown): ApiError | undefined {
+  return err instanceof ApiError ? err : undefined;
+}
+
+export function isNotFound(err: unknown): boolean {
+  return asApiError(err)?.code === 404;
+}
+
+/** 409 with reason AlreadyExists: a create of an object that is there. */
+export function isAlreadyExists(err: unknown): boolean {
+  const e = asApiError(err);
+  return e?.code === 409 && e.reason === 'AlreadyExists';
+}
+
+/** 409 that is not AlreadyExists: a write based on a stale resourceVersion. */
+export function isConflict(err: unknown): boolean {
+  const e = asApiError(err);
+  return e?.code === 409 && e.reason !== 'AlreadyExists';
+}
+
+/** 410 Gone / reason Expired: the resource version is too old; the caller must list again. */
+export function isGone(err: unknown): boolean {
+  const e = asApiError(err);
+  return e?.code === 410 || e?.reason === 'Expired' || e?.reason === 'Gone';
+}
+
+/** Failures that a retry may cure: transport errors, throttling, server-side trouble. */
+export function isTransient(err: unknown): boolean {
+  const e = asApiError(err);
+  if (!e) return true;
+  return e.code === 0 || e.code === 429 || e.code >= 500;
+}
+
+/** A short description of any error for logs and user-facing messages. */
+export function errorMessage(err: unknown): string {
+  if (err instanceof ApiError) return `${err.request}: ${err.code || 'transport error'}${err.reason ? ` ${err.reason}` : ''}: ${err.message}`;
+  if (err instanceof Error) return err.message;
+  return String(err);
+}

@@ -1,0 +1,73 @@
+/**
+ * The smallest JSON merge patch (RFC 7386) that turns one JSON value into another. Writing only
+ * what changed keeps status writes small and lets a write that changes nothing be skipped
+ * altogether. Arrays are replaced whole (merge patch cannot address array elements); removed
+ * object keys become `null`. Pure.
+ */
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Deep equality of JSON values (undefined object members count as absent). */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((x, i) => jsonEqual(x, b[i]));
+  }
+  if (isObject(a)) {
+    if (!isObject(b)) return false;
+    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
+    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
+    if (ka.length !== kb.length) return false;
+    return ka.every((k) => jsonEqual(a[k], b[k]));
+  }
+  return false;
+}
+
+/**
+ * A merge patch taking `from` to `to`, or `undefined` when they are equal. Both must be objects
+ * (a merge patch of a non-object replaces it whole).
+ */
+export function mergePatchDiff(from: Record<string, unknown> | undefined, to: Record<string, unknown>): Record<string, Json> | undefined {
+  const patch: Record<string, Json> = {};
+  const before = from ?? {};
+  for (const [k, v] of Object.entries(to)) {
+    if (v === undefined) continue;
+    const old = before[k];
+    if (jsonEqual(old, v)) continue;
+    if (isObject(v) && isObject(old)) {
+      const sub = mergePatchDiff(old, v);
+      if (sub) patch[k] = sub;
+    } else {
+      patch[k] = stripUndefined(v) as Json;
+    }
+  }
+  for (const [k, v] of Object.entries(before)) {
+    if (v !== undefined && to[k] === undefined) patch[k] = null;
+  }
+  return Object.keys(patch).length ? patch : undefined;
+}
+
+/** Applies a merge patch to a value (used to predict the object after a write, and in tests). */
+export function applyMergePatch(target: unknown, patch: unknown): unknown {
+  if (!isObject(patch)) return patch;
+  const out: Record<string, unknown> = isObject(target) ? { ...target } : {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = applyMergePatch(out[k], v);
+  }
+  return out;
+}
+
+function stripUndefined(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(stripUndefined);
+  if (isObject(v)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) if (x !== undefined) out[k] = stripUndefined(x);
+    return out;
+  }
+  return v;
+}

@@ -1,0 +1,73 @@
+/**
+ * The resources plugflow reads and writes, and how their REST paths are built. One table, so a
+ * group or plural is never spelled twice and the informer, the client's metrics and the callers
+ * agree on names.
+ */
+import { GROUP, PLURAL, VERSION } from '../api/index.js';
+
+export interface ResourceType {
+  /** '' for the core group. */
+  group: string;
+  version: string;
+  plural: string;
+  kind: string;
+  namespaced: boolean;
+}
+
+export const PODS: ResourceType = { group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true };
+export const NAMESPACES: ResourceType = { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false };
+export const CONFIGMAPS: ResourceType = { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true };
+export const SERVICE_ACCOUNTS: ResourceType = { group: '', version: 'v1', plural: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true };
+export const EVENTS: ResourceType = { group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true };
+export const LEASES: ResourceType = { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease', namespaced: true };
+export const WORKFLOWS: ResourceType = { group: GROUP, version: VERSION, plural: PLURAL.workflow, kind: 'Workflow', namespaced: true };
+export const WORKFLOW_TASK_SETS: ResourceType = {
+  group: GROUP,
+  version: VERSION,
+  plural: PLURAL.workflowTaskSet,
+  kind: 'WorkflowTaskSet',
+  namespaced: true,
+};
+export const WORKFLOW_TEMPLATES: ResourceType = {
+  group: GROUP,
+  version: VERSION,
+  plural: PLURAL.workflowTemplate,
+  kind: 'WorkflowTemplate',
+  namespaced: true,
+};
+export const CLUSTER_WORKFLOW_TEMPLATES: ResourceType = {
+  group: GROUP,
+  version: VERSION,
+  plural: PLURAL.clusterWorkflowTemplate,
+  kind: 'ClusterWorkflowTemplate',
+  namespaced: false,
+};
+
+/** `apiVersion` of objects of this type. */
+export function apiVersionOf(type: ResourceType): string {
+  return type.group ? `${type.group}/${type.version}` : type.version;
+}
+
+/**
+ * REST path of a collection (no name) or an object. `namespace` undefined on a namespaced type
+ * means all namespaces (list/watch only).
+ */
+export function resourcePath(type: ResourceType, namespace?: string, name?: string, subresource?: string): string {
+  const base = type.group ? `/apis/${type.group}/${type.version}` : `/api/${type.version}`;
+  let path = base;
+  if (type.namespaced && namespace) path += `/namespaces/${encodeURIComponent(namespace)}`;
+  if (!type.namespaced && namespace) throw new Error(`${type.kind} is cluster-scoped; no namespace expected`);
+  path += `/${type.plural}`;
+  if (name !== undefined) path += `/${encodeURIComponent(name)}`;
+  if (subresource) {
+    if (name === undefined) throw new Error('a subresource needs an object name');
+    path += `/${subresource}`;
+  }
+  return path;
+}
+
+/** Label used in metrics: `plural` for the core group, `plural.group` otherwise. */
+export function resourceLabel(type: ResourceType, subresource?: string): string {
+  const r = type.group ? `${type.plural}.${type.group}` : type.plural;
+  return subresource ? `${r}/${subresource}` : r;
+}

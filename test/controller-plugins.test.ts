@@ -1,0 +1,212 @@
+/**
+ * The controller's executor-plugin side against the real API server: discovery of labelled
+ * ConfigMaps with its log lines, the TaskSet and agent pod of a workflow with a plugin step (the
+ * workflow namespace's plugin winning over the installation namespace's), results copied back,
+ * the agent deleted on completion, an agent that fails or cannot be created ending its nodes in
+ * Error, and the feature gate off.
+ *
+ * The agent itself is not run here (src/agent has its own suites): this test writes the
+ * TaskSet's status and the agent pod's status where the agent and the kubelet would.
+ */
+import { CoreV1Api } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LABEL_COMPLETED, type Workflow, type WorkflowTaskSet } from '../src/api/index.js';
+import { AGENT_DELETE_GRACE_SECONDS } from '../src/controller/action-applier.js';
+import { startController, type RunningController } from '../src/controller/controller.js';
+import { PLUGINS_DISABLED_MESSAGE } from '../src/engine/index.js';
+import { KubeClient } from '../src/kube/client.js';
+import { CONFIGMAPS, PODS, WORKFLOWS, WORKFLOW_TASK_SETS } from '../src/kube/resource.js';
+import { buildPlugin } from '../src/plugins/index.js';
+import { captureLogger, eventually, waitForCompletion, workflow, type LogLine } from './controller-harness.js';
+import { adminKubeConfig, createTestNamespace, deleteTestNamespace } from './support/cluster.js';
+
+function pluginConfigMap(name: string, port: number, extra: { env?: string; automount?: boolean } = {}) {
+  return buildPlugin({
+    apiVersion: 'plugflow.io/v1alpha1',
+    kind: 'ExecutorPlugin',
+    metadata: { name },
+    spec: {
+      sidecar: {
+        automountServiceAccountToken: extra.automount ?? false,
+        container: {
+          name,
+          image: 'python:3.11-alpine',
+          command: ['python3', '-c', 'print(1)'],
+          ports: [{ containerPort: port }],
+          env: extra.env ? [{ name: 'EXTRA', value: extra.env }] : [],
+          resources: { requests: { cpu: '50m', memory: '32Mi' }, limits: { cpu: '200m', memory: '64Mi' } },
+          securityContext: { runAsNonRoot: true, runAsUser: 65534 },
+        },
+      },
+    },
+  } as Parameters<typeof buildPlugin>[0]).configMap;
+}
+
+function pluginWorkflow(name: string): Workflow {
+  return workflow(name, {
+    entrypoint: 'main',
+    templates: [
+      { name: 'main', steps: [[{ name: 'greet', template: 'greet' }]] },
+      { name: 'greet', plugin: { hello: { name: 'Ada' } }, outputs: { parameters: [{ name: 'greeting' }] } },
+    ],
+  } as Workflow['spec']);
+}
+
+const pluginLines = (lines: LogLine[], namespace: string) =>
+  lines.filter((l) => /^Executor plugin (added|updated|removed)$/.test(String(l.message)) && l.namespace === namespace).map((l) => `${l.message} ${l.namespace}/${l.name}`);
+
+describe('controller: executor plugins', () => {
+  let client: KubeClient;
+  let install: string;
+  let work: string;
+  let controller: RunningController;
+  const { log, lines } = captureLogger();
+
+  beforeAll(async () => {
+    client = await KubeClient.fromKubeConfig(adminKubeConfig());
+    install = await createTestNamespace('ctl-plugins-install');
+    work = await createTestNamespace('ctl-plugins-work');
+    controller = await startController({
+      kubeConfig: adminKubeConfig(),
+      namespace: work,
+      installNamespace: install,
+      pluginsEnabled: true,
+      recordEvents: false,
+      processMetrics: false,
+      log,
+    });
+  });
+
+  afterAll(async () => {
+    await controller?.stop();
+    await client?.close();
+    await deleteTestNamespace(install);
+    await deleteTestNamespace(work);
+  });
+
+  it('logs plugins added, updated and removed, and malformed ConfigMaps with the reason', async () => {
+    await client.create(CONFIGMAPS, install, pluginConfigMap('hello', 4355));
+    await eventually(() => pluginLines(lines, install).includes(`Executor plugin added ${install}/hello`), 'added line');
+    await client.mergePatch(CONFIGMAPS, install, 'hello-executor-plugin', { data: pluginConfigMap('hello', 4355, { env: 'x' }).data });
+    await eventually(() => pluginLines(lines, install).includes(`Executor plugin updated ${install}/hello`), 'updated line');
+    // A change that is not a change of the plugin (an annotation) is not an update.
+    await client.mergePatch(CONFIGMAPS, install, 'hello-executor-plugin', { metadata: { annotations: { note: 'n' } } });
+
+    const broken = pluginConfigMap('broken', 4356);
+    broken.data['sidecar.container'] = 'name: [unclosed';
+    await client.create(CONFIGMAPS, install, broken);
+    const malformed = await eventually(
+      () => lines.find((l) => l.namespace === install && l.name === 'broken-executor-plugin' && String(l.message).includes('malformed')),
+      'malformed line',
+    );
+    expect(malformed.level).toBe('warn');
+    expect(String(malformed.reason)).toContain('sidecar.container');
+
+    await client.delete(CONFIGMAPS, install, 'hello-executor-plugin');
+    await eventually(() => pluginLines(lines, install).includes(`Executor plugin removed ${install}/hello`), 'removed line');
+    expect(pluginLines(lines, install)).toEqual([
+      `Executor plugin added ${install}/hello`,
+      `Executor plugin updated ${install}/hello`,
+      `Executor plugin removed ${install}/hello`,
+    ]);
+  });
+
+  it('writes the task, starts the agent with the workflow namespace plugin, copies the result back and cleans up', async () => {
+    await client.create(CONFIGMAPS, install, pluginConfigMap('hello', 4355));
+    await client.create(CONFIGMAPS, work, pluginConfigMap('hello', 4455));
+    await eventually(() => pluginLines(lines, work).includes(`Executor plugin added ${work}/hello`), 'work-namespace plugin seen');
+    await client.create(WORKFLOWS, work, pluginWorkflow('greeter'));
+
+    const ts = await eventually(async () => {
+      const t = await client.get<WorkflowTaskSet>(WORKFLOW_TASK_SETS, work, 'greeter').catch(() => undefined);
+      return t && Object.keys(t.spec.tasks ?? {}).length > 0 ? t : undefined;
+    }, 'the TaskSet with the task');
+    const [nodeId, task] = Object.entries(ts.spec.tasks!)[0];
+    expect(task.plugin).toEqual({ hello: { name: 'Ada' } });
+    expect(ts.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'Workflow', name: 'greeter', controller: true });
+
+    const agent = await eventually(() => client.get<{ spec: { containers: { name: string; ports?: { containerPort: number }[] }[] } }>(PODS, work, 'greeter-agent'), 'agent pod');
+    const sidecar = agent.spec.containers.find((c) => c.name === 'hello');
+    expect(sidecar?.ports?.[0]?.containerPort).toBe(4455); // the workflow namespace's plugin won
+    // Bind it to a node without a kubelet: a bound pod's deletion is graceful and stays visible.
+    await adminKubeConfig()
+      .makeApiClient(CoreV1Api)
+      .createNamespacedPodBinding({ name: 'greeter-agent', namespace: work, body: { metadata: { name: 'greeter-agent' }, target: { apiVersion: 'v1', kind: 'Node', name: 'no-kubelet' } } });
+
+    // The agent reports the result.
+    await client.mergePatch(WORKFLOW_TASK_SETS, work, 'greeter', { status: { nodes: { [nodeId]: { phase: 'Succeeded', message: 'Hello, Ada!', outputs: { parameters: [{ name: 'greeting', value: 'Hello, Ada!' }] } } } } }, 'status');
+    const done = await waitForCompletion(client, work, 'greeter');
+    expect(done.status?.phase).toBe('Succeeded');
+    expect(done.status?.nodes?.[nodeId]?.outputs?.parameters).toEqual([{ name: 'greeting', value: 'Hello, Ada!' }]);
+    await eventually(async () => {
+      const t = await client.get<WorkflowTaskSet>(WORKFLOW_TASK_SETS, work, 'greeter');
+      return t.metadata.labels?.[LABEL_COMPLETED] === 'true' && !(nodeId in (t.spec.tasks ?? {}));
+    }, 'the TaskSet marked completed, the finished task removed');
+    // No kubelet finalizes the deletion, so the pod stays visible, marked for deletion with the
+    // short grace period (plugin servers must not hold it for 30 s).
+    const deleting = await eventually(async () => {
+      const p = await client.get<{ metadata: { deletionTimestamp?: string; deletionGracePeriodSeconds?: number } }>(PODS, work, 'greeter-agent');
+      return p.metadata.deletionTimestamp ? p : undefined;
+    }, 'the agent pod deleted');
+    expect(deleting.metadata.deletionGracePeriodSeconds).toBe(AGENT_DELETE_GRACE_SECONDS);
+  });
+
+  it('ends unfinished plugin nodes in Error with the reason when the agent pod fails', async () => {
+    await client.create(WORKFLOWS, work, pluginWorkflow('agent-dies'));
+    await eventually(() => client.get(PODS, work, 'agent-dies-agent'), 'agent pod');
+    const now = new Date().toISOString();
+    await client.mergePatch(
+      PODS,
+      work,
+      'agent-dies-agent',
+      {
+        status: {
+          phase: 'Failed',
+          containerStatuses: [{ name: 'main', image: 'x', imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode: 3, reason: 'Error', message: 'cannot reach the API server', startedAt: now, finishedAt: now } } }],
+        },
+      },
+      'status',
+    );
+    const done = await waitForCompletion(client, work, 'agent-dies');
+    expect(done.status?.phase).not.toBe('Succeeded');
+    const node = Object.values(done.status!.nodes!).find((n) => n.type === 'Plugin')!;
+    expect(node.phase).toBe('Error');
+    expect(node.message).toMatch(/agent pod agent-dies-agent failed/);
+    expect(node.message).toContain('cannot reach the API server');
+  });
+
+  it('ends plugin nodes in Error when the agent pod cannot be created', async () => {
+    // A plugin that asks for a service account token whose service account does not exist.
+    await client.mergePatch(CONFIGMAPS, work, 'hello-executor-plugin', { data: pluginConfigMap('hello', 4455, { automount: true }).data });
+    await eventually(() => pluginLines(lines, work).includes(`Executor plugin updated ${work}/hello`), 'plugin updated');
+    await client.create(WORKFLOWS, work, pluginWorkflow('no-agent'));
+    const done = await waitForCompletion(client, work, 'no-agent');
+    const node = Object.values(done.status!.nodes!).find((n) => n.type === 'Plugin')!;
+    expect(node.phase).toBe('Error');
+    expect(node.message).toContain(`service account ${work}/hello-executor-plugin does not exist`);
+    await expect(client.get(PODS, work, 'no-agent-agent')).rejects.toMatchObject({ code: 404 });
+  });
+});
+
+describe('controller: executor plugins gate off', () => {
+  it('watches no plugin ConfigMaps and fails plugin steps saying how to enable them', async () => {
+    const client = await KubeClient.fromKubeConfig(adminKubeConfig());
+    const ns = await createTestNamespace('ctl-plugins-off');
+    const { log } = captureLogger();
+    const controller = await startController({ kubeConfig: adminKubeConfig(), namespace: ns, pluginsEnabled: false, recordEvents: false, processMetrics: false, log });
+    try {
+      expect(controller.caches.informers().map((i) => i.name)).not.toContain('plugin-configmaps');
+      await client.create(WORKFLOWS, ns, pluginWorkflow('gated'));
+      const done = await waitForCompletion(client, ns, 'gated');
+      expect(done.status?.phase).toBe('Failed');
+      const node = Object.values(done.status!.nodes!).find((n) => n.type === 'Plugin')!;
+      expect(node.message).toBe(PLUGINS_DISABLED_MESSAGE);
+      await expect(client.get(WORKFLOW_TASK_SETS, ns, 'gated')).rejects.toMatchObject({ code: 404 });
+    } finally {
+      await controller.stop();
+      await client.close();
+      await deleteTestNamespace(ns);
+    }
+  });
+});
+
