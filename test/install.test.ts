@@ -94,7 +94,7 @@ describe('manifests/install.yaml', () => {
     const token = await serviceAccountToken('plugflow', 'plugflow-controller');
     expect(await rulesOf(token, workNs)).toEqual({
       '/configmaps': ['get', 'list', 'watch'],
-      '/events': ['create', 'patch'],
+      '/events': ['create'],
       '/pods': ['create', 'delete', 'get', 'list', 'watch'],
       '/serviceaccounts': ['get'],
       'plugflow.io/clusterworkflowtemplates': ['get', 'list', 'watch'],
