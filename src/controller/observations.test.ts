@@ -66,6 +66,21 @@ describe('buildObservations', () => {
     expect(buildObservations(inputs({ pods: [deleting] })).agent?.phase).toBe('Failed');
   });
 
+  it('reports a Running agent pod whose main container died (sidecars still up) as failed', () => {
+    const dead = pod('w-agent', 'uid-1', {
+      status: {
+        phase: 'Running',
+        containerStatuses: [
+          { name: 'main', image: 'i', imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode: 1, reason: 'Error', message: 'listen EADDRINUSE 0.0.0.0:9766' } } },
+          { name: 'hello', image: 'i', imageID: '', ready: true, restartCount: 0, state: { running: {} } },
+        ],
+      },
+    }, 'agent');
+    expect(buildObservations(inputs({ pods: [dead] })).agent).toEqual({ phase: 'Failed', message: 'agent pod w-agent failed: main: Error (exit code 1): listen EADDRINUSE 0.0.0.0:9766' });
+    const running = pod('w-agent', 'uid-1', { status: { phase: 'Running', containerStatuses: [{ name: 'main', image: 'i', imageID: '', ready: true, restartCount: 0, state: { running: {} } }] } }, 'agent');
+    expect(buildObservations(inputs({ pods: [running] })).agent).toEqual({ phase: 'Running' });
+  });
+
   it('reports remembered create failures as failed pods, unless the pod exists after all', () => {
     const failures = new Map([
       ['gone', { nodeId: 'n1', message: 'the pod was refused: 422' }],

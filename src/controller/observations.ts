@@ -12,6 +12,7 @@
  * - TaskSet `status.nodes` become TaskObservations;
  * - the (Cluster)WorkflowTemplates the workflow refers to, transitively.
  */
+import { AGENT_CONTAINER } from '../plugins/agent-pod.js';
 import { LABEL_COMPONENT, type ClusterWorkflowTemplate, type Workflow, type WorkflowTaskSet, type WorkflowTemplate } from '../api/index.js';
 import {
   missingTemplateSources,
@@ -93,7 +94,11 @@ function observeAgent(pod: CachedPod): AgentObservation {
   const phase = status.phase === 'Running' || status.phase === 'Succeeded' || status.phase === 'Failed' ? status.phase : 'Pending';
   if (phase !== 'Failed') {
     if (pod.metadata?.deletionTimestamp) return { phase: 'Failed', message: `agent pod ${pod.metadata.name} was deleted` };
-    return { phase };
+    // The pod stays Running while plugin sidecars live on, but without its main container
+    // (restartPolicy Never) nobody runs the tasks: that is a failed agent, not a slow one.
+    const main = status.containerStatuses?.find((c) => c.name === AGENT_CONTAINER)?.state?.terminated;
+    if (!main || phase === 'Succeeded') return { phase };
+    if (main.exitCode === 0 && phase === 'Running') return { phase };
   }
   const reasons: string[] = [];
   for (const c of [...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])]) {
