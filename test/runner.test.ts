@@ -234,6 +234,30 @@ describe('local pod runner', () => {
     expect((await readPod('elsewhere')).spec?.nodeName).toBeFalsy();
   });
 
+  it('keeps a pod whose port another running pod declares waiting (one shared network), then runs it', async () => {
+    const port = 20_000 + Math.floor(Math.random() * 10_000);
+    const server = (name: string, seconds: number) => ({
+      metadata: { name },
+      spec: {
+        restartPolicy: 'Never',
+        containers: [{ name: 'c', image: 'x', ports: [{ containerPort: port }], command: ['python3', '-c', `import socket,time;s=socket.socket();s.bind(("127.0.0.1",${port}));s.listen();time.sleep(${seconds})`] }],
+      },
+    });
+    await core.createNamespacedPod({ namespace: ns, body: server('port-first', 4) });
+    await waitFor('the first pod to run', async () => ((await readPod('port-first')).status?.phase === 'Running' ? true : undefined));
+    await core.createNamespacedPod({ namespace: ns, body: server('port-second', 0) });
+    const waiting = await waitFor('the second pod to be held back', async () => {
+      const c = (await readPod('port-second')).status?.conditions?.find((x) => x.type === 'PodScheduled');
+      return c?.status === 'False' ? c : undefined;
+    });
+    expect(waiting.message).toContain(`port ${port} is in use by pod ${ns}/port-first`);
+    const first = await finished('port-first');
+    const second = await finished('port-second');
+    expect(first.status?.phase).toBe('Succeeded');
+    // Had both run at once, the second bind would have failed with EADDRINUSE.
+    expect(second.status?.phase).toBe('Succeeded');
+  });
+
   it('kills the processes of a deleted pod and removes the pod', async () => {
     const marker = String(900_000 + Math.floor(Math.random() * 99_999));
     await core.createNamespacedPod({

@@ -54,6 +54,10 @@ export class PodRunner {
   private readonly workers = new Map<string, PodWorker>();
   private readonly deleting = new Set<string>();
   private readonly unschedulable = new Map<string, string>();
+  /** Ports declared by pods bound here and not yet ended: all pods share the host's network. */
+  private readonly heldPorts = new Map<string, Set<number>>();
+  /** Pods waiting for a port another pod holds; looked at again when a pod ends. */
+  private readonly portWaiters = new Map<string, V1Pod>();
   private readonly watches: PodWatch[] = [];
   private heartbeat?: NodeHeartbeat;
   private client?: KubeClient;
@@ -157,8 +161,39 @@ export class PodRunner {
       }
       return;
     }
+    const conflict = this.portConflict(pod);
+    if (conflict) {
+      this.portWaiters.set(key, pod);
+      if (this.unschedulable.get(key) !== conflict) {
+        this.unschedulable.set(key, conflict);
+        void this.markUnschedulable(pod, conflict);
+      }
+      return;
+    }
+    this.portWaiters.delete(key);
     this.unschedulable.delete(key);
+    this.heldPorts.set(key, podPorts(pod));
     void this.bind(pod);
+  }
+
+  /**
+   * Containers of every pod run in the host's network here (a kubelet gives each pod its own),
+   * so a pod whose ports another running pod declares waits until they are free — the way the
+   * scheduler keeps host ports apart — instead of failing with EADDRINUSE.
+   */
+  private portConflict(pod: V1Pod): string | undefined {
+    const key = `${pod.metadata!.namespace}/${pod.metadata!.name}`;
+    for (const port of podPorts(pod)) {
+      for (const [holder, ports] of this.heldPorts) {
+        if (holder !== key && ports.has(port)) return `port ${port} is in use by pod ${holder} (the local runner gives all pods one network)`;
+      }
+    }
+    return undefined;
+  }
+
+  private releasePorts(key: string): void {
+    if (!this.heldPorts.delete(key)) return;
+    for (const waiting of [...this.portWaiters.values()]) this.onUnscheduled(waiting);
   }
 
   private async bind(pod: V1Pod): Promise<void> {
@@ -221,8 +256,9 @@ export class PodRunner {
       log: this.log,
     });
     this.workers.set(key, worker);
+    this.heldPorts.set(key, podPorts(pod));
     this.log.info('starting pod', { pod: key, uid: pod.metadata!.uid });
-    void worker.start();
+    void worker.start().finally(() => this.releasePorts(key));
   }
 
   /** A pod marked for deletion: stop it within its grace period, then remove it. */
@@ -266,6 +302,7 @@ export class PodRunner {
     if (this.workers.get(worker.key) === worker) this.workers.delete(worker.key);
     await worker.terminate(graceSeconds);
     worker.cleanup();
+    this.releasePorts(worker.key);
   }
 
   /** A pod that ran under an earlier runner process: its processes are gone. */
@@ -311,4 +348,12 @@ export function serviceEnvFor(kc: KubeConfig): Record<string, string> {
     KUBERNETES_SERVICE_PORT_HTTPS: port,
     KUBERNETES_PORT: `tcp://${url.host}`,
   };
+}
+
+/** The container ports a pod declares (init containers included). */
+function podPorts(pod: V1Pod): Set<number> {
+  const spec = pod.spec;
+  const ports = new Set<number>();
+  for (const c of [...(spec?.initContainers ?? []), ...(spec?.containers ?? [])]) for (const p of c.ports ?? []) ports.add(p.containerPort);
+  return ports;
 }
