@@ -18,6 +18,7 @@ import { podStatus, terminationReason, willRestart, type ContainerView, type Pod
 import { startProcess, type ContainerProcess } from './process.js';
 import type { StatusWriter } from './status-writer.js';
 import { PodVolumes, VolumeError, notFound } from './volumes.js';
+import { pathForUser } from './user-path.js';
 
 export interface WorkerDeps {
   core: CoreV1Api;
@@ -195,7 +196,8 @@ export class PodWorker {
       return 128;
     }
     const processEnv = { ...this.imageEnv(c), ...env };
-    processEnv.PATH = `${this.deps.shimDir}:${env.PATH ?? process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin'}`;
+    const uid = c.securityContext?.runAsUser ?? this.pod.spec?.securityContext?.runAsUser;
+    processEnv.PATH = `${this.deps.shimDir}:${env.PATH ?? pathForUser(process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', uid)}`;
     const proc = startProcess(buildLaunch(plan, this.deps.tools), processEnv, logPath);
     this.procs.set(c.name, proc);
     cv.pid = proc.pid;

@@ -187,7 +187,6 @@ export async function startE2eStack(opts: E2eStackOptions): Promise<E2eStack> {
 
     let runner: PodRunner | undefined;
     if (opts.runner ?? true) {
-      useImageLikePath();
       const nodeName = `e2e-${namespace}`;
       runner = new PodRunner({
         kubeConfig: admin,
@@ -299,29 +298,6 @@ export async function startE2eStack(opts: E2eStackOptions): Promise<E2eStack> {
   }
 }
 
-/**
- * The runner gives every container the runner's own PATH (images are ignored). Entries only
- * root can reach (e.g. `/root/.pyenv/shims` first on this machine's PATH) break non-root
- * containers: setpriv looks the command up while it still holds root's capabilities, finds
- * `/root/.pyenv/shims/python3`, and the plugin's user then cannot run it
- * (`bash: /root/.pyenv/shims/python3: Permission denied`). A real image has no such entries, so
- * this suite's process (which hosts the runner) drops them from its PATH.
- */
-function useImageLikePath(): void {
-  const reachable = (dir: string): boolean => {
-    let path = '';
-    for (const part of dir.split('/').filter(Boolean)) {
-      path += `/${part}`;
-      try {
-        if ((statSync(path).mode & 0o001) === 0) return false;
-      } catch {
-        return false;
-      }
-    }
-    return dir.startsWith('/');
-  };
-  process.env.PATH = (process.env.PATH ?? '').split(':').filter(reachable).join(':') || '/usr/local/bin:/usr/bin:/bin';
-}
 
 function podLine(p: V1Pod): string {
   const statuses = [...(p.status?.initContainerStatuses ?? []), ...(p.status?.containerStatuses ?? [])].map((s) => {
