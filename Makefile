@@ -55,5 +55,13 @@ dev: deps build
 bench: deps build
 	npx tsx bench/run-all.ts
 
+## soak: soak with chaos, about ten minutes (SOAK_SECONDS, SOAK_SEED, SOAK_CHAOS=0), figures into bench/RESULTS.md
+soak: deps
+	npx tsx hack/soak.ts
+
+## fuzz: bounded fuzz of the server, the agent and cluster objects (FUZZ_PER, FUZZ_SEED), counts into bench/RESULTS.md
+fuzz: deps
+	npx tsx hack/fuzz.ts
+
 clean:
 	rm -rf dist

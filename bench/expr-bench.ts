@@ -8,6 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { compile, compileBoolean } from '../src/expr/index.js';
+import type { Figure } from './figures.js';
 
 const SEED = 'payload.message != nil && metadata["x-name"] == ["value"]';
 
@@ -86,54 +87,70 @@ function compare(a: (i: number) => boolean, b: (i: number) => boolean, rounds = 
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
 const verdict = (ok: boolean): string => (ok ? 'met' : 'NOT met');
 
-const selector = compileBoolean(SEED, 'selector');
-for (const env of envs) {
-  if (selector.evaluate(env) !== handWritten(env) || handWritten(env) !== handWrittenNaive(env)) throw new Error(`selector and hand-written predicate disagree on ${JSON.stringify(env)}`);
-}
+/** Runs the benchmark, prints its lines and returns its figures (for bench/run-all.ts). */
+export async function runExprBench(): Promise<Figure[]> {
+  const selector = compileBoolean(SEED, 'selector');
+  for (const env of envs) {
+    if (selector.evaluate(env) !== handWritten(env) || handWritten(env) !== handWrittenNaive(env)) throw new Error(`selector and hand-written predicate disagree on ${JSON.stringify(env)}`);
+  }
 
-const [compiledRate, handRate] = compare(
-  (i) => selector.evaluate(envs[i & 3]),
-  (i) => handWritten(envs[i & 3]),
-);
-const ratio = handRate / compiledRate;
-const [compiledRate2, naiveRate] = compare(
-  (i) => selector.evaluate(envs[i & 3]),
-  (i) => handWrittenNaive(envs[i & 3]),
-);
-const naiveRatio = naiveRate / compiledRate2;
+  const [compiledRate, handRate] = compare(
+    (i) => selector.evaluate(envs[i & 3]),
+    (i) => handWritten(envs[i & 3]),
+  );
+  const ratio = handRate / compiledRate;
+  const [compiledRate2, naiveRate] = compare(
+    (i) => selector.evaluate(envs[i & 3]),
+    (i) => handWrittenNaive(envs[i & 3]),
+  );
+  const naiveRatio = naiveRate / compiledRate2;
 
-// Compile time: the seed selector, and every expression of the shared cases that compiles.
-const casesPath = fileURLToPath(new URL('../../shared/expr-cases.jsonl', import.meta.url));
-const sources: string[] = [];
-if (existsSync(casesPath)) {
-  for (const line of readFileSync(casesPath, 'utf8').split('\n').filter(Boolean)) {
-    const c = JSON.parse(line) as { expr: string; kind: string };
-    if (['event_selector', 'event_value', 'event_meta', 'retry', 'expression'].includes(c.kind)) {
-      try {
-        compile(c.expr);
-        sources.push(c.expr);
-      } catch {
-        // syntax-error cases are not a compile-time measure
+  // Compile time: the seed selector, and every expression of the shared cases that compiles.
+  const casesPath = fileURLToPath(new URL('../../shared/expr-cases.jsonl', import.meta.url));
+  const sources: string[] = [];
+  if (existsSync(casesPath)) {
+    for (const line of readFileSync(casesPath, 'utf8').split('\n').filter(Boolean)) {
+      const c = JSON.parse(line) as { expr: string; kind: string };
+      if (['event_selector', 'event_value', 'event_meta', 'retry', 'expression'].includes(c.kind)) {
+        try {
+          compile(c.expr);
+          sources.push(c.expr);
+        } catch {
+          // syntax-error cases are not a compile-time measure
+        }
       }
     }
   }
-}
-function compileMicros(list: string[], rounds: number): number {
-  for (let r = 0; r < 50; r++) for (const s of list) compile(s);
-  const t0 = performance.now();
-  for (let r = 0; r < rounds; r++) for (const s of list) compile(s);
-  return ((performance.now() - t0) * 1000) / (rounds * list.length);
-}
-const seedCompile = compileMicros([SEED], 20_000);
-const casesCompile = sources.length ? compileMicros(sources, 200) : NaN;
+  function compileMicros(list: string[], rounds: number): number {
+    for (let r = 0; r < 50; r++) for (const s of list) compile(s);
+    const t0 = performance.now();
+    for (let r = 0; r < rounds; r++) for (const s of list) compile(s);
+    return ((performance.now() - t0) * 1000) / (rounds * list.length);
+  }
+  const seedCompile = compileMicros([SEED], 20_000);
+  const casesCompile = sources.length ? compileMicros(sources, 200) : NaN;
 
-console.log(`expr bench — node ${process.version}`);
-console.log(`  seed selector: ${SEED}`);
-console.log(`  compiled selector:      ${fmt(compiledRate)} evaluations/s`);
-console.log(`  hand-written JS, same checks (own properties, types): ${fmt(handRate)} evaluations/s`);
-console.log(`  ratio hand/compiled:    ${ratio.toFixed(2)}x   (goal: within 5x)   ${verdict(ratio <= 5)}`);
-console.log(`  hand-written JS, no checks at all: ${fmt(naiveRate)} evaluations/s — ratio ${naiveRatio.toFixed(2)}x (for reference; not the same predicate on hostile input)`);
-console.log(`  compile, seed selector: ${seedCompile.toFixed(1)} µs per expression   (goal: under 1000 µs)   ${verdict(seedCompile < 1000)}`);
-if (sources.length) {
-  console.log(`  compile, ${sources.length} case expressions: ${casesCompile.toFixed(1)} µs per expression on average   (goal: under 1000 µs)   ${verdict(casesCompile < 1000)}`);
+  console.log(`expr bench — node ${process.version}`);
+  console.log(`  seed selector: ${SEED}`);
+  console.log(`  compiled selector:      ${fmt(compiledRate)} evaluations/s`);
+  console.log(`  hand-written JS, same checks (own properties, types): ${fmt(handRate)} evaluations/s`);
+  console.log(`  ratio hand/compiled:    ${ratio.toFixed(2)}x   (goal: within 5x)   ${verdict(ratio <= 5)}`);
+  console.log(`  hand-written JS, no checks at all: ${fmt(naiveRate)} evaluations/s — ratio ${naiveRatio.toFixed(2)}x (for reference; not the same predicate on hostile input)`);
+  console.log(`  compile, seed selector: ${seedCompile.toFixed(1)} µs per expression   (goal: under 1000 µs)   ${verdict(seedCompile < 1000)}`);
+  if (sources.length) {
+    console.log(`  compile, ${sources.length} case expressions: ${casesCompile.toFixed(1)} µs per expression on average   (goal: under 1000 µs)   ${verdict(casesCompile < 1000)}`);
+  }
+  const r = (x: number, d = 2) => Number(x.toFixed(d));
+  const figures: Figure[] = [
+    { name: 'compiled event selector, evaluations/s', value: Math.round(compiledRate), unit: 'evaluations/s', goal: 'reported', met: true, note: `seed selector ${SEED}` },
+    { name: 'hand-written JS (same checks) / compiled selector', value: r(ratio), unit: 'x', goal: 'within 5x', met: ratio <= 5, note: `hand-written ${fmt(handRate)}/s vs compiled ${fmt(compiledRate)}/s in the same run` },
+    { name: 'hand-written JS (no checks) / compiled selector', value: r(naiveRatio), unit: 'x', goal: 'reference only', met: true, note: 'not the same predicate on hostile input' },
+    { name: 'compile time, seed selector', value: r(seedCompile, 1), unit: 'µs', goal: 'under 1000 µs', met: seedCompile < 1000 },
+  ];
+  if (sources.length) figures.push({ name: `compile time, ${sources.length} case expressions (mean)`, value: r(casesCompile, 1), unit: 'µs', goal: 'under 1000 µs', met: casesCompile < 1000 });
+  return figures;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await runExprBench();
 }
