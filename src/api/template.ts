@@ -15,8 +15,8 @@ import type {
   Toleration,
   UserContainer,
   VolumeMount,
-  Volume,
 } from './container.js';
+import type { Volume } from './volume.js';
 import type { Artifact, ArtifactLocation, ArtifactPaths } from './artifact.js';
 import type { Arguments, Inputs, Outputs } from './parameter.js';
 import type { IntOrString } from './values/scalars.js';

@@ -7,12 +7,11 @@ import type {
   HostAlias,
   LocalObjectReference,
   ObjectMeta,
-  PersistentVolumeClaimTemplate,
   PodSecurityContext,
   StringMap,
   Toleration,
-  Volume,
 } from './container.js';
+import type { PersistentVolumeClaimTemplate, Volume } from './volume.js';
 import type { Arguments } from './parameter.js';
 import type {
   ExecutorConfig,
