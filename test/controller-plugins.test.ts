@@ -2,8 +2,9 @@
  * The controller's executor-plugin side against the real API server: discovery of labelled
  * ConfigMaps with its log lines, the TaskSet and agent pod of a workflow with a plugin step (the
  * workflow namespace's plugin winning over the installation namespace's), results copied back,
- * the agent deleted on completion, an agent that fails or cannot be created ending its nodes in
- * Error, and the feature gate off.
+ * the agent deleted on completion, a failed agent pod replaced (the task it had taken ending in
+ * Error, the others waiting for the new pod; bounded), one that cannot be created ending its
+ * nodes in Error, and the feature gate off.
  *
  * The agent itself is not run here (src/agent has its own suites): this test writes the
  * TaskSet's status and the agent pod's status where the agent and the kubelet would.
@@ -11,7 +12,7 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LABEL_COMPLETED, type Workflow, type WorkflowTaskSet } from '../src/api/index.js';
-import { AGENT_DELETE_GRACE_SECONDS } from '../src/controller/action-applier.js';
+import { AGENT_DELETE_GRACE_SECONDS, MAX_AGENT_REPLACEMENTS } from '../src/controller/action-applier.js';
 import { startController, type RunningController } from '../src/controller/controller.js';
 import { PLUGINS_DISABLED_MESSAGE } from '../src/engine/index.js';
 import { KubeClient } from '../src/kube/client.js';
@@ -151,28 +152,80 @@ describe('controller: executor plugins', () => {
     expect(deleting.metadata.deletionGracePeriodSeconds).toBe(AGENT_DELETE_GRACE_SECONDS);
   });
 
-  it('ends unfinished plugin nodes in Error with the reason when the agent pod fails', async () => {
-    await client.create(WORKFLOWS, work, pluginWorkflow('agent-dies'));
-    await eventually(() => client.get(PODS, work, 'agent-dies-agent'), 'agent pod');
+  /** Marks the agent pod Failed the way the kubelet would: its main container exited `exitCode`. */
+  async function failAgentPod(name: string, message: string, exitCode = 3): Promise<string> {
+    const pod = await eventually(() => client.get<{ metadata: { uid: string } }>(PODS, work, name), `agent pod ${name}`);
     const now = new Date().toISOString();
     await client.mergePatch(
       PODS,
       work,
-      'agent-dies-agent',
+      name,
       {
         status: {
           phase: 'Failed',
-          containerStatuses: [{ name: 'main', image: 'x', imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode: 3, reason: 'Error', message: 'cannot reach the API server', startedAt: now, finishedAt: now } } }],
+          containerStatuses: [{ name: 'main', image: 'x', imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode, reason: 'Error', message, startedAt: now, finishedAt: now } } }],
         },
       },
       'status',
     );
+    return pod.metadata.uid;
+  }
+
+  /** The agent pod `name` once it is a different pod than `uid` (the controller replaced it). */
+  const replacement = (name: string, uid: string) =>
+    eventually(async () => {
+      const p = await client.get<{ metadata: { uid: string } }>(PODS, work, name).catch(() => undefined);
+      return p && p.metadata.uid !== uid ? p : undefined;
+    }, `a new ${name} pod`);
+
+  async function taskOf(workflowName: string): Promise<string> {
+    const ts = await eventually(async () => {
+      const t = await client.get<WorkflowTaskSet>(WORKFLOW_TASK_SETS, work, workflowName).catch(() => undefined);
+      return t && Object.keys(t.spec.tasks ?? {}).length > 0 ? t : undefined;
+    }, `the TaskSet of ${workflowName} with its task`);
+    return Object.keys(ts.spec.tasks!)[0]!;
+  }
+
+  it('ends the task a failed agent pod had taken in Error with the reason', async () => {
+    await client.create(WORKFLOWS, work, pluginWorkflow('agent-dies'));
+    const nodeId = await taskOf('agent-dies');
+    await client.mergePatch(WORKFLOW_TASK_SETS, work, 'agent-dies', { status: { nodes: { [nodeId]: { phase: 'Running' } } } }, 'status');
+    await eventually(async () => (await client.get<Workflow>(WORKFLOWS, work, 'agent-dies')).status?.nodes?.[nodeId]?.phase === 'Running', 'node Running');
+    await failAgentPod('agent-dies-agent', 'cannot reach the API server');
     const done = await waitForCompletion(client, work, 'agent-dies');
-    expect(done.status?.phase).not.toBe('Succeeded');
-    const node = Object.values(done.status!.nodes!).find((n) => n.type === 'Plugin')!;
+    expect(done.status?.phase).toBe('Error');
+    const node = done.status!.nodes![nodeId]!;
     expect(node.phase).toBe('Error');
     expect(node.message).toMatch(/agent pod agent-dies-agent failed/);
     expect(node.message).toContain('cannot reach the API server');
+  });
+
+  it('replaces a failed agent pod: a task it never took runs on the new pod', async () => {
+    await client.create(WORKFLOWS, work, pluginWorkflow('agent-replaced'));
+    const nodeId = await taskOf('agent-replaced');
+    const first = await failAgentPod('agent-replaced-agent', 'listen EADDRINUSE 0.0.0.0:9766', 1);
+    await replacement('agent-replaced-agent', first);
+    expect(lines.some((l) => String(l.message).startsWith('agent pod failed; replacing it') && String(l.reason).includes('EADDRINUSE'))).toBe(true);
+    expect((await client.get<Workflow>(WORKFLOWS, work, 'agent-replaced')).status?.nodes?.[nodeId]?.phase).toBe('Pending');
+    // The new agent reports the result.
+    await client.mergePatch(WORKFLOW_TASK_SETS, work, 'agent-replaced', { status: { nodes: { [nodeId]: { phase: 'Succeeded', outputs: { parameters: [{ name: 'greeting', value: 'hi' }] } } } } }, 'status');
+    const done = await waitForCompletion(client, work, 'agent-replaced');
+    expect(done.status?.phase).toBe('Succeeded');
+  });
+
+  it(`gives up on an agent pod that keeps failing after ${MAX_AGENT_REPLACEMENTS} replacements, ending its tasks in Error`, async () => {
+    await client.create(WORKFLOWS, work, pluginWorkflow('agent-crashloop'));
+    const nodeId = await taskOf('agent-crashloop');
+    let uid = await failAgentPod('agent-crashloop-agent', 'plugin config broken', 2);
+    for (let i = 0; i < MAX_AGENT_REPLACEMENTS; i++) {
+      await replacement('agent-crashloop-agent', uid);
+      uid = await failAgentPod('agent-crashloop-agent', 'plugin config broken', 2);
+    }
+    const done = await waitForCompletion(client, work, 'agent-crashloop');
+    const node = done.status!.nodes![nodeId]!;
+    expect(node.phase).toBe('Error');
+    expect(node.message).toContain('plugin config broken');
+    expect(node.message).toContain(`failed ${MAX_AGENT_REPLACEMENTS + 1} times`);
   });
 
   it('ends plugin nodes in Error when the agent pod cannot be created', async () => {

@@ -11,6 +11,7 @@
  *   differ from the cached TaskSet;
  * - ensureAgent: builds the agent pod with the workflow's plugins (src/plugins) and creates it;
  *   if it cannot be built or is refused, the reason is remembered and reported to the engine;
+ *   a failed agent pod is deleted and, once gone, created again (bounded);
  * - requeueAt: returned to the caller, who schedules the key.
  */
 import type { V1Pod } from '@kubernetes/client-node';
@@ -33,7 +34,8 @@ import type { Logger } from '../log/logger.js';
 import { agentPodName, buildAgentPod, pluginServiceAccount, type AgentPodOptions, type PluginEntry } from '../plugins/index.js';
 import { buildStepPod } from '../pods/build-pod.js';
 import type { ControllerCaches } from './caches.js';
-import type { Expectations, FailureMemory } from './failure-memory.js';
+import { deletionKey, type Expectations, type FailureMemory } from './failure-memory.js';
+import { observeAgent } from './observations.js';
 import type { ControllerMetrics } from './metrics.js';
 
 export interface ApplierOptions {
@@ -60,8 +62,11 @@ export interface ApplyOutcome {
 
 type Obj<T> = T & KubeObject;
 
-/** Grace period of the agent pod's deletion once its workflow is complete. */
+/** Grace period of the agent pod's deletion once its workflow is complete (or the pod failed). */
 export const AGENT_DELETE_GRACE_SECONDS = 2;
+
+/** Failed agent pods of one workflow the controller replaces before it gives up (per controller run). */
+export const MAX_AGENT_REPLACEMENTS = 5;
 
 export class ActionApplier {
   constructor(private readonly o: ApplierOptions) {}
@@ -158,16 +163,20 @@ export class ActionApplier {
 
   private async deletePod(wf: Obj<Workflow>, podName: string, reason: string, gracePeriodSeconds?: number): Promise<void> {
     const ns = wf.metadata.namespace!;
-    const key = `${ns}/${podName}`;
     const pod = this.o.caches.pods.get(ns, podName);
-    if (!pod || pod.metadata?.deletionTimestamp || this.o.deletions.pending(key)) return;
+    if (!pod || pod.metadata?.deletionTimestamp) return;
+    const key = deletionKey(pod);
+    if (this.o.deletions.pending(key)) return;
+    // Expected before the call: a pod without a node is gone at once, and the watch can report
+    // that before the reply to the delete arrives.
+    this.o.deletions.expect(key);
     try {
       await this.o.client.delete(PODS, ns, podName, { uid: pod.metadata?.uid, gracePeriodSeconds });
-      this.o.deletions.expect(key);
       this.o.log.debug('deleted pod', { workflow: `${ns}/${wf.metadata.name}`, pod: podName, reason });
     } catch (err) {
       // NotFound: gone already. Conflict: the uid precondition failed — a different pod now.
       if (isNotFound(err) || (err instanceof ApiError && err.code === 409)) return;
+      this.o.deletions.observed(key);
       throw err;
     }
   }
@@ -222,13 +231,38 @@ export class ActionApplier {
     }
   }
 
-  /** Returns true when the agent could not be built or created (reported to the engine). */
+  /**
+   * Returns true when the agent could not be built or created (reported to the engine).
+   *
+   * A failed or deleted agent pod is replaced: the failed one is deleted, and once it is gone
+   * (the name is fixed) a new one is created, which runs the tasks still waiting in the TaskSet.
+   * An agent pod that keeps failing (a plugin that never starts, say) is given up after
+   * MAX_AGENT_REPLACEMENTS, and every unfinished task then ends in Error with the last reason.
+   */
   private async ensureAgent(wf: Obj<Workflow>): Promise<boolean> {
     const ns = wf.metadata.namespace!;
     const name = agentPodName(wf.metadata.name!);
     const key = `${ns}/${name}`;
     const uid = wf.metadata.uid!;
-    if (this.o.caches.pods.get(ns, name) || this.o.creations.pending(key) || this.o.failures.agentFailure(uid)) return false;
+    if (this.o.failures.agentFailure(uid)) return false;
+    const existing = this.o.caches.pods.get(ns, name);
+    if (existing) {
+      const seen = observeAgent(existing);
+      if (seen.phase !== 'Failed' || existing.metadata?.deletionTimestamp || this.o.deletions.pending(deletionKey(existing))) return false;
+      const n = this.o.failures.addAgentReplacement(uid);
+      if (n > MAX_AGENT_REPLACEMENTS) {
+        return this.agentFailed(wf, `${seen.message}; it failed ${n} times, the controller gave up replacing it`);
+      }
+      this.o.log.warn('agent pod failed; replacing it (tasks it had taken end in Error, the others wait for the new pod)', {
+        workflow: `${ns}/${wf.metadata.name}`,
+        pod: name,
+        reason: seen.message,
+        replacement: n,
+      });
+      await this.deletePod(wf, name, 'agent pod failed', AGENT_DELETE_GRACE_SECONDS);
+      return false;
+    }
+    if (this.o.creations.pending(key)) return false;
     const plugins = this.o.pluginsEnabled ? this.o.pluginsFor(ns) : [];
     let pod: V1Pod;
     try {

@@ -4,6 +4,8 @@
  * Kept per workflow uid in memory only: a restarted controller tries again, fails the same way
  * and reaches the same result, so nothing here needs to be persisted.
  */
+import type { KubeObject } from '../kube/object-store.js';
+
 export interface PodCreateFailure {
   nodeId: string;
   message: string;
@@ -12,6 +14,7 @@ export interface PodCreateFailure {
 export class FailureMemory {
   private readonly pods = new Map<string, Map<string, PodCreateFailure>>();
   private readonly agents = new Map<string, string>();
+  private readonly replacements = new Map<string, number>();
 
   podFailures(uid: string): ReadonlyMap<string, PodCreateFailure> | undefined {
     return this.pods.get(uid);
@@ -31,10 +34,18 @@ export class FailureMemory {
     this.agents.set(uid, message);
   }
 
+  /** Counts one more replacement of the workflow's agent pod; returns the count so far. */
+  addAgentReplacement(uid: string): number {
+    const n = (this.replacements.get(uid) ?? 0) + 1;
+    this.replacements.set(uid, n);
+    return n;
+  }
+
   /** Forgets a workflow (deleted, or finished and cleaned up). */
   forget(uid: string): void {
     this.pods.delete(uid);
     this.agents.delete(uid);
+    this.replacements.delete(uid);
   }
 }
 
@@ -71,3 +82,9 @@ export class Expectations {
     return this.items.size;
   }
 }
+
+/**
+ * Deletions are expected per pod uid, not per name: the agent pod's name is reused by its
+ * replacement, which must not look "being deleted" because its predecessor was.
+ */
+export const deletionKey = (pod: KubeObject): string => `${pod.metadata?.namespace}/${pod.metadata?.name}/${pod.metadata?.uid}`;

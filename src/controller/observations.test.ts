@@ -60,10 +60,12 @@ describe('buildObservations', () => {
         containerStatuses: [{ name: 'main', image: 'i', imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode: 2, reason: 'Error', message: 'boom' } } }],
       },
     }, 'agent');
-    expect(buildObservations(inputs({ pods: [failed] })).agent).toEqual({ phase: 'Failed', message: 'agent pod w-agent failed: main: Error (exit code 2): boom' });
+    expect(buildObservations(inputs({ pods: [failed] })).agent).toEqual({ phase: 'Failed', message: 'agent pod w-agent failed: main: Error (exit code 2): boom', replacing: true });
     const deleting = pod('w-agent', 'uid-1', { status: { phase: 'Running' } }, 'agent');
     deleting.metadata!.deletionTimestamp = new Date();
-    expect(buildObservations(inputs({ pods: [deleting] })).agent?.phase).toBe('Failed');
+    expect(buildObservations(inputs({ pods: [deleting] })).agent).toEqual({ phase: 'Failed', message: 'agent pod w-agent was deleted', replacing: true });
+    // Once the controller has given up replacing it, the recorded failure is final.
+    expect(buildObservations(inputs({ pods: [failed], agentFailure: 'gave up' })).agent).toEqual({ phase: 'Failed', message: 'gave up' });
   });
 
   it('reports a Running agent pod whose main container died (sidecars still up) as failed', () => {
@@ -76,7 +78,7 @@ describe('buildObservations', () => {
         ],
       },
     }, 'agent');
-    expect(buildObservations(inputs({ pods: [dead] })).agent).toEqual({ phase: 'Failed', message: 'agent pod w-agent failed: main: Error (exit code 1): listen EADDRINUSE 0.0.0.0:9766' });
+    expect(buildObservations(inputs({ pods: [dead] })).agent).toEqual({ phase: 'Failed', message: 'agent pod w-agent failed: main: Error (exit code 1): listen EADDRINUSE 0.0.0.0:9766', replacing: true });
     const running = pod('w-agent', 'uid-1', { status: { phase: 'Running', containerStatuses: [{ name: 'main', image: 'i', imageID: '', ready: true, restartCount: 0, state: { running: {} } }] } }, 'agent');
     expect(buildObservations(inputs({ pods: [running] })).agent).toEqual({ phase: 'Running' });
   });

@@ -67,7 +67,9 @@ export function buildObservations(i: ObservationInputs): Observations {
   for (const [podName, f] of i.podCreateFailures ?? []) {
     if (!seenPods.has(podName)) pods.push({ podName, nodeId: f.nodeId, phase: 'Failed', message: f.message });
   }
-  if (i.agentFailure && agent?.phase !== 'Failed') agent = { phase: 'Failed', message: i.agentFailure };
+  // A recorded failure is final (the pod cannot be built, is refused, or kept failing): it wins
+  // over a failed pod the controller would otherwise replace.
+  if (i.agentFailure) agent = { phase: 'Failed', message: i.agentFailure };
 
   const tasks: TaskObservation[] = [];
   if (i.taskSet && ownedBy(i.taskSet, uid)) {
@@ -88,12 +90,15 @@ export function buildObservations(i: ObservationInputs): Observations {
   return obs;
 }
 
-/** The agent pod's state: Failed with the reason its containers give. */
-function observeAgent(pod: CachedPod): AgentObservation {
+/**
+ * The agent pod's state: Failed with the reason its containers give. A failed or deleted agent
+ * pod is replaced by the controller (ActionApplier.ensureAgent), hence `replacing`.
+ */
+export function observeAgent(pod: CachedPod): AgentObservation {
   const status = pod.status ?? {};
   const phase = status.phase === 'Running' || status.phase === 'Succeeded' || status.phase === 'Failed' ? status.phase : 'Pending';
   if (phase !== 'Failed') {
-    if (pod.metadata?.deletionTimestamp) return { phase: 'Failed', message: `agent pod ${pod.metadata.name} was deleted` };
+    if (pod.metadata?.deletionTimestamp) return { phase: 'Failed', message: `agent pod ${pod.metadata.name} was deleted`, replacing: true };
     // The pod stays Running while plugin sidecars live on, but without its main container
     // (restartPolicy Never) nobody runs the tasks: that is a failed agent, not a slow one.
     const main = status.containerStatuses?.find((c) => c.name === AGENT_CONTAINER)?.state?.terminated;
@@ -106,7 +111,7 @@ function observeAgent(pod: CachedPod): AgentObservation {
     if (t && t.exitCode !== 0) reasons.push(`${c.name}: ${t.reason || 'Error'} (exit code ${t.exitCode})${t.message ? `: ${t.message.trim().slice(0, 300)}` : ''}`);
   }
   const why = reasons.length ? reasons.join('; ') : [status.reason, status.message].filter(Boolean).join(': ') || 'unknown reason';
-  return { phase: 'Failed', message: `agent pod ${pod.metadata?.name} failed: ${why}` };
+  return { phase: 'Failed', message: `agent pod ${pod.metadata?.name} failed: ${why}`, replacing: true };
 }
 
 /** Looks up every template source the workflow needs, following references transitively. */

@@ -34,6 +34,22 @@ describe('triggers', () => {
     expect(podAddMatters(pod({ phase: 'Failed' }, 'agent'))).toBe(true);
   });
 
+  it("reacts to an agent pod whose main container died while plugin sidecars keep it Running", () => {
+    const running = (main: { exitCode: number } | undefined) =>
+      pod(
+        {
+          phase: 'Running',
+          containerStatuses: [
+            { name: 'main', image: 'x', imageID: '', ready: !main, restartCount: 0, state: main ? { terminated: { exitCode: main.exitCode } } : { running: {} } },
+            { name: 'hello', image: 'x', imageID: '', ready: true, restartCount: 0, state: { running: {} } },
+          ],
+        },
+        'agent',
+      );
+    expect(podChangeMatters(running(undefined), running({ exitCode: 1 }))).toBe(true);
+    expect(podChangeMatters(running(undefined), running({ exitCode: 0 }))).toBe(false);
+  });
+
   it('reacts to TaskSet status changes only', () => {
     const base = { metadata: { name: 'w' }, spec: { tasks: {} }, status: { nodes: {} } };
     expect(taskSetChangeMatters(base, { ...base, spec: { tasks: { a: { name: 't' } } } })).toBe(false);

@@ -15,11 +15,13 @@ import { LABEL_COMPLETED, LABEL_PHASE, type Workflow, type WorkflowStatus, type 
 import { jsonEqual } from '../kube/merge-patch.js';
 import { observePod } from '../pods/observe-pod.js';
 import type { CachedPod } from './caches.js';
-import { isAgentPod } from './observations.js';
+import { isAgentPod, observeAgent } from './observations.js';
 
 /** What about a pod the engine can see; equal signatures → nothing new. */
 export function podSignature(pod: CachedPod): unknown {
-  if (isAgentPod(pod)) return { agent: pod.status?.phase ?? '', deleting: !!pod.metadata?.deletionTimestamp };
+  // The agent's observation, not just the pod phase: its main container can die while plugin
+  // sidecars keep the pod Running, and that is a failed agent the engine must hear about.
+  if (isAgentPod(pod)) return { agent: observeAgent(pod).phase, deleting: !!pod.metadata?.deletionTimestamp };
   const o = observePod(pod);
   return { phase: o.phase, message: o.message, outputs: o.outputs, deleting: !!pod.metadata?.deletionTimestamp };
 }

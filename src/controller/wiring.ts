@@ -6,7 +6,7 @@
 import { LABEL_WORKFLOW } from '../api/index.js';
 import type { KubeObject } from '../kube/object-store.js';
 import type { ControllerCaches } from './caches.js';
-import type { Expectations, FailureMemory } from './failure-memory.js';
+import { deletionKey, type Expectations, type FailureMemory } from './failure-memory.js';
 import { isOwnEcho, podAddMatters, podChangeMatters, taskSetChangeMatters } from './triggers.js';
 import type { WorkQueue } from './work-queue.js';
 
@@ -55,7 +55,7 @@ export function wireTriggers({ caches, queue, failures, creations, deletions }: 
     },
     onDelete: (pod) => {
       creations.observed(keyOf(pod));
-      deletions.observed(keyOf(pod));
+      deletions.observed(deletionKey(pod));
       enqueueOwner(pod);
     },
   });

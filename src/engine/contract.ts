@@ -50,9 +50,18 @@ export interface TaskObservation {
 
 /** The workflow's agent pod, when the controller knows something about it. */
 export interface AgentObservation {
-  /** Failed: the pod failed or could not be created; every unfinished task node ends in Error. */
+  /**
+   * Failed: the pod failed, was deleted, or cannot be created. Without `replacing`, every
+   * unfinished task node ends in Error with the message.
+   */
   phase: 'Pending' | 'Running' | 'Succeeded' | 'Failed';
   message?: string;
+  /**
+   * The failed pod is being replaced by the controller: only the tasks it had taken (reported)
+   * end in Error — their result is lost and running them again could repeat a side effect, so
+   * retryStrategy decides; tasks it never reported wait for the new agent pod.
+   */
+  replacing?: boolean;
 }
 
 /**

@@ -6,7 +6,9 @@
  *   again on every reconcile until the agent reports the task;
  *   reported Pending/Running → the node follows (phase, message, progress);
  *   reported final → outputs are copied, the node ends with the reported phase, `removeTask`;
- *   the agent pod failed → every unfinished task node ends in Error with the reason;
+ *   the agent pod failed and is being replaced → the tasks it had taken (reported) end in Error
+ *   with the reason, so a retry runs on the new pod; tasks it never reported wait for the new pod;
+ *   the agent pod cannot be created (or keeps failing) → every unfinished task node ends in Error;
  *   a report that disappears after having been seen → Error (the result is lost, and running the
  *   task again could repeat a side effect, so the engine does not);
  *   deadline, timeout or workflow shutdown → Failed, `removeTask`.
@@ -51,7 +53,7 @@ export function executeTask(run: EngineRun, ex: Execution): NodeStatus | undefin
       run.emit({ kind: 'removeTask', nodeId: node.id });
       return run.setPhase(node, 'Failed', PLUGINS_DISABLED_MESSAGE);
     }
-    if (run.agent?.phase === 'Failed') {
+    if (run.agent?.phase === 'Failed' && (!run.agent.replacing || obs !== undefined || node.observed)) {
       run.emit({ kind: 'removeTask', nodeId: node.id });
       return run.setPhase(node, 'Error', run.agent.message ?? 'the agent pod failed');
     }

@@ -78,6 +78,47 @@ describe('plugin and http nodes', () => {
     expect(w.status.phase).toBe('Error');
   });
 
+  it('ends only the tasks a replaced agent pod had taken in Error; the others wait for the new pod', () => {
+    const w = new World(flow({ name: 'greet', template: 'hello' }, { name: 'get', template: 'fetch' }));
+    w.reconcile();
+    w.reportTask('greet', 'Running');
+    w.reconcile();
+    w.agent = { phase: 'Failed', message: 'agent pod wf-agent was deleted', replacing: true };
+    w.reconcile();
+    expect(w.node('greet')).toMatchObject({ phase: 'Error', message: 'agent pod wf-agent was deleted' });
+    expect(w.node('get').phase).toBe('Pending');
+    expect(w.lastActions).toContainEqual({ kind: 'removeTask', nodeId: w.node('greet').id });
+    expect(w.lastActions).toContainEqual({ kind: 'ensureAgent' });
+    expect(w.status.phase).toBe('Running');
+    w.agent = { phase: 'Running' };
+    w.reportTask('get', 'Succeeded');
+    w.reconcile();
+    expect(w.node('get').phase).toBe('Succeeded');
+    expect(w.status.phase).toBe('Error');
+  });
+
+  it('runs the retry of a task lost with its agent pod on the replacement pod', () => {
+    const w = new World({
+      entrypoint: 'main',
+      templates: [{ name: 'main', steps: [[{ name: 'greet', template: 'hello' }]] }, { ...hello, retryStrategy: { limit: 1, retryPolicy: 'Always' } }],
+    });
+    w.reconcile();
+    w.reportTask('greet(0)', 'Running');
+    w.reconcile();
+    w.agent = { phase: 'Failed', message: 'agent pod wf-agent failed: main: Error (exit code 1)', replacing: true };
+    w.reconcile();
+    expect(w.node('greet(0)')).toMatchObject({ phase: 'Error', message: 'agent pod wf-agent failed: main: Error (exit code 1)' });
+    // The retry is created while the failed pod is still there: it waits instead of failing too.
+    w.reconcile();
+    expect(w.node('greet(1)').phase).toBe('Pending');
+    expect(w.taskSpecs.has(w.node('greet(1)').id)).toBe(true);
+    w.agent = { phase: 'Running' };
+    w.reportTask('greet(1)', 'Succeeded', { outputs: { parameters: [{ name: 'reply', value: 'ok' }] } });
+    w.reconcile();
+    expect(w.node('greet')).toMatchObject({ type: 'Retry', phase: 'Succeeded' });
+    expect(w.status.phase).toBe('Succeeded');
+  });
+
   it('fails a task node whose report vanished instead of running it again', () => {
     const w = new World(flow({ name: 'greet', template: 'hello' }));
     w.reconcile();
