@@ -1,12 +1,47 @@
 /**
  * The event queue under pressure, against the real API server: with one held worker and a small
  * queue exactly the overflow gets 503 (with Retry-After) and every accepted event is dispatched;
- * a shutdown refuses new events, reports not-ready, and dispatches everything it accepted.
+ * a shutdown refuses new events, reports not-ready, and dispatches everything it accepted; an
+ * event accepted while the API server cannot be reached is dispatched, once, when it is back.
  */
+import { KubeConfig } from '@kubernetes/client-node';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LABEL_WORKFLOW_EVENT_BINDING } from '../src/api/index.js';
 import { cluster, createTestNamespace, deleteTestNamespace } from './support/cluster.js';
-import { call, createObject, eventually, grantRole, listWorkflows, rule, startTestServer } from './support/server.js';
+import { call, createObject, eventually, grantRole, listWorkflows, rule, serverKubeConfig, startTestServer } from './support/server.js';
+
+/**
+ * A TCP relay in front of the real API server that can cut the line: while cut, it closes every
+ * open connection and hangs up on new ones (what a restarting API server looks like to a client).
+ */
+async function relay(target: URL): Promise<{ url: string; cut(): void; restore(): void; close(): Promise<void> }> {
+  let down = false;
+  const open = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    if (down) return void client.destroy();
+    const upstream = connect(Number(target.port), target.hostname);
+    for (const s of [client, upstream]) {
+      open.add(s);
+      s.on('close', () => open.delete(s));
+      s.on('error', () => {});
+    }
+    client.pipe(upstream).pipe(client);
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: `https://127.0.0.1:${port}`,
+    cut: () => {
+      down = true;
+      for (const s of open) s.destroy();
+    },
+    restore: () => (down = false),
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
 
 /** A gate the test opens; held workers wait on it before each event. */
 function gate() {
@@ -96,5 +131,37 @@ describe('event queue', () => {
     await closing;
     expect(await numbers('drain')).toEqual([1, 2, 3, 4, 5, 6]);
     await expect(send(srv.url, { test: 'drain', n: 8 })).rejects.toThrow();
+  });
+
+  it('an event accepted while the API server cannot be reached is dispatched, once, when it is back', async () => {
+    await createObject(ns, 'workfloweventbindings', {
+      kind: 'WorkflowEventBinding',
+      metadata: { name: 'outage' },
+      spec: { event: { selector: 'payload.test == "outage"' }, submit: { workflowTemplateRef: { name: 'tick' }, arguments: { parameters: [{ name: 'n', valueFrom: { event: 'payload.n' } }] } } },
+    });
+    const direct = await serverKubeConfig();
+    const line = await relay(new URL(direct.getCurrentCluster()!.server));
+    const kc = new KubeConfig();
+    kc.loadFromString(direct.exportConfig());
+    kc.clusters = kc.clusters.map((c) => ({ ...c, server: line.url }));
+    const srv = await startTestServer({ namespace: ns, secure: false, kubeConfig: kc });
+    try {
+      await eventually(async () => srv.bindings(ns).some((b) => b.name === 'outage'), 'the binding in the cache');
+      // One event on a good line first: the caller's token review is then cached.
+      expect((await send(srv.url, { test: 'outage', n: 0 })).status).toBe(200);
+      await eventually(async () => (await numbers('outage')).length === 1, 'the first event dispatched');
+      line.cut();
+      expect((await send(srv.url, { test: 'outage', n: 1 })).status).toBe(200);
+      await eventually(async () => srv.logs.some((l) => l.includes('API server unavailable while dispatching an event; retrying')), 'a retry logged');
+      expect(await numbers('outage')).toEqual([0]);
+      line.restore();
+      await eventually(async () => srv.eventsInProcess() === 0, 'the event dispatched', 30_000);
+      expect(await numbers('outage')).toEqual([0, 1]);
+      expect(srv.logs.filter((l) => l.includes('event binding failed'))).toEqual([]);
+    } finally {
+      line.restore();
+      await srv.close();
+      await line.close();
+    }
   });
 });

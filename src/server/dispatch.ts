@@ -46,7 +46,16 @@ export interface DispatcherOptions {
   logger: Logger;
   /** Attempts at a generated name that the API server reports as taken (default 5). */
   nameAttempts?: number;
+  /**
+   * How long an accepted event keeps being retried while the API server is unreachable or
+   * answers 429/5xx (restarting, overloaded) before it counts as failed (default 60 s).
+   */
+  retryForMs?: number;
 }
+
+/** First and longest pause between retries of a transient API failure. */
+const RETRY_FIRST_MS = 200;
+const RETRY_MAX_MS = 5_000;
 
 export class Dispatcher {
   constructor(private readonly o: DispatcherOptions) {}
@@ -92,13 +101,13 @@ export class Dispatcher {
     const kind = s.template.clusterScope ? 'ClusterWorkflowTemplate' : 'WorkflowTemplate';
     const templateName = s.template.clusterScope ? s.template.name : `${b.namespace}/${s.template.name}`;
     try {
-      await this.o.kube.call({
+      await this.retrying(`reading ${kind} ${templateName}`, () => this.o.kube.call({
         method: 'GET',
         path: s.template.clusterScope
           ? resourcePath(GROUP, VERSION, PLURAL.clusterWorkflowTemplate, undefined, s.template.name)
           : resourcePath(GROUP, VERSION, PLURAL.workflowTemplate, b.namespace, s.template.name),
         identity,
-      });
+      }));
     } catch (err) {
       throw classify(err, `reading ${kind} ${templateName}`, {
         404: ['template_not_found', `${kind} ${templateName} does not exist: create it before events arrive`],
@@ -107,20 +116,48 @@ export class Dispatcher {
     const attempts = s.name ? 1 : (this.o.nameAttempts ?? 5);
     for (let i = 1; ; i++) {
       const name = s.name ?? defaultWorkflowName(s.template.name, new Date());
+      // The name stays the same across retries of a transient failure: a create that reached the
+      // API server before the connection broke then answers 409 on the retry, and that workflow
+      // is this event's — one event, one workflow.
+      let retried = false;
       try {
-        await this.o.kube.call({
-          method: 'POST',
-          path: resourcePath(GROUP, VERSION, PLURAL.workflow, b.namespace),
-          identity,
-          body: workflowFromSubmission(s, name),
+        await this.retrying(`creating Workflow ${b.namespace}/${name}`, (attempt) => {
+          retried = attempt > 1;
+          return this.o.kube.call({
+            method: 'POST',
+            path: resourcePath(GROUP, VERSION, PLURAL.workflow, b.namespace),
+            identity,
+            body: workflowFromSubmission(s, name),
+          });
         });
         return name;
       } catch (err) {
         const clash = err instanceof KubeApiError && err.status === 409;
+        if (clash && retried) return name;
         if (clash && i < attempts) continue; // a generated name was taken: draw another
         throw classify(err, `creating Workflow ${b.namespace}/${name}`, {
           409: ['name_clash', `Workflow ${b.namespace}/${name} already exists: spec.submit.metadata.name must yield a new name for each event`],
         });
+      }
+    }
+  }
+
+  /**
+   * Runs `call`, retrying while the API server is unreachable or answers 429/5xx, with doubling
+   * pauses, for up to `retryForMs`. The event was accepted (200): giving up on the first failure
+   * would lose it to a routine API server restart.
+   */
+  private async retrying<T>(doing: string, call: (attempt: number) => Promise<T>): Promise<T> {
+    const until = Date.now() + (this.o.retryForMs ?? 60_000);
+    let pause = RETRY_FIRST_MS;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await call(attempt);
+      } catch (err) {
+        if (!isTransientApiFailure(err) || Date.now() + pause > until) throw err;
+        this.o.logger.warn('API server unavailable while dispatching an event; retrying', { doing, attempt, error: (err as Error)?.message ?? String(err), retryInMs: pause });
+        await new Promise((r) => setTimeout(r, pause));
+        pause = Math.min(pause * 2, RETRY_MAX_MS);
       }
     }
   }
@@ -144,4 +181,15 @@ function classify(err: unknown, doing: string, special: Record<number, [BindingO
   if (err.status === 403) return new BindingFailure('forbidden', `${doing} is forbidden for the caller: ${err.message}`);
   if (err.status === 401) return new BindingFailure('unauthorized', `${doing}: the caller's token was not accepted: ${err.message}`);
   return new BindingFailure('submit_error', `${doing}: ${err.status}: ${err.message}`);
+}
+
+/**
+ * The API server restarting or overloaded: no connection, a broken one, a timeout (errors with a
+ * system or undici `code`), or 429/5xx (e.g. 503 "the request has been made before all known
+ * HTTP paths have been installed" right after a start).
+ */
+export function isTransientApiFailure(err: unknown): boolean {
+  if (err instanceof KubeApiError) return err.status === 429 || err.status >= 500;
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === 'string' && (code.startsWith('E') || code.startsWith('UND_ERR'));
 }
