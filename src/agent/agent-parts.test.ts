@@ -98,6 +98,17 @@ describe('StatusBatcher', () => {
     b.stop();
   });
 
+  it('keeps patches small in bytes too: big results go out a few at a time, a single one alone', async () => {
+    const patches: Patch[] = [];
+    const b = new StatusBatcher(async (p) => void patches.push(p), { delayMs: 1000, maxBatch: 25, maxBatchBytes: 10_000 });
+    for (let i = 0; i < 5; i++) b.set(`n${i}`, { phase: 'Succeeded', outputs: { result: 'r'.repeat(4000) } });
+    b.set('huge', { phase: 'Succeeded', outputs: { result: 'h'.repeat(20_000) } });
+    await b.flush();
+    expect(patches.map((p) => Object.keys(p.status.nodes))).toEqual([['n0', 'n1'], ['n2', 'n3'], ['n4'], ['huge']]);
+    for (const p of patches.slice(0, -1)) expect(JSON.stringify(p).length).toBeLessThan(10_100);
+    b.stop();
+  });
+
   it('retries a failed write without losing or reverting results', async () => {
     const patches: Patch[] = [];
     let fail = 2;

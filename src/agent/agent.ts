@@ -17,6 +17,7 @@ import { AgentMetrics } from './agent-metrics.js';
 import type { RetryPolicy } from './call-machine.js';
 import { HttpExecutor, type EvaluateCondition, type ReadSecret } from './http-template.js';
 import { PluginClient, type PluginTarget } from './plugin-client.js';
+import { boundResult } from './reply-validation.js';
 import { StatusBatcher, type PatchStatus } from './status-batcher.js';
 import { runTask, type WorkflowRef } from './task-runner.js';
 import { WorkerPool } from './worker-pool.js';
@@ -185,7 +186,7 @@ export class Agent {
       .catch((err: unknown) => {
         // A bug, not a plugin failure: record it on the node rather than leaving it hanging.
         this.opts.log.error('task crashed', { nodeId, error: errorMessage(err) });
-        report(nodeId, { phase: 'Error', message: `agent error: ${errorMessage(err)}` });
+        report(nodeId, boundResult({ phase: 'Error', message: `agent error: ${errorMessage(err)}` }));
       })
       .finally(() => {
         if (this.running.get(nodeId) === abort) {

@@ -83,9 +83,9 @@ describe('reply rows', () => {
   });
 
   it('fatal → Failed with the message, no other plugin called', () => {
-    const r = drive(startTask(tpl(), ['a', 'b']), { a: [{ kind: 'fatal', message: '403: ' }] });
+    const r = drive(startTask(tpl(), ['a', 'b']), { a: [{ kind: 'fatal', message: '500: database is down' }] });
     expect(r.calls).toEqual(['a@0']);
-    expect(r.final).toEqual({ kind: 'done', result: { phase: 'Failed', message: '403: ' } });
+    expect(r.final).toEqual({ kind: 'done', result: { phase: 'Failed', message: '500: database is down' } });
   });
 
   it('transient → retried with doubling backoff, then fatal after 5 attempts', () => {
@@ -144,9 +144,18 @@ describe('reply rows', () => {
 
   it('a node without a valid phase is fatal', () => {
     const r = drive(startTask(tpl('a'), ['a']), { a: [reply({ message: 'no phase' })] });
-    expect(r.final).toMatchObject({ result: { phase: 'Failed', message: expect.stringContaining('plugin a replied with no node.phase') } });
+    expect(r.final).toEqual({
+      kind: 'done',
+      result: { phase: 'Failed', message: 'plugin a replied with an invalid result: node.phase is required: one of Pending, Running, Succeeded, Failed, Error' },
+    });
     const r2 = drive(startTask(tpl('a'), ['a']), { a: [reply({ phase: 'Done' })] });
-    expect(r2.final).toMatchObject({ result: { message: expect.stringContaining('node.phase "Done"') } });
+    expect(r2.final).toMatchObject({ result: { phase: 'Failed', message: expect.stringContaining('node.phase must be one of Pending, Running, Succeeded, Failed, Error, got "Done"') } });
+  });
+
+  it('an invalid node is fatal even with a requeue, and nothing of it is reported', () => {
+    const r = drive(startTask(tpl('a'), ['a']), { a: [reply({ phase: 'Running', outputs: [] }, '1s')] });
+    expect(r.calls).toEqual(['a@0']);
+    expect(r.reports).toEqual([{ phase: 'Failed', message: 'plugin a replied with an invalid result: node.outputs must be an object, got a list' }]);
   });
 
   it('Running without requeue is reported and the agent stops calling', () => {

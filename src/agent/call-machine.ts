@@ -11,11 +11,14 @@
  * - `node` → that result; `{}`/`null` → next plugin; 404 → next plugin and never again in this
  *   workflow; transient (503, connection, timeout, EOF) → same plugin after exponential backoff
  *   with jitter, fatal after the last attempt; anything else → fatal, the node Fails.
+ * - Every `node` is checked against the contract first (reply-validation.ts): a reply that breaks
+ *   it is fatal, the node Fails naming the problem; only the checked fields are ever reported.
  * - A Pending/Running node with `requeue` → report it and call the same plugin first again after
  *   that long. A final phase ends the task even with a requeue. Without requeue a Pending/Running
  *   node is reported and the agent stops calling (the spec calls again only when asked to).
  */
-import { FieldError, parseGoDuration, type ExecuteTemplateReply, type NodePhase, type NodeResult, type Template } from '../api/index.js';
+import type { ExecuteTemplateReply, NodePhase, NodeResult, Template } from '../api/index.js';
+import { checkReply } from './reply-validation.js';
 
 /** What one call of a plugin came to, as the RPC client classifies it. */
 export type CallOutcome =
@@ -68,7 +71,6 @@ export interface Applied {
 }
 
 const FINAL: ReadonlySet<string> = new Set<NodePhase>(['Succeeded', 'Failed', 'Error']);
-const INTERIM: ReadonlySet<string> = new Set<NodePhase>(['Pending', 'Running']);
 
 /** The plugin named by the template's `plugin` section, when it has exactly one key. */
 export function preferredPlugin(template: Pick<Template, 'plugin'>): string | undefined {
@@ -143,38 +145,17 @@ function applyReply(
   now: number,
   finish: (r: NodeResult) => Applied,
 ): Applied {
-  const node = reply.node!;
-  const phase = node.phase as string | undefined;
-  if (phase === undefined || (!FINAL.has(phase) && !INTERIM.has(phase))) {
-    return finish({
-      phase: 'Failed',
-      message: `plugin ${plugin} replied with ${phase === undefined ? 'no node.phase' : `node.phase ${JSON.stringify(phase)}`}; expected Pending, Running, Succeeded, Failed or Error`,
-    });
-  }
-  const result = cleanResult(node);
-  if (FINAL.has(phase) || reply.requeue === undefined || reply.requeue === null || reply.requeue === '') return finish(result);
-  let delay: number;
-  try {
-    delay = parseGoDuration(String(reply.requeue), { field: 'requeue' });
-  } catch (err) {
-    const why = err instanceof FieldError ? err.detail : (err as Error).message;
-    return finish({ phase: 'Failed', message: `plugin ${plugin} replied with an invalid requeue: ${why}` });
-  }
+  // Checked against the contract and rebuilt from the checked fields (reply-validation.ts).
+  const checked = checkReply(plugin, reply);
+  if (!checked.ok) return finish(checked.result);
+  const result = checked.result;
+  if (FINAL.has(result.phase!) || checked.requeueMs === undefined) return finish(result);
   // Call the same plugin first again: it has claimed the template.
   const order = [plugin, ...state.order.filter((p) => p !== plugin)];
-  return { state: { order, position: 0, failures: 0, wakeAt: now + delay }, report: result };
+  return { state: { order, position: 0, failures: 0, wakeAt: now + checked.requeueMs }, report: result };
 }
 
 /** Wait after the n-th failed attempt: base × 2^(n−1) × (1 + jitter × random). */
 export function backoffDelay(failures: number, random: number, retry: RetryPolicy = DEFAULT_RETRY): number {
   return retry.baseDelayMs * 2 ** (failures - 1) * (1 + retry.jitter * random);
-}
-
-/** Only the four fields of a NodeResult go into the TaskSet status. */
-function cleanResult(node: NodeResult): NodeResult {
-  const out: NodeResult = { phase: node.phase };
-  if (node.message !== undefined && node.message !== null) out.message = String(node.message);
-  if (node.outputs !== undefined && node.outputs !== null) out.outputs = node.outputs;
-  if (node.progress !== undefined && node.progress !== null) out.progress = String(node.progress);
-  return out;
 }

@@ -115,7 +115,7 @@ describe('the Python hello plugin (server.py, standard library only)', () => {
 
   it('refuses a wrong token with 403 and no body', async () => {
     const reports = await runThrough(url, 'wrong-token', { name: 'greet', plugin: { hello: {} } });
-    expect(reports).toEqual([{ phase: 'Failed', message: '403: ' }]);
+    expect(reports).toEqual([{ phase: 'Failed', message: '403: Forbidden (plugin hello sent no body)' }]);
   });
 
   it('passes `plugflow plugin check`', async () => {

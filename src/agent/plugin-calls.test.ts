@@ -254,10 +254,10 @@ describe('plugin calls against real HTTP servers', () => {
     expect(a.calls).toHaveLength(2);
   });
 
-  it('403 → fatal `403: ` with the (empty) body, never retried', async () => {
+  it('403 → fatal `403: ` saying the body was empty, never retried', async () => {
     const a = await plugin('a', (_req, res) => json(res, 403, ''));
     const b = await plugin('b', (_req, res) => json(res, 200, node('Succeeded')));
-    expect(await harness([a, b]).run('n', tpl('a'))).toEqual({ phase: 'Failed', message: '403: ' });
+    expect(await harness([a, b]).run('n', tpl('a'))).toEqual({ phase: 'Failed', message: '403: Forbidden (plugin a sent no body)' });
     expect(a.calls).toHaveLength(1);
     expect(b.calls).toHaveLength(0);
   });

@@ -6,9 +6,11 @@
  *
  * Tokens live only in the Authorization header built here; no error or outcome carries one.
  */
+import { STATUS_CODES } from 'node:http';
 import { Pool } from 'undici';
 import { PLUGIN_EXECUTE_PATH, type ExecuteTemplateReply } from '../api/index.js';
 import type { CallOutcome } from './call-machine.js';
+import { formatBytes, MAX_REPLY_BYTES } from './reply-validation.js';
 
 export interface PluginTarget {
   name: string;
@@ -20,7 +22,7 @@ export interface PluginTarget {
 export interface PluginClientOptions {
   /** Whole-call timeout (connect, headers and body); default 30 s. */
   timeoutMs?: number;
-  /** Largest reply body read; a bigger one is fatal. Default 4 MiB. */
+  /** Largest reply body read; a bigger one is fatal. Default MAX_REPLY_BYTES (1 MiB). */
   maxBodyBytes?: number;
   /** Connections per plugin. */
   connections?: number;
@@ -61,7 +63,7 @@ export class PluginClient {
 
   constructor(targets: readonly PluginTarget[], opts: PluginClientOptions = {}) {
     this.timeoutMs = opts.timeoutMs ?? 30_000;
-    this.maxBodyBytes = opts.maxBodyBytes ?? 4 * 1024 * 1024;
+    this.maxBodyBytes = opts.maxBodyBytes ?? MAX_REPLY_BYTES;
     for (const t of targets) {
       const url = new URL(t.address);
       this.conns.set(t.name, {
@@ -104,8 +106,14 @@ export class PluginClient {
         signal,
       });
       status = res.statusCode;
+      const tooBig = { kind: 'fatal', message: `plugin ${plugin} replied with a body over the ${formatBytes(this.maxBodyBytes)} limit of a plugin reply` } as const;
+      // A declared length over the limit is refused before reading a byte of it.
+      if (Number(res.headers['content-length']) > this.maxBodyBytes) {
+        res.body.destroy();
+        return tooBig;
+      }
       const read = await readCapped(res.body, this.maxBodyBytes);
-      if (read === undefined) return { kind: 'fatal', message: `plugin ${plugin} replied with a body over ${this.maxBodyBytes} bytes` };
+      if (read === undefined) return tooBig;
       text = read;
     } catch (err) {
       return classifyError(plugin, err, signal.aborted, this.timeoutMs);
@@ -137,7 +145,11 @@ async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, max
 export function classifyReply(plugin: string, status: number, text: string): CallOutcome {
   if (status === 404) return { kind: 'notImplemented' };
   if (status === 503) return { kind: 'transient', reason: `503: ${clip(text)}`.trimEnd() };
-  if (status !== 200) return { kind: 'fatal', message: `${status}: ${clip(text)}` };
+  if (status !== 200) {
+    // `<status>: <body>` (COMPAT.md); with no body, say so rather than leave a bare `403: `.
+    const body = text.trim() === '' ? `${STATUS_CODES[status] ? `${STATUS_CODES[status]} ` : ''}(plugin ${plugin} sent no body)` : clip(text);
+    return { kind: 'fatal', message: `${status}: ${body}` };
+  }
   if (text.trim() === '') return { kind: 'fatal', message: `plugin ${plugin} replied 200 with an empty body; expected JSON ({} when the template is not its own)` };
   let value: unknown;
   try {
@@ -149,15 +161,10 @@ export function classifyReply(plugin: string, status: number, text: string): Cal
   if (typeof value !== 'object' || Array.isArray(value)) {
     return { kind: 'fatal', message: `plugin ${plugin} replied 200 with JSON that is not an object: ${clip(text, 200)}` };
   }
-  const reply = value as { node?: unknown; requeue?: unknown };
-  if (reply.node === undefined || reply.node === null) return { kind: 'skip' };
-  if (typeof reply.node !== 'object' || Array.isArray(reply.node)) {
-    return { kind: 'fatal', message: `plugin ${plugin} replied with a node that is not an object` };
-  }
-  if (reply.requeue !== undefined && reply.requeue !== null && typeof reply.requeue !== 'string') {
-    return { kind: 'fatal', message: `plugin ${plugin} replied with an invalid requeue: must be a duration string such as 30s, got ${JSON.stringify(reply.requeue)}` };
-  }
-  return { kind: 'reply', reply: reply as ExecuteTemplateReply };
+  const node = Object.hasOwn(value, 'node') ? (value as { node?: unknown }).node : undefined;
+  if (node === undefined || node === null) return { kind: 'skip' };
+  // The call machine checks the rest against the contract (reply-validation.ts).
+  return { kind: 'reply', reply: value as ExecuteTemplateReply };
 }
 
 /** A thrown error → transient (network, timeout, EOF) or fatal (anything we cannot retry). */

@@ -2,8 +2,9 @@
  * Collects node results and writes them into the TaskSet status in small merge-patch batches:
  * `{status: {nodes: {<id>: {phase, message, outputs, progress}}}}`.
  *
- * - Results of many tasks finishing together go out in one patch (at most `maxBatch` nodes, so a
- *   patch stays small), after at most `delayMs`.
+ * - Results of many tasks finishing together go out in one patch (at most `maxBatch` nodes and
+ *   about `maxBatchBytes` of JSON, so a patch stays small: a single result is bounded by
+ *   reply-validation.ts, so it always fits on its own), after at most `delayMs`.
  * - A newer result of a node replaces an unsent older one: only the latest state matters.
  * - Absent fields are sent as `null`, which a merge patch turns into "remove": an interim
  *   `progress` must not survive into the final result.
@@ -25,10 +26,18 @@ export interface StatusBatcherOptions {
   /** Longest a result waits before its patch goes out. */
   delayMs?: number;
   maxBatch?: number;
+  /** Largest patch body, roughly (JSON bytes of the node results); default MAX_PATCH_BYTES. */
+  maxBatchBytes?: number;
   /** First retry delay after a failed patch; doubles up to 10 s. */
   retryMs?: number;
   onError?: (err: unknown, nodes: string[]) => void;
 }
+
+/**
+ * 512 KiB: far below the API server's 3 MiB request limit and the ~1.5 MiB object limit, yet
+ * room for several of the largest results (MAX_OUTPUTS_BYTES + MAX_MESSAGE_LENGTH) at once.
+ */
+export const MAX_PATCH_BYTES = 512 * 1024;
 
 export class StatusBatcher {
   private pending = new Map<string, NodeWire>();
@@ -38,6 +47,7 @@ export class StatusBatcher {
   private stopped = false;
   private readonly delayMs: number;
   private readonly maxBatch: number;
+  private readonly maxBatchBytes: number;
   private readonly retryMs: number;
   /** Patches sent successfully (for metrics and tests). */
   patches = 0;
@@ -48,6 +58,7 @@ export class StatusBatcher {
   ) {
     this.delayMs = opts.delayMs ?? 50;
     this.maxBatch = opts.maxBatch ?? 25;
+    this.maxBatchBytes = opts.maxBatchBytes ?? MAX_PATCH_BYTES;
     this.retryMs = opts.retryMs ?? 200;
   }
 
@@ -124,7 +135,14 @@ export class StatusBatcher {
 
   /** Sends one batch; on failure puts the entries back unless newer ones arrived meanwhile. */
   private async sendOne(): Promise<void> {
-    const batch = [...this.pending.entries()].slice(0, this.maxBatch);
+    const batch: Array<[string, NodeWire]> = [];
+    let bytes = 0;
+    for (const entry of this.pending) {
+      const size = Buffer.byteLength(JSON.stringify(entry)) + 2;
+      if (batch.length >= this.maxBatch || (batch.length > 0 && bytes + size > this.maxBatchBytes)) break;
+      batch.push(entry);
+      bytes += size;
+    }
     for (const [id] of batch) this.pending.delete(id);
     try {
       await this.patch({ status: { nodes: Object.fromEntries(batch) } });

@@ -7,6 +7,7 @@ import type { NodeResult, Template } from '../api/index.js';
 import type { Logger } from '../log/logger.js';
 import { sleep } from '../kube/backoff.js';
 import { applyOutcome, DEFAULT_RETRY, nextStep, startTask, type CallOutcome, type RetryPolicy } from './call-machine.js';
+import { boundResult } from './reply-validation.js';
 import type { WorkerPool } from './worker-pool.js';
 
 export interface WorkflowRef {
@@ -35,8 +36,16 @@ export interface TaskRunnerDeps {
   onCall?: (plugin: string, outcome: CallOutcome['kind'], seconds: number) => void;
 }
 
-/** Runs a task until it has a result to keep, or the signal aborts (agent shutting down). */
-export async function runTask(nodeId: string, template: Template, deps: TaskRunnerDeps, signal: AbortSignal): Promise<void> {
+/** Longest single timer: Node fires a longer setTimeout at once (a long requeue would spin). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Runs a task until it has a result to keep, or the signal aborts (agent shutting down). Every
+ * result reported passes `boundResult` (bounded message, a Failed/Error always with a message,
+ * bounded outputs), whatever produced it.
+ */
+export async function runTask(nodeId: string, template: Template, original: TaskRunnerDeps, signal: AbortSignal): Promise<void> {
+  const deps: TaskRunnerDeps = { ...original, report: (id, result) => original.report(id, boundResult(result)) };
   if (template.http) {
     const result = await deps.pool.run(() => deps.runHttp(template, signal));
     if (!signal.aborted) deps.report(nodeId, result);
@@ -68,7 +77,8 @@ async function runPluginTask(nodeId: string, template: Template, deps: TaskRunne
       return;
     }
     if (step.kind === 'wait') {
-      await sleep(step.until - clock(), signal);
+      // Long waits are slept in pieces; the machine says `wait` again until the time has come.
+      await sleep(Math.min(step.until - clock(), MAX_TIMER_MS), signal);
       continue;
     }
     const started = performance.now();
