@@ -141,8 +141,8 @@ describe('controller: executor plugins', () => {
     expect(done.status?.nodes?.[nodeId]?.outputs?.parameters).toEqual([{ name: 'greeting', value: 'Hello, Ada!' }]);
     await eventually(async () => {
       const t = await client.get<WorkflowTaskSet>(WORKFLOW_TASK_SETS, work, 'greeter');
-      return t.metadata.labels?.[LABEL_COMPLETED] === 'true' && !(nodeId in (t.spec.tasks ?? {}));
-    }, 'the TaskSet marked completed, the finished task removed');
+      return t.metadata.labels?.[LABEL_COMPLETED] === 'true' && !(nodeId in (t.spec.tasks ?? {})) && !(nodeId in (t.status?.nodes ?? {}));
+    }, 'the TaskSet marked completed, the finished task and its copied result removed');
     // No kubelet finalizes the deletion, so the pod stays visible, marked for deletion with the
     // short grace period (plugin servers must not hold it for 30 s).
     const deleting = await eventually(async () => {

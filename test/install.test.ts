@@ -102,6 +102,7 @@ describe('manifests/install.yaml', () => {
       'plugflow.io/workflows/finalizers': ['update'],
       'plugflow.io/workflows/status': ['patch', 'update'],
       'plugflow.io/workflowtasksets': ['create', 'get', 'list', 'patch', 'watch'],
+      'plugflow.io/workflowtasksets/status': ['patch'],
       'plugflow.io/workflowtemplates': ['get', 'list', 'watch'],
     });
     const sa = 'system:serviceaccount:plugflow:plugflow-controller';

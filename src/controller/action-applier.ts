@@ -221,13 +221,35 @@ export class ActionApplier {
     const patch: Record<string, unknown> = {};
     if (Object.keys(tasks).length > 0) patch.spec = { tasks };
     if (complete && !isTaskSetCompleted(ts)) patch.metadata = { labels: taskSetCompletedLabels() };
-    if (Object.keys(patch).length === 0) return;
+    if (Object.keys(patch).length > 0) {
+      try {
+        const updated = await this.o.client.mergePatch<Obj<WorkflowTaskSet>>(WORKFLOW_TASK_SETS, wf.metadata.namespace, wf.metadata.name!, patch);
+        this.o.caches.rememberTaskSet(updated);
+      } catch (err) {
+        if (isNotFound(err) && !patch.spec) return;
+        throw err;
+      }
+    }
+    await this.pruneTaskResults(wf, ts, writes, complete);
+  }
+
+  /**
+   * Drops the agent's results of removed tasks from the TaskSet status (the engine has copied
+   * them into the workflow): without this, a workflow with many plugin steps grows its TaskSet
+   * towards the API server's object size limit. Only after the spec entry is gone, so the agent
+   * cannot take the task for a new one. Once the workflow is complete every result goes (a
+   * controller killed between the workflow's status write and this prune catches up here).
+   */
+  private async pruneTaskResults(wf: Obj<Workflow>, ts: Obj<WorkflowTaskSet>, writes: Record<string, Template | null>, complete: boolean): Promise<void> {
+    const results = ts.status?.nodes ?? {};
+    const nodes: Record<string, null> = {};
+    for (const id of Object.keys(results)) if (complete || writes[id] === null) nodes[id] = null;
+    if (Object.keys(nodes).length === 0) return;
     try {
-      const updated = await this.o.client.mergePatch<Obj<WorkflowTaskSet>>(WORKFLOW_TASK_SETS, wf.metadata.namespace, wf.metadata.name!, patch);
+      const updated = await this.o.client.mergePatch<Obj<WorkflowTaskSet>>(WORKFLOW_TASK_SETS, wf.metadata.namespace, wf.metadata.name!, { status: { nodes } }, 'status');
       this.o.caches.rememberTaskSet(updated);
     } catch (err) {
-      if (isNotFound(err) && !patch.spec) return;
-      throw err;
+      if (!isNotFound(err)) throw err;
     }
   }
 

@@ -68,7 +68,7 @@ describe('buildObservations', () => {
     expect(buildObservations(inputs({ pods: [failed], agentFailure: 'gave up' })).agent).toEqual({ phase: 'Failed', message: 'gave up' });
   });
 
-  it('reports a Running agent pod whose main container died (sidecars still up) as failed', () => {
+  it('reports a Running agent pod whose main container or a plugin sidecar died as failed', () => {
     const dead = pod('w-agent', 'uid-1', {
       status: {
         phase: 'Running',
@@ -79,6 +79,16 @@ describe('buildObservations', () => {
       },
     }, 'agent');
     expect(buildObservations(inputs({ pods: [dead] })).agent).toEqual({ phase: 'Failed', message: 'agent pod w-agent failed: main: Error (exit code 1): listen EADDRINUSE 0.0.0.0:9766', replacing: true });
+    const sidecarGone = pod('w-agent', 'uid-1', {
+      status: {
+        phase: 'Running',
+        containerStatuses: [
+          { name: 'main', image: 'i', imageID: '', ready: true, restartCount: 0, state: { running: {} } },
+          { name: 'hello', image: 'i', imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode: 137, reason: 'Error' } } },
+        ],
+      },
+    }, 'agent');
+    expect(buildObservations(inputs({ pods: [sidecarGone] })).agent).toEqual({ phase: 'Failed', message: 'agent pod w-agent failed: hello: Error (exit code 137)', replacing: true });
     const running = pod('w-agent', 'uid-1', { status: { phase: 'Running', containerStatuses: [{ name: 'main', image: 'i', imageID: '', ready: true, restartCount: 0, state: { running: {} } }] } }, 'agent');
     expect(buildObservations(inputs({ pods: [running] })).agent).toEqual({ phase: 'Running' });
   });

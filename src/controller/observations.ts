@@ -99,16 +99,20 @@ export function observeAgent(pod: CachedPod): AgentObservation {
   const phase = status.phase === 'Running' || status.phase === 'Succeeded' || status.phase === 'Failed' ? status.phase : 'Pending';
   if (phase !== 'Failed') {
     if (pod.metadata?.deletionTimestamp) return { phase: 'Failed', message: `agent pod ${pod.metadata.name} was deleted`, replacing: true };
-    // The pod stays Running while plugin sidecars live on, but without its main container
-    // (restartPolicy Never) nobody runs the tasks: that is a failed agent, not a slow one.
-    const main = status.containerStatuses?.find((c) => c.name === AGENT_CONTAINER)?.state?.terminated;
-    if (!main || phase === 'Succeeded') return { phase };
-    if (main.exitCode === 0 && phase === 'Running') return { phase };
+    if (phase === 'Succeeded') return { phase };
+    // restartPolicy Never: the pod stays Running while some containers live on, but without its
+    // main container nobody runs the tasks, and without a plugin sidecar every call to that
+    // plugin fails — a failed agent, not a slow one.
+    const containers = status.containerStatuses ?? [];
+    const main = containers.find((c) => c.name === AGENT_CONTAINER)?.state?.terminated;
+    if (!main && !containers.some((c) => c.name !== AGENT_CONTAINER && c.state?.terminated)) return { phase };
+    if (main && main.exitCode === 0 && phase === 'Running') return { phase };
   }
   const reasons: string[] = [];
   for (const c of [...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])]) {
     const t = c.state?.terminated;
-    if (t && t.exitCode !== 0) reasons.push(`${c.name}: ${t.reason || 'Error'} (exit code ${t.exitCode})${t.message ? `: ${t.message.trim().slice(0, 300)}` : ''}`);
+    const sidecar = c.name !== AGENT_CONTAINER && !(status.initContainerStatuses ?? []).includes(c);
+    if (t && (t.exitCode !== 0 || sidecar)) reasons.push(`${c.name}: ${t.reason || (t.exitCode ? 'Error' : 'Completed')} (exit code ${t.exitCode})${t.message ? `: ${t.message.trim().slice(0, 300)}` : ''}`);
   }
   const why = reasons.length ? reasons.join('; ') : [status.reason, status.message].filter(Boolean).join(': ') || 'unknown reason';
   return { phase: 'Failed', message: `agent pod ${pod.metadata?.name} failed: ${why}`, replacing: true };

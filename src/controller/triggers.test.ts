@@ -50,10 +50,13 @@ describe('triggers', () => {
     expect(podChangeMatters(running(undefined), running({ exitCode: 0 }))).toBe(false);
   });
 
-  it('reacts to TaskSet status changes only', () => {
+  it('reacts to new or changed TaskSet results only, not to spec writes or pruned results', () => {
     const base = { metadata: { name: 'w' }, spec: { tasks: {} }, status: { nodes: {} } };
     expect(taskSetChangeMatters(base, { ...base, spec: { tasks: { a: { name: 't' } } } })).toBe(false);
     expect(taskSetChangeMatters(base, { ...base, status: { nodes: { a: { phase: 'Running' } } } })).toBe(true);
+    const two = { ...base, status: { nodes: { a: { phase: 'Succeeded' as const }, b: { phase: 'Running' as const } } } };
+    expect(taskSetChangeMatters(two, { ...base, status: { nodes: { b: { phase: 'Running' } } } })).toBe(false); // pruned
+    expect(taskSetChangeMatters(two, { ...base, status: { nodes: { b: { phase: 'Succeeded' } } } })).toBe(true);
   });
 
   it('recognises the echo of our own status and label writes by content, and nothing else', () => {

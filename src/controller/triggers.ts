@@ -7,7 +7,7 @@
  * - a pod update whose observation (phase, message, outputs) and deletion state did not change —
  *   the runner/kubelet updates conditions, IPs and timestamps several times per pod;
  * - a pod created by this controller that is still Pending (nothing for the engine to learn);
- * - a TaskSet update that does not touch `status` (our own task writes).
+ * - a TaskSet update that adds or changes no `status` entry (our own task writes and prunes).
  *
  * Pure.
  */
@@ -38,8 +38,13 @@ export function podAddMatters(pod: CachedPod): boolean {
   return sig.phase !== 'Pending' || sig.message !== undefined;
 }
 
+/**
+ * A TaskSet update matters when the agent reported something new; entries that only went away
+ * are this controller pruning results it has already copied into the workflow.
+ */
 export function taskSetChangeMatters(old: WorkflowTaskSet, ts: WorkflowTaskSet): boolean {
-  return !jsonEqual(old.status, ts.status);
+  const before = old.status?.nodes ?? {};
+  return Object.entries(ts.status?.nodes ?? {}).some(([id, r]) => !jsonEqual(before[id], r));
 }
 
 /**
