@@ -26,6 +26,25 @@ const env = (payload: unknown, headers: Record<string, string | string[]> = {}, 
   eventEnvironment({ payload, metadata: eventMetadataFromHeaders(headers), discriminator });
 
 describe('compiling a binding', () => {
+  it('reports a literal parameter value too deep or too large to write, without throwing', () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 500; i++) deep = [deep];
+    const c = compileBinding(
+      binding({
+        event: { selector: 'true' },
+        submit: {
+          workflowTemplateRef: { name: 'build' },
+          arguments: { parameters: [{ name: 'deep', value: deep }, { name: 'wide', value: Array.from({ length: 2_000_000 }, () => 1) }, { name: 'ok', value: { a: 1 } }] },
+        },
+      }),
+    );
+    expect(c.problems).toEqual([
+      expect.stringMatching(/^spec\.submit\.arguments\.parameters\[0\]\.value \(parameter "deep"\) cannot be used: .*nested more than \d+ levels deep/),
+      expect.stringMatching(/^spec\.submit\.arguments\.parameters\[1\]\.value \(parameter "wide"\) cannot be used: .*too large/),
+    ]);
+    expect(c.parameters).toEqual([{ name: 'ok', value: '{"a":1}' }]);
+  });
+
   it('compiles every expression once and finds no problem in a good binding', () => {
     const c = compileBinding(good);
     expect(c.problems).toEqual([]);

@@ -103,7 +103,14 @@ export function compileBinding(b: WorkflowEventBinding): CompiledBinding {
       const compiled = attempt(() => compileValue(event, `${field}.valueFrom.event (parameter "${p.name}")`));
       if (compiled) out.parameters.push({ name: p.name, event: compiled });
     } else if (p.value !== undefined && p.value !== null) {
-      out.parameters.push({ name: p.name, value: valueToText(p.value) });
+      // A literal too deep or too large to write as text is a problem of this binding, not a crash of the cache.
+      let value: string | undefined;
+      try {
+        value = valueToText(p.value);
+      } catch (err) {
+        problem(`${field}.value (parameter "${p.name}") cannot be used: ${(err as Error).message}`);
+      }
+      if (value !== undefined) out.parameters.push({ name: p.name, value });
     } else {
       problem(`${field} (parameter "${p.name}") needs valueFrom.event, an expression over the event, or a literal value`);
     }

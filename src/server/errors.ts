@@ -89,16 +89,43 @@ export function fromKube(err: KubeApiError): ApiError {
   }
 }
 
-/** Any thrown value as an ApiError (unknown errors become 500 with their message). */
+/** The reply to an error nobody expected: its details go to the server log, not to the caller. */
+export const INTERNAL_MESSAGE = 'internal error: the server could not handle this request (the server log has the details)';
+
+/**
+ * A failure to reach the Kubernetes API server (no connection, a broken one, a timeout): a
+ * system error code (`ECONNREFUSED`, `ETIMEDOUT`, …) or one of undici's (`UND_ERR_…`).
+ */
+function unreachable(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === 'string' && (code.startsWith('UND_ERR') || (/^E[A-Z0-9_]+$/.test(code) && !code.startsWith('ERR_')));
+}
+
+/**
+ * Any thrown value as an ApiError. Unknown errors become 500 with a generic message: the
+ * caller learns nothing of the server's insides, and the error handler logs the original.
+ */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   if (err instanceof KubeApiError) return fromKube(err);
-  const e = err as { statusCode?: number; code?: string; message?: string };
+  const e = err as { statusCode?: unknown; message?: unknown } | null | undefined;
+  const message = typeof e?.message === 'string' ? e.message : '';
   // fastify's own errors (body parsing, size limit, bad content type) carry a statusCode.
   if (typeof e?.statusCode === 'number') {
-    if (e.statusCode === 413) return new ApiError(Code.ResourceExhausted, `request body too large: ${e.message ?? ''}`.trim());
-    if (e.statusCode >= 400 && e.statusCode < 500) return new ApiError(Code.InvalidArgument, e.message ?? 'bad request');
-    if (e.statusCode === 503) return new ApiError(Code.Unavailable, e.message ?? 'unavailable');
+    if (e.statusCode === 413) return new ApiError(Code.ResourceExhausted, `request body too large: ${message}`.trim());
+    if (e.statusCode >= 400 && e.statusCode < 500) return new ApiError(Code.InvalidArgument, message || 'bad request');
+    if (e.statusCode === 503) return new ApiError(Code.Unavailable, message || 'unavailable');
   }
-  return new ApiError(Code.Internal, e?.message ?? String(err));
+  if (unreachable(err)) return unavailable(`the Kubernetes API server could not be reached: ${message || String((err as { code: string }).code)}`, 1);
+  return new ApiError(Code.Internal, INTERNAL_MESSAGE);
+}
+
+/** What to log of an error: its message and, for unexpected ones, its stack. */
+export function errorDetails(err: unknown): { error: string; stack?: string } {
+  if (err instanceof Error) return err instanceof ApiError || err instanceof KubeApiError ? { error: err.message } : { error: err.message, stack: err.stack };
+  try {
+    return { error: String(err) };
+  } catch {
+    return { error: Object.prototype.toString.call(err) };
+  }
 }

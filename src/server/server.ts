@@ -10,7 +10,7 @@ import { createLogger, type Logger } from '../log/logger.js';
 import { Authenticator, type AuthMode } from './auth.js';
 import { BindingCache } from './binding-cache.js';
 import { Dispatcher, type DispatchResult, type EventJob } from './dispatch.js';
-import { ApiError, Code, toApiError } from './errors.js';
+import { ApiError, badRequest, Code, errorDetails, toApiError } from './errors.js';
 import { EventQueue } from './event-queue.js';
 import { EventRecorder } from './event-recorder.js';
 import { KubeRest } from './kube-rest.js';
@@ -159,14 +159,22 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   };
 }
 
-function buildApp(tls: { cert: string; key: string } | undefined, bodyLimit: number, logger: Logger, metrics: ServerMetrics, events: EventHandler): FastifyInstance {
+/**
+ * The fastify app of the server (routes are registered by the caller), on a node:http(s) server
+ * whose handler serves the event endpoint itself and passes every other request to fastify.
+ * Exported for tests.
+ */
+export function buildApp(tls: { cert: string; key: string } | undefined, bodyLimit: number, logger: Logger, metrics: ServerMetrics, events: EventHandler): FastifyInstance {
   // The event endpoint is served by its own node:http handler in front of fastify (the hot
   // path; see routes/events.ts); every other request goes to fastify's routes.
   const serverFactory = (handler: (req: IncomingMessage, res: ServerResponse) => void) => {
     const front = (req: IncomingMessage, res: ServerResponse) => {
+      if (missingHost(req)) return rejectMissingHost(req, res, metrics);
       if (!events(req, res)) handler(req, res);
     };
-    return tls ? createHttpsServer({ cert: tls.cert, key: tls.key }, front) : createHttpServer(front);
+    // node:http would answer a request without Host itself, with an empty 400; we answer it
+    // (in `front`) with an error body that says what is wrong.
+    return tls ? createHttpsServer({ cert: tls.cert, key: tls.key, requireHostHeader: false }, front) : createHttpServer({ requireHostHeader: false }, front);
   };
   const app = Fastify({
     serverFactory,
@@ -177,7 +185,7 @@ function buildApp(tls: { cert: string; key: string } | undefined, bodyLimit: num
   }) as unknown as FastifyInstance;
   app.setErrorHandler((err, req, reply) => {
     const e = toApiError(err);
-    if (e.status >= 500 && e.code !== Code.Unavailable) logger.error('request failed', { method: req.method, route: req.routeOptions.url, error: e.message });
+    if (e.status >= 500 && e.code !== Code.Unavailable) logger.error('request failed', { method: req.method, route: req.routeOptions.url, ...errorDetails(err) });
     void reply.code(e.status).headers(e.headers).send(e.body());
   });
   app.setNotFoundHandler((req, reply) => {
@@ -201,6 +209,20 @@ function buildApp(tls: { cert: string; key: string } | undefined, bodyLimit: num
     done();
   });
   return app;
+}
+
+/** HTTP/1.1 requires a Host header (RFC 9112 §3.2); HTTP/1.0 does not. */
+function missingHost(req: IncomingMessage): boolean {
+  return req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1;
+}
+
+/** 400 naming the missing header; the body, if any, is not read, so the connection is closed. */
+function rejectMissingHost(req: IncomingMessage, res: ServerResponse, metrics: ServerMetrics): void {
+  const body = JSON.stringify(badRequest('the request has no Host header, which HTTP/1.1 requires: send "Host: <server address>"').body());
+  res.writeHead(400, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), connection: 'close' });
+  res.end(body);
+  req.resume();
+  metrics.requests.labels('unmatched', req.method ?? '', '400').inc();
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

@@ -11,9 +11,25 @@ import { missingTemplateSources } from '../engine/effective-spec.js';
 import { validateWorkflow } from '../engine/validate.js';
 import { badRequest } from './errors.js';
 import { KubeApiError, resourcePath, type Identity, type KubeRest } from './kube-rest.js';
+import { workflowShapeProblems } from './workflow-shape.js';
 
 /** Most templates fetched for one validation (a guard against reference loops and fan-out). */
 const MAX_SOURCES = 32;
+/** Most problems listed in one reply (a hostile document can have thousands). */
+const MAX_LISTED = 20;
+
+/** `Workflow ns/name` (or `ns/prefix*`) for messages, from a workflow whose metadata may be malformed. */
+export function subjectOf(namespace: string, wf: { metadata?: unknown }): string {
+  const md = (typeof wf.metadata === 'object' && wf.metadata !== null ? wf.metadata : {}) as { name?: unknown; generateName?: unknown };
+  const subject = typeof md.name === 'string' && md.name ? md.name : `${typeof md.generateName === 'string' ? md.generateName : ''}*`;
+  return `Workflow ${namespace}/${subject}`;
+}
+
+/** Problems joined with "; ", the first MAX_LISTED of them. */
+export function listProblems(messages: readonly string[]): string {
+  const shown = messages.slice(0, MAX_LISTED).join('; ');
+  return messages.length > MAX_LISTED ? `${shown}; and ${messages.length - MAX_LISTED} more` : shown;
+}
 
 export async function validateForCreate(kube: KubeRest, identity: Identity, namespace: string, wf: Workflow): Promise<void> {
   const sources: Record<string, TemplateSource> = {};
@@ -33,6 +49,9 @@ export async function validateForCreate(kube: KubeRest, identity: Identity, name
             : resourcePath(GROUP, VERSION, PLURAL.workflowTemplate, namespace, ref.name),
           identity,
         });
+        // Stored templates passed the API server's schema, but it keeps inline templates opaque.
+        const problems = workflowShapeProblems({ spec: t.spec ?? {} });
+        if (problems.length > 0) throw badRequest(`${ref.kind} ${cluster ? '' : `${namespace}/`}${ref.name}, which the workflow refers to, is invalid: ${listProblems(problems.map((p) => p.message))}`);
         const spec = t.spec ?? {};
         sources[key] = { templates: spec.templates ?? [], entrypoint: spec.entrypoint, arguments: spec.arguments, spec };
       } catch (err) {
@@ -43,7 +62,6 @@ export async function validateForCreate(kube: KubeRest, identity: Identity, name
   }
   const issues = validateWorkflow(wf, sources);
   if (issues.length > 0) {
-    const subject = wf.metadata?.name ?? `${wf.metadata?.generateName ?? ''}*`;
-    throw badRequest(`Workflow ${namespace}/${subject} is invalid: ${issues.map((i) => i.message).join('; ')}`);
+    throw badRequest(`${subjectOf(namespace, wf)} is invalid: ${listProblems(issues.map((i) => i.message))}`);
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { crdDefinitions } from './definitions.js';
-import { OfflineValidator, pointerToField } from './offline-validator.js';
+import { OfflineValidator, pointerToField, SchemaValidator } from './offline-validator.js';
 import { sampleEventBinding, sampleTaskSet, workflowWithEveryTemplateKind } from './sample-documents.js';
 import { prunedFields } from './schema-walk.js';
 import type { Schema } from './schema-builders.js';
@@ -135,6 +135,22 @@ describe('the binding schema', () => {
       'spec.event.selector is required',
       'spec.submit.workflowTemplateRef.name is required',
     ]);
+  });
+});
+
+describe('a list of the wrong items', () => {
+  it('reports each item, not duplicate names among items that have none', () => {
+    const doc = workflowWith((wf) => (wf.spec.templates = [1, null, [], 'x']));
+    expect(validator('Workflow').check(doc).map((e) => e.message)).toEqual([0, 1, 2, 3].map((i) => `spec.templates[${i}] must be object`));
+  });
+});
+
+describe('SchemaValidator', () => {
+  it('validates against a schema derived from a CRD', () => {
+    const root = schemaOf('Workflow');
+    const v = new SchemaValidator({ ...root, properties: { ...root.properties, metadata: { type: 'object', properties: { name: { type: 'string' } } } } });
+    expect(v.check({ metadata: { name: 'x' }, spec: {} })).toEqual([]);
+    expect(v.check({ metadata: { name: 7 }, spec: { templates: 3 } }).map((e) => e.message)).toEqual(['metadata.name must be string', 'spec.templates must be array']);
   });
 });
 

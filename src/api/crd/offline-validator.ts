@@ -33,7 +33,9 @@ function makeAjv(): Ajv {
       if (!Array.isArray(data)) return true;
       const seen = new Set<string>();
       for (const item of data) {
-        const id = JSON.stringify(keys.map((k) => (item as Record<string, unknown> | null)?.[k]));
+        // An item that is not an object has no keys: its type error says what is wrong.
+        if (typeof item !== 'object' || item === null || Array.isArray(item)) continue;
+        const id = JSON.stringify(keys.map((k) => (item as Record<string, unknown>)[k]));
         if (seen.has(id)) return false;
         seen.add(id);
       }
@@ -75,12 +77,11 @@ function toFieldError(e: ErrorObject): FieldError {
   }
 }
 
-/** Validates documents of one CRD. */
-export class OfflineValidator {
+/** Validates documents against one schema: a CRD's, or one derived from it. */
+export class SchemaValidator {
   private readonly validate: ValidateFunction;
 
-  constructor(readonly crd: CustomResourceDefinition) {
-    const schema: Schema = crd.spec.versions[0]!.schema.openAPIV3Schema;
+  constructor(schema: Schema) {
     this.validate = makeAjv().compile(schema);
   }
 
@@ -90,5 +91,12 @@ export class OfflineValidator {
     // The branches of the int-or-string anyOf report their own type errors; the anyOf one says it all.
     const errors = (this.validate.errors ?? []).filter((e) => !/\/anyOf\/\d+\//.test(e.schemaPath));
     return errors.map(toFieldError);
+  }
+}
+
+/** Validates documents of one CRD. */
+export class OfflineValidator extends SchemaValidator {
+  constructor(readonly crd: CustomResourceDefinition) {
+    super(crd.spec.versions[0]!.schema.openAPIV3Schema);
   }
 }

@@ -15,7 +15,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../log/logger.js';
 import type { Authenticator, Caller } from '../auth.js';
 import type { DispatchResult, EventJob } from '../dispatch.js';
-import { ApiError, badRequest, Code, notFound, toApiError, unavailable } from '../errors.js';
+import { ApiError, badRequest, Code, errorDetails, notFound, toApiError, unavailable } from '../errors.js';
 import type { EventQueue, Outcome } from '../event-queue.js';
 import type { EventReceipt, ServerMetrics } from '../metrics.js';
 
@@ -211,7 +211,7 @@ class EventEndpoint {
 
   fail(call: EventCall, err: unknown): void {
     const e = toApiError(err);
-    if (e.status >= 500 && e.code !== Code.Unavailable) this.deps.logger.error('event request failed', { error: e.message });
+    if (e.status >= 500 && e.code !== Code.Unavailable) this.deps.logger.error('event request failed', errorDetails(err));
     this.send(call, e.status, JSON.stringify(e.body()), e.headers);
   }
 

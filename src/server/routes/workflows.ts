@@ -13,7 +13,8 @@ import { API_VERSION, GROUP, PLURAL, VERSION, type Workflow } from '../../api/in
 import type { Authenticator } from '../auth.js';
 import { badRequest } from '../errors.js';
 import { resourcePath, type KubeRest } from '../kube-rest.js';
-import { validateForCreate } from '../workflow-validation.js';
+import { workflowShapeProblems, workflowShapeValidator } from '../workflow-shape.js';
+import { listProblems, subjectOf, validateForCreate } from '../workflow-validation.js';
 
 export interface WorkflowRouteDeps {
   kube: KubeRest;
@@ -32,21 +33,27 @@ const path = (namespace: string, name?: string) => resourcePath(GROUP, VERSION, 
 
 export async function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): Promise<void> {
   const { kube, auth } = deps;
+  workflowShapeValidator(); // compiled now, at start-up, rather than on the first create
 
   app.post<{ Params: NsParams; Body: unknown }>('/api/v1/workflows/:namespace', async (req) => {
     const caller = auth.callerOf(req.headers.authorization);
     const { namespace } = req.params;
     const body = req.body;
     if (!isObject(body)) throw badRequest('the request body must be a JSON object: {"namespace": …, "serverDryRun": …, "workflow": {…}}');
+    if (body.namespace !== undefined && typeof body.namespace !== 'string') throw badRequest('namespace in the body must be a string (the namespace of the path)');
     if (body.namespace !== undefined && body.namespace !== '' && body.namespace !== namespace) {
-      throw badRequest(`namespace "${String(body.namespace)}" in the body differs from "${namespace}" in the path`);
+      throw badRequest(`namespace "${body.namespace}" in the body differs from "${namespace}" in the path`);
     }
     if (body.workflow === undefined || body.workflow === null) throw badRequest('workflow is required: the body must carry the workflow to create');
     if (!isObject(body.workflow)) throw badRequest('workflow must be an object (a Workflow with metadata and spec)');
-    const given = body.workflow as Partial<Workflow> & { kind?: string };
-    if (given.kind !== undefined && given.kind !== 'Workflow') throw badRequest(`workflow.kind must be "Workflow", got "${String(given.kind)}"`);
-    if (given.metadata !== undefined && !isObject(given.metadata)) throw badRequest('workflow.metadata must be an object');
-    if (!isObject(given.spec)) throw badRequest('workflow.spec is required: the templates and entrypoint of the workflow');
+    const raw = body.workflow;
+    if (raw.metadata !== undefined && !isObject(raw.metadata)) throw badRequest('workflow.metadata must be an object');
+    if (!isObject(raw.spec)) throw badRequest('workflow.spec is required: the templates and entrypoint of the workflow');
+    // The shape first: nothing below (nor the engine's validator) reads a field before its type is known.
+    const problems = workflowShapeProblems(raw);
+    if (problems.length > 0) throw badRequest(`${subjectOf(namespace, raw)} is invalid: ${listProblems(problems.map((p) => p.message))}`);
+    const given = raw as Partial<Workflow> & { kind?: string };
+    if (given.kind !== undefined && given.kind !== 'Workflow') throw badRequest(`workflow.kind must be "Workflow", got "${given.kind}"`);
     const metadata = { ...(given.metadata ?? {}) };
     if (metadata.namespace && metadata.namespace !== namespace) {
       throw badRequest(`workflow.metadata.namespace "${metadata.namespace}" differs from "${namespace}" in the path`);
