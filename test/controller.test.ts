@@ -2,8 +2,9 @@
  * The controller end to end against the real API server, with the local pod runner playing the
  * kubelet: a 1-step workflow, a steps workflow passing outputs along, and a DAG run to
  * Succeeded; the health and metrics endpoints; a pod deleted from under a running step ends its
- * node in Error (never stuck); and conflicting writers never make a node result disappear or
- * revert.
+ * node in Error (never stuck); conflicting writers never make a node result disappear or
+ * revert; and workflows the engine cannot run (recursion, a list as a parameter value, an engine
+ * that throws) are decided at once with a message, never retried forever.
  */
 import { CoreV1Api } from '@kubernetes/client-node';
 import { mkdtempSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FINAL_NODE_PHASES, LABEL_COMPLETED, LABEL_PHASE, type NodeStatus, type Workflow } from '../src/api/index.js';
 import { startController, type RunningController } from '../src/controller/controller.js';
+import { reconcileWorkflow } from '../src/engine/index.js';
 import { KubeClient } from '../src/kube/client.js';
 import { EVENTS, PODS, WORKFLOWS } from '../src/kube/resource.js';
 import { createLogger } from '../src/log/logger.js';
@@ -23,7 +25,10 @@ let ns: string;
 let client: KubeClient;
 let runner: PodRunner;
 let controller: RunningController;
-const { log } = captureLogger();
+const { log, lines } = captureLogger();
+
+/** Workflows with this label make the engine throw (an engine bug, injected). */
+const ENGINE_THROWS = 'test.plugflow.io/engine-throws';
 
 const get = (path: string) => fetch(`http://127.0.0.1:${controller.metricsPort}${path}`);
 
@@ -79,7 +84,17 @@ beforeAll(async () => {
     log: createLogger('runner', 'warn'),
   });
   await runner.start();
-  controller = await startController({ kubeConfig: adminKubeConfig(), namespace: ns, metricsPort: 0, workers: 4, log });
+  controller = await startController({
+    kubeConfig: adminKubeConfig(),
+    namespace: ns,
+    metricsPort: 0,
+    workers: 4,
+    log,
+    engine: (wf, obs) => {
+      if (wf.metadata?.labels?.[ENGINE_THROWS] && !wf.status?.phase) throw new TypeError('injected engine failure');
+      return reconcileWorkflow(wf, obs);
+    },
+  });
 }, 180_000);
 
 afterAll(async () => {
@@ -162,6 +177,32 @@ describe('controller', () => {
     const node = done.status!.nodes![running.id];
     expect(node.phase).toBe('Error');
     expect(node.message).toMatch(/deleted/);
+  });
+
+  it('decides at once on workflows the engine cannot run: recursion, a list as a parameter value, an engine that throws', async () => {
+    await client.create(WORKFLOWS, ns, workflow('thrower', oneStep('x').spec, { [ENGINE_THROWS]: 'true' }));
+    await client.create(WORKFLOWS, ns, workflow('recursive', { entrypoint: 'loop', templates: [{ name: 'loop', steps: [[{ name: 'again', template: 'loop' }]] }] }));
+    const listValue = workflow('list-value', {
+      entrypoint: 'main',
+      templates: [
+        { name: 'main', steps: [[{ name: 'a', template: 'say', arguments: { parameters: [{ name: 'm', value: 'a' }] } }], [{ name: 'b', template: 'say', arguments: { parameters: [{ name: 'm', value: ['x'] as never }] } }]] },
+        { name: 'say', inputs: { parameters: [{ name: 'm' }] }, container: { image: 'alpine:3', command: ['echo', '{{inputs.parameters.m}}'] } },
+      ],
+    } as Workflow['spec']);
+    await client.create(WORKFLOWS, ns, listValue);
+
+    const thrown = await waitForCompletion(client, ns, 'thrower', 30_000);
+    expect(thrown.status?.phase).toBe('Error');
+    expect(thrown.status?.message).toMatch(/^internal error: the workflow engine failed on this workflow \(TypeError: injected engine failure\)/);
+    expect(lines.some((l) => l.message === 'the workflow engine failed on this workflow; ending it in Error' && l.workflow === `${ns}/thrower`)).toBe(true);
+
+    const recursive = await waitForCompletion(client, ns, 'recursive', 30_000);
+    expect(recursive.status?.phase).toBe('Failed');
+    expect(recursive.status?.message).toMatch(/^maximum recursion depth exceeded: template "loop" nested 101 deep/);
+
+    const list = await waitForCompletion(client, ns, 'list-value', 30_000);
+    expect(list.status?.phase).toBe('Failed');
+    expect(list.status?.message).toBe('invalid spec: spec.templates[main].steps[1][b].arguments.parameters[m].value must be a string, number or boolean, got a list');
   });
 
   it('never loses or reverts a node result while another writer keeps bumping the resourceVersion', async () => {

@@ -132,6 +132,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     log,
     engine: opts.engine ?? reconcileWorkflow,
     pluginsEnabled,
+    excludedPlugins: (ns) => plugins?.excludedFor(ns) ?? {},
   });
   wireTriggers({ caches, queue, failures, creations, deletions });
 

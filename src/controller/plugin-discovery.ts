@@ -1,18 +1,29 @@
 /**
  * Executor plugin discovery (only with the feature gate on): one cluster-wide ConfigMap
  * informer restricted by the label `workflows.plugflow.io/configmap-type=ExecutorPlugin`, which
- * keeps the parsed plugins and logs `Executor plugin added|updated|removed` with namespace and
- * name. A malformed ConfigMap is logged with every reason and ignored (a previously valid
- * version of it is dropped, logged as removed). Which plugins a workflow gets is decided by
- * src/plugins' registry (workflow namespace wins over the installation namespace).
+ * keeps the parsed plugins (src/plugins' PluginCatalog) and logs `Executor plugin
+ * added|updated|removed` with namespace and name. A malformed ConfigMap is logged with every
+ * reason and ignored (a previously valid version of it is dropped, logged as removed). Which
+ * plugins a workflow gets is decided by src/plugins' registry (workflow namespace wins over the
+ * installation namespace); a plugin whose container name or port clashes with another's is left
+ * out of agent pods, logged once with the reason (`Executor plugin left out of agent pods`),
+ * and a step that names it fails with that reason.
  */
 import { CONFIGMAP_TYPE_EXECUTOR_PLUGIN, LABEL_CONFIGMAP_TYPE } from '../api/index.js';
 import type { KubeClient } from '../kube/client.js';
 import { Informer, dropManagedFields } from '../kube/informer.js';
-import { objectKey, type KubeObject } from '../kube/object-store.js';
+import { type KubeObject } from '../kube/object-store.js';
 import { CONFIGMAPS } from '../kube/resource.js';
 import type { Logger } from '../log/logger.js';
-import { diffPlugins, pluginEventMessage, pluginsForWorkflow, tryParsePluginConfigMap, type PluginEntry } from '../plugins/index.js';
+import {
+  DEFAULT_AGENT_HEALTH_PORT,
+  PluginCatalog,
+  pluginConfigMapKey,
+  pluginEventMessage,
+  type CatalogChange,
+  type ConfigMapLike,
+  type PluginEntry,
+} from '../plugins/index.js';
 
 interface ConfigMap extends KubeObject {
   data?: Record<string, string>;
@@ -20,14 +31,16 @@ interface ConfigMap extends KubeObject {
 
 export class PluginDiscovery {
   readonly informer: Informer<ConfigMap>;
-  private readonly entries = new Map<string, PluginEntry>();
+  private readonly catalog: PluginCatalog;
 
   constructor(
     client: KubeClient,
-    private readonly installNamespace: string,
+    installNamespace: string,
     private readonly log: Logger,
     informerOptions: { resyncMs?: number; watchdogMs?: number } = {},
+    agentHealthPort = DEFAULT_AGENT_HEALTH_PORT,
   ) {
+    this.catalog = new PluginCatalog({ installNamespace, healthPort: agentHealthPort });
     this.informer = new Informer<ConfigMap>({
       client,
       type: CONFIGMAPS,
@@ -39,49 +52,48 @@ export class PluginDiscovery {
       watchdogMs: informerOptions.watchdogMs,
     });
     this.informer.addHandlers({
-      onAdd: (cm) => this.upsert(cm),
-      onUpdate: (_old, cm) => this.upsert(cm),
-      onDelete: (cm) => this.remove(objectKey(cm)),
+      onAdd: (cm) => this.report(cm, this.catalog.upsert(cm as ConfigMapLike)),
+      onUpdate: (_old, cm) => this.report(cm, this.catalog.upsert(cm as ConfigMapLike)),
+      onDelete: (cm) => this.report(cm, this.catalog.remove(cm as ConfigMapLike)),
     });
   }
 
-  /** The plugins of a workflow in `namespace`, sorted by name. */
+  /** The plugins of the agent pod of a workflow in `namespace`, sorted by name (clashing ones left out). */
   pluginsFor(namespace: string): PluginEntry[] {
-    return pluginsForWorkflow(this.entries.values(), { workflowNamespace: namespace, installNamespace: this.installNamespace });
+    return this.catalog.agentPlugins(namespace).plugins;
+  }
+
+  /** Plugins a workflow in `namespace` would see but its agent pod leaves out: name → reason. */
+  excludedFor(namespace: string): Record<string, string> {
+    return Object.fromEntries(this.catalog.agentPlugins(namespace).excluded.map((x) => [x.plugin.name, x.reason]));
   }
 
   /** Every valid plugin known, in any namespace. */
   all(): PluginEntry[] {
-    return [...this.entries.values()];
+    return this.catalog.all();
   }
 
-  private upsert(cm: ConfigMap): void {
-    const key = objectKey(cm);
-    const parsed = tryParsePluginConfigMap(cm as Parameters<typeof tryParsePluginConfigMap>[0]);
-    const before = this.entries.get(key);
-    if (!parsed.ok) {
+  private report(cm: ConfigMap, change: CatalogChange): void {
+    if (change.error) {
       this.log.warn('Executor plugin ConfigMap is malformed and ignored', {
         namespace: cm.metadata?.namespace,
         name: cm.metadata?.name,
-        reason: parsed.error.problems.join('; '),
+        reason: change.error.problems.join('; '),
       });
-      if (before) this.remove(key);
-      return;
     }
-    this.entries.set(key, parsed.entry);
-    this.report(before ? [before] : [], [parsed.entry]);
-  }
-
-  private remove(key: string): void {
-    const before = this.entries.get(key);
-    if (!before) return;
-    this.entries.delete(key);
-    this.report([before], []);
-  }
-
-  private report(before: PluginEntry[], after: PluginEntry[]): void {
-    for (const e of diffPlugins(before, after)) {
+    for (const e of change.events) {
       this.log.info(pluginEventMessage(e), { namespace: e.namespace, name: e.name, plugin: e.name });
+    }
+    for (const x of change.excluded) {
+      this.log.warn('Executor plugin left out of agent pods', {
+        namespace: x.plugin.namespace,
+        name: x.plugin.name,
+        plugin: x.plugin.name,
+        configMap: pluginConfigMapKey(x.plugin),
+        field: x.field,
+        ...(x.keptInstead ? { keptInstead: pluginConfigMapKey(x.keptInstead) } : {}),
+        reason: x.reason,
+      });
     }
   }
 }

@@ -8,8 +8,13 @@
  * from; on 409 the workflow is read fresh from the API server and the engine runs again on it,
  * so a result another writer stored is built upon, never overwritten — and keepFinishedResults
  * makes sure no finished node is ever reverted.
+ *
+ * The engine is pure, so an exception it throws is a bug that the same inputs would repeat on
+ * every retry: the workflow would never be decided. Such a workflow is ended in Error with a
+ * message naming the internal failure (and the failure is logged with its stack). Errors of the
+ * Kubernetes API (status writes, actions) are not the engine's and are retried with backoff.
  */
-import { FINAL_WORKFLOW_PHASES, LABEL_COMPLETED, LABEL_PHASE, type Workflow, type WorkflowPhase } from '../api/index.js';
+import { FINAL_NODE_PHASES, FINAL_WORKFLOW_PHASES, LABEL_COMPLETED, LABEL_PHASE, type Workflow, type WorkflowPhase, type WorkflowStatus } from '../api/index.js';
 import type { Observations, ReconcileResult } from '../engine/index.js';
 import type { KubeClient } from '../kube/client.js';
 import { isConflict, isNotFound } from '../kube/errors.js';
@@ -39,6 +44,8 @@ export interface ReconcilerDeps {
   log: Logger;
   engine: Engine;
   pluginsEnabled: boolean;
+  /** Plugins the agent pod of a workflow in `namespace` leaves out, name → reason (see PluginDiscovery). */
+  excludedPlugins?: (namespace: string) => Record<string, string>;
   /** Conflicting status writes tolerated in one reconcile before it is retried with backoff. */
   maxConflicts?: number;
 }
@@ -122,7 +129,19 @@ export class Reconciler {
       now: new Date(),
       pluginsEnabled: this.d.pluginsEnabled,
     });
-    const out = this.d.engine(wf, observations);
+    const excluded = this.d.pluginsEnabled ? this.d.excludedPlugins?.(ns) : undefined;
+    if (excluded && Object.keys(excluded).length > 0) observations.excludedPlugins = excluded;
+    let out: ReconcileResult;
+    try {
+      out = this.d.engine(wf, observations);
+    } catch (err) {
+      this.d.log.error('the workflow engine failed on this workflow; ending it in Error', {
+        workflow: `${ns}/${wf.metadata.name}`,
+        error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+        stack: err instanceof Error ? err.stack : undefined,
+      });
+      out = { status: engineFailureStatus(wf.status, err, observations.now), actions: [] };
+    }
     const guarded = keepFinishedResults(wf.status, out.status);
     if (guarded.restored.length > 0) {
       this.d.log.error('the engine tried to change finished results; they were kept', {
@@ -145,4 +164,27 @@ export class Reconciler {
       this.d.events.record(wf, 'Normal', 'WorkflowRunning', 'Workflow started');
     }
   }
+}
+
+/** Longest excerpt of the engine's error kept in the workflow's message. */
+const ENGINE_ERROR_EXCERPT = 500;
+
+/**
+ * The status of a workflow the engine threw on: Error, with a message naming the internal
+ * failure; unfinished nodes end in Error with it. Running pods and the agent are cleaned up by
+ * the next reconcile, as for any finished workflow (the engine's path for those does not walk
+ * the templates).
+ */
+export function engineFailureStatus(previous: WorkflowStatus | undefined, err: unknown, now: string): WorkflowStatus {
+  const what = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  const excerpt = what.length > ENGINE_ERROR_EXCERPT ? `${what.slice(0, ENGINE_ERROR_EXCERPT)}…` : what;
+  const message = `internal error: the workflow engine failed on this workflow (${excerpt}); it was stopped instead of being retried forever`;
+  const nodes = structuredClone(previous?.nodes ?? {});
+  for (const node of Object.values(nodes)) {
+    if (FINAL_NODE_PHASES.includes(node.phase)) continue;
+    node.phase = 'Error';
+    node.message = message;
+    node.finishedAt ??= now;
+  }
+  return { ...(previous ?? {}), phase: 'Error', message, startedAt: previous?.startedAt ?? now, finishedAt: now, nodes };
 }

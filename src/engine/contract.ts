@@ -103,6 +103,11 @@ export interface Observations {
   now: string;
   /** Whether executor plugins are enabled in this controller. */
   pluginsEnabled: boolean;
+  /**
+   * Plugins the workflow's agent pod leaves out (a container name or port clashes with another
+   * plugin's), by plugin name, with the reason: a plugin step naming one fails with it.
+   */
+  excludedPlugins?: Record<string, string>;
 }
 
 /** Something the controller must do in the world. Every action is idempotent. */

@@ -38,6 +38,8 @@ export class EngineRun {
   readonly tasks = new Map<string, TaskObservation>();
   readonly agent: AgentObservation | undefined;
   readonly pluginsEnabled: boolean;
+  /** Plugins left out of the agent pod, by name, with the reason (Observations.excludedPlugins). */
+  readonly excludedPlugins: Readonly<Record<string, string>>;
   readonly actions: EngineAction[] = [];
   /** Earliest time (ms) at which something is due: backoff end, suspend end, a deadline. */
   requeueAtMs: number | undefined;
@@ -51,6 +53,8 @@ export class EngineRun {
   readonly globals: Record<string, string>;
   /** Output parameters exported with `globalName`, in export order (becomes status.outputs). */
   readonly globalOutputs = new Map<string, string>();
+  /** Template invocations being executed right now, outermost first (see MAX_TEMPLATE_DEPTH). */
+  depth = 0;
 
   constructor(
     readonly workflowName: string,
@@ -68,6 +72,7 @@ export class EngineRun {
     for (const t of observations.tasks) this.tasks.set(t.nodeId, t);
     this.agent = observations.agent;
     this.pluginsEnabled = observations.pluginsEnabled;
+    this.excludedPlugins = observations.excludedPlugins ?? {};
     this.globals = globals;
   }
 

@@ -14,7 +14,9 @@
  *   deadline, timeout or workflow shutdown → Failed, `removeTask`.
  *
  * Plugin nodes need the executor plugin feature gate; with the gate off they fail at once with
- * a message that says how to turn it on. Http nodes do not need the gate.
+ * a message that says how to turn it on. Http nodes do not need the gate. A plugin node whose
+ * plugin the agent pod leaves out (it clashes with another plugin; Observations.excludedPlugins)
+ * fails at once with the reason, instead of reaching an agent that does not know it.
  */
 import { FEATURE_GATE_EXECUTOR_PLUGINS, type NodeStatus, type Template } from '../api/index.js';
 import { isFinal, type EngineRun } from './engine-run.js';
@@ -36,6 +38,8 @@ export function executeTask(run: EngineRun, ex: Execution): NodeStatus | undefin
     if (isPlugin && !run.pluginsEnabled) {
       return run.createNode(newNode(ex.seed, 'Plugin', { phase: 'Failed', message: PLUGINS_DISABLED_MESSAGE }));
     }
+    const excluded = isPlugin ? excludedPluginMessage(run, ex.resolved.template) : undefined;
+    if (excluded) return run.createNode(newNode(ex.seed, 'Plugin', { phase: 'Failed', message: excluded }));
     node = run.createNode(newNode(ex.seed, isPlugin ? 'Plugin' : 'HTTP', { phase: 'Pending' }));
   }
   const vars = leafVariables(run, node, ex);
@@ -90,4 +94,16 @@ export function executeTask(run: EngineRun, ex: Execution): NodeStatus | undefin
   if (!collected.ok) return run.setPhase(node, 'Error', collected.error);
   node.outputs = collected.outputs;
   return run.setPhase(node, 'Succeeded', obs.message ?? '');
+}
+
+/** Why the plugin a template names cannot run in this workflow's agent pod, or undefined. */
+function excludedPluginMessage(run: EngineRun, template: Template): string | undefined {
+  const section = template.plugin;
+  if (!section || typeof section !== 'object') return undefined;
+  for (const name of Object.keys(section)) {
+    if (!Object.hasOwn(run.excludedPlugins, name)) continue;
+    const reason = run.excludedPlugins[name];
+    if (typeof reason === 'string') return `plugin ${JSON.stringify(name)} is not available to this workflow: ${reason}`;
+  }
+  return undefined;
 }

@@ -6,6 +6,12 @@
  * Returns the node, or undefined when the node could not start yet (workflow parallelism
  * reached, workflow suspended or shutting down). A finished node is returned as it is: the
  * engine never re-decides finished work.
+ *
+ * Recursion is bounded: a template that calls itself (directly, or through others) nests one
+ * invocation deeper each time. Once an invocation would be nested deeper than
+ * MAX_TEMPLATE_DEPTH, the walk stops with a RecursionLimitError and reconcile.ts fails the whole
+ * workflow with its message (as the peer does), instead of growing the tree until the stack or
+ * the status object bursts.
  */
 import { TEMPLATE_KINDS, type Arguments, type Inputs, type NodeStatus, type NodeType, type Template } from '../api/index.js';
 import { isFinal, type EngineRun } from './engine-run.js';
@@ -32,9 +38,34 @@ export interface Invocation {
   args: Arguments | undefined;
 }
 
+/** Deepest nesting of template invocations (the entrypoint is 1), as the peer's default. */
+export const MAX_TEMPLATE_DEPTH = 100;
+
+/** Thrown when an invocation would nest deeper than MAX_TEMPLATE_DEPTH; ends the workflow. */
+export class RecursionLimitError extends Error {
+  constructor(
+    /** How the template is named in the message: `template "loop"`. */
+    readonly template: string,
+    readonly depth: number,
+  ) {
+    super(`maximum recursion depth exceeded: ${template} nested ${depth} deep (templates may nest at most ${MAX_TEMPLATE_DEPTH} deep)`);
+    this.name = 'RecursionLimitError';
+  }
+}
+
 export function executeTemplate(run: EngineRun, inv: Invocation): NodeStatus | undefined {
   const existing = run.nodeByName(inv.name);
   if (existing && isFinal(existing.phase)) return existing;
+  if (run.depth >= MAX_TEMPLATE_DEPTH) throw new RecursionLimitError(describeRef(inv), run.depth + 1);
+  run.depth++;
+  try {
+    return executeInvocation(run, inv, existing);
+  } finally {
+    run.depth--;
+  }
+}
+
+function executeInvocation(run: EngineRun, inv: Invocation, existing: NodeStatus | undefined): NodeStatus | undefined {
   const base = {
     name: inv.name,
     ...(inv.displayName !== undefined ? { displayName: inv.displayName } : {}),
@@ -125,6 +156,18 @@ function seedTemplate(resolved: { templateName: string | undefined; templateRef?
     ...(resolved.templateRef !== undefined ? { templateRef: resolved.templateRef } : {}),
     ...(resolved.scope !== undefined && resolved.templateRef === undefined ? { templateScope: resolved.scope } : {}),
   };
+}
+
+/** `template "loop"`, `template "x" of WorkflowTemplate "lib"`, or `the inline template of <node>`, for messages. */
+function describeRef(inv: Invocation): string {
+  const ref = inv.ref;
+  if (ref.template !== undefined) return `template ${JSON.stringify(ref.template)}`;
+  if (ref.templateRef) {
+    const kind = ref.templateRef.clusterScope ? 'ClusterWorkflowTemplate' : 'WorkflowTemplate';
+    return `template ${JSON.stringify(ref.templateRef.template)} of ${kind} ${JSON.stringify(ref.templateRef.name)}`;
+  }
+  if (ref.inline?.name) return `template ${JSON.stringify(ref.inline.name)}`;
+  return `the inline template of ${inv.name}`;
 }
 
 function templateOf(ref: TemplateReference) {

@@ -9,7 +9,7 @@
  * The bound inputs are stored on the node (`node.inputs`), so later reconciles reuse them instead
  * of evaluating the arguments again.
  */
-import { anyStringToString, type Arguments, type Inputs, type Parameter } from '../api/index.js';
+import { anyStringToString, isAnyString, type Arguments, type Inputs, type Parameter } from '../api/index.js';
 
 export type BoundInputs = { ok: true; inputs: Inputs } | { ok: false; error: string };
 
@@ -48,10 +48,13 @@ export function bindInputs(declared: Inputs | undefined, args: Arguments | undef
   return { ok: true, inputs };
 }
 
-/** An error message when `value` is not among the parameter's `enum`, or undefined. */
+/**
+ * An error message when `value` is not among the parameter's `enum`, or undefined. Entries that
+ * are not AnyString (a list, an object) allow nothing; the validator names them.
+ */
 export function checkEnum(p: Parameter, value: string, field: string): string | undefined {
-  if (!p.enum || p.enum.length === 0) return undefined;
-  const allowed = p.enum.map((e) => anyStringToString(e));
+  if (!Array.isArray(p.enum) || p.enum.length === 0) return undefined;
+  const allowed = p.enum.filter(isAnyString).map((e) => anyStringToString(e));
   if (allowed.includes(value)) return undefined;
   return `${field}: value ${JSON.stringify(value)} is not one of the allowed values ${JSON.stringify(allowed)}`;
 }

@@ -49,7 +49,11 @@ export function collectOutputs(
     if (value === undefined) {
       const fallback = p.valueFrom?.default ?? p.default;
       if (fallback === undefined) return { ok: false, error: `${field}: ${missingReason(p)} and there is no default` };
-      value = anyStringToString(fallback, field);
+      try {
+        value = anyStringToString(fallback, field);
+      } catch (err) {
+        return { ok: false, error: (err as Error).message };
+      }
     }
     const out: Parameter = { name: p.name, value };
     if (p.globalName) out.globalName = p.globalName;

@@ -127,3 +127,29 @@ describe('parameters and variables', () => {
     expect(argsOf(w, 'nums(1:n02)')).toEqual(['n02', 'fast']);
   });
 });
+
+describe('parameter values that are not AnyString', () => {
+  it('fails the workflow at once naming the field, instead of throwing (fuzz fz-w-144)', () => {
+    const w = new World({
+      entrypoint: 'main',
+      templates: [
+        {
+          name: 'main',
+          steps: [
+            [{ name: 'first', template: 'say', arguments: { parameters: [{ name: 'msg', value: 'a' }] } }],
+            [
+              { name: 'second', template: 'say', arguments: { parameters: [{ name: 'msg', value: 'b' }] } },
+              { name: 'third', template: 'say', arguments: { parameters: [{ name: 'msg', value: ['x'] as never }] } },
+            ],
+          ],
+        },
+        { name: 'say', inputs: { parameters: [{ name: 'msg' }] }, container: { image: 'alpine', args: ['{{inputs.parameters.msg}}'] } },
+      ],
+    });
+    w.workflow.apiVersion = '';
+    const r = w.reconcile();
+    expect(r.status.phase).toBe('Failed');
+    expect(r.status.message).toBe('invalid spec: spec.templates[main].steps[1][third].arguments.parameters[msg].value must be a string, number or boolean, got a list');
+    expect(r.actions).toEqual([]);
+  });
+});

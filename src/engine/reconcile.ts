@@ -17,12 +17,13 @@
  *    node from the observations and starting what may start;
  * 5. once it is done, the exit handler (`spec.onExit` or `spec.hooks.exit`) runs as `<wf>.onExit`
  *    (not after Terminate); then the workflow ends: Succeeded only if both succeeded.
+ * Templates nested deeper than MAX_TEMPLATE_DEPTH (recursion) fail the workflow at once.
  */
 import { FINAL_WORKFLOW_PHASES, type NodeStatus, type Parameter, type Workflow, type WorkflowSpec, type WorkflowStatus } from '../api/index.js';
 import type { EngineAction, Observations, ReconcileResult } from './contract.js';
 import { effectiveSpec } from './effective-spec.js';
 import { EngineRun, isFailure, isFinal, toMs, type Shutdown } from './engine-run.js';
-import { executeTemplate } from './execute-template.js';
+import { executeTemplate, RecursionLimitError } from './execute-template.js';
 import { renderValue } from './expressions.js';
 import { exitHookName } from './node-naming.js';
 import { globalOutputs } from './outputs.js';
@@ -56,29 +57,14 @@ export function reconcileWorkflow(workflow: Workflow, observations: Observations
   run.shutdown = shutdownOf(spec, toMs(startedAt, run.nowMs), run);
   run.paused = spec.suspend === true;
 
-  const root = executeTemplate(run, { name, ref: { template: spec.entrypoint ?? '' }, scope: undefined, args: spec.arguments });
-  const mainDone = root ? isFinal(root.phase) : run.shutdown !== undefined;
-  let exitDone = true;
-  let exitNode: NodeStatus | undefined;
-  const exitHook = spec.hooks?.exit ?? (spec.onExit ? { template: spec.onExit } : undefined);
-  if (mainDone && exitHook && (!run.shutdown || run.shutdown.runExitHandlers || run.nodeByName(exitHookName(name)))) {
-    Object.assign(run.globals, exitHandlerVariables(root?.phase ?? 'Failed', run.nodes));
-    try {
-      const args = exitHook.arguments ? renderValue(exitHook.arguments, run.globals, 'spec.hooks.exit.arguments') : undefined;
-      exitNode = run.asExitHandler(() =>
-        executeTemplate(run, {
-          name: exitHookName(name),
-          displayName: 'onExit',
-          ref: { ...(exitHook.template !== undefined ? { template: exitHook.template } : {}), ...(exitHook.templateRef ? { templateRef: exitHook.templateRef } : {}) },
-          scope: undefined,
-          args,
-        }),
-      );
-    } catch (err) {
-      exitNode = run.nodeByName(exitHookName(name)) ?? run.createNode({ name: exitHookName(name), displayName: 'onExit', type: 'Pod', phase: 'Error', message: (err as Error).message });
-    }
-    exitDone = exitNode !== undefined && isFinal(exitNode.phase);
+  let walked: Walked;
+  try {
+    walked = walk(run, name, spec);
+  } catch (err) {
+    if (err instanceof RecursionLimitError) return abort(run, previous, startedAt, observations, err.message);
+    throw err;
   }
+  const { root, mainDone, exitNode, exitDone } = walked;
 
   const status: WorkflowStatus = { ...previous, phase: 'Running', startedAt, nodes: run.nodes };
   delete status.message;
@@ -99,6 +85,55 @@ export function reconcileWorkflow(workflow: Workflow, observations: Observations
   }
   const actions = [...run.actions, ...cleanupActions(status, observations, complete)];
   return { status, actions: finalize(actions) };
+}
+
+interface Walked {
+  root: NodeStatus | undefined;
+  mainDone: boolean;
+  exitNode: NodeStatus | undefined;
+  exitDone: boolean;
+}
+
+/** Walks the entrypoint, then (once it is done) the workflow's exit handler. */
+function walk(run: EngineRun, name: string, spec: WorkflowSpec): Walked {
+  const root = executeTemplate(run, { name, ref: { template: spec.entrypoint ?? '' }, scope: undefined, args: spec.arguments });
+  const mainDone = root ? isFinal(root.phase) : run.shutdown !== undefined;
+  let exitDone = true;
+  let exitNode: NodeStatus | undefined;
+  const exitHook = spec.hooks?.exit ?? (spec.onExit ? { template: spec.onExit } : undefined);
+  if (mainDone && exitHook && (!run.shutdown || run.shutdown.runExitHandlers || run.nodeByName(exitHookName(name)))) {
+    Object.assign(run.globals, exitHandlerVariables(root?.phase ?? 'Failed', run.nodes));
+    try {
+      const args = exitHook.arguments ? renderValue(exitHook.arguments, run.globals, 'spec.hooks.exit.arguments') : undefined;
+      exitNode = run.asExitHandler(() =>
+        executeTemplate(run, {
+          name: exitHookName(name),
+          displayName: 'onExit',
+          ref: { ...(exitHook.template !== undefined ? { template: exitHook.template } : {}), ...(exitHook.templateRef ? { templateRef: exitHook.templateRef } : {}) },
+          scope: undefined,
+          args,
+        }),
+      );
+    } catch (err) {
+      if (err instanceof RecursionLimitError) throw err;
+      exitNode = run.nodeByName(exitHookName(name)) ?? run.createNode({ name: exitHookName(name), displayName: 'onExit', type: 'Pod', phase: 'Error', message: (err as Error).message });
+    }
+    exitDone = exitNode !== undefined && isFinal(exitNode.phase);
+  }
+  return { root, mainDone, exitNode, exitDone };
+}
+
+/**
+ * Ends the workflow at once because its templates nest too deep (RecursionLimitError): every
+ * unfinished node ends in Error with the message, nothing new is started (the actions of the
+ * aborted walk are dropped), and running pods are cleaned up as for any finished workflow.
+ */
+function abort(run: EngineRun, previous: WorkflowStatus, startedAt: string, observations: Observations, message: string): ReconcileResult {
+  for (const node of Object.values(run.nodes)) if (!isFinal(node.phase)) run.setPhase(node, 'Error', message);
+  const status: WorkflowStatus = { ...previous, phase: 'Failed', message, startedAt, finishedAt: run.now, nodes: run.nodes };
+  const progress = updateProgress(run.nodes);
+  if (progress) status.progress = progress;
+  return { status, actions: finalize(cleanupActions(status, observations, true)) };
 }
 
 /** Fails a workflow that cannot run at all (invalid spec, missing WorkflowTemplate). */

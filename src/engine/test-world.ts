@@ -24,6 +24,8 @@ export class World {
   pluginsEnabled: boolean;
   templates: Record<string, TemplateSource>;
   agent: AgentObservation | undefined;
+  /** Observations.excludedPlugins: plugins the agent pod leaves out, name → reason. */
+  excludedPlugins: Record<string, string> | undefined;
   readonly pods = new Map<string, PodObservation>();
   /** Every pod ever created, by name, with the template it was created from. */
   readonly created = new Map<string, { nodeId: string; template: Template }>();
@@ -59,6 +61,7 @@ export class World {
       tasks: [...this.taskResults.values()].map((t) => structuredClone(t)),
       templates: this.templates,
       ...(this.agent ? { agent: this.agent } : {}),
+      ...(this.excludedPlugins ? { excludedPlugins: this.excludedPlugins } : {}),
       now: new Date(this.nowMs).toISOString(),
       pluginsEnabled: this.pluginsEnabled,
     });

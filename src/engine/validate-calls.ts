@@ -3,13 +3,13 @@
  * against the callee's inputs, loops, `when`, hooks, references between steps/tasks, and for a
  * DAG the dependency graph (unknown tasks, cycles, targets).
  */
-import { anyStringToString, type DAGTask, type Template, type WorkflowStep } from '../api/index.js';
+import { anyStringToString, isAnyString, type DAGTask, type Template, type WorkflowStep } from '../api/index.js';
 import type { CallSite } from './call-expansion.js';
 import { buildDagGraph, findCycle, parseTargets } from './dag-graph.js';
 import { dependsText } from './dag-depends.js';
 import { checkTags, checkWhen, compileDependsText, tagNames } from './expressions.js';
 import { checkEnum } from './inputs.js';
-import { checkInputRef, detailOf, tagged, validateTemplate, walkStrings, type TemplateContext } from './validate-template.js';
+import { checkInputRef, checkParameterValues, detailOf, tagged, validateTemplate, walkStrings, type TemplateContext } from './validate-template.js';
 
 export function validateSteps(t: Template, where: string, scope: string | undefined, ctx: TemplateContext): void {
   const declared = new Set((t.inputs?.parameters ?? []).map((p) => p.name));
@@ -105,6 +105,7 @@ function validateCall(site: CallSite, at: string, scope: string | undefined, ctx
   if (seq && seq.count !== undefined && seq.end !== undefined) ctx.add(`${at}.withSequence`, 'has both count and end; keep one');
   if (seq && seq.count === undefined && seq.end === undefined) ctx.add(`${at}.withSequence`, 'needs count or end');
   const looped = loops > 0;
+  checkParameterValues(site.arguments?.parameters, `${at}.arguments.parameters`, ctx.add);
   if (site.when && !checkTags(site.when)) {
     // Malformed tags are reported with the other strings below; here the condition itself.
     const bad = checkWhen(site.when);
@@ -121,8 +122,12 @@ function validateCall(site: CallSite, at: string, scope: string | undefined, ctx
     }
   });
   for (const [key, hook] of Object.entries(hooks ?? {})) {
-    if (key !== 'exit') ctx.add(`${at}.hooks.${key}`, 'is not supported: only the exit hook is (hooks.exit)');
-    else checkCallee({ ...(hook.template !== undefined ? { template: hook.template } : {}), ...(hook.templateRef ? { templateRef: hook.templateRef } : {}), ...(hook.arguments ? { arguments: hook.arguments } : {}) }, `${at}.hooks.exit`, scope, ctx);
+    if (key !== 'exit') {
+      ctx.add(`${at}.hooks.${key}`, 'is not supported: only the exit hook is (hooks.exit)');
+      continue;
+    }
+    checkParameterValues(hook.arguments?.parameters, `${at}.hooks.exit.arguments.parameters`, ctx.add);
+    checkCallee({ ...(hook.template !== undefined ? { template: hook.template } : {}), ...(hook.templateRef ? { templateRef: hook.templateRef } : {}), ...(hook.arguments ? { arguments: hook.arguments } : {}) }, `${at}.hooks.exit`, scope, ctx);
   }
   if (site.onExit !== undefined) checkCallee({ template: site.onExit }, `${at}.onExit`, scope, ctx);
   if (inline) validateTemplate(inline, `${at}.inline`, scope, ctx);
@@ -147,7 +152,7 @@ function checkCallee(site: CallSite, at: string, scope: string | undefined, ctx:
       continue;
     }
     const raw = arg.value ?? arg.valueFrom?.default;
-    if (raw === undefined) continue;
+    if (raw === undefined || !isAnyString(raw)) continue; // a list or object is reported by checkParameterValues
     const value = anyStringToString(raw);
     if (value.includes('{{')) continue;
     const bad = checkEnum(p, value, `${at}.arguments.parameters[${p.name}]`);

@@ -4,11 +4,14 @@
  * See validate.ts for the overall rules.
  */
 import {
+  anyStringToString,
   HTTP_METHODS,
   intOrStringToFloat,
+  isAnyString,
   intOrStringToNumber,
   parseSecondsOrDuration,
   RETRY_POLICIES,
+  type Parameter,
   type Template,
 } from '../api/index.js';
 import { checkExpression, checkTags, tagNames } from './expressions.js';
@@ -81,13 +84,15 @@ function checkRetry(t: Template, where: string, ctx: TemplateContext): void {
 }
 
 function checkParameters(t: Template, where: string, ctx: TemplateContext): void {
+  checkParameterValues(t.inputs?.parameters, `${where}.inputs.parameters`, ctx.add);
+  checkParameterValues(t.outputs?.parameters, `${where}.outputs.parameters`, ctx.add);
   const inputs = new Set<string>();
   for (const p of t.inputs?.parameters ?? []) {
     const field = `${where}.inputs.parameters[${p.name ?? ''}]`;
     if (!p.name) ctx.add(field, 'needs a name');
     else if (inputs.has(p.name)) ctx.add(field, 'is declared twice');
     inputs.add(p.name);
-    if (p.enum && p.default !== undefined && !p.enum.map(String).includes(String(p.default))) {
+    if (p.enum && isAnyString(p.default) && p.enum.every(isAnyString) && !p.enum.map(String).includes(String(p.default))) {
       ctx.add(`${field}.default`, `${JSON.stringify(String(p.default))} is not one of the allowed values ${JSON.stringify(p.enum.map(String))}`);
     }
   }
@@ -121,6 +126,34 @@ function checkAllTags(t: Template, where: string, ctx: TemplateContext): void {
     const bad = checkTags(text);
     if (bad) ctx.add(field, bad);
     for (const name of tagNames(text)) checkInputRef(name, declared, field, ctx);
+  });
+}
+
+/**
+ * Parameter values (`value`, `default`, `valueFrom.default`, `enum` entries) are AnyString: a
+ * string, a number or a boolean. A list or an object cannot be turned into the string a
+ * template sees, so it is refused here, naming the field, before anything runs.
+ * `at` is the list's field, e.g. `spec.templates[main].steps[0][a].arguments.parameters`.
+ */
+export function checkParameterValues(params: readonly Parameter[] | undefined, at: string, add: (field: string, detail: string) => void): void {
+  if (!Array.isArray(params)) return;
+  params.forEach((p, i) => {
+    if (!p || typeof p !== 'object') return;
+    const field = `${at}[${typeof p.name === 'string' && p.name ? p.name : i}]`;
+    const check = (value: unknown, sub: string) => {
+      if (value === undefined || isAnyString(value)) return;
+      try {
+        anyStringToString(value, `${field}.${sub}`);
+      } catch (err) {
+        add(`${field}.${sub}`, detailOf(err, `${field}.${sub}`));
+      }
+    };
+    check(p.value, 'value');
+    check(p.default, 'default');
+    check(p.valueFrom?.default, 'valueFrom.default');
+    const allowed: unknown = p.enum;
+    if (Array.isArray(allowed)) allowed.forEach((e: unknown, j) => check(e, `enum[${j}]`));
+    else if (allowed !== undefined) add(`${field}.enum`, 'must be a list of allowed values');
   });
 }
 

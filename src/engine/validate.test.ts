@@ -151,3 +151,38 @@ describe('validateWorkflow', () => {
     ]);
   });
 });
+
+describe('validateWorkflow: parameter values', () => {
+  it('names every parameter value that is a list or an object (AnyString is a string, number or boolean)', () => {
+    const take: Template = { name: 'take', inputs: { parameters: [{ name: 'p', default: { a: 1 } as never, enum: ['x', ['y']] as never }] }, container: { image: 'a' } };
+    expect(
+      messages({
+        entrypoint: 's',
+        arguments: { parameters: [{ name: 'g', value: ['x'] as never }] },
+        templates: [
+          {
+            name: 's',
+            steps: [
+              [{ name: 'a', template: 'take', arguments: { parameters: [{ name: 'p', value: 'x' }] } }],
+              [
+                { name: 'b', template: 'take', arguments: { parameters: [{ name: 'p', value: 'x' }] } },
+                { name: 'c', template: 'take', arguments: { parameters: [{ name: 'p', value: ['x'] as never }] } },
+              ],
+            ],
+          },
+          take,
+        ],
+      }),
+    ).toEqual([
+      'spec.templates[s].steps[1][c].arguments.parameters[p].value must be a string, number or boolean, got a list',
+      'spec.templates[take].inputs.parameters[p].default must be a string, number or boolean, got an object',
+      'spec.templates[take].inputs.parameters[p].enum[1] must be a string, number or boolean, got a list',
+      'spec.arguments.parameters[g].value must be a string, number or boolean, got a list',
+    ]);
+  });
+
+  it('accepts numbers and booleans', () => {
+    const take: Template = { name: 'take', inputs: { parameters: [{ name: 'p', enum: [1, true, 'x'] }] }, container: { image: 'a' } };
+    expect(messages({ entrypoint: 's', templates: [{ name: 's', steps: [[{ name: 'a', template: 'take', arguments: { parameters: [{ name: 'p', value: 1 }] } }]] }, take] })).toEqual([]);
+  });
+});

@@ -19,7 +19,7 @@ import type { TemplateSource } from './contract.js';
 import { effectiveSpec } from './effective-spec.js';
 import { checkEnum } from './inputs.js';
 import { TemplateResolver } from './template-resolver.js';
-import { validateTemplate, type TemplateContext } from './validate-template.js';
+import { checkParameterValues, validateTemplate, type TemplateContext } from './validate-template.js';
 
 export function validateWorkflow(workflow: Workflow, sources?: Readonly<Record<string, TemplateSource>>): FieldError[] {
   const errors: FieldError[] = [];
@@ -28,6 +28,7 @@ export function validateWorkflow(workflow: Workflow, sources?: Readonly<Record<s
   if (wtr && !sources) {
     // The referenced spec is unknown: check only what the workflow itself says.
     checkOwnTemplates(workflow.spec.templates ?? [], undefined, add);
+    checkParameterValues(workflow.spec.arguments?.parameters, 'spec.arguments.parameters', add);
     return errors;
   }
   const merged = effectiveSpec(workflow, sources ?? {});
@@ -49,6 +50,7 @@ export function validateWorkflow(workflow: Workflow, sources?: Readonly<Record<s
     else checkEntrypointInputs(entry, workflow, spec.arguments?.parameters ?? [], add);
   }
 
+  checkParameterValues(spec.arguments?.parameters, 'spec.arguments.parameters', add);
   const seen = new Set<string>();
   (spec.arguments?.parameters ?? []).forEach((p) => {
     const field = `spec.arguments.parameters[${p.name ?? ''}]`;
@@ -68,6 +70,7 @@ export function validateWorkflow(workflow: Workflow, sources?: Readonly<Record<s
       add(`spec.hooks.${key}`, 'is not supported: only the exit hook is (hooks.exit)');
       continue;
     }
+    checkParameterValues(hook.arguments?.parameters, 'spec.hooks.exit.arguments.parameters', add);
     const res = resolver.resolve({ ...(hook.template !== undefined ? { template: hook.template } : {}), ...(hook.templateRef ? { templateRef: hook.templateRef } : {}) }, undefined);
     if (!res.ok && (hook.templateRef === undefined || ctx.checkRefs)) add('spec.hooks.exit', res.error);
   }

@@ -3,7 +3,8 @@ import { stringify } from 'yaml';
 import { PluginConfigMapError } from './errors.js';
 import { parsePluginConfigMap, type ConfigMapLike, type PluginEntry } from './parse-configmap.js';
 import { PluginCatalog } from './plugin-catalog.js';
-import { diffPlugins, pluginEventMessage, pluginsForWorkflow, portClashes } from './registry.js';
+import { buildAgentPod } from './agent-pod.js';
+import { diffPlugins, excludedPlugins, pluginEventMessage, pluginsForWorkflow, portClashes, selectAgentPlugins } from './registry.js';
 
 function container(name: string, port: number, image = 'img:1'): PluginEntry['container'] {
   return {
@@ -162,5 +163,93 @@ describe('PluginCatalog', () => {
       { type: 'removed', namespace: 'plugflow', name: 'old' },
     ]);
     expect(res.errors).toHaveLength(1);
+  });
+});
+
+/** A plugin whose container is called `containerName` (not necessarily its own name). */
+function named(namespace: string, name: string, containerName: string, port: number): PluginEntry {
+  return { namespace, name, container: container(containerName, port), automountServiceAccountToken: false };
+}
+
+const ids = (plugins: readonly PluginEntry[]): string[] => plugins.map((p) => `${p.namespace}/${p.name}`);
+
+describe('selectAgentPlugins', () => {
+  it('keeps the plugin a clashing container name belongs to and leaves the other out, whatever the order (fuzz fz-clash)', () => {
+    const owner = entry('fuzz', 'soak-instant', 17300);
+    const clash = named('fuzz', 'fz-clash', 'soak-instant', 17390);
+    const other = entry('fuzz', 'aaa', 17500);
+    for (const input of [
+      [owner, clash, other],
+      [clash, other, owner],
+    ]) {
+      const got = selectAgentPlugins(input);
+      expect(ids(got.plugins)).toEqual(['fuzz/aaa', 'fuzz/soak-instant']);
+      expect(got.excluded).toEqual([
+        {
+          plugin: clash,
+          field: 'data["sidecar.container"].name',
+          keptInstead: owner,
+          reason:
+            'ConfigMap fuzz/fz-clash-executor-plugin is left out of agent pods: its data["sidecar.container"].name "soak-instant" is also the container name of ' +
+            'plugin fuzz/soak-instant (ConfigMap fuzz/soak-instant-executor-plugin), which is kept because its container is named after it; rename the container',
+        },
+      ]);
+    }
+  });
+
+  it('keeps the first by plugin name when no plugin owns the clashing container name', () => {
+    const got = selectAgentPlugins([named('ns', 'zed', 'shared', 4001), named('ns', 'abe', 'shared', 4002)]);
+    expect(ids(got.plugins)).toEqual(['ns/abe']);
+    expect(got.excluded[0]!.reason).toContain('which is kept because it comes first by plugin name');
+  });
+
+  it('leaves out a plugin on a port another plugin or the agent uses, naming the field', () => {
+    const got = selectAgentPlugins([entry('ns', 'one', 4000), entry('ns', 'two', 4000), entry('ns', 'three', 9766)], { healthPort: 9766 });
+    expect(ids(got.plugins)).toEqual(['ns/one']);
+    expect(got.excluded.map((x) => [x.plugin.name, x.field, x.reason])).toEqual([
+      ['three', 'data["sidecar.container"].ports[0].containerPort', expect.stringContaining("ports[0].containerPort 9766 is the agent's health port")],
+      ['two', 'data["sidecar.container"].ports[0].containerPort', expect.stringContaining('ports[0].containerPort 4000 is also a port of plugin ns/one (ConfigMap ns/one-executor-plugin)')],
+    ]);
+  });
+
+  it('gives a set of plugins an agent pod can be built from', () => {
+    const input = [entry('fuzz', 'soak-instant', 17300), named('fuzz', 'fz-clash', 'soak-instant', 17390), entry('fuzz', 'dup', 17390)];
+    const wf = { metadata: { name: 'x', namespace: 'fuzz', uid: 'u' } };
+    expect(() => buildAgentPod(wf, input, { image: 'img' })).toThrow('plugins fuzz/soak-instant and fuzz/fz-clash both name their container "soak-instant"');
+    const pod = buildAgentPod(wf, selectAgentPlugins(input).plugins, { image: 'img' });
+    expect(pod.spec!.containers.map((c) => c.name)).toEqual(['main', 'dup', 'soak-instant']);
+  });
+});
+
+describe('excludedPlugins', () => {
+  it('lists each clash once across the namespaces that see it', () => {
+    const shared = named('plugflow', 'b', 'same', 4001);
+    const got = excludedPlugins([entry('plugflow', 'same', 4000), shared, entry('team', 'c', 4002), entry('other', 'd', 4003)], 'plugflow');
+    expect(got.map((x) => x.plugin)).toEqual([shared]);
+    // A clash between a workflow namespace's plugin and an installed one concerns that namespace only.
+    const local = named('team', 'e', 'same', 4005);
+    expect(excludedPlugins([entry('plugflow', 'same', 4000), local], 'plugflow').map((x) => x.plugin)).toEqual([local]);
+  });
+});
+
+describe('PluginCatalog: clashes', () => {
+  const cm = (namespace: string, name: string, containerName: string, port: number): ConfigMapLike =>
+    configMap(namespace, `${name}-executor-plugin`, { 'sidecar.container': stringify(container(containerName, port)) });
+
+  it('reports a plugin left out of agent pods once, when the clash starts, and again only if it comes back', () => {
+    const cat = new PluginCatalog({ installNamespace: 'plugflow', healthPort: 9766 });
+    expect(cat.upsert(cm('fuzz', 'fz-clash', 'soak-instant', 17390)).excluded).toEqual([]);
+    const added = cat.upsert(cm('fuzz', 'soak-instant', 'soak-instant', 17300));
+    expect(added.events).toEqual([{ type: 'added', namespace: 'fuzz', name: 'soak-instant' }]);
+    expect(added.excluded.map((x) => [x.plugin.name, x.keptInstead?.name, x.field])).toEqual([['fz-clash', 'soak-instant', 'data["sidecar.container"].name']]);
+    // Unrelated changes do not repeat it.
+    expect(cat.upsert(cm('fuzz', 'other', 'other', 17400)).excluded).toEqual([]);
+    expect(cat.upsert(cm('fuzz', 'soak-instant', 'soak-instant', 17300)).excluded).toEqual([]);
+    expect(ids(cat.agentPlugins('fuzz').plugins)).toEqual(['fuzz/other', 'fuzz/soak-instant']);
+    expect(cat.agentPlugins('fuzz').excluded.map((x) => x.plugin.name)).toEqual(['fz-clash']);
+    // Once the owner is gone the clash is over; when it returns, it is reported again.
+    expect(cat.remove(cm('fuzz', 'soak-instant', 'soak-instant', 17300)).excluded).toEqual([]);
+    expect(ids(cat.agentPlugins('fuzz').plugins)).toEqual(['fuzz/fz-clash', 'fuzz/other']);
+    expect(cat.upsert(cm('fuzz', 'soak-instant', 'soak-instant', 17300)).excluded.map((x) => x.plugin.name)).toEqual(['fz-clash']);
   });
 });
