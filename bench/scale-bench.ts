@@ -10,7 +10,7 @@
  *      submitted at once; 1,000 at once would start ~2,000 Node.js processes together (the
  *      runner binds every pod it is given: it does not enforce the node's 110-pod capacity) and
  *      exhaust this machine's memory, so that point keeps at most 100 workflows in flight and
- *      stops at a time limit (SCALE_POD_LIMIT_MIN, default 10): its figure is the sustained rate
+ *      stops at a time limit (SCALE_POD_LIMIT_MIN, default 25, enough for all 1,000 here): its figure is the sustained rate
  *      and how many of the 1,000 finished in that time.
  *    Workflows are created straight through the API (16 at a time), so the REST server is not
  *    part of this figure. Writes are counted twice: the controller's own (its metrics) and every
@@ -277,7 +277,7 @@ export async function runScaleBench(stack: DevStack, o: ScaleOptions = {}): Prom
       for (const n of o.points ?? [10, 100, 1000]) {
         log(`scale: ${n} one-step ${kind === 'pod' ? 'container' : 'pod-less (suspend 0s)'} workflows`);
         const window = kind === 'pod' ? Math.min(n, podWindow) : n;
-        const p = await scalePoint(stack, client, kind, n, window, o.pointLimitMs ?? (kind === 'pod' && n > podWindow ? Number(process.env.SCALE_POD_LIMIT_MIN ?? 10) * 60_000 : 15 * 60_000), log);
+        const p = await scalePoint(stack, client, kind, n, window, o.pointLimitMs ?? (kind === 'pod' && n > podWindow ? Number(process.env.SCALE_POD_LIMIT_MIN ?? 25) * 60_000 : 15 * 60_000), log);
         log(`  ${p.completed}/${n} in ${p.seconds} s: ${p.perMinute} workflows/min, ${p.controllerWritesPerWorkflow} controller writes and ${p.allWritesPerWorkflow} API writes (all clients) per workflow`);
         scale.push(p);
       }
