@@ -38,7 +38,7 @@ const report = await runSoak({
   durationMs: seconds * 1000,
   chaos,
   dir,
-  sampleEveryMs: seconds > 120 ? 15_000 : 5000,
+  sampleEveryMs: 5000,
   say: (line) => console.log(`[soak ${((Date.now() - t0) / 1000).toFixed(0)}s] ${line}`),
 });
 console.log(`\n${textReport(report)}`);

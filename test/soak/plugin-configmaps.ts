@@ -4,9 +4,10 @@
  * paths: the local runner ignores images and starts the command on the host.
  *
  * Each plugin namespace ("lane") gets its own ports. The local runner gives containers no
- * network namespace, so two agent pods cannot run at once on it: both would bind the agent's
- * health port (9766) and their plugins' ports (a real node gives every pod its own loopback).
- * The soak runs one plugin workflow at a time per lane, and one lane by default.
+ * network namespace, so two agent pods cannot run at once on it: both declare the agent's
+ * health port (9766) and their plugins' ports, and the runner holds the second Pending until
+ * the first has gone (a real node gives every pod its own loopback). The soak runs one plugin
+ * workflow at a time per lane, and one lane by default.
  */
 import { join } from 'node:path';
 import type { ExecutorPlugin } from '../../src/api/index.js';

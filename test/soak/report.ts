@@ -11,9 +11,14 @@ export function workflowTotals(r: SoakReport): { total: number; asDesigned: numb
   return Object.values(r.result.workflowsByDesign).reduce((a, d) => ({ total: a.total + d.total, asDesigned: a.asDesigned + d.asDesigned }), { total: 0, asDesigned: 0 });
 }
 
+const growth = (g: number) => (Number.isNaN(g) ? 'n/a: no incarnation lived for 8 samples' : `×${g.toFixed(2)}`);
+
 export function rssTable(r: SoakReport): string[] {
   const lines = ['  time     controller MiB (#)   server MiB (#)   driver+runner MiB'];
-  for (const x of r.rss) {
+  // At most ~60 rows: every n-th sample, and always the last.
+  const every = Math.max(1, Math.ceil(r.rss.length / 60));
+  for (const [i, x] of r.rss.entries()) {
+    if (i % every !== 0 && i !== r.rss.length - 1) continue;
     lines.push(`  ${s(x.at).padStart(7)}  ${mib(x.controller).padStart(8)} (${x.controllerIncarnation})  ${mib(x.server).padStart(11)} (${x.serverIncarnation})  ${mib(x.driver).padStart(12)}`);
   }
   return lines;
@@ -35,7 +40,7 @@ export function textReport(r: SoakReport): string {
     `restarts survived: controller ${r.restarts.controller}, server ${r.restarts.server}, API server ${r.restarts.apiServer}, agent pods ${r.restarts.agentPods}, plugin sidecars ${r.restarts.sidecars}; the controller also exited ${r.restarts.controllerLostLease} time(s) on losing its lease during an API server outage (by design) and was restarted by supervision`,
     'memory (RSS) over time:',
     ...rssTable(r),
-    ...r.result.memory.map((m) => `  ${m.component}: peak ${mib(m.peakKiB)} MiB; longest-lived incarnation ${mib(m.firstKiB)} → ${mib(m.lastKiB)} MiB (×${m.growth.toFixed(2)}) ${m.bounded ? 'bounded' : 'GROWING'}`),
+    ...r.result.memory.map((m) => `  ${m.component}: peak ${mib(m.peakKiB)} MiB; longest-lived incarnation ${mib(m.firstKiB)} → ${mib(m.lastKiB)} MiB (${growth(m.growth)}) ${m.bounded ? 'bounded' : 'GROWING'}`),
     ...(r.notes.length ? ['notes:', ...r.notes.map((n) => `  ${n}`)] : []),
     ...(r.result.findings.length ? ['findings (no invariant broken):', ...r.result.findings.map((f) => `  - ${f}`)] : []),
     r.result.violations.length ? `INVARIANTS VIOLATED (${r.result.violations.length}):` : 'all invariants hold',
@@ -60,7 +65,7 @@ export function markdownReport(r: SoakReport, machine: string): string {
     ['restarts survived (controller / server / API server / agent pod / sidecar)', `${r.restarts.controller} / ${r.restarts.server} / ${r.restarts.apiServer} / ${r.restarts.agentPods} / ${r.restarts.sidecars}`],
     ['controller exits on a lost lease (by design; restarted like a Deployment would)', String(r.restarts.controllerLostLease)],
     ['peak RSS controller / server (MiB)', `${peak('controller')} / ${peak('server')}`],
-    ['memory growth controller / server (longest incarnation)', r.result.memory.map((m) => `×${m.growth.toFixed(2)}${m.bounded ? '' : ' GROWING'}`).join(' / ')],
+    ['memory growth controller / server (longest incarnation)', r.result.memory.map((m) => `${growth(m.growth)}${m.bounded ? '' : ' GROWING'}`).join(' / ')],
     ['invariants', r.result.violations.length ? `**${r.result.violations.length} violated**` : 'all hold'],
   ];
   return [
