@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NPM ?= npm
 export GOTOOLCHAIN := local
 
-.PHONY: deps node-deps control-plane build lint crds test test-go test-unit test-kube dev bench soak fuzz clean
+.PHONY: deps node-deps control-plane build lint crds test test-go test-unit test-kube test-system dev bench soak fuzz clean
 
 ## deps: everything a fresh machine needs (npm packages, the control plane binaries)
 deps: node-deps control-plane
@@ -34,7 +34,8 @@ crds: node-deps
 
 ## test: unit tests (TypeScript and the Go emissary), then the Kubernetes-facing suites against a real control plane
 test: deps build lint test-go
-	npx vitest run
+	npx vitest run --project unit --project kube
+	npx vitest run --project system
 
 test-go:
 	cd emissary && CGO_ENABLED=0 go test ./...
@@ -44,6 +45,10 @@ test-unit: node-deps
 
 test-kube: deps build
 	npx vitest run --project kube
+
+## test-system: the CI soak (with chaos) and fuzz, one after the other, each with its own control plane
+test-system: deps build
+	npx vitest run --project system
 
 ## dev: local control plane (or KUBECONFIG=... / CONTEXT=...), controller, server, pod runner, sample workflow
 dev: deps build

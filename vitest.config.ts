@@ -1,7 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects: `unit` runs pure tests beside the code (no cluster, fast); `kube` runs the
-// Kubernetes-facing suites in test/ against one real control plane started by the global setup.
+// Three projects: `unit` runs pure tests beside the code (no cluster, fast); `kube` runs the
+// Kubernetes-facing suites in test/ against one real control plane started by the global setup;
+// `system` runs the CI soak and fuzz, each starting the whole system (own control plane, pod
+// runner, controller and server processes) — one at a time and not beside `kube`, since agent
+// pods on the local runner share the host's ports (`make test` runs it after the others).
 export default defineConfig({
   test: {
     projects: [
@@ -16,10 +19,20 @@ export default defineConfig({
         test: {
           name: 'kube',
           include: ['test/**/*.test.ts'],
+          exclude: ['test/soak/soak.test.ts', 'test/fuzz/fuzz.test.ts'],
           environment: 'node',
           globalSetup: ['test/global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 300_000,
+        },
+      },
+      {
+        test: {
+          name: 'system',
+          include: ['test/soak/soak.test.ts', 'test/fuzz/fuzz.test.ts'],
+          environment: 'node',
+          fileParallelism: false,
+          testTimeout: 15 * 60_000,
         },
       },
     ],

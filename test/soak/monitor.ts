@@ -4,7 +4,6 @@
  * (kept per server incarnation, since a killed server takes its counters with it).
  */
 import { request } from 'undici';
-import { sleep } from './component.js';
 import type { System } from './system.js';
 
 export interface RssSample {
@@ -72,8 +71,8 @@ export class Monitor {
   readonly rss: RssSample[] = [];
   /** Last counters seen per server incarnation. */
   readonly counters = new Map<number, ServerCounters>();
-  private running = true;
-  private loop?: Promise<void>;
+  private timer?: NodeJS.Timeout;
+  private scraping?: Promise<void>;
 
   constructor(
     private readonly system: System,
@@ -81,16 +80,16 @@ export class Monitor {
     private readonly everyMs: number,
   ) {}
 
+  /**
+   * Memory is sampled on a timer, apart from the counter scrape: a scrape that waits on a server
+   * being killed or restarted must not leave holes in the memory table.
+   */
   start(): void {
-    this.loop = (async () => {
-      while (this.running) {
-        await this.sample();
-        for (let waited = 0; waited < this.everyMs && this.running; waited += 250) await sleep(250);
-      }
-    })();
+    this.sample();
+    this.timer = setInterval(() => this.sample(), this.everyMs);
   }
 
-  async sample(): Promise<void> {
+  sample(): void {
     const { controller, server } = this.system;
     this.rss.push({
       at: Date.now() - this.since,
@@ -100,7 +99,7 @@ export class Monitor {
       controllerIncarnation: controller.incarnation,
       serverIncarnation: server.incarnation,
     });
-    await this.scrapeServer();
+    this.scraping ??= this.scrapeServer().finally(() => (this.scraping = undefined));
   }
 
   /** Reads the server's counters now (also called just before a server is killed). */
@@ -117,8 +116,9 @@ export class Monitor {
   }
 
   async stop(): Promise<void> {
-    this.running = false;
-    await this.loop;
-    await this.sample();
+    clearInterval(this.timer);
+    await this.scraping;
+    this.sample();
+    await this.scraping;
   }
 }
