@@ -35,7 +35,7 @@ crds: node-deps
 ## test: unit tests (TypeScript and the Go emissary), then the Kubernetes-facing suites against a real control plane
 test: deps build lint test-go
 	npx vitest run --project unit --project kube
-	npx vitest run --project system
+	npx vitest run --project system --no-file-parallelism
 
 test-go:
 	cd emissary && CGO_ENABLED=0 go test ./...
@@ -48,7 +48,7 @@ test-kube: deps build
 
 ## test-system: the CI soak (with chaos) and fuzz, one after the other, each with its own control plane
 test-system: deps build
-	npx vitest run --project system
+	npx vitest run --project system --no-file-parallelism
 
 ## dev: local control plane (or KUBECONFIG=... / CONTEXT=...), controller, server, pod runner, sample workflow
 dev: deps build

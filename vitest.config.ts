@@ -4,7 +4,8 @@ import { defineConfig } from 'vitest/config';
 // Kubernetes-facing suites in test/ against one real control plane started by the global setup;
 // `system` runs the CI soak and fuzz, each starting the whole system (own control plane, pod
 // runner, controller and server processes) — one at a time and not beside `kube`, since agent
-// pods on the local runner share the host's ports (`make test` runs it after the others).
+// pods on the local runner share the host's ports (`make test` runs it after the others, with
+// --no-file-parallelism).
 export default defineConfig({
   test: {
     projects: [
@@ -31,7 +32,6 @@ export default defineConfig({
           name: 'system',
           include: ['test/soak/soak.test.ts', 'test/fuzz/fuzz.test.ts'],
           environment: 'node',
-          fileParallelism: false,
           testTimeout: 15 * 60_000,
         },
       },
