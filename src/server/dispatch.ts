@@ -16,6 +16,7 @@ import type { Caller } from './auth.js';
 import { BindingFailure, evaluateSubmission, matches, type CompiledBinding, type EventEnv } from './binding-compile.js';
 import type { BindingCache } from './binding-cache.js';
 import type { EventRecorder } from './event-recorder.js';
+import { isTransientApiFailure } from './errors.js';
 import { KubeApiError, resourcePath, type KubeRest } from './kube-rest.js';
 import type { BindingOutcome, ServerMetrics } from './metrics.js';
 import { defaultWorkflowName, workflowFromSubmission, type Submission } from './workflow-from-event.js';
@@ -181,15 +182,4 @@ function classify(err: unknown, doing: string, special: Record<number, [BindingO
   if (err.status === 403) return new BindingFailure('forbidden', `${doing} is forbidden for the caller: ${err.message}`);
   if (err.status === 401) return new BindingFailure('unauthorized', `${doing}: the caller's token was not accepted: ${err.message}`);
   return new BindingFailure('submit_error', `${doing}: ${err.status}: ${err.message}`);
-}
-
-/**
- * The API server restarting or overloaded: no connection, a broken one, a timeout (errors with a
- * system or undici `code`), or 429/5xx (e.g. 503 "the request has been made before all known
- * HTTP paths have been installed" right after a start).
- */
-export function isTransientApiFailure(err: unknown): boolean {
-  if (err instanceof KubeApiError) return err.status === 429 || err.status >= 500;
-  const code = (err as { code?: unknown })?.code;
-  return typeof code === 'string' && (code.startsWith('E') || code.startsWith('UND_ERR'));
 }

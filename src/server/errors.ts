@@ -96,9 +96,19 @@ export const INTERNAL_MESSAGE = 'internal error: the server could not handle thi
  * A failure to reach the Kubernetes API server (no connection, a broken one, a timeout): a
  * system error code (`ECONNREFUSED`, `ETIMEDOUT`, …) or one of undici's (`UND_ERR_…`).
  */
-function unreachable(err: unknown): boolean {
+export function unreachable(err: unknown): boolean {
   const code = (err as { code?: unknown })?.code;
   return typeof code === 'string' && (code.startsWith('UND_ERR') || (/^E[A-Z0-9_]+$/.test(code) && !code.startsWith('ERR_')));
+}
+
+/**
+ * The API server restarting or overloaded, so a retry may succeed: unreachable, or 429/5xx
+ * (e.g. 503 "the request has been made before all known HTTP paths have been installed" right
+ * after a start).
+ */
+export function isTransientApiFailure(err: unknown): boolean {
+  if (err instanceof KubeApiError) return err.status === 429 || err.status >= 500;
+  return unreachable(err);
 }
 
 /**
