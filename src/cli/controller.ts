@@ -7,6 +7,9 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { executorPluginsEnabled } from '../api/index.js';
 import { createLogger } from '../log/logger.js';
 import { DEFAULT_IMAGE, startController } from '../controller/controller.js';
+import { AGENT_SERVICE_ACCOUNT } from '../plugins/index.js';
+import { POD_SECURITY_LEVELS, type PodSecurityLevel } from '../pods/pod-policy.js';
+import { DEFAULT_POD_SECURITY_LEVEL, ENV_POD_SECURITY_LEVEL, parsePodSecurityLevel } from '../pods/pod-security-level.js';
 
 function positiveInt(v: string): number {
   const n = Number(v);
@@ -28,6 +31,7 @@ interface ControllerFlags {
   metricsPort: number;
   executorImage: string;
   agentServiceAccount?: string;
+  podSecurityLevel: PodSecurityLevel;
   events: boolean;
 }
 
@@ -41,11 +45,24 @@ export function registerControllerCommands(program: Command): void {
     .option('--leader-elect', 'run only while holding the leader Lease in the installation namespace', false)
     .option('--metrics-port <port>', 'port of /healthz, /readyz and /metrics', port, 9090)
     .option('--executor-image <image>', 'image of the init and wait containers of step pods (and of agent pods)', process.env.PLUGFLOW_EXECUTOR_IMAGE ?? DEFAULT_IMAGE)
-    .option('--agent-service-account <name>', 'service account of agent pods')
+    .option('--agent-service-account <name>', 'service account agent pods run as in each workflow namespace (bind the plugflow-agent ClusterRole to it there)', process.env.PLUGFLOW_AGENT_SERVICE_ACCOUNT ?? AGENT_SERVICE_ACCOUNT)
+    .option(
+      '--pod-security-level <level>',
+      `Pod Security Standards level every step and agent pod must meet (${POD_SECURITY_LEVELS.join(', ')}); namespaces can only raise it`,
+      (v: string) => {
+        try {
+          return parsePodSecurityLevel(v, '--pod-security-level');
+        } catch (err) {
+          throw new InvalidArgumentError((err as Error).message);
+        }
+      },
+      parsePodSecurityLevel(process.env[ENV_POD_SECURITY_LEVEL] ?? DEFAULT_POD_SECURITY_LEVEL, ENV_POD_SECURITY_LEVEL),
+    )
     .option('--no-events', 'do not record Kubernetes Events on workflow start and finish')
     .addHelpText(
       'after',
-      '\nEnvironment: WORKFLOW_EXECUTOR_PLUGINS=true enables executor plugins; PLUGFLOW_NAMESPACE is the installation namespace (default plugflow).',
+      '\nEnvironment: WORKFLOW_EXECUTOR_PLUGINS=true enables executor plugins; PLUGFLOW_NAMESPACE is the installation namespace (default plugflow); ' +
+        `${ENV_POD_SECURITY_LEVEL} and PLUGFLOW_AGENT_SERVICE_ACCOUNT are the defaults of --pod-security-level and --agent-service-account.`,
     )
     .action(async (flags: ControllerFlags) => {
       const log = createLogger('controller');
@@ -57,6 +74,7 @@ export function registerControllerCommands(program: Command): void {
         metricsPort: flags.metricsPort,
         executorImage: flags.executorImage,
         agentServiceAccountName: flags.agentServiceAccount,
+        podSecurityLevel: flags.podSecurityLevel,
         recordEvents: flags.events,
         pluginsEnabled: executorPluginsEnabled(),
         log,

@@ -17,6 +17,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import {
   API_VERSION,
+  EXECUTOR_PLUGIN_SUFFIX,
   LABEL_WORKFLOW,
   isTaskSetCompleted,
   taskSetCompletedLabels,
@@ -29,10 +30,12 @@ import type { KubeClient } from '../kube/client.js';
 import { ApiError, errorMessage, isAlreadyExists, isNotFound, isTransient } from '../kube/errors.js';
 import { jsonEqual } from '../kube/merge-patch.js';
 import type { KubeObject } from '../kube/object-store.js';
-import { PODS, SERVICE_ACCOUNTS, WORKFLOW_TASK_SETS } from '../kube/resource.js';
+import { NAMESPACES, PODS, SERVICE_ACCOUNTS, WORKFLOW_TASK_SETS } from '../kube/resource.js';
 import type { Logger } from '../log/logger.js';
 import { agentPodName, buildAgentPod, pluginServiceAccount, type AgentPodOptions, type PluginEntry } from '../plugins/index.js';
 import { buildStepPod } from '../pods/build-pod.js';
+import { checkStepServiceAccount, podPolicyRefusal, type PodSecurityLevel, type PolicyViolation } from '../pods/pod-policy.js';
+import { namespaceLevel } from '../pods/pod-security-level.js';
 import type { ControllerCaches } from './caches.js';
 import { deletionKey, type Expectations, type FailureMemory } from './failure-memory.js';
 import { observeAgent } from './observations.js';
@@ -47,7 +50,10 @@ export interface ApplierOptions {
   metrics: ControllerMetrics;
   log: Logger;
   executorImage: string;
-  agent: Omit<AgentPodOptions, 'pluginTokenSecrets'>;
+  /** Agent pod options; `serviceAccountName` is the namespace-local account agents run as by default. */
+  agent: Omit<AgentPodOptions, 'pluginTokenSecrets'> & { serviceAccountName: string };
+  /** The controller's pod security level (src/pods/pod-security-level.ts): the floor of every namespace. */
+  podSecurityLevel: PodSecurityLevel;
   pluginsEnabled: boolean;
   /** The plugins a workflow in this namespace gets (empty when the gate is off). */
   pluginsFor(namespace: string): PluginEntry[];
@@ -139,6 +145,8 @@ export class ActionApplier {
     } catch (err) {
       return this.podFailed(wf, a.podName, a.nodeId, `cannot build the pod: ${errorMessage(err)}`);
     }
+    const refusal = await this.policyRefusal(ns, `pod ${a.podName}`, pod, checkStepServiceAccount(pod.spec, this.o.agent.serviceAccountName, EXECUTOR_PLUGIN_SUFFIX));
+    if (refusal) return this.podFailed(wf, a.podName, a.nodeId, refusal);
     try {
       await this.o.client.create(PODS, ns, pod);
       this.o.metrics.podsCreated.inc();
@@ -153,6 +161,17 @@ export class ActionApplier {
       throw err;
     }
     return false;
+  }
+
+  /**
+   * The pod policy's verdict on a pod about to be created (undefined: create it). The level is
+   * the namespace's (labels from the namespace informer; a namespace not cached yet is read).
+   */
+  private async policyRefusal(namespace: string, subject: string, pod: V1Pod, extra: readonly PolicyViolation[]): Promise<string | undefined> {
+    const cached = this.o.caches.namespaces.get(undefined, namespace);
+    const labels = cached ? cached.metadata?.labels : (await this.o.client.get<{ metadata?: { labels?: Record<string, string> } }>(NAMESPACES, undefined, namespace)).metadata?.labels;
+    const { level, source } = namespaceLevel(labels, this.o.podSecurityLevel);
+    return podPolicyRefusal(subject, pod, level, source, extra);
   }
 
   private podFailed(wf: Obj<Workflow>, podName: string, nodeId: string, message: string): boolean {
@@ -289,14 +308,18 @@ export class ActionApplier {
     let pod: V1Pod;
     try {
       const pluginTokenSecrets = await this.pluginTokenSecrets(ns, plugins);
-      // The agent runs as the workflow's service account unless the controller was told otherwise
-      // (manifests/base/rbac-agent.yaml: bind plugflow-agent to that account).
-      const serviceAccountName = this.o.agent.serviceAccountName ?? wf.spec.serviceAccountName;
-      pod = buildAgentPod(wf, plugins, { ...this.o.agent, ...(serviceAccountName ? { serviceAccountName } : {}), pluginTokenSecrets });
+      // The agent runs under its own account (never the steps'): the workflow's
+      // executor.serviceAccountName, else the controller's (default plugflow-agent), which the
+      // namespace's admin creates and binds to the plugflow-agent ClusterRole (README).
+      const serviceAccountName = wf.spec.executor?.serviceAccountName || this.o.agent.serviceAccountName;
+      await this.requireAgentAccount(ns, serviceAccountName);
+      pod = buildAgentPod(wf, plugins, { ...this.o.agent, serviceAccountName, pluginTokenSecrets });
     } catch (err) {
       if (err instanceof ApiError && isTransient(err)) throw err;
       return this.agentFailed(wf, `the agent pod cannot be built: ${errorMessage(err)}`);
     }
+    const refusal = await this.policyRefusal(ns, `agent pod ${name}`, pod, []);
+    if (refusal) return this.agentFailed(wf, refusal);
     try {
       await this.o.client.create(PODS, ns, pod);
       this.o.metrics.podsCreated.inc();
@@ -311,6 +334,20 @@ export class ActionApplier {
       throw err;
     }
     return false;
+  }
+
+  /** A missing agent account fails the plugin steps with the two commands that create it. */
+  private async requireAgentAccount(namespace: string, name: string): Promise<void> {
+    try {
+      await this.o.client.get(SERVICE_ACCOUNTS, namespace, name);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      throw new Error(
+        `service account ${namespace}/${name}, which the agent runs as, does not exist; create it and give it the agent's role: ` +
+          `kubectl create serviceaccount ${name} -n ${namespace} && ` +
+          `kubectl create rolebinding ${name} -n ${namespace} --clusterrole=plugflow-agent --serviceaccount=${namespace}:${name}`,
+      );
+    }
   }
 
   private agentFailed(wf: Obj<Workflow>, message: string): boolean {

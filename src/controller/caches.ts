@@ -19,7 +19,7 @@ import {
 import type { KubeClient } from '../kube/client.js';
 import { Informer, dropManagedFields, type InformerLike } from '../kube/informer.js';
 import { objectKey, type KubeObject } from '../kube/object-store.js';
-import { CLUSTER_WORKFLOW_TEMPLATES, PODS, WORKFLOWS, WORKFLOW_TASK_SETS, WORKFLOW_TEMPLATES } from '../kube/resource.js';
+import { CLUSTER_WORKFLOW_TEMPLATES, NAMESPACES, PODS, WORKFLOWS, WORKFLOW_TASK_SETS, WORKFLOW_TEMPLATES } from '../kube/resource.js';
 import type { Logger } from '../log/logger.js';
 import type { PluginDiscovery } from './plugin-discovery.js';
 
@@ -46,6 +46,8 @@ export class ControllerCaches {
   readonly taskSets: Informer<Obj<WorkflowTaskSet>>;
   readonly workflowTemplates: Informer<Obj<WorkflowTemplate>>;
   readonly clusterWorkflowTemplates: Informer<Obj<ClusterWorkflowTemplate>>;
+  /** Namespaces (name and labels only): their pod security labels choose the pod policy level. */
+  readonly namespaces: Informer<KubeObject>;
   private readonly written = new Overlay<Obj<Workflow>>();
   private readonly writtenTaskSets = new Overlay<Obj<WorkflowTaskSet>>();
   /** Workflow key → the status this controller last wrote (or is writing) for it. */
@@ -70,6 +72,14 @@ export class ControllerCaches {
       transform: dropManagedFields,
       resyncMs: 0,
     });
+    this.namespaces = new Informer<KubeObject>({
+      ...common,
+      namespace: undefined,
+      ...(o.namespace ? { fieldSelector: `metadata.name=${o.namespace}` } : {}),
+      type: NAMESPACES,
+      transform: slimNamespace,
+      resyncMs: 0,
+    });
     this.written.follow(this.workflows);
     this.writtenTaskSets.follow(this.taskSets);
   }
@@ -82,6 +92,7 @@ export class ControllerCaches {
       { name: 'workflowtasksets', informer: this.taskSets },
       { name: 'workflowtemplates', informer: this.workflowTemplates },
       { name: 'clusterworkflowtemplates', informer: this.clusterWorkflowTemplates },
+      { name: 'namespaces', informer: this.namespaces },
     ];
     if (this.plugins) list.push({ name: 'plugin-configmaps', informer: this.plugins.informer });
     return list;
@@ -222,6 +233,12 @@ export function isNewer(a: KubeObject, b: KubeObject): boolean {
   if (ra === rb) return false;
   if (/^\d+$/.test(ra) && /^\d+$/.test(rb)) return BigInt(ra) > BigInt(rb);
   return false;
+}
+
+/** Namespaces as the pod policy needs them: name and labels. */
+function slimNamespace(n: KubeObject): KubeObject {
+  const m = n.metadata ?? {};
+  return { apiVersion: n.apiVersion, kind: n.kind, metadata: { name: m.name, resourceVersion: m.resourceVersion, labels: m.labels } };
 }
 
 /** Pods as the controller needs them: metadata (no managedFields) and status. */

@@ -18,6 +18,9 @@ import { Registry } from 'prom-client';
 import { DEFAULT_INSTALL_NAMESPACE, executorPluginsEnabled } from '../api/index.js';
 import { reconcileWorkflow } from '../engine/index.js';
 import { KubeClient } from '../kube/client.js';
+import { AGENT_SERVICE_ACCOUNT } from '../plugins/index.js';
+import type { PodSecurityLevel } from '../pods/pod-policy.js';
+import { DEFAULT_POD_SECURITY_LEVEL, ENV_POD_SECURITY_LEVEL, parsePodSecurityLevel } from '../pods/pod-security-level.js';
 import { errorMessage } from '../kube/errors.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { ActionApplier } from './action-applier.js';
@@ -50,8 +53,14 @@ export interface ControllerOptions {
   executorImage?: string;
   /** Image of the agent pod (default: the executor image). */
   agentImage?: string;
-  /** Service account of agent pods (needs the agent's rights on TaskSets). */
+  /**
+   * Service account agent pods run as, in each workflow's namespace, unless the workflow names
+   * one in spec.executor.serviceAccountName. Default AGENT_SERVICE_ACCOUNT (`plugflow-agent`);
+   * it needs the plugflow-agent ClusterRole bound in that namespace.
+   */
   agentServiceAccountName?: string;
+  /** Pod Security Standards level every created pod must meet; default PLUGFLOW_POD_SECURITY_LEVEL or `baseline`. */
+  podSecurityLevel?: PodSecurityLevel;
   /** Port of /healthz, /readyz and /metrics; 0 picks a free port; undefined runs no server. */
   metricsPort?: number;
   metricsHost?: string;
@@ -106,6 +115,8 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
   const deletions = new Expectations();
   const events = new EventRecorder(client, log, identity, opts.recordEvents ?? true);
   const executorImage = opts.executorImage ?? process.env.PLUGFLOW_EXECUTOR_IMAGE ?? DEFAULT_IMAGE;
+  const envLevel = process.env[ENV_POD_SECURITY_LEVEL];
+  const podSecurityLevel = opts.podSecurityLevel ?? (envLevel ? parsePodSecurityLevel(envLevel, ENV_POD_SECURITY_LEVEL) : DEFAULT_POD_SECURITY_LEVEL);
   const applier = new ActionApplier({
     client,
     caches,
@@ -117,8 +128,9 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     executorImage,
     agent: {
       image: opts.agentImage ?? executorImage,
-      ...(opts.agentServiceAccountName ? { serviceAccountName: opts.agentServiceAccountName } : {}),
+      serviceAccountName: opts.agentServiceAccountName || AGENT_SERVICE_ACCOUNT,
     },
+    podSecurityLevel,
     pluginsEnabled,
     pluginsFor: (ns) => plugins?.pluginsFor(ns) ?? [],
   });
@@ -240,6 +252,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
       namespace: opts.namespace ?? '(all)',
       pluginsEnabled,
       installNamespace,
+      podSecurityLevel,
     });
     workers = Array.from({ length: Math.max(1, opts.workers ?? 8) }, () =>
       runWorker().catch((err: unknown) => {

@@ -25,6 +25,7 @@
 import type { V1Container, V1Pod, V1SecurityContext, V1Volume } from '@kubernetes/client-node';
 import { createHash } from 'node:crypto';
 import { API_VERSION, EXECUTOR_PLUGIN_SUFFIX, LABEL_COMPONENT, LABEL_WORKFLOW, type ObjectMeta } from '../api/index.js';
+import { checkPluginSidecar } from '../pods/pod-policy.js';
 import { AgentPodError } from './errors.js';
 import type { PluginEntry } from './parse-configmap.js';
 import { portClashes } from './registry.js';
@@ -41,6 +42,12 @@ export const DEFAULT_AGENT_HEALTH_PORT = 9766;
 export const AGENT_COMPONENT = 'agent';
 export const AGENT_CONTAINER = 'main';
 export const AGENT_INIT_CONTAINER = 'init';
+/**
+ * The service account agent pods run as by default, in each workflow's namespace: a dedicated
+ * one, so that no other pod there (steps run as the workflow's account, `default` by default)
+ * can read TaskSets — literal HTTP header values included — or write task results.
+ */
+export const AGENT_SERVICE_ACCOUNT = 'plugflow-agent';
 
 export interface AgentPodOptions {
   /** Image holding the `plugflow` command. */
@@ -157,6 +164,19 @@ export function buildAgentPod(workflow: AgentWorkflow, plugins: readonly PluginE
         ];
 
   const sidecars = plugins.map(sidecar);
+  const podSecurity = {
+    runAsNonRoot: true,
+    runAsUser: AGENT_UID,
+    runAsGroup: AGENT_UID,
+    fsGroup: AGENT_UID,
+    seccompProfile: { type: 'RuntimeDefault' },
+  };
+  // The floor of plugin sidecars at every pod security level (discovery refuses such plugins
+  // already; this holds for any plugin that reaches here).
+  const floor = sidecars.flatMap((c, i) =>
+    checkPluginSidecar(c, podSecurity, `plugin ${plugins[i]!.namespace}/${plugins[i]!.name} container "${c.name}"`).map((v) => `${v.field} ${v.problem} (fix: ${v.fix})`),
+  );
+  if (floor.length > 0) throw new AgentPodError(subject, floor);
 
   const volumes: V1Volume[] = [
     ...plugins.map((p) => ({ name: tokenVolumeName(p.name), emptyDir: { medium: 'Memory', sizeLimit: '1Mi' } })),
@@ -191,13 +211,7 @@ export function buildAgentPod(workflow: AgentWorkflow, plugins: readonly PluginE
       automountServiceAccountToken: false,
       enableServiceLinks: false,
       shareProcessNamespace: false,
-      securityContext: {
-        runAsNonRoot: true,
-        runAsUser: AGENT_UID,
-        runAsGroup: AGENT_UID,
-        fsGroup: AGENT_UID,
-        seccompProfile: { type: 'RuntimeDefault' },
-      },
+      securityContext: podSecurity,
       initContainers,
       containers: [main, ...sidecars],
       volumes,

@@ -133,17 +133,28 @@ describe('readPluginYaml', () => {
     ]);
   });
 
-  it('requires runAsNonRoot and runAsUser, and refuses runAsNonRoot with uid 0', () => {
+  it('requires runAsNonRoot and runAsUser, and never lets a plugin run as root, privileged or with added capabilities', () => {
     expect(problemsOf(withContainer((c) => delete c.securityContext.runAsNonRoot))).toEqual([
-      'sidecar is invalid: spec.sidecar.container.securityContext.runAsNonRoot is required (set it to true unless the plugin must run as root)',
+      'sidecar is invalid: spec.sidecar.container.securityContext.runAsNonRoot is required and must be true (plugins never run as root)',
     ]);
     expect(problemsOf(withContainer((c) => delete c.securityContext.runAsUser))).toEqual([
       'sidecar is invalid: spec.sidecar.container.securityContext.runAsUser is required (a numeric user id, for example 1000)',
     ]);
     expect(problemsOf(withContainer((c) => delete c.securityContext))).toHaveLength(2);
-    expect(problemsOf(withContainer((c) => (c.securityContext.runAsUser = 0)))[0]).toMatch(/runAsUser is 0 \(root\) but runAsNonRoot is true/);
-    // A plugin may run as root when it says so deliberately.
-    expect(() => readPluginYaml(stringify(withContainer((c) => (c.securityContext = { runAsNonRoot: false, runAsUser: 0 }))))).not.toThrow();
+    expect(problemsOf(withContainer((c) => (c.securityContext.runAsUser = 0)))[0]).toMatch(/runAsUser is 0 \(root\); plugins never run as root/);
+    // Root on purpose is refused too (stricter than spec 000: README "Pod security").
+    expect(problemsOf(withContainer((c) => (c.securityContext = { runAsNonRoot: false, runAsUser: 0 })))).toEqual([
+      'sidecar is invalid: spec.sidecar.container.securityContext.runAsNonRoot is false; it must be true (plugins never run as root)',
+      'sidecar is invalid: spec.sidecar.container.securityContext.runAsUser is 0 (root); plugins never run as root, choose a non-zero user id',
+    ]);
+    const hostile = problemsOf(
+      withContainer((c) => Object.assign(c.securityContext, { privileged: true, allowPrivilegeEscalation: true, capabilities: { add: ['SYS_ADMIN'] } })),
+    );
+    expect(hostile.map((p) => p.split(' ')[3])).toEqual([
+      'spec.sidecar.container.securityContext.privileged',
+      'spec.sidecar.container.securityContext.capabilities.add',
+      'spec.sidecar.container.securityContext.allowPrivilegeEscalation',
+    ]);
   });
 
   it('requires a container name and image, and keeps the agent container names free', () => {

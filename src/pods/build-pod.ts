@@ -10,9 +10,12 @@
  *   - the script source travels in env PLUGFLOW_SCRIPT and its path is placed explicitly in argv
  *     (command, script path, args), so the pod spec shows the real command line;
  *   - workflow-level settings (spec.nodeSelector, affinity, tolerations, securityContext,
- *     podMetadata, volumes, podSpecPatch, ...) apply first, the template's win over them.
+ *     podMetadata, volumes, podSpecPatch, ...) apply first, the template's win over them;
+ *   - automountServiceAccountToken is false unless asked for (the pod makes no API calls).
+ * What may be in the pod at all is not decided here: the controller checks the built pod
+ * against the pod policy (pod-policy.ts) before creating it.
  */
-import type { V1Container, V1EnvVar, V1Pod, V1PodSpec, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import type { V1Container, V1EnvVar, V1Pod, V1PodSpec, V1SecurityContext, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import {
   API_VERSION,
   LABEL_COMPONENT,
@@ -83,6 +86,7 @@ export function buildStepPod(input: StepPodInput): V1Pod {
         command: ['plugflow', 'executor', 'install', VAR_DIR],
         volumeMounts: [{ name: VAR_VOLUME, mountPath: VAR_DIR }],
         terminationMessagePolicy: 'FallbackToLogsOnError',
+        securityContext: executorSecurity(),
       },
       ...(template.initContainers ?? []).map((c, i) => userContainer(c, `initContainers[${i}]`, main, where, false)),
     ],
@@ -95,6 +99,7 @@ export function buildStepPod(input: StepPodInput): V1Pod {
         env: outputs.length ? [{ name: ENV_OUTPUTS, value: escapeVars(JSON.stringify(outputs)) }] : [],
         volumeMounts: [{ name: VAR_VOLUME, mountPath: VAR_DIR, readOnly: true }],
         terminationMessagePolicy: 'File',
+        securityContext: executorSecurity(),
       },
       ...(template.sidecars ?? []).map((c, i) => userContainer(c, `sidecars[${i}]`, main, where, true)),
     ],
@@ -103,7 +108,9 @@ export function buildStepPod(input: StepPodInput): V1Pod {
   assertUniqueNames(spec, where);
 
   const serviceAccountName = input.serviceAccountName ?? template.serviceAccountName ?? wfSpec.serviceAccountName;
-  const automount = template.automountServiceAccountToken ?? wfSpec.automountServiceAccountToken;
+  // Step pods make no API calls (the init and wait containers only touch the shared volume), so
+  // they get no service account token unless the template or workflow asks for one explicitly.
+  const automount = template.automountServiceAccountToken ?? wfSpec.automountServiceAccountToken ?? false;
   const deadline = activeDeadline(template, where);
   const optional: Partial<V1PodSpec> = {
     serviceAccountName,
@@ -149,6 +156,16 @@ export function buildStepPod(input: StepPodInput): V1Pod {
     },
     spec,
   };
+}
+
+/**
+ * plugflow's own init and wait containers need no privilege: they copy a file into the shared
+ * emptyDir and read world-readable files from it. Hardened as the "restricted" pod security
+ * level asks of every container, so a pod there only needs the user's own settings (its user
+ * and seccomp profile at pod level, its containers' capabilities and escalation).
+ */
+function executorSecurity(): V1SecurityContext {
+  return { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } };
 }
 
 /** Output parameters read from files of the main container. */
