@@ -17,7 +17,7 @@ import { startController, type RunningController } from '../src/controller/contr
 import { PLUGINS_DISABLED_MESSAGE } from '../src/engine/index.js';
 import { KubeClient } from '../src/kube/client.js';
 import { CONFIGMAPS, PODS, WORKFLOWS, WORKFLOW_TASK_SETS } from '../src/kube/resource.js';
-import { buildPlugin } from '../src/plugins/index.js';
+import { AGENT_SERVICE_ACCOUNT, buildPlugin } from '../src/plugins/index.js';
 import { captureLogger, eventually, waitForCompletion, workflow, type LogLine } from './controller-harness.js';
 import { adminKubeConfig, createTestNamespace, deleteTestNamespace } from './support/cluster.js';
 
@@ -67,6 +67,8 @@ describe('controller: executor plugins', () => {
     client = await KubeClient.fromKubeConfig(adminKubeConfig());
     install = await createTestNamespace('ctl-plugins-install');
     work = await createTestNamespace('ctl-plugins-work');
+    // The agent runs under its own account, which the namespace's admin creates (README "Pod security").
+    await adminKubeConfig().makeApiClient(CoreV1Api).createNamespacedServiceAccount({ namespace: work, body: { metadata: { name: AGENT_SERVICE_ACCOUNT } } });
     controller = await startController({
       kubeConfig: adminKubeConfig(),
       namespace: work,

@@ -15,7 +15,7 @@ import { applyObjects, readManifests } from '../src/kube/apply.js';
 import { KubeClient } from '../src/kube/client.js';
 import { CONFIGMAPS, PODS, WORKFLOWS, WORKFLOW_TASK_SETS } from '../src/kube/resource.js';
 import { createLogger } from '../src/log/logger.js';
-import { buildPlugin } from '../src/plugins/index.js';
+import { AGENT_SERVICE_ACCOUNT, buildPlugin } from '../src/plugins/index.js';
 import { PodRunner } from '../src/runner/runner.js';
 import { captureLogger, eventually, oneStep, waitForCompletion, workflow } from './controller-harness.js';
 import { REPO_ROOT } from './support/apply.js';
@@ -38,6 +38,8 @@ describe('controller under its own RBAC', () => {
     client = await KubeClient.fromKubeConfig(admin);
     const core = admin.makeApiClient(CoreV1Api);
     await eventually(() => core.readNamespacedServiceAccount({ name: 'default', namespace: ns }), 'the default service account');
+    // What a namespace running plugin steps has (README "Pod security"): the agent's own account.
+    await core.createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name: AGENT_SERVICE_ACCOUNT } } });
     runner = new PodRunner({ kubeConfig: admin, dir: mkdtempSync(join(tmpdir(), 'plugflow-rbac-runner-')), nodeName: `runner-${ns}`, namespace: ns, log: createLogger('runner', 'warn') });
     await runner.start();
     const token = await eventually(() => serviceAccountToken('plugflow', 'plugflow-controller'), 'a controller token');

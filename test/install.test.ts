@@ -95,6 +95,7 @@ describe('manifests/install.yaml', () => {
     expect(await rulesOf(token, workNs)).toEqual({
       '/configmaps': ['get', 'list', 'watch'],
       '/events': ['create'],
+      '/namespaces': ['get', 'list', 'watch'],
       '/pods': ['create', 'delete', 'get', 'list', 'watch'],
       '/serviceaccounts': ['get'],
       'plugflow.io/clusterworkflowtemplates': ['get', 'list', 'watch'],

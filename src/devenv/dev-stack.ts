@@ -14,6 +14,7 @@ import { DEFAULT_INSTALL_NAMESPACE } from '../api/index.js';
 import { startController, type RunningController } from '../controller/controller.js';
 import { applyAndWait, readManifests } from '../kube/apply.js';
 import { createLogger, type Logger } from '../log/logger.js';
+import { AGENT_SERVICE_ACCOUNT } from '../plugins/index.js';
 import { PodRunner } from '../runner/runner.js';
 import { startServer, type RunningServer } from '../server/server.js';
 import { ControlPlane } from './control-plane.js';
@@ -82,19 +83,23 @@ export async function installBase(admin: KubeConfig, workflowNamespaces: string[
   ];
   await applyAndWait(admin, docs);
   const rbac = admin.makeApiClient(RbacAuthorizationV1Api);
+  const core = admin.makeApiClient(CoreV1Api);
+  const exists = (err: { code?: number }) => {
+    if (err.code !== 409) throw err;
+  };
+  // The agent's own account and role in each workflow namespace (README "Pod security").
   for (const namespace of workflowNamespaces) {
+    await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: AGENT_SERVICE_ACCOUNT } } }).catch(exists);
     await rbac
       .createNamespacedRoleBinding({
         namespace,
         body: {
-          metadata: { name: 'plugflow-agent' },
+          metadata: { name: AGENT_SERVICE_ACCOUNT },
           roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'plugflow-agent' },
-          subjects: [{ kind: 'ServiceAccount', name: 'default', namespace }],
+          subjects: [{ kind: 'ServiceAccount', name: AGENT_SERVICE_ACCOUNT, namespace }],
         },
       })
-      .catch((err: { code?: number }) => {
-        if (err.code !== 409) throw err;
-      });
+      .catch(exists);
   }
 }
 
