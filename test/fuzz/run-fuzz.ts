@@ -15,6 +15,7 @@ import { Prng } from '../soak/prng.js';
 import { startSystem } from '../soak/system.js';
 import { fuzzAgent } from './agent-fuzz.js';
 import { BINDINGS, canaryEvent, fuzzCluster, type ClusterFuzzTarget } from './cluster-fuzz.js';
+import { fuzzPodPolicy } from './pod-policy-fuzz.js';
 import { fuzzServer } from './server-fuzz.js';
 import { Tally, type TargetTally } from './tally.js';
 
@@ -88,6 +89,9 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
 
     say(`cluster: ${o.per} mutated workflows, and templates, bindings and plugin ConfigMaps`);
     await fuzzCluster(rng.fork('cluster'), target, tally, o.per, say);
+
+    say(`pod-policy escapes: ${o.per} hostile workflows and plugin sidecars`);
+    await fuzzPodPolicy(rng.fork('pod-policy'), target, tally, o.per, say);
 
     // The canary workflow, accepted before everything, must have finished as designed.
     const canaries = tally.of('canaries (nothing accepted is lost)');
