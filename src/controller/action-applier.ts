@@ -1,6 +1,8 @@
 /**
  * Applies the engine's actions to the cluster, idempotently and with as few writes as possible:
  *
+ * - createPod and ensureAgent: the built pod is checked first (pod-admission.ts: the namespace's
+ *   pod security level, the service account rules); a refusal fails the step like a build error;
  * - createPod: skipped when the pod is cached or was just created (expectations); AlreadyExists
  *   counts as success (pod names are deterministic, so a restarted controller finds its pods
  *   instead of duplicating them); a permanent refusal is remembered as a Failed pod;
@@ -30,15 +32,15 @@ import type { KubeClient } from '../kube/client.js';
 import { ApiError, errorMessage, isAlreadyExists, isNotFound, isTransient } from '../kube/errors.js';
 import { jsonEqual } from '../kube/merge-patch.js';
 import type { KubeObject } from '../kube/object-store.js';
-import { NAMESPACES, PODS, SERVICE_ACCOUNTS, WORKFLOW_TASK_SETS } from '../kube/resource.js';
+import { PODS, SERVICE_ACCOUNTS, WORKFLOW_TASK_SETS } from '../kube/resource.js';
 import type { Logger } from '../log/logger.js';
 import { agentPodName, buildAgentPod, pluginServiceAccount, type AgentPodOptions, type PluginEntry } from '../plugins/index.js';
 import { buildStepPod } from '../pods/build-pod.js';
-import { checkStepServiceAccount, podPolicyRefusal, type PodSecurityLevel, type PolicyViolation } from '../pods/pod-policy.js';
-import { namespaceLevel } from '../pods/pod-security-level.js';
+import { checkStepServiceAccount, type PodSecurityLevel } from '../pods/pod-policy.js';
 import type { ControllerCaches } from './caches.js';
 import { deletionKey, type Expectations, type FailureMemory } from './failure-memory.js';
 import { observeAgent } from './observations.js';
+import { PodAdmission } from './pod-admission.js';
 import type { ControllerMetrics } from './metrics.js';
 
 export interface ApplierOptions {
@@ -75,7 +77,11 @@ export const AGENT_DELETE_GRACE_SECONDS = 2;
 export const MAX_AGENT_REPLACEMENTS = 5;
 
 export class ActionApplier {
-  constructor(private readonly o: ApplierOptions) {}
+  private readonly admission: PodAdmission;
+
+  constructor(private readonly o: ApplierOptions) {
+    this.admission = new PodAdmission(o.client, o.caches, o.podSecurityLevel);
+  }
 
   async apply(wf: Obj<Workflow>, actions: readonly EngineAction[]): Promise<ApplyOutcome> {
     const out: ApplyOutcome = { requeueNow: false };
@@ -145,7 +151,7 @@ export class ActionApplier {
     } catch (err) {
       return this.podFailed(wf, a.podName, a.nodeId, `cannot build the pod: ${errorMessage(err)}`);
     }
-    const refusal = await this.policyRefusal(ns, `pod ${a.podName}`, pod, checkStepServiceAccount(pod.spec, this.o.agent.serviceAccountName, EXECUTOR_PLUGIN_SUFFIX));
+    const refusal = await this.admission.refusal(ns, `pod ${a.podName}`, pod, checkStepServiceAccount(pod.spec, this.o.agent.serviceAccountName, EXECUTOR_PLUGIN_SUFFIX));
     if (refusal) return this.podFailed(wf, a.podName, a.nodeId, refusal);
     try {
       await this.o.client.create(PODS, ns, pod);
@@ -161,17 +167,6 @@ export class ActionApplier {
       throw err;
     }
     return false;
-  }
-
-  /**
-   * The pod policy's verdict on a pod about to be created (undefined: create it). The level is
-   * the namespace's (labels from the namespace informer; a namespace not cached yet is read).
-   */
-  private async policyRefusal(namespace: string, subject: string, pod: V1Pod, extra: readonly PolicyViolation[]): Promise<string | undefined> {
-    const cached = this.o.caches.namespaces.get(undefined, namespace);
-    const labels = cached ? cached.metadata?.labels : (await this.o.client.get<{ metadata?: { labels?: Record<string, string> } }>(NAMESPACES, undefined, namespace)).metadata?.labels;
-    const { level, source } = namespaceLevel(labels, this.o.podSecurityLevel);
-    return podPolicyRefusal(subject, pod, level, source, extra);
   }
 
   private podFailed(wf: Obj<Workflow>, podName: string, nodeId: string, message: string): boolean {
@@ -312,13 +307,13 @@ export class ActionApplier {
       // executor.serviceAccountName, else the controller's (default plugflow-agent), which the
       // namespace's admin creates and binds to the plugflow-agent ClusterRole (README).
       const serviceAccountName = wf.spec.executor?.serviceAccountName || this.o.agent.serviceAccountName;
-      await this.requireAgentAccount(ns, serviceAccountName);
+      await this.admission.requireAgentAccount(ns, serviceAccountName);
       pod = buildAgentPod(wf, plugins, { ...this.o.agent, serviceAccountName, pluginTokenSecrets });
     } catch (err) {
       if (err instanceof ApiError && isTransient(err)) throw err;
       return this.agentFailed(wf, `the agent pod cannot be built: ${errorMessage(err)}`);
     }
-    const refusal = await this.policyRefusal(ns, `agent pod ${name}`, pod, []);
+    const refusal = await this.admission.refusal(ns, `agent pod ${name}`, pod, []);
     if (refusal) return this.agentFailed(wf, refusal);
     try {
       await this.o.client.create(PODS, ns, pod);
@@ -334,20 +329,6 @@ export class ActionApplier {
       throw err;
     }
     return false;
-  }
-
-  /** A missing agent account fails the plugin steps with the two commands that create it. */
-  private async requireAgentAccount(namespace: string, name: string): Promise<void> {
-    try {
-      await this.o.client.get(SERVICE_ACCOUNTS, namespace, name);
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-      throw new Error(
-        `service account ${namespace}/${name}, which the agent runs as, does not exist; create it and give it the agent's role: ` +
-          `kubectl create serviceaccount ${name} -n ${namespace} && ` +
-          `kubectl create rolebinding ${name} -n ${namespace} --clusterrole=plugflow-agent --serviceaccount=${namespace}:${name}`,
-      );
-    }
   }
 
   private agentFailed(wf: Obj<Workflow>, message: string): boolean {
