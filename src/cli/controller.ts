@@ -31,7 +31,7 @@ interface ControllerFlags {
   metricsPort: number;
   executorImage: string;
   agentServiceAccount?: string;
-  podSecurityLevel: PodSecurityLevel;
+  podSecurityLevel?: PodSecurityLevel;
   events: boolean;
 }
 
@@ -48,7 +48,7 @@ export function registerControllerCommands(program: Command): void {
     .option('--agent-service-account <name>', 'service account agent pods run as in each workflow namespace (bind the plugflow-agent ClusterRole to it there)', process.env.PLUGFLOW_AGENT_SERVICE_ACCOUNT ?? AGENT_SERVICE_ACCOUNT)
     .option(
       '--pod-security-level <level>',
-      `Pod Security Standards level every step and agent pod must meet (${POD_SECURITY_LEVELS.join(', ')}); namespaces can only raise it`,
+      `Pod Security Standards level every step and agent pod must meet (${POD_SECURITY_LEVELS.join(', ')}; default $${ENV_POD_SECURITY_LEVEL} or ${DEFAULT_POD_SECURITY_LEVEL}); namespaces can only raise it`,
       (v: string) => {
         try {
           return parsePodSecurityLevel(v, '--pod-security-level');
@@ -56,7 +56,6 @@ export function registerControllerCommands(program: Command): void {
           throw new InvalidArgumentError((err as Error).message);
         }
       },
-      parsePodSecurityLevel(process.env[ENV_POD_SECURITY_LEVEL] ?? DEFAULT_POD_SECURITY_LEVEL, ENV_POD_SECURITY_LEVEL),
     )
     .option('--no-events', 'do not record Kubernetes Events on workflow start and finish')
     .addHelpText(
