@@ -41,6 +41,8 @@ export interface ExpandedCall {
   vars: Vars;
   /** What the call runs (needed to advance a node that already exists). */
   ref: TemplateReference;
+  /** Variables the call gives the template it runs (`steps.name` / `tasks.name`). */
+  local: Vars;
   /** Evaluates `when` and substitutes `arguments`: only for a call that has no node yet. */
   prepare(): PreparedCall;
 }
@@ -52,11 +54,12 @@ export type Expansion = { ok: true; looped: boolean; calls: ExpandedCall[] } | {
  * @param baseName node name of the step/task (`wf[0].a`, `wf.a`)
  * @param vars the variables the step/task sees
  * @param where field path of the step/task for messages, e.g. `spec.templates[main].steps[0][a]`
+ * @param local variables the called template sees (callVariables: `steps.name` / `tasks.name`)
  */
-export function expandCalls(site: CallSite, baseName: string, vars: Vars, where: string): Expansion {
+export function expandCalls(site: CallSite, baseName: string, vars: Vars, where: string, local: Vars = {}): Expansion {
   const displayBase = site.name ?? baseName;
   if (!isLooped(site)) {
-    return { ok: true, looped: false, calls: [call(site, baseName, displayBase, vars, where)] };
+    return { ok: true, looped: false, calls: [call(site, baseName, displayBase, vars, where, local)] };
   }
   let items: unknown[];
   try {
@@ -70,21 +73,26 @@ export function expandCalls(site: CallSite, baseName: string, vars: Vars, where:
     return { ok: false, error: `${field}${(err as Error).message}` };
   }
   const calls = items.map((item, i) =>
-    call(site, loopItemName(baseName, i, item), `${displayBase}(${i}:${itemLabel(item)})`, { ...vars, ...itemVariables(item) }, where),
+    call(site, loopItemName(baseName, i, item), `${displayBase}(${i}:${itemLabel(item)})`, { ...vars, ...itemVariables(item) }, where, local),
   );
   return { ok: true, looped: true, calls };
 }
 
-function call(site: CallSite, name: string, displayName: string, vars: Vars, where: string): ExpandedCall {
+function call(site: CallSite, name: string, displayName: string, vars: Vars, where: string, local: Vars): ExpandedCall {
   const ref: TemplateReference = {};
   if (site.template !== undefined) ref.template = site.template;
   if (site.templateRef !== undefined) ref.templateRef = site.templateRef;
-  if (site.inline !== undefined) ref.inline = site.inline;
+  if (site.inline !== undefined) {
+    ref.inline = site.inline;
+    if (site.name) ref.inlineName = site.name;
+    ref.inlineWhere = `${where}.inline`;
+  }
   return {
     name,
     displayName,
     vars,
     ref,
+    local,
     prepare(): PreparedCall {
       try {
         if (site.when !== undefined && site.when !== '') {

@@ -25,7 +25,7 @@ import { buildDagGraph, parseTargets, tasksNeededFor, topologicalOrder } from '.
 import { compileTaskDepends } from './dag-depends.js';
 import { advanceExitHook } from './exit-hooks.js';
 import { evaluateDepends, renderString, valueSource, type CompiledDepends } from './expressions.js';
-import { newNode, templateVariables, type Execution } from './invocation.js';
+import { callVariables, newNode, templateVariables, type Execution } from './invocation.js';
 import { taskName } from './node-naming.js';
 import { collectOutputs } from './outputs.js';
 import { advanceCall, startCall } from './run-call.js';
@@ -51,7 +51,7 @@ export function executeDag(run: EngineRun, ex: Execution): NodeStatus | undefine
   const template = ex.resolved.template;
   const tasks = template.dag?.tasks ?? [];
   const byName = new Map(tasks.map((t) => [t.name, t]));
-  const st: DagState = { run, ex, dag, vars: templateVariables(run.globals, ex.seed.inputs), running: 0, done: new Set() };
+  const st: DagState = { run, ex, dag, vars: templateVariables(run.globals, ex), running: 0, done: new Set() };
   let depends: Map<string, CompiledDepends | undefined>;
   let needed: Set<string>;
   let order: string[];
@@ -135,7 +135,7 @@ function live(st: DagState): Vars {
 function startTask(st: DagState, task: DAGTask): NodeStatus | undefined {
   const base = taskName(st.dag.name, task.name);
   const where = `${st.ex.where}.dag.tasks[${task.name}]`;
-  const expansion = expandCalls(task, base, live(st), where);
+  const expansion = expandCalls(task, base, live(st), where, callVariables('tasks', task.name));
   if (!expansion.ok) return createTaskNode(st, task, 'Error', expansion.error);
   if (!expansion.looped) return startCall(st.run, expansion.calls[0]!, st.dag.id, st.ex.resolved.scope);
   if (expansion.calls.length === 0) return createTaskNode(st, task, 'Skipped', 'the loop has no items');
@@ -151,7 +151,7 @@ function advanceTask(st: DagState, task: DAGTask, node: NodeStatus): void {
   if (node.type === 'TaskGroup') {
     itemNodes = advanceItems(st, task, node, where);
   } else if (!isFinal(node.phase)) {
-    const call = expandCalls(task, node.name, live(st), where);
+    const call = expandCalls(task, node.name, live(st), where, callVariables('tasks', task.name));
     if (call.ok && !call.looped) current = advanceCall(run, call.calls[0]!, node, st.dag.id, st.ex.resolved.scope);
   }
   if (!isFinal(current.phase)) {
@@ -170,7 +170,7 @@ function advanceTask(st: DagState, task: DAGTask, node: NodeStatus): void {
 /** Runs the items of a looped task; ends the TaskGroup when all are done. Returns the item nodes. */
 function advanceItems(st: DagState, task: DAGTask, group: NodeStatus, where: string): NodeStatus[] {
   const { run } = st;
-  const expansion = expandCalls(task, group.name, live(st), where);
+  const expansion = expandCalls(task, group.name, live(st), where, callVariables('tasks', task.name));
   if (!expansion.ok) {
     if (!isFinal(group.phase)) run.setPhase(group, 'Error', expansion.error);
     return run.children(group);

@@ -28,7 +28,7 @@ export function executeRetry(run: EngineRun, ex: Execution, runAttempt: AttemptR
   const strategy = ex.resolved.template.retryStrategy!;
   let params: RetryParams;
   try {
-    params = retryParams(strategy, templateVariables(run.globals, ex.seed.inputs), `${ex.where}.retryStrategy`);
+    params = retryParams(strategy, templateVariables(run.globals, ex), `${ex.where}.retryStrategy`);
   } catch (err) {
     return run.setPhase(node, 'Error', (err as Error).message);
   }

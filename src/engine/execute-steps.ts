@@ -17,7 +17,7 @@ import { isFailure, isFinal, type EngineRun } from './engine-run.js';
 import { continuesOn, expandCalls, type ExpandedCall } from './call-expansion.js';
 import { advanceExitHook } from './exit-hooks.js';
 import { valueSource } from './expressions.js';
-import { newNode, templateVariables, type Execution } from './invocation.js';
+import { callVariables, newNode, templateVariables, type Execution } from './invocation.js';
 import { stepGroupName, stepName } from './node-naming.js';
 import { collectOutputs } from './outputs.js';
 import { advanceCall, startCall } from './run-call.js';
@@ -32,7 +32,7 @@ export function executeSteps(run: EngineRun, ex: Execution): NodeStatus | undefi
     node = run.createNode(newNode(ex.seed, 'Steps', { phase: 'Running' }));
   }
   const template = ex.resolved.template;
-  const vars = templateVariables(run.globals, ex.seed.inputs);
+  const vars = templateVariables(run.globals, ex);
   const groups = template.steps ?? [];
   for (let i = 0; i < groups.length; i++) {
     const result = executeGroup(run, node, ex, groups[i] ?? [], i, vars);
@@ -72,7 +72,7 @@ function executeGroup(run: EngineRun, stepsNode: NodeStatus, ex: Execution, step
   for (const step of steps) {
     const base = stepName(groupName, step.name ?? '');
     const where = `${ex.where}.steps[${index}][${step.name ?? ''}]`;
-    const expansion = expandCalls(step, base, { ...vars, ...run.globals }, where);
+    const expansion = expandCalls(step, base, { ...vars, ...run.globals }, where, callVariables('steps', step.name));
     if (!expansion.ok || (expansion.looped && expansion.calls.length === 0)) {
       // A loop that cannot expand is an Error; an empty loop is Skipped. Either way one node.
       const node =

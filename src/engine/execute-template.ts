@@ -25,6 +25,7 @@ import { bindInputs } from './inputs.js';
 import { templateWhere, type Execution, type NodeSeed } from './invocation.js';
 import { globalOutputs } from './outputs.js';
 import type { TemplateReference } from './template-resolver.js';
+import type { Vars } from './variables.js';
 
 export interface Invocation {
   /** Node name (see node-naming.ts). */
@@ -36,6 +37,8 @@ export interface Invocation {
   scope: string | undefined;
   /** Arguments, already substituted. */
   args: Arguments | undefined;
+  /** Variables the call site defines for the template (`steps.name` / `tasks.name`). */
+  local?: Vars;
 }
 
 /** Deepest nesting of template invocations (the entrypoint is 1), as the peer's default. */
@@ -87,12 +90,12 @@ function executeInvocation(run: EngineRun, inv: Invocation, existing: NodeStatus
     if (template.inputs?.artifacts) inputs.artifacts = template.inputs.artifacts;
   } else {
     if (!run.canStart()) return undefined;
-    const bound = bindInputs(template.inputs, inv.args, where);
+    const bound = bindInputs(template.inputs, inv.args, where, { ...run.globals, ...inv.local, 'node.name': inv.name });
     if (!bound.ok) return run.createNode({ ...base, ...seedTemplate(resolved), type: nodeTypeOf(kind, template), phase: 'Error', message: bound.error });
     inputs = bound.inputs;
   }
   const seed: NodeSeed = { ...base, ...seedTemplate(resolved), inputs };
-  const ex: Execution = { seed, resolved, where, existing, timing: {} };
+  const ex: Execution = { seed, resolved, where, existing, timing: {}, ...(inv.local ? { local: inv.local } : {}) };
   if (kind === undefined || !SUPPORTED.has(kind)) {
     const message = kind === undefined
       ? `${where}: the template has no kind (one of container, script, steps, dag, suspend, plugin, http)`

@@ -6,10 +6,18 @@
  * template and parameter. A value outside `enum` fails the same way. Arguments the template does
  * not declare are ignored (as in the peer system).
  *
+ * The parameter's own `value`/`default` may hold tags (`{{workflow.parameters.x}}`,
+ * `{{=jsonpath(workflow.parameters.config, '$.a')}}`): they are rendered in the template's scope
+ * as the peer renders them — workflow variables, what the call site defines (`steps.name`,
+ * `tasks.name`, `node.name`) — plus the inputs declared before it. Every tag must resolve; an
+ * argument is not rendered again (the caller rendered it in its own scope).
+ *
  * The bound inputs are stored on the node (`node.inputs`), so later reconciles reuse them instead
  * of evaluating the arguments again.
  */
 import { anyStringToString, isAnyString, type Arguments, type Inputs, type Parameter } from '../api/index.js';
+import { renderString } from './expressions.js';
+import type { Vars } from './variables.js';
 
 export type BoundInputs = { ok: true; inputs: Inputs } | { ok: false; error: string };
 
@@ -17,25 +25,30 @@ export type BoundInputs = { ok: true; inputs: Inputs } | { ok: false; error: str
  * @param declared the template's `inputs`
  * @param args the call's arguments, already substituted
  * @param where how to name the template in messages, e.g. `spec.templates[main]`
+ * @param vars the scope the parameter's own `value`/`default` tags are rendered in
  */
-export function bindInputs(declared: Inputs | undefined, args: Arguments | undefined, where: string): BoundInputs {
+export function bindInputs(declared: Inputs | undefined, args: Arguments | undefined, where: string, vars: Vars = {}): BoundInputs {
   const parameters: Parameter[] = [];
+  const scope: Vars = { ...vars };
   for (const p of declared?.parameters ?? []) {
     const field = `${where}.inputs.parameters[${p.name}]`;
     const arg = args?.parameters?.find((a) => a.name === p.name);
     let raw: unknown = arg?.value;
     if (raw === undefined && arg?.valueFrom?.default !== undefined) raw = arg.valueFrom.default;
-    if (raw === undefined) raw = p.value;
-    if (raw === undefined) raw = p.default;
+    let own: 'value' | 'default' | undefined;
+    if (raw === undefined && p.value !== undefined) [raw, own] = [p.value, 'value'];
+    if (raw === undefined && p.default !== undefined) [raw, own] = [p.default, 'default'];
     if (raw === undefined) {
       return { ok: false, error: `${field}: no value supplied (pass an argument named "${p.name}" or give the parameter a default)` };
     }
     let value: string;
     try {
       value = anyStringToString(raw, field);
+      if (own !== undefined) value = renderString(value, scope, `${field}.${own}`);
     } catch (err) {
       return { ok: false, error: (err as Error).message };
     }
+    scope[`inputs.parameters.${p.name}`] = value;
     const enumError = checkEnum(p, value, field);
     if (enumError) return { ok: false, error: enumError };
     const bound: Parameter = { name: p.name, value };

@@ -137,7 +137,7 @@ function validateCall(site: CallSite, at: string, scope: string | undefined, ctx
 /** The callee exists, and the call supplies its required inputs with allowed values. */
 function checkCallee(site: CallSite, at: string, scope: string | undefined, ctx: TemplateContext): void {
   if (site.templateRef && !ctx.checkRefs) return;
-  const res = ctx.resolver.resolve({ ...(site.template !== undefined ? { template: site.template } : {}), ...(site.templateRef ? { templateRef: site.templateRef } : {}), ...(site.inline ? { inline: site.inline } : {}) }, scope);
+  const res = ctx.resolver.resolve({ ...(site.template !== undefined ? { template: site.template } : {}), ...(site.templateRef ? { templateRef: site.templateRef } : {}), ...(site.inline ? { inline: site.inline, ...(site.name ? { inlineName: site.name } : {}) } : {}) }, scope);
   if (!res.ok) {
     ctx.add(site.templateRef ? `${at}.templateRef` : `${at}.template`, res.error.replace(/^template (".*") not found/, 'names template $1, which does not exist'));
     return;
