@@ -56,8 +56,11 @@ export type Expansion = { ok: true; looped: boolean; calls: ExpandedCall[] } | {
  * @param where field path of the step/task for messages, e.g. `spec.templates[main].steps[0][a]`
  * @param local variables the called template sees (callVariables: `steps.name` / `tasks.name`)
  */
-export function expandCalls(site: CallSite, baseName: string, vars: Vars, where: string, local: Vars = {}): Expansion {
+export function expandCalls(site: CallSite, baseName: string, outer: Vars, where: string, local: Vars = {}): Expansion {
   const displayBase = site.name ?? baseName;
+  // The step's own fields (arguments, when, loops) see its name too: `{{steps.name}}` there is
+  // this step, as the peer resolves it for a top-level steps template.
+  const vars = { ...outer, ...local };
   if (!isLooped(site)) {
     return { ok: true, looped: false, calls: [call(site, baseName, displayBase, vars, where, local)] };
   }

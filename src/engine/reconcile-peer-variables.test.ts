@@ -99,6 +99,26 @@ describe('variables the peer defines', () => {
     expect(argsOf(w, 'first-task')).toEqual(['first-task']);
   });
 
+  it('accepts {{steps.name}} / {{tasks.name}} in a call\'s own arguments (the validator used to refuse them)', () => {
+    const show: Template = { name: 'show', inputs: { parameters: [{ name: 'who' }] }, container: { image: 'alpine', args: ['{{inputs.parameters.who}}'] } };
+    const w = new World({
+      entrypoint: 'main',
+      templates: [
+        { name: 'main', dag: { tasks: [{ name: 'greet', template: 'show', arguments: { parameters: [{ name: 'who', value: 'task {{tasks.name}}' }] } }] } },
+        show,
+      ],
+    });
+    w.reconcile();
+    expect(w.status.phase).toBe('Running');
+    expect(argsOf(w, 'greet')).toEqual(['task greet']);
+    const s = new World({
+      entrypoint: 'main',
+      templates: [{ name: 'main', steps: [[{ name: 'greet', template: 'show', arguments: { parameters: [{ name: 'who', value: 'step {{steps.name}}' }] } }]] }, show],
+    });
+    s.reconcile();
+    expect(argsOf(s, 'greet')).toEqual(['step greet']);
+  });
+
   it('offers workflow.duration in seconds with six decimals, and workflow.parameters.json as the parameter list', () => {
     const w = new World({
       entrypoint: 'main',
