@@ -81,7 +81,8 @@ export function expandCalls(site: CallSite, baseName: string, outer: Vars, where
   return { ok: true, looped: true, calls };
 }
 
-function call(site: CallSite, name: string, displayName: string, vars: Vars, where: string, local: Vars): ExpandedCall {
+/** What a step or task runs, as a TemplateReference (`where`: the step's field path). */
+export function referenceOf(site: CallSite, where: string): TemplateReference {
   const ref: TemplateReference = {};
   if (site.template !== undefined) ref.template = site.template;
   if (site.templateRef !== undefined) ref.templateRef = site.templateRef;
@@ -90,6 +91,11 @@ function call(site: CallSite, name: string, displayName: string, vars: Vars, whe
     if (site.name) ref.inlineName = site.name;
     ref.inlineWhere = `${where}.inline`;
   }
+  return ref;
+}
+
+function call(site: CallSite, name: string, displayName: string, vars: Vars, where: string, local: Vars): ExpandedCall {
+  const ref = referenceOf(site, where);
   return {
     name,
     displayName,

@@ -20,7 +20,7 @@
 import type { DAGTask, NodeStatus } from '../api/index.js';
 import type { DependencyState } from '../expr/index.js';
 import { isFailure, isFinal, type EngineRun } from './engine-run.js';
-import { continuesOn, expandCalls, type ExpandedCall } from './call-expansion.js';
+import { continuesOn, expandCalls, referenceOf, type ExpandedCall } from './call-expansion.js';
 import { buildDagGraph, parseTargets, tasksNeededFor, topologicalOrder } from './dag-graph.js';
 import { compileTaskDepends } from './dag-depends.js';
 import { advanceExitHook } from './exit-hooks.js';
@@ -29,6 +29,7 @@ import { callVariables, newNode, templateVariables, type Execution } from './inv
 import { taskName } from './node-naming.js';
 import { collectOutputs } from './outputs.js';
 import { advanceCall, startCall } from './run-call.js';
+import { skippedOutputVariables } from './skipped-outputs.js';
 import { loopVariables, nodeVariables, type Vars } from './variables.js';
 
 interface DagState {
@@ -90,7 +91,9 @@ export function executeDag(run: EngineRun, ex: Execution): NodeStatus | undefine
       continue;
     }
     if (!go) {
-      link(st, deps, createTaskNode(st, task, 'Omitted', `depends ${JSON.stringify(deps!.text)} evaluated false`));
+      const omitted = createTaskNode(st, task, 'Omitted', `depends ${JSON.stringify(deps!.text)} evaluated false`);
+      link(st, deps, omitted);
+      Object.assign(st.vars, finishedTaskVariables(st, task, omitted));
       st.done.add(name);
       continue;
     }
@@ -158,13 +161,20 @@ function advanceTask(st: DagState, task: DAGTask, node: NodeStatus): void {
     if (node.type !== 'TaskGroup') st.running++;
     return;
   }
-  const vars = itemNodes ? loopVariables(`tasks.${task.name}`, itemNodes, current.phase, current.id) : nodeVariables(`tasks.${task.name}`, current);
+  const vars = itemNodes ? loopVariables(`tasks.${task.name}`, itemNodes, current.phase, current.id) : finishedTaskVariables(st, task, current);
   if (!advanceExitHook(run, task, current, { ...live(st), ...vars }, st.ex.resolved.scope, where)) {
     st.running++;
     return;
   }
   Object.assign(st.vars, vars);
   st.done.add(task.name);
+}
+
+/** `tasks.<name>.…` of a finished single task, with a skipped or omitted task's declared output defaults. */
+function finishedTaskVariables(st: DagState, task: DAGTask, node: NodeStatus): Vars {
+  const prefix = `tasks.${task.name}`;
+  const where = `${st.ex.where}.dag.tasks[${task.name}]`;
+  return { ...nodeVariables(prefix, node), ...skippedOutputVariables(st.run, prefix, node, referenceOf(task, where), st.ex.resolved.scope) };
 }
 
 /** Runs the items of a looped task; ends the TaskGroup when all are done. Returns the item nodes. */

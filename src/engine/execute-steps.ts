@@ -21,6 +21,7 @@ import { callVariables, newNode, templateVariables, type Execution } from './inv
 import { stepGroupName, stepName } from './node-naming.js';
 import { collectOutputs } from './outputs.js';
 import { advanceCall, startCall } from './run-call.js';
+import { skippedOutputVariables } from './skipped-outputs.js';
 import { loopVariables, nodeVariables, type Vars } from './variables.js';
 
 type GroupState = { state: 'waiting' } | { state: 'done'; vars: Vars } | { state: 'failed'; phase: 'Failed' | 'Error'; message: string };
@@ -134,17 +135,19 @@ function executeGroup(run: EngineRun, stepsNode: NodeStatus, ex: Execution, step
     return { state: 'failed', phase, message };
   }
   run.setPhase(group, 'Succeeded', '');
-  return { state: 'done', vars: groupVariables(run, entries, group) };
+  return { state: 'done', vars: groupVariables(run, entries, group, scope) };
 }
 
-/** `steps.<name>.…` of every step of a finished group. */
-function groupVariables(run: EngineRun, entries: Entry[], group: NodeStatus): Vars {
+/** `steps.<name>.…` of every step of a finished group (a skipped step's declared output defaults included). */
+function groupVariables(run: EngineRun, entries: Entry[], group: NodeStatus, scope: string | undefined): Vars {
   const vars: Vars = {};
   for (const entry of entries) {
     const name = entry.step.name ?? '';
     const nodes = entry.calls.map((c) => run.nodeByName(c.name)).filter((n): n is NodeStatus => n !== undefined);
     if (entry.looped) Object.assign(vars, loopVariables(`steps.${name}`, nodes, group.phase));
-    else if (nodes[0]) Object.assign(vars, nodeVariables(`steps.${name}`, nodes[0]));
+    else if (nodes[0]) {
+      Object.assign(vars, nodeVariables(`steps.${name}`, nodes[0]), skippedOutputVariables(run, `steps.${name}`, nodes[0], entry.calls[0]!.ref, scope));
+    }
   }
   return vars;
 }
