@@ -10,6 +10,7 @@ import type { Arguments, ContinueOn, LifecycleHooks, Sequence, Template, Templat
 import { evaluateWhenText, renderString, renderValue } from './expressions.js';
 import { expandLoop, isLooped, itemVariables, LoopError } from './loop-items.js';
 import { itemLabel, loopItemName } from './node-naming.js';
+import { absentArguments } from './skipped-outputs.js';
 import type { TemplateReference } from './template-resolver.js';
 import type { Vars } from './variables.js';
 
@@ -30,7 +31,7 @@ export interface CallSite {
 }
 
 export type PreparedCall =
-  | { kind: 'run'; ref: TemplateReference; args: Arguments }
+  | { kind: 'run'; ref: TemplateReference; args: Arguments; absent?: string[] }
   | { kind: 'skip'; message: string }
   | { kind: 'error'; message: string };
 
@@ -108,13 +109,20 @@ function call(site: CallSite, name: string, displayName: string, vars: Vars, whe
           const { result, rendered } = evaluateWhenText(site.when, vars, `${where}.when`);
           if (!result) return { kind: 'skip', message: `when ${JSON.stringify(rendered)} evaluated false` };
         }
-        const args = site.arguments ? renderValue(site.arguments, vars, `${where}.arguments`) : {};
-        return { kind: 'run', ref, args };
+        const absent = absentArguments(site.arguments, vars);
+        const given = absent.length === 0 ? site.arguments : withoutParameters(site.arguments!, absent);
+        const args = given ? renderValue(given, vars, `${where}.arguments`) : {};
+        return { kind: 'run', ref, args, ...(absent.length > 0 ? { absent } : {}) };
       } catch (err) {
         return { kind: 'error', message: (err as Error).message };
       }
     },
   };
+}
+
+/** `args` without the parameters named in `names`. */
+function withoutParameters(args: Arguments, names: readonly string[]): Arguments {
+  return { ...args, parameters: (args.parameters ?? []).filter((p) => !names.includes(p.name)) };
 }
 
 /** Whether `continueOn` lets the caller go on after a node ended in `phase`. */

@@ -157,7 +157,7 @@ export function retryEnv(run: Pick<EngineRun, 'nowMs'>, last: NodeStatus, retrie
 }
 
 /** The numbers of a retryStrategy (fields may hold tags over the template's inputs). */
-export function retryParams(strategy: RetryStrategy, vars: Record<string, string>, where: string): RetryParams {
+export function retryParams(strategy: RetryStrategy, vars: Vars, where: string): RetryParams {
   const text = (v: string | number, field: string): string => (typeof v === 'string' ? renderString(v, vars, field) : String(v));
   const params: RetryParams = { policy: (strategy.retryPolicy ?? 'OnFailure') as RetryPolicyName };
   if (strategy.limit !== undefined) params.limit = intOrStringToNumber(text(strategy.limit, `${where}.limit`), `${where}.limit`);

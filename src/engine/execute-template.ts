@@ -39,6 +39,8 @@ export interface Invocation {
   args: Arguments | undefined;
   /** Variables the call site defines for the template (`steps.name` / `tasks.name`). */
   local?: Vars;
+  /** Arguments left out because they only referenced an absent output (skipped-outputs.ts). */
+  absent?: readonly string[];
 }
 
 /** Deepest nesting of template invocations (the entrypoint is 1), as the peer's default. */
@@ -90,7 +92,7 @@ function executeInvocation(run: EngineRun, inv: Invocation, existing: NodeStatus
     if (template.inputs?.artifacts) inputs.artifacts = template.inputs.artifacts;
   } else {
     if (!run.canStart()) return undefined;
-    const bound = bindInputs(template.inputs, inv.args, where, { ...run.globals, ...inv.local, 'node.name': inv.name });
+    const bound = bindInputs(template.inputs, inv.args, where, { ...run.globals, ...inv.local, 'node.name': inv.name }, inv.absent);
     if (!bound.ok) return run.createNode({ ...base, ...seedTemplate(resolved), type: nodeTypeOf(kind, template), phase: 'Error', message: bound.error });
     inputs = bound.inputs;
   }

@@ -26,8 +26,9 @@ export type BoundInputs = { ok: true; inputs: Inputs } | { ok: false; error: str
  * @param args the call's arguments, already substituted
  * @param where how to name the template in messages, e.g. `spec.templates[main]`
  * @param vars the scope the parameter's own `value`/`default` tags are rendered in
+ * @param absent arguments left out because they only referenced an absent output
  */
-export function bindInputs(declared: Inputs | undefined, args: Arguments | undefined, where: string, vars: Vars = {}): BoundInputs {
+export function bindInputs(declared: Inputs | undefined, args: Arguments | undefined, where: string, vars: Vars = {}, absent: readonly string[] = []): BoundInputs {
   const parameters: Parameter[] = [];
   const scope: Vars = { ...vars };
   for (const p of declared?.parameters ?? []) {
@@ -38,6 +39,9 @@ export function bindInputs(declared: Inputs | undefined, args: Arguments | undef
     let own: 'value' | 'default' | undefined;
     if (raw === undefined && p.value !== undefined) [raw, own] = [p.value, 'value'];
     if (raw === undefined && p.default !== undefined) [raw, own] = [p.default, 'default'];
+    if (raw === undefined && absent.includes(p.name)) {
+      return { ok: false, error: `${field}: the argument references an output of a skipped or omitted step that declares no default (give the output a valueFrom.default or this parameter a default)` };
+    }
     if (raw === undefined) {
       return { ok: false, error: `${field}: no value supplied (pass an argument named "${p.name}" or give the parameter a default)` };
     }

@@ -49,24 +49,45 @@ describe('outputs of skipped and omitted nodes', () => {
     expect(w.node('wf').outputs?.parameters).toEqual([{ name: 'out', value: 'fallback' }]);
   });
 
-  it('an output without a default stays unresolved: the consumer errors naming the tag', () => {
-    const w = new World({
+  /** A steps workflow whose second step passes `value` to `consumer` after `maybe` was skipped. */
+  function afterSkip(value: string, consumer: Template = consume): World {
+    return new World({
       entrypoint: 'main',
       templates: [
         {
           name: 'main',
-          steps: [
-            [{ name: 'maybe', template: 'produce', when: 'false' }],
-            [{ name: 'use', template: 'consume', arguments: { parameters: [{ name: 'm', value: '{{steps.maybe.outputs.parameters.bare}}' }] } }],
-          ],
+          steps: [[{ name: 'maybe', template: 'produce', when: 'false' }], [{ name: 'use', template: consumer.name, arguments: { parameters: [{ name: 'm', value }] } }]],
         },
         produce,
-        consume,
+        consumer,
       ],
     });
+  }
+
+  it('an output without a default is absent: a bare reference lets the consumer input default apply', () => {
+    const w = afterSkip('{{steps.maybe.outputs.parameters.bare}}', { ...consume, name: 'consume-default', inputs: { parameters: [{ name: 'm', default: 'input-default' }] } });
     w.reconcile();
-    expect(w.node('use').phase).toBe('Error');
-    expect(w.node('use').message).toContain('{{steps.maybe.outputs.parameters.bare}}');
+    expect(argsOf(w, 'use')).toEqual(['input-default']);
+  });
+
+  it('an absent output with no input default errors the consumer, naming the parameter', () => {
+    const w = afterSkip('{{steps.maybe.outputs.parameters.bare}}');
+    w.reconcile();
+    expect(w.node('use')).toMatchObject({
+      phase: 'Error',
+      message:
+        'spec.templates[consume].inputs.parameters[m]: the argument references an output of a skipped or omitted step that declares no default (give the output a valueFrom.default or this parameter a default)',
+    });
+  });
+
+  it('an absent output is nil in an expression tag (?? works) and fails inside other text', () => {
+    const w = afterSkip("{{= steps.maybe.outputs.parameters.bare ?? 'chosen'}}");
+    w.reconcile();
+    expect(argsOf(w, 'use')).toEqual(['chosen']);
+    const x = afterSkip('x-{{steps.maybe.outputs.parameters.bare}}');
+    x.reconcile();
+    expect(x.node('use').phase).toBe('Error');
+    expect(x.node('use').message).toContain('{{steps.maybe.outputs.parameters.bare}} (1:3) has no value');
   });
 
   it('an omitted or skipped DAG task offers its defaults to a task that still runs', () => {

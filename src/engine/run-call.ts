@@ -18,7 +18,7 @@ export function startCall(run: EngineRun, call: ExpandedCall, boundaryID: string
   const base = { name: call.name, displayName: call.displayName, boundaryID };
   if (prepared.kind === 'skip') return run.createNode({ ...base, type: 'Skipped', phase: 'Skipped', message: prepared.message });
   if (prepared.kind === 'error') return run.createNode({ ...base, type: 'Skipped', phase: 'Error', message: prepared.message });
-  return executeTemplate(run, { ...base, ref: prepared.ref, scope, args: prepared.args, local: call.local });
+  return executeTemplate(run, { ...base, ref: prepared.ref, scope, args: prepared.args, local: call.local, ...(prepared.absent ? { absent: prepared.absent } : {}) });
 }
 
 /** Advances the call's existing node (inputs were bound when it was created). */

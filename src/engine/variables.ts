@@ -15,11 +15,16 @@
  */
 import { anyStringToString, type NodeStatus, type Workflow, type WorkflowSpec } from '../api/index.js';
 
-export type Vars = Record<string, string>;
+/**
+ * Variable name → value. `null` marks an *absent* value: a declared output of a step or task that
+ * never ran and has no default (skipped-outputs.ts). A simple tag naming it fails ("has no
+ * value"); inside `{{=…}}` it is `nil`, so `?? 'fallback'` works.
+ */
+export type Vars = Record<string, string | null>;
 
-export function workflowVariables(workflow: Workflow, spec: WorkflowSpec, globalOutputs: ReadonlyArray<[string, string]>): Vars {
+export function workflowVariables(workflow: Workflow, spec: WorkflowSpec, globalOutputs: ReadonlyArray<[string, string]>): Record<string, string> {
   const meta = workflow.metadata ?? {};
-  const vars: Vars = {
+  const vars: Record<string, string> = {
     'workflow.name': meta.name ?? '',
     'workflow.namespace': meta.namespace ?? '',
     'workflow.uid': meta.uid ?? '',
