@@ -3,8 +3,10 @@
  * own `value`/`default`, `steps.name`/`tasks.name`, `workflow.duration`,
  * `workflow.parameters.json`, output paths, and inline templates named in messages.
  */
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import type { Template } from '../api/index.js';
+import type { Template, Workflow } from '../api/index.js';
 import { World } from './test-world.js';
 
 function argsOf(w: World, name: string): string[] | undefined {
@@ -195,5 +197,27 @@ describe('inline templates', () => {
     });
     d.reconcile();
     expect(d.node('needs').message).toMatch(/^spec\.templates\[graph\]\.dag\.tasks\[needs\]\.inline\.inputs\.parameters\[q\]\.default: cannot resolve/);
+  });
+});
+
+describe('examples/workflows/peer-variables.yaml', () => {
+  it('runs as its comments say, pods played by the test', () => {
+    const wf = parse(readFileSync(new URL('../../examples/workflows/peer-variables.yaml', import.meta.url), 'utf8')) as Workflow;
+    const w = new World(wf.spec!);
+    w.reconcile();
+    expect(w.node('maybe').phase).toBe('Skipped');
+    const script = w.created.get(w.pod('write').podName)!.template.script!.source;
+    expect(script).toBe('echo "hi from write" > /tmp/msg.txt\n');
+    w.advance(1.5);
+    w.succeedPod('write', { parameters: [{ name: 'msg', value: 'hi from write' }] });
+    w.reconcile();
+    const first = w.created.get(w.pod('report(0)').podName)!.template.script!.source;
+    expect(first).toBe('echo "hi from write / (skipped) / config"\n[ "0" -ge 1 ]\n');
+    w.advance(2.5);
+    w.failPod('report(0)');
+    w.reconcile();
+    w.succeedPod('report(1)');
+    w.reconcile();
+    expect(w.status.phase).toBe('Succeeded');
   });
 });
