@@ -23,6 +23,7 @@ import { executeSuspend } from './execute-suspend.js';
 import { executeTask } from './execute-task.js';
 import { bindInputs } from './inputs.js';
 import { templateWhere, type Execution, type NodeSeed } from './invocation.js';
+import { podNameFor } from './node-naming.js';
 import { globalOutputs } from './outputs.js';
 import type { TemplateReference } from './template-resolver.js';
 import type { Vars } from './variables.js';
@@ -92,7 +93,10 @@ function executeInvocation(run: EngineRun, inv: Invocation, existing: NodeStatus
     if (template.inputs?.artifacts) inputs.artifacts = template.inputs.artifacts;
   } else {
     if (!run.canStart()) return undefined;
-    const bound = bindInputs(template.inputs, inv.args, where, { ...run.globals, ...inv.local, 'node.name': inv.name }, inv.absent);
+    const scope: Vars = { ...run.globals, ...inv.local, 'node.name': inv.name };
+    // A pod template without retries knows its pod name already (execute-pod.ts names it so).
+    if ((kind === 'container' || kind === 'script') && !template.retryStrategy) scope['pod.name'] = podNameFor(run.workflowName, inv.name, resolved.templateName);
+    const bound = bindInputs(template.inputs, inv.args, where, scope, inv.absent);
     if (!bound.ok) return run.createNode({ ...base, ...seedTemplate(resolved), type: nodeTypeOf(kind, template), phase: 'Error', message: bound.error });
     inputs = bound.inputs;
   }

@@ -9,14 +9,18 @@
  * The parameter's own `value`/`default` may hold tags (`{{workflow.parameters.x}}`,
  * `{{=jsonpath(workflow.parameters.config, '$.a')}}`): they are rendered in the template's scope
  * as the peer renders them — workflow variables, what the call site defines (`steps.name`,
- * `tasks.name`, `node.name`) — plus the inputs declared before it. Every tag must resolve; an
- * argument is not rendered again (the caller rendered it in its own scope).
+ * `tasks.name`, `node.name`, `pod.name` of a pod template without retries) — plus the inputs
+ * declared before it. The leaf-template policy applies: tags of engine variables and `{{=…}}`
+ * must resolve, except those only known per attempt (`retries`, `lastRetry.*`, a retried pod's
+ * `pod.name`), which stay as written, like tags that name no engine variable. An argument is
+ * not rendered again (the caller rendered it in its own scope).
  *
  * The bound inputs are stored on the node (`node.inputs`), so later reconciles reuse them instead
  * of evaluating the arguments again.
  */
 import { anyStringToString, isAnyString, type Arguments, type Inputs, type Parameter } from '../api/index.js';
-import { renderString } from './expressions.js';
+import { renderTemplate } from '../expr/index.js';
+import { ENGINE_PREFIXES, renderString, tagNames } from './expressions.js';
 import type { Vars } from './variables.js';
 
 export type BoundInputs = { ok: true; inputs: Inputs } | { ok: false; error: string };
@@ -48,7 +52,7 @@ export function bindInputs(declared: Inputs | undefined, args: Arguments | undef
     let value: string;
     try {
       value = anyStringToString(raw, field);
-      if (own !== undefined) value = renderString(value, scope, `${field}.${own}`);
+      if (own !== undefined) value = renderOwnValue(value, scope, `${field}.${own}`);
     } catch (err) {
       return { ok: false, error: (err as Error).message };
     }
@@ -63,6 +67,23 @@ export function bindInputs(declared: Inputs | undefined, args: Arguments | undef
   if (parameters.length > 0) inputs.parameters = parameters;
   if (declared?.artifacts) inputs.artifacts = declared.artifacts;
   return { ok: true, inputs };
+}
+
+/** Known only per attempt, after inputs are bound: left as written in an input's own value. */
+const PER_ATTEMPT = /^(retries$|lastRetry\.|pod\.name$)/;
+
+/** Renders an input's own `value`/`default` (see the policy above). */
+function renderOwnValue(text: string, vars: Vars, field: string): string {
+  if (!text.includes('{{')) return text;
+  let out: string;
+  try {
+    out = renderTemplate(text, vars, { leaveUnresolved: true }, field);
+  } catch {
+    return renderString(text, vars, field); // throws the error, naming the field
+  }
+  if (!out.includes('{{')) return out;
+  const mustResolve = out.includes('{{=') || tagNames(out).some((n) => ENGINE_PREFIXES.test(n) && !PER_ATTEMPT.test(n));
+  return mustResolve ? renderString(text, vars, field) : out;
 }
 
 /**

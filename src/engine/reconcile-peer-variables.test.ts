@@ -68,6 +68,20 @@ describe('input value and default with tags', () => {
     expect(argsOf(w, 'a')).toEqual(['literal']);
   });
 
+  it('resolves pod.name in a pod template default; leaves per-attempt and foreign tags as written', () => {
+    const w = new World({
+      entrypoint: 'main',
+      templates: [
+        { name: 'main', steps: [[{ name: 'a', template: 'pod' }, { name: 'b', template: 'retried' }]] },
+        { name: 'pod', inputs: { parameters: [{ name: 'x', default: '{{pod.name}} {{.Values.tag}}' }] }, container: { image: 'alpine', args: ['{{inputs.parameters.x}}'] } },
+        { name: 'retried', retryStrategy: { limit: 1 }, inputs: { parameters: [{ name: 'x', default: 'try {{retries}}' }] }, container: { image: 'alpine', args: ['{{inputs.parameters.x}}'] } },
+      ],
+    });
+    w.reconcile();
+    expect(argsOf(w, 'a')).toEqual([`${w.pod('a').podName} {{.Values.tag}}`]);
+    expect(argsOf(w, 'b(0)')).toEqual(['try {{retries}}']);
+  });
+
   it('errors the node naming the field when a default tag cannot resolve', () => {
     const w = new World({
       entrypoint: 'main',
