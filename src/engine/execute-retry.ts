@@ -93,8 +93,13 @@ function timeoutPassed(run: EngineRun, ex: Execution, startMs: number): boolean 
 
 function attemptExecution(ex: Execution, node: NodeStatus, index: number, existing: NodeStatus | undefined, timing: { timeoutStartMs: number }): Execution {
   const name = retryAttemptName(node.name, index);
+  // An attempt is a plain run of the template: the retry strategy is this wrapper's, and its
+  // fields are rendered here (retryParams, retryExpressionVerdict) with what only the wrapper
+  // knows (`lastRetry.*`), not as part of the attempt's pod or task.
+  const { retryStrategy: _wrapper, ...template } = ex.resolved.template;
   return {
     ...ex,
+    resolved: { ...ex.resolved, template },
     seed: { ...ex.seed, name, displayName: `${node.displayName}(${index})` },
     existing,
     timing,

@@ -150,6 +150,18 @@ describe('retryStrategy', () => {
     expect(w.node('try')).toMatchObject({ phase: 'Failed', message: 'retryStrategy.expression is false: exit 6' });
   });
 
+  it('accepts the peer documentation\'s form: the whole expression as one {{=…}} tag', () => {
+    const w = retried({ limit: 5, retryPolicy: 'Always', expression: '{{=asInt(lastRetry.exitCode) < 2}}' });
+    w.reconcile();
+    expect(w.status.phase).toBe('Running');
+    w.failPod('try(0)', 'exit 1', '1');
+    w.reconcile();
+    expect(w.runningPods()).toEqual(['try(1)']);
+    w.failPod('try(1)', 'exit 2', '2');
+    w.reconcile();
+    expect(w.node('try')).toMatchObject({ phase: 'Failed', message: 'retryStrategy.expression is false: exit 2' });
+  });
+
   it('keeps a tag value from rewriting the expression', () => {
     const w = new World({
       entrypoint: 'main',
