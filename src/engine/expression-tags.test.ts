@@ -49,4 +49,20 @@ describe('substituteExpressionTags', () => {
   it('reports an unclosed tag', () => {
     expect(() => sub('x == {{n')).toThrow(/unclosed \{\{ tag/);
   });
+
+  it('keeps any value one operand (randomised over quotes, escapes, operators and brackets)', () => {
+    const alphabet = ['a', '1', '-', '.', 'e', ' ', '"', "'", '`', '\\', ',', '[', ']', '{', '}', '(', ')', '|', '&', '=', '!', 'true', 'nil', '\n', '\u2028', '\u0000', 'é'];
+    let seed = 20261123;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (let n = 0; n < 400; n++) {
+      let value = '';
+      for (let k = Math.floor(next() * 12); k > 0; k--) value += alphabet[Math.floor(next() * alphabet.length)];
+      const valueOf = () => value;
+      const one = substituteExpressionTags('len([{{v}}]) == 1', valueOf);
+      expect(compileBoolean(one, 'fuzz').evaluate({}), `${JSON.stringify(value)} → ${one}`).toBe(true);
+      if (value.includes('`')) continue;
+      const quoted = substituteExpressionTags(`len(['{{v}}', "{{v}}", \`{{v}}\`]) == 3 && '{{v}}' == "{{v}}"`, valueOf);
+      expect(compileBoolean(quoted, 'fuzz').evaluate({}), `${JSON.stringify(value)} → ${quoted}`).toBe(true);
+    }
+  });
 });
