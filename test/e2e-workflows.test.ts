@@ -65,6 +65,7 @@ beforeAll(async () => {
     'parameters-outputs.yaml',
     'suspend-resume.yaml',
     'template-ref.yaml',
+    'peer-variables.yaml',
   ];
   for (const file of files) {
     const workflows = readExample(file).filter((d) => d.kind === 'Workflow');
@@ -234,6 +235,20 @@ describe('examples/workflows end to end', () => {
     expect(outputParameter(consume, 'combined')).toBe('hello world / stdout of produce');
     expect(result(consume)).toBe('hello world | stdout of produce');
     expect(wf.status?.outputs?.parameters).toEqual([expect.objectContaining({ name: 'produced', value: 'hello world' })]);
+  }, SLOW);
+
+  it('peer-variables: tagged input default, tasks.name, output path, skipped-output default, tagged retry expression', async () => {
+    const wf = await done('peer-variables.yaml');
+    expectPhase(wf, 'Succeeded');
+    const write = nodeNamed(wf, 'write');
+    expect(write.inputs?.parameters).toEqual([{ name: 'greeting', value: 'hi' }]);
+    expect(outputParameter(write, 'msg')).toBe('hi from write');
+    expect(nodeNamed(wf, 'maybe').phase).toBe('Skipped');
+    const report = nodeNamed(wf, 'report');
+    expect(report).toMatchObject({ type: 'Retry', phase: 'Succeeded' });
+    const attempts = childrenOf(wf, report);
+    expect(attempts.map((n) => n.phase)).toEqual(['Failed', 'Succeeded']);
+    expect(attempts.map((n) => result(n))).toEqual(['hi from write / (skipped) / config', 'hi from write / (skipped) / config']);
   }, SLOW);
 
   it('suspend-resume: the timed pause ends by itself, `plugflow resume` releases approve', async () => {

@@ -10,6 +10,7 @@ import type { Arguments, ContinueOn, LifecycleHooks, Sequence, Template, Templat
 import { evaluateWhenText, renderString, renderValue } from './expressions.js';
 import { expandLoop, isLooped, itemVariables, LoopError } from './loop-items.js';
 import { itemLabel, loopItemName } from './node-naming.js';
+import { absentArguments } from './skipped-outputs.js';
 import type { TemplateReference } from './template-resolver.js';
 import type { Vars } from './variables.js';
 
@@ -30,7 +31,7 @@ export interface CallSite {
 }
 
 export type PreparedCall =
-  | { kind: 'run'; ref: TemplateReference; args: Arguments }
+  | { kind: 'run'; ref: TemplateReference; args: Arguments; absent?: string[] }
   | { kind: 'skip'; message: string }
   | { kind: 'error'; message: string };
 
@@ -41,6 +42,8 @@ export interface ExpandedCall {
   vars: Vars;
   /** What the call runs (needed to advance a node that already exists). */
   ref: TemplateReference;
+  /** Variables the call gives the template it runs (`steps.name` / `tasks.name`). */
+  local: Vars;
   /** Evaluates `when` and substitutes `arguments`: only for a call that has no node yet. */
   prepare(): PreparedCall;
 }
@@ -52,11 +55,15 @@ export type Expansion = { ok: true; looped: boolean; calls: ExpandedCall[] } | {
  * @param baseName node name of the step/task (`wf[0].a`, `wf.a`)
  * @param vars the variables the step/task sees
  * @param where field path of the step/task for messages, e.g. `spec.templates[main].steps[0][a]`
+ * @param local variables the called template sees (callVariables: `steps.name` / `tasks.name`)
  */
-export function expandCalls(site: CallSite, baseName: string, vars: Vars, where: string): Expansion {
+export function expandCalls(site: CallSite, baseName: string, outer: Vars, where: string, local: Vars = {}): Expansion {
   const displayBase = site.name ?? baseName;
+  // The step's own fields (arguments, when, loops) see its name too: `{{steps.name}}` there is
+  // this step, as the peer resolves it for a top-level steps template.
+  const vars = { ...outer, ...local };
   if (!isLooped(site)) {
-    return { ok: true, looped: false, calls: [call(site, baseName, displayBase, vars, where)] };
+    return { ok: true, looped: false, calls: [call(site, baseName, displayBase, vars, where, local)] };
   }
   let items: unknown[];
   try {
@@ -70,34 +77,52 @@ export function expandCalls(site: CallSite, baseName: string, vars: Vars, where:
     return { ok: false, error: `${field}${(err as Error).message}` };
   }
   const calls = items.map((item, i) =>
-    call(site, loopItemName(baseName, i, item), `${displayBase}(${i}:${itemLabel(item)})`, { ...vars, ...itemVariables(item) }, where),
+    call(site, loopItemName(baseName, i, item), `${displayBase}(${i}:${itemLabel(item)})`, { ...vars, ...itemVariables(item) }, where, local),
   );
   return { ok: true, looped: true, calls };
 }
 
-function call(site: CallSite, name: string, displayName: string, vars: Vars, where: string): ExpandedCall {
+/** What a step or task runs, as a TemplateReference (`where`: the step's field path). */
+export function referenceOf(site: CallSite, where: string): TemplateReference {
   const ref: TemplateReference = {};
   if (site.template !== undefined) ref.template = site.template;
   if (site.templateRef !== undefined) ref.templateRef = site.templateRef;
-  if (site.inline !== undefined) ref.inline = site.inline;
+  if (site.inline !== undefined) {
+    ref.inline = site.inline;
+    if (site.name) ref.inlineName = site.name;
+    ref.inlineWhere = `${where}.inline`;
+  }
+  return ref;
+}
+
+function call(site: CallSite, name: string, displayName: string, vars: Vars, where: string, local: Vars): ExpandedCall {
+  const ref = referenceOf(site, where);
   return {
     name,
     displayName,
     vars,
     ref,
+    local,
     prepare(): PreparedCall {
       try {
         if (site.when !== undefined && site.when !== '') {
           const { result, rendered } = evaluateWhenText(site.when, vars, `${where}.when`);
           if (!result) return { kind: 'skip', message: `when ${JSON.stringify(rendered)} evaluated false` };
         }
-        const args = site.arguments ? renderValue(site.arguments, vars, `${where}.arguments`) : {};
-        return { kind: 'run', ref, args };
+        const absent = absentArguments(site.arguments, vars);
+        const given = absent.length === 0 ? site.arguments : withoutParameters(site.arguments!, absent);
+        const args = given ? renderValue(given, vars, `${where}.arguments`) : {};
+        return { kind: 'run', ref, args, ...(absent.length > 0 ? { absent } : {}) };
       } catch (err) {
         return { kind: 'error', message: (err as Error).message };
       }
     },
   };
+}
+
+/** `args` without the parameters named in `names`. */
+function withoutParameters(args: Arguments, names: readonly string[]): Arguments {
+  return { ...args, parameters: (args.parameters ?? []).filter((p) => !names.includes(p.name)) };
 }
 
 /** Whether `continueOn` lets the caller go on after a node ended in `phase`. */

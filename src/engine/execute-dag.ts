@@ -20,15 +20,16 @@
 import type { DAGTask, NodeStatus } from '../api/index.js';
 import type { DependencyState } from '../expr/index.js';
 import { isFailure, isFinal, type EngineRun } from './engine-run.js';
-import { continuesOn, expandCalls, type ExpandedCall } from './call-expansion.js';
+import { continuesOn, expandCalls, referenceOf, type ExpandedCall } from './call-expansion.js';
 import { buildDagGraph, parseTargets, tasksNeededFor, topologicalOrder } from './dag-graph.js';
 import { compileTaskDepends } from './dag-depends.js';
 import { advanceExitHook } from './exit-hooks.js';
 import { evaluateDepends, renderString, valueSource, type CompiledDepends } from './expressions.js';
-import { newNode, templateVariables, type Execution } from './invocation.js';
+import { callVariables, newNode, templateVariables, type Execution } from './invocation.js';
 import { taskName } from './node-naming.js';
 import { collectOutputs } from './outputs.js';
 import { advanceCall, startCall } from './run-call.js';
+import { skippedOutputVariables } from './skipped-outputs.js';
 import { loopVariables, nodeVariables, type Vars } from './variables.js';
 
 interface DagState {
@@ -51,7 +52,7 @@ export function executeDag(run: EngineRun, ex: Execution): NodeStatus | undefine
   const template = ex.resolved.template;
   const tasks = template.dag?.tasks ?? [];
   const byName = new Map(tasks.map((t) => [t.name, t]));
-  const st: DagState = { run, ex, dag, vars: templateVariables(run.globals, ex.seed.inputs), running: 0, done: new Set() };
+  const st: DagState = { run, ex, dag, vars: templateVariables(run.globals, ex), running: 0, done: new Set() };
   let depends: Map<string, CompiledDepends | undefined>;
   let needed: Set<string>;
   let order: string[];
@@ -90,7 +91,9 @@ export function executeDag(run: EngineRun, ex: Execution): NodeStatus | undefine
       continue;
     }
     if (!go) {
-      link(st, deps, createTaskNode(st, task, 'Omitted', `depends ${JSON.stringify(deps!.text)} evaluated false`));
+      const omitted = createTaskNode(st, task, 'Omitted', `depends ${JSON.stringify(deps!.text)} evaluated false`);
+      link(st, deps, omitted);
+      Object.assign(st.vars, finishedTaskVariables(st, task, omitted));
       st.done.add(name);
       continue;
     }
@@ -135,7 +138,7 @@ function live(st: DagState): Vars {
 function startTask(st: DagState, task: DAGTask): NodeStatus | undefined {
   const base = taskName(st.dag.name, task.name);
   const where = `${st.ex.where}.dag.tasks[${task.name}]`;
-  const expansion = expandCalls(task, base, live(st), where);
+  const expansion = expandCalls(task, base, live(st), where, callVariables('tasks', task.name));
   if (!expansion.ok) return createTaskNode(st, task, 'Error', expansion.error);
   if (!expansion.looped) return startCall(st.run, expansion.calls[0]!, st.dag.id, st.ex.resolved.scope);
   if (expansion.calls.length === 0) return createTaskNode(st, task, 'Skipped', 'the loop has no items');
@@ -151,14 +154,14 @@ function advanceTask(st: DagState, task: DAGTask, node: NodeStatus): void {
   if (node.type === 'TaskGroup') {
     itemNodes = advanceItems(st, task, node, where);
   } else if (!isFinal(node.phase)) {
-    const call = expandCalls(task, node.name, live(st), where);
+    const call = expandCalls(task, node.name, live(st), where, callVariables('tasks', task.name));
     if (call.ok && !call.looped) current = advanceCall(run, call.calls[0]!, node, st.dag.id, st.ex.resolved.scope);
   }
   if (!isFinal(current.phase)) {
     if (node.type !== 'TaskGroup') st.running++;
     return;
   }
-  const vars = itemNodes ? loopVariables(`tasks.${task.name}`, itemNodes, current.phase, current.id) : nodeVariables(`tasks.${task.name}`, current);
+  const vars = itemNodes ? loopVariables(`tasks.${task.name}`, itemNodes, current.phase, current.id) : finishedTaskVariables(st, task, current);
   if (!advanceExitHook(run, task, current, { ...live(st), ...vars }, st.ex.resolved.scope, where)) {
     st.running++;
     return;
@@ -167,10 +170,17 @@ function advanceTask(st: DagState, task: DAGTask, node: NodeStatus): void {
   st.done.add(task.name);
 }
 
+/** `tasks.<name>.…` of a finished single task, with a skipped or omitted task's declared output defaults. */
+function finishedTaskVariables(st: DagState, task: DAGTask, node: NodeStatus): Vars {
+  const prefix = `tasks.${task.name}`;
+  const where = `${st.ex.where}.dag.tasks[${task.name}]`;
+  return { ...nodeVariables(prefix, node), ...skippedOutputVariables(st.run, prefix, node, referenceOf(task, where), st.ex.resolved.scope) };
+}
+
 /** Runs the items of a looped task; ends the TaskGroup when all are done. Returns the item nodes. */
 function advanceItems(st: DagState, task: DAGTask, group: NodeStatus, where: string): NodeStatus[] {
   const { run } = st;
-  const expansion = expandCalls(task, group.name, live(st), where);
+  const expansion = expandCalls(task, group.name, live(st), where, callVariables('tasks', task.name));
   if (!expansion.ok) {
     if (!isFinal(group.phase)) run.setPhase(group, 'Error', expansion.error);
     return run.children(group);

@@ -71,7 +71,7 @@ export function executePod(run: EngineRun, ex: Execution): NodeStatus | undefine
 
 /** Variables of a leaf template: globals, inputs, `pod.name`, `node.name`, `retries`. */
 export function leafVariables(run: EngineRun, node: NodeStatus, ex: Execution): Vars {
-  const vars = templateVariables(run.globals, ex.seed.inputs);
+  const vars = templateVariables(run.globals, ex);
   vars['node.name'] = node.name;
   if (node.podName) vars['pod.name'] = node.podName;
   if (ex.retries !== undefined) vars.retries = String(ex.retries);

@@ -14,6 +14,8 @@ import { isFailure, isFinal, toMs, type EngineRun } from './engine-run.js';
 import { evaluateRetryExpression, renderString } from './expressions.js';
 import { newNode, templateVariables, type Execution } from './invocation.js';
 import { retryAttemptName } from './node-naming.js';
+import { substituteExpressionTags } from './expression-tags.js';
+import type { Vars } from './variables.js';
 import { decideRetry, type AttemptSummary, type RetryParams, type RetryPolicyName } from './retry-decision.js';
 
 /** Runs one attempt: the template's own executor, without the retry. */
@@ -28,7 +30,7 @@ export function executeRetry(run: EngineRun, ex: Execution, runAttempt: AttemptR
   const strategy = ex.resolved.template.retryStrategy!;
   let params: RetryParams;
   try {
-    params = retryParams(strategy, templateVariables(run.globals, ex.seed.inputs), `${ex.where}.retryStrategy`);
+    params = retryParams(strategy, templateVariables(run.globals, ex), `${ex.where}.retryStrategy`);
   } catch (err) {
     return run.setPhase(node, 'Error', (err as Error).message);
   }
@@ -50,7 +52,7 @@ export function executeRetry(run: EngineRun, ex: Execution, runAttempt: AttemptR
     }
     if (last) {
       const decision = decideRetry(params, attempts.map(summary(run)), run.nowMs, () =>
-        strategy.expression ? evaluateRetryExpression(strategy.expression, retryEnv(run, last, attempts.length - 1), `${ex.where}.retryStrategy.expression`) : true,
+        strategy.expression ? retryExpressionVerdict(run, ex, strategy.expression, last, attempts.length - 1) : true,
       );
       if (decision.kind === 'stop') {
         if (last.outputs) node.outputs = last.outputs;
@@ -91,8 +93,13 @@ function timeoutPassed(run: EngineRun, ex: Execution, startMs: number): boolean 
 
 function attemptExecution(ex: Execution, node: NodeStatus, index: number, existing: NodeStatus | undefined, timing: { timeoutStartMs: number }): Execution {
   const name = retryAttemptName(node.name, index);
+  // An attempt is a plain run of the template: the retry strategy is this wrapper's, and its
+  // fields are rendered here (retryParams, retryExpressionVerdict) with what only the wrapper
+  // knows (`lastRetry.*`), not as part of the attempt's pod or task.
+  const { retryStrategy: _wrapper, ...template } = ex.resolved.template;
   return {
     ...ex,
+    resolved: { ...ex.resolved, template },
     seed: { ...ex.seed, name, displayName: `${node.displayName}(${index})` },
     existing,
     timing,
@@ -115,14 +122,39 @@ function summary(run: EngineRun) {
   });
 }
 
-/** The environment of `retryStrategy.expression`: `lastRetry.{exitCode,status,duration,message}`, `retries`. */
-function retryEnv(run: EngineRun, last: NodeStatus, retries: number): Record<string, unknown> {
-  const seconds = (toMs(last.finishedAt, run.nowMs) - toMs(last.startedAt, run.nowMs)) / 1000;
+/**
+ * Whether `retryStrategy.expression` allows another attempt, or why it could not be evaluated.
+ * Its `{{…}}` tags (the template's inputs, workflow variables, `retries`, `lastRetry.*`) are
+ * substituted first, each as one literal (expression-tags.ts), then the expression is evaluated
+ * over `lastRetry` and `retries`.
+ */
+function retryExpressionVerdict(run: EngineRun, ex: Execution, expression: string, last: NodeStatus, retries: number): boolean | string {
+  const field = `${ex.where}.retryStrategy.expression`;
+  const env = retryEnv(run, last, retries);
+  const vars: Vars = { ...templateVariables(run.globals, ex), retries: env.retries };
+  for (const [k, v] of Object.entries(env.lastRetry)) vars[`lastRetry.${k}`] = v;
+  let text: string;
+  try {
+    text = substituteExpressionTags(expression, (tag) => renderString(tag, vars, field));
+  } catch (err) {
+    const message = (err as Error).message;
+    return message.startsWith(field) ? message : `${field}: ${message}`;
+  }
+  return evaluateRetryExpression(text, env, field);
+}
+
+/**
+ * The environment of `retryStrategy.expression`: `lastRetry.{exitCode,status,duration,message}`,
+ * `retries`, all strings as in the peer. `duration` is whole seconds, as the peer's (its times
+ * have second precision), so `asInt(lastRetry.duration)` works.
+ */
+export function retryEnv(run: Pick<EngineRun, 'nowMs'>, last: NodeStatus, retries: number) {
+  const seconds = Math.floor(toMs(last.finishedAt, run.nowMs) / 1000) - Math.floor(toMs(last.startedAt, run.nowMs) / 1000);
   return {
     lastRetry: {
       exitCode: last.outputs?.exitCode ?? '-1',
       status: last.phase,
-      duration: String(seconds),
+      duration: String(Math.max(0, seconds)),
       message: last.message ?? '',
     },
     retries: String(retries),
@@ -130,7 +162,7 @@ function retryEnv(run: EngineRun, last: NodeStatus, retries: number): Record<str
 }
 
 /** The numbers of a retryStrategy (fields may hold tags over the template's inputs). */
-export function retryParams(strategy: RetryStrategy, vars: Record<string, string>, where: string): RetryParams {
+export function retryParams(strategy: RetryStrategy, vars: Vars, where: string): RetryParams {
   const text = (v: string | number, field: string): string => (typeof v === 'string' ? renderString(v, vars, field) : String(v));
   const params: RetryParams = { policy: (strategy.retryPolicy ?? 'OnFailure') as RetryPolicyName };
   if (strategy.limit !== undefined) params.limit = intOrStringToNumber(text(strategy.limit, `${where}.limit`), `${where}.limit`);

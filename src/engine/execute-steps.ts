@@ -17,10 +17,11 @@ import { isFailure, isFinal, type EngineRun } from './engine-run.js';
 import { continuesOn, expandCalls, type ExpandedCall } from './call-expansion.js';
 import { advanceExitHook } from './exit-hooks.js';
 import { valueSource } from './expressions.js';
-import { newNode, templateVariables, type Execution } from './invocation.js';
+import { callVariables, newNode, templateVariables, type Execution } from './invocation.js';
 import { stepGroupName, stepName } from './node-naming.js';
 import { collectOutputs } from './outputs.js';
 import { advanceCall, startCall } from './run-call.js';
+import { skippedOutputVariables } from './skipped-outputs.js';
 import { loopVariables, nodeVariables, type Vars } from './variables.js';
 
 type GroupState = { state: 'waiting' } | { state: 'done'; vars: Vars } | { state: 'failed'; phase: 'Failed' | 'Error'; message: string };
@@ -32,7 +33,7 @@ export function executeSteps(run: EngineRun, ex: Execution): NodeStatus | undefi
     node = run.createNode(newNode(ex.seed, 'Steps', { phase: 'Running' }));
   }
   const template = ex.resolved.template;
-  const vars = templateVariables(run.globals, ex.seed.inputs);
+  const vars = templateVariables(run.globals, ex);
   const groups = template.steps ?? [];
   for (let i = 0; i < groups.length; i++) {
     const result = executeGroup(run, node, ex, groups[i] ?? [], i, vars);
@@ -72,7 +73,7 @@ function executeGroup(run: EngineRun, stepsNode: NodeStatus, ex: Execution, step
   for (const step of steps) {
     const base = stepName(groupName, step.name ?? '');
     const where = `${ex.where}.steps[${index}][${step.name ?? ''}]`;
-    const expansion = expandCalls(step, base, { ...vars, ...run.globals }, where);
+    const expansion = expandCalls(step, base, { ...vars, ...run.globals }, where, callVariables('steps', step.name));
     if (!expansion.ok || (expansion.looped && expansion.calls.length === 0)) {
       // A loop that cannot expand is an Error; an empty loop is Skipped. Either way one node.
       const node =
@@ -134,17 +135,19 @@ function executeGroup(run: EngineRun, stepsNode: NodeStatus, ex: Execution, step
     return { state: 'failed', phase, message };
   }
   run.setPhase(group, 'Succeeded', '');
-  return { state: 'done', vars: groupVariables(run, entries, group) };
+  return { state: 'done', vars: groupVariables(run, entries, group, scope) };
 }
 
-/** `steps.<name>.…` of every step of a finished group. */
-function groupVariables(run: EngineRun, entries: Entry[], group: NodeStatus): Vars {
+/** `steps.<name>.…` of every step of a finished group (a skipped step's declared output defaults included). */
+function groupVariables(run: EngineRun, entries: Entry[], group: NodeStatus, scope: string | undefined): Vars {
   const vars: Vars = {};
   for (const entry of entries) {
     const name = entry.step.name ?? '';
     const nodes = entry.calls.map((c) => run.nodeByName(c.name)).filter((n): n is NodeStatus => n !== undefined);
     if (entry.looped) Object.assign(vars, loopVariables(`steps.${name}`, nodes, group.phase));
-    else if (nodes[0]) Object.assign(vars, nodeVariables(`steps.${name}`, nodes[0]));
+    else if (nodes[0]) {
+      Object.assign(vars, nodeVariables(`steps.${name}`, nodes[0]), skippedOutputVariables(run, `steps.${name}`, nodes[0], entry.calls[0]!.ref, scope));
+    }
   }
   return vars;
 }

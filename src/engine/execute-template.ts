@@ -23,8 +23,10 @@ import { executeSuspend } from './execute-suspend.js';
 import { executeTask } from './execute-task.js';
 import { bindInputs } from './inputs.js';
 import { templateWhere, type Execution, type NodeSeed } from './invocation.js';
+import { podNameFor } from './node-naming.js';
 import { globalOutputs } from './outputs.js';
 import type { TemplateReference } from './template-resolver.js';
+import type { Vars } from './variables.js';
 
 export interface Invocation {
   /** Node name (see node-naming.ts). */
@@ -36,6 +38,10 @@ export interface Invocation {
   scope: string | undefined;
   /** Arguments, already substituted. */
   args: Arguments | undefined;
+  /** Variables the call site defines for the template (`steps.name` / `tasks.name`). */
+  local?: Vars;
+  /** Arguments left out because they only referenced an absent output (skipped-outputs.ts). */
+  absent?: readonly string[];
 }
 
 /** Deepest nesting of template invocations (the entrypoint is 1), as the peer's default. */
@@ -87,12 +93,15 @@ function executeInvocation(run: EngineRun, inv: Invocation, existing: NodeStatus
     if (template.inputs?.artifacts) inputs.artifacts = template.inputs.artifacts;
   } else {
     if (!run.canStart()) return undefined;
-    const bound = bindInputs(template.inputs, inv.args, where);
+    const scope: Vars = { ...run.globals, ...inv.local, 'node.name': inv.name };
+    // A pod template without retries knows its pod name already (execute-pod.ts names it so).
+    if ((kind === 'container' || kind === 'script') && !template.retryStrategy) scope['pod.name'] = podNameFor(run.workflowName, inv.name, resolved.templateName);
+    const bound = bindInputs(template.inputs, inv.args, where, scope, inv.absent);
     if (!bound.ok) return run.createNode({ ...base, ...seedTemplate(resolved), type: nodeTypeOf(kind, template), phase: 'Error', message: bound.error });
     inputs = bound.inputs;
   }
   const seed: NodeSeed = { ...base, ...seedTemplate(resolved), inputs };
-  const ex: Execution = { seed, resolved, where, existing, timing: {} };
+  const ex: Execution = { seed, resolved, where, existing, timing: {}, ...(inv.local ? { local: inv.local } : {}) };
   if (kind === undefined || !SUPPORTED.has(kind)) {
     const message = kind === undefined
       ? `${where}: the template has no kind (one of container, script, steps, dag, suspend, plugin, http)`

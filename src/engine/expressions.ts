@@ -57,7 +57,8 @@ export function renderValue<T>(value: T, vars: Vars, field: string): T {
   return mapStrings(value, field, (text, f) => renderString(text, vars, f)) as T;
 }
 
-const ENGINE_PREFIXES = /^(inputs\.|workflow\.|steps\.|tasks\.|item$|item\.|pod\.|node\.|retries$)/;
+/** Names of engine variables: a tag naming one must resolve (see renderLeafTemplate). */
+export const ENGINE_PREFIXES = /^(inputs\.|workflow\.|steps\.|tasks\.|item$|item\.|pod\.|node\.|retries$)/;
 
 /**
  * Renders a leaf template for a pod or task (see the policy above). `inputs` replaces the

@@ -10,7 +10,9 @@
  *   - `value`: a literal (substituted);
  *   - an observed value of the same name (what a plugin or http task reported);
  * and when that source has nothing, `valueFrom.default` or the parameter's `default`. With no value
- * and no default the node fails, naming the template and parameter.
+ * and no default the node fails, naming the template and parameter. A `parameter` reference or an
+ * `expression` that fails also falls back to `valueFrom.default` (as the peer does), so a steps or
+ * DAG template whose producing step was skipped still ends with its outputs.
  */
 import { anyStringToString, type Outputs, type Parameter } from '../api/index.js';
 
@@ -44,7 +46,10 @@ export function collectOutputs(
     try {
       value = valueOf(p, observed, values, field);
     } catch (err) {
-      return { ok: false, error: (err as Error).message };
+      // As the peer: a `valueFrom.default` also covers a `parameter` reference that cannot be
+      // resolved (a skipped step's output) and an `expression` that fails.
+      const aggregating = p.valueFrom?.parameter !== undefined || p.valueFrom?.expression !== undefined;
+      if (!aggregating || p.valueFrom?.default === undefined) return { ok: false, error: (err as Error).message };
     }
     if (value === undefined) {
       const fallback = p.valueFrom?.default ?? p.default;

@@ -79,7 +79,8 @@ describe('parameters and variables', () => {
     const w = new World({ entrypoint: 'main', templates: [{ name: 'main', container: { image: 'alpine', args: ['{{=workflow.parameters.missing + 1}}'] } }] });
     w.reconcile();
     expect(w.node('wf').phase).toBe('Error');
-    expect(w.node('wf').message).toMatch(/^spec\.templates\[main\]\.container\.args\[0\]: cannot resolve/);
+    // `workflow.parameters` is a map (it holds `json`), so the missing member is nil.
+    expect(w.node('wf').message).toMatch(/^spec\.templates\[main\]\.container\.args\[0\]: invalid operation: nil \+ int/);
   });
 
   it('collects outputs from valueFrom.path, falls back to default, fails without one', () => {

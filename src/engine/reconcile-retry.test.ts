@@ -123,6 +123,80 @@ describe('retryStrategy', () => {
     expect(w.node('try').message).toMatch(/^spec\.templates\[flaky\]\.retryStrategy\.expression: retry expression must evaluate to a boolean/);
   });
 
+  it('renders tags in the expression: inputs as numbers, quoted strings, workflow parameters', () => {
+    const w = new World({
+      entrypoint: 'main',
+      arguments: { parameters: [{ name: 'stop', value: 'exit 7' }] },
+      templates: [
+        { name: 'main', steps: [[{ name: 'try', template: 'flaky', arguments: { parameters: [{ name: 'max-code', value: '5' }] } }]] },
+        {
+          name: 'flaky',
+          inputs: { parameters: [{ name: 'max-code' }] },
+          retryStrategy: {
+            limit: 5,
+            expression: "asInt(lastRetry.exitCode) <= {{inputs.parameters.max-code}} && lastRetry.message != '{{workflow.parameters.stop}}'",
+          },
+          container: { image: 'alpine' },
+        },
+      ],
+    });
+    w.reconcile();
+    expect(w.status.phase).toBe('Running'); // the validator used to refuse the tag
+    w.failPod('try(0)', 'exit 3', '3');
+    w.reconcile();
+    expect(w.runningPods()).toEqual(['try(1)']);
+    w.failPod('try(1)', 'exit 6', '6');
+    w.reconcile();
+    expect(w.node('try')).toMatchObject({ phase: 'Failed', message: 'retryStrategy.expression is false: exit 6' });
+  });
+
+  it('accepts the peer documentation\'s form: the whole expression as one {{=…}} tag', () => {
+    const w = retried({ limit: 5, retryPolicy: 'Always', expression: '{{=asInt(lastRetry.exitCode) < 2}}' });
+    w.reconcile();
+    expect(w.status.phase).toBe('Running');
+    w.failPod('try(0)', 'exit 1', '1');
+    w.reconcile();
+    expect(w.runningPods()).toEqual(['try(1)']);
+    w.failPod('try(1)', 'exit 2', '2');
+    w.reconcile();
+    expect(w.node('try')).toMatchObject({ phase: 'Failed', message: 'retryStrategy.expression is false: exit 2' });
+  });
+
+  it('keeps a tag value from rewriting the expression', () => {
+    const w = new World({
+      entrypoint: 'main',
+      arguments: { parameters: [{ name: 'status', value: 'x" || true || "' }] },
+      templates: [
+        { name: 'main', steps: [[{ name: 'try', template: 'flaky' }]] },
+        { name: 'flaky', retryStrategy: { limit: 5, expression: 'lastRetry.status == "{{workflow.parameters.status}}"' }, container: { image: 'alpine' } },
+      ],
+    });
+    w.reconcile();
+    w.failPod('try(0)');
+    w.reconcile();
+    expect(w.node('try')).toMatchObject({ phase: 'Failed', message: 'retryStrategy.expression is false: Error (exit code 1)' });
+  });
+
+  it('gives lastRetry.duration in whole seconds, usable with asInt', () => {
+    const w = retried({ limit: 5, expression: 'asInt(lastRetry.duration) < 10 && lastRetry.duration == "{{lastRetry.duration}}"' });
+    w.reconcile();
+    w.advance(4.7);
+    w.failPod('try(0)');
+    w.reconcile();
+    expect(w.runningPods()).toEqual(['try(1)']);
+    w.advance(12.2);
+    w.failPod('try(1)');
+    w.reconcile();
+    expect(w.node('try')).toMatchObject({ phase: 'Failed', message: 'retryStrategy.expression is false: Error (exit code 1)' });
+  });
+
+  it('refuses an expression that is broken once its tags stand for values, at validation', () => {
+    const w = retried({ limit: 5, expression: 'asInt(lastRetry.exitCode) > {{workflow.name}} &&' });
+    w.reconcile();
+    expect(w.status.phase).toBe('Failed');
+    expect(w.status.message).toMatch(/^invalid spec: spec\.templates\[flaky\]\.retryStrategy\.expression is not a valid expression/);
+  });
+
   it('takes limit from an input parameter', () => {
     const w = new World({
       entrypoint: 'main',

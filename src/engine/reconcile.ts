@@ -30,7 +30,7 @@ import { globalOutputs } from './outputs.js';
 import { updateProgress } from './progress.js';
 import { TemplateResolver } from './template-resolver.js';
 import { validateWorkflow } from './validate.js';
-import { exitHandlerVariables, workflowVariables } from './variables.js';
+import { exitHandlerVariables, workflowDuration, workflowVariables } from './variables.js';
 
 export function reconcileWorkflow(workflow: Workflow, observations: Observations): ReconcileResult {
   const previous: WorkflowStatus = workflow.status ?? {};
@@ -54,6 +54,7 @@ export function reconcileWorkflow(workflow: Workflow, observations: Observations
   restoreGlobals(run);
   run.activePods = countActivePods(run);
   const startedAt = previous.startedAt ?? run.now;
+  run.globals['workflow.duration'] = workflowDuration(toMs(startedAt, run.nowMs), run.nowMs);
   run.shutdown = shutdownOf(spec, toMs(startedAt, run.nowMs), run);
   run.paused = spec.suspend === true;
 

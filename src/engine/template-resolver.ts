@@ -14,14 +14,25 @@ export interface TemplateReference {
   template?: string;
   templateRef?: TemplateRef;
   inline?: Template;
+  /**
+   * Name given to an `inline` template that has none: the step's or task's name (as the peer
+   * does), so every message, pod and agent log names it instead of printing `undefined`.
+   */
+  inlineName?: string;
+  /** Where the inline template is written, for messages: `spec.templates[main].steps[0][a].inline`. */
+  inlineWhere?: string;
 }
 
 export interface ResolvedTemplate {
   template: Template;
   /** Where plain names inside `template` are looked up. */
   scope: string | undefined;
-  /** Name shown on the node (undefined for inline templates without a name). */
+  /** Name shown on the node and in the pod name (undefined for inline templates without a name). */
   templateName: string | undefined;
+  /** Whether the template was written in place (`inline`); `template.name` is then always set. */
+  inline?: boolean;
+  /** TemplateReference.inlineWhere of an inline template. */
+  inlineWhere?: string;
   templateRef?: TemplateRef;
 }
 
@@ -31,6 +42,9 @@ export type Resolution = { ok: true; value: ResolvedTemplate } | { ok: false; er
 export function templateRefKey(ref: TemplateRef): string {
   return templateSourceKey(ref.clusterScope ? 'ClusterWorkflowTemplate' : 'WorkflowTemplate', ref.name);
 }
+
+/** Name of an inline template when neither it nor its call site has one. */
+export const INLINE_NAME = 'inline';
 
 export class TemplateResolver {
   private readonly own: Map<string, Template>;
@@ -45,7 +59,10 @@ export class TemplateResolver {
   /** Resolves `ref` as seen from a template in `scope`. */
   resolve(ref: TemplateReference, scope: string | undefined): Resolution {
     if (ref.inline) {
-      return { ok: true, value: { template: ref.inline, scope, templateName: ref.inline.name || undefined } };
+      const template = ref.inline.name ? ref.inline : { ...ref.inline, name: ref.inlineName || INLINE_NAME };
+      const value: ResolvedTemplate = { template, scope, templateName: ref.inline.name || undefined, inline: true };
+      if (ref.inlineWhere) value.inlineWhere = ref.inlineWhere;
+      return { ok: true, value };
     }
     if (ref.templateRef) {
       const key = templateRefKey(ref.templateRef);

@@ -25,6 +25,7 @@ export function validateSteps(t: Template, where: string, scope: string | undefi
       if (step.name) names.add(step.name);
       inGroup.push(step.name ?? '');
       validateCall(step, at, scope, ctx, (ref, field) => {
+        if (ref === 'steps.name') return; // the step's own name (callVariables)
         if (ref.startsWith('steps.')) {
           const target = ref.split('.')[1] ?? '';
           if (!earlier.has(target)) {
@@ -85,6 +86,7 @@ export function validateDag(t: Template, where: string, scope: string | undefine
     const at = `${where}.dag.tasks[${task.name}]`;
     const before = ancestors(task.name);
     validateCall(task as DAGTask & CallSite, at, scope, ctx, (ref, field) => {
+      if (ref === 'tasks.name') return; // the task's own name (callVariables)
       if (ref.startsWith('tasks.')) {
         const target = ref.split('.')[1] ?? '';
         if (!names.has(target)) ctx.add(field, `refers to {{${ref}}} but there is no task "${target}"`);
@@ -137,7 +139,7 @@ function validateCall(site: CallSite, at: string, scope: string | undefined, ctx
 /** The callee exists, and the call supplies its required inputs with allowed values. */
 function checkCallee(site: CallSite, at: string, scope: string | undefined, ctx: TemplateContext): void {
   if (site.templateRef && !ctx.checkRefs) return;
-  const res = ctx.resolver.resolve({ ...(site.template !== undefined ? { template: site.template } : {}), ...(site.templateRef ? { templateRef: site.templateRef } : {}), ...(site.inline ? { inline: site.inline } : {}) }, scope);
+  const res = ctx.resolver.resolve({ ...(site.template !== undefined ? { template: site.template } : {}), ...(site.templateRef ? { templateRef: site.templateRef } : {}), ...(site.inline ? { inline: site.inline, ...(site.name ? { inlineName: site.name } : {}) } : {}) }, scope);
   if (!res.ok) {
     ctx.add(site.templateRef ? `${at}.templateRef` : `${at}.template`, res.error.replace(/^template (".*") not found/, 'names template $1, which does not exist'));
     return;
@@ -167,7 +169,7 @@ function checkCallee(site: CallSite, at: string, scope: string | undefined, ctx:
 function checkOutputRefs(t: Template, where: string, prefix: 'steps' | 'tasks', names: ReadonlySet<string>, ctx: TemplateContext): void {
   walkStrings(t.outputs ?? {}, `${where}.outputs`, (text, field) => {
     for (const name of tagNames(text)) {
-      if (!name.startsWith(`${prefix}.`)) continue;
+      if (!name.startsWith(`${prefix}.`) || name === `${prefix}.name`) continue;
       const target = name.split('.')[1] ?? '';
       if (!names.has(target)) ctx.add(field, `refers to {{${name}}} but there is no ${prefix === 'steps' ? 'step' : 'task'} "${target}"`);
     }

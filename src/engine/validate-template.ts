@@ -14,6 +14,7 @@ import {
   type Parameter,
   type Template,
 } from '../api/index.js';
+import { substituteExpressionTags } from './expression-tags.js';
 import { checkExpression, checkTags, tagNames } from './expressions.js';
 import { kindOf } from './execute-template.js';
 import type { TemplateResolver } from './template-resolver.js';
@@ -80,7 +81,7 @@ function checkRetry(t: Template, where: string, ctx: TemplateContext): void {
       ctx.add(`${at}.backoff.factor`, detailOf(err, `${at}.backoff.factor`));
     }
   }
-  if (r.expression) expression(r.expression, `${at}.expression`, ctx);
+  if (r.expression) retryExpression(r.expression, `${at}.expression`, ctx);
 }
 
 function checkParameters(t: Template, where: string, ctx: TemplateContext): void {
@@ -192,6 +193,19 @@ function integer(v: string | number, field: string, min: number, ctx: TemplateCo
   } catch (err) {
     ctx.add(field, detailOf(err, field));
   }
+}
+
+/** A retry expression may hold tags: checked with each tag standing for one literal (expression-tags.ts). */
+function retryExpression(text: string, field: string, ctx: TemplateContext): void {
+  if (checkTags(text)) return; // a malformed tag is reported with the template's other strings
+  let shape: string;
+  try {
+    shape = substituteExpressionTags(text, () => '0');
+  } catch (err) {
+    ctx.add(field, (err as Error).message);
+    return;
+  }
+  expression(shape, field, ctx);
 }
 
 export function expression(text: string, field: string, ctx: TemplateContext): void {

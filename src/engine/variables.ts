@@ -4,8 +4,10 @@
  * objects from these names for `{{=…}}` and `when`.
  *
  * - workflow: `workflow.name|namespace|uid|creationTimestamp`, `workflow.parameters.<p>`
- *   (and `workflow.parameters` as JSON), `workflow.outputs.parameters.<globalName>`, and in exit
- *   handlers `workflow.status` and `workflow.failures`;
+ *   (and `workflow.parameters` / `workflow.parameters.json`: the list of `{name, value}` as JSON,
+ *   as the peer gives both), `workflow.duration` (seconds since the workflow started, `%f` like
+ *   the peer: `12.500000`), `workflow.outputs.parameters.<globalName>`, and in exit handlers
+ *   `workflow.status` and `workflow.failures`;
  * - a finished step or task X (prefix `steps.X` / `tasks.X`): `.id`, `.status`, `.startedAt`,
  *   `.finishedAt`, `.exitCode`, `.outputs.result`, `.outputs.exitCode`,
  *   `.outputs.parameters.<p>`; for a loop, `.outputs.result` and `.outputs.parameters.<p>` are
@@ -13,11 +15,16 @@
  */
 import { anyStringToString, type NodeStatus, type Workflow, type WorkflowSpec } from '../api/index.js';
 
-export type Vars = Record<string, string>;
+/**
+ * Variable name → value. `null` marks an *absent* value: a declared output of a step or task that
+ * never ran and has no default (skipped-outputs.ts). A simple tag naming it fails ("has no
+ * value"); inside `{{=…}}` it is `nil`, so `?? 'fallback'` works.
+ */
+export type Vars = Record<string, string | null>;
 
-export function workflowVariables(workflow: Workflow, spec: WorkflowSpec, globalOutputs: ReadonlyArray<[string, string]>): Vars {
+export function workflowVariables(workflow: Workflow, spec: WorkflowSpec, globalOutputs: ReadonlyArray<[string, string]>): Record<string, string> {
   const meta = workflow.metadata ?? {};
-  const vars: Vars = {
+  const vars: Record<string, string> = {
     'workflow.name': meta.name ?? '',
     'workflow.namespace': meta.namespace ?? '',
     'workflow.uid': meta.uid ?? '',
@@ -33,8 +40,16 @@ export function workflowVariables(workflow: Workflow, spec: WorkflowSpec, global
     listed.push({ name: p.name, value });
   }
   if (listed.length > 0) vars['workflow.parameters'] = JSON.stringify(listed);
+  // The peer's alias of `workflow.parameters` that also works inside `{{=…}}` (there
+  // `workflow.parameters` is the map of parameters by name); always set, `[]` without parameters.
+  vars['workflow.parameters.json'] = JSON.stringify(listed);
   for (const [name, value] of globalOutputs) vars[`workflow.outputs.parameters.${name}`] = value;
   return vars;
+}
+
+/** `workflow.duration`: seconds from `startedAtMs` to `nowMs` with six decimals, as the peer prints it. */
+export function workflowDuration(startedAtMs: number, nowMs: number): string {
+  return (Math.max(0, nowMs - startedAtMs) / 1000).toFixed(6);
 }
 
 /** Variables of one finished node under `prefix` (`steps.X` or `tasks.X`). */
