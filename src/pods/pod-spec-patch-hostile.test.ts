@@ -27,6 +27,7 @@ const build = (workflow: Workflow, templatePatch?: string) =>
     workflow,
     nodeId: `${workflow.metadata.name}-1`,
     podName: `${workflow.metadata.name}-pod`,
+    workflowPodSpecPatch: workflow.spec.podSpecPatch,
     template: { name: 't', container: { image: 'alpine', command: ['true'] }, ...(templatePatch !== undefined ? { podSpecPatch: templatePatch } : {}) },
     executorImage: 'plugflow:dev',
   });
