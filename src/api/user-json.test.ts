@@ -8,7 +8,7 @@ afterEach(() => {
 describe('user JSON', () => {
   it('refuses __proto__ anywhere, naming the document and the path', () => {
     expect(() => parseUserJson('{"a": [1, {"__proto__": {"polluted": 1}}]}', 'event body')).toThrow(
-      'event body: a[1].__proto__ has a key named "__proto__"',
+      'event body: a[1].__proto__ is a key named "__proto__"',
     );
     expect(() => parseUserJson('{"\\u005f_proto__": {}}', 'reply')).toThrow(UnsafeJsonError);
     expect(() => checkUserValue(JSON.parse('{"x": {"y/z": {"__proto__": 1}}}'), 'spec', 'spec')).toThrow('spec: spec.x["y/z"].__proto__');
