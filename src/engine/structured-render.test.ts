@@ -65,6 +65,19 @@ describe('renderStructuredText (podSpecPatch)', () => {
     expect(() => renderStructuredText('{"__proto__": {"a": "{{v}}"}}', 'spec.podSpecPatch', withValue('x'))).toThrow(/__proto__/);
   });
 
+  it('pure fuzz: any mix of metacharacters stays one string leaf, in every form', () => {
+    const alphabet = ['"', "'", '}', ']', '{', '[', '\n', ': ', '{{', '}}', '---', '...', '#', '- ', ',', '\\', '&a', '*a', '!!', '|', '>', ' ', 'x'];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let i = 0; i < 400; i++) {
+      const value = Array.from({ length: 1 + Math.floor(next() * 12) }, () => alphabet[Math.floor(next() * alphabet.length)]).join('');
+      for (const text of [json, yaml, yamlPlain]) {
+        const out = JSON.parse(renderStructuredText(text, 'f', withValue(value)));
+        expect(out, JSON.stringify(value)).toEqual({ containers: [{ name: 'main', resources: { limits: { memory: value } } }] });
+      }
+    }
+  });
+
   it('leaves text without tags as it is', () => {
     expect(renderStructuredText('a: b # no tags', 'f', () => 'never')).toBe('a: b # no tags');
   });

@@ -15,6 +15,7 @@ import { Prng } from '../soak/prng.js';
 import { startSystem } from '../soak/system.js';
 import { fuzzAgent } from './agent-fuzz.js';
 import { BINDINGS, canaryEvent, fuzzCluster, type ClusterFuzzTarget } from './cluster-fuzz.js';
+import { fuzzPrototypeKeysInProcess, fuzzPrototypeKeysInSystem, fuzzRenderedValues } from './proto-fuzz.js';
 import { fuzzServer } from './server-fuzz.js';
 import { Tally, type TargetTally } from './tally.js';
 
@@ -88,6 +89,11 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
 
     say(`cluster: ${o.per} mutated workflows, and templates, bindings and plugin ConfigMaps`);
     await fuzzCluster(rng.fork('cluster'), target, tally, o.per, say);
+
+    say(`prototype keys (${o.per * 10} in process, ${o.per} through the system) and ${o.per} metacharacter values`);
+    fuzzPrototypeKeysInProcess(rng.fork('proto-pure'), tally, o.per * 10);
+    await fuzzPrototypeKeysInSystem(rng.fork('proto'), target, tally, o.per);
+    await fuzzRenderedValues(rng.fork('meta'), target, tally, o.per);
 
     // The canary workflow, accepted before everything, must have finished as designed.
     const canaries = tally.of('canaries (nothing accepted is lost)');
