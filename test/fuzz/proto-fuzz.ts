@@ -276,12 +276,17 @@ export async function fuzzRenderedValues(rng: Prng, c: ClusterFuzzTarget, tally:
         tally.fail(META, `event with value ${JSON.stringify(value)}: answered ${a.status || a.error}: ${a.text.slice(0, 200)}`);
         continue;
       }
-      const list = await c.client.list<Workflow>(WORKFLOWS, { namespace: c.namespace, labelSelector: `fuzz.plugflow.io/meta=${id}` });
-      if (!list.items[0]) {
-        tally.fail(META, `event with value ${JSON.stringify(value)}: no workflow was made`);
+      // 200 means accepted: the binding's workflow is created by the queue's workers soon after.
+      let made: Workflow | undefined;
+      for (let k = 0; k < 60 && !made; k++) {
+        made = (await c.client.list<Workflow>(WORKFLOWS, { namespace: c.namespace, labelSelector: `fuzz.plugflow.io/meta=${id}` })).items[0];
+        if (!made) await sleep(500);
+      }
+      if (!made) {
+        tally.fail(META, `event with value ${JSON.stringify(value)}: no workflow was made within 30 s`);
         continue;
       }
-      name = list.items[0].metadata.name!;
+      name = made.metadata.name!;
     } else {
       const p = metaPatches(rng, '{{workflow.parameters.v}}');
       await c.client.create(WORKFLOWS, c.namespace, {
