@@ -208,9 +208,12 @@ export async function fuzzPrototypeKeysInSystem(rng: Prng, c: ClusterFuzzTarget,
       if (answer.status === 200 || answer.status === 503 || (answer.status >= 400 && answer.status < 500 && namesProblem(answer.text))) t.accepted++;
       else tally.fail(SYSTEM, `${what} with ${doc.label}: answered ${answer.status || answer.error}: ${answer.text.slice(0, 200)}`);
     }
-    // Stored straight in the API server: opaque plugin section and the podSpecPatch text.
+    // Stored straight in the API server: the podSpecPatch texts (the pod builder in the
+    // controller reads them), and half the time an opaque plugin section too (validation's check).
     const name = `fz-pk-${i}`;
-    const spec = { entrypoint: 'main', podSpecPatch: asText(rng, doc.value).text, templates: [{ name: 'main', container, podSpecPatch: asText(rng, doc.value).text }, { name: 'p', plugin: { fz: inline } }] };
+    const templates: unknown[] = [{ name: 'main', container, podSpecPatch: asText(rng, doc.value).text }];
+    if (rng.chance(0.5)) templates.push({ name: 'p', plugin: { fz: inline } });
+    const spec = { entrypoint: 'main', podSpecPatch: asText(rng, doc.value).text, templates };
     await c.client.create(WORKFLOWS, c.namespace, JSON.parse(raw({ apiVersion: 'plugflow.io/v1alpha1', kind: 'Workflow', metadata: { name }, spec })) as unknown).catch(() => undefined);
   }
   await sleep(3000);
