@@ -8,7 +8,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import { Pool } from 'undici';
-import { PLUGIN_EXECUTE_PATH, type ExecuteTemplateReply } from '../api/index.js';
+import { parseUserJson, PLUGIN_EXECUTE_PATH, UnsafeJsonError, type ExecuteTemplateReply } from '../api/index.js';
 import type { CallOutcome } from './call-machine.js';
 import { formatBytes, MAX_REPLY_BYTES } from './reply-validation.js';
 
@@ -153,8 +153,9 @@ export function classifyReply(plugin: string, status: number, text: string): Cal
   if (text.trim() === '') return { kind: 'fatal', message: `plugin ${plugin} replied 200 with an empty body; expected JSON ({} when the template is not its own)` };
   let value: unknown;
   try {
-    value = JSON.parse(text);
-  } catch {
+    value = parseUserJson(text, `plugin ${plugin} replied 200 with a body that`);
+  } catch (err) {
+    if (err instanceof UnsafeJsonError) return { kind: 'fatal', message: `plugin ${plugin} replied with a key named "__proto__" at ${err.path}, which plugflow refuses (it could rewrite object prototypes)` };
     return { kind: 'fatal', message: `plugin ${plugin} replied 200 with a body that is not JSON: ${clip(text, 200)}` };
   }
   if (value === null) return { kind: 'skip' };

@@ -21,6 +21,7 @@ export * from './values/quantity.js';
 export * from './values/any-string.js';
 export * from './values/int-or-string.js';
 export * from './values/plugin-section.js';
+export * from './user-json.js';
 export * from './validation/field-path.js';
 export * from './validation/field-error.js';
 export { loadCrds, CRDS_DIR } from './crd/load-crds.js';

@@ -147,7 +147,7 @@ export class ActionApplier {
     if (this.o.failures.podFailures(wf.metadata.uid!)?.has(a.podName)) return false;
     let pod: V1Pod;
     try {
-      pod = buildStepPod({ workflow: wf, nodeId: a.nodeId, podName: a.podName, template: a.template, executorImage: this.o.executorImage });
+      pod = buildStepPod({ workflow: wf, nodeId: a.nodeId, podName: a.podName, template: a.template, workflowPodSpecPatch: a.workflowPodSpecPatch, executorImage: this.o.executorImage });
     } catch (err) {
       return this.podFailed(wf, a.podName, a.nodeId, `cannot build the pod: ${errorMessage(err)}`);
     }

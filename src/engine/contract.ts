@@ -116,7 +116,7 @@ export type EngineAction =
    * Create the pod `podName` for node `nodeId` from the fully substituted `template` (inputs
    * resolved, no `{{…}}` left that the engine knows). AlreadyExists means it was done before.
    */
-  | { kind: 'createPod'; nodeId: string; podName: string; template: Template; nodeName?: string }
+  | { kind: 'createPod'; nodeId: string; podName: string; template: Template; nodeName?: string; workflowPodSpecPatch?: string }
   /** Delete a pod that must stop (deadline, timeout, workflow ended). NotFound is fine. */
   | { kind: 'deletePod'; podName: string; reason: string; nodeId?: string }
   /** Set `spec.tasks[nodeId]` of the workflow's TaskSet to the resolved plugin/http template. */

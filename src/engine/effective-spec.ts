@@ -10,7 +10,7 @@
  * fetch before calling the engine; it repeats until nothing is missing, because a fetched
  * template may itself refer to others.
  */
-import type { Arguments, Parameter, Template, WorkflowSpec, Workflow } from '../api/index.js';
+import { setOwn, type Arguments, type Parameter, type Template, type WorkflowSpec, type Workflow } from '../api/index.js';
 import { templateSourceKey, type TemplateSource, type TemplateSourceKind } from './contract.js';
 import { describeKey, templateRefKey } from './template-resolver.js';
 
@@ -31,7 +31,7 @@ export function effectiveSpec(workflow: Workflow, sources: Readonly<Record<strin
   const merged: WorkflowSpec = { ...base };
   for (const [k, v] of Object.entries(own) as Array<[keyof WorkflowSpec, unknown]>) {
     if (v !== undefined && k !== 'templates' && k !== 'arguments' && k !== 'workflowTemplateRef') {
-      (merged as Record<string, unknown>)[k] = v;
+      setOwn(merged, k, v);
     }
   }
   merged.templates = mergeByName(base.templates ?? source.templates, own.templates ?? []);

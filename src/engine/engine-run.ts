@@ -53,6 +53,8 @@ export class EngineRun {
   readonly globals: Record<string, string>;
   /** Output parameters exported with `globalName`, in export order (becomes status.outputs). */
   readonly globalOutputs = new Map<string, string>();
+  /** The (effective) workflow's `spec.podSpecPatch`, rendered per pod by executePod. */
+  podSpecPatch: string | undefined;
   /** Template invocations being executed right now, outermost first (see MAX_TEMPLATE_DEPTH). */
   depth = 0;
 

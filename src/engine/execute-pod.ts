@@ -12,7 +12,7 @@
  */
 import type { NodeStatus, Template } from '../api/index.js';
 import type { EngineRun } from './engine-run.js';
-import { renderLeafTemplate, valueSource } from './expressions.js';
+import { renderLeafTemplate, renderPodSpecPatch, valueSource } from './expressions.js';
 import { newNode, templateVariables, type Execution } from './invocation.js';
 import { leafLimitReached } from './leaf-deadline.js';
 import { podNameFor } from './node-naming.js';
@@ -31,8 +31,10 @@ export function executePod(run: EngineRun, ex: Execution): NodeStatus | undefine
   node.podName = podName;
   const vars = leafVariables(run, node, ex);
   let template: Template;
+  let workflowPodSpecPatch: string | undefined;
   try {
     template = renderLeafTemplate(ex.resolved.template, vars, ex.where, ex.seed.inputs);
+    if (run.podSpecPatch !== undefined) workflowPodSpecPatch = renderPodSpecPatch(run.podSpecPatch, vars, 'spec.podSpecPatch');
   } catch (err) {
     return run.setPhase(node, 'Error', (err as Error).message);
   }
@@ -51,7 +53,7 @@ export function executePod(run: EngineRun, ex: Execution): NodeStatus | undefine
       return run.setPhase(node, 'Failed', limit);
     }
     if (!obs) {
-      run.emit({ kind: 'createPod', nodeId: node.id, podName, template, nodeName: node.name });
+      run.emit({ kind: 'createPod', nodeId: node.id, podName, template, nodeName: node.name, ...(workflowPodSpecPatch !== undefined ? { workflowPodSpecPatch } : {}) });
       return node;
     }
     run.setPhase(node, obs.phase === 'Running' ? 'Running' : 'Pending', obs.message ?? '');

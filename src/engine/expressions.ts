@@ -9,9 +9,11 @@
  * - a leaf template (what a pod or the agent runs) is rendered leniently, then checked: tags that
  *   name engine variables (`inputs.`, `workflow.`, `steps.`, `tasks.`, `item`, `pod.`, `node.`,
  *   `retries`) and `{{=…}}` tags must have resolved, others are left for whoever reads them
- *   (metrics use `{{status}}`, `{{duration}}`); `metrics` itself is not rendered here.
+ *   (metrics use `{{status}}`, `{{duration}}`); `metrics` itself is not rendered here;
+ * - a `podSpecPatch` (template or workflow level) is rendered in the parsed document's string
+ *   leaves only (structured-render.ts), never in its source text: a value cannot reshape a pod.
  */
-import type { Inputs, Template } from '../api/index.js';
+import { setOwn, type Inputs, type Template } from '../api/index.js';
 import {
   compile,
   compileBoolean,
@@ -27,6 +29,7 @@ import {
   type DependencyState,
 } from '../expr/index.js';
 import type { ValueSource } from './outputs.js';
+import { renderStructuredText } from './structured-render.js';
 import type { Vars } from './variables.js';
 
 /** One-line message for an expression error at `field`. */
@@ -65,9 +68,26 @@ export const ENGINE_PREFIXES = /^(inputs\.|workflow\.|steps\.|tasks\.|item$|item
  * template's declared inputs, so the pod builder and plugins see the bound values.
  */
 export function renderLeafTemplate(template: Template, vars: Vars, where: string, inputs?: Inputs): Template {
-  const { metrics, ...rest } = template;
+  const { metrics, podSpecPatch, ...rest } = template;
   if (inputs && (inputs.parameters?.length || inputs.artifacts?.length)) rest.inputs = inputs;
-  const rendered = mapStrings(rest, where, (text, field) =>
+  const render = leafRenderer(vars);
+  const rendered = mapStrings(rest, where, render) as Template;
+  if (podSpecPatch !== undefined) rendered.podSpecPatch = wrap(`${where}.podSpecPatch`, () => renderStructuredText(podSpecPatch, `${where}.podSpecPatch`, render));
+  if (metrics !== undefined) rendered.metrics = metrics;
+  return rendered;
+}
+
+/**
+ * The workflow-level `spec.podSpecPatch` rendered for one pod with its leaf variables, in string
+ * leaves only, like the template's (`field` names it in errors).
+ */
+export function renderPodSpecPatch(text: string, vars: Vars, field: string): string {
+  return wrap(field, () => renderStructuredText(text, field, leafRenderer(vars)));
+}
+
+/** The lenient-then-checked render of one string of a leaf template (see the policy above). */
+function leafRenderer(vars: Vars): (text: string, field: string) => string {
+  return (text, field) =>
     wrap(field, () => {
       const out = renderTemplate(text, vars, { leaveUnresolved: true }, field);
       if (out.includes('{{') && (out.includes('{{=') || tagNames(out).some((n) => ENGINE_PREFIXES.test(n)))) {
@@ -75,18 +95,16 @@ export function renderLeafTemplate(template: Template, vars: Vars, where: string
         return renderTemplate(text, vars, {}, field);
       }
       return out;
-    }),
-  ) as Template;
-  if (metrics !== undefined) rendered.metrics = metrics;
-  return rendered;
+    });
 }
 
+/** A copy of `value` with `fn` applied to every string; own keys only, written with setOwn. */
 function mapStrings(value: unknown, path: string, fn: (text: string, field: string) => string): unknown {
   if (typeof value === 'string') return fn(value, path);
   if (Array.isArray(value)) return value.map((v, i) => mapStrings(v, `${path}[${i}]`, fn));
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = mapStrings(v, `${path}.${k}`, fn);
+    for (const [k, v] of Object.entries(value)) setOwn(out, k, mapStrings(v, `${path}.${k}`, fn));
     return out;
   }
   return value;

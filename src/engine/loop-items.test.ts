@@ -34,3 +34,11 @@ describe('loop items', () => {
     expect(stringifyValue(undefined)).toBe('');
   });
 });
+
+describe('withParam is user JSON', () => {
+  it('refuses a __proto__ key and keeps constructor as data', () => {
+    expect(() => expandLoop({ withParam: '[{"__proto__": {"polluted": 1}}]' })).toThrow(/\[0\]\.__proto__ is a key named "__proto__"/);
+    expect(expandLoop({ withParam: '[{"constructor": 1}]' })).toEqual([{ constructor: 1 }]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});

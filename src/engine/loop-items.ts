@@ -6,7 +6,7 @@
  * Expansion happens at run time, after the loop source was substituted, so `withParam:
  * "{{steps.gen.outputs.result}}"` works.
  */
-import type { Sequence } from '../api/index.js';
+import { parseUserJson, type Sequence } from '../api/index.js';
 import { expandSequence, SequenceError } from './sequence.js';
 
 /** The loop fields a step or task may carry. */
@@ -43,9 +43,9 @@ export function expandLoop(src: LoopSource): unknown[] {
   if (src.withParam !== undefined) {
     let parsed: unknown;
     try {
-      parsed = JSON.parse(src.withParam);
-    } catch {
-      throw new LoopError('withParam', `is not a JSON list: ${preview(src.withParam)}`);
+      parsed = parseUserJson(src.withParam, 'withParam');
+    } catch (err) {
+      throw new LoopError('withParam', err instanceof SyntaxError ? `is not a JSON list: ${preview(src.withParam)}` : `${(err as Error).message.replace(/^withParam: /, '')}`);
     }
     if (!Array.isArray(parsed)) throw new LoopError('withParam', `is not a JSON list: ${preview(src.withParam)}`);
     return parsed;

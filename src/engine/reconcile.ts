@@ -52,6 +52,7 @@ export function reconcileWorkflow(workflow: Workflow, observations: Observations
   const name = workflow.metadata?.name ?? '';
   const run = new EngineRun(name, previous.nodes, observations, new TemplateResolver(spec.templates ?? [], sources), spec.parallelism, workflowVariables(workflow, spec, []));
   restoreGlobals(run);
+  run.podSpecPatch = spec.podSpecPatch;
   run.activePods = countActivePods(run);
   const startedAt = previous.startedAt ?? run.now;
   run.globals['workflow.duration'] = workflowDuration(toMs(startedAt, run.nowMs), run.nowMs);

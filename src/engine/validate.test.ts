@@ -186,3 +186,11 @@ describe('validateWorkflow: parameter values', () => {
     expect(messages({ entrypoint: 's', templates: [{ name: 's', steps: [[{ name: 'a', template: 'take', arguments: { parameters: [{ name: 'p', value: 1 }] } }]] }, take] })).toEqual([]);
   });
 });
+
+describe('user JSON in a workflow', () => {
+  it('refuses a __proto__ key anywhere in the spec or its template sources, naming the field', () => {
+    const spec = JSON.parse('{"entrypoint": "m", "templates": [{"name": "m", "plugin": {"hello": {"__proto__": {"polluted": 1}}}}]}') as WorkflowSpec;
+    expect(messages(spec)).toEqual(['spec.templates[0].plugin.hello.__proto__ is a key named "__proto__", which plugflow refuses in user JSON and YAML (it could rewrite object prototypes): rename or remove it']);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});

@@ -14,7 +14,7 @@
  * Templates in WorkflowTemplates are checked when `sources` holds them; without `sources`,
  * references into WorkflowTemplates are not checked (the REST server passes what it fetched).
  */
-import { anyStringToString, FieldError, SHUTDOWN_STRATEGIES, type Template, type Workflow } from '../api/index.js';
+import { anyStringToString, FieldError, PROTO_KEY_DETAIL, protoKeyPath, SHUTDOWN_STRATEGIES, type Template, type Workflow } from '../api/index.js';
 import type { TemplateSource } from './contract.js';
 import { effectiveSpec } from './effective-spec.js';
 import { checkEnum } from './inputs.js';
@@ -24,6 +24,13 @@ import { checkParameterValues, validateTemplate, type TemplateContext } from './
 export function validateWorkflow(workflow: Workflow, sources?: Readonly<Record<string, TemplateSource>>): FieldError[] {
   const errors: FieldError[] = [];
   const add = (field: string, detail: string) => errors.push(new FieldError(field, detail));
+  // User JSON (src/api/user-json.ts): a `__proto__` key anywhere stops the workflow before any copy.
+  const proto = protoKeyPath(workflow.spec, 'spec') ?? protoKeyPath(workflow.metadata, 'metadata');
+  if (proto !== undefined) return [new FieldError(proto, PROTO_KEY_DETAIL)];
+  for (const [key, source] of Object.entries(sources ?? {})) {
+    const at = protoKeyPath(source, key);
+    if (at !== undefined) return [new FieldError(at, PROTO_KEY_DETAIL)];
+  }
   const wtr = workflow.spec?.workflowTemplateRef;
   if (wtr && !sources) {
     // The referenced spec is unknown: check only what the workflow itself says.

@@ -13,7 +13,7 @@
  *   `.outputs.parameters.<p>`; for a loop, `.outputs.result` and `.outputs.parameters.<p>` are
  *   JSON lists over the items and `.outputs.parameters` a JSON list of `{name: value}` maps.
  */
-import { anyStringToString, type NodeStatus, type Workflow, type WorkflowSpec } from '../api/index.js';
+import { anyStringToString, parseUserJson, type NodeStatus, type Workflow, type WorkflowSpec } from '../api/index.js';
 
 /**
  * Variable name → value. `null` marks an *absent* value: a declared output of a step or task that
@@ -102,7 +102,7 @@ function parseIfJson(text: string): unknown {
   const t = text.trim();
   if (t.startsWith('{') || t.startsWith('[')) {
     try {
-      return JSON.parse(t);
+      return parseUserJson(t, 'a step result');
     } catch {
       return text;
     }

@@ -45,6 +45,11 @@ export class CompiledTemplate {
     private readonly parts: Part[],
   ) {}
 
+  /** Each tag's offset in the text and its raw text (`{{…}}`), in order: for structured rendering. */
+  get tagSpans(): { start: number; raw: string }[] {
+    return this.parts.flatMap((p) => (typeof p === 'string' ? [] : [{ start: p.start, raw: p.raw }]));
+  }
+
   /** Whether the text has any tag at all (most strings of a workflow have none). */
   get hasTags(): boolean {
     return this.parts.some((p) => typeof p !== 'string');

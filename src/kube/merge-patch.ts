@@ -2,8 +2,11 @@
  * The smallest JSON merge patch (RFC 7386) that turns one JSON value into another. Writing only
  * what changed keeps status writes small and lets a write that changes nothing be skipped
  * altogether. Arrays are replaced whole (merge patch cannot address array elements); removed
- * object keys become `null`. Pure.
+ * object keys become `null`. Pure. Status holds user JSON (plugin outputs), so properties are
+ * read as own ones only and written with setOwn (src/api/user-json.ts).
  */
+import { getOwn, setOwn } from '../api/user-json.js';
+
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -22,7 +25,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
     const ka = Object.keys(a).filter((k) => a[k] !== undefined);
     const kb = Object.keys(b).filter((k) => b[k] !== undefined);
     if (ka.length !== kb.length) return false;
-    return ka.every((k) => jsonEqual(a[k], b[k]));
+    return ka.every((k) => jsonEqual(a[k], getOwn(b, k)));
   }
   return false;
 }
@@ -36,17 +39,17 @@ export function mergePatchDiff(from: Record<string, unknown> | undefined, to: Re
   const before = from ?? {};
   for (const [k, v] of Object.entries(to)) {
     if (v === undefined) continue;
-    const old = before[k];
+    const old = getOwn(before, k);
     if (jsonEqual(old, v)) continue;
     if (isObject(v) && isObject(old)) {
       const sub = mergePatchDiff(old, v);
-      if (sub) patch[k] = sub;
+      if (sub) setOwn(patch, k, sub);
     } else {
-      patch[k] = stripUndefined(v) as Json;
+      setOwn(patch, k, stripUndefined(v));
     }
   }
   for (const [k, v] of Object.entries(before)) {
-    if (v !== undefined && to[k] === undefined) patch[k] = null;
+    if (v !== undefined && getOwn(to, k) === undefined) setOwn(patch, k, null);
   }
   return Object.keys(patch).length ? patch : undefined;
 }
@@ -57,7 +60,7 @@ export function applyMergePatch(target: unknown, patch: unknown): unknown {
   const out: Record<string, unknown> = isObject(target) ? { ...target } : {};
   for (const [k, v] of Object.entries(patch)) {
     if (v === null) delete out[k];
-    else out[k] = applyMergePatch(out[k], v);
+    else setOwn(out, k, applyMergePatch(getOwn(out, k), v));
   }
   return out;
 }
@@ -66,7 +69,7 @@ function stripUndefined(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(stripUndefined);
   if (isObject(v)) {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) if (x !== undefined) out[k] = stripUndefined(x);
+    for (const [k, x] of Object.entries(v)) if (x !== undefined) setOwn(out, k, stripUndefined(x));
     return out;
   }
   return v;

@@ -43,6 +43,7 @@ const fullContainer: Container = {
 function input(template: Partial<Template>, wf: Partial<Workflow['spec']> = {}): StepPodInput {
   return {
     workflow: { ...workflow, spec: { ...workflow.spec, ...wf } },
+    workflowPodSpecPatch: wf.podSpecPatch,
     nodeId: 'wf-123',
     podName: 'wf-step-123',
     template: { name: 't', ...template },

@@ -49,6 +49,11 @@ export interface StepPodInput {
   podName: string;
   /** A template with a `container` or `script` section, parameters already substituted. */
   template: Template;
+  /**
+   * The workflow's `spec.podSpecPatch` as the engine rendered it for this pod (createPod action);
+   * the unrendered one in `workflow.spec` is never applied (its tags would reach the API server).
+   */
+  workflowPodSpecPatch?: string;
   /** Image of the init and wait containers (it provides `plugflow` and the emissary). */
   executorImage: string;
   /** Overrides the template's and the workflow's service account. */
@@ -129,7 +134,7 @@ export function buildStepPod(input: StepPodInput): V1Pod {
   };
   for (const [k, v] of Object.entries(optional)) if (v !== undefined) (spec as unknown as Record<string, unknown>)[k] = v;
 
-  if (wfSpec.podSpecPatch) spec = mergePodSpecPatch(spec, parsePodSpecPatch(wfSpec.podSpecPatch, `workflow ${wfName}: spec.podSpecPatch`));
+  if (input.workflowPodSpecPatch) spec = mergePodSpecPatch(spec, parsePodSpecPatch(input.workflowPodSpecPatch, `workflow ${wfName}: spec.podSpecPatch`));
   if (template.podSpecPatch) spec = mergePodSpecPatch(spec, parsePodSpecPatch(template.podSpecPatch, `${where}: podSpecPatch`));
 
   return {

@@ -10,6 +10,7 @@
  *   - output parameters are never shortened: if they do not fit, the report carries `error`
  *     instead of them (the step fails and the message says to use an artifact).
  */
+import { parseUserJson, UnsafeJsonError } from '../api/index.js';
 import { TERMINATION_MESSAGE_LIMIT } from './layout.js';
 
 export interface WaitReport {
@@ -76,8 +77,9 @@ function safeSlice(text: string, n: number): string {
 export function parseWaitReport(message: string): { report: WaitReport } | { error: string } {
   let data: unknown;
   try {
-    data = JSON.parse(message);
-  } catch {
+    data = parseUserJson(message, "the wait container's termination message");
+  } catch (err) {
+    if (err instanceof UnsafeJsonError) return { error: err.message };
     return { error: `the wait container's termination message is not JSON: ${JSON.stringify(message.slice(0, 200))}` };
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) return { error: 'the wait container reported a non-object' };

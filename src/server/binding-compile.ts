@@ -7,7 +7,7 @@
  * runs the parameter and metadata expressions (metadata must yield strings). Their failures
  * are BindingFailures carrying the metrics outcome.
  */
-import type { WorkflowEventBinding } from '../api/index.js';
+import { PROTO_KEY_DETAIL, protoKeyPath, type WorkflowEventBinding } from '../api/index.js';
 import { compileBoolean, compileString, compileValue, eventValueText, valueToText, type ExprEnv, type TypedExpression } from '../expr/index.js';
 import type { BindingOutcome } from './metrics.js';
 import type { Submission } from './workflow-from-event.js';
@@ -78,6 +78,12 @@ export function compileBinding(b: WorkflowEventBinding): CompiledBinding {
   const spec = isObject(b.spec) ? b.spec : undefined;
   if (!spec) {
     problem('spec is required');
+    return out;
+  }
+  // User JSON (src/api/user-json.ts): nothing of a binding with a `__proto__` key is used.
+  const proto = protoKeyPath(spec, 'spec');
+  if (proto !== undefined) {
+    problem(`${proto} ${PROTO_KEY_DETAIL}`);
     return out;
   }
   const selector = isObject(spec.event) ? spec.event.selector : undefined;

@@ -7,7 +7,7 @@
  * meaning. Total: any JSON value gets a list of problems (empty when the shape is right), each
  * naming its field, and nothing is thrown.
  */
-import { crdDefinitions, FieldError } from '../api/index.js';
+import { crdDefinitions, FieldError, PROTO_KEY_DETAIL, protoKeyPath } from '../api/index.js';
 import { SchemaValidator } from '../api/crd/offline-validator.js';
 import { obj, str, stringMap, type Schema } from '../api/crd/schema-builders.js';
 
@@ -55,6 +55,8 @@ const WRAPPED = 'spec.templates[0]';
 export function workflowShapeProblems(doc: unknown): FieldError[] {
   const deep = tooDeep(doc, MAX_WORKFLOW_DEPTH);
   if (deep !== undefined) return [new FieldError(deep, `nests arrays and objects more than ${MAX_WORKFLOW_DEPTH} levels deep`)];
+  const proto = protoKeyPath(doc);
+  if (proto !== undefined) return [new FieldError(proto, PROTO_KEY_DETAIL)];
   const v = workflowShapeValidator();
   const problems = v.check(doc);
   if (problems.length > 0) return problems;

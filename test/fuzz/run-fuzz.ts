@@ -16,6 +16,7 @@ import { startSystem } from '../soak/system.js';
 import { fuzzAgent } from './agent-fuzz.js';
 import { BINDINGS, canaryEvent, fuzzCluster, type ClusterFuzzTarget } from './cluster-fuzz.js';
 import { fuzzPodPolicy } from './pod-policy-fuzz.js';
+import { fuzzPrototypeKeysInProcess, fuzzPrototypeKeysInSystem, fuzzRenderedValues } from './proto-fuzz.js';
 import { fuzzServer } from './server-fuzz.js';
 import { Tally, type TargetTally } from './tally.js';
 
@@ -92,6 +93,10 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
 
     say(`pod-policy escapes: ${o.per} hostile workflows and plugin sidecars`);
     await fuzzPodPolicy(rng.fork('pod-policy'), target, tally, o.per, say);
+    say(`prototype keys (${o.per * 10} in process, ${o.per} through the system) and ${o.per} metacharacter values`);
+    fuzzPrototypeKeysInProcess(rng.fork('proto-pure'), tally, o.per * 10);
+    await fuzzPrototypeKeysInSystem(rng.fork('proto'), target, tally, o.per);
+    await fuzzRenderedValues(rng.fork('meta'), target, tally, o.per);
 
     // The canary workflow, accepted before everything, must have finished as designed.
     const canaries = tally.of('canaries (nothing accepted is lost)');

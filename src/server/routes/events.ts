@@ -12,6 +12,7 @@
  * with the workflows created and the failures.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parseUserJson } from '../../api/index.js';
 import type { Logger } from '../../log/logger.js';
 import type { Authenticator, Caller } from '../auth.js';
 import type { DispatchResult, EventJob } from '../dispatch.js';
@@ -161,10 +162,10 @@ class EventEndpoint {
     let payload: unknown;
     try {
       if (text.trim() === '') throw new Error('the body is empty');
-      payload = JSON.parse(text);
+      payload = parseUserJson(text, 'the event body');
     } catch (err) {
       this.receipt('invalid');
-      return this.fail(call, badRequest(`the event body must be JSON: ${(err as Error).message}`));
+      return this.fail(call, badRequest(err instanceof SyntaxError ? `the event body must be JSON: ${err.message}` : (err as Error).message));
     }
     const { queue } = this.deps;
     const job: EventJob = {
