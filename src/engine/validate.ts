@@ -19,6 +19,7 @@ import type { TemplateSource } from './contract.js';
 import { effectiveSpec } from './effective-spec.js';
 import { checkEnum } from './inputs.js';
 import { TemplateResolver } from './template-resolver.js';
+import { checkReferencedTemplates, checkSpecFields } from './validate-fields.js';
 import { checkParameterValues, validateTemplate, type TemplateContext } from './validate-template.js';
 
 export function validateWorkflow(workflow: Workflow, sources?: Readonly<Record<string, TemplateSource>>): FieldError[] {
@@ -27,6 +28,7 @@ export function validateWorkflow(workflow: Workflow, sources?: Readonly<Record<s
   const wtr = workflow.spec?.workflowTemplateRef;
   if (wtr && !sources) {
     // The referenced spec is unknown: check only what the workflow itself says.
+    checkSpecFields(workflow.spec, add);
     checkOwnTemplates(workflow.spec.templates ?? [], undefined, add);
     checkParameterValues(workflow.spec.arguments?.parameters, 'spec.arguments.parameters', add);
     return errors;
@@ -40,6 +42,9 @@ export function validateWorkflow(workflow: Workflow, sources?: Readonly<Record<s
   const templates = spec.templates ?? [];
   const resolver = new TemplateResolver(templates, sources ?? {});
   const ctx: TemplateContext = { resolver, checkRefs: sources !== undefined, add };
+  // Fields plugflow does not implement come first: nothing else matters until they are gone.
+  checkSpecFields(spec, add);
+  if (ctx.checkRefs) checkReferencedTemplates(spec, resolver, add);
   checkOwnTemplates(templates, ctx, add);
 
   if (!spec.entrypoint) {
@@ -57,9 +62,6 @@ export function validateWorkflow(workflow: Workflow, sources?: Readonly<Record<s
     if (!p.name) add(field, 'needs a name');
     else if (seen.has(p.name)) add(field, 'is given twice');
     seen.add(p.name);
-    if (p.valueFrom && (p.valueFrom.configMapKeyRef || p.valueFrom.event || p.valueFrom.path || p.valueFrom.supplied)) {
-      add(`${field}.valueFrom`, 'is not supported for workflow arguments; give a value');
-    }
     if (p.value === undefined && p.default === undefined && p.valueFrom?.default === undefined) add(`${field}.value`, 'is required');
   });
 
