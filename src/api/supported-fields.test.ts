@@ -4,9 +4,12 @@
  * (the API server would otherwise prune it before anyone could refuse it). A field added to the
  * schema without being implemented or refused fails here.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { crdDefinitions } from './crd/definitions.js';
 import type { Schema } from './crd/schema-builders.js';
+import { withFieldsDoc } from './supported-fields-doc.js';
 import { CONTAINER_FIELDS, fieldRule, RECORD_NAMES, recordRules, type FieldShape, type RecordName } from './supported-fields.js';
 
 /** The schema node holding the record of a field of the given shape. */
@@ -98,5 +101,15 @@ describe('supported fields (one list for the CRD schema and the engine)', () => 
 
   it('never matches a key inherited from Object.prototype', () => {
     for (const r of RECORD_NAMES) for (const k of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) expect(fieldRule(r, k)).toBeUndefined();
+  });
+});
+
+describe('the engine README lists exactly the supported and refused fields', () => {
+  it('matches the rendering of the list (regenerate with npx tsx hack/gen-fields-doc.ts)', () => {
+    const readme = readFileSync(join(import.meta.dirname, '../engine/README.md'), 'utf8');
+    const wanted = withFieldsDoc(readme);
+    expect(wanted, 'src/engine/README.md has the supported-fields markers').toBeDefined();
+    expect(readme).toBe(wanted);
+    expect(readme).toContain('| `Template.memoize` |');
   });
 });

@@ -173,8 +173,8 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
   Outputs: {
     parameters: rec('OutputParameter', 'list'),
     artifacts: no(ARTIFACTS),
-    result: no('is filled in by plugflow when the step runs (its standard output); a template cannot set it'),
-    exitCode: no('is filled in by plugflow when the step runs; a template cannot set it'),
+    result: no('plugflow fills it in when the step runs (its standard output); a template cannot set it'),
+    exitCode: no('plugflow fills it in when the step runs; a template cannot set it'),
   },
   WorkflowArgumentParameter: {
     name: ok(),
@@ -274,7 +274,7 @@ function callFields(): Record<string, FieldRule> {
 
 function refusedValueSources(why: string): Record<string, FieldRule> {
   const out: Record<string, FieldRule> = {};
-  for (const k of ['configMapKeyRef', 'event', 'expression', 'jqFilter', 'jsonPath', 'parameter', 'path', 'supplied']) out[k] = no(`is not read for arguments: ${why}`);
+  for (const k of ['configMapKeyRef', 'event', 'expression', 'jqFilter', 'jsonPath', 'parameter', 'path', 'supplied']) out[k] = no(`this source is not read for arguments: ${why}`);
   return out;
 }
 

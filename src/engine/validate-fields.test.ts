@@ -119,3 +119,12 @@ describe('no field is silently ignored', () => {
     expect(problems).toEqual([]);
   });
 });
+
+describe('workflow argument enum', () => {
+  it('binds the value of a workflow argument to its own enum', () => {
+    expect(messages({ entrypoint: 'echo', templates: [echo], arguments: { parameters: [{ name: 'env', value: 'prod', enum: ['dev', 'test'] }] } })).toEqual([
+      'spec.arguments.parameters[env] value "prod" is not one of the allowed values ["dev","test"]',
+    ]);
+    expect(messages({ entrypoint: 'echo', templates: [echo], arguments: { parameters: [{ name: 'env', value: 'dev', enum: ['dev', 'test'] }] } })).toEqual([]);
+  });
+});

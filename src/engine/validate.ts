@@ -14,7 +14,7 @@
  * Templates in WorkflowTemplates are checked when `sources` holds them; without `sources`,
  * references into WorkflowTemplates are not checked (the REST server passes what it fetched).
  */
-import { anyStringToString, FieldError, SHUTDOWN_STRATEGIES, type Template, type Workflow } from '../api/index.js';
+import { anyStringToString, FieldError, isAnyString, SHUTDOWN_STRATEGIES, type Template, type Workflow } from '../api/index.js';
 import type { TemplateSource } from './contract.js';
 import { effectiveSpec } from './effective-spec.js';
 import { checkEnum } from './inputs.js';
@@ -63,6 +63,12 @@ export function validateWorkflow(workflow: Workflow, sources?: Readonly<Record<s
     else if (seen.has(p.name)) add(field, 'is given twice');
     seen.add(p.name);
     if (p.value === undefined && p.default === undefined && p.valueFrom?.default === undefined) add(`${field}.value`, 'is required');
+    // The argument's own enum (the peer's UI offers it as a choice) binds its value too.
+    const raw = p.value ?? p.default ?? p.valueFrom?.default;
+    if (p.name && Array.isArray(p.enum) && isAnyString(raw) && !anyStringToString(raw).includes('{{')) {
+      const bad = checkEnum(p, anyStringToString(raw), field);
+      if (bad) add(field, bad.slice(bad.indexOf(': ') + 2));
+    }
   });
 
   if (spec.onExit !== undefined && spec.hooks?.exit) add('spec.onExit', 'and spec.hooks.exit are both set; keep one');
