@@ -7,6 +7,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { executorPluginsEnabled } from '../api/index.js';
 import { createLogger } from '../log/logger.js';
 import { DEFAULT_IMAGE, startController } from '../controller/controller.js';
+import { DEFAULT_MAX_STATUS_BYTES } from '../controller/status-size.js';
 
 function positiveInt(v: string): number {
   const n = Number(v);
@@ -29,6 +30,7 @@ interface ControllerFlags {
   executorImage: string;
   agentServiceAccount?: string;
   events: boolean;
+  maxStatusBytes: number;
 }
 
 export function registerControllerCommands(program: Command): void {
@@ -43,6 +45,7 @@ export function registerControllerCommands(program: Command): void {
     .option('--executor-image <image>', 'image of the init and wait containers of step pods (and of agent pods)', process.env.PLUGFLOW_EXECUTOR_IMAGE ?? DEFAULT_IMAGE)
     .option('--agent-service-account <name>', 'service account of agent pods')
     .option('--no-events', 'do not record Kubernetes Events on workflow start and finish')
+    .option('--max-status-bytes <n>', 'largest serialized workflow written; a workflow whose status grows past it ends in Error', positiveInt, DEFAULT_MAX_STATUS_BYTES)
     .addHelpText(
       'after',
       '\nEnvironment: WORKFLOW_EXECUTOR_PLUGINS=true enables executor plugins; PLUGFLOW_NAMESPACE is the installation namespace (default plugflow).',
@@ -58,6 +61,7 @@ export function registerControllerCommands(program: Command): void {
         executorImage: flags.executorImage,
         agentServiceAccountName: flags.agentServiceAccount,
         recordEvents: flags.events,
+        maxStatusBytes: flags.maxStatusBytes,
         pluginsEnabled: executorPluginsEnabled(),
         log,
       });
