@@ -12,7 +12,8 @@
  * The engine is pure, so an exception it throws is a bug that the same inputs would repeat on
  * every retry: the workflow would never be decided. Such a workflow is ended in Error with a
  * message naming the internal failure (and the failure is logged with its stack). Errors of the
- * Kubernetes API (status writes, actions) are not the engine's and are retried with backoff.
+ * Kubernetes API (status writes, actions) are not the engine's and are retried with backoff —
+ * except a status too large to store, which ends the workflow in Error at once (status-size.ts).
  */
 import { FINAL_NODE_PHASES, FINAL_WORKFLOW_PHASES, LABEL_COMPLETED, LABEL_PHASE, type Workflow, type WorkflowPhase, type WorkflowStatus } from '../api/index.js';
 import { effectiveSpec, type Observations, type ReconcileResult } from '../engine/index.js';
@@ -81,8 +82,11 @@ export class Reconciler {
     let result: Computed | undefined;
     // Set when the API server refused a status as too large: 1 keeps the stored nodes, 2 drops them.
     let refusedAsTooLarge: { attempt: number; message: string } | undefined;
+    let last: Computed | undefined;
     for (let conflicts = 0; !result; ) {
-      const computed = this.bounded(wf, this.run(wf), refusedAsTooLarge);
+      // After a refusal the engine need not run again (a large status is slow to compute).
+      last = refusedAsTooLarge && last ? last : this.run(wf);
+      const computed = this.bounded(wf, last, refusedAsTooLarge);
       this.d.caches.expectStatus(namespace, name, computed.status);
       try {
         const written = await writeStatus(this.d.client, wf, computed.status);
