@@ -16,12 +16,14 @@ import { KubeClient } from '../src/kube/client.js';
 import { PODS, WORKFLOW_TEMPLATES, WORKFLOWS } from '../src/kube/resource.js';
 import { captureLogger, eventually, waitForCompletion, workflow } from './controller-harness.js';
 import { adminKubeConfig, createTestNamespace, deleteTestNamespace } from './support/cluster.js';
+import { call, listWorkflows, startTestServer, type TestServer } from './support/server.js';
 
 let ns: string;
 let rawNs: string;
 let client: KubeClient;
 let controller: RunningController;
 let unbounded: RunningController;
+let rest: TestServer;
 const { log, lines } = captureLogger();
 const raw = captureLogger();
 
@@ -46,18 +48,41 @@ beforeAll(async () => {
   await eventually(() => core.readNamespacedServiceAccount({ name: 'default', namespace: ns }), 'the default service account');
   controller = await startController({ kubeConfig: adminKubeConfig(), namespace: ns, metricsPort: 0, workers: 2, log: log });
   // A controller whose own size check is out of the way: only the API server's limit applies.
+  rest = await startTestServer({ namespace: ns, secure: false, authMode: 'server' });
   unbounded = await startController({ kubeConfig: adminKubeConfig(), namespace: rawNs, metricsPort: 0, workers: 2, log: raw.log, maxStatusBytes: 64 * 1024 * 1024 });
 }, 180_000);
 
 afterAll(async () => {
   await controller?.stop();
   await unbounded?.stop();
+  await rest?.close();
   await client?.close();
   await deleteTestNamespace(ns);
   await deleteTestNamespace(rawNs);
 });
 
 describe('no field is silently ignored (created directly, as kubectl would)', () => {
+  it('the REST server answers 400 naming every unimplemented field, and stores nothing', async () => {
+    const res = await call('POST', `${rest.url}/api/v1/workflows/${ns}`, {
+      body: {
+        workflow: {
+          metadata: { generateName: 'gc-', labels: { suite: 'fields-rest' } },
+          spec: {
+            entrypoint: 'main',
+            podGC: { strategy: 'OnPodCompletion' },
+            templates: [{ name: 'main', inputs: { artifacts: [{ name: 'src', path: '/src' }] }, container: { image: 'alpine:3', command: ['ls', '/src'] } }],
+          },
+        },
+      },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe(
+      `Workflow ${ns}/gc-* is invalid: spec.podGC is not supported yet: pod garbage collection is not implemented yet (pods are kept until the workflow is deleted); ` +
+        'spec.templates[main].inputs.artifacts is not supported yet: artifacts are not implemented yet (the field would be ignored and no file would move)',
+    );
+    expect(await listWorkflows(ns, 'suite=fields-rest')).toEqual([]);
+  });
+
   it('fails a workflow using synchronization at once, naming the field, and starts no pod', async () => {
     await client.create(WORKFLOWS, ns, workflow('locked', {
       entrypoint: 'main',

@@ -5,7 +5,8 @@ import { parseAllDocuments } from 'yaml';
 import type { Template, Workflow, WorkflowSpec } from '../api/index.js';
 import type { TemplateSource } from './contract.js';
 import { validateWorkflow } from './validate.js';
-import { checkSpecFields } from './validate-fields.js';
+import { checkReferencedTemplates, checkSpecFields } from './validate-fields.js';
+import { TemplateResolver } from './template-resolver.js';
 
 const echo: Template = { name: 'echo', container: { image: 'alpine', command: ['echo', 'hi'] } };
 
@@ -126,5 +127,16 @@ describe('workflow argument enum', () => {
       'spec.arguments.parameters[env] value "prod" is not one of the allowed values ["dev","test"]',
     ]);
     expect(messages({ entrypoint: 'echo', templates: [echo], arguments: { parameters: [{ name: 'env', value: 'dev', enum: ['dev', 'test'] }] } })).toEqual([]);
+  });
+});
+
+describe('hostile shapes', () => {
+  it('never throws, whatever the spec holds', () => {
+    const shapes: unknown[] = [null, 1, 'x', [], { templates: 'x' }, { templates: [null, 1, { steps: 'x', dag: 'y' }, { steps: [null, [null, 1]], dag: { tasks: [null] } }] }, { hooks: [1] }, { arguments: { parameters: 'x' } }];
+    const sources: Record<string, TemplateSource> = { 'WorkflowTemplate/x': { templates: [null as never] } };
+    for (const spec of shapes) {
+      expect(() => checkSpecFields(spec as WorkflowSpec, () => {})).not.toThrow();
+      expect(() => checkReferencedTemplates(spec as WorkflowSpec, new TemplateResolver([], sources), () => {})).not.toThrow();
+    }
   });
 });

@@ -12,7 +12,7 @@
  * since running them would ignore the field just the same.
  */
 import { fieldRule, type FieldShape, type RecordName } from '../api/supported-fields.js';
-import type { Template, WorkflowSpec, WorkflowStep } from '../api/index.js';
+import type { Template, TemplateRef, WorkflowSpec, WorkflowStep } from '../api/index.js';
 import type { TemplateResolver, TemplateReference } from './template-resolver.js';
 
 type Add = (field: string, detail: string) => void;
@@ -70,8 +70,10 @@ export function checkSpecFields(spec: WorkflowSpec, add: Add): void {
  * transitively, each walked once; the workflow's own ones are walked by checkSpecFields.
  */
 export function checkReferencedTemplates(spec: WorkflowSpec, resolver: TemplateResolver, add: Add): void {
+  if (!isObject(spec)) return;
   const seen = new Set<string>();
-  const pending: Array<{ t: Template; scope: string | undefined }> = (spec.templates ?? []).map((t) => ({ t, scope: undefined }));
+  const own: unknown[] = Array.isArray(spec.templates) ? spec.templates : [];
+  const pending: Array<{ t: Template; scope: string | undefined }> = own.filter(isObject).map((t) => ({ t: t as unknown as Template, scope: undefined }));
   const follow = (ref: TemplateReference, scope: string | undefined): void => {
     if (!ref.templateRef && scope === undefined) return; // the workflow's own: already walked
     if (ref.inline) return; // walked with the template that holds it
@@ -83,8 +85,8 @@ export function checkReferencedTemplates(spec: WorkflowSpec, resolver: TemplateR
     checkFields(res.value.template, 'Template', key, add);
     pending.push({ t: res.value.template, scope: res.value.scope });
   };
-  const exit = spec.hooks?.exit;
-  if (exit?.templateRef) follow({ templateRef: exit.templateRef }, undefined);
+  const exit: unknown = isObject(spec.hooks) ? spec.hooks.exit : undefined;
+  if (isObject(exit) && isObject(exit.templateRef)) follow({ templateRef: exit.templateRef as unknown as TemplateRef }, undefined);
   while (pending.length > 0) {
     const { t, scope } = pending.pop()!;
     for (const site of callSites(t)) {
@@ -103,7 +105,8 @@ export function checkReferencedTemplates(spec: WorkflowSpec, resolver: TemplateR
 /** The steps and DAG tasks of a template. */
 function callSites(t: Template): WorkflowStep[] {
   const out: WorkflowStep[] = [];
-  if (Array.isArray(t.steps)) for (const group of t.steps) if (Array.isArray(group)) out.push(...group.filter(isObject));
-  if (Array.isArray(t.dag?.tasks)) out.push(...t.dag.tasks.filter(isObject));
+  if (Array.isArray(t.steps)) for (const group of t.steps as unknown[]) if (Array.isArray(group)) out.push(...(group.filter(isObject) as WorkflowStep[]));
+  const tasks: unknown = isObject(t.dag) ? t.dag.tasks : undefined;
+  if (Array.isArray(tasks)) out.push(...(tasks.filter(isObject) as WorkflowStep[]));
   return out;
 }
