@@ -108,7 +108,11 @@ describe('no field is silently ignored', () => {
 
   it('accepts every example workflow of the repository', () => {
     const dir = join(import.meta.dirname, '../../examples/workflows');
-    const files = [...readdirSync(dir).map((f) => join(dir, f)), join(import.meta.dirname, '../../examples/hello-world.yaml'), join(import.meta.dirname, '../../examples/events/workflow-template.yaml')];
+    const examples = join(import.meta.dirname, '../../examples');
+    const files = [
+      ...readdirSync(dir).map((f) => join(dir, f)),
+      ...['hello-world.yaml', 'events/workflow-template.yaml', 'plugins/hello/workflow.yaml', 'plugins/progress/workflow.yaml'].map((f) => join(examples, f)),
+    ];
     const problems: string[] = [];
     for (const file of files) {
       for (const doc of parseAllDocuments(readFileSync(file, 'utf8'))) {
