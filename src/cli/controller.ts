@@ -10,6 +10,7 @@ import { DEFAULT_IMAGE, startController } from '../controller/controller.js';
 import { AGENT_SERVICE_ACCOUNT } from '../plugins/index.js';
 import { POD_SECURITY_LEVELS, type PodSecurityLevel } from '../pods/pod-policy.js';
 import { DEFAULT_POD_SECURITY_LEVEL, ENV_POD_SECURITY_LEVEL, parsePodSecurityLevel } from '../pods/pod-security-level.js';
+import { DEFAULT_MAX_STATUS_BYTES } from '../controller/status-size.js';
 
 function positiveInt(v: string): number {
   const n = Number(v);
@@ -33,6 +34,7 @@ interface ControllerFlags {
   agentServiceAccount?: string;
   podSecurityLevel?: PodSecurityLevel;
   events: boolean;
+  maxStatusBytes: number;
 }
 
 export function registerControllerCommands(program: Command): void {
@@ -58,6 +60,7 @@ export function registerControllerCommands(program: Command): void {
       },
     )
     .option('--no-events', 'do not record Kubernetes Events on workflow start and finish')
+    .option('--max-status-bytes <n>', 'largest serialized workflow written; a workflow whose status grows past it ends in Error', positiveInt, DEFAULT_MAX_STATUS_BYTES)
     .addHelpText(
       'after',
       '\nEnvironment: WORKFLOW_EXECUTOR_PLUGINS=true enables executor plugins; PLUGFLOW_NAMESPACE is the installation namespace (default plugflow); ' +
@@ -75,6 +78,7 @@ export function registerControllerCommands(program: Command): void {
         agentServiceAccountName: flags.agentServiceAccount,
         podSecurityLevel: flags.podSecurityLevel,
         recordEvents: flags.events,
+        maxStatusBytes: flags.maxStatusBytes,
         pluginsEnabled: executorPluginsEnabled(),
         log,
       });

@@ -7,7 +7,8 @@
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments, stringify } from 'yaml';
-import { FINAL_WORKFLOW_PHASES, type Parameter, type Workflow } from '../api/index.js';
+import { FINAL_WORKFLOW_PHASES, FieldError, ValidationError, type Parameter, type Workflow } from '../api/index.js';
+import { checkSpecFields } from '../engine/validate-fields.js';
 import { formatDuration, renderTree } from './tree.js';
 import { backendFor, type BackendFlags, type WorkflowBackend } from './workflow-backend.js';
 
@@ -76,6 +77,17 @@ async function follow(b: WorkflowBackend, ns: string, name: string, watch: boole
   }
 }
 
+/**
+ * Fields plugflow does not implement are refused before anything is sent: through the kubeconfig
+ * the API server would store them (or prune unknown ones) and only the controller would fail
+ * the workflow later.
+ */
+export function refuseUnsupportedFields(wf: Workflow, ns: string): void {
+  const issues: FieldError[] = [];
+  if (wf.spec && typeof wf.spec === 'object') checkSpecFields(wf.spec, (field, detail) => issues.push(new FieldError(field, detail)));
+  if (issues.length > 0) throw new ValidationError(`Workflow ${ns}/${wf.metadata?.name ?? `${wf.metadata?.generateName ?? ''}*`}`, issues);
+}
+
 export async function runSubmit(file: string, flags: CommonFlags & { parameter: string[]; serverDryRun?: boolean; wait?: boolean; watch?: boolean; generateName?: string }, p = consolePrinter): Promise<number> {
   const b = backendFor(flags);
   let failed = false;
@@ -84,6 +96,7 @@ export async function runSubmit(file: string, flags: CommonFlags & { parameter: 
       let wf = applyParameters(given, flags.parameter);
       if (flags.generateName) wf = { ...wf, metadata: { ...wf.metadata, name: undefined, generateName: flags.generateName } };
       const ns = flags.namespace ?? wf.metadata?.namespace ?? 'default';
+      refuseUnsupportedFields(wf, ns);
       const created = await b.create(ns, wf, flags.serverDryRun ?? false);
       const name = created.metadata.name ?? '';
       if (flags.output) print(p, created, flags.output);

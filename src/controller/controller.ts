@@ -79,6 +79,8 @@ export interface ControllerOptions {
   drainTimeoutMs?: number;
   /** Include process metrics (CPU, RSS, GC) in /metrics. Default true. */
   processMetrics?: boolean;
+  /** Largest serialized workflow the controller writes; a bigger status ends it in Error. Default 1.5 MiB. */
+  maxStatusBytes?: number;
   log?: Logger;
   /** The engine; tests may wrap it. Default src/engine's reconcileWorkflow. */
   engine?: Engine;
@@ -145,6 +147,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     engine: opts.engine ?? reconcileWorkflow,
     pluginsEnabled,
     excludedPlugins: (ns) => plugins?.excludedFor(ns) ?? {},
+    ...(opts.maxStatusBytes !== undefined ? { maxStatusBytes: opts.maxStatusBytes } : {}),
   });
   wireTriggers({ caches, queue, failures, creations, deletions });
 

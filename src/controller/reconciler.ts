@@ -12,12 +12,13 @@
  * The engine is pure, so an exception it throws is a bug that the same inputs would repeat on
  * every retry: the workflow would never be decided. Such a workflow is ended in Error with a
  * message naming the internal failure (and the failure is logged with its stack). Errors of the
- * Kubernetes API (status writes, actions) are not the engine's and are retried with backoff.
+ * Kubernetes API (status writes, actions) are not the engine's and are retried with backoff —
+ * except a status too large to store, which ends the workflow in Error at once (status-size.ts).
  */
 import { FINAL_NODE_PHASES, FINAL_WORKFLOW_PHASES, LABEL_COMPLETED, LABEL_PHASE, type Workflow, type WorkflowPhase, type WorkflowStatus } from '../api/index.js';
-import type { Observations, ReconcileResult } from '../engine/index.js';
+import { effectiveSpec, type Observations, type ReconcileResult } from '../engine/index.js';
 import type { KubeClient } from '../kube/client.js';
-import { isConflict, isNotFound } from '../kube/errors.js';
+import { errorMessage, isConflict, isNotFound, isTooLarge } from '../kube/errors.js';
 import { splitKey, type KubeObject } from '../kube/object-store.js';
 import { WORKFLOWS } from '../kube/resource.js';
 import type { Logger } from '../log/logger.js';
@@ -28,11 +29,20 @@ import type { FailureMemory } from './failure-memory.js';
 import type { ControllerMetrics } from './metrics.js';
 import { buildObservations } from './observations.js';
 import { keepFinishedResults } from './status-guard.js';
+import { DEFAULT_MAX_STATUS_BYTES, refusedAsTooLargeMessage, serializedSize, tooLargeMessage, tooLargeStatus } from './status-size.js';
 import { writePhaseLabels, writeStatus } from './status-writer.js';
 
 type Obj<T> = T & KubeObject;
 
 export type Engine = (workflow: Workflow, observations: Observations) => ReconcileResult;
+
+/**
+ * An engine result, with the workflow its actions are applied for: its spec is the effective one
+ * (with `workflowTemplateRef`, the WorkflowTemplate's spec with the workflow's fields over it),
+ * so pod-level settings a WorkflowTemplate gives (nodeSelector, volumes, podMetadata,
+ * serviceAccountName…) reach the pods instead of being silently dropped.
+ */
+type Computed = ReconcileResult & { effective: Obj<Workflow> };
 
 export interface ReconcilerDeps {
   client: KubeClient;
@@ -48,6 +58,8 @@ export interface ReconcilerDeps {
   excludedPlugins?: (namespace: string) => Record<string, string>;
   /** Conflicting status writes tolerated in one reconcile before it is retried with backoff. */
   maxConflicts?: number;
+  /** Largest serialized workflow written; a bigger status ends the workflow in Error (status-size.ts). */
+  maxStatusBytes?: number;
 }
 
 export interface ReconcileOutcome {
@@ -67,9 +79,14 @@ export class Reconciler {
     if (!wf || wf.metadata.deletionTimestamp) return {};
     const before: WorkflowPhase = wf.status?.phase ?? '';
 
-    let result: ReconcileResult | undefined;
+    let result: Computed | undefined;
+    // Set when the API server refused a status as too large: 1 keeps the stored nodes, 2 drops them.
+    let refusedAsTooLarge: { attempt: number; message: string } | undefined;
+    let last: Computed | undefined;
     for (let conflicts = 0; !result; ) {
-      const computed = this.run(wf);
+      // After a refusal the engine need not run again (a large status is slow to compute).
+      last = refusedAsTooLarge && last ? last : this.run(wf);
+      const computed = this.bounded(wf, last, refusedAsTooLarge);
       this.d.caches.expectStatus(namespace, name, computed.status);
       try {
         const written = await writeStatus(this.d.client, wf, computed.status);
@@ -79,6 +96,14 @@ export class Reconciler {
         }
         result = computed;
       } catch (err) {
+        if (isTooLarge(err) && (refusedAsTooLarge?.attempt ?? 0) < 2) {
+          // Never retried as is: the same write cannot succeed. End the workflow in Error.
+          const size = serializedSize(wf, computed.status);
+          const nodes = Object.keys(computed.status.nodes ?? {}).length;
+          refusedAsTooLarge = { attempt: (refusedAsTooLarge?.attempt ?? 0) + 1, message: refusedAsTooLarge?.message ?? refusedAsTooLargeMessage(size, nodes, errorMessage(err)) };
+          this.d.log.warn('the API server refused the status as too large; ending the workflow in Error', { workflow: key, bytes: size, nodes, error: errorMessage(err) });
+          continue;
+        }
         if (!isConflict(err) || ++conflicts > (this.d.maxConflicts ?? 5)) throw err;
         this.d.metrics.statusConflicts.inc();
         this.d.log.debug('status write conflicted; re-reading the workflow', { workflow: key, attempt: conflicts });
@@ -97,12 +122,30 @@ export class Reconciler {
     const final = FINAL_WORKFLOW_PHASES.includes(phase);
     if (phase !== before) this.announce(wf, before, phase, result.status.message);
     // The phase labels and the actions touch different objects: one round trip for both.
-    const [, outcome] = await Promise.all([this.label(wf, phase, final), this.d.applier.apply(wf, result.actions)]);
+    const [, outcome] = await Promise.all([this.label(wf, phase, final), this.d.applier.apply({ ...wf, spec: result.effective.spec }, result.actions)]);
     if (final) {
       await this.d.applier.deleteAgent(wf);
       if (!outcome.requeueNow) this.d.failures.forget(wf.metadata.uid!);
     }
     return outcome;
+  }
+
+  /**
+   * `computed` if the workflow with its status fits under the size limit; otherwise (or when the
+   * API server refused a write as too large) an Error status that fits, and no actions.
+   */
+  private bounded(wf: Obj<Workflow>, computed: Computed, refused: { attempt: number; message: string } | undefined): Computed {
+    const limit = this.d.maxStatusBytes ?? DEFAULT_MAX_STATUS_BYTES;
+    const now = new Date().toISOString();
+    if (refused) return { ...computed, status: tooLargeStatus(wf.status, refused.message, now, refused.attempt < 2), actions: [] };
+    if (FINAL_WORKFLOW_PHASES.includes(wf.status?.phase ?? '')) return computed; // stored already: it fits
+    const size = serializedSize(wf, computed.status);
+    if (size <= limit) return computed;
+    const nodes = Object.keys(computed.status.nodes ?? {}).length;
+    const message = tooLargeMessage(size, limit, nodes);
+    this.d.log.warn('the workflow status is over the size limit; ending the workflow in Error', { workflow: `${wf.metadata.namespace}/${wf.metadata.name}`, bytes: size, limit, nodes });
+    const kept = tooLargeStatus(wf.status, message, now, true);
+    return { ...computed, status: serializedSize(wf, kept) <= limit ? kept : tooLargeStatus(wf.status, message, now, false), actions: [] };
   }
 
   /** Mirrors the phase into labels (only when they differ). */
@@ -115,7 +158,7 @@ export class Reconciler {
   }
 
   /** One engine run on `wf` with what the caches show now. */
-  private run(wf: Obj<Workflow>): ReconcileResult {
+  private run(wf: Obj<Workflow>): Computed {
     const ns = wf.metadata.namespace!;
     const uid = wf.metadata.uid!;
     const observations = buildObservations({
@@ -149,7 +192,8 @@ export class Reconciler {
         nodes: guarded.restored,
       });
     }
-    return { status: guarded.status, actions: out.actions };
+    const merged = effectiveSpec(wf, observations.templates ?? {});
+    return { status: guarded.status, actions: out.actions, effective: merged.ok ? { ...wf, spec: merged.spec } : wf };
   }
 
   /** Logs and records an Event for the transitions that matter: started, finished. */

@@ -158,19 +158,21 @@ describe('variables the peer defines', () => {
     expect(argsOf(w, 'b')).toEqual(['12.500000', '[{"name":"p","value":"v"},{"name":"n","value":"3"}]', '3']);
   });
 
+  // outputs.artifacts.<a>.path is offered the same way (variables.ts), but artifacts are refused at
+  // validation until the artifacts issue lands, so only the parameter form can run end to end here.
   it('offers the declared output paths inside the template itself', () => {
     const w = new World({
       entrypoint: 'main',
       templates: [
         {
           name: 'main',
-          container: { image: 'alpine', command: ['sh', '-c'], args: ['echo hi > {{outputs.parameters.msg.path}}; tar c . > {{outputs.artifacts.tree.path}}'] },
-          outputs: { parameters: [{ name: 'msg', valueFrom: { path: '/tmp/msg.txt' } }], artifacts: [{ name: 'tree', path: '/tmp/tree.tar' }] },
+          container: { image: 'alpine', command: ['sh', '-c'], args: ['echo hi > {{outputs.parameters.msg.path}}'] },
+          outputs: { parameters: [{ name: 'msg', valueFrom: { path: '/tmp/msg.txt' } }] },
         },
       ],
     });
     w.reconcile();
-    expect(argsOf(w, 'wf')).toEqual(['echo hi > /tmp/msg.txt; tar c . > /tmp/tree.tar']);
+    expect(argsOf(w, 'wf')).toEqual(['echo hi > /tmp/msg.txt']);
   });
 });
 

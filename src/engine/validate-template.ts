@@ -16,7 +16,6 @@ import {
 } from '../api/index.js';
 import { substituteExpressionTags } from './expression-tags.js';
 import { checkExpression, checkTags, tagNames } from './expressions.js';
-import { kindOf } from './execute-template.js';
 import type { TemplateResolver } from './template-resolver.js';
 import { validateDag, validateSteps } from './validate-calls.js';
 
@@ -33,10 +32,9 @@ const SUPPORTED_KINDS = ['container', 'script', 'steps', 'dag', 'suspend', 'plug
 export function validateTemplate(t: Template, where: string, scope: string | undefined, ctx: TemplateContext): void {
   const { add } = ctx;
   const kinds = SUPPORTED_KINDS.concat(['resource', 'containerSet', 'data']).filter((k) => t[k as keyof Template] !== undefined);
-  const kind = kindOf(t);
   if (kinds.length === 0) add(where, 'has no kind: give one of container, script, steps, dag, suspend, plugin, http');
   else if (kinds.length > 1) add(where, `has more than one kind (${kinds.join(', ')}); keep one`);
-  else if (kind && !SUPPORTED_KINDS.includes(kind)) add(`${where}.${kind}`, 'is not supported by plugflow');
+  // A kind plugflow does not run (resource, containerSet, data) is refused by validate-fields.ts.
 
   if (t.container && !t.container.image) add(`${where}.container.image`, 'is required');
   if (t.script && !t.script.image) add(`${where}.script.image`, 'is required');
@@ -109,9 +107,6 @@ function checkParameters(t: Template, where: string, ctx: TemplateContext): void
     if (sources.length > 1) ctx.add(`${field}.valueFrom`, `has more than one source (${sources.join(', ')}); keep one`);
     if (vf.path !== undefined && !t.container && !t.script) ctx.add(`${field}.valueFrom.path`, 'only works in container and script templates');
     if (vf.supplied !== undefined && !t.suspend) ctx.add(`${field}.valueFrom.supplied`, 'only works in suspend templates');
-    for (const k of ['jsonPath', 'jqFilter', 'configMapKeyRef', 'event'] as const) {
-      if (vf[k] !== undefined) ctx.add(`${field}.valueFrom.${k}`, 'is not supported by plugflow');
-    }
     if (vf.expression !== undefined) expression(vf.expression, `${field}.valueFrom.expression`, ctx);
   }
 }

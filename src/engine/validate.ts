@@ -14,11 +14,12 @@
  * Templates in WorkflowTemplates are checked when `sources` holds them; without `sources`,
  * references into WorkflowTemplates are not checked (the REST server passes what it fetched).
  */
-import { anyStringToString, FieldError, PROTO_KEY_DETAIL, protoKeyPath, SHUTDOWN_STRATEGIES, type Template, type Workflow } from '../api/index.js';
+import { anyStringToString, FieldError, isAnyString, PROTO_KEY_DETAIL, protoKeyPath, SHUTDOWN_STRATEGIES, type Template, type Workflow } from '../api/index.js';
 import type { TemplateSource } from './contract.js';
 import { effectiveSpec } from './effective-spec.js';
 import { checkEnum } from './inputs.js';
 import { TemplateResolver } from './template-resolver.js';
+import { checkReferencedTemplates, checkSpecFields } from './validate-fields.js';
 import { checkParameterValues, validateTemplate, type TemplateContext } from './validate-template.js';
 
 export function validateWorkflow(workflow: Workflow, sources?: Readonly<Record<string, TemplateSource>>): FieldError[] {
@@ -34,6 +35,7 @@ export function validateWorkflow(workflow: Workflow, sources?: Readonly<Record<s
   const wtr = workflow.spec?.workflowTemplateRef;
   if (wtr && !sources) {
     // The referenced spec is unknown: check only what the workflow itself says.
+    checkSpecFields(workflow.spec, add);
     checkOwnTemplates(workflow.spec.templates ?? [], undefined, add);
     checkParameterValues(workflow.spec.arguments?.parameters, 'spec.arguments.parameters', add);
     return errors;
@@ -47,6 +49,9 @@ export function validateWorkflow(workflow: Workflow, sources?: Readonly<Record<s
   const templates = spec.templates ?? [];
   const resolver = new TemplateResolver(templates, sources ?? {});
   const ctx: TemplateContext = { resolver, checkRefs: sources !== undefined, add };
+  // Fields plugflow does not implement come first: nothing else matters until they are gone.
+  checkSpecFields(spec, add);
+  if (ctx.checkRefs) checkReferencedTemplates(spec, resolver, add);
   checkOwnTemplates(templates, ctx, add);
 
   if (!spec.entrypoint) {
@@ -64,10 +69,13 @@ export function validateWorkflow(workflow: Workflow, sources?: Readonly<Record<s
     if (!p.name) add(field, 'needs a name');
     else if (seen.has(p.name)) add(field, 'is given twice');
     seen.add(p.name);
-    if (p.valueFrom && (p.valueFrom.configMapKeyRef || p.valueFrom.event || p.valueFrom.path || p.valueFrom.supplied)) {
-      add(`${field}.valueFrom`, 'is not supported for workflow arguments; give a value');
-    }
     if (p.value === undefined && p.default === undefined && p.valueFrom?.default === undefined) add(`${field}.value`, 'is required');
+    // The argument's own enum (the peer's UI offers it as a choice) binds its value too.
+    const raw = p.value ?? p.default ?? p.valueFrom?.default;
+    if (p.name && Array.isArray(p.enum) && isAnyString(raw) && !anyStringToString(raw).includes('{{')) {
+      const bad = checkEnum(p, anyStringToString(raw), field);
+      if (bad) add(field, bad.slice(bad.indexOf(': ') + 2));
+    }
   });
 
   if (spec.onExit !== undefined && spec.hooks?.exit) add('spec.onExit', 'and spec.hooks.exit are both set; keep one');

@@ -47,10 +47,23 @@ export function isGone(err: unknown): boolean {
   return e?.code === 410 || e?.reason === 'Expired' || e?.reason === 'Gone';
 }
 
-/** Failures that a retry may cure: transport errors, throttling, server-side trouble. */
+/**
+ * A write the API server (or etcd behind it) refuses because the object or request is too large:
+ * 413 `Request entity too large`, or etcd's `ResourceExhausted … (2725715 vs. 2097152)` / `request
+ * is too large`, which reach the client as 500s. The same write can never succeed, so it is final.
+ */
+export function isTooLarge(err: unknown): boolean {
+  const e = asApiError(err);
+  if (!e || e.code === 0) return false;
+  if (e.code === 413 || e.reason === 'RequestEntityTooLarge') return true;
+  return e.code >= 500 && /ResourceExhausted|request is too large|entity too large/i.test(e.message);
+}
+
+/** Failures that a retry may cure: transport errors, throttling, server-side trouble (not a too-large object). */
 export function isTransient(err: unknown): boolean {
   const e = asApiError(err);
   if (!e) return true;
+  if (isTooLarge(e)) return false;
   return e.code === 0 || e.code === 429 || e.code >= 500;
 }
 

@@ -1,0 +1,302 @@
+/**
+ * THE list of workflow fields plugflow implements and the ones it refuses (issue 18 §5: no field
+ * is ever silently ignored). Every field of every record a workflow can hold (spec documents 001
+ * and 002, plus the peer's WorkflowSpec fields) is here, either `supported` or `refused` with the
+ * reason users see:
+ *
+ *   - the engine's validator (src/engine/validate-fields.ts) walks a workflow along these records
+ *     and refuses every refused field present, naming its full path — on submit (CLI, REST
+ *     server) and before the controller runs a workflow, for referenced WorkflowTemplates too;
+ *   - a unit test (supported-fields.test.ts) walks every field of the CRD schemas (src/api/crd)
+ *     and fails when one is not classified here, or when a field classified here would be pruned
+ *     by the API server (then the validator could never see it);
+ *   - the table in src/engine/README.md is generated from this list (hack/gen-fields-doc.ts) and
+ *     a test checks that it matches.
+ *
+ * A supported field with `record` is walked further (its own fields are classified there); one
+ * without is a leaf, or a Kubernetes record passed to the pod unchanged. A field that is in
+ * neither list is refused as unknown (a typo, or a field of a newer peer version).
+ *
+ * Records are null-prototype maps so that user keys such as `constructor` never match.
+ */
+
+/** How a supported field holds its record: one object, a list, a list of lists, a map by key. */
+export type FieldShape = 'one' | 'list' | 'groups' | 'map';
+
+export type FieldRule =
+  | { status: 'supported'; record?: RecordName; shape?: FieldShape; note?: string }
+  | { status: 'refused'; reason: string };
+
+const ok = (note?: string): FieldRule => ({ status: 'supported', ...(note ? { note } : {}) });
+const rec = (record: RecordName, shape: FieldShape = 'one', note?: string): FieldRule => ({ status: 'supported', record, shape, ...(note ? { note } : {}) });
+const no = (reason: string): FieldRule => ({ status: 'refused', reason });
+const KUBE = 'passed to Kubernetes unchanged';
+
+const ARTIFACTS = 'artifacts are not implemented yet (the field would be ignored and no file would move)';
+const RESOURCE_ONLY = 'only resource templates read it, and they are not implemented yet';
+
+/** The container field set (spec 002): Kubernetes' own container record, passed to the pod. */
+const CONTAINER_NOTE = `the container field set, ${KUBE} (command is required: plugflow cannot read an image's entrypoint)`;
+
+/** The container field set (spec document 002, "Container field set"). */
+export const CONTAINER_FIELDS = [
+  'args', 'command', 'env', 'envFrom', 'image', 'imagePullPolicy', 'lifecycle', 'livenessProbe', 'name', 'ports',
+  'readinessProbe', 'resources', 'securityContext', 'startupProbe', 'stdin', 'stdinOnce', 'terminationMessagePath',
+  'terminationMessagePolicy', 'tty', 'volumeDevices', 'volumeMounts', 'workingDir',
+] as const;
+
+/** Every record a workflow can hold, by the spec's names (plus the contexts a Parameter is in). */
+export const RECORD_NAMES = [
+  'WorkflowSpec', 'WorkflowTemplateRef', 'ExecutorConfig', 'Metadata', 'Template', 'Container', 'ScriptTemplate',
+  'UserContainer', 'SuspendTemplate', 'DAGTemplate', 'WorkflowStep', 'DAGTask', 'ContinueOn', 'Sequence',
+  'TemplateRef', 'LifecycleHook', 'WorkflowArguments', 'CallArguments', 'Inputs', 'Outputs',
+  'WorkflowArgumentParameter', 'CallArgumentParameter', 'ArgumentValueFrom', 'InputParameter', 'OutputParameter',
+  'OutputValueFrom', 'RetryStrategy', 'Backoff', 'HTTP', 'HTTPHeader', 'HTTPHeaderSource', 'HTTPBodySource',
+  'SecretKeySelector',
+] as const;
+
+export type RecordName = (typeof RECORD_NAMES)[number];
+
+const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
+  WorkflowSpec: {
+    templates: rec('Template', 'list'),
+    entrypoint: ok(),
+    arguments: rec('WorkflowArguments'),
+    workflowTemplateRef: rec('WorkflowTemplateRef'),
+    serviceAccountName: ok('service account of the step pods'),
+    automountServiceAccountToken: ok(),
+    executor: rec('ExecutorConfig'),
+    volumes: ok(KUBE),
+    volumeClaimTemplates: no('volume claim templates are not implemented yet (nothing would create the claims and the pods would wait forever); create a PersistentVolumeClaim yourself and use spec.volumes'),
+    volumeClaimGC: no('volume claim templates are not implemented yet'),
+    parallelism: ok(),
+    suspend: ok(),
+    shutdown: ok(),
+    nodeSelector: ok(KUBE),
+    affinity: ok(KUBE),
+    tolerations: ok(KUBE),
+    imagePullSecrets: ok(KUBE),
+    hostNetwork: ok(KUBE),
+    dnsPolicy: ok(KUBE),
+    dnsConfig: no('the pod DNS configuration is not applied yet; use podSpecPatch'),
+    hostAliases: ok(KUBE),
+    securityContext: ok(KUBE),
+    schedulerName: ok(KUBE),
+    podPriorityClassName: ok(KUBE),
+    podPriority: no('deprecated by the peer; use podPriorityClassName'),
+    podSpecPatch: ok('merged into every step pod'),
+    podMetadata: rec('Metadata', 'one', 'labels and annotations of every step pod'),
+    onExit: ok(),
+    hooks: rec('LifecycleHook', 'map', 'only the exit hook'),
+    activeDeadlineSeconds: ok(),
+    priority: no('workflow priority is not implemented yet'),
+    podGC: no('pod garbage collection is not implemented yet (pods are kept until the workflow is deleted)'),
+    ttlStrategy: no('deleting finished workflows after a time is not implemented yet'),
+    podDisruptionBudget: no('pod disruption budgets are not implemented yet'),
+    metrics: no('custom metrics are not implemented yet'),
+    synchronization: no('synchronization (mutexes and semaphores) is not implemented yet: the steps would not wait for the lock'),
+    retryStrategy: no('a workflow-wide retryStrategy is not applied yet; set retryStrategy on the templates'),
+    templateDefaults: no('template defaults are not merged into the templates yet'),
+    archiveLogs: no(ARTIFACTS),
+    artifactRepositoryRef: no(ARTIFACTS),
+    artifactGC: no(ARTIFACTS),
+    workflowMetadata: no('workflowMetadata (labels and annotations added to the workflow) is not implemented yet'),
+  },
+  WorkflowTemplateRef: { name: ok(), clusterScope: ok() },
+  ExecutorConfig: {
+    serviceAccountName: ok('the service account of the workflow\'s agent pod (plugin and http steps); step pods need none, since plugflow\'s containers there make no API calls'),
+  },
+  Metadata: { labels: ok(), annotations: ok() },
+  Template: {
+    name: ok(),
+    container: rec('Container', 'one', CONTAINER_NOTE),
+    script: rec('ScriptTemplate'),
+    steps: rec('WorkflowStep', 'groups'),
+    dag: rec('DAGTemplate'),
+    suspend: rec('SuspendTemplate'),
+    http: rec('HTTP'),
+    plugin: ok('the executor plugin named by its only key'),
+    resource: no('resource templates are not implemented yet'),
+    containerSet: no('containerSet templates are not implemented yet'),
+    data: no('data templates are not implemented yet'),
+    inputs: rec('Inputs'),
+    outputs: rec('Outputs'),
+    activeDeadlineSeconds: ok(),
+    timeout: ok(),
+    retryStrategy: rec('RetryStrategy'),
+    parallelism: ok(),
+    failFast: ok(),
+    affinity: ok(KUBE),
+    nodeSelector: ok(KUBE),
+    tolerations: ok(KUBE),
+    securityContext: ok(KUBE),
+    schedulerName: ok(KUBE),
+    priorityClassName: ok(KUBE),
+    hostAliases: ok(KUBE),
+    volumes: ok(KUBE),
+    initContainers: rec('UserContainer', 'list'),
+    sidecars: rec('UserContainer', 'list'),
+    serviceAccountName: ok(),
+    automountServiceAccountToken: ok(),
+    executor: no('a template-level executor is not supported: plugflow\'s containers in a step pod make no Kubernetes API calls; the agent pod (plugin and http steps) runs as spec.executor.serviceAccountName or the controller\'s agent service account'),
+    metadata: rec('Metadata', 'one', 'labels and annotations of the step pod'),
+    podSpecPatch: ok('merged into the step pod'),
+    priority: no('template priority is not implemented yet; use priorityClassName'),
+    daemon: no('daemon steps are not implemented yet (the workflow would wait for the container to exit)'),
+    memoize: no('memoization is not implemented yet: the step would run every time'),
+    metrics: no('custom metrics are not implemented yet'),
+    synchronization: no('synchronization (mutexes and semaphores) is not implemented yet: the step would not wait for the lock'),
+    archiveLocation: no(ARTIFACTS),
+  },
+  Container: containerFields(),
+  ScriptTemplate: { source: ok(), ...containerFields() },
+  UserContainer: {
+    mirrorVolumeMounts: ok(),
+    ...containerFields(),
+  },
+  SuspendTemplate: { duration: ok() },
+  DAGTemplate: { tasks: rec('DAGTask', 'list'), failFast: ok(), target: ok() },
+  WorkflowStep: callFields(),
+  DAGTask: { ...callFields(), dependencies: ok(), depends: ok() },
+  ContinueOn: { error: ok(), failed: ok() },
+  Sequence: { count: ok(), start: ok(), end: ok(), format: ok() },
+  TemplateRef: { name: ok(), template: ok(), clusterScope: ok() },
+  LifecycleHook: {
+    template: ok(),
+    templateRef: rec('TemplateRef'),
+    arguments: rec('CallArguments'),
+    expression: no('expression hooks are not implemented yet; only the exit hook runs'),
+  },
+  WorkflowArguments: { parameters: rec('WorkflowArgumentParameter', 'list'), artifacts: no(ARTIFACTS) },
+  CallArguments: { parameters: rec('CallArgumentParameter', 'list'), artifacts: no(ARTIFACTS) },
+  Inputs: { parameters: rec('InputParameter', 'list'), artifacts: no(ARTIFACTS) },
+  Outputs: {
+    parameters: rec('OutputParameter', 'list'),
+    artifacts: no(ARTIFACTS),
+    result: no('plugflow fills it in when the step runs (its standard output); a template cannot set it'),
+    exitCode: no('plugflow fills it in when the step runs; a template cannot set it'),
+  },
+  WorkflowArgumentParameter: {
+    name: ok(),
+    value: ok(),
+    default: ok(),
+    description: ok('documentation only'),
+    enum: ok('the value must be one of these'),
+    valueFrom: rec('ArgumentValueFrom'),
+    globalName: no('only output parameters are exported with globalName'),
+  },
+  CallArgumentParameter: {
+    name: ok(),
+    value: ok(),
+    default: no('an argument takes a value; put the default on the template\'s input parameter'),
+    description: ok('documentation only'),
+    enum: no('put the allowed values on the template\'s input parameter'),
+    valueFrom: rec('ArgumentValueFrom'),
+    globalName: no('only output parameters are exported with globalName'),
+  },
+  ArgumentValueFrom: {
+    default: ok(),
+    ...refusedValueSources('arguments take a value (or valueFrom.default)'),
+  },
+  InputParameter: {
+    name: ok(),
+    value: ok(),
+    default: ok(),
+    description: ok('documentation only'),
+    enum: ok('the value must be one of these'),
+    valueFrom: no('input parameters take their value from the call\'s arguments, value or default; valueFrom is not read'),
+    globalName: no('only output parameters are exported with globalName'),
+  },
+  OutputParameter: {
+    name: ok(),
+    value: ok(),
+    default: ok(),
+    description: ok('documentation only'),
+    enum: ok('checked when the value is supplied on resume'),
+    globalName: ok(),
+    valueFrom: rec('OutputValueFrom'),
+  },
+  OutputValueFrom: {
+    path: ok('container and script templates'),
+    parameter: ok(),
+    expression: ok(),
+    supplied: ok('suspend templates'),
+    default: ok(),
+    jsonPath: no(RESOURCE_ONLY),
+    jqFilter: no(RESOURCE_ONLY),
+    configMapKeyRef: no('reading parameters from ConfigMaps is not implemented yet'),
+    event: no('only event bindings read it'),
+  },
+  RetryStrategy: {
+    limit: ok(),
+    retryPolicy: ok(),
+    backoff: rec('Backoff'),
+    expression: ok(),
+    affinity: no('keeping retries off the same node (nodeAntiAffinity) is not implemented yet'),
+  },
+  Backoff: { duration: ok(), factor: ok(), maxDuration: ok() },
+  HTTP: {
+    url: ok(),
+    method: ok(),
+    headers: rec('HTTPHeader', 'list'),
+    body: ok(),
+    bodyFrom: rec('HTTPBodySource'),
+    timeoutSeconds: ok(),
+    insecureSkipVerify: ok(),
+    successCondition: ok(),
+  },
+  HTTPHeader: { name: ok(), value: ok(), valueFrom: rec('HTTPHeaderSource') },
+  HTTPHeaderSource: { secretKeyRef: rec('SecretKeySelector') },
+  SecretKeySelector: {
+    name: ok(),
+    key: ok(),
+    optional: no('a missing Secret always fails the step; optional Secrets are not implemented yet'),
+  },
+  HTTPBodySource: { bytes: ok() },
+};
+
+function callFields(): Record<string, FieldRule> {
+  return {
+    name: ok(),
+    template: ok(),
+    templateRef: rec('TemplateRef'),
+    inline: rec('Template', 'one', 'an inline template'),
+    arguments: rec('CallArguments'),
+    when: ok(),
+    withItems: ok(),
+    withParam: ok(),
+    withSequence: rec('Sequence'),
+    continueOn: rec('ContinueOn'),
+    hooks: rec('LifecycleHook', 'map', 'only the exit hook'),
+    onExit: ok(),
+  };
+}
+
+function refusedValueSources(why: string): Record<string, FieldRule> {
+  const out: Record<string, FieldRule> = {};
+  for (const k of ['configMapKeyRef', 'event', 'expression', 'jqFilter', 'jsonPath', 'parameter', 'path', 'supplied']) out[k] = no(`this source is not read for arguments: ${why}`);
+  return out;
+}
+
+/** The container field set of spec 002, every field passed to the pod as written. */
+function containerFields(): Record<string, FieldRule> {
+  const out: Record<string, FieldRule> = {};
+  for (const k of CONTAINER_FIELDS) out[k] = ok(KUBE);
+  return out;
+}
+
+
+/** The rules of `record`, as a null-prototype map (user keys never reach Object.prototype). */
+const FROZEN: Readonly<Record<string, Readonly<Record<string, FieldRule>>>> = Object.freeze(
+  Object.fromEntries(Object.entries(RECORDS).map(([name, fields]) => [name, Object.freeze(Object.assign(Object.create(null) as Record<string, FieldRule>, fields))])),
+);
+
+export function recordRules(record: RecordName): Readonly<Record<string, FieldRule>> {
+  return FROZEN[record]!;
+}
+
+/** The rule for `field` of `record`, or undefined when the record has no such field. */
+export function fieldRule(record: RecordName, field: string): FieldRule | undefined {
+  const rules = recordRules(record);
+  return Object.hasOwn(rules, field) ? rules[field] : undefined;
+}

@@ -1,0 +1,148 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import type { Template, Workflow, WorkflowSpec } from '../api/index.js';
+import type { TemplateSource } from './contract.js';
+import { validateWorkflow } from './validate.js';
+import { checkReferencedTemplates, checkSpecFields } from './validate-fields.js';
+import { TemplateResolver } from './template-resolver.js';
+
+const echo: Template = { name: 'echo', container: { image: 'alpine', command: ['echo', 'hi'] } };
+
+function messages(spec: WorkflowSpec, sources?: Record<string, TemplateSource>): string[] {
+  const wf: Workflow = { metadata: { name: 'wf', namespace: 'ns' }, spec };
+  return validateWorkflow(wf, sources).map((e) => e.message);
+}
+
+const refused = (m: string) => m.includes(' is not supported yet: ');
+
+describe('no field is silently ignored', () => {
+  it('refuses the fields of issue 18 at workflow and template level, naming each full path', () => {
+    const found = messages({
+      entrypoint: 'main',
+      synchronization: { mutex: { name: 'one' } },
+      podGC: { strategy: 'OnPodCompletion' },
+      ttlStrategy: { secondsAfterCompletion: 10 },
+      templateDefaults: { timeout: '1m' },
+      archiveLogs: true,
+      workflowMetadata: { labels: { a: 'b' } },
+      metrics: { prometheus: [] } as never,
+      templates: [
+        {
+          ...echo,
+          name: 'main',
+          memoize: { key: 'k', cache: { configMap: { name: 'c', key: 'k' } } },
+          synchronization: { mutex: { name: 'm' } },
+          metrics: { prometheus: [] } as never,
+          inputs: { artifacts: [{ name: 'in', path: '/in' }] },
+          outputs: { artifacts: [{ name: 'out', path: '/out' }] },
+        },
+      ],
+    }).filter(refused);
+    expect(found.map((m) => m.slice(0, m.indexOf(' is not supported yet')))).toEqual([
+      'spec.synchronization',
+      'spec.podGC',
+      'spec.ttlStrategy',
+      'spec.templateDefaults',
+      'spec.archiveLogs',
+      'spec.workflowMetadata',
+      'spec.metrics',
+      'spec.templates[main].memoize',
+      'spec.templates[main].synchronization',
+      'spec.templates[main].metrics',
+      'spec.templates[main].inputs.artifacts',
+      'spec.templates[main].outputs.artifacts',
+    ]);
+    expect(found).toContain('spec.templates[main].memoize is not supported yet: memoization is not implemented yet: the step would run every time');
+  });
+
+  it('walks steps, tasks, inline templates, hooks and arguments', () => {
+    const found = messages({
+      entrypoint: 'main',
+      templates: [
+        {
+          name: 'main',
+          steps: [[{ name: 'a', inline: { container: { image: 'alpine', command: ['true'] }, daemon: true } as Template, arguments: { artifacts: [{ name: 'x' }] } }]],
+        },
+        { name: 'd', dag: { tasks: [{ name: 't', template: 'echo', hooks: { exit: { template: 'echo', expression: 'true' } } }] } },
+        { ...echo, retryStrategy: { limit: 1, affinity: { nodeAntiAffinity: {} } } },
+      ],
+    }).filter(refused);
+    expect(found.map((m) => m.slice(0, m.indexOf(' is not supported yet')))).toEqual([
+      'spec.templates[main].steps[0][a].inline.daemon',
+      'spec.templates[main].steps[0][a].arguments.artifacts',
+      'spec.templates[d].dag.tasks[t].hooks.exit.expression',
+      'spec.templates[echo].retryStrategy.affinity',
+    ]);
+  });
+
+  it('refuses unknown fields, including keys named like Object.prototype members', () => {
+    const spec = JSON.parse('{"entrypoint":"echo","templates":[{"name":"echo","container":{"image":"a","command":["x"],"comand":["y"]}}],"constructor":1,"entrypont":"x"}') as WorkflowSpec;
+    expect(messages(spec)).toEqual([
+      'spec.templates[echo].container.comand is not a field plugflow knows (Container); check its spelling or remove it',
+      'spec.constructor is not a field plugflow knows (WorkflowSpec); check its spelling or remove it',
+      'spec.entrypont is not a field plugflow knows (WorkflowSpec); check its spelling or remove it',
+    ]);
+    // A __proto__ key is refused before the field walk, as hostile user JSON (src/api/user-json.ts).
+    const hostile = JSON.parse('{"entrypoint":"echo","templates":[{"name":"echo","container":{"image":"a"}}],"__proto__":{"x":1}}') as WorkflowSpec;
+    expect(messages(hostile)).toEqual(['spec.__proto__ is a key named "__proto__", which plugflow refuses in user JSON and YAML (it could rewrite object prototypes): rename or remove it']);
+  });
+
+  it('checks templates reached in WorkflowTemplates, transitively, and the spec a workflowTemplateRef brings', () => {
+    const sources: Record<string, TemplateSource> = {
+      'WorkflowTemplate/shared': {
+        templates: [
+          { name: 'outer', steps: [[{ name: 's', template: 'inner' }]] },
+          { ...echo, name: 'inner', memoize: { key: 'k', cache: { configMap: { name: 'c', key: 'k' } } } },
+          { ...echo, name: 'unused', daemon: true },
+        ],
+      },
+      'WorkflowTemplate/base': { templates: [echo], entrypoint: 'echo', spec: { entrypoint: 'echo', templates: [echo], podGC: { strategy: 'OnPodSuccess' } } },
+    };
+    expect(messages({ entrypoint: 'main', templates: [{ name: 'main', steps: [[{ name: 'x', templateRef: { name: 'shared', template: 'outer' } }]] }] }, sources)).toEqual([
+      'WorkflowTemplate/shared spec.templates[inner].memoize is not supported yet: memoization is not implemented yet: the step would run every time',
+    ]);
+    expect(messages({ workflowTemplateRef: { name: 'base' } }, sources).filter(refused)).toEqual([
+      'spec.podGC is not supported yet: pod garbage collection is not implemented yet (pods are kept until the workflow is deleted)',
+    ]);
+  });
+
+  it('accepts every example workflow of the repository', () => {
+    const dir = join(import.meta.dirname, '../../examples/workflows');
+    const examples = join(import.meta.dirname, '../../examples');
+    const files = [
+      ...readdirSync(dir).map((f) => join(dir, f)),
+      ...['hello-world.yaml', 'events/workflow-template.yaml', 'plugins/hello/workflow.yaml', 'plugins/progress/workflow.yaml'].map((f) => join(examples, f)),
+    ];
+    const problems: string[] = [];
+    for (const file of files) {
+      for (const doc of parseAllDocuments(readFileSync(file, 'utf8'))) {
+        const obj = doc.toJS() as { spec?: WorkflowSpec } | null;
+        if (obj?.spec) checkSpecFields(obj.spec, (f, d) => problems.push(`${file}: ${f} ${d}`));
+      }
+    }
+    expect(files.length).toBeGreaterThan(5);
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('workflow argument enum', () => {
+  it('binds the value of a workflow argument to its own enum', () => {
+    expect(messages({ entrypoint: 'echo', templates: [echo], arguments: { parameters: [{ name: 'env', value: 'prod', enum: ['dev', 'test'] }] } })).toEqual([
+      'spec.arguments.parameters[env] value "prod" is not one of the allowed values ["dev","test"]',
+    ]);
+    expect(messages({ entrypoint: 'echo', templates: [echo], arguments: { parameters: [{ name: 'env', value: 'dev', enum: ['dev', 'test'] }] } })).toEqual([]);
+  });
+});
+
+describe('hostile shapes', () => {
+  it('never throws, whatever the spec holds', () => {
+    const shapes: unknown[] = [null, 1, 'x', [], { templates: 'x' }, { templates: [null, 1, { steps: 'x', dag: 'y' }, { steps: [null, [null, 1]], dag: { tasks: [null] } }] }, { hooks: [1] }, { arguments: { parameters: 'x' } }];
+    const sources: Record<string, TemplateSource> = { 'WorkflowTemplate/x': { templates: [null as never] } };
+    for (const spec of shapes) {
+      expect(() => checkSpecFields(spec as WorkflowSpec, () => {})).not.toThrow();
+      expect(() => checkReferencedTemplates(spec as WorkflowSpec, new TemplateResolver([], sources), () => {})).not.toThrow();
+    }
+  });
+});
