@@ -69,17 +69,38 @@ function childPath(path: string, key: string): string {
  * never occurs: a root has no key), or undefined. Iterative, so any depth is safe.
  */
 export function protoKeyPath(value: unknown, root = ''): string | undefined {
-  const stack: Array<[unknown, string]> = [[value, root]];
+  // Iterative (no recursion on user depth) and lazy about paths: a frame records its parent and
+  // its key, and a path string is built only for the one hit, so a 2,000,000-element list costs
+  // one small frame per element rather than one growing string per element.
+  type Frame = { v: unknown; parent: Frame | undefined; key: string | number };
+  const pathOf = (f: Frame | undefined, last?: string): string => {
+    const parts: Array<string | number> = last === undefined ? [] : [last];
+    for (let at = f; at?.parent !== undefined; at = at.parent) parts.push(at.key);
+    let path = root;
+    for (let i = parts.length - 1; i >= 0; i--) {
+      const k = parts[i]!;
+      path = typeof k === 'number' ? `${path}[${k}]` : childPath(path, k);
+    }
+    return path;
+  };
+  const stack: Frame[] = [{ v: value, parent: undefined, key: '' }];
   while (stack.length > 0) {
-    const [v, path] = stack.pop()!;
+    const frame = stack.pop()!;
+    const v = frame.v;
     if (typeof v !== 'object' || v === null) continue;
     if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], `${path}[${i}]`]);
+      for (let i = v.length - 1; i >= 0; i--) {
+        const item: unknown = v[i];
+        if (typeof item === 'object' && item !== null) stack.push({ v: item, parent: frame, key: i });
+      }
       continue;
     }
-    if (Object.hasOwn(v, PROTO_KEY)) return childPath(path, PROTO_KEY);
+    if (Object.hasOwn(v, PROTO_KEY)) return pathOf(frame, PROTO_KEY);
     const keys = Object.keys(v);
-    for (let i = keys.length - 1; i >= 0; i--) stack.push([(v as Record<string, unknown>)[keys[i]!], childPath(path, keys[i]!)]);
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const item = (v as Record<string, unknown>)[keys[i]!];
+      if (typeof item === 'object' && item !== null) stack.push({ v: item, parent: frame, key: keys[i]! });
+    }
   }
   return undefined;
 }
