@@ -11,7 +11,7 @@
  *   - every other list (args, command, tolerations, ...) is replaced as a whole.
  * Not supported: `$patch: replace`, `$setElementOrder`, `$retainKeys`, `$deleteFromPrimitiveList`.
  */
-import { parse } from 'yaml';
+import { readYamlDocument, YamlReadError } from '../yaml/kube-yaml.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type JsonObject = { [k: string]: Json };
@@ -36,9 +36,9 @@ const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !==
 export function parsePodSpecPatch(text: string, where: string): JsonObject {
   let value: unknown;
   try {
-    value = parse(text);
+    value = readYamlDocument(text, where);
   } catch (err) {
-    throw new Error(`${where} is not valid YAML or JSON: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+    throw new Error(`${where} is not valid YAML or JSON: ${err instanceof YamlReadError ? err.detail : err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
   }
   if (!isObject(value)) throw new Error(`${where} must be an object (a partial pod spec), got ${JSON.stringify(value)?.slice(0, 80)}`);
   return value;

@@ -11,7 +11,9 @@
  *   workflows use.
  * - Plain scalars: go-yaml v2's resolver (go-scalars.ts): `yes`/`no`/`on`/`off`/`y`/`n` are
  *   booleans, `0755` is 493, timestamps stay strings; quoted scalars are strings.
- * - A key given twice: the last value wins (go-yaml v2 without strict mode).
+ * - A key given twice: the last value wins (go-yaml v2 without strict mode), or, with
+ *   `uniqueKeys`, is an error naming the line, as in the strict reading the peer gives files that
+ *   are not Kubernetes objects (plugin.yaml, a plugin ConfigMap's container).
  * - `<<` merge keys: applied in the order written, a later one overriding earlier keys, and in a
  *   list of maps the earlier map winning — go-yaml's order, not js-yaml's own.
  * - Anchors and aliases: every alias is expanded into its own copy (no shared objects reach
@@ -38,9 +40,18 @@ export class YamlReadError extends Error {
     readonly line?: number,
     readonly column?: number,
   ) {
-    super(`${source}: ${line !== undefined ? `line ${line}${column !== undefined ? `, column ${column}` : ''}: ` : ''}${reason}`);
+    super(`${source}: ${describeAt(reason, line, column)}`);
     this.name = 'YamlReadError';
   }
+
+  /** The message without the source: `line 3, column 5: reason`. */
+  get detail(): string {
+    return describeAt(this.reason, this.line, this.column);
+  }
+}
+
+function describeAt(reason: string, line?: number, column?: number): string {
+  return `${line !== undefined ? `line ${line}${column !== undefined ? `, column ${column}` : ''}: ` : ''}${reason}`;
 }
 
 /** A float as go-yaml holds it; a class so that js-yaml spells it Go's way when it is a map key. */
@@ -125,15 +136,20 @@ const ignoredTags = ['!', 'tag:'].flatMap((prefix) =>
 
 const SCHEMA = jsyaml.FAILSAFE_SCHEMA.extend({ implicit: [goNull, goBool, goInt, goFloat, mergeKey], explicit: [binary, ...ignoredTags] });
 
+export interface ReadYamlOptions {
+  /** Refuse a key given twice in one mapping (default: the last value wins, as in kubectl). */
+  uniqueKeys?: boolean;
+}
+
 /** Reads every non-empty document of a YAML (or JSON) text, as kubectl would read it. */
-export function readYamlDocuments(text: string, source: string): unknown[] {
+export function readYamlDocuments(text: string, source: string, options: ReadYamlOptions = {}): unknown[] {
   const context: LoadContext = { line: 1, mergePrefix: `\u0000<<${randomUUID()}#`, merges: 0 };
   let raw: unknown[];
   current = context;
   try {
     raw = jsyaml.loadAll(text, null, {
       schema: SCHEMA,
-      json: true,
+      json: !options.uniqueKeys,
       filename: source,
       listener: (event: string, state: { line: number }) => {
         if (event === 'open') context.line = state.line + 1;
@@ -161,12 +177,12 @@ export function readYamlDocuments(text: string, source: string): unknown[] {
 
 /**
  * Reads a text that must hold exactly one document; `undefined` when it holds none. Several
- * documents are refused with `what` naming what the file should hold.
+ * documents are refused, `what` naming what the text should hold.
  */
-export function readYamlDocument(text: string, source: string, what = 'one YAML document'): unknown {
-  const docs = readYamlDocuments(text, source);
+export function readYamlDocument(text: string, source: string, options: ReadYamlOptions & { what?: string } = {}): unknown {
+  const docs = readYamlDocuments(text, source, options);
   if (docs.length > 1) {
-    throw new YamlReadError(source, `holds ${docs.length} YAML documents (separated by ---) where ${what} is expected; keep one document per file`);
+    throw new YamlReadError(source, `holds ${docs.length} YAML documents (separated by ---) where ${options.what ?? 'one document'} is expected; keep one document`);
   }
   return docs[0];
 }
