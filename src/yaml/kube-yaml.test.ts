@@ -142,3 +142,39 @@ describe('go-yaml scalar resolution', () => {
     expect(goFloatKey(f)).toBe(want);
   });
 });
+
+describe('readYamlDocuments on mutated corpus files (seeded)', () => {
+  it('returns plain JSON values or throws YamlReadError, never anything else, and leaves prototypes alone', () => {
+    let seed = 20261123;
+    const rand = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      return seed % n;
+    };
+    const pieces = ['\n', ' ', '  ', ':', '- ', '[', ']', '{', '}', ',', '"', "'", '&a ', '*a', '<<: ', '---\n', '...\n', '!!int ', '!x ', '? ', '|\n', '#', '\t', 'yes', '0x', '__proto__: ', '~'];
+    const sources = files.map((f) => readFileSync(join(CORPUS, f), 'utf8'));
+    let read = 0;
+    let refused = 0;
+    for (let i = 0; i < 600; i++) {
+      let text = sources[rand(sources.length)]!;
+      for (let m = 0, n = 1 + rand(4); m < n; m++) {
+        const at = rand(text.length + 1);
+        const op = rand(3);
+        if (op === 0) text = text.slice(0, at) + pieces[rand(pieces.length)] + text.slice(at);
+        else if (op === 1) text = text.slice(0, at) + text.slice(at + 1 + rand(8));
+        else text = text.slice(0, at) + text.slice(rand(text.length), rand(text.length)) + text.slice(at);
+      }
+      try {
+        const docs = readYamlDocuments(text, 'mutated.yaml');
+        expect(JSON.parse(JSON.stringify(docs))).toEqual(docs);
+        read++;
+      } catch (err) {
+        if (!(err instanceof YamlReadError)) throw new Error(`not a YamlReadError for input ${JSON.stringify(text)}: ${String(err)}`);
+        expect(err.message.startsWith('mutated.yaml: ')).toBe(true);
+        refused++;
+      }
+    }
+    expect(({} as Record<string, unknown>).a).toBeUndefined();
+    expect(read).toBeGreaterThan(50);
+    expect(refused).toBeGreaterThan(50);
+  });
+});
