@@ -23,6 +23,10 @@
  *   is "1e+06"); unknown tags (`!Ref x`) are ignored; `!!binary` decodes to text.
  * - What JSON cannot hold is refused as kubectl refuses it (`.inf`, `.nan` as values); integers
  *   beyond ±2^53 are refused too (JavaScript numbers would silently change them).
+ * Known differences (test/yaml-corpus and the peer's 217 example workflows read the same as in
+ * kubectl): a key written both before and after a merge key in one mapping keeps the merged
+ * value (kubectl: the last written); a few forms kubectl's document splitter refuses are
+ * accepted (content on a `---` line, a `%YAML` directive, a null map key, read as "null").
  */
 import jsyaml from 'js-yaml';
 import { randomUUID } from 'node:crypto';
