@@ -12,7 +12,7 @@ import { DATA_SIDECAR_AUTOMOUNT, DATA_SIDECAR_CONTAINER } from './build-plugin.j
 import { PluginConfigMapError } from './errors.js';
 import { containerShape } from './plugin-shape.js';
 import { pluginNameProblems } from './read-plugin.js';
-import { checkShape } from './strict-shape.js';
+import { checkShape, withoutNulls } from './strict-shape.js';
 import { validateSidecar } from './validate-sidecar.js';
 
 /** A discovered plugin: what the registry and the agent pod builder work with. */
@@ -77,6 +77,7 @@ export function parsePluginConfigMap(cm: ConfigMapLike): PluginEntry {
   const shapeProblems: string[] = [];
   checkShape(container, containerShape, at, shapeProblems);
   problems.push(...shapeProblems);
+  if (shapeProblems.length === 0) container = withoutNulls(container);
   if (shapeProblems.length === 0) problems.push(...validateSidecar(container as Container, at).errors);
   if (problems.length > 0) fail();
   return { namespace, name, configMapName: cmName, container: container as Container, automountServiceAccountToken: automount };

@@ -115,6 +115,8 @@ describe('parsePluginConfigMap', () => {
   it('reads data["sidecar.container"] strictly but with kubectl\'s meaning of values (YAML 1.1, aliases)', () => {
     const text = 'name: hello\nimage: img:1\nports: [{containerPort: 4000}]\nresources: &r {requests: {cpu: 10m, memory: 16Mi}, limits: {cpu: 100m, memory: 32Mi}}\nsecurityContext: {runAsNonRoot: yes, runAsUser: 1000}\n';
     expect(parsePluginConfigMap(configMap('ns', 'hello-executor-plugin', { 'sidecar.container': text })).container.securityContext?.runAsNonRoot).toBe(true);
+    // `null` means unset, as in any Kubernetes object; it is dropped, never handed on.
+    expect(parsePluginConfigMap(configMap('ns', 'hello-executor-plugin', { 'sidecar.container': `${text}env: null\n` })).container).not.toHaveProperty('env');
     expect(reasons(configMap('ns', 'hello-executor-plugin', { 'sidecar.container': 'name: a\nname: b\n' }))).toMatch(/is not valid YAML: line 2, column \d+: duplicated mapping key/);
   });
 
