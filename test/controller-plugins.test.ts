@@ -241,6 +241,32 @@ describe('controller: executor plugins', () => {
     expect(node.message).toContain(`service account ${work}/hello-executor-plugin does not exist`);
     await expect(client.get(PODS, work, 'no-agent-agent')).rejects.toMatchObject({ code: 404 });
   });
+
+  it('discovers a labelled ConfigMap whose name lacks -executor-plugin, and prefers <name>-executor-plugin over it', async () => {
+    const other = await createTestNamespace('ctl-plugins-bare');
+    try {
+      // Published plugins exist under both names; the label is what makes a ConfigMap a plugin.
+      const bare = pluginConfigMap('bare', 4501);
+      bare.metadata.name = 'bare';
+      await client.create(CONFIGMAPS, other, bare);
+      await eventually(() => pluginLines(lines, other).includes(`Executor plugin added ${other}/bare`), 'bare plugin added');
+      expect(lines.some((l) => l.namespace === other && String(l.message).includes('malformed'))).toBe(false);
+
+      await client.create(CONFIGMAPS, other, pluginConfigMap('bare', 4502));
+      const leftOut = await eventually(
+        () => lines.find((l) => l.message === 'Executor plugin left out of agent pods' && l.namespace === other),
+        'left-out line',
+      );
+      expect(leftOut).toMatchObject({ level: 'warn', name: 'bare', configMap: `${other}/bare`, keptInstead: `${other}/bare-executor-plugin` });
+      expect(String(leftOut.reason)).toContain(`it defines plugin bare, as ConfigMap ${other}/bare-executor-plugin does`);
+      const own = controller.caches.plugins!.pluginsFor(other).filter((p) => p.namespace === other);
+      expect(own.map((p) => `${p.configMapName}:${p.container.ports![0]!.containerPort}`)).toEqual([
+        'bare-executor-plugin:4502',
+      ]);
+    } finally {
+      await deleteTestNamespace(other);
+    }
+  });
 });
 
 describe('controller: executor plugins gate off', () => {

@@ -11,7 +11,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { readYamlDocuments } from '../src/yaml/kube-yaml.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GROUP, LABEL_WORKFLOW, PLURAL, VERSION, type NodeStatus, type Workflow } from '../src/api/index.js';
 import { runLogs, runResume } from '../src/cli/workflow-ops.js';
@@ -28,7 +28,7 @@ interface Doc {
 }
 
 function readExample(file: string): Doc[] {
-  return parseAllDocuments(readFileSync(join(EXAMPLES, file), 'utf8')).map((d) => d.toJS() as Doc);
+  return readYamlDocuments(readFileSync(join(EXAMPLES, file), 'utf8'), file) as Doc[];
 }
 
 let stack: E2eStack;

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { parse as parseYaml } from 'yaml';
+import { readYamlDocument } from '../yaml/kube-yaml.js';
 import {
   compileBoolean,
   compileDepends,
@@ -49,11 +49,11 @@ export function loadEnv(spec: string | undefined): Record<string, unknown> {
     if (!existsSync(spec)) throw new Error(`--env: ${spec} is neither inline JSON (starting with "{") nor an existing file`);
     const content = readFileSync(spec, 'utf8');
     try {
-      value = /\.ya?ml$/i.test(spec) ? parseYaml(content) : JSON.parse(content);
+      value = /\.ya?ml$/i.test(spec) ? readYamlDocument(content, spec) : JSON.parse(content);
     } catch (err) {
       if (/\.json$/i.test(spec)) throw new Error(`--env: ${spec} is not valid JSON: ${(err as Error).message}`);
       try {
-        value = parseYaml(content);
+        value = readYamlDocument(content, spec);
       } catch (yamlErr) {
         throw new Error(`--env: ${spec} is neither valid JSON nor YAML: ${(yamlErr as Error).message}`);
       }

@@ -6,9 +6,10 @@
  */
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
-import { parseAllDocuments, stringify } from 'yaml';
+import { stringify } from 'yaml';
 import { FINAL_WORKFLOW_PHASES, FieldError, ValidationError, type Parameter, type Workflow } from '../api/index.js';
 import { checkSpecFields } from '../engine/validate-fields.js';
+import { readYamlDocuments } from '../yaml/kube-yaml.js';
 import { formatDuration, renderTree } from './tree.js';
 import { backendFor, type BackendFlags, type WorkflowBackend } from './workflow-backend.js';
 
@@ -23,14 +24,12 @@ interface CommonFlags extends BackendFlags {
   output?: string;
 }
 
-/** Reads the Workflows of a YAML/JSON file (several documents allowed). */
+/** Reads the Workflows of a YAML/JSON file (several documents allowed), as kubectl reads it. */
 export function readWorkflowFile(path: string): Workflow[] {
   const text = path === '-' ? readFileSync(0, 'utf8') : readFileSync(path, 'utf8');
   const out: Workflow[] = [];
-  for (const doc of parseAllDocuments(text)) {
-    if (doc.errors.length > 0) throw new Error(`${path}: ${doc.errors[0].message}`);
-    const obj = doc.toJS() as Workflow | null;
-    if (obj == null) continue;
+  for (const obj of readYamlDocuments(text, path === '-' ? '<stdin>' : path) as Workflow[]) {
+    if (typeof obj !== 'object' || Array.isArray(obj)) throw new Error(`${path}: a document is ${Array.isArray(obj) ? 'a list' : JSON.stringify(obj)}, not a Workflow object`);
     if ((obj as { kind?: string }).kind !== undefined && obj.kind !== 'Workflow') throw new Error(`${path}: expected kind Workflow, got ${String(obj.kind)}`);
     out.push(obj);
   }

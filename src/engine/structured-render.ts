@@ -41,7 +41,11 @@ export function renderStructuredText(text: string, field: string, renderLeaf: (t
   });
   masked += text.slice(at);
 
-  const doc = parseDocument(masked);
+  // The yaml library is used here (not src/yaml's reader) because rendering needs the syntax
+  // tree: whether a scalar was quoted decides if a whole tag may become a number. It is set to
+  // YAML 1.1 with last-key-wins and merge keys so a patch with tags means what it means without
+  // them (src/yaml reads those, as kubectl does).
+  const doc = parseDocument(masked, { version: '1.1', uniqueKeys: false, merge: true });
   if (doc.errors.length > 0) throw new Error(`${field} is not valid YAML or JSON: ${unmask(doc.errors[0]!.message.split('\n')[0]!, spans)}`);
   visit(doc, {
     Scalar(key, node, path) {

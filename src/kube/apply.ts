@@ -9,17 +9,15 @@ import { ApiextensionsV1Api, KubeConfig, KubernetesObjectApi, PatchStrategy, typ
 // model first makes the round trip lossless.
 import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js';
 import { readFileSync } from 'node:fs';
-import { parseAllDocuments } from 'yaml';
+import { readYamlDocuments } from '../yaml/kube-yaml.js';
 
 export const FIELD_MANAGER = 'plugflow';
 
-/** Parses YAML documents, dropping empty ones; a parse error names the file and line. */
+/** Parses YAML documents as kubectl does, dropping empty ones; a parse error names the file and line. */
 export function parseManifests(text: string, source = '<input>'): KubernetesObject[] {
   const out: KubernetesObject[] = [];
-  for (const doc of parseAllDocuments(text)) {
-    if (doc.errors.length > 0) throw new Error(`${source}: ${doc.errors[0].message}`);
-    const obj = doc.toJS() as KubernetesObject | null;
-    if (obj == null) continue;
+  for (const obj of readYamlDocuments(text, source) as KubernetesObject[]) {
+    if (typeof obj !== 'object' || Array.isArray(obj)) throw new Error(`${source}: a document is not an object`);
     if (!obj.apiVersion || !obj.kind) throw new Error(`${source}: a document has no apiVersion/kind`);
     out.push(obj);
   }

@@ -8,6 +8,7 @@ function entry(name: string, port: number, uid: number, extra: Partial<PluginEnt
   return {
     namespace: 'team',
     name,
+    configMapName: `${name}-executor-plugin`,
     automountServiceAccountToken: false,
     container: {
       name,

@@ -90,6 +90,7 @@ describe('buildPlugin', () => {
     expect(entry).toEqual({
       namespace: 'ns1',
       name: 'hello',
+      configMapName: 'hello-executor-plugin',
       automountServiceAccountToken: true,
       container: { ...plugin().spec.sidecar.container, args: ['print(1)\n'] },
     });

@@ -3,14 +3,17 @@
  * through `env[].valueFrom.secretKeyRef` (spec document 000, sidecar rule 4): a declaration is
  * published as a ConfigMap that anyone with read access to the namespace can see.
  *
- * The rule must not raise false alarms, because a false alarm blocks a legitimate build. So it
- * refuses only two things:
+ * A refusal blocks a legitimate build, so only what really is a credential is refused:
  *  1. values in a format that is a credential whatever the variable is called (PEM private
- *     keys, well-known provider token prefixes, JWTs);
- *  2. a non-trivial value in a variable whose name *ends* in a secret word (`API_KEY`,
- *     `GITHUB_TOKEN`, `DB_PASSWORD`) — names that merely point at a secret (`TOKEN_PATH`,
- *     `SECRET_NAME`, `PASSWORD_FILE`) or count things (`MAX_TOKENS`) are fine, and so are values
- *     that cannot be a credential: empty, booleans, numbers, absolute paths, `$(VAR)` references.
+ *     keys, well-known provider token prefixes, JWTs, URLs with a password);
+ *  2. under a name that *ends* in a secret word (`API_KEY`, `GITHUB_TOKEN`, `CLIENT_SECRET`), a
+ *     value that looks machine-generated: long, without word structure, mixing character kinds
+ *     (hex or base64 keys, random tokens, UUIDs).
+ * Any other literal value under such a name only draws a warning: published plugins commonly
+ * pass the *name* or *key* of a Secret that way (`GITHUB_TOKEN_SECRET: github-token`,
+ * `SECRET_KEY: token`). Names that merely point at a secret (`TOKEN_PATH`, `SECRET_NAME`) or
+ * count things (`MAX_TOKENS`) are not secret names, and values that cannot be a credential
+ * (empty, booleans, numbers, absolute paths, `$(VAR)` references) never draw anything.
  */
 
 /** Credential formats recognisable from the value alone. */
@@ -55,16 +58,49 @@ function harmless(value: string): boolean {
   );
 }
 
+/** Shortest value that can count as machine-generated. */
+export const MIN_GENERATED_LENGTH = 16;
+
 /**
- * Returns why `value` of env variable `name` looks like a literal secret, or undefined. The
- * reason never contains the value itself, so it can be printed and logged.
+ * True for values that look machine-generated rather than chosen by a person: at least
+ * MIN_GENERATED_LENGTH characters, no spaces, little word structure (under 60% of the letters
+ * and digits in words of three or more letters, camelCase split, as in Secret names and keys
+ * like `github-token` or `GithubTokenSecret`), at least two of lower case, upper case and
+ * digits, and at least 3 bits of entropy per character.
  */
-export function literalSecretReason(name: string, value: string): string | undefined {
+export function looksGenerated(value: string): boolean {
+  const v = value.trim();
+  if (v.length < MIN_GENERATED_LENGTH || /\s/.test(v)) return false;
+  const alnum = v.replace(/[^A-Za-z0-9]/g, '').length;
+  const inWords = (v.match(/[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g) ?? []).filter((w) => w.length >= 3).join('').length;
+  if (alnum === 0 || inWords / alnum >= 0.6) return false;
+  const kinds = [/[a-z]/, /[A-Z]/, /[0-9]/].filter((re) => re.test(v)).length;
+  return kinds >= 2 && entropyPerChar(v) >= 3;
+}
+
+function entropyPerChar(s: string): number {
+  const counts = new Map<string, number>();
+  for (const c of s) counts.set(c, (counts.get(c) ?? 0) + 1);
+  let h = 0;
+  for (const n of counts.values()) h -= (n / s.length) * Math.log2(n / s.length);
+  return h;
+}
+
+/** What the check makes of one env value: refuse it (a credential) or warn (maybe one). */
+export interface SecretFinding {
+  refuse: boolean;
+  /** Why; never contains the value itself, so it can be printed and logged. */
+  reason: string;
+}
+
+/** Looks at the literal `value` of env variable `name`; undefined when it is plainly not a secret. */
+export function literalSecretFinding(name: string, value: string): SecretFinding | undefined {
   for (const f of SECRET_FORMATS) {
-    if (f.re.test(value)) return `its value looks like ${f.what}`;
+    if (f.re.test(value)) return { refuse: true, reason: `its value looks like ${f.what}` };
   }
   const upper = name.toUpperCase();
   const ending = SECRET_NAME_ENDINGS.find((e) => upper === e || upper.endsWith(`_${e}`));
-  if (ending && !harmless(value)) return `its name ends in ${ending} and it has a literal value`;
-  return undefined;
+  if (!ending || harmless(value)) return undefined;
+  if (looksGenerated(value)) return { refuse: true, reason: `its name ends in ${ending} and its value looks like a generated key or token` };
+  return { refuse: false, reason: `its name ends in ${ending} and it has a literal value` };
 }

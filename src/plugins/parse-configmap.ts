@@ -1,22 +1,28 @@
 /**
  * Discovery: a labelled ConfigMap back into a plugin. A malformed ConfigMap yields an error with
  * every reason so the controller can log it and ignore the plugin (COMPAT.md "Discovery").
+ *
+ * The label is what makes a ConfigMap a plugin (spec document 000, discovery rule 3); its name
+ * gives the plugin's name, without the `-executor-plugin` suffix `plugflow plugin build` adds
+ * when it is there, and as it is when it is not (plugins published by others use both forms).
  */
-import { parse } from 'yaml';
+import { readYamlDocument, YamlReadError } from '../yaml/kube-yaml.js';
 import { CONFIGMAP_TYPE_EXECUTOR_PLUGIN, EXECUTOR_PLUGIN_SUFFIX, LABEL_CONFIGMAP_TYPE, type Container } from '../api/index.js';
 import { DATA_SIDECAR_AUTOMOUNT, DATA_SIDECAR_CONTAINER } from './build-plugin.js';
 import { PluginConfigMapError } from './errors.js';
 import { containerShape } from './plugin-shape.js';
 import { pluginNameProblems } from './read-plugin.js';
-import { checkShape } from './strict-shape.js';
+import { checkShape, withoutNulls } from './strict-shape.js';
 import { validateSidecar } from './validate-sidecar.js';
 
 /** A discovered plugin: what the registry and the agent pod builder work with. */
 export interface PluginEntry {
   /** Namespace of the ConfigMap: the installation namespace or a workflow namespace. */
   namespace: string;
-  /** Plugin name: the ConfigMap name without `-executor-plugin`. */
+  /** Plugin name: the ConfigMap name without `-executor-plugin` when it ends so, else the ConfigMap name. */
   name: string;
+  /** Name of the ConfigMap the plugin was read from. */
+  configMapName: string;
   container: Container;
   automountServiceAccountToken: boolean;
 }
@@ -43,13 +49,8 @@ export function parsePluginConfigMap(cm: ConfigMapLike): PluginEntry {
 
   if (!namespace) problems.push('metadata.namespace is empty');
   if (!isPluginConfigMap(cm)) problems.push(`label ${LABEL_CONFIGMAP_TYPE} must be ${CONFIGMAP_TYPE_EXECUTOR_PLUGIN}`);
-  let name = '';
-  if (!cmName.endsWith(EXECUTOR_PLUGIN_SUFFIX) || cmName.length === EXECUTOR_PLUGIN_SUFFIX.length) {
-    problems.push(`metadata.name must be <plugin name>${EXECUTOR_PLUGIN_SUFFIX}`);
-  } else {
-    name = cmName.slice(0, -EXECUTOR_PLUGIN_SUFFIX.length);
-    problems.push(...pluginNameProblems(name, 'metadata.name (plugin name part)'));
-  }
+  const name = pluginNameOf(cmName);
+  problems.push(...pluginNameProblems(name, name === cmName ? 'metadata.name (the plugin name)' : 'metadata.name (plugin name part)'));
 
   const automountText = cm.data?.[DATA_SIDECAR_AUTOMOUNT];
   let automount = false;
@@ -65,18 +66,28 @@ export function parsePluginConfigMap(cm: ConfigMapLike): PluginEntry {
   }
   let container: unknown;
   try {
-    container = parse(containerText!, { uniqueKeys: true, version: '1.1' });
+    // Strict like the peer (a key given twice is an error), with kubectl's meaning of values.
+    container = readYamlDocument(containerText!, `data["${DATA_SIDECAR_CONTAINER}"]`, { uniqueKeys: true, what: 'one container' });
   } catch (err) {
-    problems.push(`data["${DATA_SIDECAR_CONTAINER}"] is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+    if (!(err instanceof YamlReadError)) throw err;
+    problems.push(`data["${DATA_SIDECAR_CONTAINER}"] is not valid YAML: ${err.detail}`);
     fail();
   }
   const at = `data["${DATA_SIDECAR_CONTAINER}"]`;
   const shapeProblems: string[] = [];
   checkShape(container, containerShape, at, shapeProblems);
   problems.push(...shapeProblems);
+  if (shapeProblems.length === 0) container = withoutNulls(container);
   if (shapeProblems.length === 0) problems.push(...validateSidecar(container as Container, at).errors);
   if (problems.length > 0) fail();
-  return { namespace, name, container: container as Container, automountServiceAccountToken: automount };
+  return { namespace, name, configMapName: cmName, container: container as Container, automountServiceAccountToken: automount };
+}
+
+/** The plugin name a ConfigMap name stands for: without `-executor-plugin` when it ends so. */
+export function pluginNameOf(configMapName: string): string {
+  return configMapName.endsWith(EXECUTOR_PLUGIN_SUFFIX) && configMapName.length > EXECUTOR_PLUGIN_SUFFIX.length
+    ? configMapName.slice(0, -EXECUTOR_PLUGIN_SUFFIX.length)
+    : configMapName;
 }
 
 /** Outcome of reading one ConfigMap during discovery: an entry, or the reason to log. */

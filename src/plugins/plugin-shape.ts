@@ -6,7 +6,7 @@
  * SecurityContext and Lifecycle are not detailed by the spec; their usual Kubernetes fields are
  * listed so that real plugins validate.
  */
-import { bool, int, intOrString, list, map, obj, quantity, str, type Shape } from './strict-shape.js';
+import { any, bool, int, intOrString, list, map, obj, quantity, str, type Shape } from './strict-shape.js';
 
 const keySelector = obj({ key: str, name: str, optional: bool }, ['key']);
 const fieldSelector = obj({ apiVersion: str, fieldPath: str }, ['fieldPath']);
@@ -109,12 +109,43 @@ export const containerShape: Shape = obj(
   ['name'],
 );
 
+/** Fields of ObjectMeta (spec document 3, "Metadata records"); the rest are written by the API server. */
+export const WRITTEN_METADATA_FIELDS: readonly string[] = ['name', 'namespace', 'labels', 'annotations'];
+
+const ownerReference = obj(
+  { apiVersion: str, blockOwnerDeletion: bool, controller: bool, kind: str, name: str, uid: str },
+  ['apiVersion', 'kind', 'name', 'uid'],
+);
+
+/** The full ObjectMeta, so that metadata copied from a real object (`creationTimestamp: null`) reads. */
+const objectMeta = obj(
+  {
+    annotations: map(str),
+    clusterName: str,
+    creationTimestamp: str,
+    deletionGracePeriodSeconds: int(0),
+    deletionTimestamp: str,
+    finalizers: list(str),
+    generateName: str,
+    generation: int(0),
+    labels: map(str),
+    managedFields: list(any),
+    name: str,
+    namespace: str,
+    ownerReferences: list(ownerReference),
+    resourceVersion: str,
+    selfLink: str,
+    uid: str,
+  },
+  ['name'],
+);
+
 /** `plugin.yaml`. */
 export const executorPluginShape: Shape = obj(
   {
     apiVersion: str,
     kind: str,
-    metadata: obj({ name: str, namespace: str, labels: map(str), annotations: map(str) }, ['name']),
+    metadata: objectMeta,
     spec: obj({ sidecar: obj({ container: containerShape, automountServiceAccountToken: bool }, ['container']) }, ['sidecar']),
   },
   ['apiVersion', 'kind', 'metadata', 'spec'],

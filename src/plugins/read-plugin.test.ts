@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
+import { stringify as yamlStringify } from 'yaml';
 import { PluginBuildError } from './errors.js';
 import { readPluginYaml } from './read-plugin.js';
+
+/** YAML as Kubernetes reads it (1.1: a bare `y` would be a boolean), as plugin.yaml is read. */
+const stringify = (value: unknown): string => yamlStringify(value, { version: '1.1' });
 
 /** A valid plugin.yaml as an object; tests change one thing at a time. */
 function plugin(): any {
@@ -49,8 +52,8 @@ describe('readPluginYaml', () => {
   });
 
   it('refuses YAML syntax errors and duplicate keys with the line', () => {
-    expect(problemsOf('kind: [unclosed\n')[0]).toMatch(/^line \d+:/);
-    expect(problemsOf('kind: ExecutorPlugin\nkind: ExecutorPlugin\n')[0]).toMatch(/line 2: .*unique/i);
+    expect(problemsOf('kind: [unclosed\n')[0]).toMatch(/^line \d+, column \d+: /);
+    expect(problemsOf('kind: ExecutorPlugin\nkind: ExecutorPlugin\n')[0]).toMatch(/^line 2, column 1: duplicated mapping key/);
   });
 
   it('names unknown fields at every level', () => {
@@ -58,8 +61,8 @@ describe('readPluginYaml', () => {
     top.extra = 1;
     expect(problemsOf(top)).toEqual(['extra: unknown field']);
     const meta = plugin();
-    meta.metadata.generateName = 'x';
-    expect(problemsOf(meta)).toEqual(['metadata.generateName: unknown field']);
+    meta.metadata.generatedName = 'x';
+    expect(problemsOf(meta)).toEqual(['metadata.generatedName: unknown field']);
     expect(problemsOf(withContainer((c) => (c.ports[0].containerPortt = 1)))).toEqual([
       'spec.sidecar.container.ports[0].containerPortt: unknown field',
     ]);
@@ -87,7 +90,7 @@ describe('readPluginYaml', () => {
     p.metadata.name = 'Hello_World';
     const problems = problemsOf(p);
     expect(problems).toContain('apiVersion: must be plugflow.io/v1alpha1, got "argoproj.io/v1alpha1"');
-    expect(problems).toContain('kind: must be ExecutorPlugin, got "Plugin"');
+    expect(problems.some((m) => m.startsWith('kind: must be ExecutorPlugin, got "Plugin"; plugflow plugin build reads an ExecutorPlugin'))).toBe(true);
     expect(problems.some((m) => m.startsWith('metadata.name: "Hello_World" must be a DNS label'))).toBe(true);
     const missing = plugin();
     delete missing.metadata.name;
@@ -166,10 +169,9 @@ describe('readPluginYaml', () => {
 
   it('refuses env values that are literal secrets, without printing them', () => {
     const cases: Array<[string, string]> = [
-      ['API_KEY', 'abc123'],
-      ['GITHUB_TOKEN', 'not-a-real-token'],
-      ['DB_PASSWORD', 'hunter2'],
-      ['CLIENT_SECRET', 'xyz'],
+      ['API_KEY', '9f8e7d6c5b4a39281706f5e4d3c2b1a0'],
+      ['CLIENT_SECRET', 'Xk29vLq8TzP0wR4mN7sB1cD6'],
+      ['API_TOKEN', '123e4567-e89b-12d3-a456-426614174000'],
       ['SOME_SETTING', '-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----'],
       ['CONFIG', 'ghp_abcdefghijklmnopqrstuvwxyz0123456789'],
       ['AWS_ID', 'AKIAIOSFODNN7EXAMPLE'],
@@ -181,6 +183,23 @@ describe('readPluginYaml', () => {
       expect(problems[0]).toMatch(new RegExp(`^sidecar is invalid: spec.sidecar.container.env\\[1\\].value \\(${name}\\): `));
       expect(problems[0]).toContain('env[1].valueFrom.secretKeyRef');
       expect(problems[0]).not.toContain(value);
+    }
+  });
+
+  it('only warns when a secret-sounding variable holds what may be a Secret name or key, or a short value', () => {
+    const cases: Array<[string, string]> = [
+      ['GITHUB_TOKEN_SECRET', 'github-token'],
+      ['SECRET_KEY', 'token'],
+      ['API_KEY', 'abc123'],
+      ['DB_PASSWORD', 'hunter2'],
+      ['GITHUB_TOKEN', 'GithubTokenSecretName'],
+      ['AWS_SECRET_ACCESS_KEY', 'prod-aws-credentials-2024'],
+    ];
+    for (const [name, value] of cases) {
+      const { warnings } = readPluginYaml(stringify(withContainer((c) => (c.env = [{ name: 'OK', value: 'fine' }, { name, value }]))));
+      expect(warnings, name).toHaveLength(1);
+      expect(warnings[0]).toMatch(new RegExp(`^spec.sidecar.container.env\\[1\\].value \\(${name}\\): its name ends in [A-Z_]+ and it has a literal value; if it is the secret itself`));
+      expect(warnings[0]).not.toContain(value);
     }
   });
 
@@ -199,6 +218,59 @@ describe('readPluginYaml', () => {
       { name: 'API_TOKEN', valueFrom: { secretKeyRef: { name: 'creds', key: 'token' } } },
     ];
     expect(() => readPluginYaml(stringify(withContainer((c) => (c.env = env))))).not.toThrow();
+  });
+
+  it('reads values as kubectl does (YAML 1.1): runAsNonRoot: yes is true', () => {
+    const text = stringify(plugin()).replace('runAsNonRoot: true', 'runAsNonRoot: yes');
+    expect(text).toContain('runAsNonRoot: yes');
+    expect(readPluginYaml(text).plugin.spec.sidecar.container.securityContext?.runAsNonRoot).toBe(true);
+  });
+
+  it('says what a ConfigMap given as plugin.yaml is and what to do, instead of "data: unknown field"', () => {
+    const built = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'hello-executor-plugin' }, data: { 'sidecar.container': 'name: hello\n' } };
+    const [problem, ...rest] = problemsOf(built);
+    expect(rest).toEqual([]);
+    expect(problem).toMatch(/^kind: this is a ConfigMap \(kind: ConfigMap\), already a built plugin, not a plugin declaration; plugflow plugin build reads an ExecutorPlugin declaration/);
+    expect(problem).toContain('To install this one, run kubectl apply -f on it');
+    expect(problemsOf({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' }, data: {} })[0]).toContain('Write a plugin.yaml of kind ExecutorPlugin');
+    expect(problemsOf({ apiVersion: 'v1', kind: 'Workflow', metadata: { name: 'x' }, spec: { entrypoint: 'a' } })).toEqual([
+      expect.stringMatching(/^kind: must be ExecutorPlugin, got "Workflow"; plugflow plugin build reads/),
+    ]);
+  });
+
+  it('says what is wrong with an empty or multi-document plugin.yaml and what to do', () => {
+    expect(problemsOf('# nothing\n')).toEqual([expect.stringMatching(/^is empty; plugflow plugin build reads an ExecutorPlugin declaration/)]);
+    const two = `${stringify(plugin())}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra}\n`;
+    expect(problemsOf(two)).toEqual([
+      'holds 2 YAML documents (ExecutorPlugin "hello", ConfigMap "extra"); plugin.yaml declares exactly one ExecutorPlugin: keep the ExecutorPlugin and move the other documents to files of their own',
+    ]);
+  });
+
+  it('accepts the ObjectMeta fields of spec document 3, warning about those not written to the ConfigMap', () => {
+    const p = plugin();
+    Object.assign(p.metadata, { creationTimestamp: null, namespace: 'team', finalizers: [], uid: 'abc', generateName: 'hello-' });
+    const { plugin: read, warnings } = readPluginYaml(stringify(p));
+    expect(read.metadata).toEqual({ name: 'hello', namespace: 'team', annotations: p.metadata.annotations });
+    expect(warnings).toEqual([
+      'metadata.uid is not written to the ConfigMap (only name, namespace, labels, annotations are); remove it from plugin.yaml',
+      'metadata.generateName is not written to the ConfigMap (only name, namespace, labels, annotations are); remove it from plugin.yaml',
+    ]);
+    const bad = plugin();
+    bad.metadata.ownerReferences = [{ kind: 'X' }];
+    expect(problemsOf(bad)).toContain('metadata.ownerReferences[0].apiVersion: required field is missing');
+  });
+
+  it('checks label and annotation keys and values as Kubernetes does, naming the key', () => {
+    const p = plugin();
+    p.metadata.labels = { version: '>= v3.3', 'bad key!': 'x', 'example.com/ok': 'v1.2_3', 'Upper.Case/x': 'y', long: 'a'.repeat(64) };
+    p.metadata.annotations = { 'bad key!': 'any text at all >= 3', 'Example.COM/fine': 'ok' };
+    expect(problemsOf(p)).toEqual([
+      `metadata.labels["version"]: the value ">= v3.3" must be empty or alphanumeric characters, '-', '_' or '.', starting and ending with an alphanumeric character; put free text in an annotation`,
+      `metadata.labels["bad key!"]: the key has name part "bad key!", which must be alphanumeric characters, '-', '_' or '.', starting and ending with an alphanumeric character; a label key is [prefix/]name (Kubernetes refuses it otherwise)`,
+      `metadata.labels["Upper.Case/x"]: the key has prefix "Upper.Case", which is not a DNS subdomain (lower-case letters, digits, '-' and '.'); a label key is [prefix/]name (Kubernetes refuses it otherwise)`,
+      'metadata.labels["long"]: the value is longer than 63 characters; put long text in an annotation',
+      `metadata.annotations["bad key!"]: the key has name part "bad key!", which must be alphanumeric characters, '-', '_' or '.', starting and ending with an alphanumeric character; an annotation key is [prefix/]name (Kubernetes refuses it otherwise)`,
+    ]);
   });
 
   it('refuses volume mounts, which the agent pod cannot satisfy', () => {

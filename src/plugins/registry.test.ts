@@ -17,7 +17,7 @@ function container(name: string, port: number, image = 'img:1'): PluginEntry['co
 }
 
 function entry(namespace: string, name: string, port = 4000, image = 'img:1'): PluginEntry {
-  return { namespace, name, container: container(name, port, image), automountServiceAccountToken: false };
+  return { namespace, name, configMapName: `${name}-executor-plugin`, container: container(name, port, image), automountServiceAccountToken: false };
 }
 
 function configMap(namespace: string, name: string, data?: Record<string, string>, labels?: Record<string, string>): ConfigMapLike {
@@ -106,10 +106,21 @@ describe('parsePluginConfigMap', () => {
     expect(parsePluginConfigMap(configMap('ns', 'hello-executor-plugin'))).toEqual(entry('ns', 'hello'));
   });
 
+  it('takes the plugin name from a ConfigMap name without the -executor-plugin suffix as it is (the label identifies a plugin)', () => {
+    expect(parsePluginConfigMap(configMap('ns', 'hello'))).toEqual({ ...entry('ns', 'hello'), configMapName: 'hello' });
+    expect(parsePluginConfigMap(configMap('ns', 'executor-plugin'))).toMatchObject({ name: 'executor-plugin', configMapName: 'executor-plugin' });
+    expect(reasons(configMap('ns', 'my.plugin'))).toContain('metadata.name (the plugin name): "my.plugin" must be a DNS label');
+  });
+
+  it('reads data["sidecar.container"] strictly but with kubectl\'s meaning of values (YAML 1.1, aliases)', () => {
+    const text = 'name: hello\nimage: img:1\nports: [{containerPort: 4000}]\nresources: &r {requests: {cpu: 10m, memory: 16Mi}, limits: {cpu: 100m, memory: 32Mi}}\nsecurityContext: {runAsNonRoot: yes, runAsUser: 1000}\n';
+    expect(parsePluginConfigMap(configMap('ns', 'hello-executor-plugin', { 'sidecar.container': text })).container.securityContext?.runAsNonRoot).toBe(true);
+    // `null` means unset, as in any Kubernetes object; it is dropped, never handed on.
+    expect(parsePluginConfigMap(configMap('ns', 'hello-executor-plugin', { 'sidecar.container': `${text}env: null\n` })).container).not.toHaveProperty('env');
+    expect(reasons(configMap('ns', 'hello-executor-plugin', { 'sidecar.container': 'name: a\nname: b\n' }))).toMatch(/is not valid YAML: line 2, column \d+: duplicated mapping key/);
+  });
+
   it('gives the reason for each kind of malformed ConfigMap', () => {
-    expect(reasons(configMap('ns', 'hello'))).toBe(
-      'executor plugin ConfigMap ns/hello is malformed: metadata.name must be <plugin name>-executor-plugin',
-    );
     expect(reasons(configMap('ns', 'hello-executor-plugin', {}))).toContain('data["sidecar.container"] is missing');
     expect(reasons(configMap('ns', 'hello-executor-plugin', { 'sidecar.container': 'name: [x' }))).toContain(
       'data["sidecar.container"] is not valid YAML',
@@ -157,7 +168,7 @@ describe('PluginCatalog', () => {
   it('resets from a relist and reports the difference and the malformed ones', () => {
     const cat = new PluginCatalog();
     cat.upsert(configMap('plugflow', 'old-executor-plugin'));
-    const res = cat.reset([configMap('plugflow', 'new-executor-plugin'), configMap('plugflow', 'bad')]);
+    const res = cat.reset([configMap('plugflow', 'new-executor-plugin'), configMap('plugflow', 'bad', { 'sidecar.container': '{' })]);
     expect(res.events).toEqual([
       { type: 'added', namespace: 'plugflow', name: 'new' },
       { type: 'removed', namespace: 'plugflow', name: 'old' },
@@ -168,7 +179,7 @@ describe('PluginCatalog', () => {
 
 /** A plugin whose container is called `containerName` (not necessarily its own name). */
 function named(namespace: string, name: string, containerName: string, port: number): PluginEntry {
-  return { namespace, name, container: container(containerName, port), automountServiceAccountToken: false };
+  return { namespace, name, configMapName: `${name}-executor-plugin`, container: container(containerName, port), automountServiceAccountToken: false };
 }
 
 const ids = (plugins: readonly PluginEntry[]): string[] => plugins.map((p) => `${p.namespace}/${p.name}`);
@@ -229,6 +240,24 @@ describe('excludedPlugins', () => {
     // A clash between a workflow namespace's plugin and an installed one concerns that namespace only.
     const local = named('team', 'e', 'same', 4005);
     expect(excludedPlugins([entry('plugflow', 'same', 4000), local], 'plugflow').map((x) => x.plugin)).toEqual([local]);
+  });
+
+  it('keeps <name>-executor-plugin when a ConfigMap named <name> defines the same plugin in one namespace, whatever the order', () => {
+    const canonical = entry('team', 'hello', 4000);
+    const bare = { ...entry('team', 'hello', 4001), configMapName: 'hello' };
+    for (const list of [[canonical, bare], [bare, canonical]]) {
+      expect(pluginsForWorkflow(list, { workflowNamespace: 'team', installNamespace: 'plugflow' })).toEqual([canonical]);
+      const [x, ...rest] = excludedPlugins(list, 'plugflow');
+      expect(rest).toEqual([]);
+      expect(x).toMatchObject({ plugin: bare, keptInstead: canonical, field: 'metadata.name' });
+      expect(x!.reason).toBe(
+        'ConfigMap team/hello is left out of agent pods: it defines plugin hello, as ConfigMap team/hello-executor-plugin does, which is kept because it is named hello-executor-plugin; delete one of them',
+      );
+    }
+    // In another namespace the bare one is not shadowed, and a workflow namespace still wins.
+    const installed = { ...entry('plugflow', 'hello', 4002), configMapName: 'hello' };
+    expect(pluginsForWorkflow([installed, bare], { workflowNamespace: 'team', installNamespace: 'plugflow' })).toEqual([bare]);
+    expect(pluginsForWorkflow([installed, bare], { workflowNamespace: 'x', installNamespace: 'plugflow' })).toEqual([installed]);
   });
 });
 

@@ -27,13 +27,52 @@ export interface PluginScope {
 export function pluginsForWorkflow(entries: Iterable<PluginEntry>, scope: PluginScope): PluginEntry[] {
   const byName = new Map<string, PluginEntry>();
   for (const e of entries) {
-    if (e.namespace === scope.workflowNamespace) {
-      byName.set(e.name, e);
-    } else if (e.namespace === scope.installNamespace && byName.get(e.name)?.namespace !== scope.workflowNamespace) {
-      byName.set(e.name, e);
-    }
+    if (e.namespace !== scope.workflowNamespace && e.namespace !== scope.installNamespace) continue;
+    const held = byName.get(e.name);
+    if (!held || rankBefore(rank(e, scope), rank(held, scope))) byName.set(e.name, e);
   }
   return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/**
+ * Which of two plugins of one name a workflow gets (lower first): the workflow namespace's, then,
+ * in one namespace, the ConfigMap named `<name>-executor-plugin` (`hello` and
+ * `hello-executor-plugin` both define plugin `hello`), then the first ConfigMap name.
+ */
+function rank(e: PluginEntry, scope: PluginScope): [number, number, string] {
+  return [e.namespace === scope.workflowNamespace ? 0 : 1, e.configMapName === pluginConfigMapName(e.name) ? 0 : 1, e.configMapName];
+}
+
+function rankBefore(a: [number, number, string], b: [number, number, string]): boolean {
+  return a[0] !== b[0] ? a[0] < b[0] : a[1] !== b[1] ? a[1] < b[1] : a[2] < b[2];
+}
+
+/**
+ * Plugins left out because another ConfigMap of the same namespace defines a plugin of the same
+ * name (see rank); each is reported like a clash, naming both ConfigMaps.
+ */
+export function shadowedPlugins(entries: Iterable<PluginEntry>): ExcludedPlugin[] {
+  const best = new Map<string, PluginEntry>();
+  const all = [...entries];
+  const scopeOf = (e: PluginEntry): PluginScope => ({ workflowNamespace: e.namespace, installNamespace: e.namespace });
+  for (const e of all) {
+    const k = key(e);
+    const held = best.get(k);
+    if (!held || rankBefore(rank(e, scopeOf(e)), rank(held, scopeOf(e)))) best.set(k, e);
+  }
+  return all
+    .filter((e) => best.get(key(e)) !== e)
+    .map((e) => {
+      const kept = best.get(key(e))!;
+      return {
+        plugin: e,
+        field: 'metadata.name',
+        keptInstead: kept,
+        reason:
+          `ConfigMap ${pluginConfigMapKey(e)} is left out of agent pods: it defines plugin ${e.name}, as ConfigMap ${pluginConfigMapKey(kept)} does, ` +
+          `which is kept because ${kept.configMapName === pluginConfigMapName(kept.name) ? `it is named ${pluginConfigMapName(kept.name)}` : 'its name comes first'}; delete one of them`,
+      };
+    });
 }
 
 /** A plugin left out of a workflow's agent pod, and why. */
@@ -54,9 +93,9 @@ export interface PluginSelection {
   excluded: ExcludedPlugin[];
 }
 
-/** `ns/<name>-executor-plugin`: the ConfigMap a plugin was discovered from. */
-export function pluginConfigMapKey(p: Pick<PluginEntry, 'namespace' | 'name'>): string {
-  return `${p.namespace}/${pluginConfigMapName(p.name)}`;
+/** `ns/<ConfigMap name>`: the ConfigMap a plugin was discovered from. */
+export function pluginConfigMapKey(p: Pick<PluginEntry, 'namespace' | 'configMapName'>): string {
+  return `${p.namespace}/${p.configMapName}`;
 }
 
 /** True when the plugin's container is named after the plugin (the convention `plugin build` follows). */
@@ -118,6 +157,7 @@ export function excludedPlugins(entries: Iterable<PluginEntry>, installNamespace
   const all = [...entries];
   const namespaces = [...new Set([installNamespace, ...all.map((e) => e.namespace)])].sort();
   const out = new Map<string, ExcludedPlugin>();
+  for (const x of shadowedPlugins(all)) out.set(exclusionKey(x), x);
   for (const ns of namespaces) {
     for (const x of selectAgentPlugins(pluginsForWorkflow(all, { workflowNamespace: ns, installNamespace }), opts).excluded) {
       const k = exclusionKey(x);
@@ -129,7 +169,7 @@ export function excludedPlugins(entries: Iterable<PluginEntry>, installNamespace
 
 /** Identifies one exclusion (plugin and reason) for "report once". */
 export function exclusionKey(x: ExcludedPlugin): string {
-  return `${x.plugin.namespace}/${x.plugin.name}|${x.reason}`;
+  return `${pluginConfigMapKey(x.plugin)}|${x.reason}`;
 }
 
 /** Why `kept` won over `left` (see the order in selectAgentPlugins). */

@@ -90,7 +90,8 @@ export function checkShape(value: unknown, shape: Shape, path: string, errors: s
         const field = shape.fields[k];
         const fieldPath = childPath(path, k);
         if (!field) errors.push(`${fieldPath}: unknown field`);
-        else checkShape(v, field, fieldPath, errors);
+        // `null` means "not set" in Kubernetes objects (kubectl writes `creationTimestamp: null`).
+        else if (v !== null) checkShape(v, field, fieldPath, errors);
       }
       for (const k of shape.required ?? []) {
         if (value[k] === undefined || value[k] === null) errors.push(`${childPath(path, k)}: required field is missing`);
@@ -98,6 +99,19 @@ export function checkShape(value: unknown, shape: Shape, path: string, errors: s
       return;
     }
   }
+}
+
+/** A copy of a JSON value without object fields that are `null` (unset), so later code never meets them. */
+export function withoutNulls<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(withoutNulls) as T;
+  if (!isPlainObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (v === null) continue;
+    if (k === '__proto__') Object.defineProperty(out, k, { value: withoutNulls(v), enumerable: true, writable: true, configurable: true });
+    else out[k] = withoutNulls(v);
+  }
+  return out as T;
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -7,7 +7,7 @@
  * with `sidecar is invalid:` and name the field; warnings are advice that does not block.
  */
 import { compareQuantities, parseQuantity, PLUGIN_TOKEN_PATH, type Container, type ParsedQuantity } from '../api/index.js';
-import { literalSecretReason } from './literal-secrets.js';
+import { literalSecretFinding } from './literal-secrets.js';
 
 export const SIDECAR_INVALID = 'sidecar is invalid:';
 
@@ -64,9 +64,14 @@ export function validateSidecar(container: Container, at: string): SidecarReport
 
   (container.env ?? []).forEach((env, i) => {
     if (env.value === undefined || env.value === '') return;
-    const reason = literalSecretReason(env.name, env.value);
-    if (reason) {
-      err(`env[${i}].value`, `(${env.name}): ${reason}; secrets must come from a Secret through env[${i}].valueFrom.secretKeyRef`);
+    const finding = literalSecretFinding(env.name, env.value);
+    if (finding?.refuse) {
+      err(`env[${i}].value`, `(${env.name}): ${finding.reason}; secrets must come from a Secret through env[${i}].valueFrom.secretKeyRef`);
+    } else if (finding) {
+      warnings.push(
+        `${at}.env[${i}].value (${env.name}): ${finding.reason}; if it is the secret itself, put it in a Secret and use env[${i}].valueFrom.secretKeyRef ` +
+          '(the name or key of a Secret is fine here)',
+      );
     }
   });
 

@@ -15,8 +15,8 @@
  * the merge reads own properties only and writes with setOwn, so it never follows or replaces a
  * prototype (issue 10: a patch descending into `__proto__` once made every later pod privileged).
  */
-import { parse } from 'yaml';
 import { checkUserValue, copyUserJson, getOwn, isJsonObject, setOwn } from '../api/index.js';
+import { readYamlDocument, YamlReadError } from '../yaml/kube-yaml.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type JsonObject = { [k: string]: Json };
@@ -41,9 +41,9 @@ const isObject = isJsonObject as (v: unknown) => v is JsonObject;
 export function parsePodSpecPatch(text: string, where: string): JsonObject {
   let value: unknown;
   try {
-    value = parse(text);
+    value = readYamlDocument(text, where);
   } catch (err) {
-    throw new Error(`${where} is not valid YAML or JSON: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+    throw new Error(`${where} is not valid YAML or JSON: ${err instanceof YamlReadError ? err.detail : err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
   }
   if (!isObject(value)) throw new Error(`${where} must be an object (a partial pod spec), got ${JSON.stringify(value)?.slice(0, 80)}`);
   return checkUserValue(value, where);

@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
+import { readYamlDocuments } from '../../yaml/kube-yaml.js';
 import { API_VERSION } from '../constants.js';
 import { crdDefinitions } from './definitions.js';
 import { CRDS_DIR } from './load-crds.js';
@@ -24,8 +24,7 @@ function yamlFiles(dir: string): string[] {
 
 const crds = new Map(crdDefinitions().map((c) => [c.spec.names.kind, c]));
 const documents = yamlFiles(EXAMPLES_DIR).flatMap((file) =>
-  parseAllDocuments(readFileSync(file, 'utf8'))
-    .map((d) => d.toJS() as { apiVersion?: string; kind?: string } | null)
+  (readYamlDocuments(readFileSync(file, 'utf8'), file) as Array<{ apiVersion?: string; kind?: string } | null>)
     .filter((d): d is { apiVersion: string; kind: string } => d?.apiVersion === API_VERSION && crds.has(d.kind ?? ''))
     .map((doc, i) => ({ where: `${relative(EXAMPLES_DIR, file)}#${i}`, doc })),
 );

@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseAllDocuments } from 'yaml';
+import { readYamlDocuments } from '../../yaml/kube-yaml.js';
 
 /** The repository's crds/ directory. */
 export const CRDS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'crds');
@@ -15,10 +15,7 @@ export function loadCrds(dir: string = CRDS_DIR): object[] {
   const out: object[] = [];
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort()) {
     const path = join(dir, file);
-    for (const doc of parseAllDocuments(readFileSync(path, 'utf8'))) {
-      if (doc.errors.length > 0) throw new Error(`${path}: ${doc.errors[0]!.message}`);
-      const value = doc.toJS() as { kind?: string } | null;
-      if (value == null) continue;
+    for (const value of readYamlDocuments(readFileSync(path, 'utf8'), path) as Array<{ kind?: string }>) {
       if (value.kind !== 'CustomResourceDefinition') {
         throw new Error(`${path}: expected a CustomResourceDefinition, found kind ${String(value.kind)}`);
       }
