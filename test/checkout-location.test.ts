@@ -11,9 +11,9 @@
  * steps marked done (`make -o deps -o build`). Everything it made is removed afterwards.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, type Dirent } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../src/runner/shim.js';
 import { agentSlot } from './support/e2e.js';
@@ -28,9 +28,19 @@ function seconds(t0: number): string {
 /** Copies this checkout to `dest` (see the file comment); returns what it did. */
 function makeCheckout(dest: string): void {
   const t0 = Date.now();
-  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: REPO_ROOT, encoding: 'utf8', maxBuffer: 64 << 20 })
-    .split('\0')
-    .filter(Boolean);
+  let files: string[];
+  try {
+    files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: REPO_ROOT, encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'pipe'] })
+      .split('\0')
+      .filter(Boolean);
+  } catch {
+    // Not a git checkout (an unpacked archive): everything but what is built or installed.
+    const skip = new Set(['.git', 'node_modules', 'dist', '.plugflow']);
+    files = (readdirSync(REPO_ROOT, { recursive: true, withFileTypes: true }) as Dirent[])
+      .filter((e) => e.isFile())
+      .map((e) => relative(REPO_ROOT, join(e.parentPath, e.name)))
+      .filter((f) => !skip.has(f.split('/')[0]!));
+  }
   let copied = 0;
   for (const f of files) {
     const src = join(REPO_ROOT, f);
