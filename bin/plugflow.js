@@ -2,6 +2,7 @@
 // Entry point of the `plugflow` command. Runs the compiled CLI from dist/ (`make build`).
 // `plugflow executor …` (the init and wait containers of every step pod) goes to a small entry
 // point that loads only the executor, so steps do not pay the full CLI's start-up time.
+import './early-signals.js';
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';

@@ -20,6 +20,7 @@ import { GROUP, LABEL_WORKFLOW, PLURAL, VERSION, type Workflow } from '../src/ap
 import { runPluginBuild } from '../src/cli/plugin.js';
 import { renderTree } from '../src/cli/tree.js';
 import { REPO_ROOT } from '../src/devenv/dev-stack.js';
+import { CLI_DIR } from '../src/runner/shim.js';
 import { PLUGINS_DISABLED_MESSAGE } from '../src/engine/index.js';
 import { parseManifests } from '../src/kube/apply.js';
 import { agentPodName, buildPlugin } from '../src/plugins/index.js';
@@ -151,14 +152,15 @@ describe('executor plugins end to end', () => {
   it('progress: Running with 1/3 and 2/3 between polls, then Succeeded 3/3 with its output', async () => {
     // The image's working directory is the repository (plugin.yaml: "run from the plugflow
     // image, which holds the repository ... in its working directory"); the runner ignores
-    // images, so the copy names it.
+    // images, so the copy names where every container sees this package (wherever the
+    // checkout is: a 0700 home, /tmp).
     const built = buildCopy('progress', (text) => {
       const doc = parseDocument(text);
-      doc.setIn(['spec', 'sidecar', 'container', 'workingDir'], REPO_ROOT);
+      doc.setIn(['spec', 'sidecar', 'container', 'workingDir'], CLI_DIR);
       return doc.toString();
     });
     const cm = parseManifests(built.configMapYaml);
-    expect(parse((cm[0] as { data: Record<string, string> }).data['sidecar.container'])).toMatchObject({ command: ['npx', 'tsx', 'examples/plugins/progress/main.ts'], workingDir: REPO_ROOT });
+    expect(parse((cm[0] as { data: Record<string, string> }).data['sidecar.container'])).toMatchObject({ command: ['npx', 'tsx', 'examples/plugins/progress/main.ts'], workingDir: CLI_DIR });
     // Every version of the workflow, through a watch: the job node's progress while it runs.
     const recorder = await recordWorkflows(stack.admin, stack.namespace);
     let wf: Workflow;

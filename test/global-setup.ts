@@ -3,8 +3,10 @@
  * and started here, shared by every Kubernetes-facing suite through `inject('cluster')`. Each
  * suite works in its own namespace. The CRDs from crds/ are applied before any suite starts.
  */
+import { tmpdir } from 'node:os';
 import type { TestProject } from 'vitest/node';
 import { ControlPlane } from '../src/devenv/control-plane.js';
+import { reapLeftovers } from '../src/devenv/leftovers.js';
 import { applyCrds } from './support/apply.js';
 import type { ClusterInfo } from './support/cluster.js';
 
@@ -12,6 +14,8 @@ let plane: ControlPlane | undefined;
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const t0 = Date.now();
+  // Control planes of earlier runs that were killed (their processes, their temp directories).
+  for (const line of await reapLeftovers(tmpdir(), 'plugflow-cp-')) console.log(`[global-setup] ${line}`);
   plane = new ControlPlane({ log: (line) => console.log(line) });
   try {
     await plane.start();

@@ -234,6 +234,24 @@ describe('local pod runner', () => {
     expect((await readPod('elsewhere')).spec?.nodeName).toBeFalsy();
   });
 
+  it('runs a pod whose nodeSelector names the standard kubelet labels (os, arch, hostname, beta forms)', async () => {
+    const arch = process.arch === 'x64' ? 'amd64' : process.arch;
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: {
+        metadata: { name: 'selects-linux' },
+        spec: {
+          restartPolicy: 'Never',
+          nodeSelector: { 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': arch, 'beta.kubernetes.io/os': 'linux', 'beta.kubernetes.io/arch': arch, 'kubernetes.io/hostname': runner.nodeName },
+          containers: [{ name: 'c', image: 'x', command: ['true'] }],
+        },
+      },
+    });
+    const pod = await finished('selects-linux');
+    expect(pod.spec?.nodeName).toBe(runner.nodeName);
+    expect(pod.status?.phase).toBe('Succeeded');
+  });
+
   it('keeps a pod whose port another running pod declares waiting (one shared network), then runs it', async () => {
     const port = 20_000 + Math.floor(Math.random() * 10_000);
     const server = (name: string, seconds: number) => ({

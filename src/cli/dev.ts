@@ -11,6 +11,8 @@ import { kubeBackend } from './kube-backend.js';
 import { readWorkflowFile } from './rest.js';
 import { renderTree } from './tree.js';
 
+const STOP_TIMEOUT_MS = 30_000;
+
 interface DevFlags {
   kubeconfig?: string;
   context?: string;
@@ -63,11 +65,23 @@ export async function runDev(flags: DevFlags): Promise<number> {
     if (stopping) return;
     stopping = true;
     say('stopping…');
+    // A stop that hangs must not keep the control plane alive: exiting kills the children
+    // (parent-death signal, kill on exit).
+    const timer = setTimeout(() => {
+      say(`stopping took longer than ${STOP_TIMEOUT_MS / 1000}s; exiting, which kills what is left`);
+      process.exit(code || 1);
+    }, STOP_TIMEOUT_MS);
     await stack.stop();
+    clearTimeout(timer);
     process.exit(code);
   };
-  process.on('SIGINT', () => void stop(0));
-  process.on('SIGTERM', () => void stop(0));
+  const onSignal = () => {
+    if (!stopping) return void stop(0);
+    say('second signal: exiting at once, which kills what is left');
+    process.exit(130);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
 
   say(`up in ${((Date.now() - t0) / 1000).toFixed(1)}s`);
   console.log(

@@ -8,6 +8,11 @@
  * service-account tokens are signed with a key generated per run, so TokenRequest and the
  * service-account controllers behave as in a real cluster. The controller manager runs the
  * garbage collector (ownerReferences), namespace deletion and the service-account controllers.
+ *
+ * Its processes die with the process that started it (a parent-death signal where setpriv
+ * supports it, a kill on exit otherwise), and its directory records who owns it, so a run
+ * that was killed leaves nothing running and the next start in that directory, or the next
+ * test run or `plugflow dev`, cleans up what is left (leftovers.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
@@ -17,6 +22,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
+import { dieWithParent, killOnExit } from '../runner/parent-death.js';
+import { describeReaped, reapDir, recordProcess, removeOwnerFile, writeOwnerFile, type RecordedProcess } from './leftovers.js';
 
 /** Test users that exist in every control plane; they start with no rights at all. */
 export const TEST_USERS = ['alice', 'bob', 'carol', 'dave', 'erin'] as const;
@@ -96,6 +103,13 @@ export class ControlPlane {
   /** Builds (or reuses) the binaries, starts etcd, the API server and the controller manager. */
   async start(): Promise<void> {
     this.binDir ??= await ensureControlPlaneBinaries(this.log);
+    const previous = await reapDir(this.dir);
+    if (previous.state === 'live') throw new Error(`${this.dir} is in use by a running control plane (pid ${previous.owner.pid}); stop it or use another directory`);
+    if (previous.state === 'stale') {
+      // Its etcd data, certificates and tokens belong to a cluster that is gone.
+      rmSync(this.dir, { recursive: true, force: true });
+      this.log(`[control-plane] ${describeReaped(this.dir, previous, false)}; removed its data`);
+    }
     mkdirSync(join(this.dir, 'certs'), { recursive: true });
     const [etcdPort, peerPort, apiPort, kcmPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
     this.apiServerUrl = `https://127.0.0.1:${apiPort}`;
@@ -165,6 +179,7 @@ export class ControlPlane {
     this.stopping = true;
     for (const p of [...this.procs].reverse()) await this.kill(p);
     await this.tls?.close();
+    removeOwnerFile(this.dir);
     if (this.ownsDir && !process.env.PLUGFLOW_KEEP_CONTROL_PLANE) rmSync(this.dir, { recursive: true, force: true });
   }
 
@@ -212,14 +227,24 @@ export class ControlPlane {
     const bin = join(this.binDir as string, p.name);
     if (!existsSync(bin)) throw new Error(`${bin} is missing; run hack/build-control-plane.sh`);
     const out = createWriteStream(this.logPath(p.name), { flags: 'a' });
-    const child = spawn(bin, p.args, { stdio: ['ignore', 'pipe', 'pipe'], detached: false });
+    const cmd = dieWithParent(bin, p.args);
+    const child = spawn(cmd.file, cmd.args, { stdio: ['ignore', 'pipe', 'pipe'], detached: false });
+    const forget = killOnExit(child.pid);
     child.stdout?.pipe(out);
     child.stderr?.pipe(out);
     child.on('exit', (code, signal) => {
+      forget();
       if (p.child === child) p.child = undefined;
       if (!this.stopping && code !== null && code !== 0) this.log(`[control-plane] ${p.name} exited with ${code ?? signal}; see ${this.logPath(p.name)}`);
     });
     p.child = child;
+    this.recordChildren();
+  }
+
+  /** The owner file: what a later run kills if this one is killed before it stops. */
+  private recordChildren(): void {
+    const children: RecordedProcess[] = this.procs.filter((p) => p.child?.pid).map((p) => recordProcess(p.name, p.child!.pid!));
+    writeOwnerFile(this.dir, children);
   }
 
   private async kill(p: Proc): Promise<void> {

@@ -18,6 +18,7 @@ import { AGENT_SERVICE_ACCOUNT } from '../plugins/index.js';
 import { PodRunner } from '../runner/runner.js';
 import { startServer, type RunningServer } from '../server/server.js';
 import { ControlPlane } from './control-plane.js';
+import { reapLeftovers } from './leftovers.js';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -122,6 +123,9 @@ export async function startDevStack(opts: DevStackOptions = {}): Promise<DevStac
   const say = opts.progress ?? (() => {});
   const log = opts.log ?? createLogger('dev');
   const dir = resolve(opts.dir ?? join(REPO_ROOT, '.plugflow', `dev-${Date.now()}`));
+  // What earlier runs that were killed left in .plugflow/ (an explicit --dir is cleaned up by
+  // the control plane when it starts there).
+  if (!opts.dir) for (const line of await reapLeftovers(dirname(dir), 'dev-', 'control-plane')) say(line);
   mkdirSync(dir, { recursive: true });
   const stops: Array<() => Promise<void>> = [];
   const stop = async () => {

@@ -80,3 +80,28 @@ describe('the script in a real mount namespace', () => {
     expect(() => execFileSync('cat', [`${target}/f`], { stdio: 'ignore' })).toThrow();
   });
 });
+
+describe('dying with the runner', () => {
+  it('wraps the command in setpriv --pdeathsig, passes it on with --kill-child, and sets it again after a user change', () => {
+    const direct = buildLaunch({ argv: ['echo', 'hi'], mounts: [], cwd: '/w' }, undefined, '/usr/bin/setpriv');
+    expect(direct).toEqual({ file: '/usr/bin/setpriv', args: ['--pdeathsig', 'SIGKILL', '--', 'echo', 'hi'], cwd: '/w' });
+    const l = buildLaunch({ argv: ['id'], mounts: [], cwd: '/', runAs: { uid: 65534, gid: 65534, groups: [] } }, tools, '/usr/bin/setpriv');
+    expect(l.file).toBe('/usr/bin/setpriv');
+    expect(l.args.slice(0, 5)).toEqual(['--pdeathsig', 'SIGKILL', '--', '/usr/bin/unshare', '--mount']);
+    expect(l.args).toContain('--kill-child=SIGKILL');
+    expect(l.args[l.args.indexOf('-c') + 1]).toContain('--reuid=65534 --regid=65534 --clear-groups --pdeathsig SIGKILL -- "$@"');
+  });
+
+  it('mounts the fixed host binds right after the stage, before the private /tmp', () => {
+    const withBinds = { ...tools, binds: [{ source: '/tmp/my checkout', target: '/run/cli', readOnly: true, file: false }] };
+    const l = buildLaunch({ argv: ['x'], mounts: [], cwd: '/', privateTmp: '/tmp/r/p/tmp' }, withBinds);
+    expect(l.args[l.args.indexOf('-c') + 1].split('\n').slice(1, 7)).toEqual([
+      "'/bin/mount' --bind '/tmp/r' '/run/stage'",
+      "'/bin/mkdir' -p '/run/cli'",
+      "'/bin/mount' --bind '/tmp/my checkout' '/run/cli'",
+      "'/bin/mount' -o remount,bind,ro '/run/cli'",
+      "'/bin/mkdir' -p '/tmp'",
+      "'/bin/mount' --bind '/run/stage/p/tmp' '/tmp'",
+    ]);
+  });
+});

@@ -12,6 +12,15 @@
  * is reached through the stage: the private /tmp would otherwise hide a runner directory that
  * lives under /tmp.
  *
+ * Host paths that every container needs at a fixed path (`tools.binds`: the plugflow package
+ * the `plugflow` shim runs) are bind-mounted right after the stage, before the private /tmp,
+ * so a source under /tmp or under a directory only root may enter stays reachable.
+ *
+ * With a parent-death tool (parent-death.ts) the process dies with the runner: setpriv gives
+ * unshare a parent-death SIGKILL, `--kill-child` passes it on to the namespace's first
+ * process, and a container that runs as another user gets it again from the setpriv that
+ * changes the user (the kernel clears it on that change).
+ *
  * Without namespaces the argv is spawned directly and mounts are not possible (the runner
  * warns once); volumes then exist only at their host paths.
  */
@@ -38,6 +47,8 @@ export interface NamespaceTools {
   mkdir: string;
   /** setpriv, when installed: needed to honour runAsUser/runAsGroup. */
   setpriv?: string;
+  /** Host paths mounted at fixed paths in every container (sources outside the runner directory). */
+  binds?: Mount[];
 }
 
 export interface LaunchPlan {
@@ -67,18 +78,24 @@ export function staged(path: string, tools: NamespaceTools): string {
   return rel === '' ? tools.stage : rel.startsWith('..') || posix.isAbsolute(rel) ? path : posix.join(tools.stage, rel);
 }
 
-export function buildLaunch(plan: LaunchPlan, tools: NamespaceTools | undefined): Launch {
-  if (!tools) return { file: plan.argv[0], args: plan.argv.slice(1), cwd: plan.cwd };
+/**
+ * The command line for one container. `pdeathsig` is the path of a setpriv that can set a
+ * parent-death signal (parent-death.ts); without it the process outlives a killed runner.
+ */
+export function buildLaunch(plan: LaunchPlan, tools: NamespaceTools | undefined, pdeathsig?: string): Launch {
+  const dying = (file: string, args: string[]) => (pdeathsig ? { file: pdeathsig, args: ['--pdeathsig', 'SIGKILL', '--', file, ...args] } : { file, args });
+  if (!tools) return { ...dying(plan.argv[0], plan.argv.slice(1)), cwd: plan.cwd };
   const q = quote;
   const lines = ['set -e', `${q(tools.mount)} --bind ${q(tools.root)} ${q(tools.stage)}`];
-  const bind = (m: Mount) => {
-    const src = q(staged(m.source, tools));
+  const bind = (m: Mount, host = false) => {
+    const src = q(host ? m.source : staged(m.source, tools));
     const dst = q(m.target);
     if (m.file) lines.push(`[ -e ${dst} ] || { ${q(tools.mkdir)} -p ${q(posix.dirname(m.target))}; : > ${dst}; }`);
     else lines.push(`${q(tools.mkdir)} -p ${dst}`);
     lines.push(`${q(tools.mount)} --bind ${src} ${dst}`);
     if (m.readOnly) lines.push(`${q(tools.mount)} -o remount,bind,ro ${dst}`);
   };
+  for (const m of tools.binds ?? []) bind(m, true);
   const depth = (p: string) => posix.normalize(p).split('/').filter(Boolean).length;
   const mounts = [...plan.mounts].sort((a, b) => depth(a.target) - depth(b.target));
   if (plan.privateTmp && !mounts.some((m) => posix.normalize(m.target).replace(/\/+$/, '') === '/tmp')) {
@@ -90,13 +107,10 @@ export function buildLaunch(plan: LaunchPlan, tools: NamespaceTools | undefined)
   if (plan.runAs && tools.setpriv) {
     const { uid, gid, groups } = plan.runAs;
     const groupArg = groups.length ? `--groups=${groups.join(',')}` : '--clear-groups';
-    lines.push(`exec ${q(tools.setpriv)} --reuid=${uid} --regid=${gid} ${groupArg} -- "$@"`);
+    lines.push(`exec ${q(tools.setpriv)} --reuid=${uid} --regid=${gid} ${groupArg}${pdeathsig ? ' --pdeathsig SIGKILL' : ''} -- "$@"`);
   } else {
     lines.push('exec "$@"');
   }
-  return {
-    file: tools.unshare,
-    args: ['--mount', '--propagation', 'private', '--pid', '--fork', '--mount-proc', '--', tools.sh, '-c', lines.join('\n'), 'sh', ...plan.argv],
-    cwd: '/',
-  };
+  const unshareArgs = ['--mount', '--propagation', 'private', '--pid', '--fork', ...(pdeathsig ? ['--kill-child=SIGKILL'] : []), '--mount-proc'];
+  return { ...dying(tools.unshare, [...unshareArgs, '--', tools.sh, '-c', lines.join('\n'), 'sh', ...plan.argv]), cwd: '/' };
 }

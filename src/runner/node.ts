@@ -10,7 +10,7 @@
  * it removes the taint when ready and puts it back when it stops.
  */
 import type { CoordinationV1Api, CoreV1Api, V1Node, V1NodeCondition } from '@kubernetes/client-node';
-import { cpus, totalmem } from 'node:os';
+import { cpus, endianness, totalmem } from 'node:os';
 import type { Logger } from '../log/logger.js';
 import type { NodeResources } from './field-ref.js';
 import { LOCAL_IP } from './field-ref.js';
@@ -22,6 +22,36 @@ const UNREACHABLE_TAINT = 'node.kubernetes.io/unreachable';
 const LEASE_SECONDS = 40;
 const RENEW_MS = 10_000;
 const STATUS_EVERY_MS = 60_000;
+
+/**
+ * Go's name for an architecture (GOARCH), which Kubernetes puts in `kubernetes.io/arch` and
+ * `status.nodeInfo.architecture`: Node says x64 where Go says amd64.
+ */
+export function goArch(arch: string = process.arch, littleEndian = endianness() === 'LE'): string {
+  const names: Record<string, string> = { x64: 'amd64', ia32: '386', arm: 'arm', arm64: 'arm64', s390x: 's390x', riscv64: 'riscv64', loong64: 'loong64', mips: 'mips', mipsel: 'mipsle', ppc: 'ppc' };
+  if (arch === 'ppc64') return littleEndian ? 'ppc64le' : 'ppc64';
+  return names[arch] ?? arch;
+}
+
+/** Go's name for an operating system (GOOS), for `kubernetes.io/os`. */
+export function goOS(platform: string = process.platform): string {
+  return platform === 'win32' ? 'windows' : platform;
+}
+
+/**
+ * The labels a kubelet puts on its node, which common nodeSelectors and affinities name
+ * (`kubernetes.io/os: linux`, the older `beta.kubernetes.io/*` forms in many charts). The
+ * hostname label is the node name, as a kubelet with `--hostname-override` sets both.
+ */
+export function standardNodeLabels(name: string, arch: string = goArch(), os: string = goOS()): Record<string, string> {
+  return {
+    'kubernetes.io/hostname': name,
+    'kubernetes.io/os': os,
+    'kubernetes.io/arch': arch,
+    'beta.kubernetes.io/os': os,
+    'beta.kubernetes.io/arch': arch,
+  };
+}
 
 export function localNodeResources(): NodeResources {
   return { cpu: cpus().length, memory: totalmem(), ephemeralStorage: 100 * 2 ** 30 };
@@ -42,7 +72,7 @@ export function nodeObject(name: string, resources: NodeResources, ready: boolea
     kind: 'Node',
     metadata: {
       name,
-      labels: { 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': process.arch === 'x64' ? 'amd64' : process.arch, 'plugflow.io/local-runner': 'true' },
+      labels: { ...standardNodeLabels(name), 'plugflow.io/local-runner': 'true' },
     },
     status: {
       capacity,
@@ -53,8 +83,8 @@ export function nodeObject(name: string, resources: NodeResources, ready: boolea
       addresses: [{ type: 'InternalIP', address: LOCAL_IP }],
       ...(kubeletPort ? { daemonEndpoints: { kubeletEndpoint: { Port: kubeletPort } } } : {}),
       nodeInfo: {
-        architecture: process.arch,
-        operatingSystem: 'linux',
+        architecture: goArch(),
+        operatingSystem: goOS(),
         kubeletVersion: 'plugflow-runner',
         kubeProxyVersion: '',
         containerRuntimeVersion: 'plugflow-runner://local-processes',

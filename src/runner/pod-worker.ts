@@ -25,6 +25,8 @@ export interface WorkerDeps {
   /** The runner directory. */
   root: string;
   tools?: NamespaceTools;
+  /** setpriv that sets a parent-death signal (parent-death.ts): containers die with the runner. */
+  pdeathsig?: string;
   /** The directory holding the `plugflow` shim, as containers see it. */
   shimDir: string;
   /** KUBERNETES_SERVICE_HOST and friends. */
@@ -198,7 +200,7 @@ export class PodWorker {
     const processEnv = { ...this.imageEnv(c), ...env };
     const uid = c.securityContext?.runAsUser ?? this.pod.spec?.securityContext?.runAsUser;
     processEnv.PATH = `${this.deps.shimDir}:${env.PATH ?? pathForUser(process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', uid)}`;
-    const proc = startProcess(buildLaunch(plan, this.deps.tools), processEnv, logPath);
+    const proc = startProcess(buildLaunch(plan, this.deps.tools, this.deps.pdeathsig), processEnv, logPath);
     this.procs.set(c.name, proc);
     cv.pid = proc.pid;
     cv.phase = { kind: 'running', startedAt };

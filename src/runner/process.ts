@@ -7,6 +7,7 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { constants } from 'node:os';
 import { dirname } from 'node:path';
 import type { Launch } from './launch.js';
+import { killOnExit } from './parent-death.js';
 
 export interface Exit {
   /** Exit code; 128+N for a signal, like container runtimes report. */
@@ -33,6 +34,8 @@ export function startProcess(launch: Launch, env: Record<string, string>, logPat
     closeSync(log);
   }
   const pid = child.pid ?? -1;
+  // Where no parent-death signal is available, at least a normal exit of the runner takes them.
+  const forget = killOnExit(pid, true);
   const signal = (sig: NodeJS.Signals) => {
     if (pid <= 0) return;
     try {
@@ -44,11 +47,13 @@ export function startProcess(launch: Launch, env: Record<string, string>, logPat
   const exited = new Promise<Exit>((resolve) => {
     child.once('error', (err) => {
       // Spawn failed (the file does not exist or is not executable): like a runtime's StartError.
+      forget();
       resolve({ code: (err as NodeJS.ErrnoException).code === 'EACCES' ? 126 : 127 });
     });
     child.once('exit', (code, sig) => {
       // Whatever the first process left behind goes with it, as in a container.
       signal('SIGKILL');
+      forget();
       if (sig) {
         const n = constants.signals[sig] ?? 0;
         resolve({ code: 128 + n, signal: n });

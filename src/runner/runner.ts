@@ -13,7 +13,7 @@ import { KubeClient } from '../kube/client.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { ensureEmissaryBinary } from '../executor/emissary-binary.js';
 import type { NodeResources } from './field-ref.js';
-import { staged, type NamespaceTools } from './launch.js';
+import { staged, type Mount, type NamespaceTools } from './launch.js';
 import { readContainerLog, type ReadLogOptions } from './logs.js';
 import { detectNamespaceTools } from './namespaces.js';
 import { startKubeletServer } from './kubelet-server.js';
@@ -21,7 +21,8 @@ import { NodeHeartbeat, localNodeResources } from './node.js';
 import { PodWatch } from './pod-informer.js';
 import { PodWorker } from './pod-worker.js';
 import { DEFAULT_SCHEDULER, unschedulableReason } from './scheduling.js';
-import { writeShim } from './shim.js';
+import { pdeathsigTool } from './parent-death.js';
+import { CLI_DIR, NODE_IN_PODS, REPO_ROOT, executableByOthers, unreadablePackage, writeShim } from './shim.js';
 import { StatusWriter } from './status-writer.js';
 import { notFound } from './volumes.js';
 
@@ -64,6 +65,7 @@ export class PodRunner {
   private kubelet?: { port: number; close(): Promise<void> };
   private rescheduler?: NodeJS.Timeout;
   private tools?: NamespaceTools;
+  private pdeathsig?: string;
   private shimDir = '';
   private serviceEnv: Record<string, string> = {};
   private resources: NodeResources = localNodeResources();
@@ -83,7 +85,7 @@ export class PodRunner {
     chmodSync(this.dir, 0o755);
     if (this.opts.namespaces !== false) {
       const found = await detectNamespaceTools(this.dir);
-      if ('tools' in found) this.tools = found.tools;
+      if ('tools' in found) this.tools = { ...found.tools, binds: this.packageBinds() };
       else {
         this.log.warn(
           `containers run without mount namespaces: ${found.reason}. Volumes are NOT mounted at their mountPaths ` +
@@ -100,7 +102,16 @@ export class PodRunner {
       this.log.warn(`no emissary, so step pods cannot run here: ${(err as Error).message}`);
     }
     this.shimDir = this.tools ? staged(binDir, this.tools) : binDir;
-    if (emissary) writeShim({ binDir, emissary, binDirInside: this.shimDir });
+    if (emissary) {
+      const nodeBound = this.tools?.binds?.some((b) => b.target === NODE_IN_PODS);
+      writeShim({ binDir, emissary, binDirInside: this.shimDir, packageInside: this.tools ? CLI_DIR : REPO_ROOT, nodeInside: nodeBound ? NODE_IN_PODS : process.execPath });
+    }
+    const unreadable = this.tools && unreadablePackage();
+    if (unreadable) {
+      this.log.warn(`containers that run as another user cannot read the plugflow package at ${REPO_ROOT} (${unreadable}), so agent and step pods will fail; make it readable: chmod -R o+rX ${REPO_ROOT}`);
+    }
+    this.pdeathsig = pdeathsigTool();
+    if (!this.pdeathsig) this.log.warn('setpriv --pdeathsig (util-linux 2.33+) is not available: if the runner is killed, its containers keep running');
     this.serviceEnv = serviceEnvFor(this.kc);
 
     this.kubelet = await startKubeletServer({
@@ -123,6 +134,16 @@ export class PodRunner {
     }, RESCHEDULE_EVERY_MS);
     this.rescheduler.unref();
     this.log.info('local pod runner started', { node: this.nodeName, dir: this.dir, mountNamespaces: this.namespacesEnabled });
+  }
+
+  /**
+   * What every container sees at a fixed path: this plugflow package (read-only) for the
+   * `plugflow` shim, and node when other users may not execute it where it is (shim.ts).
+   */
+  private packageBinds(): Mount[] {
+    const binds: Mount[] = [{ source: REPO_ROOT, target: CLI_DIR, readOnly: true, file: false }];
+    if (!executableByOthers(process.execPath)) binds.push({ source: process.execPath, target: NODE_IN_PODS, readOnly: true, file: true });
+    return binds;
   }
 
   /** Stops watching, stops every pod's processes (their statuses record it) and marks the node not ready. */
@@ -249,6 +270,7 @@ export class PodRunner {
       core: this.core,
       root: this.dir,
       tools: this.tools,
+      pdeathsig: this.pdeathsig,
       shimDir: this.shimDir,
       serviceEnv: this.serviceEnv,
       node: this.resources,

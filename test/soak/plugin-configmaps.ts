@@ -1,7 +1,8 @@
 /**
  * The soak's plugin ConfigMaps, built with src/plugins' buildPlugin exactly as `plugflow plugin
  * build` would. The sidecar command runs the plugin's TypeScript file through tsx with absolute
- * paths: the local runner ignores images and starts the command on the host.
+ * paths: the local runner ignores images, starts the command on the host, and shows every
+ * container this package (wherever the checkout is) at CLI_DIR.
  *
  * Each plugin namespace ("lane") gets its own ports. The local runner gives containers no
  * network namespace, so two agent pods cannot run at once on it: both declare the agent's
@@ -12,7 +13,7 @@
 import { join } from 'node:path';
 import type { ExecutorPlugin } from '../../src/api/index.js';
 import { buildPlugin, type PluginConfigMap } from '../../src/plugins/index.js';
-import { REPO_ROOT } from '../../src/runner/shim.js';
+import { CLI_DIR } from '../../src/runner/shim.js';
 import { FLAKY } from './plugins/flaky.js';
 import { INSTANT } from './plugins/instant.js';
 import { REQUEUE } from './plugins/requeue.js';
@@ -24,7 +25,7 @@ export const SOAK_PLUGINS = [
 ] as const;
 
 export function soakPluginConfigMaps(namespace: string, basePort: number): PluginConfigMap[] {
-  const tsx = join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs');
+  const tsx = join(CLI_DIR, 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs');
   return SOAK_PLUGINS.map((p, i) => {
     const port = basePort + i;
     const plugin: ExecutorPlugin = {
@@ -36,8 +37,8 @@ export function soakPluginConfigMaps(namespace: string, basePort: number): Plugi
           container: {
             name: p.name,
             image: 'plugflow:latest',
-            command: [process.execPath, '--import', tsx, join(REPO_ROOT, 'test', 'soak', 'plugins', p.file)],
-            workingDir: REPO_ROOT,
+            command: [process.execPath, '--import', tsx, join(CLI_DIR, 'test', 'soak', 'plugins', p.file)],
+            workingDir: CLI_DIR,
             ports: [{ containerPort: port }],
             env: [{ name: 'PLUGIN_PORT', value: String(port) }],
             resources: { requests: { cpu: '50m', memory: '96Mi' }, limits: { cpu: '500m', memory: '256Mi' } },
