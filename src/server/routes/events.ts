@@ -6,17 +6,19 @@
  * of fastify (server.ts passes every other request on): no router, hooks, reply objects or
  * per-request closures, only what an event needs. Any JSON body is accepted, whatever the
  * Content-Type says (senders often post JSON without one). In order: the caller (401), its
- * right to list the namespace's bindings (403, a cached access review), the body (413 over the
- * limit, 400 unless JSON), then the bounded queue: full is 503 with `Retry-After`. Async
+ * right to list the namespace's bindings (403, a cached access review; 429 when reviews of new
+ * tokens are rate-limited) — all before a byte of the body is read — then the body (413 over the
+ * limit, 503 when the budget of bodies in flight is full, 400 unless JSON), then the bounded queue: full is 503 with `Retry-After`. Async
  * dispatch (default) answers `200 {}` at once; sync dispatch answers after the bindings ran,
  * with the workflows created and the failures.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../log/logger.js';
-import type { Authenticator, Caller } from '../auth.js';
+import { EVENT_ACCESS, type Authenticator, type Caller } from '../auth.js';
 import type { DispatchResult, EventJob } from '../dispatch.js';
 import { ApiError, badRequest, Code, errorDetails, notFound, toApiError, unavailable } from '../errors.js';
 import type { EventQueue, Outcome } from '../event-queue.js';
+import { budgetFull, declaredTooLarge, type BodyBudget } from '../limits.js';
 import type { EventReceipt, ServerMetrics } from '../metrics.js';
 
 export type DispatchMode = 'async' | 'sync';
@@ -29,6 +31,8 @@ export interface EventRouteDeps {
   mode: DispatchMode;
   /** Largest body in bytes; beyond it 413. */
   maxBodyBytes: number;
+  /** Bytes of bodies in flight, shared with the other routes; full → 503. */
+  budget: BodyBudget;
   /** Sync mode: longest wait for the dispatch before answering 202 (default 9 s, under the 10 s promise). */
   syncReplyTimeoutMs?: number;
 }
@@ -76,7 +80,8 @@ function onData(this: CarryingRequest, chunk: Buffer): void {
   call.size += chunk.length;
   if (call.size > call.endpoint.maxBodyBytes) {
     call.over = true;
-    call.endpoint.fail(call, tooLarge(call.endpoint.maxBodyBytes));
+    call.chunks = [];
+    call.endpoint.fail(call, tooLarge(call.endpoint.maxBodyBytes), true);
     return;
   }
   call.chunks.push(chunk);
@@ -125,14 +130,14 @@ class EventEndpoint {
       return true;
     }
     const call = new EventCall(this, req, res, slash === rest.length - 1 ? ROUTE_EMPTY : ROUTE_DISCRIMINATOR, started);
-    let access: ReturnType<Authenticator['eventAccess']>;
+    let access: ReturnType<Authenticator['access']>;
     try {
       const namespace = decodeURIComponent(rest.slice(0, slash));
       if (!NAMESPACE.test(namespace)) throw badRequest(`"${namespace}" is not a valid namespace name`);
       call.namespace = namespace;
       call.discriminator = decodeURIComponent(rest.slice(slash + 1));
       call.caller = this.deps.auth.callerOf(req.headers.authorization);
-      access = this.deps.auth.eventAccess(call.caller, namespace);
+      access = this.deps.auth.access(call.caller, namespace, EVENT_ACCESS);
     } catch (err) {
       this.refuse(call, err instanceof URIError ? badRequest('the path is not valid percent-encoding') : err);
       return true;
@@ -143,13 +148,15 @@ class EventEndpoint {
     return true;
   }
 
-  /** Reads the body as UTF-8 text; over the limit → 413 (by Content-Length or as it arrives). */
+  /**
+   * Reads the body as UTF-8 text, once the caller is known to be allowed: over the limit → 413
+   * (by Content-Length or as it arrives); no room in the shared budget of bodies in flight → 503.
+   */
   private readBody(call: EventCall): void {
     const req = call.req as CarryingRequest;
-    if (Number(req.headers['content-length']) > this.maxBodyBytes) {
-      req.resume();
-      return this.fail(call, tooLarge(this.maxBodyBytes));
-    }
+    const tooBig = declaredTooLarge(req, this.maxBodyBytes);
+    if (tooBig) return this.refuse(call, tooBig);
+    if (!this.deps.budget.reserve(req, call.res, this.maxBodyBytes)) return this.refuse(call, budgetFull(this.deps.budget.capacity));
     req[CALL] = call;
     req.on('data', onData);
     req.on('end', onEnd);
@@ -202,17 +209,21 @@ class EventEndpoint {
     });
   }
 
-  /** A refusal before the body is read (auth, path): counted, body drained, error sent. */
+  /**
+   * A refusal before the body is read (auth, path, size, budget): counted, error sent, and the
+   * connection closed after it, so a refused caller cannot keep uploading into it.
+   */
   private refuse(call: EventCall, err: unknown): void {
-    if (err instanceof ApiError) this.receipt(err.code === Code.Unauthenticated ? 'unauthorized' : err.code === Code.PermissionDenied ? 'forbidden' : 'invalid');
+    if (err instanceof ApiError) this.receipt(receiptOf(err));
     call.req.resume();
-    this.fail(call, err);
+    this.fail(call, err, true);
   }
 
-  fail(call: EventCall, err: unknown): void {
+  /** Sends the error; `close`: the body is not read to its end, so the connection goes after the reply. */
+  fail(call: EventCall, err: unknown, close = false): void {
     const e = toApiError(err);
     if (e.status >= 500 && e.code !== Code.Unavailable) this.deps.logger.error('event request failed', errorDetails(err));
-    this.send(call, e.status, JSON.stringify(e.body()), e.headers);
+    this.send(call, e.status, JSON.stringify(e.body()), close ? { ...e.headers, connection: 'close' } : e.headers);
   }
 
   private send(call: EventCall, status: number, body: string, headers: Record<string, string> = {}): void {
@@ -239,6 +250,14 @@ class EventEndpoint {
     if (!c) this.receipts.set(r, (c = this.deps.metrics.eventsReceived.labels(r)));
     c.inc();
   }
+}
+
+function receiptOf(err: ApiError): EventReceipt {
+  if (err.code === Code.Unauthenticated) return 'unauthorized';
+  if (err.code === Code.PermissionDenied) return 'forbidden';
+  if (err.status === 429) return 'rate_limited';
+  if (err.code === Code.Unavailable) return 'busy';
+  return 'invalid';
 }
 
 function tooLarge(limit: number): ApiError {

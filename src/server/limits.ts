@@ -1,0 +1,108 @@
+/**
+ * What one caller can hold of the server: time, sockets and bytes. The server is a node:http(s)
+ * server of our own (server.ts, `serverFactory`), so fastify's timeouts never apply: they are set
+ * here on the node server itself. And bodies are read only for callers whose Authorization
+ * header names one (auth.ts), within a byte budget shared by every body in flight.
+ */
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { ApiError, Code, unavailable } from './errors.js';
+
+export interface ServerLimits {
+  /** Longest wait for the request line and headers (node `headersTimeout`). */
+  headersTimeoutMs: number;
+  /** Longest wait for a whole request, body included (node `requestTimeout`). */
+  requestTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open between requests. */
+  keepAliveTimeoutMs: number;
+  /** A socket with no traffic at all for this long is closed (covers a stalled upload too). */
+  idleTimeoutMs: number;
+  /** Most open connections; beyond it new ones are closed at once. */
+  maxConnections: number;
+  /** Most bytes of request bodies being received at once, over all requests; beyond it 503. */
+  maxBodiesInFlightBytes: number;
+}
+
+export const LIMIT_DEFAULTS: ServerLimits = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  idleTimeoutMs: 30_000,
+  maxConnections: 1024,
+  maxBodiesInFlightBytes: 64 * 1024 * 1024,
+};
+
+/** Sets the limits on the node server (call before it listens). */
+export function applyLimits(server: Server, limits: ServerLimits): void {
+  server.headersTimeout = limits.headersTimeoutMs;
+  server.requestTimeout = limits.requestTimeoutMs;
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  server.maxConnections = limits.maxConnections;
+  // A socket idle for this long is destroyed (node's `timeout` event has no default listener
+  // on a server with a timeout set, so close it ourselves).
+  server.setTimeout(limits.idleTimeoutMs, (socket) => socket.destroy());
+}
+
+/**
+ * Node checks headersTimeout/requestTimeout on a timer, every 30 s by default: set it at
+ * creation to a tenth of the shortest timeout (at least 250 ms) so they apply on time.
+ */
+export function connectionsCheckingInterval(limits: ServerLimits): number {
+  return Math.max(250, Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 10);
+}
+
+/** Bytes reserved by the bodies in flight: a request reserves what it may send before it is read. */
+export class BodyBudget {
+  private used = 0;
+  constructor(readonly capacity: number) {}
+
+  get inFlight(): number {
+    return this.used;
+  }
+
+  /**
+   * Reserves room for the request's body (its Content-Length, else `maxBodyBytes`) until the
+   * response is done; false when the budget has no room.
+   */
+  reserve(req: IncomingMessage, res: ServerResponse, maxBodyBytes: number): boolean {
+    const length = Number(req.headers['content-length']);
+    const bytes = Number.isFinite(length) && length >= 0 ? Math.min(length, maxBodyBytes) : maxBodyBytes;
+    if (bytes === 0) return true;
+    if (this.used + bytes > this.capacity) return false;
+    this.used += bytes;
+    let released = false;
+    const release = () => {
+      if (!released) (released = true), (this.used -= bytes);
+    };
+    res.once('close', release);
+    res.once('finish', release);
+    return true;
+  }
+}
+
+/** Whether the request says it carries a body (Content-Length above 0, or chunked). */
+export function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/** 503 for a request whose body does not fit in the budget now. */
+export function budgetFull(capacity: number): ApiError {
+  return unavailable(`too many request bodies are being received right now (${capacity} bytes in flight at most): retry in a second`, 1);
+}
+
+/** 413 by Content-Length, before any byte of the body is read. */
+export function declaredTooLarge(req: IncomingMessage, maxBodyBytes: number): ApiError | undefined {
+  return Number(req.headers['content-length']) > maxBodyBytes ? new ApiError(Code.ResourceExhausted, `request body too large: the limit is ${maxBodyBytes} bytes (--max-body-size)`) : undefined;
+}
+
+/**
+ * Sends an error for a request whose body is not (or no longer) read, and closes the
+ * connection afterwards: a caller who is refused never gets to upload into a kept-alive socket.
+ */
+export function refuseUnread(req: IncomingMessage, res: ServerResponse, err: ApiError): void {
+  const body = JSON.stringify(err.body());
+  res.writeHead(err.status, { ...err.headers, 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), connection: 'close' });
+  res.end(body);
+  // Discard whatever of the body already arrived (nothing is buffered) until the socket closes.
+  req.resume();
+}
