@@ -57,11 +57,11 @@ const MAX_BODY = 1024 * 1024;
 async function start(limits: Partial<ServerLimits> = {}, authOptions: Partial<AuthOptions> = {}): Promise<Running> {
   const { kube, seen } = standIn();
   const auth = new Authenticator({ mode: 'client', kube, ...authOptions });
-  const all: ServerLimits = { ...LIMIT_DEFAULTS, ...limits };
+  const all: ServerLimits = { ...LIMIT_DEFAULTS, lingerMs: 300, ...limits };
   const budget = new BodyBudget(all.maxBodiesInFlightBytes);
   const metrics = new ServerMetrics(false);
   const queue = new EventQueue<EventJob, DispatchResult>({ capacity: 8, workers: 1, handle: async () => ({ workflows: [], errors: [] }) });
-  const events = createEventHandler({ auth, queue, metrics, logger, mode: 'async', maxBodyBytes: MAX_BODY, budget });
+  const events = createEventHandler({ auth, queue, metrics, logger, mode: 'async', maxBodyBytes: MAX_BODY, budget, lingerMs: all.lingerMs });
   const app = buildApp(undefined, MAX_BODY, logger, metrics, events, { auth, budget, limits: all });
   await app.register(healthRoutes, { notReady: () => undefined });
   await app.register(workflowRoutes, { kube, auth });
@@ -75,17 +75,20 @@ interface Answer {
   body: string;
   /** The server closed the connection. */
   closed: boolean;
+  /** Time to the first byte of the answer (or to the close / the end of the wait). */
   ms: number;
 }
 
 /**
  * Sends the head of a request (and `sent` bytes of its body), then nothing more: resolves with
- * the reply once the server answers and closes, or after `waitMs` (status 0: no answer).
+ * the reply once the server answers and closes (or, with `untilClose` false, once the whole
+ * answer arrived), or after `waitMs` (status 0: no answer).
  */
-function stall(port: number, head: string, sent: string, waitMs = 3000): Promise<Answer> {
+function stall(port: number, head: string, sent: string, waitMs = 3000, untilClose = true): Promise<Answer> {
   const started = performance.now();
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
+    let firstByte: number | undefined;
     const socket: Socket = connect({ port, host: '127.0.0.1' });
     const done = (closed: boolean) => {
       clearTimeout(timer);
@@ -94,11 +97,20 @@ function stall(port: number, head: string, sent: string, waitMs = 3000): Promise
       const end = text.indexOf('\r\n\r\n');
       const [statusLine, ...lines] = text.slice(0, end < 0 ? undefined : end).split('\r\n');
       const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
-      resolve({ status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine ?? '')?.[1] ?? 0), headers, body: end < 0 ? '' : text.slice(end + 4), closed, ms: performance.now() - started });
+      resolve({ status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine ?? '')?.[1] ?? 0), headers, body: end < 0 ? '' : text.slice(end + 4), closed, ms: (firstByte ?? performance.now()) - started });
     };
     const timer = setTimeout(() => done(false), waitMs);
     socket.once('connect', () => socket.write(head + sent));
-    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('data', (c: Buffer) => {
+      firstByte ??= performance.now();
+      chunks.push(c);
+      if (untilClose) return;
+      // A whole answer (head and Content-Length bytes) is enough when the request was complete.
+      const text = Buffer.concat(chunks).toString('utf8');
+      const end = text.indexOf('\r\n\r\n');
+      const length = /\r\ncontent-length: (\d+)/i.exec(text.slice(0, end));
+      if (end >= 0 && length && Buffer.byteLength(text.slice(end + 4)) >= Number(length[1])) done(false);
+    });
     socket.on('error', () => {});
     socket.on('close', () => done(true));
   });
@@ -125,7 +137,7 @@ describe('authentication before the body', () => {
     await s.app.close();
   });
 
-  it('answers a 547 KB DAG with a bogus token 401 before its body arrives, and /healthz stays prompt', async () => {
+  it('answers a 547 KB DAG with a bogus token 401 before its body arrives, cuts the stalled upload, and /healthz stays prompt', async () => {
     const body = bigDag();
     expect(body.length).toBeGreaterThan(500_000);
     // Only the head and one byte are sent: the answer cannot depend on the body.
@@ -203,6 +215,16 @@ describe('stalled and oversized uploads', () => {
     expect(s.budget.inFlight).toBe(0);
   });
 
+  it('a client still writing a refused upload reads the refusal (no reset): the rest is discarded for a while', async () => {
+    s = await start({ lingerMs: 2000 });
+    const big = 'x'.repeat(3 * MAX_BODY);
+    const noAuth = await fetch(`http://127.0.0.1:${s.port}/api/v1/workflows/ns`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: big });
+    expect(noAuth.status).toBe(401);
+    const tooBig = await fetch(`http://127.0.0.1:${s.port}/api/v1/events/ns/`, { method: 'POST', headers: { authorization: 'Bearer good-6' }, body: big });
+    expect(tooBig.status).toBe(413);
+    expect(s.budget.inFlight).toBe(0);
+  });
+
   it('a declared body over the limit is 413 before reading', async () => {
     s = await start();
     const answer = await stall(s.port, head('/api/v1/workflows/ns', MAX_BODY + 1, 'good-4'), '{');
@@ -229,7 +251,7 @@ describe('tokens', () => {
   it('refuses a token over the size limit with a clear 401 and no access review', async () => {
     s = await start();
     const answers = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => stall(s!.port, head('/api/v1/events/ns/', 2, `${i}`.padEnd(MAX_TOKEN_BYTES + 1, 'x')), '{}')),
+      Array.from({ length: 50 }, (_, i) => stall(s!.port, head('/api/v1/events/ns/', 2, `${i}`.padEnd(MAX_TOKEN_BYTES + 1, 'x')), '{}', 3000, false)),
     );
     expect(answers.every((a) => a.status === 401)).toBe(true);
     expect(JSON.parse(answers[0].body).message).toBe(`the bearer token is longer than ${MAX_TOKEN_BYTES} bytes, which no Kubernetes token is`);
@@ -240,7 +262,7 @@ describe('tokens', () => {
     s = await start({}, { unknownReviewBurst: 20, unknownReviewsPerSecond: 10 });
     const token = (i: number) => `bogus-${i}-`.padEnd(4096, 'y');
     const answers: Answer[] = [];
-    for (let i = 0; i < 400; i += 50) answers.push(...(await Promise.all(Array.from({ length: 50 }, (_, j) => stall(s!.port, head('/api/v1/events/ns/', 2, token(i + j)), '{}')))));
+    for (let i = 0; i < 400; i += 50) answers.push(...(await Promise.all(Array.from({ length: 50 }, (_, j) => stall(s!.port, head('/api/v1/events/ns/', 2, token(i + j)), '{}', 3000, false)))));
     const statuses = answers.map((a) => a.status);
     expect(statuses.filter((x) => x === 401).length).toBe(s.seen.reviews);
     expect(s.seen.reviews).toBeLessThan(60);

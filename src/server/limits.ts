@@ -20,6 +20,11 @@ export interface ServerLimits {
   maxConnections: number;
   /** Most bytes of request bodies being received at once, over all requests; beyond it 503. */
   maxBodiesInFlightBytes: number;
+  /**
+   * After a refusal sent before the body was read, how long the rest of the body is read and
+   * discarded (so the caller, still writing, can read the answer) before the connection is cut.
+   */
+  lingerMs: number;
 }
 
 export const LIMIT_DEFAULTS: ServerLimits = {
@@ -29,6 +34,7 @@ export const LIMIT_DEFAULTS: ServerLimits = {
   idleTimeoutMs: 30_000,
   maxConnections: 1024,
   maxBodiesInFlightBytes: 64 * 1024 * 1024,
+  lingerMs: 5_000,
 };
 
 /** Sets the limits on the node server (call before it listens). */
@@ -96,13 +102,26 @@ export function declaredTooLarge(req: IncomingMessage, maxBodyBytes: number): Ap
 }
 
 /**
- * Sends an error for a request whose body is not (or no longer) read, and closes the
- * connection afterwards: a caller who is refused never gets to upload into a kept-alive socket.
+ * Sends an error for a request whose body is not (or no longer) read, then lingers: the rest of
+ * the body is read and thrown away (nothing is buffered) for at most `lingerMs`, and a caller
+ * still sending after that is cut off. Closing at once would make the kernel reset a connection
+ * with unread data, and a client still writing its upload would lose the answer.
  */
-export function refuseUnread(req: IncomingMessage, res: ServerResponse, err: ApiError): void {
+export function refuseUnread(req: IncomingMessage, res: ServerResponse, err: ApiError, lingerMs: number): void {
   const body = JSON.stringify(err.body());
-  res.writeHead(err.status, { ...err.headers, 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), connection: 'close' });
+  res.writeHead(err.status, { ...err.headers, 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)) });
   res.end(body);
-  // Discard whatever of the body already arrived (nothing is buffered) until the socket closes.
+  lingerThenClose(req, lingerMs);
+}
+
+/** Discards the rest of an unread body; cuts the connection if it has not ended within `lingerMs`. */
+export function lingerThenClose(req: IncomingMessage, lingerMs: number): void {
   req.resume();
+  if (req.complete) return;
+  const socket = req.socket;
+  const timer = setTimeout(() => socket.destroy(), lingerMs);
+  timer.unref();
+  const stop = () => clearTimeout(timer);
+  req.once('end', stop);
+  socket.once('close', stop);
 }

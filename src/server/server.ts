@@ -14,7 +14,7 @@ import { ApiError, badRequest, Code, errorDetails, toApiError } from './errors.j
 import { EventQueue } from './event-queue.js';
 import { EventRecorder } from './event-recorder.js';
 import { KubeRest } from './kube-rest.js';
-import { applyLimits, BodyBudget, budgetFull, connectionsCheckingInterval, declaredTooLarge, hasBody, LIMIT_DEFAULTS, refuseUnread, type ServerLimits } from './limits.js';
+import { applyLimits, BodyBudget, budgetFull, connectionsCheckingInterval, declaredTooLarge, hasBody, LIMIT_DEFAULTS, lingerThenClose, refuseUnread, type ServerLimits } from './limits.js';
 import { ServerMetrics } from './metrics.js';
 import { startMetricsServer } from './metrics-server.js';
 import { createEventHandler, type DispatchMode, type EventHandler } from './routes/events.js';
@@ -123,7 +123,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
   const tls = o.secure === false ? undefined : await tlsMaterial(o.tlsCert, o.tlsKey);
   let draining = false;
-  const events = createEventHandler({ auth, queue, metrics, logger, mode: o.eventDispatch, maxBodyBytes: o.maxBodyBytes, budget });
+  const events = createEventHandler({ auth, queue, metrics, logger, mode: o.eventDispatch, maxBodyBytes: o.maxBodyBytes, budget, lingerMs: limits.lingerMs });
   const app = buildApp(tls, o.maxBodyBytes, logger, metrics, events, { auth, budget, limits });
   await app.register(healthRoutes, {
     notReady: () => (draining ? 'shutting down' : bindings.synced ? undefined : 'binding cache not synced'),
@@ -226,7 +226,7 @@ export function buildApp(tls: { cert: string; key: string } | undefined, bodyLim
       if (guard && hasBody(req)) {
         const refusal = bodyRefusal(req, res, bodyLimit, guard);
         if (refusal) {
-          refuseUnread(req, res, refusal);
+          refuseUnread(req, res, refusal, guard.limits.lingerMs);
           metrics.requests.labels('unmatched', req.method ?? '', String(refusal.status)).inc();
           return;
         }
@@ -250,9 +250,9 @@ export function buildApp(tls: { cert: string; key: string } | undefined, bodyLim
   app.setErrorHandler((err, req, reply) => {
     const e = toApiError(err);
     if (e.status >= 500 && e.code !== Code.Unavailable) logger.error('request failed', { method: req.method, route: req.routeOptions.url, ...errorDetails(err) });
-    // Refused before its body was read (auth in onRequest): close rather than drain the upload.
-    if (!req.raw.complete) void reply.header('connection', 'close');
     void reply.code(e.status).headers(e.headers).send(e.body());
+    // Refused before its body was read (auth in onRequest): discard the rest briefly, then cut.
+    if (!req.raw.complete) lingerThenClose(req.raw, guard?.limits.lingerMs ?? LIMIT_DEFAULTS.lingerMs);
   });
   app.setNotFoundHandler((req, reply) => {
     const e = new ApiError(Code.NotFound, `no such endpoint: ${req.method} ${req.url.split('?')[0]}`);

@@ -18,7 +18,7 @@ import { EVENT_ACCESS, type Authenticator, type Caller } from '../auth.js';
 import type { DispatchResult, EventJob } from '../dispatch.js';
 import { ApiError, badRequest, Code, errorDetails, notFound, toApiError, unavailable } from '../errors.js';
 import type { EventQueue, Outcome } from '../event-queue.js';
-import { budgetFull, declaredTooLarge, type BodyBudget } from '../limits.js';
+import { budgetFull, declaredTooLarge, LIMIT_DEFAULTS, lingerThenClose, type BodyBudget } from '../limits.js';
 import type { EventReceipt, ServerMetrics } from '../metrics.js';
 
 export type DispatchMode = 'async' | 'sync';
@@ -33,6 +33,8 @@ export interface EventRouteDeps {
   maxBodyBytes: number;
   /** Bytes of bodies in flight, shared with the other routes; full → 503. */
   budget: BodyBudget;
+  /** After a refusal, how long the unread rest of a body is discarded before the connection is cut (default 5 s). */
+  lingerMs?: number;
   /** Sync mode: longest wait for the dispatch before answering 202 (default 9 s, under the 10 s promise). */
   syncReplyTimeoutMs?: number;
 }
@@ -211,19 +213,19 @@ class EventEndpoint {
 
   /**
    * A refusal before the body is read (auth, path, size, budget): counted, error sent, and the
-   * connection closed after it, so a refused caller cannot keep uploading into it.
+   * rest of the body discarded for a short while, then the connection cut (limits.ts).
    */
   private refuse(call: EventCall, err: unknown): void {
     if (err instanceof ApiError) this.receipt(receiptOf(err));
-    call.req.resume();
     this.fail(call, err, true);
   }
 
-  /** Sends the error; `close`: the body is not read to its end, so the connection goes after the reply. */
-  fail(call: EventCall, err: unknown, close = false): void {
+  /** Sends the error; `unread`: the body is not read to its end, so linger then cut the connection. */
+  fail(call: EventCall, err: unknown, unread = false): void {
     const e = toApiError(err);
     if (e.status >= 500 && e.code !== Code.Unavailable) this.deps.logger.error('event request failed', errorDetails(err));
-    this.send(call, e.status, JSON.stringify(e.body()), close ? { ...e.headers, connection: 'close' } : e.headers);
+    this.send(call, e.status, JSON.stringify(e.body()), e.headers);
+    if (unread) lingerThenClose(call.req, this.deps.lingerMs ?? LIMIT_DEFAULTS.lingerMs);
   }
 
   private send(call: EventCall, status: number, body: string, headers: Record<string, string> = {}): void {
