@@ -69,10 +69,12 @@ describe('plugflow server (process)', () => {
           stdio: ['ignore', 'pipe', 'pipe'],
         });
         let stderr = '';
+        let stopping: NodeJS.Timeout | undefined;
         const timer = setTimeout(() => proc.kill('SIGKILL'), 60_000);
         proc.stderr.on('data', (d: Buffer) => {
           stderr += d.toString();
-          if (stopWhen && stderr.includes(stopWhen)) proc.kill('SIGTERM');
+          // The signal handlers are installed once startServer returns, a moment after the log line.
+          if (stopWhen && stderr.includes(stopWhen) && !stopping) stopping = setTimeout(() => proc.kill('SIGTERM'), 1000);
         });
         proc.on('exit', (code) => {
           clearTimeout(timer);

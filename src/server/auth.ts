@@ -199,7 +199,7 @@ export class Authenticator {
         },
       });
       if (res.status?.allowed) return undefined;
-      return new ApiError(Code.PermissionDenied, `the token may not ${access.verb} ${access.resource}.${GROUP} in namespace "${namespace}", ${access.purpose}`);
+      return new ApiError(Code.PermissionDenied, `forbidden: the token may not ${access.verb} ${access.resource}.${GROUP} in namespace "${namespace}", ${access.purpose}`);
     } catch (err) {
       if (err instanceof KubeApiError) return fromKube(err);
       return new ApiError(Code.Unavailable, `could not review the token's rights: ${(err as Error).message}`, { 'retry-after': '1' });
