@@ -180,8 +180,9 @@ describe('stalled and oversized uploads', () => {
     s = await start();
     const before = process.memoryUsage().heapUsed;
     const part = 'x'.repeat(64 * 1024);
-    const answers = await Promise.all(Array.from({ length: 300 }, () => stall(s!.port, head('/api/v1/workflows/ns', MAX_BODY - 1), part)));
-    expect(answers.every((a) => a.status === 401 && a.closed)).toBe(true);
+    const answers = await Promise.all(Array.from({ length: 300 }, () => stall(s!.port, head('/api/v1/workflows/ns', MAX_BODY - 1), part, 15_000)));
+    const outcomes = answers.map((a) => `${a.status} ${a.closed ? 'closed' : 'open'}`);
+    expect(outcomes.filter((o) => o !== '401 closed')).toEqual([]);
     expect(process.memoryUsage().heapUsed - before).toBeLessThan(64 * 1024 * 1024);
     expect(s.budget.inFlight).toBe(0);
   });
