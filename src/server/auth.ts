@@ -5,7 +5,7 @@
  *   Kubernetes calls with that token as-is, so the API server's RBAC decides. No header, another
  *   scheme, an empty token or one over MAX_TOKEN_BYTES → 401 here. What can be asked before the
  *   body is (may this token create workflows / list bindings in the namespace?) is asked with a
- *   SelfSubjectAccessReview, cached per token hash in a bounded LRU; reviews of tokens never
+ *   SelfSubjectAccessReview, cached per token hash in a bounded cache; reviews of tokens never
  *   seen allowed are rate-limited (a token bucket; over it 429 with Retry-After), so a flood of
  *   made-up tokens costs neither the API server nor our heap.
  * - `server` mode: every call uses the server's own account, so the server itself is the guard:
@@ -16,7 +16,7 @@
  * The token itself never leaves this module except inside the Identity handed to KubeRest: logs
  * and metrics see only `caller.id`, a short hash; caches are keyed by the token's SHA-256.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, hash as oneShotHash, timingSafeEqual } from 'node:crypto';
 import { GROUP, PLURAL } from '../api/index.js';
 import { ApiError, Code, fromKube, tooManyRequests, unauthenticated } from './errors.js';
 import { KubeApiError, SERVER_IDENTITY, type Identity, type KubeRest } from './kube-rest.js';
@@ -68,7 +68,7 @@ export interface AuthOptions {
   allowTtlMs?: number;
   /** How long a refusal (401/403) is reused (default 2 s, so a new grant shows quickly). */
   denyTtlMs?: number;
-  /** Most (token, namespace, access) verdicts remembered, least recently used dropped first (default 10,000). */
+  /** Most (token, namespace, access) verdicts remembered, oldest dropped first (default 10,000). */
   maxEntries?: number;
   /** Access reviews of tokens not yet seen allowed, per second (default 50) … */
   unknownReviewsPerSecond?: number;
@@ -85,9 +85,9 @@ export class Authenticator {
   private readonly allowed?: ReadonlySet<string>;
   private readonly allowTtl: number;
   private readonly denyTtl: number;
-  private readonly reviews: Lru<CacheEntry>;
+  private readonly reviews: BoundedCache<CacheEntry>;
   /** Token hashes the API server has said yes for: their re-reviews skip the rate limit. */
-  private readonly known: Lru<true>;
+  private readonly known: BoundedCache<true>;
   private readonly bucket: TokenBucket;
 
   constructor(opts: AuthOptions) {
@@ -108,8 +108,8 @@ export class Authenticator {
     this.allowTtl = opts.allowTtlMs ?? AUTH_DEFAULTS.allowTtlMs;
     this.denyTtl = opts.denyTtlMs ?? AUTH_DEFAULTS.denyTtlMs;
     const max = opts.maxEntries ?? AUTH_DEFAULTS.maxEntries;
-    this.reviews = new Lru(max);
-    this.known = new Lru(max);
+    this.reviews = new BoundedCache(max);
+    this.known = new BoundedCache(max);
     this.bucket = new TokenBucket(opts.unknownReviewsPerSecond ?? AUTH_DEFAULTS.unknownReviewsPerSecond, opts.unknownReviewBurst ?? AUTH_DEFAULTS.unknownReviewBurst);
   }
 
@@ -134,7 +134,8 @@ export class Authenticator {
       if (!timingSafeEqual(sha256(token), this.serverTokenHash!)) throw unauthenticated('the bearer token is not this server\'s token (--auth-mode=server accepts only the token of --server-token-file)');
       return SERVER_CALLER;
     }
-    const hash = createHash('sha256').update(token).digest('hex');
+    // One-shot hashing: no Hash object per request (this runs on every event).
+    const hash = oneShotHash('sha256', token, 'hex');
     return { identity: { kind: 'token', token }, id: `token:${hash.slice(0, 12)}`, hash };
   }
 
@@ -223,20 +224,19 @@ function sha256(text: string): Buffer {
   return createHash('sha256').update(text).digest();
 }
 
-/** A Map kept in use order: a hit moves the key to the end; beyond `max` the first (least recent) goes. */
-export class Lru<V> {
+/**
+ * A Map of at most `max` entries; beyond it the oldest entry goes. Not reordered on reads: every
+ * entry is rewritten within its TTL anyway (10 s), so the order of writes is the order of use
+ * that matters, and a read stays a plain Map lookup on the event path.
+ */
+export class BoundedCache<V> {
   private readonly map = new Map<string, V>();
   constructor(private readonly max: number) {}
   get size(): number {
     return this.map.size;
   }
   get(key: string): V | undefined {
-    const v = this.map.get(key);
-    if (v !== undefined) {
-      this.map.delete(key);
-      this.map.set(key, v);
-    }
-    return v;
+    return this.map.get(key);
   }
   set(key: string, v: V): void {
     this.map.delete(key);

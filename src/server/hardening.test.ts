@@ -3,7 +3,7 @@
  * stand-in API server that counts access reviews: the caller is authenticated and what can be
  * authorized is before a byte of any body is read; stalled uploads are refused unread or cut
  * by the request timeout; bodies in flight share a byte budget; connections are capped; tokens
- * are hashed, size-capped, cached in a bounded LRU and reviews of new ones rate-limited; server
+ * are hashed, size-capped, cached in a bounded map and reviews of new ones rate-limited; server
  * mode needs a guard.
  */
 import { connect, type AddressInfo, type Socket } from 'node:net';
@@ -278,7 +278,7 @@ describe('tokens', () => {
 describe('Authenticator', () => {
   const { kube, seen } = standIn();
 
-  it('keys its caches by the token hash and keeps them bounded (LRU)', async () => {
+  it('keys its caches by the token hash and keeps them bounded', async () => {
     const auth = new Authenticator({ mode: 'client', kube, maxEntries: 100, unknownReviewBurst: 10_000 });
     for (let i = 0; i < 1000; i++) await auth.require(auth.callerOf(`Bearer good-${i}`), 'ns', CREATE_WORKFLOW_ACCESS);
     const caches = auth as unknown as { reviews: { size: number; get(k: string): unknown }; known: { size: number } };

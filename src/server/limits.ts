@@ -56,9 +56,22 @@ export function connectionsCheckingInterval(limits: ServerLimits): number {
   return Math.max(250, Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 10);
 }
 
+const RESERVED = Symbol('plugflow.reservedBodyBytes');
+type Reserving = ServerResponse & { [RESERVED]?: { budget: BodyBudget; bytes: number } };
+
+/** Gives back a response's reservation once ('close' follows the end of every response). */
+function release(this: Reserving): void {
+  const r = this[RESERVED];
+  if (r) {
+    this[RESERVED] = undefined;
+    r.budget.used -= r.bytes;
+  }
+}
+
 /** Bytes reserved by the bodies in flight: a request reserves what it may send before it is read. */
 export class BodyBudget {
-  private used = 0;
+  /** @internal */
+  used = 0;
   constructor(readonly capacity: number) {}
 
   get inFlight(): number {
@@ -75,12 +88,8 @@ export class BodyBudget {
     if (bytes === 0) return true;
     if (this.used + bytes > this.capacity) return false;
     this.used += bytes;
-    let released = false;
-    const release = () => {
-      if (!released) (released = true), (this.used -= bytes);
-    };
+    (res as Reserving)[RESERVED] = { budget: this, bytes };
     res.once('close', release);
-    res.once('finish', release);
     return true;
   }
 }

@@ -102,8 +102,7 @@ export async function fuzzServerAbuse(rng: Prng, target: ServerAbuseTarget, tall
     t.tried++;
     if (a.status === 0) return tally.fail(TARGET, `${what}: no answer${a.closed ? ' (closed)' : ' (hung)'} while the body was still owed`);
     if (!expected.includes(a.status)) return tally.fail(TARGET, `${what}: answered ${a.status}, expected ${expected.join('/')}`);
-    const bad = namesProblem(a.body);
-    if (bad) return tally.fail(TARGET, `${what}: ${a.status} ${bad}`);
+    if (!namesProblem(a.body)) return tally.fail(TARGET, `${what}: ${a.status} without a JSON message naming the problem: ${a.body.slice(0, 120)}`);
     t.rejected++;
   };
   const checkpoint = async (when: string) => {
