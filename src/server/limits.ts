@@ -83,14 +83,30 @@ export class BodyBudget {
    * response is done; false when the budget has no room.
    */
   reserve(req: IncomingMessage, res: ServerResponse, maxBodyBytes: number): boolean {
-    const length = Number(req.headers['content-length']);
-    const bytes = Number.isFinite(length) && length >= 0 ? Math.min(length, maxBodyBytes) : maxBodyBytes;
+    const bytes = this.take(req, maxBodyBytes);
+    if (bytes < 0) return false;
     if (bytes === 0) return true;
-    if (this.used + bytes > this.capacity) return false;
-    this.used += bytes;
     (res as Reserving)[RESERVED] = { budget: this, bytes };
     res.once('close', release);
     return true;
+  }
+
+  /**
+   * The event endpoint's form (no listener per request: it costs more than the rest of an
+   * event): the bytes reserved (0 for no body), or -1 when there is no room. The caller gives
+   * them back with `give` once the body has arrived or failed.
+   */
+  take(req: IncomingMessage, maxBodyBytes: number): number {
+    const length = Number(req.headers['content-length']);
+    const bytes = Number.isFinite(length) && length >= 0 ? Math.min(length, maxBodyBytes) : maxBodyBytes;
+    if (bytes === 0) return 0;
+    if (this.used + bytes > this.capacity) return -1;
+    this.used += bytes;
+    return bytes;
+  }
+
+  give(bytes: number): void {
+    this.used -= bytes;
   }
 }
 

@@ -63,6 +63,8 @@ class EventCall {
   chunks: Buffer[] = [];
   size = 0;
   over = false;
+  /** Bytes reserved in the budget of bodies in flight, given back when the body ends or fails. */
+  reserved = 0;
 
   constructor(
     readonly endpoint: EventEndpoint,
@@ -83,6 +85,7 @@ function onData(this: CarryingRequest, chunk: Buffer): void {
   if (call.size > call.endpoint.maxBodyBytes) {
     call.over = true;
     call.chunks = [];
+    call.endpoint.release(call);
     call.endpoint.fail(call, tooLarge(call.endpoint.maxBodyBytes), true);
     return;
   }
@@ -93,12 +96,15 @@ function onEnd(this: CarryingRequest): void {
   const call = this[CALL]!;
   if (call.over) return;
   call.over = true;
+  call.endpoint.release(call);
   const text = call.chunks.length === 1 ? call.chunks[0].toString('utf8') : Buffer.concat(call.chunks).toString('utf8');
   call.endpoint.received(call, text);
 }
 
+/** The body failed: the client went away, or the request timeout cut it off. */
 function onError(this: CarryingRequest, err: Error): void {
   const call = this[CALL]!;
+  call.endpoint.release(call);
   if (call.over) return;
   call.over = true;
   call.endpoint.fail(call, err);
@@ -158,11 +164,20 @@ class EventEndpoint {
     const req = call.req as CarryingRequest;
     const tooBig = declaredTooLarge(req, this.maxBodyBytes);
     if (tooBig) return this.refuse(call, tooBig);
-    if (!this.deps.budget.reserve(req, call.res, this.maxBodyBytes)) return this.refuse(call, budgetFull(this.deps.budget.capacity));
+    const reserved = this.deps.budget.take(req, this.maxBodyBytes);
+    if (reserved < 0) return this.refuse(call, budgetFull(this.deps.budget.capacity));
+    call.reserved = reserved;
     req[CALL] = call;
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);
+  }
+
+  release(call: EventCall): void {
+    if (call.reserved > 0) {
+      this.deps.budget.give(call.reserved);
+      call.reserved = 0;
+    }
   }
 
   /** The whole body arrived: parse it, queue the event, reply. */
