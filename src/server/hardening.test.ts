@@ -203,6 +203,16 @@ describe('stalled and oversized uploads', () => {
     expect(answer.ms).toBeLessThan(3000);
   });
 
+  it('a connection that never sends a request is closed after the first-request timeout', async () => {
+    s = await start({ firstRequestTimeoutMs: 600 });
+    const answer = await stall(s.port, '', '', 5000);
+    expect(answer).toMatchObject({ status: 0, closed: true });
+    expect(answer.ms).toBeLessThan(3000);
+    // A connection that did send one is kept alive between requests as usual (keepAliveTimeout).
+    const served = await stall(s.port, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n', '', 5000, false);
+    expect(served.status).toBe(200);
+  });
+
   it('bodies in flight share a byte budget: beyond it 503 with Retry-After, before reading', async () => {
     s = await start({ maxBodiesInFlightBytes: 2 * MAX_BODY });
     const held = [stall(s.port, head('/api/v1/events/ns/', MAX_BODY, 'good-3'), '{', 1500), stall(s.port, head('/api/v1/workflows/ns', MAX_BODY, 'good-3'), '{', 1500)];

@@ -5,6 +5,7 @@
  * header names one (auth.ts), within a byte budget shared by every body in flight.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { ApiError, Code, unavailable } from './errors.js';
 
 export interface ServerLimits {
@@ -14,8 +15,8 @@ export interface ServerLimits {
   requestTimeoutMs: number;
   /** How long an idle keep-alive connection stays open between requests. */
   keepAliveTimeoutMs: number;
-  /** A socket with no traffic at all for this long is closed (covers a stalled upload too). */
-  idleTimeoutMs: number;
+  /** A connection that sends no request at all for this long is closed (node's headersTimeout does not cover it). */
+  firstRequestTimeoutMs: number;
   /** Most open connections; beyond it new ones are closed at once. */
   maxConnections: number;
   /** Most bytes of request bodies being received at once, over all requests; beyond it 503. */
@@ -31,21 +32,42 @@ export const LIMIT_DEFAULTS: ServerLimits = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 5_000,
-  idleTimeoutMs: 30_000,
+  firstRequestTimeoutMs: 10_000,
   maxConnections: 1024,
   maxBodiesInFlightBytes: 64 * 1024 * 1024,
   lingerMs: 5_000,
 };
 
 /** Sets the limits on the node server (call before it listens). */
-export function applyLimits(server: Server, limits: ServerLimits): void {
+export function applyLimits(server: Server, limits: ServerLimits, secure = false): void {
   server.headersTimeout = limits.headersTimeoutMs;
   server.requestTimeout = limits.requestTimeoutMs;
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   server.maxConnections = limits.maxConnections;
-  // A socket idle for this long is destroyed (node's `timeout` event has no default listener
-  // on a server with a timeout set, so close it ourselves).
-  server.setTimeout(limits.idleTimeoutMs, (socket) => socket.destroy());
+  // Node's timeouts start with a request: a connection that never sends one would stay open.
+  // One timer per connection (not a socket timeout, which is re-armed on every read and write),
+  // cleared by its first request (`firstRequest`, called by the front handler); after that
+  // keepAliveTimeout, headersTimeout and requestTimeout cover every phase in which the caller
+  // owes us something. Over TLS the timer starts after the handshake, which has its own timeout
+  // (`handshakeTimeout`, set at creation).
+  server.on(secure ? 'secureConnection' : 'connection', (socket: Socket & { [FIRST]?: NodeJS.Timeout }) => {
+    const timer = setTimeout(() => socket.destroy(), limits.firstRequestTimeoutMs);
+    timer.unref();
+    socket[FIRST] = timer;
+    socket.once('close', () => clearTimeout(timer));
+  });
+}
+
+const FIRST = Symbol('plugflow.firstRequestTimer');
+
+/** A request arrived on its connection: the connection's no-request timer is done. */
+export function firstRequest(req: IncomingMessage): void {
+  const socket = req.socket as Socket & { [FIRST]?: NodeJS.Timeout };
+  const timer = socket[FIRST];
+  if (timer !== undefined) {
+    clearTimeout(timer);
+    socket[FIRST] = undefined;
+  }
 }
 
 /**

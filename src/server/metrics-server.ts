@@ -6,7 +6,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { applyLimits, connectionsCheckingInterval, LIMIT_DEFAULTS } from './limits.js';
+import { applyLimits, connectionsCheckingInterval, firstRequest, LIMIT_DEFAULTS } from './limits.js';
 import type { ServerMetrics } from './metrics.js';
 
 export interface MetricsServer {
@@ -18,6 +18,7 @@ export interface MetricsServer {
 
 export async function startMetricsServer(metrics: ServerMetrics, host: string, port: number): Promise<MetricsServer> {
   const handle = (req: IncomingMessage, res: ServerResponse) => {
+    firstRequest(req);
     req.resume();
     const path = (req.url ?? '').split('?')[0];
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {

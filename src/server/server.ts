@@ -14,7 +14,7 @@ import { ApiError, badRequest, Code, errorDetails, toApiError } from './errors.j
 import { EventQueue } from './event-queue.js';
 import { EventRecorder } from './event-recorder.js';
 import { KubeRest } from './kube-rest.js';
-import { applyLimits, BodyBudget, budgetFull, connectionsCheckingInterval, declaredTooLarge, hasBody, LIMIT_DEFAULTS, lingerThenClose, refuseUnread, type ServerLimits } from './limits.js';
+import { applyLimits, BodyBudget, budgetFull, connectionsCheckingInterval, declaredTooLarge, firstRequest, hasBody, LIMIT_DEFAULTS, lingerThenClose, refuseUnread, type ServerLimits } from './limits.js';
 import { ServerMetrics } from './metrics.js';
 import { startMetricsServer } from './metrics-server.js';
 import { createEventHandler, type DispatchMode, type EventHandler } from './routes/events.js';
@@ -221,6 +221,7 @@ export function buildApp(tls: { cert: string; key: string } | undefined, bodyLim
   // path; see routes/events.ts); every other request goes to fastify's routes.
   const serverFactory = (handler: (req: IncomingMessage, res: ServerResponse) => void) => {
     const front = (req: IncomingMessage, res: ServerResponse) => {
+      if (guard) firstRequest(req);
       if (missingHost(req)) return rejectMissingHost(req, res, metrics);
       if (events(req, res)) return;
       if (guard && hasBody(req)) {
@@ -236,8 +237,10 @@ export function buildApp(tls: { cert: string; key: string } | undefined, bodyLim
     // node:http would answer a request without Host itself, with an empty 400; we answer it
     // (in `front`) with an error body that says what is wrong.
     const options = { requireHostHeader: false, ...(guard ? { connectionsCheckingInterval: connectionsCheckingInterval(guard.limits) } : {}) };
-    const server = tls ? createHttpsServer({ cert: tls.cert, key: tls.key, ...options }, front) : createHttpServer(options, front);
-    if (guard) applyLimits(server, guard.limits);
+    const server = tls
+      ? createHttpsServer({ cert: tls.cert, key: tls.key, ...options, ...(guard ? { handshakeTimeout: guard.limits.headersTimeoutMs } : {}) }, front)
+      : createHttpServer(options, front);
+    if (guard) applyLimits(server, guard.limits, tls !== undefined);
     return server;
   };
   const app = Fastify({
