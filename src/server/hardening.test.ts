@@ -185,7 +185,7 @@ describe('stalled and oversized uploads', () => {
     expect(outcomes.filter((o) => o !== '401 closed')).toEqual([]);
     expect(process.memoryUsage().heapUsed - before).toBeLessThan(64 * 1024 * 1024);
     expect(s.budget.inFlight).toBe(0);
-  });
+  }, 60_000);
 
   it('an allowed caller who stalls mid-body is cut off by the request timeout', async () => {
     s = await start({ requestTimeoutMs: 1000, headersTimeoutMs: 1000 });
@@ -267,22 +267,25 @@ describe('tokens', () => {
     expect(answers.every((a) => a.status === 401)).toBe(true);
     expect(JSON.parse(answers[0].body).message).toBe(`the bearer token is longer than ${MAX_TOKEN_BYTES} bytes, which no Kubernetes token is`);
     expect(s.seen.reviews).toBe(0);
-  });
+  }, 60_000);
 
   it('a flood of distinct bogus tokens makes a bounded number of reviews; the rest get 429 with Retry-After', async () => {
     s = await start({}, { unknownReviewBurst: 20, unknownReviewsPerSecond: 10 });
     const token = (i: number) => `bogus-${i}-`.padEnd(4096, 'y');
     const answers: Answer[] = [];
+    const t0 = performance.now();
     for (let i = 0; i < 400; i += 50) answers.push(...(await Promise.all(Array.from({ length: 50 }, (_, j) => stall(s!.port, head('/api/v1/events/ns/', 2, token(i + j)), '{}', 3000, false)))));
     const statuses = answers.map((a) => a.status);
     expect(statuses.filter((x) => x === 401).length).toBe(s.seen.reviews);
-    expect(s.seen.reviews).toBeLessThan(60);
+    // The bucket: a burst of 20, then 10 a second, however slow the machine made the flood.
+    expect(s.seen.reviews).toBeLessThanOrEqual(20 + Math.ceil(((performance.now() - t0) / 1000) * 10));
+    expect(s.seen.reviews).toBeLessThan(400);
     expect(statuses.filter((x) => x === 429).length).toBe(400 - s.seen.reviews);
     expect(answers.find((a) => a.status === 429)!.headers['retry-after']).toBe('1');
     // A token the API server allowed before keeps being served during the flood.
     const ok = await fetch(`http://127.0.0.1:${s.port}/api/v1/events/ns/`, { method: 'POST', headers: { authorization: 'Bearer good-5' }, body: '{}' });
     expect([200, 429]).toContain(ok.status);
-  });
+  }, 60_000);
 });
 
 describe('Authenticator', () => {
