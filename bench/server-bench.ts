@@ -4,7 +4,8 @@
  * 1. Accepted events per second at the endpoint (queue not full: the namespace has no bindings,
  *    so workers finish at once), with p50/p99 reply latency, against a bare `node:http` server
  *    that reads the same POST, parses the JSON and answers `{}` — its ratio to the bare server
- *    is the goal (≥ 0.5). Each server runs in its own child process, the load generator (undici,
+ *    is the goal (≥ 0.8, with the caller authenticated and its access review answered from the
+ *    cache before the body is read, and the byte budget of bodies in flight charged). Each server runs in its own child process, the load generator (undici,
  *    32 connections) in this one; both plain HTTP (TLS costs both the same); default queue (64)
  *    and workers (16); client auth mode when the kubeconfig has a token.
  * 2. Event-to-workflow-created latency at a steady 100 events/s for 10 s: each event carries its
@@ -73,13 +74,14 @@ async function child(kind: string, kubeconfig?: string): Promise<void> {
     host: '127.0.0.1',
     secure: false,
     authMode: kc.getCurrentUser()?.token ? 'client' : 'server',
+    unsafeServerModeWithoutAuth: true,
     logger: createLogger('server', 'warn'),
   });
-  console.log(JSON.stringify({ url: server.url }));
+  console.log(JSON.stringify({ url: server.url, metricsUrl: server.metricsUrl }));
   process.once('SIGTERM', () => void server.close().then(() => process.exit(0)));
 }
 
-function spawnChild(kind: string, kubeconfig?: string): Promise<{ proc: ChildProcess; url: string }> {
+function spawnChild(kind: string, kubeconfig?: string): Promise<{ proc: ChildProcess; url: string; metricsUrl?: string }> {
   const proc = spawn(process.execPath, [...(process.env.BENCH_CHILD_FLAGS ? process.env.BENCH_CHILD_FLAGS.split(' ') : []), '--import', 'tsx', fileURLToPath(import.meta.url), '--child', kind, ...(kubeconfig ? [kubeconfig] : [])], {
     stdio: ['ignore', 'pipe', 'inherit'],
     cwd: ROOT,
@@ -89,7 +91,7 @@ function spawnChild(kind: string, kubeconfig?: string): Promise<{ proc: ChildPro
     proc.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolvePromise({ proc, url: (JSON.parse(line) as { url: string }).url });
+      if (line) resolvePromise({ proc, ...(JSON.parse(line) as { url: string; metricsUrl?: string }) });
     });
     proc.on('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)));
   });
@@ -157,9 +159,9 @@ class Load {
   }
 }
 
-/** Server CPU seconds so far: the bare server's /cpu, or our /metrics process_cpu_seconds_total. */
+/** Server CPU seconds so far: the bare server's /cpu, or our /metrics (own port) process_cpu_seconds_total. */
 async function cpuSeconds(url: string, bare: boolean): Promise<number> {
-  const res = await request(`${url}${bare ? '/cpu' : '/metrics'}`);
+  const res = await request(bare ? `${url}/cpu` : url);
   const text = await res.body.text();
   if (bare) return (JSON.parse(text) as { seconds: number }).seconds;
   const m = /^process_cpu_seconds_total (\S+)$/m.exec(text);
@@ -288,9 +290,9 @@ export async function runServerBench(): Promise<Figure[]> {
       let c0 = await cpuSeconds(bare.url, true);
       await bareLoad.measure(2000);
       cpu.bare += (await cpuSeconds(bare.url, true)) - c0;
-      c0 = await cpuSeconds(ours.url, false);
+      c0 = await cpuSeconds(ours.metricsUrl!, false);
       await ourLoad.measure(2000);
-      cpu.ours += (await cpuSeconds(ours.url, false)) - c0;
+      cpu.ours += (await cpuSeconds(ours.metricsUrl!, false)) - c0;
       ratios.push(ourLoad.rates[round]! / bareLoad.rates[round]!);
     }
     await Promise.all([bareLoad.close(), ourLoad.close(), stopChild(bare.proc)]);
@@ -306,7 +308,7 @@ export async function runServerBench(): Promise<Figure[]> {
     figures.push(
       { name: 'event endpoint: accepted events/s (queue not full, median of 5 rounds)', value: Math.round(o.perSecond), unit: 'events/s', goal: 'reported, all accepted', met: ourLoad.other === 0, note: `${mode}, 32 connections, rounds ${o.rounds.join('/')}, ${ourLoad.ok} accepted, ${ourLoad.other} not 200` },
       { name: 'bare node:http server, same POST (median of 5 rounds)', value: Math.round(b.perSecond), unit: 'req/s', goal: 'reference', met: true, note: `rounds ${b.rounds.join('/')}` },
-      { name: 'event endpoint / bare node:http (median of 5 paired rounds)', value: round(ratio), unit: 'x', goal: '≥ 0.5', met: ratio >= 0.5, note: `pairs ${ratios.map((r) => r.toFixed(2)).join('/')}` },
+      { name: 'event endpoint / bare node:http (median of 5 paired rounds)', value: round(ratio), unit: 'x', goal: '≥ 0.8 (authentication before the body)', met: ratio >= 0.8, note: `pairs ${ratios.map((r) => r.toFixed(2)).join('/')}` },
       { name: 'server CPU per request: event endpoint / bare', value: round(cpuPerRequest.ours / cpuPerRequest.bare), unit: 'x', goal: 'reported (≤ 2 is the same goal in CPU terms)', met: cpuPerRequest.ours <= 2 * cpuPerRequest.bare, note: `${Math.round(cpuPerRequest.ours)} µs vs ${Math.round(cpuPerRequest.bare)} µs; less noisy than throughput on a shared machine` },
       { name: 'event endpoint reply latency p50', value: round(o.p50), unit: 'ms', goal: 'well under 10 s', met: o.p50 < 1000, note: `bare p50 ${round(b.p50)} ms` },
       { name: 'event endpoint reply latency p99', value: round(o.p99), unit: 'ms', goal: 'well under 10 s', met: o.p99 < 1000, note: `bare p99 ${round(b.p99)} ms` },

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
-const order = ['namespace.yaml', 'rbac-controller.yaml', 'rbac-server.yaml', 'rbac-agent.yaml', 'controller.yaml', 'server.yaml'];
+const order = ['namespace.yaml', 'rbac-controller.yaml', 'rbac-server.yaml', 'rbac-server-mode.yaml', 'rbac-agent.yaml', 'controller.yaml', 'server.yaml'];
 
 export function renderInstall(): string {
   const crdDir = join(root, 'crds');

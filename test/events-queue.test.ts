@@ -98,7 +98,7 @@ describe('event queue', () => {
       g.open();
       await eventually(async () => srv.eventsInProcess() === 0, 'the queue to empty');
       expect(await numbers('overflow')).toEqual([1, 2, 3]);
-      const metrics = (await call('GET', `${srv.url}/metrics`)).text;
+      const metrics = (await call('GET', srv.metricsUrl)).text;
       expect(metrics).toContain('plugflow_events_received_total{result="accepted"} 3');
       expect(metrics).toContain('plugflow_events_received_total{result="queue_full"} 9');
       expect(metrics).toContain('plugflow_events_dispatched_total 3');

@@ -83,7 +83,14 @@ describe('manifests/install.yaml', () => {
     const gate = ctrl.spec!.template.spec!.containers[0].env!.find((e) => e.name === 'WORKFLOW_EXECUTOR_PLUGINS');
     expect(gate?.value).toBe('false');
     const svc = await core.readNamespacedService({ name: 'plugflow-server', namespace: 'plugflow' });
-    expect(svc.spec?.ports?.[0].port).toBe(2746);
+    expect(svc.spec?.ports?.map((p) => p.port)).toEqual([2746]);
+    // /metrics names tenants: its own port, its own Service, scrape annotations; not on the API Service.
+    const metricsSvc = await core.readNamespacedService({ name: 'plugflow-server-metrics', namespace: 'plugflow' });
+    expect(metricsSvc.spec?.ports?.map((p) => [p.port, p.targetPort])).toEqual([[9091, 'metrics']]);
+    const server = (await apps.readNamespacedDeployment({ name: 'plugflow-server', namespace: 'plugflow' })).spec!.template;
+    expect(server.metadata?.annotations).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': '9091', 'prometheus.io/path': '/metrics' });
+    expect(server.spec!.containers[0].args).toContain('--metrics-port=9091');
+    expect(server.spec!.containers[0].args).toContain('--auth-mode=client');
   });
 
   it('applying it a second time changes nothing and fails nothing', async () => {
@@ -114,7 +121,29 @@ describe('manifests/install.yaml', () => {
     expect(await can(sa, 'delete', 'workflows', workNs, 'plugflow.io')).toBe(false);
   });
 
-  it('server: workflows, bindings and templates, never pods, secrets or config maps', async () => {
+  it('server: the binding cache and binding events only; workflow writing is a separate role the install does not bind', async () => {
+    const token = await serviceAccountToken('plugflow', 'plugflow-server');
+    expect(await rulesOf(token, workNs)).toEqual({
+      '/events': ['create', 'patch'],
+      'plugflow.io/workfloweventbindings': ['list', 'watch'],
+    });
+    const sa = 'system:serviceaccount:plugflow:plugflow-server';
+    expect(await can(sa, 'create', 'workflows', workNs, 'plugflow.io')).toBe(false);
+    expect(await can(sa, 'get', 'workflowtemplates', workNs, 'plugflow.io')).toBe(false);
+    const role = await adminKubeConfig().makeApiClient(RbacAuthorizationV1Api).readClusterRole({ name: 'plugflow-server-mode' });
+    expect(role.rules?.map((r) => [r.resources, r.verbs])).toEqual([
+      [['workflows'], ['create', 'get', 'list', 'delete']],
+      [['workflowtemplates', 'clusterworkflowtemplates'], ['get']],
+    ]);
+    expect(await can(sa, 'delete', 'pods', workNs)).toBe(false);
+    expect(await can(sa, 'get', 'secrets', workNs)).toBe(false);
+    expect(await can(sa, 'update', 'workflows', workNs, 'plugflow.io', 'status')).toBe(false);
+  });
+
+  it('server mode: manifests/server-mode/rolebinding.yaml gives the server workflow rights in that namespace only', async () => {
+    const doc = readManifests(join(REPO_ROOT, 'manifests', 'server-mode', 'rolebinding.yaml'))[0] as { metadata: { namespace: string } };
+    doc.metadata.namespace = workNs;
+    await applyAndWait(adminKubeConfig(), [doc as never]);
     const token = await serviceAccountToken('plugflow', 'plugflow-server');
     expect(await rulesOf(token, workNs)).toEqual({
       '/events': ['create', 'patch'],
@@ -124,9 +153,8 @@ describe('manifests/install.yaml', () => {
       'plugflow.io/workflowtemplates': ['get'],
     });
     const sa = 'system:serviceaccount:plugflow:plugflow-server';
-    expect(await can(sa, 'delete', 'pods', workNs)).toBe(false);
-    expect(await can(sa, 'get', 'secrets', workNs)).toBe(false);
-    expect(await can(sa, 'update', 'workflows', workNs, 'plugflow.io', 'status')).toBe(false);
+    expect(await can(sa, 'create', 'workflows', workNs, 'plugflow.io')).toBe(true);
+    expect(await can(sa, 'create', 'workflows', 'default', 'plugflow.io')).toBe(false);
   });
 
   it('agent: its TaskSet and the status subresource, no secrets, nothing else', async () => {

@@ -17,6 +17,9 @@ const hello = (extra: Record<string, unknown> = {}) => ({
   spec: { entrypoint: 'main', templates: [{ name: 'main', container: { image: 'busybox', command: ['echo', 'hi'] } }] },
 });
 
+/** The shared bearer token of the server-mode server (--server-token-file). */
+const SHARED = 'shared-secret-of-the-server-mode-test';
+
 describe('workflow REST', () => {
   let ns: string;
   let client: TestServer; // HTTPS with a generated certificate, --auth-mode=client
@@ -29,7 +32,7 @@ describe('workflow REST', () => {
     alice = cluster().userTokens.alice;
     bob = cluster().userTokens.bob;
     await grantRole(ns, 'alice', 'workflow-editor', [rule('workflows', 'create', 'get', 'list', 'delete'), rule('workflowtemplates', 'get')]);
-    [client, server] = await Promise.all([startTestServer({ namespace: ns }), startTestServer({ namespace: ns, secure: false, authMode: 'server' })]);
+    [client, server] = await Promise.all([startTestServer({ namespace: ns }), startTestServer({ namespace: ns, secure: false, authMode: 'server', serverToken: SHARED, allowedNamespaces: [ns] })]);
   });
 
   afterAll(async () => {
@@ -112,13 +115,27 @@ describe('workflow REST', () => {
     expect(invalidCreate.status).toBe(401);
   });
 
-  it('needs no header in server mode: calls use the server account', async () => {
-    const created = await call('POST', wfUrl(server), { body: { workflow: hello({ labels: { suite: 'server-mode' } }) } });
+  it('server mode: the shared token is needed, calls use the server account, only allowed namespaces', async () => {
+    for (const token of [undefined, alice, 'guess']) {
+      const refused = await call('POST', wfUrl(server), { token, body: { workflow: hello({ labels: { suite: 'server-mode' } }) } });
+      expect(refused.status).toBe(401);
+      expect((await call('GET', wfUrl(server), { token })).status).toBe(401);
+    }
+    const created = await call('POST', wfUrl(server), { token: SHARED, body: { workflow: hello({ labels: { suite: 'server-mode' } }) } });
     expect(created.status).toBe(200);
-    const listed = await call('GET', `${wfUrl(server)}?listOptions.labelSelector=suite%3Dserver-mode`);
+    const listed = await call('GET', `${wfUrl(server)}?listOptions.labelSelector=suite%3Dserver-mode`, { token: SHARED });
     expect(listed.status).toBe(200);
     expect(listed.body.items.map((w: any) => w.metadata.name)).toEqual([created.body.metadata.name]);
-    expect((await call('DELETE', wfUrl(server, created.body.metadata.name))).status).toBe(200);
+    expect((await call('DELETE', wfUrl(server, created.body.metadata.name), { token: SHARED })).status).toBe(200);
+    const elsewhere = await call('POST', `${server.url}/api/v1/workflows/default`, { token: SHARED, body: { workflow: hello() } });
+    expect(elsewhere.status).toBe(403);
+    expect(elsewhere.body.message).toBe(`namespace "default" is not served here: this server serves only "${ns}" (--allowed-namespaces)`);
+    expect((await call('POST', `${server.url}/api/v1/events/default/`, { token: SHARED, body: {} })).status).toBe(403);
+    expect(server.logs.some((l) => JSON.parse(l).message.startsWith('auth-mode=server: every call runs as the server'))).toBe(true);
+  });
+
+  it('server mode refuses to start without a guard', async () => {
+    await expect(startTestServer({ namespace: ns, secure: false, authMode: 'server' })).rejects.toThrow(/needs a guard: give --server-token-file/);
   });
 
   it('stores nothing on serverDryRun (and on createOptions.dryRun)', async () => {
@@ -184,15 +201,15 @@ describe('workflow REST', () => {
   });
 
   it('answers 413 to a body over the limit', async () => {
-    const small = await startTestServer({ namespace: ns, secure: false, authMode: 'server', maxBodyBytes: 4096 });
+    const small = await startTestServer({ namespace: ns, secure: false, authMode: 'server', serverToken: SHARED, maxBodyBytes: 4096 });
     try {
-      const big = await call('POST', `${small.url}/api/v1/workflows/${ns}`, { body: { workflow: hello({ annotations: { pad: 'x'.repeat(8192) } }) } });
+      const big = await call('POST', `${small.url}/api/v1/workflows/${ns}`, { token: SHARED, body: { workflow: hello({ annotations: { pad: 'x'.repeat(8192) } }) } });
       expect(big.status).toBe(413);
       expect(big.body.code).toBe(8);
-      const bigEvent = await call('POST', `${small.url}/api/v1/events/${ns}/`, { body: { pad: 'x'.repeat(8192) } });
+      const bigEvent = await call('POST', `${small.url}/api/v1/events/${ns}/`, { token: SHARED, body: { pad: 'x'.repeat(8192) } });
       expect(bigEvent.status).toBe(413);
       expect(bigEvent.body.code).toBe(8);
-      expect((await call('POST', `${small.url}/api/v1/events/${ns}/`, { body: { pad: 'x'.repeat(100) } })).status).toBe(200);
+      expect((await call('POST', `${small.url}/api/v1/events/${ns}/`, { token: SHARED, body: { pad: 'x'.repeat(100) } })).status).toBe(200);
     } finally {
       await small.close();
     }
@@ -204,10 +221,13 @@ describe('workflow REST', () => {
     expect(r.body).toEqual({ code: 5, message: 'no such endpoint: GET /api/v1/nothing' });
   });
 
-  it('has /healthz, /readyz and /metrics without a token, and never puts a token in metrics or logs', async () => {
+  it('has /healthz and /readyz without a token, /metrics only on its own port, and never puts a token in metrics or logs', async () => {
     expect((await call('GET', `${client.url}/healthz`)).status).toBe(200);
     expect((await call('GET', `${client.url}/readyz`)).body).toEqual({ status: 'ok' });
-    const metrics = await call('GET', `${client.url}/metrics`);
+    expect((await call('GET', `${client.url}/metrics`)).status).toBe(404);
+    expect(client.metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+    expect(client.metricsUrl).not.toContain(`:${client.port}/`);
+    const metrics = await call('GET', client.metricsUrl);
     expect(metrics.status).toBe(200);
     expect(metrics.text).toContain('plugflow_server_requests_total{route="/api/v1/workflows/:namespace",method="POST",status="200"}');
     expect(metrics.text).toContain('plugflow_event_queue_capacity 64');

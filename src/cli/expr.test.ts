@@ -27,7 +27,7 @@ describe('plugflow expr eval', () => {
   it('prints the error with its caret and exits 1', () => {
     const io = sink();
     expect(runEval('selector', 'payload.message', '{"payload": {"message": "garbage"}}', io)).toBe(1);
-    expect(io.stderr.join('\n')).toBe('selector must evaluate to a boolean, got string "garbage" at 1:1\n  payload.message\n  ^^^^^^^^^^^^^^^');
+    expect(io.stderr.join('\n')).toBe('selector must evaluate to a boolean, got string of 7 bytes at 1:1\n  payload.message\n  ^^^^^^^^^^^^^^^');
     expect(io.stdout).toEqual([]);
   });
 

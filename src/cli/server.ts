@@ -4,9 +4,11 @@
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { InvalidArgumentError, type Command } from 'commander';
+import { readFileSync } from 'node:fs';
 import { createLogger } from '../log/logger.js';
 import type { AuthMode } from '../server/auth.js';
 import type { DispatchMode } from '../server/routes/events.js';
+import { LIMIT_DEFAULTS } from '../server/limits.js';
 import { DEFAULTS, startServer } from '../server/server.js';
 
 function bool(v: string | undefined): boolean {
@@ -19,6 +21,16 @@ function positiveInt(v: string): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number of at least 1');
   return n;
+}
+
+function port(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('expected a port number (0–65535)');
+  return n;
+}
+
+function namespaces(v: string): string[] {
+  return v.split(',').map((n) => n.trim()).filter((n) => n !== '');
 }
 
 function oneOf<T extends string>(...allowed: T[]) {
@@ -41,6 +53,12 @@ interface ServerFlags {
   maxBodySize: number;
   namespace?: string;
   kubeconfig?: string;
+  metricsPort: number;
+  serverTokenFile?: string;
+  allowedNamespaces?: string[];
+  unsafeServerModeWithoutAuth?: boolean;
+  maxConnections: number;
+  maxBodiesInFlight: number;
 }
 
 export function registerServerCommands(program: Command): void {
@@ -58,12 +76,20 @@ export function registerServerCommands(program: Command): void {
     .option('--event-dispatch <mode>', 'async: reply at once; sync: reply with the workflows created', oneOf<DispatchMode>('async', 'sync'), DEFAULTS.eventDispatch)
     .option('--max-body-size <bytes>', 'largest request body; beyond it 413', positiveInt, DEFAULTS.maxBodyBytes)
     .option('--namespace <ns>', 'watch WorkflowEventBindings in this namespace only (default: all)')
+    .option('--metrics-port <port>', '/metrics on its own port (plain HTTP), not on the API port', port, DEFAULTS.metricsPort)
+    .option('--server-token-file <file>', '--auth-mode=server: file holding the shared bearer token every caller must send')
+    .option('--allowed-namespaces <a,b>', 'serve only these namespaces (403 for others)', namespaces)
+    .option('--unsafe-server-mode-without-auth', '--auth-mode=server with no token: ANYONE who reaches the port acts as the server')
+    .option('--max-connections <n>', 'most open connections', positiveInt, LIMIT_DEFAULTS.maxConnections)
+    .option('--max-bodies-in-flight <bytes>', 'most bytes of request bodies being received at once; beyond it 503', positiveInt, LIMIT_DEFAULTS.maxBodiesInFlightBytes)
     .option('--kubeconfig <path>', "the server's own kubeconfig (default: $KUBECONFIG, ~/.kube/config or in-cluster)")
     .action(async (flags: ServerFlags) => {
       const kc = new KubeConfig();
       if (flags.kubeconfig) kc.loadFromFile(flags.kubeconfig);
       else kc.loadFromDefault();
       const logger = createLogger('server');
+      if (flags.serverTokenFile && flags.authMode !== 'server') throw new InvalidArgumentError('--server-token-file is for --auth-mode=server (in client mode callers send their own Kubernetes tokens)');
+      const serverToken = flags.serverTokenFile ? readFileSync(flags.serverTokenFile, 'utf8') : undefined;
       const server = await startServer({
         kubeConfig: kc,
         port: flags.port,
@@ -77,6 +103,11 @@ export function registerServerCommands(program: Command): void {
         eventDispatch: flags.eventDispatch,
         maxBodyBytes: flags.maxBodySize,
         namespace: flags.namespace,
+        metricsPort: flags.metricsPort,
+        serverToken,
+        allowedNamespaces: flags.allowedNamespaces,
+        unsafeServerModeWithoutAuth: flags.unsafeServerModeWithoutAuth === true,
+        limits: { maxConnections: flags.maxConnections, maxBodiesInFlightBytes: flags.maxBodiesInFlight },
         logger,
       });
       const stop = (signal: string) => {

@@ -5,13 +5,29 @@
  */
 import { anyStringToString, isAnyString, type DAGTask, type Template, type WorkflowStep } from '../api/index.js';
 import type { CallSite } from './call-expansion.js';
-import { buildDagGraph, findCycle, parseTargets } from './dag-graph.js';
+import { ancestors, buildDagGraph, findCycle, parseTargets } from './dag-graph.js';
 import { dependsText } from './dag-depends.js';
 import { checkTags, checkWhen, compileDependsText, tagNames } from './expressions.js';
 import { checkEnum } from './inputs.js';
 import { checkInputRef, checkParameterValues, detailOf, tagged, validateTemplate, walkStrings, type TemplateContext } from './validate-template.js';
 
+/**
+ * Most tasks in one DAG template and steps in one steps template (all groups together). Above
+ * them the template is refused at validation, before any per-call check runs, so the work of
+ * validating (and of running) one template is bounded whatever a submitter sends. Well above
+ * what hand-written templates use; fan-out belongs in withItems/withParam loops, which are not
+ * counted here. The peer's CRD bounds these lists too (its MaxItems markers exist to bound
+ * validation cost).
+ */
+export const MAX_DAG_TASKS = 1000;
+export const MAX_STEPS = 1000;
+
 export function validateSteps(t: Template, where: string, scope: string | undefined, ctx: TemplateContext): void {
+  const count = (t.steps ?? []).reduce((n, group) => n + (Array.isArray(group) ? group.length : 0), 0);
+  if (count > MAX_STEPS) {
+    ctx.add(`${where}.steps`, `has ${count} steps; a steps template may have at most ${MAX_STEPS} (use withItems/withParam for fan-out, or split it into several templates)`);
+    return;
+  }
   const declared = new Set((t.inputs?.parameters ?? []).map((p) => p.name));
   const names = new Set<string>();
   const all = new Set((t.steps ?? []).flat().map((s) => s.name ?? ''));
@@ -43,6 +59,10 @@ export function validateSteps(t: Template, where: string, scope: string | undefi
 
 export function validateDag(t: Template, where: string, scope: string | undefined, ctx: TemplateContext): void {
   const tasks = t.dag?.tasks ?? [];
+  if (tasks.length > MAX_DAG_TASKS) {
+    ctx.add(`${where}.dag.tasks`, `has ${tasks.length} tasks; a DAG template may have at most ${MAX_DAG_TASKS} (use withItems/withParam for fan-out, or split it into several templates)`);
+    return;
+  }
   const declared = new Set((t.inputs?.parameters ?? []).map((p) => p.name));
   const names = new Set<string>();
   tasks.forEach((task, i) => {
@@ -74,23 +94,17 @@ export function validateDag(t: Template, where: string, scope: string | undefine
   if (t.dag?.target && !tagged(t.dag.target)) {
     for (const target of parseTargets(t.dag.target)) if (!names.has(target)) ctx.add(`${where}.dag.target`, `names an unknown task "${target}"`);
   }
-  const ancestors = (name: string): Set<string> => {
-    const out = new Set<string>();
-    const walk = (n: string) => {
-      for (const d of deps.get(n) ?? []) if (!out.has(d)) (out.add(d), walk(d));
-    };
-    if (!cycle) walk(name);
-    return out;
-  };
+  // Whether a task runs after another: answered from per-task bit sets built in topological
+  // order (linear in the graph, no recursion); only asked when there is no cycle.
+  const runsAfter = cycle ? undefined : ancestors(graph);
   for (const task of tasks) {
     const at = `${where}.dag.tasks[${task.name}]`;
-    const before = ancestors(task.name);
     validateCall(task as DAGTask & CallSite, at, scope, ctx, (ref, field) => {
       if (ref === 'tasks.name') return; // the task's own name (callVariables)
       if (ref.startsWith('tasks.')) {
         const target = ref.split('.')[1] ?? '';
         if (!names.has(target)) ctx.add(field, `refers to {{${ref}}} but there is no task "${target}"`);
-        else if (!before.has(target) && !cycle) ctx.add(field, `refers to {{${ref}}} but task "${target}" is not among the tasks "${task.name}" depends on`);
+        else if (runsAfter && !runsAfter(task.name, target)) ctx.add(field, `refers to {{${ref}}} but task "${target}" is not among the tasks "${task.name}" depends on`);
       } else checkInputRef(ref, declared, field, ctx);
     });
   }

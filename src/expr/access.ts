@@ -1,6 +1,6 @@
 import type { Node } from './ast.js';
 import { SHORT, type EvalContext } from './context.js';
-import { previewValue } from './format.js';
+import { describeValue, previewValue } from './format.js';
 import { typeName, type Value, type ValueMap } from './values.js';
 
 /**
@@ -15,7 +15,10 @@ type SliceNode = Extract<Node, { k: 'slice' }>;
 const short = SHORT as unknown as Value;
 
 function keyText(node: MemberNode, key: Value): string {
-  return node.prop.k === 'str' && node.prop.p > node.obj.e ? JSON.stringify(node.prop.v) : previewValue(key);
+  if (node.prop.k === 'str' && node.prop.p > node.obj.e) return JSON.stringify(node.prop.v);
+  // A literal key is the expression's own text; a computed one may come from the event: type and size only.
+  if (node.prop.k === 'int' || node.prop.k === 'float' || node.prop.k === 'str' || node.prop.k === 'bool') return previewValue(key);
+  return `a key (${describeValue(key)})`;
 }
 
 export function nilMember(c: EvalContext, node: MemberNode, key: Value): never {
@@ -36,7 +39,7 @@ export function readMember(c: EvalContext, node: MemberNode, obj: Value, key: Va
   }
   if (typeof obj === 'object') {
     if (typeof key === 'string') return Object.hasOwn(obj, key) && typeof (obj as ValueMap)[key] !== 'function' ? ((obj as ValueMap)[key] ?? null) : null;
-    return c.fail('type', `map keys are strings, got ${typeName(key)} ${previewValue(key)} to read ${c.text(node.obj)}`, node);
+    return c.fail('type', `map keys are strings, got ${describeValue(key)} to read ${c.text(node.obj)}`, node);
   }
   if (typeof obj === 'string' && (typeof key === 'bigint' || typeof key === 'number')) {
     // Go indexes strings by byte: the result is the byte value, as in expr-lang.

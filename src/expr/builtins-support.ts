@@ -1,6 +1,6 @@
 import type { EvalContext } from './context.js';
 import { ExprError } from './errors.js';
-import { formatGoFloat } from './format.js';
+import { describeValue, formatGoFloat } from './format.js';
 import { Regex, RegexSyntaxError } from './regex/vm.js';
 import { isMap, newMap, typeName, type Value, type ValueMap } from './values.js';
 
@@ -90,7 +90,8 @@ export function regexFor(c: EvalContext, pattern: string): Regex {
       hit = Regex.compile(pattern, c.limits.maxRegexProgram);
     } catch (err) {
       if (!(err instanceof RegexSyntaxError)) throw err;
-      hit = new ExprError({ code: 'regex', reason: `invalid regular expression ${JSON.stringify(pattern)}: ${err.message}` });
+      // The pattern is a runtime value (it may come from an event): its type and size only.
+      hit = new ExprError({ code: 'regex', reason: `invalid regular expression (${describeValue(pattern)}) at offset ${err.offset}` });
     }
     if (regexCache.size >= 256) regexCache.delete(regexCache.keys().next().value as string);
     regexCache.set(key, hit);

@@ -27,7 +27,7 @@ describe('conversions', () => {
   it('int/asInt and float/asFloat parse strings strictly', () => {
     expect(ev('int("42") + int(3.9) + int(-3.9) + asInt("-7")')).toBe(42 + 3 - 3 - 7);
     expect(ev('float("30.5") + asFloat("1e2")')).toBe(130.5);
-    expect(evErr('int("3.5")').reason).toBe('invalid operation: int("3.5"): not an integer');
+    expect(evErr('int("3.5")').reason).toBe('invalid operation: int(string of 3 bytes): not an integer');
     expect(evErr('asInt("abc")').code).toBe('call');
     expect(evErr('float("x")').reason).toMatch(/not a number/);
     expect(evErr('int(nil)').code).toBe('type');

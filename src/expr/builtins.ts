@@ -1,6 +1,6 @@
 import { argError, floatToInt, int, keyString, list, map, parseGoFloat, parseGoInt, str, type BuiltinDef } from './builtins-support.js';
 import type { EvalContext } from './context.js';
-import { formatGo, toJson } from './format.js';
+import { describeValue, formatGo, toJson } from './format.js';
 import { jsonPath } from './jsonpath.js';
 import { STRING_BUILTINS } from './builtins-string.js';
 import { compareStrings, isMap, newMap, typeName, utf8Length, valuesEqual, wrapInt, type Value } from './values.js';
@@ -19,7 +19,7 @@ function toInt(c: EvalContext, fn: string, v: Value): bigint {
   if (typeof v === 'number') return floatToInt(v);
   if (typeof v === 'string') {
     const parsed = parseGoInt(v);
-    if (parsed === null) return c.fail('call', `invalid operation: ${fn}(${JSON.stringify(v)}): not an integer`);
+    if (parsed === null) return c.fail('call', `invalid operation: ${fn}(${describeValue(v)}): not an integer`);
     return parsed;
   }
   return c.fail('type', `invalid operation: ${fn}(${typeName(v)})`);
@@ -30,7 +30,7 @@ function toFloat(c: EvalContext, fn: string, v: Value): number {
   if (typeof v === 'bigint') return Number(v);
   if (typeof v === 'string') {
     const parsed = parseGoFloat(v);
-    if (parsed === null) return c.fail('call', `invalid operation: ${fn}(${JSON.stringify(v)}): not a number`);
+    if (parsed === null) return c.fail('call', `invalid operation: ${fn}(${describeValue(v)}): not a number`);
     return parsed;
   }
   return c.fail('type', `invalid operation: ${fn}(${typeName(v)})`);
@@ -94,7 +94,7 @@ function order(c: EvalContext, fn: string, v: Value): boolean {
   if (v === undefined) return false;
   if (v === 'asc') return false;
   if (v === 'desc') return true;
-  return c.fail('call', `${fn}: invalid order ${JSON.stringify(v)}, expected "asc" or "desc"`);
+  return c.fail('call', `${fn}: invalid order (${describeValue(v)}), expected "asc" or "desc"`);
 }
 
 function flatten(c: EvalContext, items: readonly Value[], out: Value[], depth: number): void {

@@ -194,9 +194,15 @@ export function previewValue(v: Value, max = 60): string {
   return text;
 }
 
-/** "string \"garbage\"", "float 3", "nil": type and value, as result-contract errors show them. */
+/**
+ * "string of 40 bytes", "map of 3 keys", "list of 2 items", "float", "nil": a value's type and
+ * size, never the value itself. Error messages describe runtime values with this: they reach
+ * logs and Warning Events, and a value may come from an event payload (a token, a password).
+ */
 export function describeValue(v: Value): string {
   const t = typeName(v);
-  if (t === 'nil') return 'nil';
-  return `${t} ${previewValue(v)}`;
+  if (typeof v === 'string') return `string of ${Buffer.byteLength(v)} bytes`;
+  if (Array.isArray(v)) return `${t} of ${v.length} items`;
+  if (isMap(v)) return `${t} of ${Object.keys(v).length} keys`;
+  return t;
 }

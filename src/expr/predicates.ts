@@ -1,6 +1,7 @@
 import type { Node } from './ast.js';
 import { keyString } from './builtins-support.js';
 import type { EvalContext } from './context.js';
+import { describeValue } from './format.js';
 import { compareStrings, newMap, typeName, wrapInt, type Value } from './values.js';
 
 /**
@@ -131,7 +132,7 @@ export function compilePredicateCall(p: PredicateParts): Fn {
         const keys: Value[] = [];
         for (let i = 0; i < xs.length; i++) keys.push(run(c, xs, i));
         const dir = extra ? extra(c) : 'asc';
-        if (dir !== 'asc' && dir !== 'desc') return c.fail('call', `sortBy: invalid order ${JSON.stringify(dir)}, expected "asc" or "desc"`);
+        if (dir !== 'asc' && dir !== 'desc') return c.fail('call', `sortBy: invalid order (${describeValue(dir)}), expected "asc" or "desc"`);
         const allNum = keys.every((k) => typeof k === 'number' || typeof k === 'bigint');
         const allStr = keys.every((k) => typeof k === 'string');
         if (!allNum && !allStr) return c.fail('type', 'sortBy: the predicate must give only numbers or only strings');

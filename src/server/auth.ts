@@ -1,29 +1,51 @@
 /**
- * Who a request acts as.
+ * Who a request acts as, decided from its headers alone — before any body is read.
  *
  * - `client` mode: every call carries `Authorization: Bearer <token>`, and the server makes its
  *   Kubernetes calls with that token as-is, so the API server's RBAC decides. No header, another
- *   scheme or an empty token → 401 here; a token the API server rejects → 401 from the first
- *   call made with it.
- * - `server` mode: no header needed; every call uses the server's own account.
+ *   scheme, an empty token or one over MAX_TOKEN_BYTES → 401 here. What can be asked before the
+ *   body is (may this token create workflows / list bindings in the namespace?) is asked with a
+ *   SelfSubjectAccessReview, cached per token hash in a bounded cache; reviews of tokens never
+ *   seen allowed are rate-limited (a token bucket; over it 429 with Retry-After), so a flood of
+ *   made-up tokens costs neither the API server nor our heap.
+ * - `server` mode: every call uses the server's own account, so the server itself is the guard:
+ *   the caller must present the shared bearer token (`--server-token-file`, compared in constant
+ *   time), and the namespace must be in the allow-list (`--allowed-namespaces`) when one is
+ *   given. Without a token the server refuses to start unless `--unsafe-server-mode-without-auth`.
  *
  * The token itself never leaves this module except inside the Identity handed to KubeRest: logs
- * and metrics see only `caller.id`, a short hash.
+ * and metrics see only `caller.id`, a short hash; caches are keyed by the token's SHA-256.
  */
-import { createHash } from 'node:crypto';
+import { createHash, hash as oneShotHash, timingSafeEqual } from 'node:crypto';
 import { GROUP, PLURAL } from '../api/index.js';
-import { ApiError, Code, fromKube, unauthenticated } from './errors.js';
+import { ApiError, Code, fromKube, tooManyRequests, unauthenticated } from './errors.js';
 import { KubeApiError, SERVER_IDENTITY, type Identity, type KubeRest } from './kube-rest.js';
 
 export type AuthMode = 'client' | 'server';
+
+/** Longest bearer token accepted (bytes); Kubernetes service-account and OIDC tokens are far shorter. */
+export const MAX_TOKEN_BYTES = 8192;
 
 export interface Caller {
   identity: Identity;
   /** Safe to log: `server`, or `token:` and the first 12 hex digits of the token's SHA-256. */
   id: string;
+  /** The token's SHA-256 (hex): the key of every cache. Empty for the server's own account. */
+  hash: string;
 }
 
-const SERVER_CALLER: Caller = { identity: SERVER_IDENTITY, id: 'server' };
+const SERVER_CALLER: Caller = { identity: SERVER_IDENTITY, id: 'server', hash: '' };
+
+/** What a SelfSubjectAccessReview asks: a verb on a plugflow resource in a namespace. */
+export interface Access {
+  verb: string;
+  resource: string;
+  /** What the refusal says the caller may not do, e.g. "send events there". */
+  purpose: string;
+}
+
+export const EVENT_ACCESS: Access = { verb: 'list', resource: PLURAL.workflowEventBinding, purpose: 'so it may not send events there' };
+export const CREATE_WORKFLOW_ACCESS: Access = { verb: 'create', resource: PLURAL.workflow, purpose: 'so it may not submit workflows there' };
 
 interface CacheEntry {
   expires: number;
@@ -36,78 +58,136 @@ interface CacheEntry {
 export interface AuthOptions {
   mode: AuthMode;
   kube: KubeRest;
+  /** Server mode: the shared bearer token callers must present. */
+  serverToken?: string;
+  /** Server mode: refuse no caller (only with an explicit unsafe flag). */
+  unsafeServerModeWithoutAuth?: boolean;
+  /** Namespaces requests may name (any mode); empty or undefined: all. */
+  allowedNamespaces?: readonly string[];
   /** How long an allowed access review is reused per token and namespace (default 10 s). */
   allowTtlMs?: number;
   /** How long a refusal (401/403) is reused (default 2 s, so a new grant shows quickly). */
   denyTtlMs?: number;
-  /** Most tokens×namespaces remembered; the oldest are dropped beyond it. */
+  /** Most (token, namespace, access) verdicts remembered, oldest dropped first (default 10,000). */
   maxEntries?: number;
+  /** Access reviews of tokens not yet seen allowed, per second (default 50) … */
+  unknownReviewsPerSecond?: number;
+  /** … and at once (default 100); beyond it 429. */
+  unknownReviewBurst?: number;
 }
+
+export const AUTH_DEFAULTS = { allowTtlMs: 10_000, denyTtlMs: 2_000, maxEntries: 10_000, unknownReviewsPerSecond: 50, unknownReviewBurst: 100 };
 
 export class Authenticator {
   readonly mode: AuthMode;
   private readonly kube: KubeRest;
+  private readonly serverTokenHash?: Buffer;
+  private readonly allowed?: ReadonlySet<string>;
   private readonly allowTtl: number;
   private readonly denyTtl: number;
-  private readonly maxEntries: number;
-  private readonly reviews = new Map<string, CacheEntry>();
-  private readonly ids = new Map<string, string>();
+  private readonly reviews: BoundedCache<CacheEntry>;
+  /** Token hashes the API server has said yes for: their re-reviews skip the rate limit. */
+  private readonly known: BoundedCache<true>;
+  private readonly bucket: TokenBucket;
 
   constructor(opts: AuthOptions) {
     this.mode = opts.mode;
     this.kube = opts.kube;
-    this.allowTtl = opts.allowTtlMs ?? 10_000;
-    this.denyTtl = opts.denyTtlMs ?? 2_000;
-    this.maxEntries = opts.maxEntries ?? 10_000;
+    if (opts.mode === 'server') {
+      if (opts.serverToken !== undefined) {
+        if (opts.serverToken.trim() === '') throw new Error('the server token is empty: put a long random secret in --server-token-file');
+        this.serverTokenHash = sha256(opts.serverToken.trim());
+      } else if (!opts.unsafeServerModeWithoutAuth) {
+        throw new Error(
+          '--auth-mode=server runs every call with the server\'s own account, so it needs a guard: give --server-token-file (a shared bearer token callers must send) ' +
+            'and preferably --allowed-namespaces; to run it open to anyone who reaches the port, pass --unsafe-server-mode-without-auth',
+        );
+      }
+    }
+    if (opts.allowedNamespaces && opts.allowedNamespaces.length > 0) this.allowed = new Set(opts.allowedNamespaces);
+    this.allowTtl = opts.allowTtlMs ?? AUTH_DEFAULTS.allowTtlMs;
+    this.denyTtl = opts.denyTtlMs ?? AUTH_DEFAULTS.denyTtlMs;
+    const max = opts.maxEntries ?? AUTH_DEFAULTS.maxEntries;
+    this.reviews = new BoundedCache(max);
+    this.known = new BoundedCache(max);
+    this.bucket = new TokenBucket(opts.unknownReviewsPerSecond ?? AUTH_DEFAULTS.unknownReviewsPerSecond, opts.unknownReviewBurst ?? AUTH_DEFAULTS.unknownReviewBurst);
   }
 
-  /** The caller of a request from its Authorization header; throws 401 in client mode without one. */
-  callerOf(authorization: string | undefined): Caller {
-    if (this.mode === 'server') return SERVER_CALLER;
-    if (!authorization) throw unauthenticated('this server runs with --auth-mode=client: send the header "Authorization: Bearer <token>"');
-    const space = authorization.indexOf(' ');
-    const scheme = space < 0 ? authorization : authorization.slice(0, space);
-    const token = space < 0 ? '' : authorization.slice(space + 1).trim();
-    if (scheme.toLowerCase() !== 'bearer') throw unauthenticated('the Authorization header must use the Bearer scheme: "Authorization: Bearer <token>"');
-    if (!token) throw unauthenticated('the Authorization header carries an empty bearer token');
-    return { identity: { kind: 'token', token }, id: this.idOf(token) };
+  /** Server mode without any guard (started with the unsafe flag). */
+  get unguarded(): boolean {
+    return this.mode === 'server' && !this.serverTokenHash;
+  }
+
+  get allowedNamespaces(): readonly string[] | undefined {
+    return this.allowed ? [...this.allowed] : undefined;
   }
 
   /**
-   * Checks that the caller may list WorkflowEventBindings in the namespace (a
-   * SelfSubjectAccessReview made with the caller's token, cached briefly): only such a caller
-   * may trigger the bindings there. Throws 401 for a token the API server rejects, 403 when
-   * the review says no. Server mode: always allowed.
+   * The caller of a request from its Authorization header; throws 401 when the header does not
+   * name an acceptable caller (client mode: no usable bearer token; server mode: not the shared
+   * token). Cheap (one hash), so it runs before any body is read.
    */
-  async requireEventAccess(caller: Caller, namespace: string): Promise<void> {
-    const refusal = await this.eventAccess(caller, namespace);
+  callerOf(authorization: string | undefined): Caller {
+    if (this.mode === 'server' && !this.serverTokenHash) return SERVER_CALLER;
+    const token = bearerToken(authorization, this.mode);
+    if (this.mode === 'server') {
+      if (!timingSafeEqual(sha256(token), this.serverTokenHash!)) throw unauthenticated('the bearer token is not this server\'s token (--auth-mode=server accepts only the token of --server-token-file)');
+      return SERVER_CALLER;
+    }
+    // One-shot hashing: no Hash object per request (this runs on every event).
+    const hash = oneShotHash('sha256', token, 'hex');
+    return { identity: { kind: 'token', token }, id: `token:${hash.slice(0, 12)}`, hash };
+  }
+
+  /** 403 unless the namespace is in the allow-list (when there is one). */
+  checkNamespace(namespace: string): void {
+    if (this.allowed && !this.allowed.has(namespace)) {
+      throw new ApiError(Code.PermissionDenied, `namespace "${namespace}" is not served here: this server serves only ${[...this.allowed].map((n) => `"${n}"`).join(', ')} (--allowed-namespaces)`);
+    }
+  }
+
+  /** Throws 401/403/429 unless the caller may do `access` in the namespace. */
+  async require(caller: Caller, namespace: string, access: Access): Promise<void> {
+    const refusal = await this.access(caller, namespace, access);
     if (refusal) throw refusal;
   }
 
   /**
-   * The same check without a promise when the answer is cached (the event endpoint's hot path):
-   * `undefined` = allowed, an ApiError = refused, a Promise = asking the API server.
+   * The check without a promise when the answer is cached (the event endpoint's hot path):
+   * `undefined` = allowed, an ApiError = refused, a Promise = asking the API server. The
+   * namespace allow-list applies in both modes; the review only to callers' tokens.
    */
-  eventAccess(caller: Caller, namespace: string): ApiError | undefined | Promise<ApiError | undefined> {
+  access(caller: Caller, namespace: string, access: Access): ApiError | undefined | Promise<ApiError | undefined> {
+    if (this.allowed && !this.allowed.has(namespace)) {
+      try {
+        this.checkNamespace(namespace);
+      } catch (err) {
+        return err as ApiError;
+      }
+    }
     if (caller.identity.kind !== 'token') return undefined;
-    const key = `${caller.identity.token}\u0000${namespace}`;
+    const key = `${caller.hash}\u0000${namespace}\u0000${access.verb}\u0000${access.resource}`;
     const now = Date.now();
     let entry = this.reviews.get(key);
     if (!entry || entry.expires < now) {
-      const fresh: CacheEntry = { expires: now + this.allowTtl, verdict: this.review(caller.identity, namespace) };
-      this.remember(key, fresh);
+      if (!this.known.get(caller.hash) && !this.bucket.take(now)) {
+        return tooManyRequests('too many access reviews of new tokens right now: retry in a second', 1);
+      }
+      const fresh: CacheEntry = { expires: now + this.allowTtl, verdict: this.review(caller.identity, namespace, access) };
+      this.reviews.set(key, fresh);
       // A refusal is reused for a shorter time; a transient failure not at all.
       void fresh.verdict.then((v) => {
         fresh.settled = true;
         fresh.refusal = v;
-        if (v) fresh.expires = v.code === Code.Unauthenticated || v.code === Code.PermissionDenied ? Date.now() + this.denyTtl : 0;
+        if (!v) this.known.set(caller.hash, true);
+        else fresh.expires = v.code === Code.Unauthenticated || v.code === Code.PermissionDenied ? Date.now() + this.denyTtl : 0;
       });
       entry = fresh;
     }
     return entry.settled ? entry.refusal : entry.verdict;
   }
 
-  private async review(identity: Identity, namespace: string): Promise<ApiError | undefined> {
+  private async review(identity: Identity, namespace: string, access: Access): Promise<ApiError | undefined> {
     try {
       const res = await this.kube.call<{ status?: { allowed?: boolean; reason?: string } }>({
         method: 'POST',
@@ -116,35 +196,70 @@ export class Authenticator {
         body: {
           apiVersion: 'authorization.k8s.io/v1',
           kind: 'SelfSubjectAccessReview',
-          spec: { resourceAttributes: { namespace, verb: 'list', group: GROUP, resource: PLURAL.workflowEventBinding } },
+          spec: { resourceAttributes: { namespace, verb: access.verb, group: GROUP, resource: access.resource } },
         },
       });
       if (res.status?.allowed) return undefined;
-      return new ApiError(
-        Code.PermissionDenied,
-        `the token may not list ${PLURAL.workflowEventBinding}.${GROUP} in namespace "${namespace}", so it may not send events there`,
-      );
+      return new ApiError(Code.PermissionDenied, `forbidden: the token may not ${access.verb} ${access.resource}.${GROUP} in namespace "${namespace}", ${access.purpose}`);
     } catch (err) {
       if (err instanceof KubeApiError) return fromKube(err);
       return new ApiError(Code.Unavailable, `could not review the token's rights: ${(err as Error).message}`, { 'retry-after': '1' });
     }
   }
+}
 
-  private remember(key: string, entry: CacheEntry): void {
-    if (this.reviews.size >= this.maxEntries) {
-      const oldest = this.reviews.keys().next().value;
-      if (oldest !== undefined) this.reviews.delete(oldest);
-    }
-    this.reviews.set(key, entry);
+/** The bearer token of an Authorization header, or 401 saying what is wrong with it. */
+function bearerToken(authorization: string | undefined, mode: AuthMode): string {
+  if (!authorization) throw unauthenticated(`this server runs with --auth-mode=${mode}: send the header "Authorization: Bearer <token>"`);
+  const space = authorization.indexOf(' ');
+  const scheme = space < 0 ? authorization : authorization.slice(0, space);
+  if (scheme.toLowerCase() !== 'bearer') throw unauthenticated('the Authorization header must use the Bearer scheme: "Authorization: Bearer <token>"');
+  const token = space < 0 ? '' : authorization.slice(space + 1).trim();
+  if (!token) throw unauthenticated('the Authorization header carries an empty bearer token');
+  if (Buffer.byteLength(token) > MAX_TOKEN_BYTES) throw unauthenticated(`the bearer token is longer than ${MAX_TOKEN_BYTES} bytes, which no Kubernetes token is`);
+  return token;
+}
+
+function sha256(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}
+
+/**
+ * A Map of at most `max` entries; beyond it the oldest entry goes. Not reordered on reads: every
+ * entry is rewritten within its TTL anyway (10 s), so the order of writes is the order of use
+ * that matters, and a read stays a plain Map lookup on the event path.
+ */
+export class BoundedCache<V> {
+  private readonly map = new Map<string, V>();
+  constructor(private readonly max: number) {}
+  get size(): number {
+    return this.map.size;
   }
+  get(key: string): V | undefined {
+    return this.map.get(key);
+  }
+  set(key: string, v: V): void {
+    this.map.delete(key);
+    this.map.set(key, v);
+    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value!);
+  }
+}
 
-  private idOf(token: string): string {
-    let id = this.ids.get(token);
-    if (!id) {
-      id = `token:${createHash('sha256').update(token).digest('hex').slice(0, 12)}`;
-      if (this.ids.size >= this.maxEntries) this.ids.clear();
-      this.ids.set(token, id);
-    }
-    return id;
+/** `rate` tokens a second up to `burst`; `take` spends one if there is one. */
+export class TokenBucket {
+  private tokens: number;
+  private last = 0;
+  constructor(
+    private readonly rate: number,
+    private readonly burst: number,
+  ) {
+    this.tokens = burst;
+  }
+  take(now = Date.now()): boolean {
+    if (this.last > 0) this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) / 1000) * this.rate);
+    this.last = now;
+    if (this.tokens < 1) return false;
+    this.tokens -= 1;
+    return true;
   }
 }

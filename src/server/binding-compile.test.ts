@@ -144,7 +144,7 @@ describe('an event against a binding', () => {
 
   it('fails with metadata_error when metadata yields a non-string or an invalid name', () => {
     const num = compileBinding(binding({ event: { selector: 'true' }, submit: { workflowTemplateRef: { name: 't' }, metadata: { labels: { n: 'payload.n' } } } }));
-    expect(() => evaluateSubmission(num, env(push))).toThrow(/must evaluate to a string, got float 7/);
+    expect(() => evaluateSubmission(num, env(push))).toThrow(/must evaluate to a string, got float( |$)/);
     const bad = compileBinding(binding({ event: { selector: 'true' }, submit: { workflowTemplateRef: { name: 't' }, metadata: { name: '"Not_Valid"' } } }));
     try {
       evaluateSubmission(bad, env(push));
@@ -152,7 +152,39 @@ describe('an event against a binding', () => {
     } catch (err) {
       expect(err).toBeInstanceOf(BindingFailure);
       expect((err as BindingFailure).outcome).toBe('metadata_error');
-      expect((err as Error).message).toMatch(/spec\.submit\.metadata\.name evaluated to "Not_Valid"/);
+      expect((err as Error).message).toMatch(/spec\.submit\.metadata\.name evaluated to string of 9 bytes, which is not a valid object name/);
     }
+  });
+});
+
+describe('payload values in failure messages (logged and recorded as Warning Events)', () => {
+  const SECRET = 'ghp_0123456789abcdefSECRETSECRET';
+  const payload = { secret: SECRET, list: [SECRET], nested: { token: SECRET } };
+  const failure = (f: () => unknown): string => {
+    try {
+      f();
+    } catch (err) {
+      expect(err).toBeInstanceOf(BindingFailure);
+      return (err as Error).message;
+    }
+    throw new Error('expected a BindingFailure');
+  };
+  const withSelector = (selector: string) => compileBinding(binding({ event: { selector }, submit: { workflowTemplateRef: { name: 'build' } } }));
+  const withParam = (event: string) => compileBinding(binding({ event: { selector: 'true' }, submit: { workflowTemplateRef: { name: 'build' }, arguments: { parameters: [{ name: 'p', valueFrom: { event } }] } } }));
+
+  it.each([
+    ['a selector yielding the secret', () => matches(withSelector('payload.secret'), env(payload)), /got string of 32 bytes/],
+    ['a selector yielding a list of it', () => matches(withSelector('payload.list'), env(payload)), /got array of 1 items/],
+    ['a selector yielding a map of it', () => matches(withSelector('payload.nested'), env(payload)), /got map of 1 keys/],
+    ['int() of the secret', () => matches(withSelector('int(payload.secret) > 0'), env(payload)), /int\(string of 32 bytes\): not an integer/],
+    ['float() of the secret', () => matches(withSelector('float(payload.secret) > 0'), env(payload)), /float\(string of 32 bytes\): not a number/],
+    ['the secret as a regular expression', () => matches(withSelector('"x" matches payload.secret + "("'), env(payload)), /invalid regular expression \(string of 33 bytes\)/],
+    ['the secret as a sort order', () => evaluateSubmission(withParam('sort([1], payload.secret)'), env(payload)), /invalid order \(string of 32 bytes\)/],
+    ['a name made from it', () => evaluateSubmission(compileBinding(binding({ event: { selector: 'true' }, submit: { workflowTemplateRef: { name: 'build' }, metadata: { name: 'payload.secret' } } })), env(payload)), /evaluated to string of 32 bytes, which is not a valid object name/],
+  ])('%s: type and size, never the value', (_what, f, expected) => {
+    const message = failure(f);
+    expect(message).toMatch(expected);
+    expect(message).not.toContain('ghp_');
+    expect(message).not.toContain('SECRET');
   });
 });

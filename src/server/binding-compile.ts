@@ -9,6 +9,7 @@
  */
 import { PROTO_KEY_DETAIL, protoKeyPath, type WorkflowEventBinding } from '../api/index.js';
 import { compileBoolean, compileString, compileValue, eventValueText, valueToText, type ExprEnv, type TypedExpression } from '../expr/index.js';
+import { describeValue } from '../expr/format.js';
 import type { BindingOutcome } from './metrics.js';
 import type { Submission } from './workflow-from-event.js';
 
@@ -183,7 +184,8 @@ export function evaluateSubmission(b: CompiledBinding, env: EventEnv): Submissio
   if (b.workflowName) {
     name = str(b.workflowName);
     if (name.length > 253 || !OBJECT_NAME.test(name)) {
-      throw new BindingFailure('metadata_error', `spec.submit.metadata.name evaluated to ${JSON.stringify(name)}, which is not a valid object name (lower-case letters, digits, '-' and '.', at most 253 characters)`);
+      // Type and size only: the name is made from the event, whose values are never shown.
+      throw new BindingFailure('metadata_error', `spec.submit.metadata.name evaluated to ${describeValue(name)}, which is not a valid object name (lower-case letters, digits, '-' and '.', at most 253 characters)`);
     }
   }
   const labels = Object.fromEntries(b.labels.map(([k, x]) => [k, str(x)]));

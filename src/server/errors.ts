@@ -46,10 +46,12 @@ export class ApiError extends Error {
     message: string,
     /** Extra reply headers, e.g. Retry-After. */
     readonly headers: Record<string, string> = {},
+    /** The HTTP status when it is not the code's usual one (429 for a rate limit). */
+    status?: number,
   ) {
     super(message);
     this.name = 'ApiError';
-    this.status = STATUS[code];
+    this.status = status ?? STATUS[code];
   }
 
   body(): ErrorBody {
@@ -62,6 +64,10 @@ export const unauthenticated = (message: string) => new ApiError(Code.Unauthenti
 export const notFound = (message: string) => new ApiError(Code.NotFound, message);
 export const unavailable = (message: string, retryAfterSeconds?: number) =>
   new ApiError(Code.Unavailable, message, retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) });
+
+/** 429 with Retry-After: a rate limit (gRPC ResourceExhausted, which gateways also map to 429). */
+export const tooManyRequests = (message: string, retryAfterSeconds: number) =>
+  new ApiError(Code.ResourceExhausted, message, { 'retry-after': String(retryAfterSeconds) }, 429);
 
 /** The API server's answer, as ours: its status picks the code, its message is kept. */
 export function fromKube(err: KubeApiError): ApiError {

@@ -21,7 +21,7 @@ export const BINDING_OUTCOMES = [
 export type BindingOutcome = (typeof BINDING_OUTCOMES)[number];
 
 /** What became of an event at the endpoint (label `result` of plugflow_events_received_total). */
-export type EventReceipt = 'accepted' | 'queue_full' | 'invalid' | 'unauthorized' | 'forbidden' | 'shutting_down';
+export type EventReceipt = 'accepted' | 'queue_full' | 'invalid' | 'unauthorized' | 'forbidden' | 'rate_limited' | 'busy' | 'shutting_down';
 
 export class ServerMetrics {
   readonly registry = new Registry();
@@ -55,7 +55,7 @@ export class ServerMetrics {
     });
     this.eventsReceived = new Counter({
       name: 'plugflow_events_received_total',
-      help: 'Events at the event endpoint by result (accepted, queue_full, invalid, unauthorized, forbidden, shutting_down)',
+      help: 'Events at the event endpoint by result (accepted, queue_full, invalid, unauthorized, forbidden, rate_limited, busy, shutting_down)',
       labelNames: ['result'],
       registers,
     });

@@ -12,6 +12,7 @@ import { Authenticator } from './auth.js';
 import type { DispatchResult, EventJob } from './dispatch.js';
 import { EventQueue } from './event-queue.js';
 import { KubeApiError, type KubeRequest, type KubeRest } from './kube-rest.js';
+import { BodyBudget } from './limits.js';
 import { ServerMetrics } from './metrics.js';
 import { createEventHandler } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
@@ -36,7 +37,7 @@ async function start(tls?: { cert: string; key: string }): Promise<Running> {
       throw new KubeApiError(404, 'NotFound', 'not found');
     },
   } as unknown as KubeRest;
-  const auth = new Authenticator({ mode: 'server', kube });
+  const auth = new Authenticator({ mode: 'server', kube, unsafeServerModeWithoutAuth: true });
   const metrics = new ServerMetrics(false);
   const events: EventJob[] = [];
   const queue = new EventQueue<EventJob, DispatchResult>({
@@ -47,9 +48,9 @@ async function start(tls?: { cert: string; key: string }): Promise<Running> {
       return { workflows: [], errors: [] };
     },
   });
-  const handler = createEventHandler({ auth, queue, metrics, logger, mode: 'async', maxBodyBytes: 1024 * 1024 });
+  const handler = createEventHandler({ auth, queue, metrics, logger, mode: 'async', maxBodyBytes: 1024 * 1024, budget: new BodyBudget(64 * 1024 * 1024) });
   const app = buildApp(tls, 1024 * 1024, logger, metrics, handler);
-  await app.register(healthRoutes, { metrics, notReady: () => undefined });
+  await app.register(healthRoutes, { notReady: () => undefined });
   await app.register(workflowRoutes, { kube, auth });
   await app.listen({ port: 0, host: '127.0.0.1' });
   return { app, port: (app.server.address() as AddressInfo).port, metrics, events };

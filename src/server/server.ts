@@ -14,7 +14,9 @@ import { ApiError, badRequest, Code, errorDetails, toApiError } from './errors.j
 import { EventQueue } from './event-queue.js';
 import { EventRecorder } from './event-recorder.js';
 import { KubeRest } from './kube-rest.js';
+import { applyLimits, BodyBudget, budgetFull, connectionsCheckingInterval, declaredTooLarge, firstRequest, hasBody, LIMIT_DEFAULTS, lingerThenClose, refuseUnread, type ServerLimits } from './limits.js';
 import { ServerMetrics } from './metrics.js';
+import { startMetricsServer } from './metrics-server.js';
 import { createEventHandler, type DispatchMode, type EventHandler } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { workflowRoutes } from './routes/workflows.js';
@@ -29,6 +31,8 @@ export const DEFAULTS = {
   eventDispatch: 'async' as DispatchMode,
   maxBodyBytes: 1024 * 1024,
   drainTimeoutMs: 30_000,
+  /** `plugflow server --metrics-port`; startServer without the option picks a free port. */
+  metricsPort: 9091,
 };
 
 export interface ServerOptions {
@@ -45,6 +49,16 @@ export interface ServerOptions {
   tlsKey?: string;
   /** `client` (default): callers' bearer tokens; `server`: the server's own account. */
   authMode?: AuthMode;
+  /** Server mode: the shared bearer token every caller must send (`--server-token-file`). */
+  serverToken?: string;
+  /** Server mode without a token: anyone who reaches the port acts as the server. */
+  unsafeServerModeWithoutAuth?: boolean;
+  /** Serve only these namespaces (`--allowed-namespaces`); others get 403. Default: all. */
+  allowedNamespaces?: string[];
+  /** Port of /metrics (plain HTTP, same host); default a free port (the CLI: 9091). */
+  metricsPort?: number;
+  /** Timeouts, connection cap and bodies-in-flight budget (limits.ts LIMIT_DEFAULTS). */
+  limits?: Partial<ServerLimits>;
   /** Most events in process at once (waiting + being dispatched); beyond it 503 (default 64). */
   eventOperationQueueSize?: number;
   /** Events dispatched at once (default 16: dispatch waits on the API server, not on CPU). */
@@ -68,6 +82,8 @@ export interface RunningServer {
   /** Base address, e.g. `https://127.0.0.1:2746`. */
   url: string;
   port: number;
+  /** Where /metrics is served, e.g. `http://127.0.0.1:9091/metrics`. */
+  metricsUrl: string;
   /** SHA-256 fingerprint of a generated certificate. */
   fingerprint?: string;
   metrics: ServerMetrics;
@@ -84,7 +100,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const logger = o.logger ?? createLogger('server');
   const metrics = new ServerMetrics(o.processMetrics ?? true);
   const kube = await KubeRest.fromKubeConfig(o.kubeConfig, Math.max(8, o.eventWorkerCount * 2));
-  const auth = new Authenticator({ mode: o.authMode, kube });
+  let auth: Authenticator;
+  try {
+    auth = new Authenticator({ mode: o.authMode, kube, serverToken: o.serverToken, unsafeServerModeWithoutAuth: o.unsafeServerModeWithoutAuth, allowedNamespaces: o.allowedNamespaces });
+  } catch (err) {
+    await kube.close().catch(() => {});
+    throw err;
+  }
+  const limits: ServerLimits = { ...LIMIT_DEFAULTS, ...stripUndefined(o.limits ?? {}) };
+  const budget = new BodyBudget(limits.maxBodiesInFlightBytes);
   const recorder = new EventRecorder(kube, logger);
   const bindings = new BindingCache({ kubeConfig: o.kubeConfig, namespace: o.namespace, logger, recorder, metrics });
   const dispatcher = new Dispatcher({ kube, bindings, recorder, metrics, logger });
@@ -99,18 +123,20 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
   const tls = o.secure === false ? undefined : await tlsMaterial(o.tlsCert, o.tlsKey);
   let draining = false;
-  const events = createEventHandler({ auth, queue, metrics, logger, mode: o.eventDispatch, maxBodyBytes: o.maxBodyBytes });
-  const app = buildApp(tls, o.maxBodyBytes, logger, metrics, events);
+  const events = createEventHandler({ auth, queue, metrics, logger, mode: o.eventDispatch, maxBodyBytes: o.maxBodyBytes, budget, lingerMs: limits.lingerMs });
+  const app = buildApp(tls, o.maxBodyBytes, logger, metrics, events, { auth, budget, limits });
   await app.register(healthRoutes, {
-    metrics,
     notReady: () => (draining ? 'shutting down' : bindings.synced ? undefined : 'binding cache not synced'),
   });
   await app.register(workflowRoutes, { kube, auth });
 
+  let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
   try {
     await bindings.start();
     await app.listen({ port: o.port, host: o.host });
+    metricsServer = await startMetricsServer(metrics, o.host, options.metricsPort ?? 0);
   } catch (err) {
+    await metricsServer?.close().catch(() => {});
     await bindings.stop().catch(() => {});
     await app.close().catch(() => {});
     await kube.close().catch(() => {});
@@ -122,14 +148,28 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const url = `${tls ? 'https' : 'http'}://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
   logger.info('server started', {
     url,
+    metricsUrl: metricsServer.url,
     authMode: o.authMode,
+    allowedNamespaces: auth.allowedNamespaces ?? '(all)',
     tls: tls ? (tls.generated ? 'self-signed' : 'provided') : 'off',
     fingerprint: tls?.fingerprint,
     eventQueueSize: queue.capacity,
     eventWorkers: queue.workers,
     eventDispatch: o.eventDispatch,
     bindingNamespace: o.namespace ?? '(all)',
+    limits,
   });
+  if (auth.unguarded) {
+    logger.error(
+      'UNSAFE: --auth-mode=server with --unsafe-server-mode-without-auth: ANYONE who reaches this port can create, read and delete workflows as the server\'s own account' +
+        (auth.allowedNamespaces ? ` in ${auth.allowedNamespaces.join(', ')}` : ' in EVERY namespace'),
+    );
+  } else if (o.authMode === 'server') {
+    logger.warn(
+      'auth-mode=server: every call runs as the server\'s own account for anyone holding the shared token of --server-token-file' +
+        (auth.allowedNamespaces ? `, in ${auth.allowedNamespaces.join(', ')}` : ', in EVERY namespace (give --allowed-namespaces to narrow it)'),
+    );
+  }
 
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -143,6 +183,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       if (!drained) logger.error('event queue not drained in time; events still in process are lost', { inProcess: queue.inProcess });
       await recorder.flush();
       await app.close();
+      await metricsServer!.close();
       await bindings.stop();
       await kube.close();
       logger.info('server stopped');
@@ -151,6 +192,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   return {
     url,
     port,
+    metricsUrl: metricsServer.url,
     fingerprint: tls?.fingerprint,
     metrics,
     eventsInProcess: () => queue.inProcess,
@@ -159,22 +201,47 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   };
 }
 
+/** What the front handler checks before fastify sees a request (limits.ts, auth.ts). */
+export interface FrontGuard {
+  auth: Authenticator;
+  budget: BodyBudget;
+  limits: ServerLimits;
+}
+
 /**
  * The fastify app of the server (routes are registered by the caller), on a node:http(s) server
  * whose handler serves the event endpoint itself and passes every other request to fastify.
- * Exported for tests.
+ * With a guard, the node server gets the timeouts and connection cap, and a request that carries
+ * a body reaches fastify only when its Authorization header names a caller and its body fits
+ * the size limit and the budget of bodies in flight — else it is refused unread and its
+ * connection closed. Exported for tests.
  */
-export function buildApp(tls: { cert: string; key: string } | undefined, bodyLimit: number, logger: Logger, metrics: ServerMetrics, events: EventHandler): FastifyInstance {
+export function buildApp(tls: { cert: string; key: string } | undefined, bodyLimit: number, logger: Logger, metrics: ServerMetrics, events: EventHandler, guard?: FrontGuard): FastifyInstance {
   // The event endpoint is served by its own node:http handler in front of fastify (the hot
   // path; see routes/events.ts); every other request goes to fastify's routes.
   const serverFactory = (handler: (req: IncomingMessage, res: ServerResponse) => void) => {
     const front = (req: IncomingMessage, res: ServerResponse) => {
+      if (guard) firstRequest(req);
       if (missingHost(req)) return rejectMissingHost(req, res, metrics);
-      if (!events(req, res)) handler(req, res);
+      if (events(req, res)) return;
+      if (guard && hasBody(req)) {
+        const refusal = bodyRefusal(req, res, bodyLimit, guard);
+        if (refusal) {
+          refuseUnread(req, res, refusal, guard.limits.lingerMs);
+          metrics.requests.labels('unmatched', req.method ?? '', String(refusal.status)).inc();
+          return;
+        }
+      }
+      handler(req, res);
     };
     // node:http would answer a request without Host itself, with an empty 400; we answer it
     // (in `front`) with an error body that says what is wrong.
-    return tls ? createHttpsServer({ cert: tls.cert, key: tls.key, requireHostHeader: false }, front) : createHttpServer({ requireHostHeader: false }, front);
+    const options = { requireHostHeader: false, ...(guard ? { connectionsCheckingInterval: connectionsCheckingInterval(guard.limits) } : {}) };
+    const server = tls
+      ? createHttpsServer({ cert: tls.cert, key: tls.key, ...options, ...(guard ? { handshakeTimeout: guard.limits.headersTimeoutMs } : {}) }, front)
+      : createHttpServer(options, front);
+    if (guard) applyLimits(server, guard.limits, tls !== undefined);
+    return server;
   };
   const app = Fastify({
     serverFactory,
@@ -187,6 +254,8 @@ export function buildApp(tls: { cert: string; key: string } | undefined, bodyLim
     const e = toApiError(err);
     if (e.status >= 500 && e.code !== Code.Unavailable) logger.error('request failed', { method: req.method, route: req.routeOptions.url, ...errorDetails(err) });
     void reply.code(e.status).headers(e.headers).send(e.body());
+    // Refused before its body was read (auth in onRequest): discard the rest briefly, then cut.
+    if (!req.raw.complete) lingerThenClose(req.raw, guard?.limits.lingerMs ?? LIMIT_DEFAULTS.lingerMs);
   });
   app.setNotFoundHandler((req, reply) => {
     const e = new ApiError(Code.NotFound, `no such endpoint: ${req.method} ${req.url.split('?')[0]}`);
@@ -209,6 +278,19 @@ export function buildApp(tls: { cert: string; key: string } | undefined, bodyLim
     done();
   });
   return app;
+}
+
+/** Why a request with a body may not send it: no acceptable caller, too large, or no room now. */
+function bodyRefusal(req: IncomingMessage, res: ServerResponse, bodyLimit: number, guard: FrontGuard): ApiError | undefined {
+  try {
+    guard.auth.callerOf(req.headers.authorization);
+  } catch (err) {
+    return toApiError(err);
+  }
+  const tooBig = declaredTooLarge(req, bodyLimit);
+  if (tooBig) return tooBig;
+  if (!guard.budget.reserve(req, res, bodyLimit)) return budgetFull(guard.budget.capacity);
+  return undefined;
 }
 
 /** HTTP/1.1 requires a Host header (RFC 9112 §3.2); HTTP/1.0 does not. */

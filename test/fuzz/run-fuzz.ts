@@ -18,6 +18,7 @@ import { BINDINGS, canaryEvent, fuzzCluster, type ClusterFuzzTarget } from './cl
 import { fuzzPodPolicy } from './pod-policy-fuzz.js';
 import { fuzzPrototypeKeysInProcess, fuzzPrototypeKeysInSystem, fuzzRenderedValues } from './proto-fuzz.js';
 import { fuzzServer } from './server-fuzz.js';
+import { fuzzServerAbuse } from './server-abuse-fuzz.js';
 import { Tally, type TargetTally } from './tally.js';
 
 export interface FuzzOptions {
@@ -84,6 +85,10 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
     const port = Number(new URL(system.serverUrl).port);
     await fuzzServer(rng.fork('server'), { port, token: system.adminToken, namespace: NS, alive: () => system.server.pid !== undefined }, tally, o.per, say);
     await canaryEvent(target, tally, 'after the server fuzz');
+
+    say(`server abuse: stalled/trickled/oversized/unauthenticated requests and token floods, ${Math.max(1, Math.ceil(o.per / 25))} rounds`);
+    await fuzzServerAbuse(rng.fork('server-abuse'), { port, token: system.adminToken, namespace: NS, metricsUrl: system.serverMetricsUrl, alive: () => system.server.pid !== undefined }, tally, o.per, say);
+    await canaryEvent(target, tally, 'after the server abuse');
 
     say(`agent: ${o.per} tasks against a hostile plugin`);
     await fuzzAgent(rng.fork('agent'), tally, o.per, say);

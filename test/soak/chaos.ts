@@ -103,7 +103,7 @@ async function act(ctx: ChaosContext, kind: ChaosKind): Promise<{ detail: string
       const fiveAccepted = new Promise<void>((r) => (signal = r));
       const burst = ctx.events.burst(30, (n) => n >= 5 && signal());
       await Promise.race([fiveAccepted, burst, sleep(5000)]);
-      const depth = await scrapeMetric(`${system.serverUrl}/metrics`, 'plugflow_event_queue_depth');
+      const depth = await scrapeMetric(system.serverMetricsUrl, 'plugflow_event_queue_depth');
       await ctx.monitor.scrapeServer();
       const t = Date.now();
       const signalAt = ctx.ledger.now();

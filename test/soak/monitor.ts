@@ -105,7 +105,7 @@ export class Monitor {
   /** Reads the server's counters now (also called just before a server is killed). */
   async scrapeServer(): Promise<void> {
     const incarnation = this.system.server.incarnation;
-    const text = await scrapeText(`${this.system.serverUrl}/metrics`);
+    const text = await scrapeText(this.system.serverMetricsUrl);
     if (text !== undefined && incarnation === this.system.server.incarnation) this.counters.set(incarnation, serverCounters(text));
   }
 

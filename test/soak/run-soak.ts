@@ -149,7 +149,7 @@ async function settle(system: System, namespaces: string[], timeoutMs: number): 
       const busy =
         s.workflows.some((w) => !['Succeeded', 'Failed', 'Error'].includes(w.status?.phase ?? '')) ||
         s.pods.some((p) => p.status?.phase === 'Running' || p.status?.phase === 'Pending' || p.metadata?.labels?.['workflows.plugflow.io/component'] === 'agent');
-      const depth = await scrapeMetric(`${system.serverUrl}/metrics`, 'plugflow_event_queue_depth');
+      const depth = await scrapeMetric(system.serverMetricsUrl, 'plugflow_event_queue_depth');
       stable = !busy && depth === 0 && s.workflows.length === lastCount ? stable + 1 : 0;
       lastCount = s.workflows.length;
       if (stable >= 2) return true;

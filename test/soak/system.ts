@@ -41,6 +41,8 @@ export interface System {
   controller: Component;
   server: Component;
   serverUrl: string;
+  /** The server's /metrics (its own port). */
+  serverMetricsUrl: string;
   controllerMetricsUrl: string;
   stop(): Promise<void>;
 }
@@ -119,9 +121,10 @@ export async function startSystem(opts: SystemOptions): Promise<System> {
       designedExit: /leadership lost; stopping the controller/,
     });
     const serverPort = await freePort();
+    const serverMetricsPort = await freePort();
     const server = new Component({
       name: 'server',
-      args: ['server', '--kubeconfig', await serviceAccountFile(admin, client, opts.dir, 'plugflow-server'), '--port', String(serverPort), '--host', '127.0.0.1', '--secure=false', '--auth-mode', 'client', ...(opts.serverArgs ?? [])],
+      args: ['server', '--kubeconfig', await serviceAccountFile(admin, client, opts.dir, 'plugflow-server'), '--port', String(serverPort), '--metrics-port', String(serverMetricsPort), '--host', '127.0.0.1', '--secure=false', '--auth-mode', 'client', ...(opts.serverArgs ?? [])],
       readyUrl: `http://127.0.0.1:${serverPort}/readyz`,
       logDir,
       supervise: true,
@@ -139,6 +142,7 @@ export async function startSystem(opts: SystemOptions): Promise<System> {
       controller,
       server,
       serverUrl: `http://127.0.0.1:${serverPort}`,
+      serverMetricsUrl: `http://127.0.0.1:${serverMetricsPort}/metrics`,
       controllerMetricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
       stop,
     };

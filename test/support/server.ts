@@ -20,7 +20,7 @@ let serverKc: Promise<KubeConfig> | undefined;
 export function serverKubeConfig(): Promise<KubeConfig> {
   serverKc ??= (async () => {
     const dir = join(REPO_ROOT, 'manifests', 'base');
-    await applyObjects(adminKubeConfig(), [...readManifests(join(dir, 'namespace.yaml')), ...readManifests(join(dir, 'rbac-server.yaml'))]);
+    await applyObjects(adminKubeConfig(), [...readManifests(join(dir, 'namespace.yaml')), ...readManifests(join(dir, 'rbac-server.yaml')), ...readManifests(join(dir, 'rbac-server-mode.yaml'))]);
     // A service account created a moment ago can answer 429 to a token request until the API server's cache has it.
     const token = await eventually(() => serviceAccountToken('plugflow', 'plugflow-server').catch(() => undefined), 'a token of plugflow-server');
     return kubeConfigForToken(token, 'plugflow-server');
@@ -33,8 +33,19 @@ export interface TestServer extends RunningServer {
   logs: string[];
 }
 
-/** Starts a server on a free loopback port with a captured log. */
+/**
+ * Server mode's rights in one namespace, bound as manifests/server-mode/rolebinding.yaml does
+ * (the install binds them nowhere); idempotent.
+ */
+export async function bindServerMode(namespace: string): Promise<void> {
+  const doc = readManifests(join(REPO_ROOT, 'manifests', 'server-mode', 'rolebinding.yaml'))[0] as { metadata: { namespace: string } };
+  doc.metadata.namespace = namespace;
+  await applyObjects(adminKubeConfig(), [doc as never]);
+}
+
+/** Starts a server on a free loopback port with a captured log (server mode: bound in its namespace). */
 export async function startTestServer(opts: Partial<ServerOptions> = {}): Promise<TestServer> {
+  if (opts.authMode === 'server' && opts.namespace) await bindServerMode(opts.namespace);
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk, _enc, cb) {

@@ -6,18 +6,20 @@
  * of fastify (server.ts passes every other request on): no router, hooks, reply objects or
  * per-request closures, only what an event needs. Any JSON body is accepted, whatever the
  * Content-Type says (senders often post JSON without one). In order: the caller (401), its
- * right to list the namespace's bindings (403, a cached access review), the body (413 over the
- * limit, 400 unless JSON), then the bounded queue: full is 503 with `Retry-After`. Async
+ * right to list the namespace's bindings (403, a cached access review; 429 when reviews of new
+ * tokens are rate-limited) — all before a byte of the body is read — then the body (413 over the
+ * limit, 503 when the budget of bodies in flight is full, 400 unless JSON), then the bounded queue: full is 503 with `Retry-After`. Async
  * dispatch (default) answers `200 {}` at once; sync dispatch answers after the bindings ran,
  * with the workflows created and the failures.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseUserJson } from '../../api/index.js';
 import type { Logger } from '../../log/logger.js';
-import type { Authenticator, Caller } from '../auth.js';
+import { EVENT_ACCESS, type Authenticator, type Caller } from '../auth.js';
 import type { DispatchResult, EventJob } from '../dispatch.js';
 import { ApiError, badRequest, Code, errorDetails, notFound, toApiError, unavailable } from '../errors.js';
 import type { EventQueue, Outcome } from '../event-queue.js';
+import { budgetFull, declaredTooLarge, LIMIT_DEFAULTS, lingerThenClose, type BodyBudget } from '../limits.js';
 import type { EventReceipt, ServerMetrics } from '../metrics.js';
 
 export type DispatchMode = 'async' | 'sync';
@@ -30,6 +32,10 @@ export interface EventRouteDeps {
   mode: DispatchMode;
   /** Largest body in bytes; beyond it 413. */
   maxBodyBytes: number;
+  /** Bytes of bodies in flight, shared with the other routes; full → 503. */
+  budget: BodyBudget;
+  /** After a refusal, how long the unread rest of a body is discarded before the connection is cut (default 5 s). */
+  lingerMs?: number;
   /** Sync mode: longest wait for the dispatch before answering 202 (default 9 s, under the 10 s promise). */
   syncReplyTimeoutMs?: number;
 }
@@ -58,6 +64,8 @@ class EventCall {
   chunks: Buffer[] = [];
   size = 0;
   over = false;
+  /** Bytes reserved in the budget of bodies in flight, given back when the body ends or fails. */
+  reserved = 0;
 
   constructor(
     readonly endpoint: EventEndpoint,
@@ -77,7 +85,9 @@ function onData(this: CarryingRequest, chunk: Buffer): void {
   call.size += chunk.length;
   if (call.size > call.endpoint.maxBodyBytes) {
     call.over = true;
-    call.endpoint.fail(call, tooLarge(call.endpoint.maxBodyBytes));
+    call.chunks = [];
+    call.endpoint.release(call);
+    call.endpoint.fail(call, tooLarge(call.endpoint.maxBodyBytes), true);
     return;
   }
   call.chunks.push(chunk);
@@ -87,12 +97,15 @@ function onEnd(this: CarryingRequest): void {
   const call = this[CALL]!;
   if (call.over) return;
   call.over = true;
+  call.endpoint.release(call);
   const text = call.chunks.length === 1 ? call.chunks[0].toString('utf8') : Buffer.concat(call.chunks).toString('utf8');
   call.endpoint.received(call, text);
 }
 
+/** The body failed: the client went away, or the request timeout cut it off. */
 function onError(this: CarryingRequest, err: Error): void {
   const call = this[CALL]!;
+  call.endpoint.release(call);
   if (call.over) return;
   call.over = true;
   call.endpoint.fail(call, err);
@@ -126,14 +139,14 @@ class EventEndpoint {
       return true;
     }
     const call = new EventCall(this, req, res, slash === rest.length - 1 ? ROUTE_EMPTY : ROUTE_DISCRIMINATOR, started);
-    let access: ReturnType<Authenticator['eventAccess']>;
+    let access: ReturnType<Authenticator['access']>;
     try {
       const namespace = decodeURIComponent(rest.slice(0, slash));
       if (!NAMESPACE.test(namespace)) throw badRequest(`"${namespace}" is not a valid namespace name`);
       call.namespace = namespace;
       call.discriminator = decodeURIComponent(rest.slice(slash + 1));
       call.caller = this.deps.auth.callerOf(req.headers.authorization);
-      access = this.deps.auth.eventAccess(call.caller, namespace);
+      access = this.deps.auth.access(call.caller, namespace, EVENT_ACCESS);
     } catch (err) {
       this.refuse(call, err instanceof URIError ? badRequest('the path is not valid percent-encoding') : err);
       return true;
@@ -144,17 +157,28 @@ class EventEndpoint {
     return true;
   }
 
-  /** Reads the body as UTF-8 text; over the limit → 413 (by Content-Length or as it arrives). */
+  /**
+   * Reads the body as UTF-8 text, once the caller is known to be allowed: over the limit → 413
+   * (by Content-Length or as it arrives); no room in the shared budget of bodies in flight → 503.
+   */
   private readBody(call: EventCall): void {
     const req = call.req as CarryingRequest;
-    if (Number(req.headers['content-length']) > this.maxBodyBytes) {
-      req.resume();
-      return this.fail(call, tooLarge(this.maxBodyBytes));
-    }
+    const tooBig = declaredTooLarge(req, this.maxBodyBytes);
+    if (tooBig) return this.refuse(call, tooBig);
+    const reserved = this.deps.budget.take(req, this.maxBodyBytes);
+    if (reserved < 0) return this.refuse(call, budgetFull(this.deps.budget.capacity));
+    call.reserved = reserved;
     req[CALL] = call;
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);
+  }
+
+  release(call: EventCall): void {
+    if (call.reserved > 0) {
+      this.deps.budget.give(call.reserved);
+      call.reserved = 0;
+    }
   }
 
   /** The whole body arrived: parse it, queue the event, reply. */
@@ -203,17 +227,21 @@ class EventEndpoint {
     });
   }
 
-  /** A refusal before the body is read (auth, path): counted, body drained, error sent. */
+  /**
+   * A refusal before the body is read (auth, path, size, budget): counted, error sent, and the
+   * rest of the body discarded for a short while, then the connection cut (limits.ts).
+   */
   private refuse(call: EventCall, err: unknown): void {
-    if (err instanceof ApiError) this.receipt(err.code === Code.Unauthenticated ? 'unauthorized' : err.code === Code.PermissionDenied ? 'forbidden' : 'invalid');
-    call.req.resume();
-    this.fail(call, err);
+    if (err instanceof ApiError) this.receipt(receiptOf(err));
+    this.fail(call, err, true);
   }
 
-  fail(call: EventCall, err: unknown): void {
+  /** Sends the error; `unread`: the body is not read to its end, so linger then cut the connection. */
+  fail(call: EventCall, err: unknown, unread = false): void {
     const e = toApiError(err);
     if (e.status >= 500 && e.code !== Code.Unavailable) this.deps.logger.error('event request failed', errorDetails(err));
     this.send(call, e.status, JSON.stringify(e.body()), e.headers);
+    if (unread) lingerThenClose(call.req, this.deps.lingerMs ?? LIMIT_DEFAULTS.lingerMs);
   }
 
   private send(call: EventCall, status: number, body: string, headers: Record<string, string> = {}): void {
@@ -240,6 +268,14 @@ class EventEndpoint {
     if (!c) this.receipts.set(r, (c = this.deps.metrics.eventsReceived.labels(r)));
     c.inc();
   }
+}
+
+function receiptOf(err: ApiError): EventReceipt {
+  if (err.code === Code.Unauthenticated) return 'unauthorized';
+  if (err.code === Code.PermissionDenied) return 'forbidden';
+  if (err.status === 429) return 'rate_limited';
+  if (err.code === Code.Unavailable) return 'busy';
+  return 'invalid';
 }
 
 function tooLarge(limit: number): ApiError {

@@ -1,12 +1,11 @@
 /**
- * `/healthz` (the process answers), `/readyz` (the binding cache is synced and the server is not
- * shutting down: send it traffic) and `/metrics` (Prometheus text). None needs a token.
+ * `/healthz` (the process answers) and `/readyz` (the binding cache is synced and the server is
+ * not shutting down: send it traffic). Neither needs a token, nor says anything about tenants.
+ * `/metrics` names namespaces and bindings, so it is served on its own port (metrics-server.ts).
  */
 import type { FastifyInstance } from 'fastify';
-import type { ServerMetrics } from '../metrics.js';
 
 export interface HealthDeps {
-  metrics: ServerMetrics;
   /** Why the server is not ready, or undefined when it is. */
   notReady: () => string | undefined;
 }
@@ -17,9 +16,5 @@ export async function healthRoutes(app: FastifyInstance, deps: HealthDeps): Prom
     const why = deps.notReady();
     if (why) return reply.code(503).send({ status: 'not ready', reason: why });
     return { status: 'ok' };
-  });
-  app.get('/metrics', async (_req, reply) => {
-    reply.header('content-type', deps.metrics.registry.contentType);
-    return deps.metrics.registry.metrics();
   });
 }
