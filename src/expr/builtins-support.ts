@@ -1,15 +1,25 @@
 import type { EvalContext } from './context.js';
+import { SHORT_STRING, type Cost } from './cost.js';
 import { ExprError } from './errors.js';
 import { formatGoFloat } from './format.js';
 import { Regex, RegexSyntaxError } from './regex/vm.js';
-import { isMap, newMap, typeName, type Value, type ValueMap } from './values.js';
+import { compareStrings, isMap, newMap, typeName, type Value, type ValueMap } from './values.js';
 
 /** Shared argument checks and conversions for builtin and sprig functions. */
 
 export interface BuiltinDef {
   min: number;
   max: number;
+  /** How the call is charged (cost.ts); required, so no builtin runs unmetered. */
+  cost: Cost;
   fn: (c: EvalContext, args: Value[]) => Value;
+}
+
+/** Orders two strings like compareStrings, charging for the characters a long comparison reads. */
+export function compareCharged(c: EvalContext, a: string, b: string): number {
+  const n = a.length < b.length ? a.length : b.length;
+  if (n > SHORT_STRING) c.charge(n >>> 4);
+  return compareStrings(a, b);
 }
 
 export function argError(c: EvalContext, fn: string, index: number, expected: string, got: Value): never {
@@ -62,6 +72,7 @@ export function parseGoFloat(s: string): number | null {
   return Number(t);
 }
 
+/** A copy of a map; the caller has charged reading it (cost class scan or build). */
 export function copyMap(m: ValueMap): Record<string, Value> {
   const out = newMap();
   for (const k of Object.keys(m)) out[k] = m[k];
@@ -86,8 +97,12 @@ export function regexFor(c: EvalContext, pattern: string): Regex {
   const key = `${c.limits.maxRegexProgram}\u0000${pattern}`;
   let hit = regexCache.get(key);
   if (hit === undefined) {
+    // Compiling is charged by the pattern and by the program it expands to, so building a new
+    // pattern per iteration of a loop runs out of steps instead of compiling without end.
+    c.charge(pattern.length);
     try {
       hit = Regex.compile(pattern, c.limits.maxRegexProgram);
+      c.charge(hit.size * 2);
     } catch (err) {
       if (!(err instanceof RegexSyntaxError)) throw err;
       hit = new ExprError({ code: 'regex', reason: `invalid regular expression ${JSON.stringify(pattern)}: ${err.message}` });

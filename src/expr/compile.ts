@@ -63,12 +63,16 @@ export class CompiledExpression {
       return v === undefined ? null : v;
     } catch (err) {
       if (err instanceof ExprError) throw err;
-      // Deep recursion in the host's data (cyclic objects, huge nesting) must not escape as a
-      // RangeError; any other non-expression exception is a bug and is rethrown untouched.
-      if (err instanceof RangeError && /call stack/i.test(err.message)) {
-        throw nodeError(this.info, 'limit', 'evaluation nested too deeply (the input is too deep or cyclic)', ctx.at ?? this.rootNode);
+      // Only ExprErrors leave an evaluation, so every caller (event endpoint, controller) treats
+      // whatever an expression does as the expression's failure. Deep recursion in the host's
+      // data (cyclic objects, huge nesting) or a value too large for the JS engine is a limit;
+      // anything else is a bug of ours, reported as such with the original message.
+      const at = ctx.at ?? this.rootNode;
+      if (err instanceof RangeError) {
+        if (/call stack/i.test(err.message)) throw nodeError(this.info, 'limit', 'evaluation nested too deeply (the input is too deep or cyclic)', at);
+        throw nodeError(this.info, 'limit', `a value would be too large (${err.message})`, at);
       }
-      throw err;
+      throw nodeError(this.info, 'call', `internal error (please report it): ${err instanceof Error ? err.message : String(err)}`, at);
     } finally {
       ctx.end();
       this.spare = ctx;

@@ -153,21 +153,21 @@ function step(c: EvalContext, seg: Segment, n: Value, out: Value[], definite: bo
       }
       return;
     case 'all':
-      if (Array.isArray(n)) out.push(...(n as Value[]));
+      if (Array.isArray(n)) for (const x of n as Value[]) out.push(x);
       else if (isMap(n)) for (const k of Object.keys(n)) out.push(n[k] ?? null);
       return;
     case 'slice': {
       if (!Array.isArray(n)) return;
       const len = n.length;
       const norm = (x: number | null, dflt: number): number => (x === null ? dflt : x < 0 ? Math.max(0, len + x) : Math.min(x, len));
-      out.push(...(n.slice(norm(seg.from, 0), norm(seg.to, len)) as Value[]));
+      for (let i = norm(seg.from, 0); i < norm(seg.to, len); i++) out.push(n[i] ?? null);
       return;
     }
     case 'descend': {
       if (depth >= c.maxValueDepth) c.limit(`value is nested more than ${c.maxValueDepth} levels deep`);
       c.charge(1);
       const children: Value[] = Array.isArray(n) ? (n as Value[]) : isMap(n) ? Object.keys(n).map((k) => n[k] ?? null) : [];
-      if (seg.key === null) out.push(...children);
+      if (seg.key === null) for (const x of children) out.push(x);
       else if (isMap(n) && Object.hasOwn(n, seg.key)) out.push(n[seg.key] ?? null);
       for (const child of children) step(c, seg, child, out, definite, path, depth + 1);
       return;

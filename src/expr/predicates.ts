@@ -1,7 +1,8 @@
 import type { Node } from './ast.js';
-import { keyString } from './builtins-support.js';
+import { compareCharged, keyString } from './builtins-support.js';
 import type { EvalContext } from './context.js';
-import { compareStrings, newMap, typeName, wrapInt, type Value } from './values.js';
+import { ELEMENT_BYTES, KEY_BYTES } from './cost.js';
+import { newMap, typeName, wrapInt, type Value } from './values.js';
 
 /**
  * The predicate builtins (`all`, `any`, `filter`, `map`, `reduce`, ...). The closure body is
@@ -65,11 +66,13 @@ export function compilePredicateCall(p: PredicateParts): Fn {
         const xs = items(c);
         const out: Value[] = [];
         for (let i = 0; i < xs.length; i++) if (bool(c, name, run(c, xs, i))) out.push(xs[i]);
+        c.alloc(out.length * ELEMENT_BYTES);
         return out;
       };
     case 'map':
       return (c) => {
         const xs = items(c);
+        c.alloc(xs.length * ELEMENT_BYTES);
         const out: Value[] = new Array<Value>(xs.length);
         for (let i = 0; i < xs.length; i++) out[i] = run(c, xs, i);
         return out;
@@ -118,8 +121,10 @@ export function compilePredicateCall(p: PredicateParts): Fn {
       return (c) => {
         const xs = items(c);
         const out = newMap();
+        c.alloc(xs.length * ELEMENT_BYTES);
         for (let i = 0; i < xs.length; i++) {
           const key = keyString(c, 'groupBy', run(c, xs, i));
+          if (!Object.hasOwn(out, key)) c.alloc(KEY_BYTES);
           const group = (Object.hasOwn(out, key) ? out[key] : (out[key] = [])) as Value[];
           group.push(xs[i]);
         }
@@ -128,6 +133,7 @@ export function compilePredicateCall(p: PredicateParts): Fn {
     case 'sortBy':
       return (c) => {
         const xs = items(c);
+        c.alloc(xs.length * ELEMENT_BYTES * 3);
         const keys: Value[] = [];
         for (let i = 0; i < xs.length; i++) keys.push(run(c, xs, i));
         const dir = extra ? extra(c) : 'asc';
@@ -137,7 +143,7 @@ export function compilePredicateCall(p: PredicateParts): Fn {
         if (!allNum && !allStr) return c.fail('type', 'sortBy: the predicate must give only numbers or only strings');
         c.charge(xs.length * Math.max(1, Math.ceil(Math.log2(xs.length + 1))));
         const sign = dir === 'desc' ? -1 : 1;
-        const sortedIdx = keys.map((_k, i) => i).sort((a, b) => compareKeys(keys[a], keys[b]) * sign);
+        const sortedIdx = keys.map((_k, i) => i).sort((a, b) => compareKeys(c, keys[a], keys[b]) * sign);
         return sortedIdx.map((i) => xs[i]);
       };
     case 'reduce':
@@ -158,7 +164,7 @@ export function compilePredicateCall(p: PredicateParts): Fn {
   }
 }
 
-function compareKeys(a: Value, b: Value): number {
-  if (typeof a === 'string' && typeof b === 'string') return compareStrings(a, b);
+function compareKeys(c: EvalContext, a: Value, b: Value): number {
+  if (typeof a === 'string' && typeof b === 'string') return compareCharged(c, a, b);
   return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
 }

@@ -65,6 +65,8 @@ export function wrapInt(v: bigint): bigint {
 /** Charges work against an evaluation budget; supplied by the evaluator. */
 export interface Meter {
   charge(steps: number): void;
+  /** Charges the estimated bytes of a value being built against the memory budget. */
+  alloc(bytes: number): void;
   /** Fails with a limit error (value too deep, string too long, ...). */
   limit(reason: string): never;
   readonly maxValueDepth: number;
@@ -76,6 +78,11 @@ export interface Meter {
  * maps key by key, nil equals nil, values of different types are simply not equal.
  */
 export function valuesEqual(a: Value, b: Value, meter: Meter, depth = 0): boolean {
+  if (typeof a === 'string') {
+    // Two long strings of one length are compared character by character: charged (16 per step).
+    if (typeof b === 'string' && a.length === b.length && a.length > 64) meter.charge(a.length >>> 4);
+    return a === b;
+  }
   if (a === b) return true;
   if (a === null || a === undefined) return b === null || b === undefined;
   if (b === null || b === undefined) return false;
