@@ -11,7 +11,8 @@ import { typeName, utf8Length, type Value } from './values.js';
  */
 
 /** Go's strings.Trim with a cutset: code points in the set are cut from both ends. */
-export function trimCutset(s: string, cutset: string): string {
+export function trimCutset(c: EvalContext, s: string, cutset: string): string {
+  c.charge(cutset.length >> 1); // a set insert per code point of the cutset
   const cut = new Set<string>();
   for (const ch of cutset) cut.add(ch);
   let a = 0;
@@ -27,6 +28,7 @@ export function trimCutset(s: string, cutset: string): string {
     if (!cut.has(s.slice(b - width, b))) break;
     b -= width;
   }
+  c.charge(s.length - (b - a)); // one step per code unit cut: each is a set lookup
   return s.slice(a, b);
 }
 
@@ -38,7 +40,7 @@ export const STRING_BUILTINS: Record<string, BuiltinDef> = {
     fn: (c, args) => {
       const s = str(c, 'trim', args, 0);
       if (args.length === 1) return s.replace(/^[\s\u0085]+|[\s\u0085]+$/gu, '');
-      return trimCutset(s, str(c, 'trim', args, 1));
+      return trimCutset(c, s, str(c, 'trim', args, 1));
     },
   },
   trimPrefix: {

@@ -1,9 +1,11 @@
 import type { EvalContext } from './context.js';
-import { SHORT_STRING, type Cost } from './cost.js';
+import type { Cost } from './cost.js';
 import { ExprError } from './errors.js';
 import { formatGoFloat } from './format.js';
 import { Regex, RegexSyntaxError } from './regex/vm.js';
-import { compareStrings, isMap, newMap, typeName, type Value, type ValueMap } from './values.js';
+import { isMap, newMap, typeName, type Value, type ValueMap } from './values.js';
+
+export { compareCharged } from './values.js';
 
 /** Shared argument checks and conversions for builtin and sprig functions. */
 
@@ -15,12 +17,6 @@ export interface BuiltinDef {
   fn: (c: EvalContext, args: Value[]) => Value;
 }
 
-/** Orders two strings like compareStrings, charging for the characters a long comparison reads. */
-export function compareCharged(c: EvalContext, a: string, b: string): number {
-  const n = a.length < b.length ? a.length : b.length;
-  if (n > SHORT_STRING) c.charge(n >>> 4);
-  return compareStrings(a, b);
-}
 
 export function argError(c: EvalContext, fn: string, index: number, expected: string, got: Value): never {
   return c.fail('type', `${fn}: argument ${index + 1} must be ${expected}, got ${typeName(got)}`);
@@ -88,6 +84,9 @@ export function keyString(c: EvalContext, fn: string, v: Value): string {
 }
 
 const regexCache = new Map<string, Regex | ExprError>();
+/** The cache holds at most this many instructions in all (a few MiB), whatever the patterns. */
+const MAX_CACHED_INSTRUCTIONS = 100_000;
+let cachedInstructions = 0;
 
 /**
  * Compiles a pattern with the linear-time engine. Patterns computed at run time are cached
@@ -99,16 +98,25 @@ export function regexFor(c: EvalContext, pattern: string): Regex {
   if (hit === undefined) {
     // Compiling is charged by the pattern and by the program it expands to, so building a new
     // pattern per iteration of a loop runs out of steps instead of compiling without end.
-    c.charge(pattern.length);
+    c.charge(pattern.length * 4);
     try {
       hit = Regex.compile(pattern, c.limits.maxRegexProgram);
-      c.charge(hit.size * 2);
+      c.charge(hit.size * 4);
+      c.alloc(hit.size * 64);
     } catch (err) {
       if (!(err instanceof RegexSyntaxError)) throw err;
       hit = new ExprError({ code: 'regex', reason: `invalid regular expression ${JSON.stringify(pattern)}: ${err.message}` });
     }
-    if (regexCache.size >= 256) regexCache.delete(regexCache.keys().next().value as string);
-    regexCache.set(key, hit);
+    const size = (h: Regex | ExprError) => (h instanceof Regex ? h.size : 1);
+    while (regexCache.size > 0 && (regexCache.size >= 256 || cachedInstructions + size(hit) > MAX_CACHED_INSTRUCTIONS)) {
+      const oldest = regexCache.keys().next().value as string;
+      cachedInstructions -= size(regexCache.get(oldest) as Regex | ExprError);
+      regexCache.delete(oldest);
+    }
+    if (size(hit) <= MAX_CACHED_INSTRUCTIONS) {
+      regexCache.set(key, hit);
+      cachedInstructions += size(hit);
+    }
   }
   if (hit instanceof ExprError) return c.fail('regex', hit.reason);
   return hit;

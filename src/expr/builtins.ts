@@ -1,10 +1,12 @@
 import { argError, compareCharged, floatToInt, int, keyString, list, map, parseGoFloat, parseGoInt, str, type BuiltinDef } from './builtins-support.js';
 import type { EvalContext } from './context.js';
-import { CHAR_BYTES, charSteps, ELEMENT_BYTES, KEY_BYTES } from './cost.js';
+import { CHAR_BYTES, chargeKey, charSteps, ELEMENT_BYTES, KEY_BYTES, KEY_STEPS, MAP_BYTES } from './cost.js';
 import { formatGo, toJson } from './format.js';
 import { jsonPath } from './jsonpath.js';
 import { STRING_BUILTINS } from './builtins-string.js';
-import { isMap, newMap, typeName, utf8Length, valuesEqual, wrapInt, type Value } from './values.js';
+import { isMap, newMap, sortedKeys, sortSteps, typeName, utf8Length, valuesEqual, wrapInt, type Value } from './values.js';
+
+export { sortedKeys };
 
 /**
  * The non-predicate builtins of expr-lang (dates left out: they need Go's time package and are
@@ -39,8 +41,8 @@ function toFloat(c: EvalContext, fn: string, v: Value): number {
 
 /** Parses JSON into expression values: numbers become floats, objects prototype-free maps. */
 export function fromJsonText(c: EvalContext, fn: string, text: string): Value {
-  // JSON.parse builds its own tree before adoptJson copies it: charge the text once more for that.
-  c.charge(charSteps(text.length));
+  // JSON.parse builds its own tree before adoptJson copies it: about one step per 4 characters.
+  c.charge(text.length >> 2);
   c.alloc(text.length * CHAR_BYTES * 2);
   let parsed: unknown;
   try {
@@ -61,8 +63,8 @@ function adoptJson(c: EvalContext, v: unknown, depth: number): Value {
   }
   const out = newMap();
   const keys = Object.keys(v);
-  c.charge(keys.length);
-  c.alloc(keys.length * KEY_BYTES);
+  c.charge(keys.length * KEY_STEPS + 4); // a map without prototype is a hash table of its own
+  c.alloc(MAP_BYTES + keys.length * KEY_BYTES);
   for (const k of keys) out[k] = adoptJson(c, (v as Record<string, unknown>)[k], depth + 1);
   return out;
 }
@@ -89,7 +91,7 @@ function sortValues(c: EvalContext, fn: string, items: Value[], desc: boolean): 
   const allNum = items.every((v) => typeof v === 'number' || typeof v === 'bigint');
   const allStr = items.every((v) => typeof v === 'string');
   if (!allNum && !allStr) return c.fail('type', `${fn}: can only sort numbers or strings (all of one kind)`);
-  c.charge(items.length * Math.max(1, Math.ceil(Math.log2(items.length + 1))));
+  c.charge(sortSteps(items.length));
   const cmp = allStr
     ? (a: Value, b: Value) => compareCharged(c, a as string, b as string)
     : (a: Value, b: Value) => ((a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0);
@@ -101,13 +103,6 @@ function order(c: EvalContext, fn: string, v: Value): boolean {
   if (v === 'asc') return false;
   if (v === 'desc') return true;
   return c.fail('call', `${fn}: invalid order ${JSON.stringify(v)}, expected "asc" or "desc"`);
-}
-
-/** Keys of a map in Go's order (by code point), charged for the sort. */
-export function sortedKeys(c: EvalContext, m: Record<string, Value>): string[] {
-  const keys = Object.keys(m);
-  c.charge(keys.length * Math.max(1, Math.ceil(Math.log2(keys.length + 1))));
-  return keys.sort((a, b) => compareCharged(c, a, b));
 }
 
 function flatten(c: EvalContext, items: readonly Value[], out: Value[], depth: number): void {
@@ -147,7 +142,7 @@ export const BUILTINS: Record<string, BuiltinDef> = {
       if (Array.isArray(v)) return BigInt(v.length);
       if (isMap(v)) {
         const n = Object.keys(v).length;
-        c.charge(n);
+        c.charge(n * KEY_STEPS);
         return BigInt(n);
       }
       return c.fail('type', `invalid argument for len (type ${typeName(v)})`);
@@ -208,7 +203,7 @@ export const BUILTINS: Record<string, BuiltinDef> = {
       const xs = numbers(c, 'median', args)
         .map(Number)
         .sort((a, b) => a - b);
-      c.charge(xs.length * Math.max(1, Math.ceil(Math.log2(xs.length + 1))));
+      c.charge(sortSteps(xs.length));
       if (xs.length === 0) return 0;
       const mid = xs.length >> 1;
       return xs.length % 2 === 1 ? xs[mid] : (xs[mid - 1] + xs[mid]) / 2;
@@ -301,7 +296,7 @@ export const BUILTINS: Record<string, BuiltinDef> = {
       const out = newMap();
       for (const p of pairs) {
         if (!Array.isArray(p) || p.length !== 2) return c.fail('call', 'fromPairs: every element must be a [key, value] pair');
-        out[keyString(c, 'fromPairs', p[0])] = p[1];
+        out[chargeKey(c, keyString(c, 'fromPairs', p[0]))] = p[1];
       }
       return out;
     },

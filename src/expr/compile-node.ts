@@ -2,7 +2,7 @@ import { readMember, readSlice } from './access.js';
 import { countNodes, type Node } from './ast.js';
 import { BUILTINS, UNSUPPORTED_BUILTINS } from './builtins.js';
 import { nodeError, SHORT, sourceText, type EvalContext, type ProgramInfo } from './context.js';
-import { callBuiltin } from './cost.js';
+import { callBuiltin, chargeKey } from './cost.js';
 import type { ExprErrorCode } from './errors.js';
 import type { ExprLimits } from './limits.js';
 import { negate } from './ops.js';
@@ -261,6 +261,7 @@ export class NodeCompiler {
         else {
           k = p.key(c);
           if (typeof k !== 'string') return c.fail('type', `map keys must be strings, got ${typeName(k)}`, p.keyNode);
+          chargeKey(c, k);
         }
         out[k] = p.value(c);
       }

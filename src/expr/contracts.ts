@@ -62,7 +62,7 @@ export function compileValue(source: string, what: string, options: ValueOptions
     evaluate(env) {
       const v = expression.evaluateRaw(env);
       if (!allowNil && (v === null || v === undefined)) throw expression.resultError(`${what} evaluated to nil`);
-      return exportValue(v);
+      return exportValue(v, expression.limits.maxSteps, what);
     },
   };
 }

@@ -7,7 +7,10 @@ import { isMap, type Value } from './values.js';
  * within a bounded time and memory is simple: **no operation does work or builds a value that it
  * does not pay for**. An element (list item, map key, predicate iteration) is one step; sixteen
  * characters of a string are one step; a built list costs 16 bytes per element, a map 64 bytes
- * per key, a string 2 bytes per character.
+ * per key (plus 160 for the map itself), a string 2 bytes per character. Operations that cost
+ * more per element than a property read (parsing JSON, regular expressions, building bigints,
+ * inserting into hash tables) charge more steps, calibrated so that 1,000,000 steps — the
+ * default budget — take well under 250 ms of CPU on the slowest of them.
  *
  * Builtins cannot forget this, because every builtin call goes through `callBuiltin` and every
  * builtin declares its cost class (the field is required):
@@ -28,9 +31,16 @@ export type Cost = 'pick' | 'scan' | 'build';
 export const CHARS_PER_STEP = 16;
 /** Strings up to this length are read for free (compared, hashed, matched): one step covers them. */
 export const SHORT_STRING = 64;
+/**
+ * Steps per key to list the keys of a map: maps from JSON and maps without prototype are hash
+ * tables in V8, and listing them sorts by insertion order — several times a list element's cost.
+ */
+export const KEY_STEPS = 4;
 /** Estimated bytes per element of a list, per key of a map, per character of a string. */
 export const ELEMENT_BYTES = 16;
 export const KEY_BYTES = 64;
+/** A map's own header (maps without prototype are hash tables in V8). */
+export const MAP_BYTES = 160;
 export const CHAR_BYTES = 2;
 
 /** Steps to read `n` characters. */
@@ -42,7 +52,7 @@ export function charSteps(n: number): number {
 export function chargeRead(c: EvalContext, v: Value): void {
   if (typeof v === 'string') c.charge(charSteps(v.length));
   else if (Array.isArray(v)) c.charge(v.length);
-  else if (isMap(v)) c.charge(Object.keys(v).length);
+  else if (isMap(v)) c.charge(Object.keys(v).length * KEY_STEPS);
 }
 
 /** Charges a value just built: steps to write it and its estimated bytes against the memory budget. */
@@ -55,8 +65,8 @@ export function chargeBuilt(c: EvalContext, v: Value): void {
     c.alloc(v.length * ELEMENT_BYTES);
   } else if (isMap(v)) {
     const n = Object.keys(v).length;
-    c.charge(n);
-    c.alloc(n * KEY_BYTES);
+    c.charge(n * KEY_STEPS);
+    c.alloc(MAP_BYTES + n * KEY_BYTES);
   }
 }
 
@@ -65,6 +75,19 @@ export function chargeNewString(c: EvalContext, length: number, fn: string): voi
   if (length > c.maxStringLength) c.limit(`${fn} would build a string longer than ${c.maxStringLength} characters`);
   c.charge(charSteps(length));
   c.alloc(length * CHAR_BYTES);
+}
+
+/**
+ * Charges a string about to become a map key: V8 hashes and interns keys, a copy of a long one.
+ * Every place that turns a computed string into a key (map literals, dict, set, fromPairs,
+ * groupBy) goes through here.
+ */
+export function chargeKey(c: EvalContext, key: string): string {
+  if (key.length > SHORT_STRING) {
+    c.charge(charSteps(key.length) * 2);
+    c.alloc(key.length * CHAR_BYTES);
+  }
+  return key;
 }
 
 /** Joins strings after checking the length of the result, so an oversized join never allocates. */

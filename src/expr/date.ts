@@ -23,6 +23,7 @@ interface Instant {
 }
 
 export function sprigDate(c: EvalContext, layout: string, t: Value): string {
+  c.charge(layout.length); // the layout is read character by character
   const at = instant(c, t);
   return formatLayout(layout, new Date(at.ms), at.nanos);
 }

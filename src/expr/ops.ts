@@ -132,8 +132,8 @@ export function range(c: EvalContext, a: Value, b: Value): Value {
   const size = b - a + 1n;
   if (size > BigInt(c.limits.maxSteps)) return c.limit(`range ${a}..${b} has more than ${c.limits.maxSteps} elements`);
   const n = Number(size);
-  c.charge(n);
-  c.alloc(n * (ELEMENT_BYTES + 16)); // each element is a bigint of its own
+  c.charge(2 * n); // each element is a bigint of its own: allocated, not just stored
+  c.alloc(n * (ELEMENT_BYTES + 16));
   const out: bigint[] = new Array<bigint>(n);
   for (let i = 0; i < n; i++) out[i] = a + BigInt(i);
   return out;

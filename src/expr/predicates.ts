@@ -1,8 +1,11 @@
 import type { Node } from './ast.js';
 import { compareCharged, keyString } from './builtins-support.js';
 import type { EvalContext } from './context.js';
-import { ELEMENT_BYTES, KEY_BYTES } from './cost.js';
-import { newMap, typeName, wrapInt, type Value } from './values.js';
+import { chargeKey, ELEMENT_BYTES, KEY_BYTES, MAP_BYTES } from './cost.js';
+
+/** A group's list as V8 grows it on the first push (room for 17 elements). */
+const GROUP_BYTES = 192;
+import { newMap, sortSteps, typeName, wrapInt, type Value } from './values.js';
 
 /**
  * The predicate builtins (`all`, `any`, `filter`, `map`, `reduce`, ...). The closure body is
@@ -121,10 +124,15 @@ export function compilePredicateCall(p: PredicateParts): Fn {
       return (c) => {
         const xs = items(c);
         const out = newMap();
-        c.alloc(xs.length * ELEMENT_BYTES);
+        c.alloc(MAP_BYTES + xs.length * ELEMENT_BYTES);
         for (let i = 0; i < xs.length; i++) {
           const key = keyString(c, 'groupBy', run(c, xs, i));
-          if (!Object.hasOwn(out, key)) c.alloc(KEY_BYTES);
+          c.charge(2); // a hash-table insert per element
+          if (!Object.hasOwn(out, key)) {
+            chargeKey(c, key);
+            c.charge(4); // a new key and its list
+            c.alloc(KEY_BYTES + GROUP_BYTES);
+          }
           const group = (Object.hasOwn(out, key) ? out[key] : (out[key] = [])) as Value[];
           group.push(xs[i]);
         }
@@ -141,7 +149,7 @@ export function compilePredicateCall(p: PredicateParts): Fn {
         const allNum = keys.every((k) => typeof k === 'number' || typeof k === 'bigint');
         const allStr = keys.every((k) => typeof k === 'string');
         if (!allNum && !allStr) return c.fail('type', 'sortBy: the predicate must give only numbers or only strings');
-        c.charge(xs.length * Math.max(1, Math.ceil(Math.log2(xs.length + 1))));
+        c.charge(sortSteps(xs.length));
         const sign = dir === 'desc' ? -1 : 1;
         const sortedIdx = keys.map((_k, i) => i).sort((a, b) => compareKeys(c, keys[a], keys[b]) * sign);
         return sortedIdx.map((i) => xs[i]);

@@ -3,11 +3,11 @@ import { fromJsonText, sortedKeys } from './builtins.js';
 import { compareCharged, copyMap, int, list, map, parseGoFloat, regexFor, str, type BuiltinDef } from './builtins-support.js';
 import { replaceGo, trimCutset } from './builtins-string.js';
 import type { EvalContext } from './context.js';
-import { chargeNewString, joinChecked, type Cost } from './cost.js';
+import { chargeKey, chargeNewString, joinChecked, type Cost } from './cost.js';
 import { sprigDate } from './date.js';
 import { formatGo, toJson } from './format.js';
 import { cpIndex, decode, type DecodedInput, type Regex } from './regex/vm.js';
-import { isMap, newMap, typeName, valuesEqual, wrapInt, type Value } from './values.js';
+import { isMap, newMap, sortSteps, typeName, valuesEqual, wrapInt, type Value } from './values.js';
 
 /**
  * `sprig.*`: the subset of the Sprig template library that workflows use in expressions,
@@ -59,9 +59,9 @@ function goQuote(s: string): string {
 }
 
 function title(c: EvalContext, s: string): string {
-  // One callback per word: charged per word, as it costs far more than reading 16 characters.
+  // One callback per word: charged 8 steps per word, as it costs far more than reading 16 characters.
   return s.replace(/(^|[^\p{L}\p{N}_'])(\p{L})/gu, (_m, sep: string, ch: string) => {
-    c.charge(1);
+    c.charge(8);
     return sep + ch.toUpperCase();
   });
 }
@@ -99,7 +99,8 @@ function findAll(c: EvalContext, re: Regex, input: DecodedInput, limit: number):
     } else pos = endCp;
     prevEnd = m[1];
     if (accept) out.push(m);
-    c.charge(1);
+    c.charge(16); // each match is a run of the VM of its own
+    c.alloc(96 + m.length * 4);
   }
   return out;
 }
@@ -142,7 +143,7 @@ export const SPRIG: Record<string, BuiltinDef> = {
     return /^[+-]?\d+$/.test(s) ? toInt64(s.replace(/^([+-]?)0+(?=\d)/, '$1')) : 0n;
   }),
   trim: fixed(1, 1, 'build', (c, args) => str(c, 'sprig.trim', args, 0).replace(/^[\s\u0085]+|[\s\u0085]+$/gu, '')),
-  trimAll: fixed(2, 2, 'build', (c, args) => trimCutset(str(c, 'sprig.trimAll', args, 1), str(c, 'sprig.trimAll', args, 0))),
+  trimAll: fixed(2, 2, 'build', (c, args) => trimCutset(c, str(c, 'sprig.trimAll', args, 1), str(c, 'sprig.trimAll', args, 0))),
   trimPrefix: fixed(2, 2, 'build', (c, args) => {
     const p = str(c, 'sprig.trimPrefix', args, 0);
     const s = str(c, 'sprig.trimPrefix', args, 1);
@@ -238,12 +239,12 @@ export const SPRIG: Record<string, BuiltinDef> = {
   reverse: fixed(1, 1, 'build', (c, args) => [...list(c, 'sprig.reverse', args, 0)].reverse()),
   sortAlpha: fixed(1, 1, 'build', (c, args) => {
     const xs = list(c, 'sprig.sortAlpha', args, 0).map((v) => strval(c, v));
-    c.charge(xs.length * Math.max(1, Math.ceil(Math.log2(xs.length + 1))));
+    c.charge(sortSteps(xs.length));
     return xs.sort((a, b) => compareCharged(c, a, b));
   }),
   dict: fixed(0, Infinity, 'build', (c, args) => {
     const out = newMap();
-    for (let i = 0; i < args.length; i += 2) out[strval(c, args[i])] = i + 1 < args.length ? args[i + 1] : '';
+    for (let i = 0; i < args.length; i += 2) out[chargeKey(c, strval(c, args[i]))] = i + 1 < args.length ? args[i + 1] : '';
     return out;
   }),
   get: fixed(2, 2, 'pick', (c, args) => {
@@ -253,7 +254,7 @@ export const SPRIG: Record<string, BuiltinDef> = {
   }),
   set: fixed(3, 3, 'build', (c, args) => {
     const out = copyMap(map(c, 'sprig.set', args, 0)); // never mutate the environment
-    out[str(c, 'sprig.set', args, 1)] = args[2];
+    out[chargeKey(c, str(c, 'sprig.set', args, 1))] = args[2];
     return out;
   }),
   unset: fixed(2, 2, 'build', (c, args) => {
@@ -267,7 +268,7 @@ export const SPRIG: Record<string, BuiltinDef> = {
     args.forEach((_a, i) => {
       for (const k of Object.keys(map(c, 'sprig.keys', args, i))) all.push(k);
     });
-    c.charge(all.length * Math.max(1, Math.ceil(Math.log2(all.length + 1))));
+    c.charge(sortSteps(all.length));
     return all.sort((a, b) => compareCharged(c, a, b));
   }),
   values: fixed(1, 1, 'build', (c, args) => {

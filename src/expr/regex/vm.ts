@@ -83,8 +83,8 @@ export class Regex {
     let gen = 0;
     let matched: Int32Array | null = null;
     // Setting up a run touches the whole program; a SAVE copies every capture slot.
-    let work = prog.length >> 3;
-    const saveWork = ncap >> 3;
+    let work = prog.length >> 1;
+    const saveWork = ncap >> 1;
     const stack: { pc: number; caps: Int32Array }[] = [];
 
     const assertHolds = (kind: AssertKind, pos: number): boolean => {
@@ -166,7 +166,7 @@ export class Regex {
       }
       work += clist.length + 1;
       if (work >= 4096) {
-        meter.charge(work >> 4);
+        meter.charge(work >> 2);
         work = 0;
       }
       if (pos >= n) break;
@@ -174,7 +174,7 @@ export class Regex {
       if (nlist.length === 0 && matched !== null) break;
       clist = nlist;
     }
-    if (work > 0) meter.charge(work >> 4);
+    if (work > 0) meter.charge(work >> 2);
     if (matched === null) return null;
     const out = new Int32Array(ncap);
     for (let i = 0; i < ncap; i++) out[i] = matched[i] < 0 ? -1 : input.offs[matched[i]];
