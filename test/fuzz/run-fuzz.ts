@@ -15,6 +15,7 @@ import { Prng } from '../soak/prng.js';
 import { startSystem } from '../soak/system.js';
 import { fuzzAgent } from './agent-fuzz.js';
 import { BINDINGS, canaryEvent, fuzzCluster, type ClusterFuzzTarget } from './cluster-fuzz.js';
+import { fuzzExpressionCost } from './expr-cost-fuzz.js';
 import { fuzzServer } from './server-fuzz.js';
 import { Tally, type TargetTally } from './tally.js';
 
@@ -85,6 +86,9 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
 
     say(`agent: ${o.per} tasks against a hostile plugin`);
     await fuzzAgent(rng.fork('agent'), tally, o.per, say);
+
+    say(`expression cost: ${o.per} hostile expressions in a child process under a watchdog`);
+    await fuzzExpressionCost(rng.fork('expr-cost'), tally, o.per, say);
 
     say(`cluster: ${o.per} mutated workflows, and templates, bindings and plugin ConfigMaps`);
     await fuzzCluster(rng.fork('cluster'), target, tally, o.per, say);
