@@ -70,11 +70,13 @@ export function chargeBuilt(c: EvalContext, v: Value): void {
   }
 }
 
-/** Charges a string about to be built of `length` characters, failing before it is built when too long. */
+/**
+ * Charges the work of a string about to be built of `length` characters, failing before it is
+ * built when too long (its memory is charged by callBuiltin with the result).
+ */
 export function chargeNewString(c: EvalContext, length: number, fn: string): void {
   if (length > c.maxStringLength) c.limit(`${fn} would build a string longer than ${c.maxStringLength} characters`);
   c.charge(charSteps(length));
-  c.alloc(length * CHAR_BYTES);
 }
 
 /**
