@@ -128,17 +128,17 @@ export function exportValue(v: Value, maxValues: number = DEFAULT_LIMITS.maxStep
   if (typeof v === 'bigint') return Number(v);
   if (v === undefined) return null;
   if (typeof v !== 'object' || v === null) return v;
-  const budget = { left: maxValues, what };
+  const budget = { left: maxValues, max: maxValues, what };
   return exportDeep(v, new Map(), budget, 0);
 }
 
-function exportDeep(v: Value, memo: Map<object, unknown>, budget: { left: number; what?: string }, depth: number): unknown {
+function exportDeep(v: Value, memo: Map<object, unknown>, budget: { left: number; max: number; what?: string }, depth: number): unknown {
   if (typeof v === 'bigint') return Number(v);
   if (v === undefined) return null;
   if (typeof v !== 'object' || v === null) return v;
   if (memo.has(v)) return memo.get(v); // shared, or cyclic host data (then the original)
   if (depth > 200) return v; // absurdly deep host data: left as is
-  if (--budget.left < 0) throw new ExprError({ code: 'limit', what: budget.what, reason: "the result is too large to return (too many lists and maps)" });
+  if (--budget.left < 0) throw new ExprError({ code: 'limit', what: budget.what, reason: `the result is too large to return (more than ${budget.max} steps to convert it)` });
   memo.set(v, v);
   let result: unknown = v;
   if (Array.isArray(v)) {

@@ -58,6 +58,17 @@ describe('expression cost: the reported cases stop with a limit error', () => {
   });
 });
 
+describe('expression cost: results', () => {
+  it('a result that shares its parts (2^60 paths) is converted once per part', () => {
+    const source = Array.from({ length: 60 }, (_, i) => `let v${i + 1} = [v${i}, v${i}];`).join(' ') + ' v60';
+    const t0 = process.cpuUsage();
+    const out = compile(`let v0 = [1]; ${source}`).evaluate({}) as unknown[];
+    const cpu = process.cpuUsage(t0);
+    expect(out[0]).toBe(out[1]);
+    expect((cpu.user + cpu.system) / 1000).toBeLessThan(SANE_CPU_MS);
+  });
+});
+
 describe('expression cost: operators and language forms on large values', () => {
   for (const source of OPERATOR_CASES) it(source.slice(0, 100), () => void expectBounded(source));
 });
