@@ -7,8 +7,32 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { compile, compileBoolean } from '../src/expr/index.js';
+import { CPU_BOUND_MS, everyBuiltinCall, hostileEnv, MEMORY_BOUND_MIB, measureExpression, OPERATOR_CASES, REPORTED_CASES, type CostSample } from '../test/fuzz/expr-hostile.js';
 import type { Figure } from './figures.js';
+
+/**
+ * The expression-cost bound: every hostile case of test/fuzz/expr-hostile.ts (the reported ones,
+ * operators on payload-sized values, every builtin with large inputs once and in a loop) with the
+ * default limits; the worst CPU time and heap growth seen.
+ */
+function worstHostile(): { cpu: CostSample; heap: CostSample; count: number } {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const env = hostileEnv();
+  const sources = [...REPORTED_CASES, ...OPERATOR_CASES, ...everyBuiltinCall(['L', 'S', 'M', 'LS', 'D', 'NL', 'J'])];
+  let cpu: CostSample | null = null;
+  let heap: CostSample | null = null;
+  for (const source of sources) {
+    const s = measureExpression(source, env, gc);
+    if (s.outcome === 'other-error') throw new Error(`${source}: ${s.message}`);
+    if (!cpu || s.cpuMs > cpu.cpuMs) cpu = s;
+    if (!heap || s.heapMiB > heap.heapMiB) heap = s;
+  }
+  return { cpu: cpu as CostSample, heap: heap as CostSample, count: sources.length };
+}
 
 const SEED = 'payload.message != nil && metadata["x-name"] == ["value"]';
 
@@ -140,6 +164,13 @@ export async function runExprBench(): Promise<Figure[]> {
   if (sources.length) {
     console.log(`  compile, ${sources.length} case expressions: ${casesCompile.toFixed(1)} µs per expression on average   (goal: under 1000 µs)   ${verdict(casesCompile < 1000)}`);
   }
+  const hostile = worstHostile();
+  const costMet = hostile.cpu.cpuMs <= CPU_BOUND_MS && hostile.heap.heapMiB <= MEMORY_BOUND_MIB;
+  console.log(
+    `  expression-cost bound: worst hostile case ${hostile.cpu.cpuMs.toFixed(0)} ms CPU, ${hostile.heap.heapMiB.toFixed(1)} MiB   (${hostile.count} cases; goal: within ${CPU_BOUND_MS} ms and ${MEMORY_BOUND_MIB} MiB)   ${verdict(costMet)}`,
+  );
+  console.log(`    slowest: ${hostile.cpu.source.slice(0, 100)}`);
+  console.log(`    largest: ${hostile.heap.source.slice(0, 100)}`);
   const r = (x: number, d = 2) => Number(x.toFixed(d));
   const figures: Figure[] = [
     { name: 'compiled event selector, evaluations/s', value: Math.round(compiledRate), unit: 'evaluations/s', goal: 'reported', met: true, note: `seed selector ${SEED}` },
@@ -147,6 +178,10 @@ export async function runExprBench(): Promise<Figure[]> {
     { name: 'hand-written JS (no checks) / compiled selector', value: r(naiveRatio), unit: 'x', goal: 'reference only', met: true, note: 'not the same predicate on hostile input' },
     { name: 'compile time, seed selector', value: r(seedCompile, 1), unit: 'µs', goal: 'under 1000 µs', met: seedCompile < 1000 },
   ];
+  figures.push(
+    { name: 'expression-cost bound: worst hostile case, CPU', value: r(hostile.cpu.cpuMs, 0), unit: 'ms', goal: `≤ ${CPU_BOUND_MS} ms`, met: hostile.cpu.cpuMs <= CPU_BOUND_MS, note: `${hostile.count} hostile cases; slowest: ${hostile.cpu.source.slice(0, 80)}` },
+    { name: 'expression-cost bound: worst hostile case, heap', value: r(hostile.heap.heapMiB, 1), unit: 'MiB', goal: `≤ ${MEMORY_BOUND_MIB} MiB`, met: hostile.heap.heapMiB <= MEMORY_BOUND_MIB, note: `largest: ${hostile.heap.source.slice(0, 80)}` },
+  );
   if (sources.length) figures.push({ name: `compile time, ${sources.length} case expressions (mean)`, value: r(casesCompile, 1), unit: 'µs', goal: 'under 1000 µs', met: casesCompile < 1000 });
   return figures;
 }

@@ -1,5 +1,6 @@
 import type { Node } from './ast.js';
 import { SHORT, type EvalContext } from './context.js';
+import { charSteps, ELEMENT_BYTES } from './cost.js';
 import { describeValue, previewValue } from './format.js';
 import { typeName, type Value, type ValueMap } from './values.js';
 
@@ -43,6 +44,7 @@ export function readMember(c: EvalContext, node: MemberNode, obj: Value, key: Va
   }
   if (typeof obj === 'string' && (typeof key === 'bigint' || typeof key === 'number')) {
     // Go indexes strings by byte: the result is the byte value, as in expr-lang.
+    c.charge(charSteps(obj.length) * 2);
     const bytes = Buffer.from(obj, 'utf8');
     let i = Math.trunc(Number(key));
     if (i < 0) i += bytes.length;
@@ -67,6 +69,7 @@ export function readSlice(c: EvalContext, node: SliceNode, obj: Value, from: Val
   if (!isList && typeof obj !== 'string') {
     return c.fail(obj === null || obj === undefined ? 'nil-member' : 'type', `cannot slice ${typeName(obj)} ${c.text(node.obj)}`, node);
   }
+  if (!isList) c.charge(charSteps((obj as string).length) * 2); // encoded to UTF-8 to cut at bytes
   const bytes = isList ? null : Buffer.from(obj as string, 'utf8');
   const len = isList ? (obj as Value[]).length : (bytes as Buffer).length;
   const bound = (v: Value, dflt: number): number => {
@@ -80,6 +83,7 @@ export function readSlice(c: EvalContext, node: SliceNode, obj: Value, from: Val
   const b = Math.max(a, bound(to, len));
   if (isList) {
     c.charge(b - a);
+    c.alloc((b - a) * ELEMENT_BYTES);
     return (obj as Value[]).slice(a, b);
   }
   return (bytes as Buffer).subarray(a, b).toString('utf8');

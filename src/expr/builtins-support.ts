@@ -1,16 +1,22 @@
 import type { EvalContext } from './context.js';
+import type { Cost } from './cost.js';
 import { ExprError } from './errors.js';
 import { describeValue, formatGoFloat } from './format.js';
 import { Regex, RegexSyntaxError } from './regex/vm.js';
 import { isMap, newMap, typeName, type Value, type ValueMap } from './values.js';
+
+export { compareCharged } from './values.js';
 
 /** Shared argument checks and conversions for builtin and sprig functions. */
 
 export interface BuiltinDef {
   min: number;
   max: number;
+  /** How the call is charged (cost.ts); required, so no builtin runs unmetered. */
+  cost: Cost;
   fn: (c: EvalContext, args: Value[]) => Value;
 }
+
 
 export function argError(c: EvalContext, fn: string, index: number, expected: string, got: Value): never {
   return c.fail('type', `${fn}: argument ${index + 1} must be ${expected}, got ${typeName(got)}`);
@@ -62,6 +68,7 @@ export function parseGoFloat(s: string): number | null {
   return Number(t);
 }
 
+/** A copy of a map; the caller has charged reading it (cost class scan or build). */
 export function copyMap(m: ValueMap): Record<string, Value> {
   const out = newMap();
   for (const k of Object.keys(m)) out[k] = m[k];
@@ -77,6 +84,9 @@ export function keyString(c: EvalContext, fn: string, v: Value): string {
 }
 
 const regexCache = new Map<string, Regex | ExprError>();
+/** The cache holds at most this many instructions in all (a few MiB), whatever the patterns. */
+const MAX_CACHED_INSTRUCTIONS = 100_000;
+let cachedInstructions = 0;
 
 /**
  * Compiles a pattern with the linear-time engine. Patterns computed at run time are cached
@@ -86,15 +96,28 @@ export function regexFor(c: EvalContext, pattern: string): Regex {
   const key = `${c.limits.maxRegexProgram}\u0000${pattern}`;
   let hit = regexCache.get(key);
   if (hit === undefined) {
+    // Compiling is charged by the pattern and by the program it expands to, so building a new
+    // pattern per iteration of a loop runs out of steps instead of compiling without end.
+    c.charge(pattern.length * 4);
     try {
       hit = Regex.compile(pattern, c.limits.maxRegexProgram);
+      c.charge(hit.size * 4);
+      c.alloc(hit.size * 64);
     } catch (err) {
       if (!(err instanceof RegexSyntaxError)) throw err;
       // The pattern is a runtime value (it may come from an event): its type and size only.
       hit = new ExprError({ code: 'regex', reason: `invalid regular expression (${describeValue(pattern)}) at offset ${err.offset}` });
     }
-    if (regexCache.size >= 256) regexCache.delete(regexCache.keys().next().value as string);
-    regexCache.set(key, hit);
+    const size = (h: Regex | ExprError) => (h instanceof Regex ? h.size : 1);
+    while (regexCache.size > 0 && (regexCache.size >= 256 || cachedInstructions + size(hit) > MAX_CACHED_INSTRUCTIONS)) {
+      const oldest = regexCache.keys().next().value as string;
+      cachedInstructions -= size(regexCache.get(oldest) as Regex | ExprError);
+      regexCache.delete(oldest);
+    }
+    if (size(hit) <= MAX_CACHED_INSTRUCTIONS) {
+      regexCache.set(key, hit);
+      cachedInstructions += size(hit);
+    }
   }
   if (hit instanceof ExprError) return c.fail('regex', hit.reason);
   return hit;

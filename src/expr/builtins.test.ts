@@ -109,7 +109,7 @@ describe('collections and numbers', () => {
     expect(ev('jsonpath(j, "$.some.list[*].n")', { j })).toEqual([1, 2]);
     expect(ev('jsonpath(j, "$..n")', { j })).toEqual([1, 2]);
     expect(evErr('jsonpath(j, "$.some.nope")', { j }).reason).toMatch(/key "nope" not found/);
-    expect(evErr('jsonpath(j, "$[?(@.n)]")', { j }).reason).toMatch(/filter expressions are not supported/);
+    expect(ev('jsonpath(j, "$.some.list[?(@.n)].n")', { j })).toEqual([1, 2]); // filters: see below
   });
 });
 
@@ -157,5 +157,53 @@ describe('sprig', () => {
     expect(ev('sprig.regexReplaceAllLiteral("a(x*)b", "-ab-", "${1}")')).toBe('-${1}-');
     expect(ev('sprig.regexSplit("z+", "pizza", -1)')).toEqual(['pi', 'a']);
     expect(ev('sprig.regexQuoteMeta("a.b*c")')).toBe('a\\.b\\*c');
+  });
+});
+
+describe('sprig.date', () => {
+  it('formats Unix seconds and RFC 3339 times with a Go layout, in UTC', () => {
+    expect(ev('sprig.date("2006-01-02", 1700000000)')).toBe('2023-11-14');
+    expect(ev('sprig.date("2006-01-02T15:04:05Z07:00", t)', { t: '2024-05-01T10:00:00+02:00' })).toBe('2024-05-01T08:00:00Z');
+    expect(ev('sprig.date("Mon Jan _2 3:04:05PM MST 2006 -0700", 1700000000)')).toBe('Tue Nov 14 10:13:20PM UTC 2023 +0000');
+    expect(ev('sprig.date("Monday, 02-January-06 .000 .999 002", t)', { t: '2024-02-03T04:05:06.120Z' })).toBe('Saturday, 03-February-24 .120 .12 034');
+    expect(ev('sprig.date("20060102150405", 1.9)')).toBe('19700101000001');
+  });
+
+  it('refuses what is not a time instead of reading the clock', () => {
+    expect(evErr('sprig.date("2006", "yesterday")').reason).toMatch(/is not an RFC 3339 time/);
+    expect(evErr('sprig.date("2006", nil)').code).toBe('type');
+    expect(evErr('sprig.date("2006", 1e300)').reason).toMatch(/out of the range of dates/);
+  });
+});
+
+describe('jsonpath filters', () => {
+  const doc = JSON.stringify({
+    employees: [
+      { name: 'x', age: 30, tags: ['a'] },
+      { name: 'y', age: 40 },
+      { name: 'z', age: 50, boss: true },
+    ],
+  });
+  const jp = (path: string): unknown => ev(`jsonpath(d, ${JSON.stringify(path)})`, { d: doc });
+
+  it('selects the elements a filter holds for', () => {
+    expect(jp('$.employees[?(@.name=="x")].age')).toEqual([30]);
+    expect(jp('$.employees[?(@.age > 35 && @.age <= 50)].name')).toEqual(['y', 'z']);
+    expect(jp("$.employees[?(@.name != 'x' || @.age < 35)].name")).toEqual(['x', 'y', 'z']);
+    expect(jp('$.employees[?(@.age >= 40)].name')).toEqual(['y', 'z']);
+    expect(jp('$.employees[?(@.age < $.employees[1].age)].name')).toEqual(['x']);
+    expect(jp('$.employees[?(@.tags[0] == "a")].name')).toEqual(['x']);
+  });
+
+  it('tests existence with a bare path, negation and parentheses', () => {
+    expect(jp('$.employees[?(@.boss)].name')).toEqual(['z']);
+    expect(jp('$.employees[?(!@.boss)].name')).toEqual(['x', 'y']);
+    expect(jp('$.employees[?(!(@.age == 30 || @.boss == true))].name')).toEqual(['y']);
+  });
+
+  it('refuses malformed filters with the reason, and never runs code', () => {
+    expect(evErr('jsonpath(d, "$.employees[?(@.x ==)]")', { d: doc }).reason).toMatch(/invalid path .*unexpected/);
+    expect(evErr('jsonpath(d, "$.employees[?(constructor.constructor(\\"return 1\\")())]")', { d: doc }).code).toBe('call');
+    expect(evErr(`jsonpath(d, "$[?(${'('.repeat(40)}@.a${')'.repeat(40)})]")`, { d: doc }).reason).toMatch(/nested more than 32 levels/);
   });
 });

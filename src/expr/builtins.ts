@@ -1,9 +1,12 @@
-import { argError, floatToInt, int, keyString, list, map, parseGoFloat, parseGoInt, str, type BuiltinDef } from './builtins-support.js';
+import { argError, compareCharged, floatToInt, int, keyString, list, map, parseGoFloat, parseGoInt, str, type BuiltinDef } from './builtins-support.js';
 import type { EvalContext } from './context.js';
+import { CHAR_BYTES, chargeKey, charSteps, ELEMENT_BYTES, KEY_BYTES, KEY_STEPS, MAP_BYTES } from './cost.js';
 import { describeValue, formatGo, toJson } from './format.js';
 import { jsonPath } from './jsonpath.js';
 import { STRING_BUILTINS } from './builtins-string.js';
-import { compareStrings, isMap, newMap, typeName, utf8Length, valuesEqual, wrapInt, type Value } from './values.js';
+import { isMap, newMap, sortedKeys, sortSteps, typeName, utf8Length, valuesEqual, wrapInt, type Value } from './values.js';
+
+export { sortedKeys };
 
 /**
  * The non-predicate builtins of expr-lang (dates left out: they need Go's time package and are
@@ -38,6 +41,9 @@ function toFloat(c: EvalContext, fn: string, v: Value): number {
 
 /** Parses JSON into expression values: numbers become floats, objects prototype-free maps. */
 export function fromJsonText(c: EvalContext, fn: string, text: string): Value {
+  // JSON.parse builds its own tree before adoptJson copies it: about one step per 4 characters.
+  c.charge(text.length >> 2);
+  c.alloc(text.length * CHAR_BYTES * 2);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -52,11 +58,13 @@ function adoptJson(c: EvalContext, v: unknown, depth: number): Value {
   if (depth >= c.maxValueDepth) return c.limit(`JSON value is nested more than ${c.maxValueDepth} levels deep`);
   if (Array.isArray(v)) {
     c.charge(v.length);
+    c.alloc(v.length * ELEMENT_BYTES);
     return v.map((x) => adoptJson(c, x, depth + 1));
   }
   const out = newMap();
   const keys = Object.keys(v);
-  c.charge(keys.length);
+  c.charge(keys.length * KEY_STEPS + 4); // a map without prototype is a hash table of its own
+  c.alloc(MAP_BYTES + keys.length * KEY_BYTES);
   for (const k of keys) out[k] = adoptJson(c, (v as Record<string, unknown>)[k], depth + 1);
   return out;
 }
@@ -73,7 +81,7 @@ function numbers(c: EvalContext, fn: string, args: Value[], depth = 0): (number 
     if (Array.isArray(a)) {
       if (depth >= c.maxValueDepth) c.limit(`value is nested more than ${c.maxValueDepth} levels deep`);
       c.charge(a.length);
-      out.push(...numbers(c, fn, a as Value[], depth + 1));
+      for (const x of numbers(c, fn, a as Value[], depth + 1)) out.push(x);
     } else out.push(numeric(c, fn, a));
   }
   return out;
@@ -83,9 +91,9 @@ function sortValues(c: EvalContext, fn: string, items: Value[], desc: boolean): 
   const allNum = items.every((v) => typeof v === 'number' || typeof v === 'bigint');
   const allStr = items.every((v) => typeof v === 'string');
   if (!allNum && !allStr) return c.fail('type', `${fn}: can only sort numbers or strings (all of one kind)`);
-  c.charge(items.length * Math.max(1, Math.ceil(Math.log2(items.length + 1))));
+  c.charge(sortSteps(items.length));
   const cmp = allStr
-    ? (a: Value, b: Value) => compareStrings(a as string, b as string)
+    ? (a: Value, b: Value) => compareCharged(c, a as string, b as string)
     : (a: Value, b: Value) => ((a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0);
   return [...items].sort(desc ? (a, b) => cmp(b, a) : cmp);
 }
@@ -110,6 +118,7 @@ function bitFn(op: (a: bigint, b: bigint) => bigint, shift = false): BuiltinDef 
   return {
     min: 2,
     max: 2,
+    cost: 'pick',
     fn: (c, [a, b]) => {
       if (typeof a !== 'bigint' || typeof b !== 'bigint') return c.fail('type', `bit operations take two ints, got ${typeName(a)} and ${typeName(b)}`);
       if (shift && b < 0n) return c.fail('call', `invalid operation: negative shift count ${b}`);
@@ -124,50 +133,63 @@ export const BUILTINS: Record<string, BuiltinDef> = {
   len: {
     min: 1,
     max: 1,
+    cost: 'pick', // constant for lists; strings and maps are charged here
     fn: (c, [v]) => {
-      if (typeof v === 'string') return BigInt(utf8Length(v));
+      if (typeof v === 'string') {
+        c.charge(charSteps(v.length));
+        return BigInt(utf8Length(v));
+      }
       if (Array.isArray(v)) return BigInt(v.length);
-      if (isMap(v)) return BigInt(Object.keys(v).length);
+      if (isMap(v)) {
+        const n = Object.keys(v).length;
+        c.charge(n * KEY_STEPS);
+        return BigInt(n);
+      }
       return c.fail('type', `invalid argument for len (type ${typeName(v)})`);
     },
   },
-  type: { min: 1, max: 1, fn: (_c, [v]) => typeName(v) },
+  type: { min: 1, max: 1, cost: 'pick', fn: (_c, [v]) => typeName(v) },
   abs: {
     min: 1,
     max: 1,
+    cost: 'pick',
     fn: (c, [v]) => {
       const n = numeric(c, 'abs', v);
       return typeof n === 'bigint' ? (n < 0n ? wrapInt(-n) : n) : Math.abs(n);
     },
   },
-  ceil: { min: 1, max: 1, fn: (c, [v]) => Math.ceil(Number(numeric(c, 'ceil', v))) },
-  floor: { min: 1, max: 1, fn: (c, [v]) => Math.floor(Number(numeric(c, 'floor', v))) },
+  ceil: { min: 1, max: 1, cost: 'pick', fn: (c, [v]) => Math.ceil(Number(numeric(c, 'ceil', v))) },
+  floor: { min: 1, max: 1, cost: 'pick', fn: (c, [v]) => Math.floor(Number(numeric(c, 'floor', v))) },
   round: {
     min: 1,
     max: 1,
+    cost: 'pick',
     fn: (c, [v]) => {
       const x = Number(numeric(c, 'round', v));
       return x < 0 ? -Math.round(-x) : Math.round(x); // half away from zero, as Go's math.Round
     },
   },
-  int: { min: 1, max: 1, fn: (c, [v]) => toInt(c, 'int', v) },
-  float: { min: 1, max: 1, fn: (c, [v]) => toFloat(c, 'float', v) },
-  asInt: { min: 1, max: 1, fn: (c, [v]) => toInt(c, 'asInt', v) },
-  asFloat: { min: 1, max: 1, fn: (c, [v]) => toFloat(c, 'asFloat', v) },
-  string: { min: 1, max: 1, fn: (c, [v]) => formatGo(v, c) },
+  int: { min: 1, max: 1, cost: 'scan', fn: (c, [v]) => toInt(c, 'int', v) },
+  float: { min: 1, max: 1, cost: 'scan', fn: (c, [v]) => toFloat(c, 'float', v) },
+  asInt: { min: 1, max: 1, cost: 'scan', fn: (c, [v]) => toInt(c, 'asInt', v) },
+  asFloat: { min: 1, max: 1, cost: 'scan', fn: (c, [v]) => toFloat(c, 'asFloat', v) },
+  string: { min: 1, max: 1, cost: 'build', fn: (c, [v]) => formatGo(v, c) },
   max: {
     min: 1,
     max: Infinity,
+    cost: 'scan',
     fn: (c, args) => numbers(c, 'max', args).reduce<number | bigint | null>((m, x) => (m === null || x > m ? x : m), null),
   },
   min: {
     min: 1,
     max: Infinity,
+    cost: 'scan',
     fn: (c, args) => numbers(c, 'min', args).reduce<number | bigint | null>((m, x) => (m === null || x < m ? x : m), null),
   },
   mean: {
     min: 1,
     max: Infinity,
+    cost: 'scan',
     fn: (c, args) => {
       const xs = numbers(c, 'mean', args);
       return xs.length === 0 ? 0 : xs.reduce<number>((s, x) => s + Number(x), 0) / xs.length;
@@ -176,33 +198,37 @@ export const BUILTINS: Record<string, BuiltinDef> = {
   median: {
     min: 1,
     max: Infinity,
+    cost: 'scan',
     fn: (c, args) => {
       const xs = numbers(c, 'median', args)
         .map(Number)
         .sort((a, b) => a - b);
+      c.charge(sortSteps(xs.length));
       if (xs.length === 0) return 0;
       const mid = xs.length >> 1;
       return xs.length % 2 === 1 ? xs[mid] : (xs[mid - 1] + xs[mid]) / 2;
     },
   },
-  toJSON: { min: 1, max: 1, fn: (c, [v]) => toJson(v, c, '  ') },
-  toJson: { min: 1, max: 1, fn: (c, [v]) => toJson(v, c) },
-  fromJSON: { min: 1, max: 1, fn: (c, args) => fromJsonText(c, 'fromJSON', str(c, 'fromJSON', args, 0)) },
-  fromJson: { min: 1, max: 1, fn: (c, args) => fromJsonText(c, 'fromJson', str(c, 'fromJson', args, 0)) },
-  toBase64: { min: 1, max: 1, fn: (c, args) => c.checkString(utf8(str(c, 'toBase64', args, 0)).toString('base64')) },
+  toJSON: { min: 1, max: 1, cost: 'build', fn: (c, [v]) => toJson(v, c, '  ') },
+  toJson: { min: 1, max: 1, cost: 'build', fn: (c, [v]) => toJson(v, c) },
+  fromJSON: { min: 1, max: 1, cost: 'build', fn: (c, args) => fromJsonText(c, 'fromJSON', str(c, 'fromJSON', args, 0)) },
+  fromJson: { min: 1, max: 1, cost: 'build', fn: (c, args) => fromJsonText(c, 'fromJson', str(c, 'fromJson', args, 0)) },
+  toBase64: { min: 1, max: 1, cost: 'build', fn: (c, args) => c.checkString(utf8(str(c, 'toBase64', args, 0)).toString('base64')) },
   fromBase64: {
     min: 1,
     max: 1,
+    cost: 'build',
     fn: (c, args) => {
       const s = str(c, 'fromBase64', args, 0);
       if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(s)) return c.fail('call', 'fromBase64: illegal base64 data');
       return Buffer.from(s, 'base64').toString('utf8');
     },
   },
-  first: { min: 1, max: 1, fn: (c, args) => (list(c, 'first', args, 0)[0] ?? null) },
+  first: { min: 1, max: 1, cost: 'pick', fn: (c, args) => (list(c, 'first', args, 0)[0] ?? null) },
   last: {
     min: 1,
     max: 1,
+    cost: 'pick',
     fn: (c, args) => {
       const xs = list(c, 'last', args, 0);
       return xs.length ? xs[xs.length - 1] : null;
@@ -211,6 +237,7 @@ export const BUILTINS: Record<string, BuiltinDef> = {
   get: {
     min: 2,
     max: 2,
+    cost: 'pick',
     fn: (_c, [from, key]) => {
       if (Array.isArray(from) && (typeof key === 'bigint' || typeof key === 'number')) {
         let i = Number(key);
@@ -224,6 +251,7 @@ export const BUILTINS: Record<string, BuiltinDef> = {
   take: {
     min: 2,
     max: 2,
+    cost: 'build',
     fn: (c, args) => {
       const xs = list(c, 'take', args, 0);
       const n = int(c, 'take', args, 1);
@@ -234,50 +262,50 @@ export const BUILTINS: Record<string, BuiltinDef> = {
   keys: {
     min: 1,
     max: 1,
+    cost: 'build',
     fn: (c, args) => {
-      const keys = Object.keys(map(c, 'keys', args, 0)).sort(compareStrings);
-      c.charge(keys.length);
-      return keys;
+      return sortedKeys(c, map(c, 'keys', args, 0));
     },
   },
   values: {
     min: 1,
     max: 1,
+    cost: 'build',
     fn: (c, args) => {
       const m = map(c, 'values', args, 0);
-      const keys = Object.keys(m).sort(compareStrings);
-      c.charge(keys.length);
-      return keys.map((k) => m[k] ?? null);
+      return sortedKeys(c, m).map((k) => m[k] ?? null);
     },
   },
   toPairs: {
     min: 1,
     max: 1,
+    cost: 'build',
     fn: (c, args) => {
       const m = map(c, 'toPairs', args, 0);
-      const keys = Object.keys(m).sort(compareStrings);
-      c.charge(keys.length);
-      return keys.map((k) => [k, m[k] ?? null]);
+      c.alloc(Object.keys(m).length * 3 * ELEMENT_BYTES);
+      return sortedKeys(c, m).map((k) => [k, m[k] ?? null]);
     },
   },
   fromPairs: {
     min: 1,
     max: 1,
+    cost: 'build',
     fn: (c, args) => {
       const pairs = list(c, 'fromPairs', args, 0);
       c.charge(pairs.length);
       const out = newMap();
       for (const p of pairs) {
         if (!Array.isArray(p) || p.length !== 2) return c.fail('call', 'fromPairs: every element must be a [key, value] pair');
-        out[keyString(c, 'fromPairs', p[0])] = p[1];
+        out[chargeKey(c, keyString(c, 'fromPairs', p[0]))] = p[1];
       }
       return out;
     },
   },
-  reverse: { min: 1, max: 1, fn: (c, args) => [...list(c, 'reverse', args, 0)].reverse() },
+  reverse: { min: 1, max: 1, cost: 'build', fn: (c, args) => [...list(c, 'reverse', args, 0)].reverse() },
   uniq: {
     min: 1,
     max: 1,
+    cost: 'build',
     fn: (c, args) => {
       const out: Value[] = [];
       for (const v of list(c, 'uniq', args, 0)) {
@@ -290,12 +318,12 @@ export const BUILTINS: Record<string, BuiltinDef> = {
   concat: {
     min: 1,
     max: Infinity,
+    cost: 'build',
     fn: (c, args) => {
       const out: Value[] = [];
       args.forEach((_a, i) => {
         const xs = list(c, 'concat', args, i);
-        c.charge(xs.length);
-        out.push(...xs);
+        for (let j = 0; j < xs.length; j++) out.push(xs[j]);
       });
       return out;
     },
@@ -303,16 +331,18 @@ export const BUILTINS: Record<string, BuiltinDef> = {
   flatten: {
     min: 1,
     max: 1,
+    cost: 'build',
     fn: (c, args) => {
       const out: Value[] = [];
       flatten(c, list(c, 'flatten', args, 0), out, 0);
       return out;
     },
   },
-  sort: { min: 1, max: 2, fn: (c, args) => sortValues(c, 'sort', [...list(c, 'sort', args, 0)], order(c, 'sort', args[1])) },
+  sort: { min: 1, max: 2, cost: 'build', fn: (c, args) => sortValues(c, 'sort', [...list(c, 'sort', args, 0)], order(c, 'sort', args[1])) },
   jsonpath: {
     min: 2,
     max: 2,
+    cost: 'build',
     fn: (c, args) => {
       const doc = typeof args[0] === 'string' ? fromJsonText(c, 'jsonpath', args[0]) : args[0];
       return jsonPath(c, doc, str(c, 'jsonpath', args, 1));
@@ -328,6 +358,7 @@ export const BUILTINS: Record<string, BuiltinDef> = {
   bitnot: {
     min: 1,
     max: 1,
+    cost: 'pick',
     fn: (c, [a]) => (typeof a === 'bigint' ? ~a : argError(c, 'bitnot', 0, 'an int', a)),
   },
 };

@@ -69,8 +69,9 @@ export function compileBinary(node: BinaryNode, compileChild: (n: Node) => Fn, i
       return (c) => {
         const a = L(c);
         const b = R(c);
-        if (a === b) return want;
         c.at = node;
+        if (typeof a === 'string') return valuesEqual(a, b, c) === want;
+        if (a === b) return want;
         return valuesEqual(a, b, c) === want;
       };
     }

@@ -2,6 +2,7 @@ import { readMember, readSlice } from './access.js';
 import { countNodes, type Node } from './ast.js';
 import { BUILTINS, UNSUPPORTED_BUILTINS } from './builtins.js';
 import { nodeError, SHORT, sourceText, type EvalContext, type ProgramInfo } from './context.js';
+import { callBuiltin, chargeKey } from './cost.js';
 import type { ExprErrorCode } from './errors.js';
 import type { ExprLimits } from './limits.js';
 import { negate } from './ops.js';
@@ -260,6 +261,7 @@ export class NodeCompiler {
         else {
           k = p.key(c);
           if (typeof k !== 'string') return c.fail('type', `map keys must be strings, got ${typeName(k)}`, p.keyNode);
+          chargeKey(c, k);
         }
         out[k] = p.value(c);
       }
@@ -282,13 +284,11 @@ export class NodeCompiler {
       return this.fail('syntax', `${label} takes ${want} argument${want === '1' ? '' : 's'}, got ${n}`, node);
     }
     const args = node.args.map((a) => this.compile(a, scope, false));
-    const fn = def.fn;
     return (c) => {
       const values = new Array<Value>(args.length);
       for (let i = 0; i < args.length; i++) values[i] = args[i](c);
       c.at = node;
-      const out = fn(c, values);
-      return out === undefined ? null : out;
+      return callBuiltin(c, label, def, values);
     };
   }
 

@@ -2,7 +2,7 @@ import { forEachChild, type Node } from './ast.js';
 import { NodeCompiler, type Fn } from './compile-node.js';
 import { EvalContext, nodeError, type ProgramInfo } from './context.js';
 import { ExprError } from './errors.js';
-import { resolveLimits, type ExprLimits } from './limits.js';
+import { DEFAULT_LIMITS, resolveLimits, type ExprLimits } from './limits.js';
 import { parse } from './parser.js';
 import { isMap, type Value, type ValueMap } from './values.js';
 
@@ -44,7 +44,7 @@ export class CompiledExpression {
    * expression. Throws ExprError for every problem caused by the expression or its input.
    */
   evaluate(env: ExprEnv): unknown {
-    return exportValue(this.evaluateRaw(env));
+    return exportValue(this.evaluateRaw(env), this.limits.maxSteps, this.what);
   }
 
   /** Evaluates and returns the internal value (ints as bigint), e.g. to format it exactly. */
@@ -63,12 +63,16 @@ export class CompiledExpression {
       return v === undefined ? null : v;
     } catch (err) {
       if (err instanceof ExprError) throw err;
-      // Deep recursion in the host's data (cyclic objects, huge nesting) must not escape as a
-      // RangeError; any other non-expression exception is a bug and is rethrown untouched.
-      if (err instanceof RangeError && /call stack/i.test(err.message)) {
-        throw nodeError(this.info, 'limit', 'evaluation nested too deeply (the input is too deep or cyclic)', ctx.at ?? this.rootNode);
+      // Only ExprErrors leave an evaluation, so every caller (event endpoint, controller) treats
+      // whatever an expression does as the expression's failure. Deep recursion in the host's
+      // data (cyclic objects, huge nesting) or a value too large for the JS engine is a limit;
+      // anything else is a bug of ours, reported as such with the original message.
+      const at = ctx.at ?? this.rootNode;
+      if (err instanceof RangeError) {
+        if (/call stack/i.test(err.message)) throw nodeError(this.info, 'limit', 'evaluation nested too deeply (the input is too deep or cyclic)', at);
+        throw nodeError(this.info, 'limit', `a value would be too large (${err.message})`, at);
       }
-      throw err;
+      throw nodeError(this.info, 'call', `internal error (please report it): ${err instanceof Error ? err.message : String(err)}`, at);
     } finally {
       ctx.end();
       this.spare = ctx;
@@ -114,46 +118,53 @@ function checkDepth(root: Node, limits: ExprLimits, info: ProgramInfo): void {
   }
 }
 
-/** Internal value → plain JS (bigint → number), copying only what contains ints. */
-export function exportValue(v: Value): unknown {
+/**
+ * Internal value → plain JS (bigint → number), copying only what contains ints. A value built by
+ * an expression can share parts (`let a = [x, x]; [a, a]` doubles per level), so each part is
+ * converted once (memoized by identity) and the walk is bounded: it never costs more than
+ * `maxValues` distinct lists and maps, whatever the sharing.
+ */
+export function exportValue(v: Value, maxValues: number = DEFAULT_LIMITS.maxSteps, what?: string): unknown {
   if (typeof v === 'bigint') return Number(v);
   if (v === undefined) return null;
   if (typeof v !== 'object' || v === null) return v;
-  const stack: unknown[] = [];
-  return exportDeep(v, stack);
+  const budget = { left: maxValues, max: maxValues, what };
+  return exportDeep(v, new Map(), budget, 0);
 }
 
-function exportDeep(v: Value, seen: unknown[]): unknown {
+function exportDeep(v: Value, memo: Map<object, unknown>, budget: { left: number; max: number; what?: string }, depth: number): unknown {
   if (typeof v === 'bigint') return Number(v);
   if (v === undefined) return null;
   if (typeof v !== 'object' || v === null) return v;
-  if (seen.includes(v) || seen.length > 200) return v; // cyclic or absurdly deep host data: leave as is
-  seen.push(v);
-  try {
-    if (Array.isArray(v)) {
-      let out: unknown[] | null = null;
-      for (let i = 0; i < v.length; i++) {
-        const x = exportDeep(v[i], seen);
-        if (x !== v[i] && out === null) out = v.slice(0, i);
-        if (out) out.push(x);
-      }
-      return out ?? v;
+  if (memo.has(v)) return memo.get(v); // shared, or cyclic host data (then the original)
+  if (depth > 200) return v; // absurdly deep host data: left as is
+  if (--budget.left < 0) throw new ExprError({ code: 'limit', what: budget.what, reason: `the result is too large to return (more than ${budget.max} steps to convert it)` });
+  memo.set(v, v);
+  let result: unknown = v;
+  if (Array.isArray(v)) {
+    budget.left -= v.length >> 4;
+    let out: unknown[] | null = null;
+    for (let i = 0; i < v.length; i++) {
+      const x = exportDeep(v[i], memo, budget, depth + 1);
+      if (x !== v[i] && out === null) out = v.slice(0, i);
+      if (out) out.push(x);
     }
-    if (!isMap(v)) return v;
+    result = out ?? v;
+  } else if (isMap(v)) {
     let out: Record<string, unknown> | null = null;
     const keys = Object.keys(v);
+    budget.left -= keys.length >> 4;
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i];
-      const x = exportDeep(v[k], seen);
+      const x = exportDeep(v[k], memo, budget, depth + 1);
       if (x !== v[k] && out === null) {
         out = Object.create(null) as Record<string, unknown>;
         for (let j = 0; j < i; j++) out[keys[j]] = v[keys[j]];
       }
       if (out) out[k] = x;
     }
-    return out ?? v;
-  } finally {
-    seen.pop();
+    result = out ?? v;
   }
+  memo.set(v, result);
+  return result;
 }
-

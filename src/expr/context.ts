@@ -16,6 +16,8 @@ export interface ProgramInfo {
  */
 export class EvalContext implements Meter {
   steps = 0;
+  /** Estimated bytes built so far (see cost.ts). */
+  bytes = 0;
   at: Node | null = null;
   env: ValueMap;
   readonly slots: Value[];
@@ -37,6 +39,7 @@ export class EvalContext implements Meter {
   begin(env: ValueMap): void {
     this.env = env;
     this.steps = 0;
+    this.bytes = 0;
     this.at = null;
   }
 
@@ -50,6 +53,13 @@ export class EvalContext implements Meter {
     this.steps += steps;
     if (this.steps > this.limits.maxSteps) {
       this.fail('limit', `evaluation took more than ${this.limits.maxSteps} steps (the expression or its input is too large)`);
+    }
+  }
+
+  alloc(bytes: number): void {
+    this.bytes += bytes;
+    if (this.bytes > this.limits.maxMemory) {
+      this.fail('limit', `evaluation would build more than ${this.limits.maxMemory >> 20} MiB of values (the expression or its input is too large)`);
     }
   }
 

@@ -62,7 +62,7 @@ export function compileValue(source: string, what: string, options: ValueOptions
     evaluate(env) {
       const v = expression.evaluateRaw(env);
       if (!allowNil && (v === null || v === undefined)) throw expression.resultError(`${what} evaluated to nil`);
-      return exportValue(v);
+      return exportValue(v, expression.limits.maxSteps, what);
     },
   };
 }
@@ -70,6 +70,7 @@ export function compileValue(source: string, what: string, options: ValueOptions
 /** A budget for formatting values outside an evaluation (same limits as evaluations). */
 export function standaloneMeter(what?: string): Meter {
   let steps = 0;
+  let bytes = 0;
   const limit = (reason: string): never => {
     throw new ExprError({ code: 'limit', reason, what });
   };
@@ -77,6 +78,10 @@ export function standaloneMeter(what?: string): Meter {
     charge(n) {
       steps += n;
       if (steps > DEFAULT_LIMITS.maxSteps) limit(`value is too large to format (more than ${DEFAULT_LIMITS.maxSteps} steps)`);
+    },
+    alloc(n) {
+      bytes += n;
+      if (bytes > DEFAULT_LIMITS.maxMemory) limit(`value is too large to format (more than ${DEFAULT_LIMITS.maxMemory >> 20} MiB)`);
     },
     limit,
     maxValueDepth: DEFAULT_LIMITS.maxValueDepth,

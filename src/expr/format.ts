@@ -1,4 +1,4 @@
-import { compareStrings, isMap, typeName, type Meter, type Value } from './values.js';
+import { isMap, sortedKeys, typeName, type Meter, type Value } from './values.js';
 
 /**
  * Text forms of values. Three are needed because the peer system uses three:
@@ -17,6 +17,8 @@ export function formatGoFloat(x: number): string {
   if (x === Infinity) return '+Inf';
   if (x === -Infinity) return '-Inf';
   if (x === 0) return Object.is(x, -0) ? '-0' : '0';
+  const ax = Math.abs(x);
+  if (ax >= 1e-4 && ax < 1e6) return String(x); // fixed notation: JS and Go print the same digits
   const [mant, expText] = x.toExponential().split('e');
   const exp = Number(expText);
   if (exp < -4 || exp >= 6) {
@@ -38,6 +40,7 @@ export function formatGo(v: Value, meter: Meter, depth = 0): string {
     case 'bigint':
       return v.toString();
     case 'number':
+      meter.charge(2); // a few string operations per float
       return formatGoFloat(v);
     default:
       break;
@@ -55,8 +58,7 @@ export function formatGo(v: Value, meter: Meter, depth = 0): string {
     return out.toString();
   }
   if (isMap(v)) {
-    const keys = Object.keys(v).sort(compareStrings);
-    meter.charge(keys.length);
+    const keys = sortedKeys(meter, v);
     out.push('map[');
     keys.forEach((k, i) => {
       if (i > 0) out.push(' ');
@@ -111,8 +113,8 @@ function writeJson(v: Value, meter: Meter, indent: string, prefix: string, depth
     return;
   }
   if (isMap(v)) {
-    const keys = Object.keys(v).sort(compareStrings);
-    meter.charge(keys.length + 1);
+    const keys = sortedKeys(meter, v);
+    meter.charge(1);
     if (keys.length === 0) return out.push('{}');
     out.push('{');
     keys.forEach((k, i) => {

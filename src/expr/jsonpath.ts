@@ -1,4 +1,5 @@
 import type { EvalContext } from './context.js';
+import { parseFilter, testFilter, type Filter } from './jsonpath-filter.js';
 import { isMap, typeName, type Value } from './values.js';
 
 /**
@@ -6,7 +7,8 @@ import { isMap, typeName, type Value } from './values.js';
  * Supported: `$`, `.name`, `['name']`, `[n]` (negative from the end), `[*]` / `.*`, `[a:b]`,
  * unions `[0,2]` / `['a','b']` and recursive descent `..name`. A definite path (no wildcard,
  * slice, union or descent) returns the value itself and fails on a missing key; any other path
- * returns the list of matches. Filters (`[?(...)]`) are not supported and say so.
+ * returns the list of matches. Filters `[?(...)]` keep the elements of a list (or values of a
+ * map) for which the filter holds (jsonpath-filter.ts), e.g. `$.employees[?(@.name=="x")].age`.
  */
 
 type Segment =
@@ -14,10 +16,12 @@ type Segment =
   | { t: 'index'; idx: number[] }
   | { t: 'all' }
   | { t: 'slice'; from: number | null; to: number | null }
-  | { t: 'descend'; key: string | null };
+  | { t: 'descend'; key: string | null }
+  | { t: 'filter'; f: Filter; size: number };
 
 function parsePath(c: EvalContext, path: string): { segs: Segment[]; definite: boolean } {
-  const bad = (why: string): never => c.fail('call', `jsonpath: invalid path ${JSON.stringify(path)}: ${why}`);
+  const bad = (why: string): never => c.fail('call', `jsonpath: invalid path ${JSON.stringify(path.length > 200 ? path.slice(0, 200) + '…' : path)}: ${why}`);
+  c.charge(path.length >> 1); // parsed character by character
   let i = 0;
   if (path[0] === '$') i = 1;
   const segs: Segment[] = [];
@@ -61,7 +65,9 @@ function parsePath(c: EvalContext, path: string): { segs: Segment[]; definite: b
         definite = false;
         segs.push({ t: 'all' });
       } else if (body.startsWith('?')) {
-        bad('filter expressions are not supported');
+        definite = false;
+        const { filter, size } = parseFilter(body.slice(1), bad);
+        segs.push({ t: 'filter', f: filter, size });
       } else if (/^-?\d*\s*:\s*-?\d*$/.test(body)) {
         const [a, b] = body.split(':').map((x) => x.trim());
         definite = false;
@@ -88,12 +94,15 @@ function parsePath(c: EvalContext, path: string): { segs: Segment[]; definite: b
 
 function findClose(path: string, open: number): number {
   let quote = '';
+  let depth = 0;
   for (let i = open + 1; i < path.length; i++) {
     const ch = path[i];
     if (quote) {
-      if (ch === quote) quote = '';
+      if (ch === '\\') i++;
+      else if (ch === quote) quote = '';
     } else if (ch === "'" || ch === '"') quote = ch;
-    else if (ch === ']') return i;
+    else if (ch === '[') depth++;
+    else if (ch === ']' && depth-- === 0) return i;
   }
   return -1;
 }
@@ -123,14 +132,14 @@ export function jsonPath(c: EvalContext, doc: Value, path: string): Value {
   let nodes: Value[] = [doc];
   for (const seg of segs) {
     const next: Value[] = [];
-    for (const n of nodes) step(c, seg, n, next, definite, path, 0);
+    for (const n of nodes) step(c, seg, n, next, definite, path, 0, doc);
     c.charge(next.length + 1);
     nodes = next;
   }
   return definite ? (nodes[0] ?? null) : nodes;
 }
 
-function step(c: EvalContext, seg: Segment, n: Value, out: Value[], definite: boolean, path: string, depth: number): void {
+function step(c: EvalContext, seg: Segment, n: Value, out: Value[], definite: boolean, path: string, depth: number, doc: Value): void {
   const missing = (what: string): void => {
     if (definite) c.fail('call', `jsonpath ${JSON.stringify(path)}: ${what}`);
   };
@@ -153,23 +162,31 @@ function step(c: EvalContext, seg: Segment, n: Value, out: Value[], definite: bo
       }
       return;
     case 'all':
-      if (Array.isArray(n)) out.push(...(n as Value[]));
+      if (Array.isArray(n)) for (const x of n as Value[]) out.push(x);
       else if (isMap(n)) for (const k of Object.keys(n)) out.push(n[k] ?? null);
       return;
     case 'slice': {
       if (!Array.isArray(n)) return;
       const len = n.length;
       const norm = (x: number | null, dflt: number): number => (x === null ? dflt : x < 0 ? Math.max(0, len + x) : Math.min(x, len));
-      out.push(...(n.slice(norm(seg.from, 0), norm(seg.to, len)) as Value[]));
+      for (let i = norm(seg.from, 0); i < norm(seg.to, len); i++) out.push(n[i] ?? null);
       return;
     }
     case 'descend': {
       if (depth >= c.maxValueDepth) c.limit(`value is nested more than ${c.maxValueDepth} levels deep`);
-      c.charge(1);
       const children: Value[] = Array.isArray(n) ? (n as Value[]) : isMap(n) ? Object.keys(n).map((k) => n[k] ?? null) : [];
-      if (seg.key === null) out.push(...children);
+      c.charge(4 + children.length);
+      if (seg.key === null) for (const x of children) out.push(x);
       else if (isMap(n) && Object.hasOwn(n, seg.key)) out.push(n[seg.key] ?? null);
-      for (const child of children) step(c, seg, child, out, definite, path, depth + 1);
+      for (const child of children) step(c, seg, child, out, definite, path, depth + 1, doc);
+      return;
+    }
+    case 'filter': {
+      const children: Value[] = Array.isArray(n) ? (n as Value[]) : isMap(n) ? Object.keys(n).map((k) => n[k] ?? null) : [];
+      for (const child of children) {
+        c.charge(seg.size);
+        if (testFilter(c, seg.f, child, doc)) out.push(child);
+      }
       return;
     }
   }

@@ -1,4 +1,5 @@
 import type { EvalContext } from './context.js';
+import { CHAR_BYTES, charSteps, ELEMENT_BYTES, SHORT_STRING } from './cost.js';
 import { compareStrings, isMap, mapHas, typeName, valuesEqual, wrapInt, type Value } from './values.js';
 
 /**
@@ -26,7 +27,13 @@ const isNum = (v: Value): v is number | bigint => typeof v === 'number' || typeo
 
 export function add(c: EvalContext, a: Value, b: Value): Value {
   if (typeof a === 'bigint' && typeof b === 'bigint') return wrapInt(a + b);
-  if (typeof a === 'string' && typeof b === 'string') return c.checkString(a + b);
+  if (typeof a === 'string' && typeof b === 'string') {
+    const n = a.length + b.length;
+    if (n > c.maxStringLength) return c.limit(`result string would be longer than ${c.maxStringLength} characters`);
+    c.charge(charSteps(n));
+    c.alloc(n * CHAR_BYTES);
+    return a + b;
+  }
   if (isNum(a) && isNum(b)) return Number(a) + Number(b);
   return typeError(c, '+', a, b);
 }
@@ -64,6 +71,7 @@ export function compare(c: EvalContext, op: string, a: Value, b: Value): boolean
     // JS compares bigint with number exactly.
     r = a < b ? -1 : a > b ? 1 : a === b || a == b ? 0 : NaN;
   } else if (typeof a === 'string' && typeof b === 'string') {
+    if (a.length > SHORT_STRING && b.length > SHORT_STRING) c.charge(charSteps(Math.min(a.length, b.length)));
     r = compareStrings(a, b);
   } else {
     return typeError(c, op, a, b);
@@ -114,6 +122,7 @@ export function inStringSet(c: EvalContext, needle: Value, set: ReadonlySet<stri
 export function stringOperands(c: EvalContext, op: string, a: Value, b: Value): [string, string] | null {
   if (a === null || a === undefined || b === null || b === undefined) return null;
   if (typeof a !== 'string' || typeof b !== 'string') return typeError(c, op, a, b);
+  if (a.length > SHORT_STRING) c.charge(charSteps(op === 'contains' ? a.length : b.length));
   return [a, b];
 }
 
@@ -123,7 +132,8 @@ export function range(c: EvalContext, a: Value, b: Value): Value {
   const size = b - a + 1n;
   if (size > BigInt(c.limits.maxSteps)) return c.limit(`range ${a}..${b} has more than ${c.limits.maxSteps} elements`);
   const n = Number(size);
-  c.charge(n);
+  c.charge(2 * n); // each element is a bigint of its own: allocated, not just stored
+  c.alloc(n * (ELEMENT_BYTES + 16));
   const out: bigint[] = new Array<bigint>(n);
   for (let i = 0; i < n; i++) out[i] = a + BigInt(i);
   return out;

@@ -1,8 +1,12 @@
 import type { Node } from './ast.js';
-import { keyString } from './builtins-support.js';
+import { compareCharged, keyString } from './builtins-support.js';
 import type { EvalContext } from './context.js';
+import { chargeKey, ELEMENT_BYTES, KEY_BYTES, MAP_BYTES } from './cost.js';
 import { describeValue } from './format.js';
-import { compareStrings, newMap, typeName, wrapInt, type Value } from './values.js';
+import { compareStrings, newMap, sortSteps, typeName, wrapInt, type Value } from './values.js';
+
+/** A group's list as V8 grows it on the first push (room for 17 elements). */
+const GROUP_BYTES = 192;
 
 /**
  * The predicate builtins (`all`, `any`, `filter`, `map`, `reduce`, ...). The closure body is
@@ -66,11 +70,13 @@ export function compilePredicateCall(p: PredicateParts): Fn {
         const xs = items(c);
         const out: Value[] = [];
         for (let i = 0; i < xs.length; i++) if (bool(c, name, run(c, xs, i))) out.push(xs[i]);
+        c.alloc(out.length * ELEMENT_BYTES);
         return out;
       };
     case 'map':
       return (c) => {
         const xs = items(c);
+        c.alloc(xs.length * ELEMENT_BYTES);
         const out: Value[] = new Array<Value>(xs.length);
         for (let i = 0; i < xs.length; i++) out[i] = run(c, xs, i);
         return out;
@@ -119,8 +125,15 @@ export function compilePredicateCall(p: PredicateParts): Fn {
       return (c) => {
         const xs = items(c);
         const out = newMap();
+        c.alloc(MAP_BYTES + xs.length * ELEMENT_BYTES);
         for (let i = 0; i < xs.length; i++) {
           const key = keyString(c, 'groupBy', run(c, xs, i));
+          c.charge(2); // a hash-table insert per element
+          if (!Object.hasOwn(out, key)) {
+            chargeKey(c, key);
+            c.charge(4); // a new key and its list
+            c.alloc(KEY_BYTES + GROUP_BYTES);
+          }
           const group = (Object.hasOwn(out, key) ? out[key] : (out[key] = [])) as Value[];
           group.push(xs[i]);
         }
@@ -129,6 +142,7 @@ export function compilePredicateCall(p: PredicateParts): Fn {
     case 'sortBy':
       return (c) => {
         const xs = items(c);
+        c.alloc(xs.length * ELEMENT_BYTES * 3);
         const keys: Value[] = [];
         for (let i = 0; i < xs.length; i++) keys.push(run(c, xs, i));
         const dir = extra ? extra(c) : 'asc';
@@ -136,9 +150,9 @@ export function compilePredicateCall(p: PredicateParts): Fn {
         const allNum = keys.every((k) => typeof k === 'number' || typeof k === 'bigint');
         const allStr = keys.every((k) => typeof k === 'string');
         if (!allNum && !allStr) return c.fail('type', 'sortBy: the predicate must give only numbers or only strings');
-        c.charge(xs.length * Math.max(1, Math.ceil(Math.log2(xs.length + 1))));
+        c.charge(sortSteps(xs.length));
         const sign = dir === 'desc' ? -1 : 1;
-        const sortedIdx = keys.map((_k, i) => i).sort((a, b) => compareKeys(keys[a], keys[b]) * sign);
+        const sortedIdx = keys.map((_k, i) => i).sort((a, b) => compareKeys(c, keys[a], keys[b]) * sign);
         return sortedIdx.map((i) => xs[i]);
       };
     case 'reduce':
@@ -159,7 +173,7 @@ export function compilePredicateCall(p: PredicateParts): Fn {
   }
 }
 
-function compareKeys(a: Value, b: Value): number {
-  if (typeof a === 'string' && typeof b === 'string') return compareStrings(a, b);
+function compareKeys(c: EvalContext, a: Value, b: Value): number {
+  if (typeof a === 'string' && typeof b === 'string') return compareCharged(c, a, b);
   return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
 }

@@ -65,6 +65,8 @@ export function wrapInt(v: bigint): bigint {
 /** Charges work against an evaluation budget; supplied by the evaluator. */
 export interface Meter {
   charge(steps: number): void;
+  /** Charges the estimated bytes of a value being built against the memory budget. */
+  alloc(bytes: number): void;
   /** Fails with a limit error (value too deep, string too long, ...). */
   limit(reason: string): never;
   readonly maxValueDepth: number;
@@ -76,6 +78,11 @@ export interface Meter {
  * maps key by key, nil equals nil, values of different types are simply not equal.
  */
 export function valuesEqual(a: Value, b: Value, meter: Meter, depth = 0): boolean {
+  if (typeof a === 'string') {
+    // Two long strings of one length are compared character by character: charged (16 per step).
+    if (typeof b === 'string' && a.length === b.length && a.length > 64) meter.charge(a.length >>> 4);
+    return a === b;
+  }
   if (a === b) return true;
   if (a === null || a === undefined) return b === null || b === undefined;
   if (b === null || b === undefined) return false;
@@ -93,8 +100,8 @@ export function valuesEqual(a: Value, b: Value, meter: Meter, depth = 0): boolea
   }
   if (Array.isArray(b) || !isMap(a) || !isMap(b)) return false;
   const ka = Object.keys(a);
+  meter.charge(ka.length * 8); // two maps' keys listed (see KEY_STEPS in cost.ts)
   if (ka.length !== Object.keys(b).length) return false;
-  meter.charge(ka.length);
   for (const k of ka) {
     if (!hasOwn(b, k) || !valuesEqual(a[k], b[k], meter, depth + 1)) return false;
   }
@@ -114,6 +121,25 @@ export function compareStrings(a: string, b: string): number {
     return x < y ? -1 : 1;
   }
   return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
+}
+
+/** Orders two strings like compareStrings, charging for the characters a long comparison reads. */
+export function compareCharged(meter: Meter, a: string, b: string): number {
+  const n = a.length < b.length ? a.length : b.length;
+  if (n > 64) meter.charge(n >>> 4);
+  return compareStrings(a, b);
+}
+
+/** Steps to sort n items: n·log2(n) comparisons. */
+export function sortSteps(n: number): number {
+  return n * Math.max(1, Math.ceil(Math.log2(n + 1)));
+}
+
+/** Keys of a map in Go's order (by code point), charged for listing and sorting them. */
+export function sortedKeys(meter: Meter, m: ValueMap): string[] {
+  const keys = Object.keys(m);
+  meter.charge(keys.length * 4 + sortSteps(keys.length)); // listing (KEY_STEPS in cost.ts) and sorting
+  return keys.sort((a, b) => compareCharged(meter, a, b));
 }
 
 /** Length of a string in UTF-8 bytes: Go's (and so expr-lang's) `len` of a string. */

@@ -17,6 +17,7 @@ import { fuzzAgent } from './agent-fuzz.js';
 import { BINDINGS, canaryEvent, fuzzCluster, type ClusterFuzzTarget } from './cluster-fuzz.js';
 import { fuzzPodPolicy } from './pod-policy-fuzz.js';
 import { fuzzPrototypeKeysInProcess, fuzzPrototypeKeysInSystem, fuzzRenderedValues } from './proto-fuzz.js';
+import { fuzzExpressionCost } from './expr-cost-fuzz.js';
 import { fuzzServer } from './server-fuzz.js';
 import { fuzzServerAbuse } from './server-abuse-fuzz.js';
 import { Tally, type TargetTally } from './tally.js';
@@ -93,11 +94,15 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
     say(`agent: ${o.per} tasks against a hostile plugin`);
     await fuzzAgent(rng.fork('agent'), tally, o.per, say);
 
+    say(`expression cost: ${o.per} hostile expressions in a child process under a watchdog`);
+    await fuzzExpressionCost(rng.fork('expr-cost'), tally, o.per, say);
+
     say(`cluster: ${o.per} mutated workflows, and templates, bindings and plugin ConfigMaps`);
     await fuzzCluster(rng.fork('cluster'), target, tally, o.per, say);
 
     say(`pod-policy escapes: ${o.per} hostile workflows and plugin sidecars`);
     await fuzzPodPolicy(rng.fork('pod-policy'), target, tally, o.per, say);
+
     say(`prototype keys (${o.per * 10} in process, ${o.per} through the system) and ${o.per} metacharacter values`);
     fuzzPrototypeKeysInProcess(rng.fork('proto-pure'), tally, o.per * 10);
     await fuzzPrototypeKeysInSystem(rng.fork('proto'), target, tally, o.per);

@@ -4,7 +4,7 @@ import { decode, Regex, RegexSyntaxError, type RegexMeter } from './vm.js';
 const free: RegexMeter = { charge: () => undefined };
 const test = (pattern: string, s: string): boolean => Regex.compile(pattern, 20_000).test(s, free);
 const find = (pattern: string, s: string): string[] | null => {
-  const m = Regex.compile(pattern, 20_000).exec(decode(s), 0, free);
+  const m = Regex.compile(pattern, 20_000).exec(decode(s, free), 0, free);
   if (!m) return null;
   const out: string[] = [];
   for (let i = 0; i < m.length; i += 2) out.push(m[i] < 0 ? '<unset>' : s.slice(m[i], m[i + 1]));

@@ -38,6 +38,11 @@ export class Regex {
     readonly source: string,
   ) {}
 
+  /** Number of instructions of the compiled program (what compiling it cost). */
+  get size(): number {
+    return this.prog.length;
+  }
+
   static compile(pattern: string, maxProgram: number): Regex {
     const parsed = parseRegex(pattern);
     const prog: Inst[] = [];
@@ -57,7 +62,7 @@ export class Regex {
 
   /** Whether the pattern matches anywhere in `s` (Go's MatchString). */
   test(s: string, meter: RegexMeter): boolean {
-    const input = decode(s);
+    const input = decode(s, meter);
     return this.run(input, 0, meter, true) !== null;
   }
 
@@ -77,7 +82,9 @@ export class Regex {
     const marks = new Int32Array(prog.length).fill(-1);
     let gen = 0;
     let matched: Int32Array | null = null;
-    let work = 0;
+    // Setting up a run touches the whole program; a SAVE copies every capture slot.
+    let work = prog.length >> 1;
+    const saveWork = ncap >> 1;
     const stack: { pc: number; caps: Int32Array }[] = [];
 
     const assertHolds = (kind: AssertKind, pos: number): boolean => {
@@ -117,6 +124,7 @@ export class Regex {
             stack.push({ pc: inst.next, caps });
             break;
           case SAVE: {
+            work += saveWork;
             const copy = caps.slice();
             copy[inst.alt] = pos;
             stack.push({ pc: inst.next, caps: copy });
@@ -158,7 +166,7 @@ export class Regex {
       }
       work += clist.length + 1;
       if (work >= 4096) {
-        meter.charge(work >> 4);
+        meter.charge(work >> 2);
         work = 0;
       }
       if (pos >= n) break;
@@ -166,7 +174,7 @@ export class Regex {
       if (nlist.length === 0 && matched !== null) break;
       clist = nlist;
     }
-    if (work > 0) meter.charge(work >> 4);
+    if (work > 0) meter.charge(work >> 2);
     if (matched === null) return null;
     const out = new Int32Array(ncap);
     for (let i = 0; i < ncap; i++) out[i] = matched[i] < 0 ? -1 : input.offs[matched[i]];
@@ -176,22 +184,25 @@ export class Regex {
 
 export interface DecodedInput {
   text: string;
-  cps: number[];
+  cps: Int32Array;
   /** UTF-16 offset of each code point, plus the text length at the end. */
-  offs: number[];
+  offs: Int32Array;
 }
 
-export function decode(text: string): DecodedInput {
-  const cps: number[] = [];
-  const offs: number[] = [];
-  for (let i = 0; i < text.length; ) {
+/** The code points of `text`, charged to `meter` (about two steps per 16 characters). */
+export function decode(text: string, meter: RegexMeter): DecodedInput {
+  meter.charge(text.length >> 3);
+  const cps = new Int32Array(text.length);
+  const offs = new Int32Array(text.length + 1);
+  let n = 0;
+  for (let i = 0; i < text.length; n++) {
     const cp = text.codePointAt(i) as number;
-    cps.push(cp);
-    offs.push(i);
+    cps[n] = cp;
+    offs[n] = i;
     i += cp > 0xffff ? 2 : 1;
   }
-  offs.push(text.length);
-  return { text, cps, offs };
+  offs[n] = text.length;
+  return { text, cps: n === text.length ? cps : cps.subarray(0, n), offs: n === text.length ? offs : offs.subarray(0, n + 1) };
 }
 
 /** Code point index of a UTF-16 offset (offsets always fall on code point starts here). */
