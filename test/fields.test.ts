@@ -18,6 +18,9 @@ import { captureLogger, eventually, waitForCompletion, workflow } from './contro
 import { adminKubeConfig, createTestNamespace, deleteTestNamespace } from './support/cluster.js';
 import { call, listWorkflows, startTestServer, type TestServer } from './support/server.js';
 
+/** Server mode needs a guard (issue 10): the shared token callers send. */
+const SHARED_TOKEN = 'fields-shared-token';
+
 let ns: string;
 let rawNs: string;
 let client: KubeClient;
@@ -48,7 +51,7 @@ beforeAll(async () => {
   await eventually(() => core.readNamespacedServiceAccount({ name: 'default', namespace: ns }), 'the default service account');
   controller = await startController({ kubeConfig: adminKubeConfig(), namespace: ns, metricsPort: 0, workers: 2, log: log });
   // A controller whose own size check is out of the way: only the API server's limit applies.
-  rest = await startTestServer({ namespace: ns, secure: false, authMode: 'server' });
+  rest = await startTestServer({ namespace: ns, secure: false, authMode: 'server', serverToken: SHARED_TOKEN, allowedNamespaces: [ns] });
   unbounded = await startController({ kubeConfig: adminKubeConfig(), namespace: rawNs, metricsPort: 0, workers: 2, log: raw.log, maxStatusBytes: 64 * 1024 * 1024 });
 }, 180_000);
 
@@ -64,6 +67,7 @@ afterAll(async () => {
 describe('no field is silently ignored (created directly, as kubectl would)', () => {
   it('the REST server answers 400 naming every unimplemented field, and stores nothing', async () => {
     const res = await call('POST', `${rest.url}/api/v1/workflows/${ns}`, {
+      token: SHARED_TOKEN,
       body: {
         workflow: {
           metadata: { generateName: 'gc-', labels: { suite: 'fields-rest' } },
