@@ -28,18 +28,13 @@ compile() {
 FIX="the TypeScript must compile: run make build (or make lint) and fix what it reports, then make image" \
   step compile compile
 
-# Production dependencies from the lock file, cached by it; install scripts never run.
+# Production dependencies from the lock file (hack/image/node-modules.sh), cached by it.
 prod_modules() {
-  local key; key="$(cat "$ROOT/package.json" "$ROOT/package-lock.json" | sha256sum | cut -c1-16)"
+  local key; key="$(cat "$ROOT/package.json" "$ROOT/package-lock.json" "$HERE/node-modules.sh" | sha256sum | cut -c1-16)"
   local dir="$CACHE/node-modules-$key"
   if [[ ! -d "$dir/node_modules" ]]; then
-    rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
-    cp "$ROOT/package.json" "$ROOT/package-lock.json" "$dir.tmp/"
-    (cd "$dir.tmp" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund)
-    # What only editors, compilers and readers use: type declarations, source maps, docs.
-    find "$dir.tmp/node_modules" -type f \( -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' \
-      -o -name '*.map' -o -iname '*.md' -o -iname '*.markdown' \) -delete
-    rm -f "$dir.tmp/node_modules/.package-lock.json"
+    rm -rf "$dir.tmp"
+    bash "$HERE/node-modules.sh" "$ROOT" "$dir.tmp"
     rm -rf "$dir" && mv "$dir.tmp" "$dir"
   fi
   cp -a "$dir/node_modules" "$APP/app/node_modules"
@@ -49,8 +44,7 @@ FIX="npm must reach its registry (or have the packages in ~/.npm); retry with: m
 
 app_layer() {
   mkdir -p "$APP/etc" "$APP/home/nonroot"
-  printf 'root:x:0:0:root:/root:/usr/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/usr/sbin/nologin\n' > "$APP/etc/passwd"
-  printf 'root:x:0:\nnonroot:x:65532:\n' > "$APP/etc/group"
+  cp "$HERE/passwd" "$HERE/group" "$APP/etc/"
   chown 65532:65532 "$APP/home/nonroot" && chmod 0700 "$APP/home/nonroot"
   chown -R 0:0 "$APP/app" "$APP/usr" && chmod -R u+rwX,go+rX,go-w "$APP/app"
   find "$APP" -exec touch -h -d "@$SDE" {} +
