@@ -84,7 +84,6 @@ configure() {
   local args=(--image "$IMG" --created "$CREATED" --history.created "$CREATED" --history.created_by "hack/image/build.sh $NAME"
     --config.env PATH=/usr/local/bin:/usr/bin:/bin --config.workingdir "$WORKDIR" --config.user "$USER_ID"
     --config.label "org.opencontainers.image.title=$NAME" --config.label "org.opencontainers.image.version=$TAG_NAME"
-    --config.label "org.opencontainers.image.source=https://github.com/plugflow/plugflow"
     --config.label "org.opencontainers.image.created=$CREATED")
   local a
   [[ $NAME == plugflow ]] && args+=(--config.env NODE_ENV=production --config.env HOME=/home/nonroot)
