@@ -72,7 +72,7 @@ fuzz: deps
 image:
 	@bash hack/image/build.sh plugflow
 
-## image-verify: run the image's CLI, executor and emissary inside its unpacked root filesystem (root)
+## image-verify: run the image's CLI, executor and emissary inside its unpacked root filesystem as uid 65532 (root; also the test images when built)
 image-verify:
 	@bash hack/image/verify.sh
 

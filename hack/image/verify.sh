@@ -7,6 +7,8 @@
 #   plugflow executor install /var/run/plugflow         the init container copies the emissary
 #   /var/run/plugflow/emissary -- node -e …             the main container's wrapper runs a step
 #   plugflow executor wait                              the wait container reports exit code + output
+# and, when `make test-images` has built them, that the test images run as 65532 and that the
+# emissary copied from the plugflow image runs a step in the shell image (as in a real step pod).
 #
 #   hack/image/verify.sh [ARCHIVE]      default out/image/plugflow.oci.tar (make image-verify)
 # Needs root (chroot, mounts) and umoci.
@@ -26,13 +28,17 @@ need_tools umoci:umoci unshare:util-linux
 T0=$SECONDS
 fail() { echo "[$TAG] FAIL: $*" >&2; exit 1; }
 
+# unpack ARCHIVE DIR: the archive's only image, unpacked as a runtime bundle in DIR.
 unpack() {
-  mkdir -p "$WORK/layout"
-  tar -xf "$ARCHIVE" -C "$WORK/layout"
-  local ref; ref="$(node -p "require('$WORK/layout/index.json').manifests[0].annotations['org.opencontainers.image.ref.name']")"
-  umoci unpack --image "$WORK/layout:$ref" "$WORK/bundle"
+  mkdir -p "$2/layout"
+  tar -xf "$1" -C "$2/layout"
+  local ref; ref="$(node -p "require('$2/layout/index.json').manifests[0].annotations['org.opencontainers.image.ref.name']")"
+  umoci unpack --image "$2/layout:$ref" "$2/bundle"
+  # What a pod's shared emptyDir and the kubelet's mounts provide.
+  mkdir -p "$2/bundle/rootfs/var/run/plugflow" "$2/bundle/rootfs/proc" "$2/bundle/rootfs/dev" "$2/bundle/rootfs/work"
+  chown 65532:65532 "$2/bundle/rootfs/var/run/plugflow" "$2/bundle/rootfs/work"
 }
-step unpack unpack
+step unpack unpack "$ARCHIVE" "$WORK"
 R="$WORK/bundle/rootfs"
 log "unpacked: $(du -sh "$R" | cut -f1) ($(du -sh "$R/app/node_modules" | cut -f1) of it node_modules)"
 
@@ -46,11 +52,7 @@ want(p.env.includes('PATH=/usr/local/bin:/usr/bin:/bin'), 'PATH is set, got ' + 
 " || exit 1
 log "config: entrypoint plugflow, user 65532:65532, workdir /app, PATH set"
 
-# What a pod's shared emptyDir and the kubelet's mounts provide.
-mkdir -p "$R/var/run/plugflow" "$R/proc" "$R/dev" "$R/work"
-chown 65532:65532 "$R/var/run/plugflow" "$R/work"
-
-# in_image [NAME=VALUE...] CMD...: runs CMD inside the image as uid 65532 with the image's
+# in_image [NAME=VALUE...] CMD...: runs CMD inside the image at $R as uid 65532 with the image's
 # environment plus the NAME=VALUE pairs (the image has no env(1)).
 in_image() {
   unshare --mount --pid --fork --propagation private -- bash -c '
@@ -83,4 +85,26 @@ check "emissary runs the main command" "hello from main" PLUGFLOW_OUTPUTS="$OUTP
   /usr/bin/node -e "require('fs').writeFileSync('/work/answer', '42'); console.log('hello from main')"
 check "executor wait (wait container) reports the output" '"42"' PLUGFLOW_OUTPUTS="$OUTPUTS" \
   plugflow executor wait --termination-log /var/run/plugflow/termination-log
+
+# The images only tests use, when built.
+OUT_DIR="$(dirname "$ARCHIVE")"
+if [[ -f "$OUT_DIR/python.oci.tar" ]]; then
+  step unpack-python unpack "$OUT_DIR/python.oci.tar" "$WORK/python"
+  R="$WORK/python/bundle/rootfs"
+  check "python image: the example plugin server's modules" "python ok" python3 -c 'import http.server, json, ssl; print("python ok")'
+else
+  log "skipped the python image: $OUT_DIR/python.oci.tar is missing (make test-images builds it)"
+fi
+if [[ -f "$OUT_DIR/shell.oci.tar" ]]; then
+  step unpack-shell unpack "$OUT_DIR/shell.oci.tar" "$WORK/shell"
+  R="$WORK/shell/bundle/rootfs"
+  # The init container's copy, in the shell image's shared volume: the static emissary runs there.
+  cp -p "$WORK/bundle/rootfs/var/run/plugflow/emissary" "$R/var/run/plugflow/emissary"
+  check "shell image: the emissary runs a shell step" "hello from busybox" PLUGFLOW_OUTPUTS='[{"name":"n","path":"/work/n"}]' \
+    /var/run/plugflow/emissary -- sh -c 'id -u > /work/n; echo hello from busybox'
+  [[ "$(cat "$R/var/run/plugflow/outputs/n" 2>/dev/null)" == 65532 ]] || fail "shell image: the emissary did not copy the output n (want 65532)"
+  log "ok: shell image: the step ran as 65532 and its output was collected"
+else
+  log "skipped the shell image: $OUT_DIR/shell.oci.tar is missing (make test-images builds it)"
+fi
 log "all checks passed in $((SECONDS - t))s (whole run $((SECONDS - T0))s)"
