@@ -69,7 +69,7 @@ fuzz: deps
 	npx tsx hack/fuzz.ts
 
 ## image: the plugflow image as an OCI archive in out/image/ (no container engine; see README "Release")
-image:
+image: node-deps
 	@bash hack/image/build.sh plugflow
 
 ## image-verify: run the image's CLI, executor and emissary inside its unpacked root filesystem as uid 65532 (root; also the test images when built)

@@ -36,6 +36,8 @@ case "$NAME" in
   *) echo "unknown image '$NAME' (plugflow, python or shell)" >&2; exit 2 ;;
 esac
 
+# Root keeps the layers' owners right (root's files, 65532's home) without a fake-root layer.
+[[ $(id -u) == 0 ]] || { log "needs root: the layers must hold files owned by root and by 65532"; exit 1; }
 T0=$SECONDS
 rm -rf "$WORK" && mkdir -p "$WORK" "$OUT_DIR"
 need_tools mmdebstrap:mmdebstrap umoci:umoci
@@ -65,7 +67,7 @@ else
 fi
 cp -a "$BASE/layout" "$WORK/layout"
 IMG="$WORK/layout:$TAG_NAME"
-umoci tag --image "$WORK/layout:base" "$TAG_NAME"
+step tag umoci tag --image "$WORK/layout:base" "$TAG_NAME"
 
 # --- Layer 2 (plugflow only): its own files, staged in $WORK/app (mapped onto /).
 APP="$WORK/app"
