@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NPM ?= npm
 export GOTOOLCHAIN := local
 
-.PHONY: deps node-deps control-plane build lint crds test test-go test-unit test-kube test-system dev bench soak fuzz clean
+.PHONY: deps node-deps control-plane build lint crds test test-go test-unit test-kube test-system dev bench soak fuzz clean image image-verify test-images
 
 ## deps: everything a fresh machine needs (npm packages, the control plane binaries)
 deps: node-deps control-plane
@@ -67,6 +67,19 @@ soak: deps
 ## fuzz: bounded fuzz of the server, the agent and cluster objects (FUZZ_PER, FUZZ_SEED), counts into bench/RESULTS.md
 fuzz: deps
 	npx tsx hack/fuzz.ts
+
+## image: the plugflow image as an OCI archive in out/image/ (no container engine; see README "Release")
+image: node-deps
+	@bash hack/image/build.sh plugflow
+
+## image-verify: run the image's CLI, executor and emissary inside its unpacked root filesystem as uid 65532 (root; also the test images when built)
+image-verify:
+	@bash hack/image/verify.sh
+
+## test-images: images only tests use (python for the example plugins, shell for step pods)
+test-images:
+	@bash hack/image/build.sh python
+	@bash hack/image/build.sh shell
 
 clean:
 	rm -rf dist

@@ -1,0 +1,53 @@
+# Sourced by hack/image/build.sh for the `plugflow` image: stages its own files in $APP and adds
+# them as the image's second layer. The Dockerfile makes the same tree; keep the two in step.
+#
+#   /app/{package.json,bin/,dist/,crds/,node_modules/}   the CLI; production dependencies only
+#   /usr/local/bin/plugflow                               launcher on PATH (hack/image/plugflow)
+#   /usr/local/bin/plugflow-emissary                      static Go emissary; `plugflow executor
+#                                                         install` copies it (src/pods/layout.ts
+#                                                         DEFAULT_EMISSARY_SOURCE)
+#   /etc/passwd, /etc/group, /home/nonroot                the non-root user 65532 of manifests/
+
+need_tools go:golang-go npm:npm
+
+emissary() {
+  local bin; bin="$(bash "$ROOT/hack/build-emissary.sh" --print)"
+  install -D -m 0755 "$bin" "$APP/usr/local/bin/plugflow-emissary"
+}
+FIX="the emissary builds with: cd emissary && CGO_ENABLED=0 go build ./... — fix what it reports, then make image" \
+  step emissary emissary
+
+compile() {
+  mkdir -p "$APP/app"
+  (cd "$ROOT" && npx tsc -p tsconfig.build.json --outDir "$APP/app/dist" --sourceMap false)
+  cp "$ROOT/package.json" "$APP/app/package.json"
+  install -D -m 0755 "$ROOT/bin/plugflow.js" "$APP/app/bin/plugflow.js"
+  cp -r "$ROOT/crds" "$APP/app/crds"
+  install -D -m 0755 "$HERE/plugflow" "$APP/usr/local/bin/plugflow"
+}
+FIX="the TypeScript must compile: run make build (or make lint) and fix what it reports, then make image" \
+  step compile compile
+
+# Production dependencies from the lock file (hack/image/node-modules.sh), cached by it.
+prod_modules() {
+  local key; key="$(cat "$ROOT/package.json" "$ROOT/package-lock.json" "$HERE/node-modules.sh" | sha256sum | cut -c1-16)"
+  local dir="$CACHE/node-modules-$key"
+  if [[ ! -d "$dir/node_modules" ]]; then
+    rm -rf "$dir.tmp"
+    bash "$HERE/node-modules.sh" "$ROOT" "$dir.tmp"
+    rm -rf "$dir" && mv "$dir.tmp" "$dir"
+  fi
+  cp -a "$dir/node_modules" "$APP/app/node_modules"
+}
+FIX="npm must reach its registry (or have the packages in ~/.npm); retry with: make image" \
+  step node-modules prod_modules
+
+app_layer() {
+  mkdir -p "$APP/etc" "$APP/home/nonroot"
+  cp "$HERE/passwd" "$HERE/group" "$APP/etc/"
+  chown 65532:65532 "$APP/home/nonroot" && chmod 0700 "$APP/home/nonroot"
+  chown -R 0:0 "$APP/app" "$APP/usr" && chmod -R u+rwX,go+rX,go-w "$APP/app"
+  find "$APP" -exec touch -h -d "@$SDE" {} +
+  umoci insert --image "$IMG" --history.created "$CREATED" --history.created_by "hack/image/plugflow-files.sh" "$APP" /
+}
+step app-layer app_layer
