@@ -16,7 +16,7 @@ import type { Caller } from './auth.js';
 import { BindingFailure, evaluateSubmission, matches, type CompiledBinding, type EventEnv } from './binding-compile.js';
 import type { BindingCache } from './binding-cache.js';
 import type { EventRecorder } from './event-recorder.js';
-import { isTransientApiFailure } from './errors.js';
+import { isTransientApiFailure, withholdQuotedValues } from './errors.js';
 import { KubeApiError, resourcePath, type KubeRest } from './kube-rest.js';
 import type { BindingOutcome, ServerMetrics } from './metrics.js';
 import { defaultWorkflowName, workflowFromSubmission, type Submission } from './workflow-from-event.js';
@@ -179,7 +179,10 @@ function classify(err: unknown, doing: string, special: Record<number, [BindingO
   if (!(err instanceof KubeApiError)) return new BindingFailure('submit_error', `${doing}: ${(err as Error)?.message ?? String(err)}`);
   const hit = special[err.status];
   if (hit) return new BindingFailure(hit[0], hit[1]);
-  if (err.status === 403) return new BindingFailure('forbidden', `${doing} is forbidden for the caller: ${err.message}`);
-  if (err.status === 401) return new BindingFailure('unauthorized', `${doing}: the caller's token was not accepted: ${err.message}`);
-  return new BindingFailure('submit_error', `${doing}: ${err.status}: ${err.message}`);
+  // The API server quotes the values it refuses, and those may come from the event's payload:
+  // the message is logged and recorded as an Event, so quoted values are shown by size only.
+  const message = withholdQuotedValues(err.message);
+  if (err.status === 403) return new BindingFailure('forbidden', `${doing} is forbidden for the caller: ${message}`);
+  if (err.status === 401) return new BindingFailure('unauthorized', `${doing}: the caller's token was not accepted: ${message}`);
+  return new BindingFailure('submit_error', `${doing}: ${err.status}: ${message}`);
 }

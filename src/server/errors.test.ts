@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, Code, errorDetails, fromKube, INTERNAL_MESSAGE, toApiError, unavailable } from './errors.js';
+import { ApiError, Code, errorDetails, fromKube, INTERNAL_MESSAGE, toApiError, unavailable, withholdQuotedValues } from './errors.js';
 import { KubeApiError } from './kube-rest.js';
 
 describe('error replies', () => {
@@ -54,5 +54,17 @@ describe('error replies', () => {
       expect(e.headers).toEqual({ 'retry-after': '1' });
       expect(e.message).toBe(`the Kubernetes API server could not be reached: ${code} 10.0.0.1:6443`);
     }
+  });
+});
+
+describe('API server messages about an event', () => {
+  it('show refused values by size only, keeping fields and explanations', () => {
+    const msg =
+      'Workflow.plugflow.io "build-ghp_abc" is invalid: metadata.labels: Invalid value: "ghp_1234567890abcdef\\"x": a valid label must be an empty string or consist of alphanumeric characters';
+    const out = withholdQuotedValues(msg);
+    expect(out).not.toContain('ghp_');
+    expect(out).toBe(
+      'Workflow.plugflow.io <string of 13 bytes> is invalid: metadata.labels: Invalid value: <string of 23 bytes>: a valid label must be an empty string or consist of alphanumeric characters',
+    );
   });
 });

@@ -145,3 +145,13 @@ export function errorDetails(err: unknown): { error: string; stack?: string } {
     return { error: Object.prototype.toString.call(err) };
   }
 }
+
+/**
+ * An API server message with every double-quoted value replaced by its size. Used where the
+ * message goes to logs and Warning Events on behalf of an event (issue 10 item 9): the API
+ * server quotes the values it refuses (`metadata.labels: Invalid value: "ghp_…": …`), and those
+ * can come from the event's payload. Field paths and explanations are not quoted, so they stay.
+ */
+export function withholdQuotedValues(message: string): string {
+  return message.replace(/"(?:[^"\\]|\\.)*"/g, (quoted) => `<string of ${Buffer.byteLength(quoted.slice(1, -1))} bytes>`);
+}
