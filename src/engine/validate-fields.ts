@@ -12,12 +12,11 @@
  * since running them would ignore the field just the same.
  */
 import { fieldRule, type FieldShape, type RecordName } from '../api/supported-fields.js';
-import type { Template, TemplateRef, WorkflowSpec, WorkflowStep } from '../api/index.js';
+import { isJsonObject as isObject, type Template, type TemplateRef, type WorkflowSpec, type WorkflowStep } from '../api/index.js';
 import type { TemplateResolver, TemplateReference } from './template-resolver.js';
 
 type Add = (field: string, detail: string) => void;
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The message for a refused field (the field's path comes first, as in every FieldError). */
 export function refusedDetail(reason: string): string {

@@ -5,13 +5,9 @@
  * object keys become `null`. Pure. Status holds user JSON (plugin outputs), so properties are
  * read as own ones only and written with setOwn (src/api/user-json.ts).
  */
-import { getOwn, setOwn } from '../api/user-json.js';
+import { getOwn, isJsonObject as isObject, setOwn } from '../api/user-json.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Deep equality of JSON values (undefined object members count as absent). */
 export function jsonEqual(a: unknown, b: unknown): boolean {

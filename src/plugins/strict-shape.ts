@@ -6,6 +6,7 @@
  * the shapes here are small enough that a 100-line walker is clearer than a schema plus an
  * error-message translator.
  */
+import { isJsonObject, setOwn } from '../api/user-json.js';
 
 export type Shape =
   | { t: 'string' }
@@ -108,15 +109,13 @@ export function withoutNulls<T>(value: T): T {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
     if (v === null) continue;
-    if (k === '__proto__') Object.defineProperty(out, k, { value: withoutNulls(v), enumerable: true, writable: true, configurable: true });
-    else out[k] = withoutNulls(v);
+    setOwn(out, k, withoutNulls(v));
   }
   return out as T;
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+/** A JSON object (not a list, not null): the shared test from src/api/user-json.ts. */
+export const isPlainObject = isJsonObject;
 
 /** `parent.name`, or `parent["odd/key"]` when the key is not a plain identifier (label keys). */
 export function childPath(path: string, key: string): string {

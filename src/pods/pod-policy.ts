@@ -19,6 +19,7 @@
  * value other than the allowed ones — including wrong types — is a violation.
  */
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
+import { isJsonObject } from '../api/user-json.js';
 
 export type PodSecurityLevel = 'privileged' | 'baseline' | 'restricted';
 export const POD_SECURITY_LEVELS: readonly PodSecurityLevel[] = ['privileged', 'baseline', 'restricted'];
@@ -55,7 +56,7 @@ const APPARMOR_ANNOTATION = 'container.apparmor.security.beta.kubernetes.io/';
 const SECCOMP_ANNOTATIONS = ['seccomp.security.alpha.kubernetes.io/pod', 'container.seccomp.security.alpha.kubernetes.io/'];
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObj: (v: unknown) => v is Obj = isJsonObject;
 /** An own property, or undefined: inherited values never reach the API server. */
 function own(o: unknown, key: string): unknown {
   return isObj(o) && Object.prototype.hasOwnProperty.call(o, key) ? o[key] : undefined;

@@ -7,7 +7,7 @@
  * runs the parameter and metadata expressions (metadata must yield strings). Their failures
  * are BindingFailures carrying the metrics outcome.
  */
-import { PROTO_KEY_DETAIL, protoKeyPath, type WorkflowEventBinding } from '../api/index.js';
+import { isJsonObject as isObject, PROTO_KEY_DETAIL, protoKeyPath, type WorkflowEventBinding } from '../api/index.js';
 import { compileBoolean, compileString, compileValue, eventValueText, valueToText, type ExprEnv, type TypedExpression } from '../expr/index.js';
 import { describeValue } from '../expr/format.js';
 import type { BindingOutcome } from './metrics.js';
@@ -51,7 +51,6 @@ export class BindingFailure extends Error {
   }
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function compileBinding(b: WorkflowEventBinding): CompiledBinding {
   const md = b.metadata ?? {};

@@ -7,7 +7,7 @@
  * meaning. Total: any JSON value gets a list of problems (empty when the shape is right), each
  * naming its field, and nothing is thrown.
  */
-import { crdDefinitions, FieldError, PROTO_KEY_DETAIL, protoKeyPath } from '../api/index.js';
+import { crdDefinitions, FieldError, isJsonObject as isObject, PROTO_KEY_DETAIL, protoKeyPath } from '../api/index.js';
 import { SchemaValidator } from '../api/crd/offline-validator.js';
 import { obj, str, stringMap, type Schema } from '../api/crd/schema-builders.js';
 
@@ -43,7 +43,6 @@ export function workflowShapeValidator(): SchemaValidator {
   return validator;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Where an inline template is checked: as the only template of an otherwise empty workflow. */
 const WRAPPED = 'spec.templates[0]';

@@ -9,7 +9,7 @@
  *   DELETE /api/v1/workflows/{namespace}/{name}   → {}
  */
 import type { FastifyInstance } from 'fastify';
-import { API_VERSION, GROUP, PLURAL, VERSION, type Workflow } from '../../api/index.js';
+import { API_VERSION, GROUP, isJsonObject as isObject, PLURAL, VERSION, type Workflow } from '../../api/index.js';
 import { CREATE_WORKFLOW_ACCESS, type Authenticator, type Caller } from '../auth.js';
 import { badRequest } from '../errors.js';
 import { resourcePath, type KubeRest } from '../kube-rest.js';
@@ -28,7 +28,6 @@ interface NameParams extends NsParams {
   name: string;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const path = (namespace: string, name?: string) => resourcePath(GROUP, VERSION, PLURAL.workflow, namespace, name);
 
 declare module 'fastify' {
