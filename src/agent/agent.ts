@@ -9,7 +9,7 @@
  */
 import { FINAL_NODE_PHASES, isTaskSetCompleted, type NodeResult, type WorkflowTaskSet } from '../api/index.js';
 import type { KubeClient } from '../kube/client.js';
-import { errorMessage } from '../kube/errors.js';
+
 import { Informer } from '../kube/informer.js';
 import { WORKFLOW_TASK_SETS } from '../kube/resource.js';
 import type { Logger } from '../log/logger.js';
@@ -21,6 +21,7 @@ import { boundResult } from './reply-validation.js';
 import { StatusBatcher, type PatchStatus } from './status-batcher.js';
 import { runTask, type WorkflowRef } from './task-runner.js';
 import { WorkerPool } from './worker-pool.js';
+import { errorMessage } from '../log/error-message.js';
 
 export interface AgentOptions {
   kube: KubeClient;

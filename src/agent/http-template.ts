@@ -12,6 +12,7 @@
  */
 import { Agent } from 'undici';
 import type { HTTP, NodeResult, Template } from '../api/index.js';
+import { errorMessage } from '../log/error-message.js';
 
 export type ReadSecret = (namespace: string, name: string, key: string) => Promise<string>;
 /** Evaluates a boolean expression over an environment; throws with a message when it cannot. */
@@ -89,7 +90,7 @@ export class HttpExecutor {
     try {
       ok = this.opts.evaluate(http.successCondition, env);
     } catch (err) {
-      return { phase: 'Failed', message: `http.successCondition ${JSON.stringify(http.successCondition)} failed: ${(err as Error).message}`, outputs };
+      return { phase: 'Failed', message: `http.successCondition ${JSON.stringify(http.successCondition)} failed: ${errorMessage(err)}`, outputs };
     }
     if (ok) return { phase: 'Succeeded', outputs };
     return { phase: 'Failed', message: `http.successCondition ${JSON.stringify(http.successCondition)} is false (response code ${statusCode})`, outputs };
@@ -132,7 +133,7 @@ export class HttpExecutor {
         try {
           value = await this.opts.readSecret(this.opts.namespace, ref.name, ref.key);
         } catch (err) {
-          return { error: `http.headers[${i}] (${h.name}): cannot read key ${ref.key} of secret ${this.opts.namespace}/${ref.name}: ${(err as Error).message}` };
+          return { error: `http.headers[${i}] (${h.name}): cannot read key ${ref.key} of secret ${this.opts.namespace}/${ref.name}: ${errorMessage(err)}` };
         }
       }
       (headers[canonicalHeaderName(h.name)] ??= []).push(value ?? '');

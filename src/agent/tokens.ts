@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { errorMessage } from '../log/error-message.js';
 
 /** Group-readable, nobody may write: the sidecar reads it through the pod's fsGroup. */
 export const TOKEN_FILE_MODE = 0o440;
@@ -51,7 +52,7 @@ export function readPluginToken(dir: string, plugin: string): string {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new Error(`cannot read the token of plugin ${plugin} at ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new Error(`cannot read the token of plugin ${plugin} at ${path}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}`);
   }
   const token = text.trim();
   if (token === '') throw new Error(`the token of plugin ${plugin} at ${path} is empty`);

@@ -11,6 +11,7 @@ import { AGENT_SERVICE_ACCOUNT } from '../plugins/index.js';
 import { POD_SECURITY_LEVELS, type PodSecurityLevel } from '../pods/pod-policy.js';
 import { DEFAULT_POD_SECURITY_LEVEL, ENV_POD_SECURITY_LEVEL, parsePodSecurityLevel } from '../pods/pod-security-level.js';
 import { DEFAULT_MAX_STATUS_BYTES } from '../controller/status-size.js';
+import { errorMessage } from '../log/error-message.js';
 
 function positiveInt(v: string): number {
   const n = Number(v);
@@ -55,7 +56,7 @@ export function registerControllerCommands(program: Command): void {
         try {
           return parsePodSecurityLevel(v, '--pod-security-level');
         } catch (err) {
-          throw new InvalidArgumentError((err as Error).message);
+          throw new InvalidArgumentError(errorMessage(err));
         }
       },
     )

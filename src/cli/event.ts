@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { RestClient } from './rest-client.js';
+import { errorMessage } from '../log/error-message.js';
 
 export interface EventSendFlags {
   data?: string;
@@ -35,7 +36,7 @@ export function eventBody(data: string | undefined): string {
   try {
     JSON.parse(text);
   } catch (err) {
-    throw new Error(`--data is not JSON: ${(err as Error).message}`);
+    throw new Error(`--data is not JSON: ${errorMessage(err)}`);
   }
   return text;
 }

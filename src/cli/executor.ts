@@ -9,6 +9,7 @@ import { installEmissary } from '../executor/install.js';
 import { outputsFromEnv, runWait } from '../executor/wait.js';
 import { DEFAULT_TERMINATION_MESSAGE_PATH, ENV_VAR_DIR, VAR_DIR } from '../pods/layout.js';
 import { encodeWaitReport } from '../pods/wait-report.js';
+import { errorMessage } from '../log/error-message.js';
 
 export function registerExecutorCommands(program: Command): void {
   const executor = program.command('executor').description('commands run inside step pods (init and wait containers)');
@@ -40,7 +41,7 @@ export function registerExecutorCommands(program: Command): void {
         // The same report in the container's log, for people reading `kubectl logs -c wait`.
         console.log(readFileSync(opts.terminationLog, 'utf8'));
       } catch (err) {
-        const why = stop.signal.aborted ? 'the wait container was stopped before the main container finished' : (err as Error).message;
+        const why = stop.signal.aborted ? 'the wait container was stopped before the main container finished' : errorMessage(err);
         writeFileSync(opts.terminationLog, encodeWaitReport({ exitCode: -1, parameters: [], error: why }));
         console.error(`plugflow executor wait: ${why}`);
         code = stop.signal.aborted ? 143 : 1;

@@ -13,6 +13,7 @@ import {
   runCasesFile,
   type DependencyState,
 } from '../expr/index.js';
+import { errorMessage } from '../log/error-message.js';
 
 /**
  * `plugflow expr eval` and `plugflow expr test`: try an expression (a binding selector before
@@ -43,7 +44,7 @@ export function loadEnv(spec: string | undefined): Record<string, unknown> {
     try {
       value = JSON.parse(text);
     } catch (err) {
-      throw new Error(`--env: invalid JSON: ${(err as Error).message}`);
+      throw new Error(`--env: invalid JSON: ${errorMessage(err)}`);
     }
   } else {
     if (!existsSync(spec)) throw new Error(`--env: ${spec} is neither inline JSON (starting with "{") nor an existing file`);
@@ -51,11 +52,11 @@ export function loadEnv(spec: string | undefined): Record<string, unknown> {
     try {
       value = /\.ya?ml$/i.test(spec) ? readYamlDocument(content, spec) : JSON.parse(content);
     } catch (err) {
-      if (/\.json$/i.test(spec)) throw new Error(`--env: ${spec} is not valid JSON: ${(err as Error).message}`);
+      if (/\.json$/i.test(spec)) throw new Error(`--env: ${spec} is not valid JSON: ${errorMessage(err)}`);
       try {
         value = readYamlDocument(content, spec);
       } catch (yamlErr) {
-        throw new Error(`--env: ${spec} is neither valid JSON nor YAML: ${(yamlErr as Error).message}`);
+        throw new Error(`--env: ${spec} is neither valid JSON nor YAML: ${errorMessage(yamlErr)}`);
       }
     }
   }

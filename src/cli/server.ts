@@ -10,6 +10,7 @@ import type { AuthMode } from '../server/auth.js';
 import type { DispatchMode } from '../server/routes/events.js';
 import { LIMIT_DEFAULTS } from '../server/limits.js';
 import { DEFAULTS, startServer } from '../server/server.js';
+import { errorMessage } from '../log/error-message.js';
 
 function bool(v: string | undefined): boolean {
   if (v === undefined || v === '' || v === 'true') return true;
@@ -115,7 +116,7 @@ export function registerServerCommands(program: Command): void {
         server.close().then(
           () => process.exit(0),
           (err: unknown) => {
-            logger.error('shutdown failed', { error: (err as Error).message });
+            logger.error('shutdown failed', { error: errorMessage(err) });
             process.exit(1);
           },
         );

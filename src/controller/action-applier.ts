@@ -29,7 +29,7 @@ import {
 } from '../api/index.js';
 import type { EngineAction } from '../engine/index.js';
 import type { KubeClient } from '../kube/client.js';
-import { ApiError, errorMessage, isAlreadyExists, isNotFound, isTransient } from '../kube/errors.js';
+import { ApiError, isAlreadyExists, isNotFound, isTransient } from '../kube/errors.js';
 import { jsonEqual } from '../kube/merge-patch.js';
 import type { KubeObject } from '../kube/object-store.js';
 import { PODS, SERVICE_ACCOUNTS, WORKFLOW_TASK_SETS } from '../kube/resource.js';
@@ -42,6 +42,7 @@ import { deletionKey, type Expectations, type FailureMemory } from './failure-me
 import { observeAgent } from './observations.js';
 import { PodAdmission } from './pod-admission.js';
 import type { ControllerMetrics } from './metrics.js';
+import { errorMessage } from '../log/error-message.js';
 
 export interface ApplierOptions {
   client: KubeClient;

@@ -21,7 +21,7 @@ import { KubeClient } from '../kube/client.js';
 import { AGENT_SERVICE_ACCOUNT } from '../plugins/index.js';
 import type { PodSecurityLevel } from '../pods/pod-policy.js';
 import { DEFAULT_POD_SECURITY_LEVEL, ENV_POD_SECURITY_LEVEL, parsePodSecurityLevel } from '../pods/pod-security-level.js';
-import { errorMessage } from '../kube/errors.js';
+
 import { createLogger, type Logger } from '../log/logger.js';
 import { ActionApplier } from './action-applier.js';
 import { ControllerCaches } from './caches.js';
@@ -34,6 +34,7 @@ import { PluginDiscovery } from './plugin-discovery.js';
 import { Reconciler, type Engine } from './reconciler.js';
 import { wireTriggers } from './wiring.js';
 import { WorkQueue } from './work-queue.js';
+import { errorMessage } from '../log/error-message.js';
 
 export const DEFAULT_IMAGE = 'plugflow/plugflow:0.1.0';
 export const DEFAULT_LEASE_NAME = 'plugflow-controller';

@@ -5,9 +5,10 @@
  */
 import type { Workflow } from '../api/index.js';
 import type { KubeClient } from '../kube/client.js';
-import { errorMessage } from '../kube/errors.js';
+
 import { EVENTS, WORKFLOWS, apiVersionOf } from '../kube/resource.js';
 import type { Logger } from '../log/logger.js';
+import { errorMessage } from '../log/error-message.js';
 
 export const EVENT_SOURCE = 'plugflow-controller';
 

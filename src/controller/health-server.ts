@@ -5,6 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { errorMessage } from '../log/error-message.js';
 
 export interface HealthChecks {
   /** Liveness: a message when the process is broken beyond repair, undefined when fine. */
@@ -39,7 +40,7 @@ export async function startHealthServer(checks: HealthChecks, port: number, host
     if (path === '/metrics') {
       checks.metrics().then(
         (text) => reply(200, text, checks.metricsContentType),
-        (err: unknown) => reply(500, `metrics failed: ${(err as Error).message}\n`),
+        (err: unknown) => reply(500, `metrics failed: ${errorMessage(err)}\n`),
       );
       return;
     }

@@ -10,10 +10,11 @@
  * released so a successor takes over at once instead of waiting for expiry.
  */
 import type { KubeClient } from '../kube/client.js';
-import { errorMessage, isAlreadyExists, isConflict, isNotFound } from '../kube/errors.js';
+import { isAlreadyExists, isConflict, isNotFound } from '../kube/errors.js';
 import { sleep } from '../kube/backoff.js';
 import { LEASES } from '../kube/resource.js';
 import type { Logger } from '../log/logger.js';
+import { errorMessage } from '../log/error-message.js';
 
 interface Lease {
   apiVersion?: string;

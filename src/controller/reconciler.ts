@@ -18,7 +18,7 @@
 import { FINAL_NODE_PHASES, FINAL_WORKFLOW_PHASES, LABEL_COMPLETED, LABEL_PHASE, type Workflow, type WorkflowPhase, type WorkflowStatus } from '../api/index.js';
 import { effectiveSpec, type Observations, type ReconcileResult } from '../engine/index.js';
 import type { KubeClient } from '../kube/client.js';
-import { errorMessage, isConflict, isNotFound, isTooLarge } from '../kube/errors.js';
+import { isConflict, isNotFound, isTooLarge } from '../kube/errors.js';
 import { splitKey, type KubeObject } from '../kube/object-store.js';
 import { WORKFLOWS } from '../kube/resource.js';
 import type { Logger } from '../log/logger.js';
@@ -31,6 +31,7 @@ import { buildObservations } from './observations.js';
 import { keepFinishedResults } from './status-guard.js';
 import { DEFAULT_MAX_STATUS_BYTES, refusedAsTooLargeMessage, serializedSize, tooLargeMessage, tooLargeStatus } from './status-size.js';
 import { writePhaseLabels, writeStatus } from './status-writer.js';
+import { errorMessage } from '../log/error-message.js';
 
 type Obj<T> = T & KubeObject;
 

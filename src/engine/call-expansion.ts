@@ -13,6 +13,7 @@ import { itemLabel, loopItemName } from './node-naming.js';
 import { absentArguments } from './skipped-outputs.js';
 import type { TemplateReference } from './template-resolver.js';
 import type { Vars } from './variables.js';
+import { errorMessage } from '../log/error-message.js';
 
 /** The fields steps and DAG tasks share. */
 export interface CallSite {
@@ -74,7 +75,7 @@ export function expandCalls(site: CallSite, baseName: string, outer: Vars, where
     });
   } catch (err) {
     const field = err instanceof LoopError ? `${where}.${err.field}: ` : '';
-    return { ok: false, error: `${field}${(err as Error).message}` };
+    return { ok: false, error: `${field}${errorMessage(err)}` };
   }
   const calls = items.map((item, i) =>
     call(site, loopItemName(baseName, i, item), `${displayBase}(${i}:${itemLabel(item)})`, { ...vars, ...itemVariables(item) }, where, local),
@@ -114,7 +115,7 @@ function call(site: CallSite, name: string, displayName: string, vars: Vars, whe
         const args = given ? renderValue(given, vars, `${where}.arguments`) : {};
         return { kind: 'run', ref, args, ...(absent.length > 0 ? { absent } : {}) };
       } catch (err) {
-        return { kind: 'error', message: (err as Error).message };
+        return { kind: 'error', message: errorMessage(err) };
       }
     },
   };

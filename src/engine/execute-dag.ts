@@ -31,6 +31,7 @@ import { collectOutputs } from './outputs.js';
 import { advanceCall, startCall } from './run-call.js';
 import { skippedOutputVariables } from './skipped-outputs.js';
 import { loopVariables, nodeVariables, type Vars } from './variables.js';
+import { errorMessage } from '../log/error-message.js';
 
 interface DagState {
   run: EngineRun;
@@ -63,7 +64,7 @@ export function executeDag(run: EngineRun, ex: Execution): NodeStatus | undefine
     needed = tasksNeededFor(graph, parseTargets(target));
     order = topologicalOrder(graph).filter((t) => needed.has(t));
   } catch (err) {
-    return run.setPhase(dag, 'Error', (err as Error).message);
+    return run.setPhase(dag, 'Error', errorMessage(err));
   }
   const failFast = template.dag?.failFast !== false;
   // First advance every started task, so `running` and failures are current; then consider the
@@ -86,7 +87,7 @@ export function executeDag(run: EngineRun, ex: Execution): NodeStatus | undefine
     try {
       go = deps === undefined || evaluateDepends(deps, (d) => dependencyState(run, dag.name, byName.get(d)));
     } catch (err) {
-      link(st, deps, createTaskNode(st, task, 'Error', (err as Error).message));
+      link(st, deps, createTaskNode(st, task, 'Error', errorMessage(err)));
       st.done.add(name);
       continue;
     }

@@ -18,6 +18,7 @@ import { leafLimitReached } from './leaf-deadline.js';
 import { podNameFor } from './node-naming.js';
 import { collectOutputs } from './outputs.js';
 import type { Vars } from './variables.js';
+import { errorMessage } from '../log/error-message.js';
 
 export function executePod(run: EngineRun, ex: Execution): NodeStatus | undefined {
   let node = ex.existing;
@@ -36,7 +37,7 @@ export function executePod(run: EngineRun, ex: Execution): NodeStatus | undefine
     template = renderLeafTemplate(ex.resolved.template, vars, ex.where, ex.seed.inputs);
     if (run.podSpecPatch !== undefined) workflowPodSpecPatch = renderPodSpecPatch(run.podSpecPatch, vars, 'spec.podSpecPatch');
   } catch (err) {
-    return run.setPhase(node, 'Error', (err as Error).message);
+    return run.setPhase(node, 'Error', errorMessage(err));
   }
   const obs = run.pods.get(node.id);
   if (obs) node.observed = true;
@@ -46,7 +47,7 @@ export function executePod(run: EngineRun, ex: Execution): NodeStatus | undefine
     try {
       limit = leafLimitReached(run, node, template, ex.timing, ex.where);
     } catch (err) {
-      limit = (err as Error).message;
+      limit = errorMessage(err);
     }
     if (limit !== undefined) {
       run.emit({ kind: 'deletePod', podName, reason: limit, nodeId: node.id });

@@ -17,6 +17,7 @@ import { retryAttemptName } from './node-naming.js';
 import { substituteExpressionTags } from './expression-tags.js';
 import type { Vars } from './variables.js';
 import { decideRetry, type AttemptSummary, type RetryParams, type RetryPolicyName } from './retry-decision.js';
+import { errorMessage } from '../log/error-message.js';
 
 /** Runs one attempt: the template's own executor, without the retry. */
 export type AttemptRunner = (ex: Execution) => NodeStatus | undefined;
@@ -32,7 +33,7 @@ export function executeRetry(run: EngineRun, ex: Execution, runAttempt: AttemptR
   try {
     params = retryParams(strategy, templateVariables(run.globals, ex), `${ex.where}.retryStrategy`);
   } catch (err) {
-    return run.setPhase(node, 'Error', (err as Error).message);
+    return run.setPhase(node, 'Error', errorMessage(err));
   }
   const timing = { timeoutStartMs: toMs(node.startedAt, run.nowMs) };
   // Advance the current attempt, and start the next one at once if it just failed and may be
@@ -137,7 +138,7 @@ function retryExpressionVerdict(run: EngineRun, ex: Execution, expression: strin
   try {
     text = substituteExpressionTags(expression, (tag) => renderString(tag, vars, field));
   } catch (err) {
-    const message = (err as Error).message;
+    const message = errorMessage(err);
     return message.startsWith(field) ? message : `${field}: ${message}`;
   }
   return evaluateRetryExpression(text, env, field);

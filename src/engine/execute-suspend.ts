@@ -18,6 +18,7 @@ import { newNode, type Execution } from './invocation.js';
 import { leafVariables } from './execute-pod.js';
 import { leafLimitReached } from './leaf-deadline.js';
 import { collectOutputs } from './outputs.js';
+import { errorMessage } from '../log/error-message.js';
 
 export function executeSuspend(run: EngineRun, ex: Execution): NodeStatus | undefined {
   let node = ex.existing;
@@ -44,7 +45,7 @@ export function executeSuspend(run: EngineRun, ex: Execution): NodeStatus | unde
     if (collected.outputs.parameters) node.outputs = collected.outputs;
     return run.setPhase(node, 'Succeeded', '');
   } catch (err) {
-    return run.setPhase(node, 'Error', (err as Error).message);
+    return run.setPhase(node, 'Error', errorMessage(err));
   }
 }
 

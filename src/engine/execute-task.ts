@@ -25,6 +25,7 @@ import { newNode, type Execution } from './invocation.js';
 import { leafVariables } from './execute-pod.js';
 import { leafLimitReached } from './leaf-deadline.js';
 import { collectOutputs } from './outputs.js';
+import { errorMessage } from '../log/error-message.js';
 
 export const PLUGINS_DISABLED_MESSAGE =
   `executor plugins are disabled in this controller; to enable them set the environment variable ` +
@@ -47,7 +48,7 @@ export function executeTask(run: EngineRun, ex: Execution): NodeStatus | undefin
   try {
     template = renderLeafTemplate(ex.resolved.template, vars, ex.where, ex.seed.inputs);
   } catch (err) {
-    return run.setPhase(node, 'Error', (err as Error).message);
+    return run.setPhase(node, 'Error', errorMessage(err));
   }
   const obs = run.tasks.get(node.id);
   const finished = obs !== undefined && isFinal(obs.phase);
@@ -69,7 +70,7 @@ export function executeTask(run: EngineRun, ex: Execution): NodeStatus | undefin
     try {
       limit = leafLimitReached(run, node, template, ex.timing, ex.where);
     } catch (err) {
-      limit = (err as Error).message;
+      limit = errorMessage(err);
     }
     if (limit !== undefined) {
       run.emit({ kind: 'removeTask', nodeId: node.id });

@@ -15,6 +15,7 @@ import { renderValue } from './expressions.js';
 import { executeTemplate } from './execute-template.js';
 import { exitHookName } from './node-naming.js';
 import type { Vars } from './variables.js';
+import { errorMessage } from '../log/error-message.js';
 
 /** The exit hook of a step or task, if it has one. */
 export function exitHookOf(site: CallSite): LifecycleHook | undefined {
@@ -37,7 +38,7 @@ export function advanceExitHook(run: EngineRun, site: CallSite, owner: NodeStatu
     if (args) args = renderValue(args, vars, `${where}.hooks.exit.arguments`);
   } catch (err) {
     const existing = run.nodeByName(name);
-    const node = existing ?? run.createNode({ name, type: 'Pod', phase: 'Error', message: (err as Error).message, ...(owner.boundaryID ? { boundaryID: owner.boundaryID } : {}) });
+    const node = existing ?? run.createNode({ name, type: 'Pod', phase: 'Error', message: errorMessage(err), ...(owner.boundaryID ? { boundaryID: owner.boundaryID } : {}) });
     run.addChild(owner, node);
     return true;
   }

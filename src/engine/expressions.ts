@@ -31,6 +31,7 @@ import {
 import type { ValueSource } from './outputs.js';
 import { renderStructuredText } from './structured-render.js';
 import type { Vars } from './variables.js';
+import { errorMessage } from '../log/error-message.js';
 
 /** One-line message for an expression error at `field`. */
 export function exprMessage(err: unknown, field: string): string {
@@ -38,7 +39,7 @@ export function exprMessage(err: unknown, field: string): string {
     const at = err.line !== undefined ? ` (at ${err.line}:${err.column})` : '';
     return `${field}: ${err.reason}${at}`;
   }
-  return `${field}: ${(err as Error).message}`;
+  return `${field}: ${errorMessage(err)}`;
 }
 
 function wrap<T>(field: string, fn: () => T): T {

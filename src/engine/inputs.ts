@@ -22,6 +22,7 @@ import { anyStringToString, isAnyString, type Arguments, type Inputs, type Param
 import { renderTemplate } from '../expr/index.js';
 import { ENGINE_PREFIXES, renderString, tagNames } from './expressions.js';
 import type { Vars } from './variables.js';
+import { errorMessage } from '../log/error-message.js';
 
 export type BoundInputs = { ok: true; inputs: Inputs } | { ok: false; error: string };
 
@@ -54,7 +55,7 @@ export function bindInputs(declared: Inputs | undefined, args: Arguments | undef
       value = anyStringToString(raw, field);
       if (own !== undefined) value = renderOwnValue(value, scope, `${field}.${own}`);
     } catch (err) {
-      return { ok: false, error: (err as Error).message };
+      return { ok: false, error: errorMessage(err) };
     }
     scope[`inputs.parameters.${p.name}`] = value;
     const enumError = checkEnum(p, value, field);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expandLoop, isLooped, itemVariables, LoopError, stringifyValue } from './loop-items.js';
+import { errorMessage } from '../log/error-message.js';
 
 describe('loop items', () => {
   it('expands each loop source', () => {
@@ -17,7 +18,7 @@ describe('loop items', () => {
       expect.unreachable();
     } catch (err) {
       expect((err as LoopError).field).toBe('withParam');
-      expect((err as Error).message).toMatch(/is not a JSON list/);
+      expect(errorMessage(err)).toMatch(/is not a JSON list/);
     }
     expect(() => expandLoop({ withSequence: { count: 1, end: 2 } })).toThrow(/only one of count or end/);
   });

@@ -8,6 +8,7 @@
  */
 import { parseUserJson, type Sequence } from '../api/index.js';
 import { expandSequence, SequenceError } from './sequence.js';
+import { errorMessage } from '../log/error-message.js';
 
 /** The loop fields a step or task may carry. */
 export interface LoopSource {
@@ -45,7 +46,7 @@ export function expandLoop(src: LoopSource): unknown[] {
     try {
       parsed = parseUserJson(src.withParam, 'withParam');
     } catch (err) {
-      throw new LoopError('withParam', err instanceof SyntaxError ? `is not a JSON list: ${preview(src.withParam)}` : `${(err as Error).message.replace(/^withParam: /, '')}`);
+      throw new LoopError('withParam', err instanceof SyntaxError ? `is not a JSON list: ${preview(src.withParam)}` : `${errorMessage(err).replace(/^withParam: /, '')}`);
     }
     if (!Array.isArray(parsed)) throw new LoopError('withParam', `is not a JSON list: ${preview(src.withParam)}`);
     return parsed;

@@ -15,6 +15,7 @@
  * DAG template whose producing step was skipped still ends with its outputs.
  */
 import { anyStringToString, type Outputs, type Parameter } from '../api/index.js';
+import { errorMessage } from '../log/error-message.js';
 
 /** Substitution and evaluation over the caller's variables (see expressions.ts). */
 export interface ValueSource {
@@ -49,7 +50,7 @@ export function collectOutputs(
       // As the peer: a `valueFrom.default` also covers a `parameter` reference that cannot be
       // resolved (a skipped step's output) and an `expression` that fails.
       const aggregating = p.valueFrom?.parameter !== undefined || p.valueFrom?.expression !== undefined;
-      if (!aggregating || p.valueFrom?.default === undefined) return { ok: false, error: (err as Error).message };
+      if (!aggregating || p.valueFrom?.default === undefined) return { ok: false, error: errorMessage(err) };
     }
     if (value === undefined) {
       const fallback = p.valueFrom?.default ?? p.default;
@@ -57,7 +58,7 @@ export function collectOutputs(
       try {
         value = anyStringToString(fallback, field);
       } catch (err) {
-        return { ok: false, error: (err as Error).message };
+        return { ok: false, error: errorMessage(err) };
       }
     }
     const out: Parameter = { name: p.name, value };

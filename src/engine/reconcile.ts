@@ -31,6 +31,7 @@ import { updateProgress } from './progress.js';
 import { TemplateResolver } from './template-resolver.js';
 import { validateWorkflow } from './validate.js';
 import { exitHandlerVariables, workflowDuration, workflowVariables } from './variables.js';
+import { errorMessage } from '../log/error-message.js';
 
 export function reconcileWorkflow(workflow: Workflow, observations: Observations): ReconcileResult {
   const previous: WorkflowStatus = workflow.status ?? {};
@@ -118,7 +119,7 @@ function walk(run: EngineRun, name: string, spec: WorkflowSpec): Walked {
       );
     } catch (err) {
       if (err instanceof RecursionLimitError) throw err;
-      exitNode = run.nodeByName(exitHookName(name)) ?? run.createNode({ name: exitHookName(name), displayName: 'onExit', type: 'Pod', phase: 'Error', message: (err as Error).message });
+      exitNode = run.nodeByName(exitHookName(name)) ?? run.createNode({ name: exitHookName(name), displayName: 'onExit', type: 'Pod', phase: 'Error', message: errorMessage(err) });
     }
     exitDone = exitNode !== undefined && isFinal(exitNode.phase);
   }

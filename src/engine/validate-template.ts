@@ -18,6 +18,7 @@ import { substituteExpressionTags } from './expression-tags.js';
 import { checkExpression, checkTags, tagNames } from './expressions.js';
 import type { TemplateResolver } from './template-resolver.js';
 import { validateDag, validateSteps } from './validate-calls.js';
+import { errorMessage } from '../log/error-message.js';
 
 export interface TemplateContext {
   resolver: TemplateResolver;
@@ -197,7 +198,7 @@ function retryExpression(text: string, field: string, ctx: TemplateContext): voi
   try {
     shape = substituteExpressionTags(text, () => '0');
   } catch (err) {
-    ctx.add(field, (err as Error).message);
+    ctx.add(field, errorMessage(err));
     return;
   }
   expression(shape, field, ctx);

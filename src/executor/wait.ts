@@ -19,6 +19,7 @@ import {
   type OutputFileSpec,
 } from '../pods/layout.js';
 import { encodeWaitReport, type WaitReport } from '../pods/wait-report.js';
+import { errorMessage } from '../log/error-message.js';
 
 export interface WaitOptions {
   /** The shared directory (VAR_DIR). */
@@ -40,7 +41,7 @@ export function outputsFromEnv(env: NodeJS.ProcessEnv = process.env): OutputFile
   try {
     data = JSON.parse(text);
   } catch (err) {
-    throw new Error(`${ENV_OUTPUTS} is not JSON: ${(err as Error).message}`);
+    throw new Error(`${ENV_OUTPUTS} is not JSON: ${errorMessage(err)}`);
   }
   if (!Array.isArray(data) || !data.every((o) => typeof o?.name === 'string' && typeof o?.path === 'string' && (o.default === undefined || typeof o.default === 'string'))) {
     throw new Error(`${ENV_OUTPUTS} must be a JSON list of {name, path, default?} strings`);

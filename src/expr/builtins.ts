@@ -5,6 +5,7 @@ import { describeValue, formatGo, toJson } from './format.js';
 import { jsonPath } from './jsonpath.js';
 import { STRING_BUILTINS } from './builtins-string.js';
 import { isMap, newMap, sortedKeys, sortSteps, typeName, utf8Length, valuesEqual, wrapInt, type Value } from './values.js';
+import { errorMessage } from '../log/error-message.js';
 
 export { sortedKeys };
 
@@ -48,7 +49,7 @@ export function fromJsonText(c: EvalContext, fn: string, text: string): Value {
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    return c.fail('call', `${fn}: invalid JSON: ${(err as Error).message}`);
+    return c.fail('call', `${fn}: invalid JSON: ${errorMessage(err)}`);
   }
   return adoptJson(c, parsed, 0);
 }

@@ -7,6 +7,7 @@ import { ExprError } from './errors.js';
 import { eventMetadataFromHeaders, eventValueText } from './event.js';
 import { renderTemplate } from './template.js';
 import { evaluateWhen } from './when.js';
+import { errorMessage } from '../log/error-message.js';
 
 /**
  * Runs expression cases in the format of `shared/expr-cases.jsonl`: one JSON object per line
@@ -106,7 +107,7 @@ export function runCasesText(text: string): CaseResult[] {
     try {
       parsed = JSON.parse(lineText);
     } catch (err) {
-      results.push({ line: i + 1, case: null, passed: false, actual: '', problem: `not valid JSON: ${(err as Error).message}` });
+      results.push({ line: i + 1, case: null, passed: false, actual: '', problem: `not valid JSON: ${errorMessage(err)}` });
       return;
     }
     const problem = validateCase(parsed);

@@ -19,6 +19,11 @@ export class ApiError extends Error {
     super(message);
     this.name = 'ApiError';
   }
+
+  /** `VERB path: status reason: message`, used by errorMessage(). */
+  describe(): string {
+    return `${this.request}: ${this.code || 'transport error'}${this.reason ? ` ${this.reason}` : ''}: ${this.message}`;
+  }
 }
 
 function asApiError(err: unknown): ApiError | undefined {
@@ -67,9 +72,3 @@ export function isTransient(err: unknown): boolean {
   return e.code === 0 || e.code === 429 || e.code >= 500;
 }
 
-/** A short description of any error for logs and user-facing messages. */
-export function errorMessage(err: unknown): string {
-  if (err instanceof ApiError) return `${err.request}: ${err.code || 'transport error'}${err.reason ? ` ${err.reason}` : ''}: ${err.message}`;
-  if (err instanceof Error) return err.message;
-  return String(err);
-}

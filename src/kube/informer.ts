@@ -17,9 +17,10 @@
 import type { Logger } from '../log/logger.js';
 import { backoffDelay, sleep, type BackoffPolicy } from './backoff.js';
 import type { KubeClient, WatchEvent } from './client.js';
-import { ApiError, errorMessage, isGone } from './errors.js';
+import { ApiError, isGone } from './errors.js';
 import { ObjectStore, objectKey, type IndexFunc, type KubeObject } from './object-store.js';
 import type { ResourceType } from './resource.js';
+import { errorMessage } from '../log/error-message.js';
 
 export interface InformerHandlers<T> {
   onAdd?(obj: T): void;

@@ -5,6 +5,7 @@ import { parsePluginConfigMap, type ConfigMapLike, type PluginEntry } from './pa
 import { PluginCatalog } from './plugin-catalog.js';
 import { buildAgentPod } from './agent-pod.js';
 import { diffPlugins, excludedPlugins, pluginEventMessage, pluginsForWorkflow, portClashes, selectAgentPlugins } from './registry.js';
+import { errorMessage } from '../log/error-message.js';
 
 function container(name: string, port: number, image = 'img:1'): PluginEntry['container'] {
   return {
@@ -97,7 +98,7 @@ describe('parsePluginConfigMap', () => {
       parsePluginConfigMap(cm);
     } catch (err) {
       expect(err).toBeInstanceOf(PluginConfigMapError);
-      return (err as Error).message;
+      return errorMessage(err);
     }
     throw new Error('expected an error');
   }

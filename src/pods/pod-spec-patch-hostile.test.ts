@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Workflow } from '../api/index.js';
 import { buildStepPod } from './build-pod.js';
+import { errorMessage } from '../log/error-message.js';
 
 const PRIVILEGED = JSON.stringify({
   hostPID: true,
@@ -74,7 +75,7 @@ describe('podSpecPatch cannot reach object prototypes', () => {
           expect(pod.spec!.volumes!.some((v) => v.hostPath)).toBe(false);
           expect(pod.spec!.containers.some((c) => c.securityContext?.privileged)).toBe(false);
         } catch (err) {
-          expect((err as Error).message).toMatch(/podSpecPatch.*__proto__|__proto__.*podSpecPatch/);
+          expect(errorMessage(err)).toMatch(/podSpecPatch.*__proto__|__proto__.*podSpecPatch/);
         }
         clean();
         prototypeIsClean();

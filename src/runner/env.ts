@@ -11,6 +11,7 @@
 import type { V1ConfigMap, V1Container, V1Pod, V1Secret } from '@kubernetes/client-node';
 import { expandVars } from '../pods/expand-vars.js';
 import { fieldRefValue, resourceFieldValue, type NodeResources } from './field-ref.js';
+import { errorMessage } from '../log/error-message.js';
 
 /** Objects the container references; null means "does not exist". */
 export interface EnvSources {
@@ -89,7 +90,7 @@ function wrap(f: () => string, name: string): string {
   try {
     return f();
   } catch (err) {
-    throw new ContainerConfigError(`env ${name}: ${(err as Error).message}`);
+    throw new ContainerConfigError(`env ${name}: ${errorMessage(err)}`);
   }
 }
 

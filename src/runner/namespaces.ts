@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NamespaceTools } from './launch.js';
+import { errorMessage } from '../log/error-message.js';
 
 /** Mount point of the runner directory inside each container's namespace (created once). */
 export const STAGE_DIR = '/run/plugflow-runner-stage';
@@ -34,7 +35,7 @@ export async function detectNamespaceTools(root: string): Promise<{ tools: Names
   try {
     mkdirSync(STAGE_DIR, { recursive: true });
   } catch (err) {
-    return { reason: `cannot create ${STAGE_DIR}: ${(err as Error).message}` };
+    return { reason: `cannot create ${STAGE_DIR}: ${errorMessage(err)}` };
   }
   // Prove it: bind a file's directory inside a new mount + PID namespace and read it back.
   const probe = mkdtempSync(join(tmpdir(), 'plugflow-ns-probe-'));

@@ -19,6 +19,7 @@ import { startProcess, type ContainerProcess } from './process.js';
 import type { StatusWriter } from './status-writer.js';
 import { PodVolumes, VolumeError, notFound } from './volumes.js';
 import { pathForUser } from './user-path.js';
+import { errorMessage } from '../log/error-message.js';
 
 export interface WorkerDeps {
   core: CoreV1Api;
@@ -89,7 +90,7 @@ export class PodWorker {
     this.done ??= this.run()
       .catch((err) => {
         this.deps.log.error('pod worker failed', { pod: this.key, error: String((err as Error)?.stack ?? err) });
-        this.view.failure = { reason: 'RunnerError', message: `the local pod runner failed: ${(err as Error)?.message ?? err}` };
+        this.view.failure = { reason: 'RunnerError', message: `the local pod runner failed: ${errorMessage(err)}` };
         void this.report();
       })
       .finally(() => (this.ended = true));
@@ -257,7 +258,7 @@ export class PodWorker {
       try {
         return await attempt();
       } catch (err) {
-        const msg = err instanceof ContainerConfigError || err instanceof VolumeError ? err.message : `${(err as Error)?.message ?? err}`;
+        const msg = err instanceof ContainerConfigError || err instanceof VolumeError ? err.message : `${errorMessage(err)}`;
         if (msg !== lastMessage) {
           this.deps.log.warn('pod is waiting', { pod: this.key, reason: msg });
           lastMessage = msg;

@@ -25,6 +25,7 @@ import { pdeathsigTool } from './parent-death.js';
 import { CLI_DIR, NODE_IN_PODS, REPO_ROOT, executableByOthers, unreadablePackage, writeShim } from './shim.js';
 import { StatusWriter } from './status-writer.js';
 import { notFound } from './volumes.js';
+import { errorMessage } from '../log/error-message.js';
 
 const RESCHEDULE_EVERY_MS = 5000;
 
@@ -99,7 +100,7 @@ export class PodRunner {
     try {
       emissary = await ensureEmissaryBinary();
     } catch (err) {
-      this.log.warn(`no emissary, so step pods cannot run here: ${(err as Error).message}`);
+      this.log.warn(`no emissary, so step pods cannot run here: ${errorMessage(err)}`);
     }
     this.shimDir = this.tools ? staged(binDir, this.tools) : binDir;
     if (emissary) {
@@ -229,7 +230,7 @@ export class PodRunner {
     } catch (err) {
       const code = (err as { code?: number }).code;
       // 409: bound already (another runner, or a retried event); 404: gone.
-      if (code !== 409 && code !== 404) this.log.warn('binding pod failed', { pod: `${namespace}/${name}`, error: String((err as Error)?.message ?? err) });
+      if (code !== 409 && code !== 404) this.log.warn('binding pod failed', { pod: `${namespace}/${name}`, error: errorMessage(err) });
     }
   }
 
@@ -301,7 +302,7 @@ export class PodRunner {
         });
       this.log.info('pod deleted', { pod: `${pod.metadata!.namespace}/${pod.metadata!.name}` });
     } catch (err) {
-      this.log.warn('finishing a pod deletion failed; will retry on the next event', { pod: pod.metadata!.name, error: String((err as Error)?.message ?? err) });
+      this.log.warn('finishing a pod deletion failed; will retry on the next event', { pod: pod.metadata!.name, error: errorMessage(err) });
       this.deleting.delete(uid);
       return;
     }

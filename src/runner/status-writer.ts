@@ -8,6 +8,7 @@
 import type { CoreV1Api, V1Pod, V1PodStatus } from '@kubernetes/client-node';
 import type { Logger } from '../log/logger.js';
 import { notFound } from './volumes.js';
+import { errorMessage } from '../log/error-message.js';
 
 export type StatusFn = (current: V1Pod) => V1PodStatus;
 
@@ -52,7 +53,7 @@ export class StatusWriter {
         failures = 0;
       } catch (err) {
         failures++;
-        this.log.warn('writing pod status failed; will retry', { pod: `${namespace}/${name}`, error: String((err as Error)?.message ?? err) });
+        this.log.warn('writing pod status failed; will retry', { pod: `${namespace}/${name}`, error: errorMessage(err) });
         slot.dirty = true;
         await new Promise((r) => setTimeout(r, Math.min(500 * 2 ** failures, 10_000)));
       }

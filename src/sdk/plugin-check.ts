@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { request } from 'undici';
 import { parseGoDuration, PLUGIN_EXECUTE_PATH } from '../api/index.js';
+import { errorMessage } from '../log/error-message.js';
 
 export interface CheckOptions {
   /** The token the plugin reads from its token file. */
@@ -91,7 +92,7 @@ function judgeReply(text: string): [boolean, string] {
     try {
       parseGoDuration(String(reply.requeue), { field: 'requeue' });
     } catch (err) {
-      return [false, `requeue: ${(err as Error).message}`];
+      return [false, `requeue: ${errorMessage(err)}`];
     }
     parts.push(`requeue ${reply.requeue}`);
   } else if (phase === 'Pending' || phase === 'Running') {

@@ -18,6 +18,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PLUGIN_EXECUTE_PATH, PLUGIN_TOKEN_PATH, type ExecuteTemplateArgs, type ExecuteTemplateReply, type Template } from '../api/index.js';
+import { errorMessage } from '../log/error-message.js';
 
 export interface PluginContext {
   workflow: { name: string; namespace: string; uid: string };
@@ -68,7 +69,7 @@ export function pluginRequestHandler<C>(opts: PluginServerOptions<C>): (req: Inc
         args = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ExecuteTemplateArgs;
         if (!args || typeof args !== 'object' || !args.template || typeof args.template !== 'object') throw new Error('no template');
       } catch (err) {
-        return end(res, 400, { message: `request body is not an ExecuteTemplateArgs: ${(err as Error).message}` });
+        return end(res, 400, { message: `request body is not an ExecuteTemplateArgs: ${errorMessage(err)}` });
       }
       const section = args.template.plugin;
       if (!section || typeof section !== 'object' || !(opts.name in section)) return end(res, 200, {});

@@ -20,6 +20,7 @@ import { createHash, hash as oneShotHash, timingSafeEqual } from 'node:crypto';
 import { GROUP, PLURAL } from '../api/index.js';
 import { ApiError, Code, fromKube, tooManyRequests, unauthenticated } from './errors.js';
 import { KubeApiError, SERVER_IDENTITY, type Identity, type KubeRest } from './kube-rest.js';
+import { errorMessage } from '../log/error-message.js';
 
 export type AuthMode = 'client' | 'server';
 
@@ -203,7 +204,7 @@ export class Authenticator {
       return new ApiError(Code.PermissionDenied, `forbidden: the token may not ${access.verb} ${access.resource}.${GROUP} in namespace "${namespace}", ${access.purpose}`);
     } catch (err) {
       if (err instanceof KubeApiError) return fromKube(err);
-      return new ApiError(Code.Unavailable, `could not review the token's rights: ${(err as Error).message}`, { 'retry-after': '1' });
+      return new ApiError(Code.Unavailable, `could not review the token's rights: ${errorMessage(err)}`, { 'retry-after': '1' });
     }
   }
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { WorkflowEventBinding } from '../api/index.js';
 import { eventEnvironment, eventMetadataFromHeaders } from '../expr/index.js';
 import { BindingFailure, compileBinding, evaluateSubmission, matches } from './binding-compile.js';
+import { errorMessage } from '../log/error-message.js';
 
 function binding(spec: unknown, name = 'on-push'): WorkflowEventBinding {
   return { metadata: { name, namespace: 'ns', uid: 'u1', generation: 1 }, spec } as WorkflowEventBinding;
@@ -152,7 +153,7 @@ describe('an event against a binding', () => {
     } catch (err) {
       expect(err).toBeInstanceOf(BindingFailure);
       expect((err as BindingFailure).outcome).toBe('metadata_error');
-      expect((err as Error).message).toMatch(/spec\.submit\.metadata\.name evaluated to string of 9 bytes, which is not a valid object name/);
+      expect(errorMessage(err)).toMatch(/spec\.submit\.metadata\.name evaluated to string of 9 bytes, which is not a valid object name/);
     }
   });
 });
@@ -165,7 +166,7 @@ describe('payload values in failure messages (logged and recorded as Warning Eve
       f();
     } catch (err) {
       expect(err).toBeInstanceOf(BindingFailure);
-      return (err as Error).message;
+      return errorMessage(err);
     }
     throw new Error('expected a BindingFailure');
   };

@@ -12,6 +12,7 @@ import { compileBoolean, compileString, compileValue, eventValueText, valueToTex
 import { describeValue } from '../expr/format.js';
 import type { BindingOutcome } from './metrics.js';
 import type { Submission } from './workflow-from-event.js';
+import { errorMessage } from '../log/error-message.js';
 
 /** The expression environment of an event (src/expr `eventEnvironment`). */
 export type EventEnv = ExprEnv;
@@ -69,7 +70,7 @@ export function compileBinding(b: WorkflowEventBinding): CompiledBinding {
     try {
       return fn();
     } catch (err) {
-      problem((err as Error).message);
+      problem(errorMessage(err));
       return undefined;
     }
   };
@@ -114,7 +115,7 @@ export function compileBinding(b: WorkflowEventBinding): CompiledBinding {
       try {
         value = valueToText(p.value);
       } catch (err) {
-        problem(`${field}.value (parameter "${p.name}") cannot be used: ${(err as Error).message}`);
+        problem(`${field}.value (parameter "${p.name}") cannot be used: ${errorMessage(err)}`);
       }
       if (value !== undefined) out.parameters.push({ name: p.name, value });
     } else {
@@ -154,7 +155,7 @@ export function matches(b: CompiledBinding, env: EventEnv): boolean {
   try {
     return b.selector!.evaluate(env);
   } catch (err) {
-    throw new BindingFailure('selector_error', (err as Error).message);
+    throw new BindingFailure('selector_error', errorMessage(err));
   }
 }
 
@@ -169,14 +170,14 @@ export function evaluateSubmission(b: CompiledBinding, env: EventEnv): Submissio
     try {
       return { name: p.name, value: eventValueText(p.event!.evaluate(e)) };
     } catch (err) {
-      throw new BindingFailure('parameter_error', (err as Error).message);
+      throw new BindingFailure('parameter_error', errorMessage(err));
     }
   });
   const str = (x: TypedExpression<string>): string => {
     try {
       return x.evaluate(e);
     } catch (err) {
-      throw new BindingFailure('metadata_error', (err as Error).message);
+      throw new BindingFailure('metadata_error', errorMessage(err));
     }
   };
   let name: string | undefined;

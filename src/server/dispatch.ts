@@ -20,6 +20,7 @@ import { isTransientApiFailure, withholdQuotedValues } from './errors.js';
 import { KubeApiError, resourcePath, type KubeRest } from './kube-rest.js';
 import type { BindingOutcome, ServerMetrics } from './metrics.js';
 import { defaultWorkflowName, workflowFromSubmission, type Submission } from './workflow-from-event.js';
+import { errorMessage } from '../log/error-message.js';
 
 export interface EventJob {
   namespace: string;
@@ -87,7 +88,7 @@ export class Dispatcher {
         this.o.logger.info('workflow submitted from event', { namespace: b.namespace, binding: b.name, workflow: name, caller: job.caller.id });
         result.workflows.push({ binding: b.name, name });
       } catch (err) {
-        const f = err instanceof BindingFailure ? err : new BindingFailure('submit_error', (err as Error)?.message ?? String(err));
+        const f = err instanceof BindingFailure ? err : new BindingFailure('submit_error', errorMessage(err));
         this.fail(b, f, job);
         result.errors.push({ binding: b.name, reason: f.outcome, message: f.message });
       }
@@ -156,7 +157,7 @@ export class Dispatcher {
         return await call(attempt);
       } catch (err) {
         if (!isTransientApiFailure(err) || Date.now() + pause > until) throw err;
-        this.o.logger.warn('API server unavailable while dispatching an event; retrying', { doing, attempt, error: (err as Error)?.message ?? String(err), retryInMs: pause });
+        this.o.logger.warn('API server unavailable while dispatching an event; retrying', { doing, attempt, error: errorMessage(err), retryInMs: pause });
         await new Promise((r) => setTimeout(r, pause));
         pause = Math.min(pause * 2, RETRY_MAX_MS);
       }
@@ -176,7 +177,7 @@ export class Dispatcher {
 
 /** An API error as a binding failure: the status picks the outcome, specific texts override. */
 function classify(err: unknown, doing: string, special: Record<number, [BindingOutcome, string]>): BindingFailure {
-  if (!(err instanceof KubeApiError)) return new BindingFailure('submit_error', `${doing}: ${(err as Error)?.message ?? String(err)}`);
+  if (!(err instanceof KubeApiError)) return new BindingFailure('submit_error', `${doing}: ${errorMessage(err)}`);
   const hit = special[err.status];
   if (hit) return new BindingFailure(hit[0], hit[1]);
   // The API server quotes the values it refuses, and those may come from the event's payload:

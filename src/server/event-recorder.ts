@@ -9,6 +9,7 @@ import { hostname } from 'node:os';
 import { API_VERSION } from '../api/index.js';
 import type { Logger } from '../log/logger.js';
 import { KubeApiError, SERVER_IDENTITY, type KubeRest } from './kube-rest.js';
+import { errorMessage } from '../log/error-message.js';
 
 export const BINDING_ERROR_REASON = 'WorkflowEventBindingError';
 const COMPONENT = 'plugflow-server';
@@ -142,7 +143,7 @@ export class EventRecorder {
   }
 
   private failed(binding: BindingRef, err: unknown): void {
-    const detail = err instanceof KubeApiError ? `${err.status}: ${err.message}` : String((err as Error)?.message ?? err);
+    const detail = err instanceof KubeApiError ? `${err.status}: ${err.message}` : errorMessage(err);
     this.logger.warn('could not record a Kubernetes Event on the binding', { namespace: binding.namespace, binding: binding.name, error: detail });
   }
 }

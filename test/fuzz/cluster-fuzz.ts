@@ -31,6 +31,7 @@ import type { Prng } from '../soak/prng.js';
 import { jsonValue, mutate } from './generators.js';
 import { hostileBindingSpecs, hostileSidecars, hostileWorkflowSpecs } from './hostile-objects.js';
 import { namesProblem, type Tally } from './tally.js';
+import { errorMessage } from '../../src/log/error-message.js';
 
 export const BINDINGS: ResourceType = { group: 'plugflow.io', version: 'v1alpha1', plural: 'workfloweventbindings', kind: 'WorkflowEventBinding', namespaced: true };
 
@@ -65,7 +66,7 @@ async function create(tally: Tally, target: string, client: KubeClient, type: Re
       t.rejected++;
       return false;
     }
-    tally.fail(target, `${label}: the API server answered ${err instanceof ApiError ? err.code : ''} ${(err as Error).message.slice(0, 200)}`);
+    tally.fail(target, `${label}: the API server answered ${err instanceof ApiError ? err.code : ''} ${errorMessage(err).slice(0, 200)}`);
     return false;
   }
 }

@@ -21,6 +21,7 @@ import type { Prng } from '../soak/prng.js';
 import type { ClusterFuzzTarget } from './cluster-fuzz.js';
 import { breaches, HOSTILE_CONTAINER_SC, hostileStep, sent, sidecarBreaches } from './pod-policy-cases.js';
 import type { Tally } from './tally.js';
+import { errorMessage } from '../../src/log/error-message.js';
 
 const TARGET = 'cluster: pod-policy escapes';
 
@@ -38,7 +39,7 @@ export async function fuzzPodPolicy(rng: Prng, t: ClusterFuzzTarget, tally: Tall
       stored.push(name);
     } catch (err) {
       if (err instanceof ApiError && err.code >= 400 && err.code < 500) tt.rejected++;
-      else tally.fail(TARGET, `${name}: the API server answered ${(err as Error).message.slice(0, 200)}`);
+      else tally.fail(TARGET, `${name}: the API server answered ${errorMessage(err).slice(0, 200)}`);
     }
   }
   // Plugin ConfigMaps whose sidecar asks for root, privilege or capabilities: discovery must

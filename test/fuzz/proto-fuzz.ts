@@ -34,6 +34,7 @@ import { call, sendEvent } from '../soak/http.js';
 import type { Prng } from '../soak/prng.js';
 import { BINDINGS, type ClusterFuzzTarget } from './cluster-fuzz.js';
 import { namesProblem, type Tally } from './tally.js';
+import { errorMessage } from '../../src/log/error-message.js';
 
 const MARK = 'pfFuzzPolluted';
 const PRIVILEGED = JSON.stringify({ hostPID: true, volumes: [{ name: 'h', hostPath: { path: '/' } }], containers: [{ name: 'main', securityContext: { privileged: true } }] });
@@ -135,7 +136,7 @@ export function fuzzPrototypeKeysInProcess(rng: Prng, tally: Tally, per: number)
       applyMergePatch({}, inline);
       mergePatchDiff({ a: 1 }, inline);
     } catch (err) {
-      tally.fail(PURE, `${label}: ${(err as Error).message.slice(0, 200)}`);
+      tally.fail(PURE, `${label}: ${errorMessage(err).slice(0, 200)}`);
     }
     const now = protoSnapshot();
     if (now !== before || (({}) as Record<string, unknown>)[MARK] !== undefined) {

@@ -21,6 +21,7 @@ import { ApiError, badRequest, Code, errorDetails, notFound, toApiError, unavail
 import type { EventQueue, Outcome } from '../event-queue.js';
 import { budgetFull, declaredTooLarge, LIMIT_DEFAULTS, lingerThenClose, type BodyBudget } from '../limits.js';
 import type { EventReceipt, ServerMetrics } from '../metrics.js';
+import { errorMessage } from '../../log/error-message.js';
 
 export type DispatchMode = 'async' | 'sync';
 
@@ -189,7 +190,7 @@ class EventEndpoint {
       payload = parseUserJson(text, 'the event body');
     } catch (err) {
       this.receipt('invalid');
-      return this.fail(call, badRequest(err instanceof SyntaxError ? `the event body must be JSON: ${err.message}` : (err as Error).message));
+      return this.fail(call, badRequest(err instanceof SyntaxError ? `the event body must be JSON: ${err.message}` : errorMessage(err)));
     }
     const { queue } = this.deps;
     const job: EventJob = {
@@ -223,7 +224,7 @@ class EventEndpoint {
       clearTimeout(timer);
       if (outcome === 'timeout') this.send(call, 202, JSON.stringify({ message: `the event is accepted and still being dispatched after ${wait / 1000}s` }));
       else if (outcome.ok) this.send(call, 200, JSON.stringify(outcome.value));
-      else this.fail(call, new ApiError(Code.Internal, `dispatching the event failed: ${(outcome.error as Error)?.message ?? String(outcome.error)}`));
+      else this.fail(call, new ApiError(Code.Internal, `dispatching the event failed: ${errorMessage(outcome.error)}`));
     });
   }
 
