@@ -76,7 +76,7 @@ check "plugflow --help" "Usage: plugflow" plugflow --help
 check "plugflow executor --help" "install" plugflow executor --help
 check "every dist module imports" "imported" /usr/bin/node --input-type=module -e "
   import { readdirSync } from 'node:fs';
-  const files = readdirSync('/app/dist', { recursive: true }).filter((f) => f.endsWith('.js') && !/^cli\/(main|executor-main)\.js$/.test(f));
+  const files = readdirSync('/app/dist', { recursive: true }).filter((f) => f.endsWith('.js') && !/^cli\/(main|pod-side-main)\.js$/.test(f));
   for (const f of files) await import('/app/dist/' + f);
   console.log('imported', files.length);"
 check "executor install (init container)" "installed /var/run/plugflow/emissary" plugflow executor install /var/run/plugflow

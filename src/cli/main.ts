@@ -4,7 +4,7 @@ import { registerControllerCommands } from './controller.js';
 import { registerDevCommands } from './dev.js';
 import { registerEventCommands } from './event.js';
 import { registerExprCommands } from './expr.js';
-import { registerExecutorCommands } from './executor.js';
+import { registerPodSideCommands } from './pod-side.js';
 import { registerRunnerCommands } from './runner.js';
 import { registerPluginCommands } from './plugin.js';
 import { registerWorkflowCommands } from './rest.js';
@@ -29,7 +29,7 @@ export function buildProgram(): Command {
   registerDevCommands(program);
   registerEventCommands(program);
   registerExprCommands(program);
-  registerExecutorCommands(program);
+  registerPodSideCommands(program);
   registerRunnerCommands(program);
   return program;
 }

@@ -25,7 +25,7 @@ import { DEFAULT_POD_SECURITY_LEVEL, ENV_POD_SECURITY_LEVEL, parsePodSecurityLev
 import { createLogger, type Logger } from '../log/logger.js';
 import { ActionApplier } from './action-applier.js';
 import { ControllerCaches } from './caches.js';
-import { EventRecorder } from './events.js';
+import { WorkflowEventRecorder } from './workflow-event-recorder.js';
 import { Expectations, FailureMemory } from './failure-memory.js';
 import { startHealthServer, type HealthServer } from './health-server.js';
 import { LeaderElector } from './leader-election.js';
@@ -116,7 +116,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
   const failures = new FailureMemory();
   const creations = new Expectations();
   const deletions = new Expectations();
-  const events = new EventRecorder(client, log, identity, opts.recordEvents ?? true);
+  const events = new WorkflowEventRecorder(client, log, identity, opts.recordEvents ?? true);
   const executorImage = opts.executorImage ?? process.env.PLUGFLOW_EXECUTOR_IMAGE ?? DEFAULT_IMAGE;
   const envLevel = process.env[ENV_POD_SECURITY_LEVEL];
   const podSecurityLevel = opts.podSecurityLevel ?? (envLevel ? parsePodSecurityLevel(envLevel, ENV_POD_SECURITY_LEVEL) : DEFAULT_POD_SECURITY_LEVEL);

@@ -24,7 +24,7 @@ import { WORKFLOWS } from '../kube/resource.js';
 import type { Logger } from '../log/logger.js';
 import type { ActionApplier } from './action-applier.js';
 import type { ControllerCaches } from './caches.js';
-import type { EventRecorder } from './events.js';
+import type { WorkflowEventRecorder } from './workflow-event-recorder.js';
 import type { FailureMemory } from './failure-memory.js';
 import type { ControllerMetrics } from './metrics.js';
 import { buildObservations } from './observations.js';
@@ -50,7 +50,7 @@ export interface ReconcilerDeps {
   caches: ControllerCaches;
   applier: ActionApplier;
   failures: FailureMemory;
-  events: EventRecorder;
+  events: WorkflowEventRecorder;
   metrics: ControllerMetrics;
   log: Logger;
   engine: Engine;

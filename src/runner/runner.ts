@@ -11,7 +11,7 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { KubeClient } from '../kube/client.js';
 import { createLogger, type Logger } from '../log/logger.js';
-import { ensureEmissaryBinary } from '../executor/emissary-binary.js';
+import { ensureEmissaryBinary } from '../pod-side/emissary-binary.js';
 import type { NodeResources } from './field-ref.js';
 import { staged, type Mount, type NamespaceTools } from './launch.js';
 import { readContainerLog, type ReadLogOptions } from './logs.js';

@@ -46,7 +46,7 @@ export interface ShimOptions {
 }
 
 /** How a host process (not a container) starts an entry point: tsx from src/ in a checkout, else dist/. */
-export function cliCommand(entry: 'main' | 'executor-main' = 'main', mode = process.env.PLUGFLOW_RUNNER_CLI): string[] {
+export function cliCommand(entry: 'main' | 'pod-side-main' = 'main', mode = process.env.PLUGFLOW_RUNNER_CLI): string[] {
   const tsxLoader = join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs');
   const source = join(REPO_ROOT, 'src', 'cli', `${entry}.ts`);
   const dist = join(REPO_ROOT, 'dist', 'cli', `${entry}.js`);

@@ -18,7 +18,7 @@
  */
 import { createHash, hash as oneShotHash, timingSafeEqual } from 'node:crypto';
 import { GROUP, PLURAL } from '../api/index.js';
-import { ApiError, Code, fromKube, tooManyRequests, unauthenticated } from './errors.js';
+import { HttpError, Code, fromKube, tooManyRequests, unauthenticated } from './errors.js';
 import { KubeApiError, SERVER_IDENTITY, type Identity, type KubeRest } from './kube-rest.js';
 import { errorMessage } from '../log/error-message.js';
 
@@ -50,10 +50,10 @@ export const CREATE_WORKFLOW_ACCESS: Access = { verb: 'create', resource: PLURAL
 
 interface CacheEntry {
   expires: number;
-  verdict: Promise<ApiError | undefined>;
+  verdict: Promise<HttpError | undefined>;
   /** Set once the verdict is known, so cached answers need no promise. */
   settled?: boolean;
-  refusal?: ApiError;
+  refusal?: HttpError;
 }
 
 export interface AuthOptions {
@@ -143,7 +143,7 @@ export class Authenticator {
   /** 403 unless the namespace is in the allow-list (when there is one). */
   checkNamespace(namespace: string): void {
     if (this.allowed && !this.allowed.has(namespace)) {
-      throw new ApiError(Code.PermissionDenied, `namespace "${namespace}" is not served here: this server serves only ${[...this.allowed].map((n) => `"${n}"`).join(', ')} (--allowed-namespaces)`);
+      throw new HttpError(Code.PermissionDenied, `namespace "${namespace}" is not served here: this server serves only ${[...this.allowed].map((n) => `"${n}"`).join(', ')} (--allowed-namespaces)`);
     }
   }
 
@@ -155,15 +155,15 @@ export class Authenticator {
 
   /**
    * The check without a promise when the answer is cached (the event endpoint's hot path):
-   * `undefined` = allowed, an ApiError = refused, a Promise = asking the API server. The
+   * `undefined` = allowed, an HttpError = refused, a Promise = asking the API server. The
    * namespace allow-list applies in both modes; the review only to callers' tokens.
    */
-  access(caller: Caller, namespace: string, access: Access): ApiError | undefined | Promise<ApiError | undefined> {
+  access(caller: Caller, namespace: string, access: Access): HttpError | undefined | Promise<HttpError | undefined> {
     if (this.allowed && !this.allowed.has(namespace)) {
       try {
         this.checkNamespace(namespace);
       } catch (err) {
-        return err as ApiError;
+        return err as HttpError;
       }
     }
     if (caller.identity.kind !== 'token') return undefined;
@@ -188,7 +188,7 @@ export class Authenticator {
     return entry.settled ? entry.refusal : entry.verdict;
   }
 
-  private async review(identity: Identity, namespace: string, access: Access): Promise<ApiError | undefined> {
+  private async review(identity: Identity, namespace: string, access: Access): Promise<HttpError | undefined> {
     try {
       const res = await this.kube.call<{ status?: { allowed?: boolean; reason?: string } }>({
         method: 'POST',
@@ -201,10 +201,10 @@ export class Authenticator {
         },
       });
       if (res.status?.allowed) return undefined;
-      return new ApiError(Code.PermissionDenied, `forbidden: the token may not ${access.verb} ${access.resource}.${GROUP} in namespace "${namespace}", ${access.purpose}`);
+      return new HttpError(Code.PermissionDenied, `forbidden: the token may not ${access.verb} ${access.resource}.${GROUP} in namespace "${namespace}", ${access.purpose}`);
     } catch (err) {
       if (err instanceof KubeApiError) return fromKube(err);
-      return new ApiError(Code.Unavailable, `could not review the token's rights: ${errorMessage(err)}`, { 'retry-after': '1' });
+      return new HttpError(Code.Unavailable, `could not review the token's rights: ${errorMessage(err)}`, { 'retry-after': '1' });
     }
   }
 }

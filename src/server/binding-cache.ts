@@ -10,7 +10,7 @@ import { GROUP, PLURAL, VERSION, type WorkflowEventBinding } from '../api/index.
 import { describeError } from '../kube/apply.js';
 import type { Logger } from '../log/logger.js';
 import { compileBinding, type CompiledBinding } from './binding-compile.js';
-import type { EventRecorder } from './event-recorder.js';
+import type { BindingEventRecorder } from './binding-event-recorder.js';
 import type { ServerMetrics } from './metrics.js';
 
 export interface BindingCacheOptions {
@@ -18,7 +18,7 @@ export interface BindingCacheOptions {
   /** Watch one namespace only; all namespaces when unset. */
   namespace?: string;
   logger: Logger;
-  recorder: EventRecorder;
+  recorder: BindingEventRecorder;
   metrics: ServerMetrics;
   /** Delay before the informer restarts after an error (default 2 s). */
   restartDelayMs?: number;

@@ -15,7 +15,7 @@ import type { Logger } from '../log/logger.js';
 import type { Caller } from './auth.js';
 import { BindingFailure, evaluateSubmission, matches, type CompiledBinding, type EventEnv } from './binding-compile.js';
 import type { BindingCache } from './binding-cache.js';
-import type { EventRecorder } from './event-recorder.js';
+import type { BindingEventRecorder } from './binding-event-recorder.js';
 import { isTransientApiFailure, withholdQuotedValues } from './errors.js';
 import { KubeApiError, resourcePath, type KubeRest } from './kube-rest.js';
 import type { BindingOutcome, ServerMetrics } from './metrics.js';
@@ -43,7 +43,7 @@ export interface DispatchResult {
 export interface DispatcherOptions {
   kube: KubeRest;
   bindings: BindingCache;
-  recorder: EventRecorder;
+  recorder: BindingEventRecorder;
   metrics: ServerMetrics;
   logger: Logger;
   /** Attempts at a generated name that the API server reports as taken (default 5). */

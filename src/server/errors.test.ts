@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, Code, errorDetails, fromKube, INTERNAL_MESSAGE, toApiError, unavailable, withholdQuotedValues } from './errors.js';
+import { HttpError, Code, errorDetails, fromKube, INTERNAL_MESSAGE, toHttpError, unavailable, withholdQuotedValues } from './errors.js';
 import { KubeApiError } from './kube-rest.js';
 
 describe('error replies', () => {
@@ -14,8 +14,8 @@ describe('error replies', () => {
       [Code.Internal, 500],
       [Code.Unavailable, 503],
     ];
-    for (const [code, status] of pairs) expect(new ApiError(code, 'x').status).toBe(status);
-    expect(new ApiError(Code.NotFound, 'gone').body()).toEqual({ code: 5, message: 'gone' });
+    for (const [code, status] of pairs) expect(new HttpError(code, 'x').status).toBe(status);
+    expect(new HttpError(Code.NotFound, 'gone').body()).toEqual({ code: 5, message: 'gone' });
   });
 
   it('carry Retry-After when the queue is full', () => {
@@ -32,24 +32,24 @@ describe('error replies', () => {
   });
 
   it("map fastify's own errors (size limit, bad JSON) and unknown errors", () => {
-    expect(toApiError(Object.assign(new Error('too big'), { statusCode: 413 })).code).toBe(Code.ResourceExhausted);
-    expect(toApiError(Object.assign(new Error('Unexpected end of JSON input'), { statusCode: 400 })).code).toBe(Code.InvalidArgument);
+    expect(toHttpError(Object.assign(new Error('too big'), { statusCode: 413 })).code).toBe(Code.ResourceExhausted);
+    expect(toHttpError(Object.assign(new Error('Unexpected end of JSON input'), { statusCode: 400 })).code).toBe(Code.InvalidArgument);
   });
 
   it('answer unknown errors with a generic 500, whose details are for the log', () => {
     for (const thrown of [new TypeError("Cannot read properties of null (reading 'steps')"), new Error('boom'), 'a string', null, undefined, { toString: [] }]) {
-      expect(toApiError(thrown).body()).toEqual({ code: 13, message: INTERNAL_MESSAGE });
+      expect(toHttpError(thrown).body()).toEqual({ code: 13, message: INTERNAL_MESSAGE });
     }
     expect(errorDetails(new TypeError('x is not iterable'))).toMatchObject({ error: 'x is not iterable', stack: expect.stringContaining('TypeError') });
-    expect(errorDetails(new ApiError(Code.NotFound, 'gone'))).toEqual({ error: 'gone' });
+    expect(errorDetails(new HttpError(Code.NotFound, 'gone'))).toEqual({ error: 'gone' });
     expect(errorDetails({ toString: [] })).toEqual({ error: '[object Object]' });
     // Node's own programming errors (ERR_…) are not network failures.
-    expect(toApiError(Object.assign(new TypeError('bad arg'), { code: 'ERR_INVALID_ARG_TYPE' })).code).toBe(Code.Internal);
+    expect(toHttpError(Object.assign(new TypeError('bad arg'), { code: 'ERR_INVALID_ARG_TYPE' })).code).toBe(Code.Internal);
   });
 
   it('answer 503 when the API server cannot be reached', () => {
     for (const code of ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_SOCKET']) {
-      const e = toApiError(Object.assign(new Error(`${code} 10.0.0.1:6443`), { code }));
+      const e = toHttpError(Object.assign(new Error(`${code} 10.0.0.1:6443`), { code }));
       expect(e.status, code).toBe(503);
       expect(e.headers).toEqual({ 'retry-after': '1' });
       expect(e.message).toBe(`the Kubernetes API server could not be reached: ${code} 10.0.0.1:6443`);

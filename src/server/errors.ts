@@ -38,7 +38,7 @@ export interface ErrorBody {
 }
 
 /** An error with its reply: thrown anywhere in a route, sent by the error handler. */
-export class ApiError extends Error {
+export class HttpError extends Error {
   readonly status: number;
 
   constructor(
@@ -50,7 +50,7 @@ export class ApiError extends Error {
     status?: number,
   ) {
     super(message);
-    this.name = 'ApiError';
+    this.name = 'HttpError';
     this.status = status ?? STATUS[code];
   }
 
@@ -59,39 +59,39 @@ export class ApiError extends Error {
   }
 }
 
-export const badRequest = (message: string) => new ApiError(Code.InvalidArgument, message);
-export const unauthenticated = (message: string) => new ApiError(Code.Unauthenticated, message);
-export const notFound = (message: string) => new ApiError(Code.NotFound, message);
+export const badRequest = (message: string) => new HttpError(Code.InvalidArgument, message);
+export const unauthenticated = (message: string) => new HttpError(Code.Unauthenticated, message);
+export const notFound = (message: string) => new HttpError(Code.NotFound, message);
 export const unavailable = (message: string, retryAfterSeconds?: number) =>
-  new ApiError(Code.Unavailable, message, retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) });
+  new HttpError(Code.Unavailable, message, retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) });
 
 /** 429 with Retry-After: a rate limit (gRPC ResourceExhausted, which gateways also map to 429). */
 export const tooManyRequests = (message: string, retryAfterSeconds: number) =>
-  new ApiError(Code.ResourceExhausted, message, { 'retry-after': String(retryAfterSeconds) }, 429);
+  new HttpError(Code.ResourceExhausted, message, { 'retry-after': String(retryAfterSeconds) }, 429);
 
 /** The API server's answer, as ours: its status picks the code, its message is kept. */
-export function fromKube(err: KubeApiError): ApiError {
+export function fromKube(err: KubeApiError): HttpError {
   switch (err.status) {
     case 400:
     case 422:
-      return new ApiError(Code.InvalidArgument, err.message);
+      return new HttpError(Code.InvalidArgument, err.message);
     case 401:
-      return new ApiError(Code.Unauthenticated, `the token was not accepted by the Kubernetes API server: ${err.message}`);
+      return new HttpError(Code.Unauthenticated, `the token was not accepted by the Kubernetes API server: ${err.message}`);
     case 403:
-      return new ApiError(Code.PermissionDenied, err.message);
+      return new HttpError(Code.PermissionDenied, err.message);
     case 404:
-      return new ApiError(Code.NotFound, err.message);
+      return new HttpError(Code.NotFound, err.message);
     case 409:
-      return new ApiError(Code.AlreadyExists, err.message);
+      return new HttpError(Code.AlreadyExists, err.message);
     case 413:
-      return new ApiError(Code.ResourceExhausted, err.message);
+      return new HttpError(Code.ResourceExhausted, err.message);
     case 429:
     case 503:
-      return new ApiError(Code.Unavailable, err.message, { 'retry-after': '1' });
+      return new HttpError(Code.Unavailable, err.message, { 'retry-after': '1' });
     case 504:
-      return new ApiError(Code.DeadlineExceeded, err.message);
+      return new HttpError(Code.DeadlineExceeded, err.message);
     default:
-      return new ApiError(Code.Internal, `Kubernetes API server replied ${err.status}: ${err.message}`);
+      return new HttpError(Code.Internal, `Kubernetes API server replied ${err.status}: ${err.message}`);
   }
 }
 
@@ -118,27 +118,27 @@ export function isTransientApiFailure(err: unknown): boolean {
 }
 
 /**
- * Any thrown value as an ApiError. Unknown errors become 500 with a generic message: the
+ * Any thrown value as an HttpError. Unknown errors become 500 with a generic message: the
  * caller learns nothing of the server's insides, and the error handler logs the original.
  */
-export function toApiError(err: unknown): ApiError {
-  if (err instanceof ApiError) return err;
+export function toHttpError(err: unknown): HttpError {
+  if (err instanceof HttpError) return err;
   if (err instanceof KubeApiError) return fromKube(err);
   const e = err as { statusCode?: unknown; message?: unknown } | null | undefined;
   const message = typeof e?.message === 'string' ? e.message : '';
   // fastify's own errors (body parsing, size limit, bad content type) carry a statusCode.
   if (typeof e?.statusCode === 'number') {
-    if (e.statusCode === 413) return new ApiError(Code.ResourceExhausted, `request body too large: ${message}`.trim());
-    if (e.statusCode >= 400 && e.statusCode < 500) return new ApiError(Code.InvalidArgument, message || 'bad request');
-    if (e.statusCode === 503) return new ApiError(Code.Unavailable, message || 'unavailable');
+    if (e.statusCode === 413) return new HttpError(Code.ResourceExhausted, `request body too large: ${message}`.trim());
+    if (e.statusCode >= 400 && e.statusCode < 500) return new HttpError(Code.InvalidArgument, message || 'bad request');
+    if (e.statusCode === 503) return new HttpError(Code.Unavailable, message || 'unavailable');
   }
   if (unreachable(err)) return unavailable(`the Kubernetes API server could not be reached: ${message || String((err as { code: string }).code)}`, 1);
-  return new ApiError(Code.Internal, INTERNAL_MESSAGE);
+  return new HttpError(Code.Internal, INTERNAL_MESSAGE);
 }
 
 /** What to log of an error: its message and, for unexpected ones, its stack. */
 export function errorDetails(err: unknown): { error: string; stack?: string } {
-  if (err instanceof Error) return err instanceof ApiError || err instanceof KubeApiError ? { error: err.message } : { error: err.message, stack: err.stack };
+  if (err instanceof Error) return err instanceof HttpError || err instanceof KubeApiError ? { error: err.message } : { error: err.message, stack: err.stack };
   try {
     return { error: String(err) };
   } catch {

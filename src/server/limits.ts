@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { ApiError, Code, unavailable } from './errors.js';
+import { HttpError, Code, unavailable } from './errors.js';
 
 export interface ServerLimits {
   /** Longest wait for the request line and headers (node `headersTimeout`). */
@@ -139,13 +139,13 @@ export function hasBody(req: IncomingMessage): boolean {
 }
 
 /** 503 for a request whose body does not fit in the budget now. */
-export function budgetFull(capacity: number): ApiError {
+export function budgetFull(capacity: number): HttpError {
   return unavailable(`too many request bodies are being received right now (${capacity} bytes in flight at most): retry in a second`, 1);
 }
 
 /** 413 by Content-Length, before any byte of the body is read. */
-export function declaredTooLarge(req: IncomingMessage, maxBodyBytes: number): ApiError | undefined {
-  return Number(req.headers['content-length']) > maxBodyBytes ? new ApiError(Code.ResourceExhausted, `request body too large: the limit is ${maxBodyBytes} bytes (--max-body-size)`) : undefined;
+export function declaredTooLarge(req: IncomingMessage, maxBodyBytes: number): HttpError | undefined {
+  return Number(req.headers['content-length']) > maxBodyBytes ? new HttpError(Code.ResourceExhausted, `request body too large: the limit is ${maxBodyBytes} bytes (--max-body-size)`) : undefined;
 }
 
 /**
@@ -154,7 +154,7 @@ export function declaredTooLarge(req: IncomingMessage, maxBodyBytes: number): Ap
  * still sending after that is cut off. Closing at once would make the kernel reset a connection
  * with unread data, and a client still writing its upload would lose the answer.
  */
-export function refuseUnread(req: IncomingMessage, res: ServerResponse, err: ApiError, lingerMs: number): void {
+export function refuseUnread(req: IncomingMessage, res: ServerResponse, err: HttpError, lingerMs: number): void {
   const body = JSON.stringify(err.body());
   res.writeHead(err.status, { ...err.headers, 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)) });
   res.end(body);

@@ -10,9 +10,9 @@ import { createLogger, type Logger } from '../log/logger.js';
 import { Authenticator, type AuthMode } from './auth.js';
 import { BindingCache } from './binding-cache.js';
 import { Dispatcher, type DispatchResult, type EventJob } from './dispatch.js';
-import { ApiError, badRequest, Code, errorDetails, toApiError } from './errors.js';
+import { HttpError, badRequest, Code, errorDetails, toHttpError } from './errors.js';
 import { EventQueue } from './event-queue.js';
-import { EventRecorder } from './event-recorder.js';
+import { BindingEventRecorder } from './binding-event-recorder.js';
 import { KubeRest } from './kube-rest.js';
 import { applyLimits, BodyBudget, budgetFull, connectionsCheckingInterval, declaredTooLarge, firstRequest, hasBody, LIMIT_DEFAULTS, lingerThenClose, refuseUnread, type ServerLimits } from './limits.js';
 import { ServerMetrics } from './metrics.js';
@@ -109,7 +109,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   }
   const limits: ServerLimits = { ...LIMIT_DEFAULTS, ...stripUndefined(o.limits ?? {}) };
   const budget = new BodyBudget(limits.maxBodiesInFlightBytes);
-  const recorder = new EventRecorder(kube, logger);
+  const recorder = new BindingEventRecorder(kube, logger);
   const bindings = new BindingCache({ kubeConfig: o.kubeConfig, namespace: o.namespace, logger, recorder, metrics });
   const dispatcher = new Dispatcher({ kube, bindings, recorder, metrics, logger });
   const queue = new EventQueue<EventJob, DispatchResult>({
@@ -251,14 +251,14 @@ export function buildApp(tls: { cert: string; key: string } | undefined, bodyLim
     forceCloseConnections: 'idle',
   }) as unknown as FastifyInstance;
   app.setErrorHandler((err, req, reply) => {
-    const e = toApiError(err);
+    const e = toHttpError(err);
     if (e.status >= 500 && e.code !== Code.Unavailable) logger.error('request failed', { method: req.method, route: req.routeOptions.url, ...errorDetails(err) });
     void reply.code(e.status).headers(e.headers).send(e.body());
     // Refused before its body was read (auth in onRequest): discard the rest briefly, then cut.
     if (!req.raw.complete) lingerThenClose(req.raw, guard?.limits.lingerMs ?? LIMIT_DEFAULTS.lingerMs);
   });
   app.setNotFoundHandler((req, reply) => {
-    const e = new ApiError(Code.NotFound, `no such endpoint: ${req.method} ${req.url.split('?')[0]}`);
+    const e = new HttpError(Code.NotFound, `no such endpoint: ${req.method} ${req.url.split('?')[0]}`);
     void reply.code(e.status).send(e.body());
   });
   const debug = logger.isDebugEnabled();
@@ -281,11 +281,11 @@ export function buildApp(tls: { cert: string; key: string } | undefined, bodyLim
 }
 
 /** Why a request with a body may not send it: no acceptable caller, too large, or no room now. */
-function bodyRefusal(req: IncomingMessage, res: ServerResponse, bodyLimit: number, guard: FrontGuard): ApiError | undefined {
+function bodyRefusal(req: IncomingMessage, res: ServerResponse, bodyLimit: number, guard: FrontGuard): HttpError | undefined {
   try {
     guard.auth.callerOf(req.headers.authorization);
   } catch (err) {
-    return toApiError(err);
+    return toHttpError(err);
   }
   const tooBig = declaredTooLarge(req, bodyLimit);
   if (tooBig) return tooBig;

@@ -17,7 +17,7 @@ import { parseUserJson } from '../../api/index.js';
 import type { Logger } from '../../log/logger.js';
 import { EVENT_ACCESS, type Authenticator, type Caller } from '../auth.js';
 import type { DispatchResult, EventJob } from '../dispatch.js';
-import { ApiError, badRequest, Code, errorDetails, notFound, toApiError, unavailable } from '../errors.js';
+import { HttpError, badRequest, Code, errorDetails, notFound, toHttpError, unavailable } from '../errors.js';
 import type { EventQueue, Outcome } from '../event-queue.js';
 import { budgetFull, declaredTooLarge, LIMIT_DEFAULTS, lingerThenClose, type BodyBudget } from '../limits.js';
 import type { EventReceipt, ServerMetrics } from '../metrics.js';
@@ -153,7 +153,7 @@ class EventEndpoint {
       return true;
     }
     if (access === undefined) this.readBody(call);
-    else if (access instanceof ApiError) this.refuse(call, access);
+    else if (access instanceof HttpError) this.refuse(call, access);
     else access.then((refusal) => (refusal ? this.refuse(call, refusal) : this.readBody(call)), (err: unknown) => this.refuse(call, err));
     return true;
   }
@@ -224,7 +224,7 @@ class EventEndpoint {
       clearTimeout(timer);
       if (outcome === 'timeout') this.send(call, 202, JSON.stringify({ message: `the event is accepted and still being dispatched after ${wait / 1000}s` }));
       else if (outcome.ok) this.send(call, 200, JSON.stringify(outcome.value));
-      else this.fail(call, new ApiError(Code.Internal, `dispatching the event failed: ${errorMessage(outcome.error)}`));
+      else this.fail(call, new HttpError(Code.Internal, `dispatching the event failed: ${errorMessage(outcome.error)}`));
     });
   }
 
@@ -233,13 +233,13 @@ class EventEndpoint {
    * rest of the body discarded for a short while, then the connection cut (limits.ts).
    */
   private refuse(call: EventCall, err: unknown): void {
-    if (err instanceof ApiError) this.receipt(receiptOf(err));
+    if (err instanceof HttpError) this.receipt(receiptOf(err));
     this.fail(call, err, true);
   }
 
   /** Sends the error; `unread`: the body is not read to its end, so linger then cut the connection. */
   fail(call: EventCall, err: unknown, unread = false): void {
-    const e = toApiError(err);
+    const e = toHttpError(err);
     if (e.status >= 500 && e.code !== Code.Unavailable) this.deps.logger.error('event request failed', errorDetails(err));
     this.send(call, e.status, JSON.stringify(e.body()), e.headers);
     if (unread) lingerThenClose(call.req, this.deps.lingerMs ?? LIMIT_DEFAULTS.lingerMs);
@@ -271,7 +271,7 @@ class EventEndpoint {
   }
 }
 
-function receiptOf(err: ApiError): EventReceipt {
+function receiptOf(err: HttpError): EventReceipt {
   if (err.code === Code.Unauthenticated) return 'unauthorized';
   if (err.code === Code.PermissionDenied) return 'forbidden';
   if (err.status === 429) return 'rate_limited';
@@ -279,6 +279,6 @@ function receiptOf(err: ApiError): EventReceipt {
   return 'invalid';
 }
 
-function tooLarge(limit: number): ApiError {
-  return new ApiError(Code.ResourceExhausted, `request body too large: the limit is ${limit} bytes (--max-body-size)`);
+function tooLarge(limit: number): HttpError {
+  return new HttpError(Code.ResourceExhausted, `request body too large: the limit is ${limit} bytes (--max-body-size)`);
 }

@@ -12,7 +12,7 @@ import { errorMessage } from '../log/error-message.js';
 
 export const EVENT_SOURCE = 'plugflow-controller';
 
-export class EventRecorder {
+export class WorkflowEventRecorder {
   private readonly pending = new Set<Promise<unknown>>();
 
   constructor(

@@ -35,7 +35,7 @@ interface Series {
   pending: Promise<void>;
 }
 
-export class EventRecorder {
+export class BindingEventRecorder {
   private readonly series = new Map<string, Series>();
   private readonly host = hostname();
   private readonly inFlight = new Set<Promise<void>>();

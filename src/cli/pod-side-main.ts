@@ -5,10 +5,10 @@
  * `plugflow` shim sends `executor` commands here; an image can do the same.
  */
 import { Command } from 'commander';
-import { registerExecutorCommands } from './executor.js';
+import { registerPodSideCommands } from './pod-side.js';
 
 const program = new Command('plugflow').description('plugflow executor commands').showHelpAfterError();
-registerExecutorCommands(program);
+registerPodSideCommands(program);
 program.parseAsync(process.argv).catch((err: unknown) => {
   console.error(`plugflow: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);

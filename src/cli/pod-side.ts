@@ -5,13 +5,13 @@
  */
 import type { Command } from 'commander';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { installEmissary } from '../executor/install.js';
-import { outputsFromEnv, runWait } from '../executor/wait.js';
+import { installEmissary } from '../pod-side/install.js';
+import { outputsFromEnv, runWait } from '../pod-side/wait.js';
 import { DEFAULT_TERMINATION_MESSAGE_PATH, ENV_VAR_DIR, VAR_DIR } from '../pods/layout.js';
 import { encodeWaitReport } from '../pods/wait-report.js';
 import { errorMessage } from '../log/error-message.js';
 
-export function registerExecutorCommands(program: Command): void {
+export function registerPodSideCommands(program: Command): void {
   const executor = program.command('executor').description('commands run inside step pods (init and wait containers)');
 
   executor
