@@ -17,7 +17,7 @@ import {
   type WorkflowTemplate,
 } from '../api/index.js';
 import type { KubeClient } from '../kube/client.js';
-import { Informer, dropManagedFields, type InformerLike } from '../kube/informer.js';
+import { Informer, dropManagedFields, readinessProblem, staleAfterMs, type InformerLike } from '../kube/informer.js';
 import { objectKey, type KubeObject } from '../kube/object-store.js';
 import { CLUSTER_WORKFLOW_TEMPLATES, NAMESPACES, PODS, WORKFLOWS, WORKFLOW_TASK_SETS, WORKFLOW_TEMPLATES } from '../kube/resource.js';
 import type { Logger } from '../log/logger.js';
@@ -59,7 +59,7 @@ export class ControllerCaches {
     readonly plugins?: PluginDiscovery,
   ) {
     const common = { client: o.client, namespace: o.namespace, log: o.log, resyncMs: o.resyncMs, watchdogMs: o.watchdogMs };
-    this.staleMs = o.staleMs ?? 2 * (o.watchdogMs ?? 150_000);
+    this.staleMs = o.staleMs ?? staleAfterMs(o.watchdogMs);
     this.workflows = new Informer<Obj<Workflow>>({ ...common, type: WORKFLOWS, transform: dropManagedFields });
     this.pods = new Informer<CachedPod>({ ...common, type: PODS, labelSelector: LABEL_WORKFLOW, transform: slimPod, resyncMs: 0 });
     this.pods.addIndex(BY_WORKFLOW, (p) => workflowIndex(p));
@@ -118,10 +118,8 @@ export class ControllerCaches {
   readinessProblems(): string[] {
     const out: string[] = [];
     for (const { name, informer } of this.informers()) {
-      if (!informer.hasSynced()) out.push(`informer ${name} has not synced yet`);
-      else if (informer.lastSyncAge() > this.staleMs) {
-        out.push(`informer ${name} is stale: nothing heard from the API server for ${Math.round(informer.lastSyncAge() / 1000)}s`);
-      }
+      const problem = readinessProblem(name, informer, this.staleMs);
+      if (problem) out.push(problem);
     }
     return out;
   }

@@ -12,7 +12,9 @@
  * - a periodic resync re-delivers every cached object as an update, so a reconcile that was
  *   dropped or went wrong is retried even when nothing changes;
  * - `hasSynced()` after the first full list; `lastSyncAge()` (time since the last sign of life:
- *   a list, a watch start, an event or a bookmark) lets /readyz fail when the cache is stale.
+ *   a list, a watch start, an event or a bookmark) lets /readyz fail when the cache is stale
+ *   (`readinessProblem`, used by the controller's and the server's /readyz alike);
+ * - `onFailure` sees every failed list or watch, for a caller that must give up on a refusal.
  */
 import type { Logger } from '../log/logger.js';
 import { backoffDelay, sleep, type BackoffPolicy } from './backoff.js';
@@ -48,6 +50,8 @@ export interface InformerOptions<T> {
   pageSize?: number;
   /** Shrinks objects before they are cached (e.g. drop managedFields). */
   transform?: (obj: T) => T;
+  /** Called with every failed list or watch (before the retry); the informer retries regardless. */
+  onFailure?: (err: unknown) => void;
   log?: Logger;
 }
 
@@ -63,6 +67,26 @@ export interface InformerStats {
 }
 
 const DEFAULT_BACKOFF: BackoffPolicy = { initialMs: 200, maxMs: 10_000, jitter: 0.2 };
+
+/** Default of `watchdogMs`: bookmarks come about every 60 s, so 150 s of silence means a dead watch. */
+export const DEFAULT_WATCHDOG_MS = 150_000;
+
+/** How long an informer may stay silent before /readyz fails: two watchdog periods, so one restart is allowed for. */
+export function staleAfterMs(watchdogMs = DEFAULT_WATCHDOG_MS): number {
+  return 2 * watchdogMs;
+}
+
+/**
+ * Why /readyz must not trust an informer's cache, or undefined when it may: not synced yet, or
+ * nothing heard from the API server for longer than `staleMs` (a frozen server or a dead
+ * connection the watchdog has not managed to replace).
+ */
+export function readinessProblem(name: string, informer: Pick<InformerLike, 'hasSynced' | 'lastSyncAge'>, staleMs: number): string | undefined {
+  if (!informer.hasSynced()) return `informer ${name} has not synced yet`;
+  const age = informer.lastSyncAge();
+  if (age > staleMs) return `informer ${name} is stale: nothing heard from the API server for ${Math.round(age / 1000)}s`;
+  return undefined;
+}
 
 /** The type-independent face of an informer: lifecycle and health, for readiness and metrics. */
 export interface InformerLike {
@@ -163,6 +187,7 @@ export class Informer<T extends KubeObject> implements InformerLike {
         else await sleep(backoffDelay(this.opts.backoff ?? DEFAULT_BACKOFF, ++failures), signal);
       } catch (err) {
         if (signal.aborted) break;
+        this.opts.onFailure?.(err);
         if (err instanceof RelistNeeded || isGone(err)) {
           this.stats.relistsOnGone++;
           this.opts.log?.info('informer relists: resource version expired', { informer: this.name });
@@ -213,7 +238,7 @@ export class Informer<T extends KubeObject> implements InformerLike {
     let sawEvents = false;
     let failure: Error | undefined;
     let lastHeard = Date.now();
-    const watchdogMs = this.opts.watchdogMs ?? 150_000;
+    const watchdogMs = this.opts.watchdogMs ?? DEFAULT_WATCHDOG_MS;
     const watchdog = setInterval(() => {
       if (Date.now() - lastHeard > watchdogMs) {
         this.stats.watchdogRestarts++;

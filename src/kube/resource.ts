@@ -43,6 +43,14 @@ export const CLUSTER_WORKFLOW_TEMPLATES: ResourceType = {
   namespaced: false,
 };
 
+export const WORKFLOW_EVENT_BINDINGS: ResourceType = {
+  group: GROUP,
+  version: VERSION,
+  plural: PLURAL.workflowEventBinding,
+  kind: 'WorkflowEventBinding',
+  namespaced: true,
+};
+
 /** `apiVersion` of objects of this type. */
 export function apiVersionOf(type: ResourceType): string {
   return type.group ? `${type.group}/${type.version}` : type.version;

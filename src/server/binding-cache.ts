@@ -4,27 +4,37 @@
  * is added or changed; a binding that does not compile is logged and gets a Warning Event right
  * away (once per generation) and is skipped for events. Per namespace the bindings are kept in
  * name order, the order a list call returns them in, and evaluated in that order.
+ *
+ * The informer is the controller's (src/kube/informer.ts): watchdog, bookmarks, relist on 410,
+ * and a staleness check that the server's /readyz reports (`readinessProblem`).
  */
-import { CustomObjectsApi, makeInformer, type Informer, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
-import { GROUP, PLURAL, VERSION, type WorkflowEventBinding } from '../api/index.js';
-import { describeError } from '../kube/apply.js';
+import type { WorkflowEventBinding } from '../api/index.js';
+import type { KubeClient } from '../kube/client.js';
+import { isTransient } from '../kube/errors.js';
+import { DEFAULT_WATCHDOG_MS, Informer, dropManagedFields, readinessProblem, staleAfterMs } from '../kube/informer.js';
+import type { KubeObject } from '../kube/object-store.js';
+import { resourceLabel, WORKFLOW_EVENT_BINDINGS } from '../kube/resource.js';
+import { errorMessage } from '../log/error-message.js';
 import type { Logger } from '../log/logger.js';
 import { compileBinding, type CompiledBinding } from './binding-compile.js';
 import type { BindingEventRecorder } from './binding-event-recorder.js';
 import type { ServerMetrics } from './metrics.js';
 
 export interface BindingCacheOptions {
-  kubeConfig: KubeConfig;
+  /** The server's own identity: it lists and watches the bindings. */
+  client: KubeClient;
   /** Watch one namespace only; all namespaces when unset. */
   namespace?: string;
   logger: Logger;
   recorder: BindingEventRecorder;
   metrics: ServerMetrics;
-  /** Delay before the informer restarts after an error (default 2 s). */
-  restartDelayMs?: number;
+  /** Restart a silent watch after this long (default 150 s, the informer's). */
+  watchdogMs?: number;
+  /** /readyz fails when nothing was heard from the API server for this long (default 2 × watchdogMs). */
+  staleMs?: number;
 }
 
-type BindingObject = WorkflowEventBinding & KubernetesObject;
+type BindingObject = WorkflowEventBinding & KubeObject;
 
 export class BindingCache {
   private readonly byNamespace = new Map<string, Map<string, CompiledBinding>>();
@@ -32,25 +42,29 @@ export class BindingCache {
   /** `uid/version` of bindings already reported as broken, so a relist does not repeat it. */
   private readonly reported = new Set<string>();
   private readonly informer: Informer<BindingObject>;
-  private stopped = false;
-  private syncedFlag = false;
-  private restartTimer?: NodeJS.Timeout;
+  private readonly staleMs: number;
+  /** While start() waits: gives up on a failure a retry cannot cure, or one past the deadline. */
+  private onStartFailure?: (err: unknown) => void;
 
   constructor(private readonly opts: BindingCacheOptions) {
-    const api = opts.kubeConfig.makeApiClient(CustomObjectsApi);
-    const ns = opts.namespace;
-    const path = ns
-      ? `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${PLURAL.workflowEventBinding}`
-      : `/apis/${GROUP}/${VERSION}/${PLURAL.workflowEventBinding}`;
-    const list = () =>
-      ns
-        ? api.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural: PLURAL.workflowEventBinding })
-        : api.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL.workflowEventBinding });
-    this.informer = makeInformer<BindingObject>(opts.kubeConfig, path, list as never);
-    this.informer.on('add', (b) => this.upsert(b));
-    this.informer.on('update', (b) => this.upsert(b));
-    this.informer.on('delete', (b) => this.remove(b));
-    this.informer.on('error', (err) => this.onError(err));
+    const watchdogMs = opts.watchdogMs ?? DEFAULT_WATCHDOG_MS;
+    this.staleMs = opts.staleMs ?? staleAfterMs(watchdogMs);
+    this.informer = new Informer<BindingObject>({
+      client: opts.client,
+      type: WORKFLOW_EVENT_BINDINGS,
+      namespace: opts.namespace,
+      // A binding compiles once per generation; re-delivering unchanged ones would do nothing.
+      resyncMs: 0,
+      watchdogMs,
+      transform: dropManagedFields,
+      onFailure: (err) => this.onStartFailure?.(err),
+      log: opts.logger,
+    });
+    this.informer.addHandlers({
+      onAdd: (b) => this.upsert(b),
+      onUpdate: (_old, b) => this.upsert(b),
+      onDelete: (b) => this.remove(b),
+    });
   }
 
   /**
@@ -59,34 +73,33 @@ export class BindingCache {
    * `deadlineMs`; a refusal (401, 403) or a missing CRD (404) fails at once.
    */
   async start(deadlineMs = 60_000): Promise<void> {
-    this.stopped = false;
     const until = Date.now() + deadlineMs;
-    for (;;) {
-      this.lastError = undefined;
-      await this.informer.start();
-      // The informer reports a failed list or watch through 'error' and resolves anyway.
-      if (!this.lastError) break;
+    const gaveUp = new Promise<unknown>((resolve) => {
+      this.onStartFailure = (err) => {
+        if (!isTransient(err) || Date.now() > until) resolve(err);
+      };
+    });
+    this.informer.start();
+    const failure = await Promise.race([this.informer.waitForSync().then(() => undefined), gaveUp.then((err) => ({ err }))]);
+    this.onStartFailure = undefined;
+    if (failure) {
       await this.informer.stop();
-      const status = statusOf(this.lastError);
-      const transient = status === undefined || status === 429 || status >= 500;
-      if (!transient || Date.now() > until || this.stopped) {
-        throw new Error(`cannot list and watch ${PLURAL.workflowEventBinding}.${GROUP} with the server's account: ${describeError(this.lastError)}`);
-      }
-      this.opts.logger.info('WorkflowEventBinding cache not ready yet; retrying', { error: describeError(this.lastError) });
-      await new Promise((r) => setTimeout(r, 500));
+      throw new Error(`cannot list and watch ${resourceLabel(WORKFLOW_EVENT_BINDINGS)} with the server's account: ${errorMessage(failure.err)}`);
     }
-    this.syncedFlag = true;
+    if (!this.informer.hasSynced()) throw new Error('the WorkflowEventBinding cache was stopped before it synced');
   }
 
-  private lastError?: Error;
-
   get synced(): boolean {
-    return this.syncedFlag;
+    return this.informer.hasSynced();
+  }
+
+  /** Why /readyz must fail because of this cache (not synced, or stale), or undefined. */
+  readinessProblem(): string | undefined {
+    return readinessProblem(resourceLabel(WORKFLOW_EVENT_BINDINGS), this.informer, this.staleMs);
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.restartTimer);
+    this.onStartFailure = undefined;
     await this.informer.stop();
   }
 
@@ -143,26 +156,4 @@ export class BindingCache {
     this.opts.metrics.bindingsCached.set(all);
     this.opts.metrics.bindingCompileErrors.set(broken);
   }
-
-  private onError(err: unknown): void {
-    const e = err instanceof Error ? err : new Error(String(err));
-    this.lastError = e;
-    if (this.stopped) return;
-    if (!this.syncedFlag) return; // start() reports it
-    this.opts.logger.warn('WorkflowEventBinding watch failed; restarting', { error: describeError(e) });
-    clearTimeout(this.restartTimer);
-    this.restartTimer = setTimeout(() => {
-      if (this.stopped) return;
-      this.informer.start().catch((err2) => this.onError(err2));
-    }, this.opts.restartDelayMs ?? 2000);
-    this.restartTimer.unref();
-  }
-}
-
-/** HTTP status of a list error (client-node ApiException `code`) or a watch error (`statusCode`). */
-function statusOf(err: unknown): number | undefined {
-  const e = err as { code?: unknown; statusCode?: unknown };
-  if (typeof e?.statusCode === 'number') return e.statusCode;
-  if (typeof e?.code === 'number') return e.code;
-  return undefined;
 }

@@ -6,6 +6,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import { KubeClient } from '../kube/client.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { Authenticator, type AuthMode } from './auth.js';
 import { BindingCache } from './binding-cache.js';
@@ -110,7 +111,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const limits: ServerLimits = { ...LIMIT_DEFAULTS, ...stripUndefined(o.limits ?? {}) };
   const budget = new BodyBudget(limits.maxBodiesInFlightBytes);
   const recorder = new BindingEventRecorder(kube, logger);
-  const bindings = new BindingCache({ kubeConfig: o.kubeConfig, namespace: o.namespace, logger, recorder, metrics });
+  // The binding cache's informer runs on src/kube's client with the server's own identity.
+  const ownClient = await KubeClient.fromKubeConfig(o.kubeConfig, { userAgent: 'plugflow-server' });
+  const bindings = new BindingCache({ client: ownClient, namespace: o.namespace, logger, recorder, metrics });
   const dispatcher = new Dispatcher({ kube, bindings, recorder, metrics, logger });
   const queue = new EventQueue<EventJob, DispatchResult>({
     capacity: o.eventOperationQueueSize,
@@ -126,7 +129,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const events = createEventHandler({ auth, queue, metrics, logger, mode: o.eventDispatch, maxBodyBytes: o.maxBodyBytes, budget, lingerMs: limits.lingerMs });
   const app = buildApp(tls, o.maxBodyBytes, logger, metrics, events, { auth, budget, limits });
   await app.register(healthRoutes, {
-    notReady: () => (draining ? 'shutting down' : bindings.synced ? undefined : 'binding cache not synced'),
+    notReady: () => (draining ? 'shutting down' : bindings.readinessProblem()),
   });
   await app.register(workflowRoutes, { kube, auth });
 
@@ -138,6 +141,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   } catch (err) {
     await metricsServer?.close().catch(() => {});
     await bindings.stop().catch(() => {});
+    await ownClient.close().catch(() => {});
     await app.close().catch(() => {});
     await kube.close().catch(() => {});
     throw err;
@@ -185,6 +189,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       await app.close();
       await metricsServer!.close();
       await bindings.stop();
+      await ownClient.close();
       await kube.close();
       logger.info('server stopped');
     })());

@@ -1,5 +1,5 @@
 /**
- * `/healthz` (the process answers) and `/readyz` (the binding cache is synced and the server is
+ * `/healthz` (the process answers) and `/readyz` (the binding cache is synced and not stale, and the server is
  * not shutting down: send it traffic). Neither needs a token, nor says anything about tenants.
  * `/metrics` names namespaces and bindings, so it is served on its own port (metrics-server.ts).
  */
