@@ -182,8 +182,8 @@ describe('ActionApplier: the TaskSet', () => {
 
   it('sends one merge patch with only the entries that differ, and drops results of removed tasks from status', async () => {
     const h = await harness((fake) => {
-      const ts = fake.seed<KubeObject>(WORKFLOW_TASK_SETS, { metadata: { name: 'w', namespace: 'ns' }, spec: { tasks: { same: http('http://s'), gone: http('http://g') } } });
-      void fake.mergePatch(WORKFLOW_TASK_SETS, 'ns', ts.metadata!.name!, { status: { nodes: { gone: { phase: 'Succeeded' } } } }, 'status');
+      fake.seed(WORKFLOW_TASK_SETS, { metadata: { name: 'w', namespace: 'ns' }, spec: { tasks: { same: http('http://s'), gone: http('http://g') } } });
+      void fake.mergePatch(WORKFLOW_TASK_SETS, 'ns', 'w', { status: { nodes: { gone: { phase: 'Succeeded' } } } }, 'status');
     });
     await h.applier.apply(h.wf, [
       { kind: 'writeTask', nodeId: 'same', template: http('http://s') },
