@@ -11,7 +11,8 @@
  * - JSON merge patches (RFC 7386); `status` changes only through the `status` subresource, as for
  *   resources with a status subresource;
  * - list with label selectors (`k`, `k=v`, `k!=v`, comma = and), `metadata.name=` field selectors
- *   and paging; watch replays the events after its resourceVersion, then streams live ones,
+ *   and paging; watch replays the events after its resourceVersion (or ADDED for every object
+ *   when it has none), then streams live ones,
  *   bookmarks on request, 410 Expired for a resourceVersion older than the last `compact()`;
  * - fault injection: `failNext(n, code)` makes the next n matching calls fail with that status.
  *
@@ -224,6 +225,11 @@ export class FakeKubeClient implements KubeCalls {
       // Registered before the replay: a handler that writes must see its own write as a live event.
       this.watchers.add(watcher);
       const label = resourceLabel(type);
+      // Without a resourceVersion the server starts with an ADDED event per existing object.
+      if (!o.resourceVersion) {
+        for (const [k, obj] of this.objects) if (k.startsWith(`${label}|`)) this.deliver(watcher, { type: 'ADDED', object: structuredClone(obj) });
+        return;
+      }
       for (const h of this.history) if (h.rv > since && h.resource === label && this.watchers.has(watcher)) this.deliver(watcher, structuredClone(h.event));
     });
   }
