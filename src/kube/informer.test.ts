@@ -25,7 +25,7 @@ afterEach(async () => {
 function informer(fake: FakeKubeClient, o: Partial<InformerOptions<Pod>> = {}) {
   const events: string[] = [];
   const inf = new Informer<Pod>({
-    client: fake.asClient(),
+    client: fake,
     type: PODS,
     namespace: 'ns',
     resyncMs: 0,

@@ -32,7 +32,8 @@ export interface InformerHandlers<T> {
 }
 
 export interface InformerOptions<T> {
-  client: KubeClient;
+  /** Only list and watch are used (so a test can hand in an in-memory fake). */
+  client: Pick<KubeClient, 'list' | 'watch'>;
   type: ResourceType;
   /** Watch one namespace; all namespaces when undefined. */
   namespace?: string;
