@@ -6,6 +6,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import { KubeClient } from '../kube/client.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { Authenticator, type AuthMode } from './auth.js';
 import { BindingCache } from './binding-cache.js';
@@ -13,7 +14,6 @@ import { Dispatcher, type DispatchResult, type EventJob } from './dispatch.js';
 import { HttpError, badRequest, Code, errorDetails, toHttpError } from './errors.js';
 import { EventQueue } from './event-queue.js';
 import { BindingEventRecorder } from './binding-event-recorder.js';
-import { KubeRest } from './kube-rest.js';
 import { applyLimits, BodyBudget, budgetFull, connectionsCheckingInterval, declaredTooLarge, firstRequest, hasBody, LIMIT_DEFAULTS, lingerThenClose, refuseUnread, type ServerLimits } from './limits.js';
 import { ServerMetrics } from './metrics.js';
 import { startMetricsServer } from './metrics-server.js';
@@ -99,7 +99,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const o = { ...DEFAULTS, ...stripUndefined(options), kubeConfig: options.kubeConfig };
   const logger = o.logger ?? createLogger('server');
   const metrics = new ServerMetrics(o.processMetrics ?? true);
-  const kube = await KubeRest.fromKubeConfig(o.kubeConfig, Math.max(8, o.eventWorkerCount * 2));
+  // One client: its own identity for the binding Events, `kube.as(caller)` for callers' calls.
+  const kube = await KubeClient.fromKubeConfig(o.kubeConfig, { connections: Math.max(8, o.eventWorkerCount * 2), userAgent: 'plugflow-server' });
   let auth: Authenticator;
   try {
     auth = new Authenticator({ mode: o.authMode, kube, serverToken: o.serverToken, unsafeServerModeWithoutAuth: o.unsafeServerModeWithoutAuth, allowedNamespaces: o.allowedNamespaces });
