@@ -7,7 +7,7 @@
  */
 import { CustomObjectsApi, makeInformer, type Informer, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { GROUP, PLURAL, VERSION, type WorkflowEventBinding } from '../api/index.js';
-import { describeError } from '../kube/apply.js';
+import { errorMessage as describeError } from '../log/error-message.js';
 import type { Logger } from '../log/logger.js';
 import { compileBinding, type CompiledBinding } from './binding-compile.js';
 import type { BindingEventRecorder } from './binding-event-recorder.js';
