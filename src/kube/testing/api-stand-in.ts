@@ -28,6 +28,8 @@ export type StandInReply = { status?: number; body?: unknown; text?: string; con
 
 export interface ApiStandIn {
   client: KubeClient;
+  /** The kubeconfig the client was made from (cluster = the stand-in, user token OWN_TOKEN). */
+  kubeConfig: KubeConfig;
   url: string;
   /** Every request received, in order. */
   requests: StandInRequest[];
@@ -91,6 +93,7 @@ export async function startApiStandIn(
   const client = await KubeClient.fromKubeConfig(kc, { timeoutMs: 2_000, ...opts });
   return {
     client,
+    kubeConfig: kc,
     url,
     requests,
     close: async () => {
