@@ -38,7 +38,7 @@ async function withClient<T>(flags: OpsFlags, fn: (kube: KubeClient) => Promise<
  * Prints a log stream line by line, each prefixed; a partial last line waits for more (and is
  * printed when the log ends). UTF-8 characters split across chunks are decoded whole.
  */
-async function printLines(chunks: AsyncIterable<Buffer>, prefix: string, out: (line: string) => void): Promise<void> {
+export async function printLines(chunks: AsyncIterable<Buffer>, prefix: string, out: (line: string) => void): Promise<void> {
   const decoder = new TextDecoder();
   let rest = '';
   for await (const chunk of chunks) {
