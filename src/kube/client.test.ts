@@ -212,3 +212,45 @@ describe('watch', () => {
     await expect(done).resolves.toBeUndefined();
   });
 });
+
+describe('TLS', () => {
+  it("presents the kubeconfig's client certificate for its own calls only, never with a caller's token", async () => {
+    const { generate } = await import('selfsigned');
+    const server = await generate([{ name: 'commonName', value: 'stand-in' }], { keyType: 'ec', curve: 'P-256', algorithm: 'sha256' });
+    const own = await generate([{ name: 'commonName', value: 'plugflow-own' }], { keyType: 'ec', curve: 'P-256', algorithm: 'sha256' });
+    const { createServer } = await import('node:https');
+    const https = createServer({ cert: server.cert, key: server.private, requestCert: true, rejectUnauthorized: false }, (req, res) => {
+      const peer = (req.socket as import('node:tls').TLSSocket).getPeerCertificate();
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ cert: peer?.subject?.CN ?? null, authorization: req.headers.authorization ?? null }));
+    });
+    await new Promise<void>((resolve) => https.listen(0, '127.0.0.1', resolve));
+    const port = (https.address() as import('node:net').AddressInfo).port;
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'c', server: `https://127.0.0.1:${port}`, skipTLSVerify: true }],
+      users: [{ name: 'u', certData: Buffer.from(own.cert).toString('base64'), keyData: Buffer.from(own.private).toString('base64') }],
+      contexts: [{ name: 'c', cluster: 'c', user: 'u' }],
+      currentContext: 'c',
+    });
+    const client = await KubeClient.fromKubeConfig(kc);
+    try {
+      const calls = await Promise.all([
+        client.get(PODS, 'ns', 'a'),
+        client.as({ kind: 'token', token: 'carol' }).get(PODS, 'ns', 'a'),
+        client.get(PODS, 'ns', 'b'),
+        client.as({ kind: 'token', token: 'dave' }).get(PODS, 'ns', 'b'),
+      ]);
+      expect(calls).toEqual([
+        { cert: 'plugflow-own', authorization: null },
+        { cert: null, authorization: 'Bearer carol' },
+        { cert: 'plugflow-own', authorization: null },
+        { cert: null, authorization: 'Bearer dave' },
+      ]);
+    } finally {
+      await client.close();
+      https.closeAllConnections();
+      await new Promise<void>((resolve) => https.close(() => resolve()));
+    }
+  });
+});
