@@ -3,7 +3,6 @@
  * container, which writes the plugin tokens). The arguments are built by
  * src/plugins/agent-pod.ts; see there for the pod layout.
  */
-import { KubeConfig } from '@kubernetes/client-node';
 import { Command, InvalidArgumentError } from 'commander';
 import { Agent } from '../agent/agent.js';
 import { evaluateSuccessCondition } from '../agent/condition.js';
@@ -13,6 +12,7 @@ import { readPluginToken, writePluginTokens } from '../agent/tokens.js';
 import { KubeClient } from '../kube/client.js';
 import { createLogger } from '../log/logger.js';
 import { AGENT_TOKEN_DIR, DEFAULT_AGENT_HEALTH_PORT } from '../plugins/agent-pod.js';
+import { loadKubeConfig } from '../kube/kubeconfig.js';
 
 interface AgentFlags {
   workflow: string;
@@ -47,9 +47,7 @@ export async function runAgent(flags: AgentFlags): Promise<number> {
     const { name, address } = parsePluginFlag(p);
     return { name, address, token: readPluginToken(flags.tokenDir, name) };
   });
-  const kc = new KubeConfig();
-  if (flags.kubeconfig) kc.loadFromFile(flags.kubeconfig);
-  else kc.loadFromDefault();
+  const kc = loadKubeConfig(flags.kubeconfig);
   const kube = await KubeClient.fromKubeConfig(kc, { userAgent: 'plugflow-agent' });
   const agent = new Agent({
     kube,

@@ -4,52 +4,55 @@
  * API server checks the CRD schema on create; the controller validates the rest when it first
  * sees the workflow and fails it at once with a message naming the field.
  */
-import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
-import { GROUP, PLURAL, VERSION, type Workflow } from '../api/index.js';
-import { describeError } from '../kube/apply.js';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { API_VERSION, type Workflow } from '../api/index.js';
+import { KubeClient } from '../kube/client.js';
+import { loadKubeConfig as loadConfig } from '../kube/kubeconfig.js';
+import { WORKFLOWS } from '../kube/resource.js';
+import { errorMessage } from '../log/error-message.js';
 import type { ListOptions, WorkflowList } from './rest-client.js';
 import type { BackendFlags, WorkflowBackend } from './workflow-backend.js';
 
+/** The user's kubeconfig; an error naming the flags when it has no cluster. */
 export function loadKubeConfig(path?: string, context?: string): KubeConfig {
-  const kc = new KubeConfig();
-  if (path) kc.loadFromFile(path);
-  else kc.loadFromDefault();
-  if (context) kc.setCurrentContext(context);
+  const kc = loadConfig(path, context);
   if (!kc.getCurrentCluster()) throw new Error('no cluster in the kubeconfig: pass --kubeconfig, set KUBECONFIG, or use --server');
   return kc;
+}
+
+/** A KubeClient for a CLI command (one per command; closed when it is done). */
+export function cliClient(kc: KubeConfig): Promise<KubeClient> {
+  return KubeClient.fromKubeConfig(kc, { userAgent: 'plugflow-cli' });
 }
 
 async function call<T>(what: string, fn: () => Promise<unknown>): Promise<T> {
   try {
     return (await fn()) as T;
   } catch (err) {
-    throw new Error(`${what}: ${describeError(err)}`);
+    throw new Error(`${what}: ${errorMessage(err)}`);
   }
 }
 
 export function kubeBackend(flags: BackendFlags & { context?: string }): WorkflowBackend {
   const kc = loadKubeConfig(flags.kubeconfig, flags.context);
-  const api = kc.makeApiClient(CustomObjectsApi);
-  const base = { group: GROUP, version: VERSION, plural: PLURAL.workflow };
+  let client: Promise<KubeClient> | undefined;
+  const kube = () => (client ??= cliClient(kc));
   return {
     where: kc.getCurrentCluster()!.server,
     create: (namespace, wf, dryRun) =>
-      call<Workflow>(`creating Workflow in ${namespace}`, () =>
-        api.createNamespacedCustomObject({
-          ...base,
-          namespace,
-          body: { ...wf, apiVersion: `${GROUP}/${VERSION}`, kind: 'Workflow', metadata: { ...wf.metadata, namespace } },
-          dryRun: dryRun ? 'All' : undefined,
-        }),
+      call<Workflow>(`creating Workflow in ${namespace}`, async () =>
+        (await kube()).create(WORKFLOWS, namespace, { ...wf, apiVersion: API_VERSION, kind: 'Workflow', metadata: { ...wf.metadata, namespace } }, { dryRun }),
       ),
     list: (namespace, o: ListOptions) =>
-      call<WorkflowList>(`listing Workflows in ${namespace}`, () =>
-        api.listNamespacedCustomObject({ ...base, namespace, labelSelector: o.labelSelector, fieldSelector: o.fieldSelector, limit: o.limit, _continue: o.continue }),
+      call<WorkflowList>(`listing Workflows in ${namespace}`, async () =>
+        (await kube()).list(WORKFLOWS, { namespace, labelSelector: o.labelSelector, fieldSelector: o.fieldSelector, limit: o.limit, continue: o.continue }),
       ),
-    get: (namespace, name) => call<Workflow>(`reading Workflow ${namespace}/${name}`, () => api.getNamespacedCustomObject({ ...base, namespace, name })),
+    get: (namespace, name) => call<Workflow>(`reading Workflow ${namespace}/${name}`, async () => (await kube()).get(WORKFLOWS, namespace, name)),
     delete: async (namespace, name) => {
-      await call(`deleting Workflow ${namespace}/${name}`, () => api.deleteNamespacedCustomObject({ ...base, namespace, name }));
+      await call(`deleting Workflow ${namespace}/${name}`, async () => (await kube()).delete(WORKFLOWS, namespace, name));
     },
-    close: async () => {},
+    close: async () => {
+      if (client) await (await client.catch(() => undefined))?.close();
+    },
   };
 }

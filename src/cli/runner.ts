@@ -2,11 +2,11 @@
  * `plugflow runner`: the local pod runner as a command (a stand-in kubelet for machines
  * without one; `plugflow dev` starts the same thing in-process).
  */
-import { KubeConfig } from '@kubernetes/client-node';
 import type { Command } from 'commander';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { PodRunner } from '../runner/runner.js';
+import { loadKubeConfig } from '../kube/kubeconfig.js';
 
 export function defaultRunnerDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.PLUGFLOW_CACHE || join(homedir(), '.cache', 'plugflow'), 'runner');
@@ -23,10 +23,7 @@ export function registerRunnerCommands(program: Command): void {
     .option('-n, --namespace <namespace>', 'only run pods of this namespace (default: all namespaces)')
     .option('--no-mount-namespaces', 'run containers without private mount namespaces even where possible')
     .action(async (opts: { kubeconfig?: string; context?: string; nodeName?: string; dir: string; namespace?: string; mountNamespaces: boolean }) => {
-      const kc = new KubeConfig();
-      if (opts.kubeconfig) kc.loadFromFile(opts.kubeconfig);
-      else kc.loadFromDefault();
-      if (opts.context) kc.setCurrentContext(opts.context);
+      const kc = loadKubeConfig(opts.kubeconfig, opts.context);
       const runner = new PodRunner({ kubeConfig: kc, dir: opts.dir, nodeName: opts.nodeName, namespace: opts.namespace, namespaces: opts.mountNamespaces });
       await runner.start();
       await new Promise<void>((resolve) => {

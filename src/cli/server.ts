@@ -2,7 +2,6 @@
  * `plugflow server`: the workflow REST API and event endpoint (src/server). Stops gracefully on
  * SIGTERM/SIGINT: events already accepted are dispatched before the process exits.
  */
-import { KubeConfig } from '@kubernetes/client-node';
 import { InvalidArgumentError, type Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { createLogger } from '../log/logger.js';
@@ -11,6 +10,7 @@ import type { DispatchMode } from '../server/routes/events.js';
 import { LIMIT_DEFAULTS } from '../server/limits.js';
 import { DEFAULTS, startServer } from '../server/server.js';
 import { errorMessage } from '../log/error-message.js';
+import { loadKubeConfig } from '../kube/kubeconfig.js';
 
 function bool(v: string | undefined): boolean {
   if (v === undefined || v === '' || v === 'true') return true;
@@ -85,9 +85,7 @@ export function registerServerCommands(program: Command): void {
     .option('--max-bodies-in-flight <bytes>', 'most bytes of request bodies being received at once; beyond it 503', positiveInt, LIMIT_DEFAULTS.maxBodiesInFlightBytes)
     .option('--kubeconfig <path>', "the server's own kubeconfig (default: $KUBECONFIG, ~/.kube/config or in-cluster)")
     .action(async (flags: ServerFlags) => {
-      const kc = new KubeConfig();
-      if (flags.kubeconfig) kc.loadFromFile(flags.kubeconfig);
-      else kc.loadFromDefault();
+      const kc = loadKubeConfig(flags.kubeconfig);
       const logger = createLogger('server');
       if (flags.serverTokenFile && flags.authMode !== 'server') throw new InvalidArgumentError('--server-token-file is for --auth-mode=server (in client mode callers send their own Kubernetes tokens)');
       const serverToken = flags.serverTokenFile ? readFileSync(flags.serverTokenFile, 'utf8') : undefined;

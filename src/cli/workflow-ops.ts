@@ -8,13 +8,15 @@
  * the status subresource, with the resourceVersion, retried on conflict) and clears
  * spec.suspend; the controller carries on from there.
  */
-import { CoreV1Api, CustomObjectsApi, Log, PatchStrategy, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
+import type { V1Pod } from '@kubernetes/client-node';
 import type { Command } from 'commander';
-import { Writable } from 'node:stream';
-import { GROUP, LABEL_COMPONENT, LABEL_WORKFLOW, PLURAL, VERSION, type Workflow } from '../api/index.js';
+import { LABEL_COMPONENT, LABEL_WORKFLOW, type Workflow } from '../api/index.js';
 import { resumeWorkflow } from '../engine/resume.js';
-import { describeError } from '../kube/apply.js';
-import { loadKubeConfig } from './kube-backend.js';
+import type { KubeClient } from '../kube/client.js';
+import { isConflict } from '../kube/errors.js';
+import { PODS, WORKFLOWS } from '../kube/resource.js';
+import { errorMessage } from '../log/error-message.js';
+import { cliClient, loadKubeConfig } from './kube-backend.js';
 
 interface OpsFlags {
   kubeconfig?: string;
@@ -22,22 +24,30 @@ interface OpsFlags {
   namespace?: string;
 }
 
-/** Prefixes each complete line written to it; keeps a partial last line until more arrives. */
-class PrefixedLines extends Writable {
-  private rest = '';
-  constructor(private readonly prefix: string, private readonly out: (line: string) => void) {
-    super();
+/** Runs `fn` with a client for the flags' kubeconfig, closed afterwards. */
+async function withClient<T>(flags: OpsFlags, fn: (kube: KubeClient) => Promise<T>): Promise<T> {
+  const kube = await cliClient(loadKubeConfig(flags.kubeconfig, flags.context));
+  try {
+    return await fn(kube);
+  } finally {
+    await kube.close();
   }
-  override _write(chunk: Buffer, _enc: string, cb: () => void): void {
-    const lines = (this.rest + chunk.toString()).split('\n');
-    this.rest = lines.pop() ?? '';
-    for (const l of lines) this.out(`${this.prefix}${l}`);
-    cb();
+}
+
+/**
+ * Prints a log stream line by line, each prefixed; a partial last line waits for more (and is
+ * printed when the log ends). UTF-8 characters split across chunks are decoded whole.
+ */
+export async function printLines(chunks: AsyncIterable<Buffer>, prefix: string, out: (line: string) => void): Promise<void> {
+  const decoder = new TextDecoder();
+  let rest = '';
+  for await (const chunk of chunks) {
+    const lines = (rest + decoder.decode(chunk, { stream: true })).split('\n');
+    rest = lines.pop() ?? '';
+    for (const l of lines) out(`${prefix}${l}`);
   }
-  override _final(cb: () => void): void {
-    if (this.rest) this.out(`${this.prefix}${this.rest}`);
-    cb();
-  }
+  rest += decoder.decode();
+  if (rest) out(`${prefix}${rest}`);
 }
 
 function stepPods(pods: V1Pod[]): V1Pod[] {
@@ -47,76 +57,63 @@ function stepPods(pods: V1Pod[]): V1Pod[] {
 }
 
 export async function runLogs(name: string, flags: OpsFlags & { follow?: boolean; container?: string }, out = (l: string) => console.log(l)): Promise<number> {
-  const kc = loadKubeConfig(flags.kubeconfig, flags.context);
   const namespace = flags.namespace ?? 'default';
-  const core = kc.makeApiClient(CoreV1Api);
-  const list = await core.listNamespacedPod({ namespace, labelSelector: `${LABEL_WORKFLOW}=${name}` }).catch((err: unknown) => {
-    throw new Error(`listing the pods of workflow ${namespace}/${name}: ${describeError(err)}`);
-  });
-  const pods = stepPods(list.items);
-  if (pods.length === 0) {
-    out(`workflow ${namespace}/${name} has no step pods (yet)`);
-    return 0;
-  }
-  const width = Math.max(...pods.map((p) => p.metadata!.name!.length));
-  const logs = new Log(kc);
-  const streams = pods.map(async (pod) => {
-    const podName = pod.metadata!.name!;
-    const prefix = `${podName.padEnd(width)} | `;
-    const sink = new PrefixedLines(prefix, out);
-    await new Promise<void>((resolve) => {
-      // client-node 1.x pipes the response body into the sink (ending it when the log ends) and
-      // never calls a `done` callback, so the end of the sink is the end of the log.
-      sink.once('finish', () => resolve());
-      sink.once('error', (err: unknown) => {
-        out(`${prefix}(no log: ${describeError(err)})`);
-        resolve();
-      });
-      logs
-        .log(namespace, podName, flags.container ?? 'main', sink, { follow: flags.follow ?? false })
-        .catch((err: unknown) => {
-          out(`${prefix}(no log: ${describeError(err)})`);
-          resolve();
-        });
+  return withClient(flags, async (kube) => {
+    const list = await kube.list<V1Pod>(PODS, { namespace, labelSelector: `${LABEL_WORKFLOW}=${name}` }).catch((err: unknown) => {
+      throw new Error(`listing the pods of workflow ${namespace}/${name}: ${errorMessage(err)}`);
     });
+    const pods = stepPods(list.items);
+    if (pods.length === 0) {
+      out(`workflow ${namespace}/${name} has no step pods (yet)`);
+      return 0;
+    }
+    const width = Math.max(...pods.map((p) => p.metadata!.name!.length));
+    const print = async (pod: V1Pod) => {
+      const podName = pod.metadata!.name!;
+      const prefix = `${podName.padEnd(width)} | `;
+      try {
+        await printLines(await kube.podLog(namespace, podName, { container: flags.container ?? 'main', follow: flags.follow ?? false }), prefix, out);
+      } catch (err) {
+        out(`${prefix}(no log: ${errorMessage(err)})`);
+      }
+    };
+    // Following, every pod streams at once; otherwise the logs print whole, one pod after another.
+    if (flags.follow) await Promise.all(pods.map(print));
+    else for (const pod of pods) await print(pod);
+    return 0;
   });
-  if (flags.follow) await Promise.all(streams);
-  else for (const s of streams) await s;
-  return 0;
 }
 
 export async function runResume(name: string, flags: OpsFlags & { node?: string; parameter?: string[] }, out = (l: string) => console.log(l)): Promise<number> {
-  const kc = loadKubeConfig(flags.kubeconfig, flags.context);
   const namespace = flags.namespace ?? 'default';
-  const api = kc.makeApiClient(CustomObjectsApi);
-  const base = { group: GROUP, version: VERSION, namespace, plural: PLURAL.workflow, name };
   const parameters: Record<string, string> = {};
   for (const p of flags.parameter ?? []) {
     const eq = p.indexOf('=');
     if (eq <= 0) throw new Error(`-p expects name=value, got "${p}"`);
     parameters[p.slice(0, eq)] = p.slice(eq + 1);
   }
-  for (let attempt = 0; ; attempt++) {
-    const wf = (await api.getNamespacedCustomObject(base).catch((err: unknown) => {
-      throw new Error(`reading Workflow ${namespace}/${name}: ${describeError(err)}`);
-    })) as Workflow;
-    const { status, resumed } = resumeWorkflow(wf.status, { now: new Date().toISOString(), node: flags.node, parameters });
-    if (resumed.length === 0 && !wf.spec?.suspend) {
-      out(`Workflow ${namespace}/${name}: nothing is waiting to be resumed`);
-      return 1;
-    }
-    try {
-      if (resumed.length > 0) await api.replaceNamespacedCustomObjectStatus({ ...base, body: { ...wf, status } });
-      if (wf.spec?.suspend) {
-        await api.patchNamespacedCustomObject({ ...base, body: { spec: { suspend: null } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+  return withClient(flags, async (kube) => {
+    for (let attempt = 0; ; attempt++) {
+      const wf = await kube.get<Workflow>(WORKFLOWS, namespace, name).catch((err: unknown) => {
+        throw new Error(`reading Workflow ${namespace}/${name}: ${errorMessage(err)}`);
+      });
+      const { status, resumed } = resumeWorkflow(wf.status, { now: new Date().toISOString(), node: flags.node, parameters });
+      if (resumed.length === 0 && !wf.spec?.suspend) {
+        out(`Workflow ${namespace}/${name}: nothing is waiting to be resumed`);
+        return 1;
       }
-      out(`Workflow ${namespace}/${name} resumed${resumed.length ? `: ${resumed.join(', ')}` : ''}`);
-      return 0;
-    } catch (err) {
-      if ((err as { code?: number }).code === 409 && attempt < 5) continue;
-      throw new Error(`resuming Workflow ${namespace}/${name}: ${describeError(err)}`);
+      try {
+        // The replace carries the resourceVersion read above: a concurrent change is a 409, retried.
+        if (resumed.length > 0) await kube.replace(WORKFLOWS, namespace, name, { ...wf, status }, 'status');
+        if (wf.spec?.suspend) await kube.mergePatch(WORKFLOWS, namespace, name, { spec: { suspend: null } });
+        out(`Workflow ${namespace}/${name} resumed${resumed.length ? `: ${resumed.join(', ')}` : ''}`);
+        return 0;
+      } catch (err) {
+        if (isConflict(err) && attempt < 5) continue;
+        throw new Error(`resuming Workflow ${namespace}/${name}: ${errorMessage(err)}`);
+      }
     }
-  }
+  });
 }
 
 const collect = (v: string, prev: string[]) => [...prev, v];

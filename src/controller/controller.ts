@@ -11,7 +11,7 @@
  * `stop()` is graceful: no new keys, queued and in-flight reconciles finish (bounded by
  * `drainTimeoutMs`), pending Events are flushed, the lease is released, then connections close.
  */
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Registry } from 'prom-client';
@@ -35,6 +35,7 @@ import { Reconciler, type Engine } from './reconciler.js';
 import { wireTriggers } from './wiring.js';
 import { WorkQueue } from './work-queue.js';
 import { errorMessage } from '../log/error-message.js';
+import { loadKubeConfig } from '../kube/kubeconfig.js';
 
 export const DEFAULT_IMAGE = 'plugflow/plugflow:0.1.0';
 export const DEFAULT_LEASE_NAME = 'plugflow-controller';
@@ -282,12 +283,4 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     stopped,
     stop,
   };
-}
-
-export function loadKubeConfig(source: KubeConfig | string | undefined): KubeConfig {
-  if (source instanceof KubeConfig) return source;
-  const kc = new KubeConfig();
-  if (typeof source === 'string') kc.loadFromFile(source);
-  else kc.loadFromDefault();
-  return kc;
 }

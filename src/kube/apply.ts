@@ -2,14 +2,13 @@
  * `kubectl apply` for our own tools: parse multi-document YAML and server-side apply each object,
  * so `plugflow dev`, the install test and the test harness install exactly what users install.
  */
-import { ApiextensionsV1Api, KubeConfig, KubernetesObjectApi, PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
-// The typed model converter: KubernetesObjectApi serializes built-in kinds through the typed
-// models, which silently drop JSON keys the model spells differently (a CRD schema's
-// `x-kubernetes-int-or-string` is `xKubernetesIntOrString` there). Converting plain JSON into the
-// model first makes the round trip lossless.
-import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js';
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { readFileSync } from 'node:fs';
 import { readYamlDocuments } from '../yaml/kube-yaml.js';
+import { errorMessage } from '../log/error-message.js';
+import { KubeClient } from './client.js';
+import { Discovery } from './discovery.js';
+import { CUSTOM_RESOURCE_DEFINITIONS } from './resource.js';
 
 export const FIELD_MANAGER = 'plugflow';
 
@@ -28,39 +27,57 @@ export function readManifests(path: string): KubernetesObject[] {
   return parseManifests(readFileSync(path, 'utf8'), path);
 }
 
-/** Server-side applies objects in order (namespaces and CRDs first is the caller's order). */
-export async function applyObjects(kc: KubeConfig, objects: KubernetesObject[]): Promise<void> {
-  const api = KubernetesObjectApi.makeApiClient(kc);
-  for (const obj of objects) {
-    try {
-      await api.patch(toModel(obj), undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply);
-    } catch (err) {
-      const ns = obj.metadata?.namespace ? `${obj.metadata.namespace}/` : '';
-      throw new Error(`applying ${obj.kind} ${ns}${obj.metadata?.name}: ${describeError(err)}`);
-    }
+/** Runs `fn` with a client of the kubeconfig's own identity, closed afterwards. */
+async function withClient<T>(kc: KubeConfig, fn: (kube: KubeClient) => Promise<T>): Promise<T> {
+  const kube = await KubeClient.fromKubeConfig(kc, { userAgent: 'plugflow-apply' });
+  try {
+    return await fn(kube);
+  } finally {
+    await kube.close();
   }
 }
 
-/** Plain JSON → the client's typed model for kinds whose JSON keys differ from the model's. */
-function toModel(obj: KubernetesObject): KubernetesObject {
-  if (obj.kind === 'CustomResourceDefinition' && obj.apiVersion === 'apiextensions.k8s.io/v1') {
-    return ObjectSerializer.deserialize(obj, 'V1CustomResourceDefinition', '') as KubernetesObject;
-  }
-  return obj;
+/**
+ * Server-side applies objects in order (namespaces and CRDs first is the caller's order), taking
+ * over fields other managers own (kubectl apply --server-side --force-conflicts). A namespaced
+ * object without a namespace goes to the kubeconfig context's namespace, else `default`.
+ */
+export async function applyObjects(kc: KubeConfig, objects: KubernetesObject[]): Promise<void> {
+  const fallbackNamespace = kc.getContextObject(kc.getCurrentContext())?.namespace || 'default';
+  await withClient(kc, async (kube) => {
+    const discovery = new Discovery(kube);
+    for (const obj of objects) {
+      const ns = obj.metadata?.namespace;
+      try {
+        const type = await discovery.resourceFor(obj.apiVersion!, obj.kind!);
+        const namespace = type.namespaced ? ns || fallbackNamespace : undefined;
+        const body = type.namespaced ? { ...obj, metadata: { ...obj.metadata, namespace } } : obj;
+        await kube.apply(type, namespace, obj.metadata?.name ?? '', body, { fieldManager: FIELD_MANAGER, force: true });
+      } catch (err) {
+        throw new Error(`applying ${obj.kind} ${ns ? `${ns}/` : ''}${obj.metadata?.name}: ${errorMessage(err)}`);
+      }
+    }
+  });
+}
+
+interface Crd {
+  status?: { conditions?: { type: string; status: string }[] };
 }
 
 /** Waits until the named CRDs report Established (their endpoints are served). */
 export async function waitForCrds(kc: KubeConfig, names: string[], timeoutMs = 60_000): Promise<void> {
-  const api = kc.makeApiClient(ApiextensionsV1Api);
-  const deadline = Date.now() + timeoutMs;
-  for (const name of names) {
-    for (;;) {
-      const crd = await api.readCustomResourceDefinition({ name });
-      if (crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) break;
-      if (Date.now() > deadline) throw new Error(`CRD ${name} not established after ${timeoutMs / 1000}s`);
-      await new Promise((r) => setTimeout(r, 100));
+  if (names.length === 0) return;
+  await withClient(kc, async (kube) => {
+    const deadline = Date.now() + timeoutMs;
+    for (const name of names) {
+      for (;;) {
+        const crd = await kube.get<Crd>(CUSTOM_RESOURCE_DEFINITIONS, undefined, name);
+        if (crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) break;
+        if (Date.now() > deadline) throw new Error(`CRD ${name} not established after ${timeoutMs / 1000}s`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
     }
-  }
+  });
 }
 
 /** Applies objects and waits for any CRDs among them to be established. */
@@ -68,22 +85,4 @@ export async function applyAndWait(kc: KubeConfig, objects: KubernetesObject[]):
   await applyObjects(kc, objects);
   const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition').map((o) => o.metadata!.name!);
   await waitForCrds(kc, crds);
-}
-
-/** A short message from a client-node ApiException or any other error. */
-export function describeError(err: unknown): string {
-  const e = err as { code?: number; body?: unknown; message?: string };
-  if (e && typeof e.code === 'number' && e.body !== undefined) {
-    let body = e.body;
-    if (typeof body === 'string') {
-      try {
-        body = JSON.parse(body);
-      } catch {
-        /* keep text */
-      }
-    }
-    const msg = typeof body === 'object' && body && 'message' in body ? String((body as { message: unknown }).message) : String(body);
-    return `${e.code}: ${msg}`;
-  }
-  return e?.message ?? String(err);
 }

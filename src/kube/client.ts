@@ -1,18 +1,26 @@
 /**
- * The Kubernetes REST client of the controller (and anything else that wants it): JSON over one
- * keep-alive connection pool, merge patches, streaming watches, and one hook that sees every
- * request's verb, resource, status and duration — which is where the controller's API metrics
- * (errors by verb/resource, writes) come from.
+ * THE Kubernetes client of plugflow: the controller, the server, the agent, the CLI and the
+ * tools all reach the API server through it. JSON over keep-alive connection pools, merge
+ * patches, server-side apply, streaming watches and logs, and one hook that sees every
+ * request's verb, resource, status and duration (the controller's API metrics).
  *
- * Why not client-node's generated APIs: in 1.x they build a new HTTP agent, hence a new TLS
- * connection, for every call, and their errors need per-call parsing. Credentials still come
- * from client-node's KubeConfig (files, tokens, exec plugins, in-cluster), refreshed every minute.
+ * Every call is made as an identity: the client's own (its kubeconfig: token, token file, exec
+ * plugin, client certificate, in-cluster service account) or, through `as(identity)`, a caller's
+ * bearer token used as-is (the server's client mode, so the API server's RBAC decides). Both
+ * views have the same typed interface, so there is one way to make a call.
+ *
+ * Why client-node is still a dependency, and only for this: the user asked for that library,
+ * and its KubeConfig loader (kubeconfig files, contexts, exec plugins, in-cluster config) and its
+ * types (V1Pod, …) are what we use of it. Requests go through undici because client-node's
+ * generated API classes (CoreV1Api, CustomObjectsApi, …) build a new HTTP agent, hence a new TLS
+ * connection, for every call, and their errors need per-call parsing; here every non-2xx reply
+ * is one ApiError (src/kube/errors.ts).
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { RequestOptions } from 'node:https';
 import { Agent, type Dispatcher } from 'undici';
 import { ApiError } from './errors.js';
-import { resourceLabel, resourcePath, type ResourceType } from './resource.js';
+import { PODS, resourceLabel, resourcePath, type ResourceType } from './resource.js';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
 
@@ -84,35 +92,86 @@ interface Call {
 
 const AUTH_TTL_MS = 60_000;
 export const MERGE_PATCH = 'application/merge-patch+json';
+/** Server-side apply; JSON is YAML, so the body is sent as JSON. */
+export const APPLY_PATCH = 'application/apply-patch+yaml';
+
+/**
+ * Who a call is made as: the client's own credentials (its kubeconfig), or a caller's bearer
+ * token used as-is. A token identity never gets Basic auth, a client certificate or the
+ * kubeconfig's headers: only `Authorization: Bearer <token>`.
+ */
+export type Identity = { kind: 'own' } | { kind: 'token'; token: string };
+
+export const OWN_IDENTITY: Identity = { kind: 'own' };
+
+/** Pools and state shared by a client and every view `as()` makes of it. */
+interface Shared {
+  own: { pool: Dispatcher; watchPool: Dispatcher };
+  /**
+   * One pool for all callers' tokens, without the client certificate of the kubeconfig, so a
+   * caller's request never presents our certificate; the token goes in each request's header,
+   * so a connection carries no identity and the pool stays bounded (`connections`) however
+   * many callers there are.
+   */
+  callers: { pool: Dispatcher; watchPool: Dispatcher };
+  /** The own identity's Authorization header and when it was read. */
+  ownAuth: { headers: Record<string, string>; at: number };
+  closed: boolean;
+}
 
 export class KubeClient {
-  private auth: { headers: Record<string, string>; at: number } = { headers: {}, at: -Infinity };
-  private closed = false;
-
   private constructor(
     readonly baseUrl: string,
     private readonly kc: KubeConfig,
     private readonly pool: Dispatcher,
     private readonly watchPool: Dispatcher,
     private readonly opts: KubeClientOptions,
+    /** Who this view's calls are made as. */
+    readonly identity: Identity,
+    private readonly shared: Shared,
   ) {}
 
-  /** A client for the kubeconfig's current cluster and user. */
+  /** A client for the kubeconfig's current cluster and user (its own identity). */
   static async fromKubeConfig(kc: KubeConfig, opts: KubeClientOptions = {}): Promise<KubeClient> {
     const cluster = kc.getCurrentCluster();
     if (!cluster) throw new Error('the kubeconfig has no current cluster');
     const tls: RequestOptions = {};
     await kc.applyToHTTPSOptions(tls);
-    const connect = {
+    const server = {
       ca: tls.ca as string | Buffer | undefined,
-      cert: tls.cert as string | Buffer | undefined,
-      key: tls.key as string | Buffer | undefined,
       rejectUnauthorized: tls.rejectUnauthorized ?? true,
       servername: tls.servername,
     };
-    const pool = new Agent({ connect, connections: opts.connections ?? 32, keepAliveTimeout: 30_000 });
-    const watchPool = new Agent({ connect, keepAliveTimeout: 1_000 });
-    return new KubeClient(cluster.server.replace(/\/+$/, ''), kc, pool, watchPool, opts);
+    const own = { ...server, cert: tls.cert as string | Buffer | undefined, key: tls.key as string | Buffer | undefined };
+    const connections = opts.connections ?? 32;
+    const shared: Shared = {
+      own: { pool: new Agent({ connect: own, connections, keepAliveTimeout: 30_000 }), watchPool: new Agent({ connect: own, keepAliveTimeout: 1_000 }) },
+      callers: {
+        pool: new Agent({ connect: server, connections, keepAliveTimeout: 30_000 }),
+        watchPool: new Agent({ connect: server, connections, keepAliveTimeout: 1_000 }),
+      },
+      ownAuth: { headers: {}, at: -Infinity },
+      closed: false,
+    };
+    return new KubeClient(cluster.server.replace(/\/+$/, ''), kc, shared.own.pool, shared.own.watchPool, opts, OWN_IDENTITY, shared);
+  }
+
+  /**
+   * The same client acting as `identity`: the same typed calls, made with the caller's token
+   * (or, for OWN_IDENTITY, this client's own credentials). Cheap (no pool, no cache), so a view
+   * is made per request and holds exactly one token: one caller's token can never be used for
+   * another caller's call or for the client's own.
+   */
+  as(identity: Identity): KubeClient {
+    if (identity.kind === 'own') return this.identity.kind === 'own' ? this : this.ownRoot();
+    if (!identity.token) throw new Error('a caller identity needs a non-empty bearer token');
+    const { pool, watchPool } = this.shared.callers;
+    return new KubeClient(this.baseUrl, this.kc, pool, watchPool, this.opts, { kind: 'token', token: identity.token }, this.shared);
+  }
+
+  private ownRoot(): KubeClient {
+    const { pool, watchPool } = this.shared.own;
+    return new KubeClient(this.baseUrl, this.kc, pool, watchPool, this.opts, OWN_IDENTITY, this.shared);
   }
 
   get<T>(type: ResourceType, namespace: string | undefined, name: string, subresource?: string): Promise<T> {
@@ -129,8 +188,22 @@ export class KubeClient {
     });
   }
 
-  create<T>(type: ResourceType, namespace: string | undefined, body: unknown): Promise<T> {
-    return this.call<T>({ verb: 'create', method: 'POST', type, path: resourcePath(type, namespace), body });
+  /** POST; `dryRun` asks the API server to validate and admit without storing (`dryRun=All`). */
+  create<T>(type: ResourceType, namespace: string | undefined, body: unknown, options?: { dryRun?: boolean }): Promise<T> {
+    return this.call<T>({ verb: 'create', method: 'POST', type, path: resourcePath(type, namespace), body, query: options?.dryRun ? { dryRun: 'All' } : undefined });
+  }
+
+  /** Server-side apply of a whole object as `fieldManager`; `force` takes over fields others own. */
+  apply<T>(type: ResourceType, namespace: string | undefined, name: string, body: unknown, o: { fieldManager: string; force?: boolean }): Promise<T> {
+    return this.call<T>({
+      verb: 'patch',
+      method: 'PATCH',
+      type,
+      path: resourcePath(type, namespace, name),
+      query: { fieldManager: o.fieldManager, force: o.force ? true : undefined },
+      body,
+      contentType: APPLY_PATCH,
+    });
   }
 
   /** JSON merge patch (RFC 7386). A `metadata.resourceVersion` in the patch makes it conditional. */
@@ -227,26 +300,62 @@ export class KubeClient {
     }
   }
 
+  /**
+   * A container's log as a stream of chunks (`follow`: until the container ends or the signal
+   * aborts). A refusal (no such pod or container, not started yet) rejects with ApiError before
+   * any chunk.
+   */
+  async podLog(namespace: string, pod: string, o: { container?: string; follow?: boolean }, signal?: AbortSignal): Promise<AsyncIterable<Buffer>> {
+    const path = resourcePath(PODS, namespace, pod, 'log');
+    const request = `GET ${path}`;
+    const started = Date.now();
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await this.watchPool.request({
+        origin: this.baseUrl,
+        path: withQuery(path, { container: o.container, follow: o.follow ? true : undefined }),
+        method: 'GET',
+        headers: { ...(await this.authHeaders()), 'user-agent': this.userAgent() },
+        signal,
+        headersTimeout: this.opts.timeoutMs ?? 30_000,
+        bodyTimeout: o.follow ? 0 : (this.opts.timeoutMs ?? 30_000),
+      });
+    } catch (err) {
+      this.record('get', PODS, 'log', 0, started);
+      throw new ApiError(0, '', transportMessage(err), request);
+    }
+    this.record('get', PODS, 'log', res.statusCode, started);
+    if (res.statusCode >= 300) throw toApiError(res.statusCode, await res.body.text().catch(() => ''), request);
+    return res.body as AsyncIterable<Buffer>;
+  }
+
   /** GET of a non-resource path as text (e.g. the API server's own /metrics). */
   async getText(path: string): Promise<string> {
-    const res = await this.pool.request({
-      origin: this.baseUrl,
-      path,
-      method: 'GET',
-      headers: { ...(await this.authHeaders()), 'user-agent': this.userAgent() },
-      headersTimeout: this.opts.timeoutMs ?? 30_000,
-      bodyTimeout: this.opts.timeoutMs ?? 30_000,
-    });
-    const text = await res.body.text();
+    let res: Dispatcher.ResponseData;
+    let text: string;
+    try {
+      res = await this.pool.request({
+        origin: this.baseUrl,
+        path,
+        method: 'GET',
+        headers: { ...(await this.authHeaders()), 'user-agent': this.userAgent() },
+        headersTimeout: this.opts.timeoutMs ?? 30_000,
+        bodyTimeout: this.opts.timeoutMs ?? 30_000,
+      });
+      text = await res.body.text();
+    } catch (err) {
+      throw new ApiError(0, '', transportMessage(err), `GET ${path}`);
+    }
     if (res.statusCode >= 300) throw toApiError(res.statusCode, text, `GET ${path}`);
     return text;
   }
 
-  /** Closes both connection pools; open watches end. */
+  /** Closes every connection pool (the views made by `as()` share them); open watches end. */
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await Promise.all([this.pool.destroy(), this.watchPool.destroy()]).catch(() => {});
+    if (this.shared.closed) return;
+    this.shared.closed = true;
+    const { own, callers } = this.shared;
+    await Promise.all([own.pool.destroy(), own.watchPool.destroy(), callers.pool.destroy(), callers.watchPool.destroy()]).catch(() => {});
   }
 
   private async call<T>(c: Call): Promise<T> {
@@ -290,9 +399,13 @@ export class KubeClient {
     return this.opts.userAgent ?? 'plugflow';
   }
 
-  /** The Authorization header from the kubeconfig, re-read every minute (rotating tokens). */
+  /**
+   * The Authorization header of this view's identity: a caller's bearer token as given, or the
+   * kubeconfig's header (bearer or Basic), re-read every minute (rotating tokens).
+   */
   private async authHeaders(): Promise<Record<string, string>> {
-    if (Date.now() - this.auth.at < AUTH_TTL_MS) return this.auth.headers;
+    if (this.identity.kind === 'token') return { authorization: `Bearer ${this.identity.token}` };
+    if (Date.now() - this.shared.ownAuth.at < AUTH_TTL_MS) return this.shared.ownAuth.headers;
     const opts: RequestOptions = {};
     await this.kc.applyToHTTPSOptions(opts);
     const headers: Record<string, string> = {};
@@ -301,7 +414,7 @@ export class KubeClient {
     if (!headers.authorization && typeof opts.auth === 'string' && opts.auth !== 'undefined:undefined') {
       headers.authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
     }
-    this.auth = { headers, at: Date.now() };
+    this.shared.ownAuth = { headers, at: Date.now() };
     return headers;
   }
 }

@@ -64,11 +64,15 @@ export function isTooLarge(err: unknown): boolean {
   return e.code >= 500 && /ResourceExhausted|request is too large|entity too large/i.test(e.message);
 }
 
-/** Failures that a retry may cure: transport errors, throttling, server-side trouble (not a too-large object). */
+/**
+ * The one "may a retry cure this?" test of every shell: a transport failure (code 0: refused,
+ * reset, timed out), throttling (429) or server-side trouble (5xx) — but not a too-large object.
+ * Only a failed call to the API server can be transient: anything else (a bug, a refusal made
+ * before any call) is final, so a retry loop never spins on it.
+ */
 export function isTransient(err: unknown): boolean {
   const e = asApiError(err);
-  if (!e) return true;
+  if (!e) return false;
   if (isTooLarge(e)) return false;
   return e.code === 0 || e.code === 429 || e.code >= 500;
 }
-

@@ -20,6 +20,20 @@ export const CONFIGMAPS: ResourceType = { group: '', version: 'v1', plural: 'con
 export const SERVICE_ACCOUNTS: ResourceType = { group: '', version: 'v1', plural: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true };
 export const EVENTS: ResourceType = { group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true };
 export const LEASES: ResourceType = { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease', namespaced: true };
+export const SELF_SUBJECT_ACCESS_REVIEWS: ResourceType = {
+  group: 'authorization.k8s.io',
+  version: 'v1',
+  plural: 'selfsubjectaccessreviews',
+  kind: 'SelfSubjectAccessReview',
+  namespaced: false,
+};
+export const CUSTOM_RESOURCE_DEFINITIONS: ResourceType = {
+  group: 'apiextensions.k8s.io',
+  version: 'v1',
+  plural: 'customresourcedefinitions',
+  kind: 'CustomResourceDefinition',
+  namespaced: false,
+};
 export const WORKFLOWS: ResourceType = { group: GROUP, version: VERSION, plural: PLURAL.workflow, kind: 'Workflow', namespaced: true };
 export const WORKFLOW_TASK_SETS: ResourceType = {
   group: GROUP,

@@ -13,13 +13,16 @@
  *   time), and the namespace must be in the allow-list (`--allowed-namespaces`) when one is
  *   given. Without a token the server refuses to start unless `--unsafe-server-mode-without-auth`.
  *
- * The token itself never leaves this module except inside the Identity handed to KubeRest: logs
+ * The token itself never leaves this module except inside the Identity handed to the Kubernetes
+ * client (src/kube/client.ts `as(identity)`, which sends it only as that caller's bearer token): logs
  * and metrics see only `caller.id`, a short hash; caches are keyed by the token's SHA-256.
  */
 import { createHash, hash as oneShotHash, timingSafeEqual } from 'node:crypto';
 import { GROUP, PLURAL } from '../api/index.js';
 import { HttpError, Code, fromKube, tooManyRequests, unauthenticated } from './errors.js';
-import { KubeApiError, SERVER_IDENTITY, type Identity, type KubeRest } from './kube-rest.js';
+import { OWN_IDENTITY, type Identity, type KubeClient } from '../kube/client.js';
+import { ApiError } from '../kube/errors.js';
+import { SELF_SUBJECT_ACCESS_REVIEWS } from '../kube/resource.js';
 import { errorMessage } from '../log/error-message.js';
 
 export type AuthMode = 'client' | 'server';
@@ -35,7 +38,7 @@ export interface Caller {
   hash: string;
 }
 
-const SERVER_CALLER: Caller = { identity: SERVER_IDENTITY, id: 'server', hash: '' };
+const SERVER_CALLER: Caller = { identity: OWN_IDENTITY, id: 'server', hash: '' };
 
 /** What a SelfSubjectAccessReview asks: a verb on a plugflow resource in a namespace. */
 export interface Access {
@@ -58,7 +61,7 @@ interface CacheEntry {
 
 export interface AuthOptions {
   mode: AuthMode;
-  kube: KubeRest;
+  kube: KubeClient;
   /** Server mode: the shared bearer token callers must present. */
   serverToken?: string;
   /** Server mode: refuse no caller (only with an explicit unsafe flag). */
@@ -81,7 +84,7 @@ export const AUTH_DEFAULTS = { allowTtlMs: 10_000, denyTtlMs: 2_000, maxEntries:
 
 export class Authenticator {
   readonly mode: AuthMode;
-  private readonly kube: KubeRest;
+  private readonly kube: KubeClient;
   private readonly serverTokenHash?: Buffer;
   private readonly allowed?: ReadonlySet<string>;
   private readonly allowTtl: number;
@@ -190,20 +193,15 @@ export class Authenticator {
 
   private async review(identity: Identity, namespace: string, access: Access): Promise<HttpError | undefined> {
     try {
-      const res = await this.kube.call<{ status?: { allowed?: boolean; reason?: string } }>({
-        method: 'POST',
-        path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
-        identity,
-        body: {
-          apiVersion: 'authorization.k8s.io/v1',
-          kind: 'SelfSubjectAccessReview',
-          spec: { resourceAttributes: { namespace, verb: access.verb, group: GROUP, resource: access.resource } },
-        },
+      const res = await this.kube.as(identity).create<{ status?: { allowed?: boolean; reason?: string } }>(SELF_SUBJECT_ACCESS_REVIEWS, undefined, {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SelfSubjectAccessReview',
+        spec: { resourceAttributes: { namespace, verb: access.verb, group: GROUP, resource: access.resource } },
       });
       if (res.status?.allowed) return undefined;
       return new HttpError(Code.PermissionDenied, `forbidden: the token may not ${access.verb} ${access.resource}.${GROUP} in namespace "${namespace}", ${access.purpose}`);
     } catch (err) {
-      if (err instanceof KubeApiError) return fromKube(err);
+      if (err instanceof ApiError && err.code !== 0) return fromKube(err);
       return new HttpError(Code.Unavailable, `could not review the token's rights: ${errorMessage(err)}`, { 'retry-after': '1' });
     }
   }

@@ -8,7 +8,9 @@ import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import { API_VERSION } from '../api/index.js';
 import type { Logger } from '../log/logger.js';
-import { KubeApiError, SERVER_IDENTITY, type KubeRest } from './kube-rest.js';
+import type { KubeClient } from '../kube/client.js';
+import { ApiError, isNotFound } from '../kube/errors.js';
+import { EVENTS } from '../kube/resource.js';
 import { errorMessage } from '../log/error-message.js';
 
 export const BINDING_ERROR_REASON = 'WorkflowEventBindingError';
@@ -41,7 +43,8 @@ export class BindingEventRecorder {
   private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
-    private readonly kube: KubeRest,
+    /** The server's own identity: Events are written by the server, not by a caller. */
+    private readonly kube: KubeClient,
     private readonly logger: Logger,
   ) {}
 
@@ -65,25 +68,20 @@ export class BindingEventRecorder {
     this.series.set(key, s);
     s.pending = this.track(
       this.kube
-        .call({
-          method: 'POST',
-          path: `/api/v1/namespaces/${encodeURIComponent(binding.namespace)}/events`,
-          identity: SERVER_IDENTITY,
-          body: {
-            apiVersion: 'v1',
-            kind: 'Event',
-            metadata: { name: s.name, namespace: binding.namespace },
-            involvedObject: { apiVersion: API_VERSION, kind: 'WorkflowEventBinding', namespace: binding.namespace, name: binding.name, uid: binding.uid },
-            type: 'Warning',
-            reason,
-            message: text,
-            count: 1,
-            firstTimestamp: now,
-            lastTimestamp: now,
-            source: { component: COMPONENT, host: this.host },
-            reportingComponent: COMPONENT,
-            reportingInstance: this.host,
-          },
+        .create(EVENTS, binding.namespace, {
+          apiVersion: 'v1',
+          kind: 'Event',
+          metadata: { name: s.name, namespace: binding.namespace },
+          involvedObject: { apiVersion: API_VERSION, kind: 'WorkflowEventBinding', namespace: binding.namespace, name: binding.name, uid: binding.uid },
+          type: 'Warning',
+          reason,
+          message: text,
+          count: 1,
+          firstTimestamp: now,
+          lastTimestamp: now,
+          source: { component: COMPONENT, host: this.host },
+          reportingComponent: COMPONENT,
+          reportingInstance: this.host,
         })
         .then(() => undefined)
         .catch((err) => this.failed(binding, err)),
@@ -119,17 +117,11 @@ export class BindingEventRecorder {
     s.pending = this.track(
       s.pending.then(() =>
         this.kube
-          .call({
-            method: 'PATCH',
-            path: `/api/v1/namespaces/${encodeURIComponent(s.namespace)}/events/${encodeURIComponent(s.name)}`,
-            identity: SERVER_IDENTITY,
-            contentType: 'application/merge-patch+json',
-            body: { count, lastTimestamp: new Date().toISOString() },
-          })
+          .mergePatch(EVENTS, s.namespace, s.name, { count, lastTimestamp: new Date().toISOString() })
           .then(() => void (s.written = count))
           .catch((err) => {
             // The Event expired (the API server keeps them about an hour): start a new one next time.
-            if (err instanceof KubeApiError && err.status === 404) this.series.delete(s.key);
+            if (isNotFound(err)) this.series.delete(s.key);
             else this.failed({ namespace: s.namespace, name: s.name }, err);
           }),
       ),
@@ -143,7 +135,7 @@ export class BindingEventRecorder {
   }
 
   private failed(binding: BindingRef, err: unknown): void {
-    const detail = err instanceof KubeApiError ? `${err.status}: ${err.message}` : errorMessage(err);
+    const detail = err instanceof ApiError ? `${err.code}: ${err.message}` : errorMessage(err);
     this.logger.warn('could not record a Kubernetes Event on the binding', { namespace: binding.namespace, binding: binding.name, error: detail });
   }
 }

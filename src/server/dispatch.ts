@@ -9,15 +9,16 @@
  * bindings. The result lists the workflows created and the failures (the reply of
  * `--event-dispatch=sync`).
  */
-import { GROUP, PLURAL, VERSION } from '../api/index.js';
 import { eventEnvironment, eventMetadata } from '../expr/index.js';
 import type { Logger } from '../log/logger.js';
 import type { Caller } from './auth.js';
 import { BindingFailure, evaluateSubmission, matches, type CompiledBinding, type EventEnv } from './binding-compile.js';
 import type { BindingCache } from './binding-cache.js';
 import type { BindingEventRecorder } from './binding-event-recorder.js';
-import { isTransientApiFailure, withholdQuotedValues } from './errors.js';
-import { KubeApiError, resourcePath, type KubeRest } from './kube-rest.js';
+import { withholdQuotedValues } from './errors.js';
+import type { KubeClient } from '../kube/client.js';
+import { ApiError, isTransient } from '../kube/errors.js';
+import { CLUSTER_WORKFLOW_TEMPLATES, WORKFLOW_TEMPLATES, WORKFLOWS } from '../kube/resource.js';
 import type { BindingOutcome, ServerMetrics } from './metrics.js';
 import { defaultWorkflowName, workflowFromSubmission, type Submission } from './workflow-from-event.js';
 import { errorMessage } from '../log/error-message.js';
@@ -41,7 +42,7 @@ export interface DispatchResult {
 }
 
 export interface DispatcherOptions {
-  kube: KubeRest;
+  kube: KubeClient;
   bindings: BindingCache;
   recorder: BindingEventRecorder;
   metrics: ServerMetrics;
@@ -99,17 +100,13 @@ export class Dispatcher {
   }
 
   private async submit(b: CompiledBinding, s: Submission, job: EventJob): Promise<string> {
-    const identity = job.caller.identity;
+    const kube = this.o.kube.as(job.caller.identity);
     const kind = s.template.clusterScope ? 'ClusterWorkflowTemplate' : 'WorkflowTemplate';
     const templateName = s.template.clusterScope ? s.template.name : `${b.namespace}/${s.template.name}`;
     try {
-      await this.retrying(`reading ${kind} ${templateName}`, () => this.o.kube.call({
-        method: 'GET',
-        path: s.template.clusterScope
-          ? resourcePath(GROUP, VERSION, PLURAL.clusterWorkflowTemplate, undefined, s.template.name)
-          : resourcePath(GROUP, VERSION, PLURAL.workflowTemplate, b.namespace, s.template.name),
-        identity,
-      }));
+      await this.retrying(`reading ${kind} ${templateName}`, () =>
+        s.template.clusterScope ? kube.get(CLUSTER_WORKFLOW_TEMPLATES, undefined, s.template.name) : kube.get(WORKFLOW_TEMPLATES, b.namespace, s.template.name),
+      );
     } catch (err) {
       throw classify(err, `reading ${kind} ${templateName}`, {
         404: ['template_not_found', `${kind} ${templateName} does not exist: create it before events arrive`],
@@ -125,16 +122,11 @@ export class Dispatcher {
       try {
         await this.retrying(`creating Workflow ${b.namespace}/${name}`, (attempt) => {
           retried = attempt > 1;
-          return this.o.kube.call({
-            method: 'POST',
-            path: resourcePath(GROUP, VERSION, PLURAL.workflow, b.namespace),
-            identity,
-            body: workflowFromSubmission(s, name),
-          });
+          return kube.create(WORKFLOWS, b.namespace, workflowFromSubmission(s, name));
         });
         return name;
       } catch (err) {
-        const clash = err instanceof KubeApiError && err.status === 409;
+        const clash = err instanceof ApiError && err.code === 409;
         if (clash && retried) return name;
         if (clash && i < attempts) continue; // a generated name was taken: draw another
         throw classify(err, `creating Workflow ${b.namespace}/${name}`, {
@@ -156,7 +148,7 @@ export class Dispatcher {
       try {
         return await call(attempt);
       } catch (err) {
-        if (!isTransientApiFailure(err) || Date.now() + pause > until) throw err;
+        if (!isTransient(err) || Date.now() + pause > until) throw err;
         this.o.logger.warn('API server unavailable while dispatching an event; retrying', { doing, attempt, error: errorMessage(err), retryInMs: pause });
         await new Promise((r) => setTimeout(r, pause));
         pause = Math.min(pause * 2, RETRY_MAX_MS);
@@ -177,13 +169,13 @@ export class Dispatcher {
 
 /** An API error as a binding failure: the status picks the outcome, specific texts override. */
 function classify(err: unknown, doing: string, special: Record<number, [BindingOutcome, string]>): BindingFailure {
-  if (!(err instanceof KubeApiError)) return new BindingFailure('submit_error', `${doing}: ${errorMessage(err)}`);
-  const hit = special[err.status];
+  if (!(err instanceof ApiError) || err.code === 0) return new BindingFailure('submit_error', `${doing}: ${errorMessage(err)}`);
+  const hit = special[err.code];
   if (hit) return new BindingFailure(hit[0], hit[1]);
   // The API server quotes the values it refuses, and those may come from the event's payload:
   // the message is logged and recorded as an Event, so quoted values are shown by size only.
   const message = withholdQuotedValues(err.message);
-  if (err.status === 403) return new BindingFailure('forbidden', `${doing} is forbidden for the caller: ${message}`);
-  if (err.status === 401) return new BindingFailure('unauthorized', `${doing}: the caller's token was not accepted: ${message}`);
-  return new BindingFailure('submit_error', `${doing}: ${err.status}: ${message}`);
+  if (err.code === 403) return new BindingFailure('forbidden', `${doing} is forbidden for the caller: ${message}`);
+  if (err.code === 401) return new BindingFailure('unauthorized', `${doing}: the caller's token was not accepted: ${message}`);
+  return new BindingFailure('submit_error', `${doing}: ${err.code}: ${message}`);
 }

@@ -3,7 +3,7 @@
  * "message": "..."}` (the peer's shape, so its clients understand ours) with the HTTP status
  * that goes with the code.
  */
-import { KubeApiError } from './kube-rest.js';
+import { ApiError } from '../kube/errors.js';
 
 /** gRPC status codes used in error bodies. */
 export const Code = {
@@ -69,9 +69,14 @@ export const unavailable = (message: string, retryAfterSeconds?: number) =>
 export const tooManyRequests = (message: string, retryAfterSeconds: number) =>
   new HttpError(Code.ResourceExhausted, message, { 'retry-after': String(retryAfterSeconds) }, 429);
 
-/** The API server's answer, as ours: its status picks the code, its message is kept. */
-export function fromKube(err: KubeApiError): HttpError {
-  switch (err.status) {
+/**
+ * The API server's answer (src/kube's one ApiError), as ours: its status picks the code, its
+ * message is kept; a transport failure (code 0) is a 503 naming the API server.
+ */
+export function fromKube(err: ApiError): HttpError {
+  switch (err.code) {
+    case 0:
+      return unavailable(`the Kubernetes API server could not be reached: ${err.message}`, 1);
     case 400:
     case 422:
       return new HttpError(Code.InvalidArgument, err.message);
@@ -91,7 +96,7 @@ export function fromKube(err: KubeApiError): HttpError {
     case 504:
       return new HttpError(Code.DeadlineExceeded, err.message);
     default:
-      return new HttpError(Code.Internal, `Kubernetes API server replied ${err.status}: ${err.message}`);
+      return new HttpError(Code.Internal, `Kubernetes API server replied ${err.code}: ${err.message}`);
   }
 }
 
@@ -99,31 +104,12 @@ export function fromKube(err: KubeApiError): HttpError {
 export const INTERNAL_MESSAGE = 'internal error: the server could not handle this request (the server log has the details)';
 
 /**
- * A failure to reach the Kubernetes API server (no connection, a broken one, a timeout): a
- * system error code (`ECONNREFUSED`, `ETIMEDOUT`, …) or one of undici's (`UND_ERR_…`).
- */
-export function unreachable(err: unknown): boolean {
-  const code = (err as { code?: unknown })?.code;
-  return typeof code === 'string' && (code.startsWith('UND_ERR') || (/^E[A-Z0-9_]+$/.test(code) && !code.startsWith('ERR_')));
-}
-
-/**
- * The API server restarting or overloaded, so a retry may succeed: unreachable, or 429/5xx
- * (e.g. 503 "the request has been made before all known HTTP paths have been installed" right
- * after a start).
- */
-export function isTransientApiFailure(err: unknown): boolean {
-  if (err instanceof KubeApiError) return err.status === 429 || err.status >= 500;
-  return unreachable(err);
-}
-
-/**
  * Any thrown value as an HttpError. Unknown errors become 500 with a generic message: the
  * caller learns nothing of the server's insides, and the error handler logs the original.
  */
 export function toHttpError(err: unknown): HttpError {
   if (err instanceof HttpError) return err;
-  if (err instanceof KubeApiError) return fromKube(err);
+  if (err instanceof ApiError) return fromKube(err);
   const e = err as { statusCode?: unknown; message?: unknown } | null | undefined;
   const message = typeof e?.message === 'string' ? e.message : '';
   // fastify's own errors (body parsing, size limit, bad content type) carry a statusCode.
@@ -132,13 +118,12 @@ export function toHttpError(err: unknown): HttpError {
     if (e.statusCode >= 400 && e.statusCode < 500) return new HttpError(Code.InvalidArgument, message || 'bad request');
     if (e.statusCode === 503) return new HttpError(Code.Unavailable, message || 'unavailable');
   }
-  if (unreachable(err)) return unavailable(`the Kubernetes API server could not be reached: ${message || String((err as { code: string }).code)}`, 1);
   return new HttpError(Code.Internal, INTERNAL_MESSAGE);
 }
 
 /** What to log of an error: its message and, for unexpected ones, its stack. */
 export function errorDetails(err: unknown): { error: string; stack?: string } {
-  if (err instanceof Error) return err instanceof HttpError || err instanceof KubeApiError ? { error: err.message } : { error: err.message, stack: err.stack };
+  if (err instanceof Error) return err instanceof HttpError || err instanceof ApiError ? { error: err.message } : { error: err.message, stack: err.stack };
   try {
     return { error: String(err) };
   } catch {

@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Authenticator, CREATE_WORKFLOW_ACCESS, MAX_TOKEN_BYTES, type AuthOptions } from './auth.js';
 import type { DispatchResult, EventJob } from './dispatch.js';
 import { EventQueue } from './event-queue.js';
-import { KubeApiError, type KubeRequest, type KubeRest } from './kube-rest.js';
+import { OWN_TOKEN, startApiStandIn, statusReply } from '../kube/testing/api-stand-in.js';
 import { BodyBudget, LIMIT_DEFAULTS, type ServerLimits } from './limits.js';
 import { ServerMetrics } from './metrics.js';
 import { createEventHandler } from './routes/events.js';
@@ -24,25 +24,23 @@ import { buildApp } from './server.js';
 const logger = winston.createLogger({ level: 'error', transports: [new winston.transports.Console({ silent: true })] });
 
 /** The API server: tokens "good-…" may do anything, "denied-…" nothing, others are unknown (401). */
-function standIn() {
+async function standIn() {
   const seen = { reviews: 0, creates: 0 };
-  const kube = {
-    call: async (req: KubeRequest) => {
-      const token = req.identity.kind === 'token' ? req.identity.token : 'server';
-      if (req.path.endsWith('/selfsubjectaccessreviews')) {
-        seen.reviews++;
-        if (token.startsWith('good') || token === 'server') return { status: { allowed: true } };
-        if (token.startsWith('denied')) return { status: { allowed: false } };
-        throw new KubeApiError(401, 'Unauthorized', 'Unauthorized');
-      }
-      if (req.method === 'POST') {
-        seen.creates++;
-        return req.body;
-      }
-      throw new KubeApiError(404, 'NotFound', 'not found');
-    },
-  } as unknown as KubeRest;
-  return { kube, seen };
+  const api = await startApiStandIn((req) => {
+    const token = req.token === OWN_TOKEN ? 'server' : (req.token ?? '');
+    if (req.path.endsWith('/selfsubjectaccessreviews')) {
+      seen.reviews++;
+      if (token.startsWith('good') || token === 'server') return { status: 201, body: { status: { allowed: true } } };
+      if (token.startsWith('denied')) return { status: 201, body: { status: { allowed: false } } };
+      return statusReply(401, 'Unauthorized', 'Unauthorized');
+    }
+    if (req.method === 'POST') {
+      seen.creates++;
+      return { status: 201, body: req.body };
+    }
+    return statusReply(404, 'NotFound', 'not found');
+  });
+  return { kube: api.client, seen, close: () => api.close() };
 }
 
 interface Running {
@@ -55,7 +53,7 @@ interface Running {
 const MAX_BODY = 1024 * 1024;
 
 async function start(limits: Partial<ServerLimits> = {}, authOptions: Partial<AuthOptions> = {}): Promise<Running> {
-  const { kube, seen } = standIn();
+  const { kube, seen, close } = await standIn();
   const auth = new Authenticator({ mode: 'client', kube, ...authOptions });
   const all: ServerLimits = { ...LIMIT_DEFAULTS, lingerMs: 300, ...limits };
   const budget = new BodyBudget(all.maxBodiesInFlightBytes);
@@ -65,6 +63,7 @@ async function start(limits: Partial<ServerLimits> = {}, authOptions: Partial<Au
   const app = buildApp(undefined, MAX_BODY, logger, metrics, events, { auth, budget, limits: all });
   await app.register(healthRoutes, { notReady: () => undefined });
   await app.register(workflowRoutes, { kube, auth });
+  app.addHook('onClose', close);
   await app.listen({ port: 0, host: '127.0.0.1' });
   return { app, port: (app.server.address() as AddressInfo).port, seen, budget };
 }
@@ -289,7 +288,14 @@ describe('tokens', () => {
 });
 
 describe('Authenticator', () => {
-  const { kube, seen } = standIn();
+  let api: Awaited<ReturnType<typeof standIn>>;
+  let kube: Awaited<ReturnType<typeof standIn>>['kube'];
+  let seen: Awaited<ReturnType<typeof standIn>>['seen'];
+  beforeAll(async () => {
+    api = await standIn();
+    ({ kube, seen } = api);
+  });
+  afterAll(() => api.close());
 
   it('keys its caches by the token hash and keeps them bounded', async () => {
     const auth = new Authenticator({ mode: 'client', kube, maxEntries: 100, unknownReviewBurst: 10_000 });

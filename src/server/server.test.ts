@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Authenticator } from './auth.js';
 import type { DispatchResult, EventJob } from './dispatch.js';
 import { EventQueue } from './event-queue.js';
-import { KubeApiError, type KubeRequest, type KubeRest } from './kube-rest.js';
+import { startApiStandIn, statusReply } from '../kube/testing/api-stand-in.js';
 import { BodyBudget } from './limits.js';
 import { ServerMetrics } from './metrics.js';
 import { createEventHandler } from './routes/events.js';
@@ -31,12 +31,8 @@ interface Running {
 
 async function start(tls?: { cert: string; key: string }): Promise<Running> {
   // The API server: no templates; a create echoes the object.
-  const kube = {
-    call: async (req: KubeRequest) => {
-      if (req.method === 'POST') return req.body;
-      throw new KubeApiError(404, 'NotFound', 'not found');
-    },
-  } as unknown as KubeRest;
+  const standIn = await startApiStandIn((req) => (req.method === 'POST' ? { status: 201, body: req.body } : statusReply(404, 'NotFound', 'not found')));
+  const kube = standIn.client;
   const auth = new Authenticator({ mode: 'server', kube, unsafeServerModeWithoutAuth: true });
   const metrics = new ServerMetrics(false);
   const events: EventJob[] = [];
@@ -52,6 +48,7 @@ async function start(tls?: { cert: string; key: string }): Promise<Running> {
   const app = buildApp(tls, 1024 * 1024, logger, metrics, handler);
   await app.register(healthRoutes, { notReady: () => undefined });
   await app.register(workflowRoutes, { kube, auth });
+  app.addHook('onClose', () => standIn.close());
   await app.listen({ port: 0, host: '127.0.0.1' });
   return { app, port: (app.server.address() as AddressInfo).port, metrics, events };
 }

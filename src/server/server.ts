@@ -14,7 +14,6 @@ import { Dispatcher, type DispatchResult, type EventJob } from './dispatch.js';
 import { HttpError, badRequest, Code, errorDetails, toHttpError } from './errors.js';
 import { EventQueue } from './event-queue.js';
 import { BindingEventRecorder } from './binding-event-recorder.js';
-import { KubeRest } from './kube-rest.js';
 import { applyLimits, BodyBudget, budgetFull, connectionsCheckingInterval, declaredTooLarge, firstRequest, hasBody, LIMIT_DEFAULTS, lingerThenClose, refuseUnread, type ServerLimits } from './limits.js';
 import { ServerMetrics } from './metrics.js';
 import { startMetricsServer } from './metrics-server.js';
@@ -100,7 +99,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const o = { ...DEFAULTS, ...stripUndefined(options), kubeConfig: options.kubeConfig };
   const logger = o.logger ?? createLogger('server');
   const metrics = new ServerMetrics(o.processMetrics ?? true);
-  const kube = await KubeRest.fromKubeConfig(o.kubeConfig, Math.max(8, o.eventWorkerCount * 2));
+  // One client: its own identity for the binding Events, `kube.as(caller)` for callers' calls.
+  const kube = await KubeClient.fromKubeConfig(o.kubeConfig, { connections: Math.max(8, o.eventWorkerCount * 2), userAgent: 'plugflow-server' });
   let auth: Authenticator;
   try {
     auth = new Authenticator({ mode: o.authMode, kube, serverToken: o.serverToken, unsafeServerModeWithoutAuth: o.unsafeServerModeWithoutAuth, allowedNamespaces: o.allowedNamespaces });
@@ -111,9 +111,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const limits: ServerLimits = { ...LIMIT_DEFAULTS, ...stripUndefined(o.limits ?? {}) };
   const budget = new BodyBudget(limits.maxBodiesInFlightBytes);
   const recorder = new BindingEventRecorder(kube, logger);
-  // The binding cache's informer runs on src/kube's client with the server's own identity.
-  const ownClient = await KubeClient.fromKubeConfig(o.kubeConfig, { userAgent: 'plugflow-server' });
-  const bindings = new BindingCache({ client: ownClient, namespace: o.namespace, logger, recorder, metrics });
+  // The binding cache's informer runs on the same client, as the server itself.
+  const bindings = new BindingCache({ client: kube, namespace: o.namespace, logger, recorder, metrics });
   const dispatcher = new Dispatcher({ kube, bindings, recorder, metrics, logger });
   const queue = new EventQueue<EventJob, DispatchResult>({
     capacity: o.eventOperationQueueSize,
@@ -141,7 +140,6 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   } catch (err) {
     await metricsServer?.close().catch(() => {});
     await bindings.stop().catch(() => {});
-    await ownClient.close().catch(() => {});
     await app.close().catch(() => {});
     await kube.close().catch(() => {});
     throw err;
@@ -189,7 +187,6 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       await app.close();
       await metricsServer!.close();
       await bindings.stop();
-      await ownClient.close();
       await kube.close();
       logger.info('server stopped');
     })());

@@ -5,12 +5,14 @@
  * A template the caller may not read is a 403; one that does not exist is left out, and the
  * validator names the field that refers to it.
  */
-import { GROUP, PLURAL, VERSION, type Workflow, type WorkflowSpec } from '../api/index.js';
+import type { Workflow, WorkflowSpec } from '../api/index.js';
 import { templateSourceKey, type TemplateSource } from '../engine/contract.js';
 import { missingTemplateSources } from '../engine/effective-spec.js';
 import { validateWorkflow } from '../engine/validate.js';
 import { badRequest } from './errors.js';
-import { KubeApiError, resourcePath, type Identity, type KubeRest } from './kube-rest.js';
+import type { KubeClient } from '../kube/client.js';
+import { isNotFound } from '../kube/errors.js';
+import { CLUSTER_WORKFLOW_TEMPLATES, WORKFLOW_TEMPLATES } from '../kube/resource.js';
 import { workflowShapeProblems } from './workflow-shape.js';
 
 /** Most templates fetched for one validation (a guard against reference loops and fan-out). */
@@ -31,7 +33,8 @@ export function listProblems(messages: readonly string[]): string {
   return messages.length > MAX_LISTED ? `${shown}; and ${messages.length - MAX_LISTED} more` : shown;
 }
 
-export async function validateForCreate(kube: KubeRest, identity: Identity, namespace: string, wf: Workflow): Promise<void> {
+/** `kube` acts as the caller, so the templates read are those the caller may read. */
+export async function validateForCreate(kube: KubeClient, namespace: string, wf: Workflow): Promise<void> {
   const sources: Record<string, TemplateSource> = {};
   const absent = new Set<string>();
   for (let fetched = 0; ; ) {
@@ -42,20 +45,16 @@ export async function validateForCreate(kube: KubeRest, identity: Identity, name
       const key = templateSourceKey(ref.kind, ref.name);
       const cluster = ref.kind === 'ClusterWorkflowTemplate';
       try {
-        const t = await kube.call<{ spec?: WorkflowSpec }>({
-          method: 'GET',
-          path: cluster
-            ? resourcePath(GROUP, VERSION, PLURAL.clusterWorkflowTemplate, undefined, ref.name)
-            : resourcePath(GROUP, VERSION, PLURAL.workflowTemplate, namespace, ref.name),
-          identity,
-        });
+        const t = cluster
+          ? await kube.get<{ spec?: WorkflowSpec }>(CLUSTER_WORKFLOW_TEMPLATES, undefined, ref.name)
+          : await kube.get<{ spec?: WorkflowSpec }>(WORKFLOW_TEMPLATES, namespace, ref.name);
         // Stored templates passed the API server's schema, but it keeps inline templates opaque.
         const problems = workflowShapeProblems({ spec: t.spec ?? {} });
         if (problems.length > 0) throw badRequest(`${ref.kind} ${cluster ? '' : `${namespace}/`}${ref.name}, which the workflow refers to, is invalid: ${listProblems(problems.map((p) => p.message))}`);
         const spec = t.spec ?? {};
         sources[key] = { templates: spec.templates ?? [], entrypoint: spec.entrypoint, arguments: spec.arguments, spec };
       } catch (err) {
-        if (err instanceof KubeApiError && err.status === 404) absent.add(key);
+        if (isNotFound(err)) absent.add(key);
         else throw err;
       }
     }

@@ -10,7 +10,8 @@ import winston from 'winston';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Authenticator } from '../auth.js';
 import { INTERNAL_MESSAGE } from '../errors.js';
-import { KubeApiError, type KubeRequest, type KubeRest } from '../kube-rest.js';
+import type { KubeClient } from '../../kube/client.js';
+import { startApiStandIn, statusReply, type ApiStandIn, type StandInReply, type StandInRequest } from '../../kube/testing/api-stand-in.js';
 import { ServerMetrics } from '../metrics.js';
 import { buildApp } from '../server.js';
 import { workflowRoutes } from './workflows.js';
@@ -32,21 +33,22 @@ const logger = winston.createLogger({
 });
 
 /** The API server: no templates; a create echoes the workflow, or fails as `fail` says. */
-let fail: ((req: KubeRequest) => unknown) | undefined;
+let fail: ((req: StandInRequest) => StandInReply) | undefined;
 const created: unknown[] = [];
-const kube = {
-  call: async (req: KubeRequest) => {
-    if (fail) return fail(req);
-    if (req.method === 'GET') throw new KubeApiError(404, 'NotFound', 'not found');
-    created.push(req.body);
-    return req.body;
-  },
-} as unknown as KubeRest;
+let api: ApiStandIn;
+let kube: KubeClient;
 
 let app: FastifyInstance;
 let base: string;
 
 beforeAll(async () => {
+  api = await startApiStandIn((req) => {
+    if (fail) return fail(req);
+    if (req.method === 'GET') return statusReply(404, 'NotFound', 'not found');
+    created.push(req.body);
+    return { status: 201, body: req.body };
+  });
+  kube = api.client;
   app = buildApp(undefined, 1024 * 1024, logger, new ServerMetrics(false), () => false);
   await app.register(workflowRoutes, { kube, auth: new Authenticator({ mode: 'server', kube, unsafeServerModeWithoutAuth: true }) });
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -55,6 +57,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app.close();
+  await api.close();
 });
 
 async function post(body: unknown): Promise<{ status: number; body: { code?: number; message?: string } }> {
@@ -130,28 +133,27 @@ describe('POST /api/v1/workflows/{namespace} with a malformed workflow', () => {
 
 describe('an unexpected failure in a handler', () => {
   it('is a 500 with a generic message, and the details are logged', async () => {
-    fail = () => {
-      throw new TypeError("Cannot read properties of null (reading 'secret')");
-    };
+    // A 2xx reply that is not JSON: not an API server refusal, so nothing the caller should see.
+    fail = () => ({ status: 201, text: '{"kind": "Workflow", broken' });
     try {
       logs.length = 0;
       const res = await post({ workflow: valid() });
       expect(res).toEqual({ status: 500, body: { code: 13, message: INTERNAL_MESSAGE } });
       const line = logs.find((l) => l.message === 'request failed');
-      expect(line).toMatchObject({ level: 'error', method: 'POST', route: '/api/v1/workflows/:namespace', error: "Cannot read properties of null (reading 'secret')" });
-      expect(String(line?.stack)).toContain('TypeError');
+      expect(line).toMatchObject({ level: 'error', method: 'POST', route: '/api/v1/workflows/:namespace', error: expect.stringMatching(/JSON/) });
+      expect(String(line?.stack)).toContain('SyntaxError');
     } finally {
       fail = undefined;
     }
   });
 
   it('is a 503 naming the API server when it cannot be reached', async () => {
-    fail = () => {
-      throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6443'), { code: 'ECONNREFUSED' });
-    };
+    // The connection cut without a reply: a transport failure (ApiError code 0).
+    fail = () => 'hang-up';
     try {
       const res = await post({ workflow: valid() });
-      expect(res).toEqual({ status: 503, body: { code: 14, message: 'the Kubernetes API server could not be reached: connect ECONNREFUSED 127.0.0.1:6443' } });
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({ code: 14, message: expect.stringMatching(/^the Kubernetes API server could not be reached: .*other side closed/) });
     } finally {
       fail = undefined;
     }

@@ -9,15 +9,16 @@
  *   DELETE /api/v1/workflows/{namespace}/{name}   → {}
  */
 import type { FastifyInstance } from 'fastify';
-import { API_VERSION, GROUP, isJsonObject as isObject, PLURAL, VERSION, type Workflow } from '../../api/index.js';
+import { API_VERSION, isJsonObject as isObject, type Workflow } from '../../api/index.js';
 import { CREATE_WORKFLOW_ACCESS, type Authenticator, type Caller } from '../auth.js';
 import { badRequest } from '../errors.js';
-import { resourcePath, type KubeRest } from '../kube-rest.js';
+import type { KubeClient } from '../../kube/client.js';
+import { WORKFLOWS } from '../../kube/resource.js';
 import { workflowShapeProblems, workflowShapeValidator } from '../workflow-shape.js';
 import { listProblems, subjectOf, validateForCreate } from '../workflow-validation.js';
 
 export interface WorkflowRouteDeps {
-  kube: KubeRest;
+  kube: KubeClient;
   auth: Authenticator;
 }
 
@@ -28,7 +29,6 @@ interface NameParams extends NsParams {
   name: string;
 }
 
-const path = (namespace: string, name?: string) => resourcePath(GROUP, VERSION, PLURAL.workflow, namespace, name);
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -79,9 +79,10 @@ export async function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDe
     if (!metadata.name && !metadata.generateName) throw badRequest('workflow.metadata.name or workflow.metadata.generateName is required');
     const wf: Workflow = { ...(given as Workflow), apiVersion: API_VERSION, kind: 'Workflow', metadata: { ...metadata, namespace } };
     delete wf.status;
-    await validateForCreate(kube, caller.identity, namespace, wf);
+    const asCaller = kube.as(caller.identity);
+    await validateForCreate(asCaller, namespace, wf);
     const dryRun = body.serverDryRun === true || dryRunAll(body.createOptions);
-    return kube.call<Workflow>({ method: 'POST', path: path(namespace), query: dryRun ? { dryRun: 'All' } : undefined, body: wf, identity: caller.identity });
+    return asCaller.create<Workflow>(WORKFLOWS, namespace, wf, { dryRun });
   });
 
   app.get<{ Params: NsParams; Querystring: Record<string, string | string[]> }>('/api/v1/workflows/:namespace', async (req) => {
@@ -93,28 +94,24 @@ export async function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDe
     };
     const limit = one('limit');
     if (limit !== undefined && limit !== '' && !/^\d+$/.test(limit)) throw badRequest(`listOptions.limit must be a whole number, got "${limit}"`);
-    return kube.call({
-      method: 'GET',
-      path: path(req.params.namespace),
-      identity: caller.identity,
-      query: {
-        labelSelector: one('labelSelector'),
-        fieldSelector: one('fieldSelector'),
-        limit,
-        continue: one('continue'),
-        resourceVersion: one('resourceVersion'),
-      },
+    return kube.as(caller.identity).list(WORKFLOWS, {
+      namespace: req.params.namespace,
+      labelSelector: one('labelSelector'),
+      fieldSelector: one('fieldSelector'),
+      limit: limit ? Number(limit) : undefined,
+      continue: one('continue'),
+      resourceVersion: one('resourceVersion'),
     });
   });
 
   app.get<{ Params: NameParams }>('/api/v1/workflows/:namespace/:name', async (req) => {
     const { caller } = req;
-    return kube.call({ method: 'GET', path: path(req.params.namespace, req.params.name), identity: caller.identity });
+    return kube.as(caller.identity).get(WORKFLOWS, req.params.namespace, req.params.name);
   });
 
   app.delete<{ Params: NameParams }>('/api/v1/workflows/:namespace/:name', async (req) => {
     const { caller } = req;
-    await kube.call({ method: 'DELETE', path: path(req.params.namespace, req.params.name), identity: caller.identity });
+    await kube.as(caller.identity).delete(WORKFLOWS, req.params.namespace, req.params.name);
     return {};
   });
 }

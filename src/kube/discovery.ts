@@ -1,0 +1,42 @@
+/**
+ * Which REST resource serves a kind: the API server's discovery documents (`/api/v1`,
+ * `/apis/<group>/<version>`), read once per group version and again when a kind is missing (a
+ * CRD applied a moment ago). Used to apply manifests of any kind, as kubectl does.
+ */
+import type { KubeClient } from './client.js';
+import type { ResourceType } from './resource.js';
+
+interface ApiResourceList {
+  resources?: { name: string; kind: string; namespaced: boolean }[];
+}
+
+export class Discovery {
+  private readonly lists = new Map<string, Promise<ApiResourceList>>();
+
+  constructor(private readonly kube: KubeClient) {}
+
+  /** The resource type of `kind` in `apiVersion` (`v1`, `apps/v1`, …); an error naming both when none. */
+  async resourceFor(apiVersion: string, kind: string): Promise<ResourceType> {
+    const slash = apiVersion.indexOf('/');
+    const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+    const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
+    for (const fresh of [false, true]) {
+      const list = await this.list(apiVersion, fresh);
+      // Subresources (`pods/log`) share the kind of their parent; the parent has no slash.
+      const r = list.resources?.find((x) => x.kind === kind && !x.name.includes('/'));
+      if (r) return { group, version, plural: r.name, kind, namespaced: r.namespaced };
+    }
+    throw new Error(`the API server serves no kind ${kind} in ${apiVersion} (is its CustomResourceDefinition installed?)`);
+  }
+
+  private list(apiVersion: string, fresh: boolean): Promise<ApiResourceList> {
+    let p = this.lists.get(apiVersion);
+    if (!p || fresh) {
+      const path = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+      p = this.kube.getText(path).then((text) => JSON.parse(text) as ApiResourceList);
+      this.lists.set(apiVersion, p);
+      p.catch(() => this.lists.delete(apiVersion));
+    }
+    return p;
+  }
+}
