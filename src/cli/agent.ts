@@ -4,7 +4,7 @@
  * src/plugins/agent-pod.ts; see there for the pod layout.
  */
 import { KubeConfig } from '@kubernetes/client-node';
-import { Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { Agent } from '../agent/agent.js';
 import { evaluateSuccessCondition } from '../agent/condition.js';
 import { startHealthServer } from '../agent/health-server.js';

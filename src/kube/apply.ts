@@ -2,7 +2,7 @@
  * `kubectl apply` for our own tools: parse multi-document YAML and server-side apply each object,
  * so `plugflow dev`, the install test and the test harness install exactly what users install.
  */
-import { ApiextensionsV1Api, KubeConfig, KubernetesObjectApi, PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
+import { ApiextensionsV1Api, type KubeConfig, KubernetesObjectApi, PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
 // The typed model converter: KubernetesObjectApi serializes built-in kinds through the typed
 // models, which silently drop JSON keys the model spells differently (a CRD schema's
 // `x-kubernetes-int-or-string` is `xKubernetesIntOrString` there). Converting plain JSON into the
