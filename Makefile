@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NPM ?= npm
 export GOTOOLCHAIN := local
 
-.PHONY: deps node-deps control-plane build lint crds test test-go test-unit test-kube test-system dev bench soak fuzz clean image image-verify test-images
+.PHONY: deps node-deps control-plane build lint format crds test test-go test-unit test-kube test-system dev bench soak fuzz clean image image-verify test-images
 
 ## deps: everything a fresh machine needs (npm packages, the control plane binaries)
 deps: node-deps control-plane
@@ -21,11 +21,17 @@ control-plane:
 build: node-deps
 	npx tsc -p tsconfig.build.json
 
-## lint: strict type check of everything, and the CRDs are up to date with their source
+## lint: strict type check of everything, ESLint, the Prettier format check, and the CRDs are up to date with their source
 lint: node-deps
 	npx tsc -p tsconfig.json --noEmit
+	npx eslint .
+	npx prettier --check .
 	npx tsx hack/gen-crds.ts --check
 	npx tsx hack/gen-install.ts --check
+
+## format: rewrite the code in Prettier's format (what `make lint` checks)
+format: node-deps
+	npx prettier --write .
 
 ## crds: regenerate crds/*.yaml from src/api, and manifests/install.yaml from crds/ + manifests/base/
 crds: node-deps

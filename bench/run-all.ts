@@ -72,6 +72,7 @@ interface BenchRun {
 /** Where each known benchmark runs: before the shared control plane, on it, or on the whole stack. */
 const ORDER: Record<string, { title: string; stage: 'pure' | 'own-plane' | 'shared-plane' | 'stack' }> = {
   'expr-bench.ts': { title: 'expression language', stage: 'pure' },
+  'regex-bench.ts': { title: 'regular expressions (ours vs re2js)', stage: 'pure' },
   'agent-bench.ts': { title: 'agent', stage: 'pure' },
   'control-plane-bench.ts': { title: 'control plane', stage: 'own-plane' },
   'engine-bench.ts': { title: 'controller and engine', stage: 'own-plane' },

@@ -106,14 +106,6 @@ async function stopChild(proc: ChildProcess): Promise<void> {
 
 // ---------------------------------------------------------------- load generation
 
-interface Load {
-  perSecond: number;
-  ok: number;
-  other: number;
-  p50: number;
-  p99: number;
-}
-
 /** Keeps `connections` requests in flight against one server; `measure` runs one timed round. */
 class Load {
   private readonly pool: Pool;

@@ -2,7 +2,7 @@
  * The http template executor against real HTTP and HTTPS servers on 127.0.0.1, with the real
  * expression language for successCondition.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -39,7 +39,7 @@ describe('http template', () => {
     },
   });
 
-  const handler = (req: IncomingMessage, res: import('node:http').ServerResponse) => {
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {

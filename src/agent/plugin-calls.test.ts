@@ -210,14 +210,15 @@ describe('plugin calls against real HTTP servers', () => {
   it('connection refused then success', async () => {
     const port = await freePort();
     const h = harness([{ name: 'a', port }], { retry: { attempts: 5, baseDelayMs: 150, jitter: 0 } });
-    let started: FakePlugin | undefined;
+    let starting: Promise<FakePlugin> | undefined;
     // Start the plugin after the first attempt has been refused.
-    const late = setTimeout(async () => {
-      started = await plugin('a', (_req, res) => json(res, 200, node('Succeeded')), port);
+    const late = setTimeout(() => {
+      starting = plugin('a', (_req, res) => json(res, 200, node('Succeeded')), port);
     }, 60);
     const r = await h.run('n', tpl('a'));
     clearTimeout(late);
     expect(r).toEqual({ phase: 'Succeeded' });
+    const started = await starting;
     expect(started!.calls.length).toBeGreaterThanOrEqual(1);
     expect(h.logs()).toMatch(/ECONNREFUSED/);
   });

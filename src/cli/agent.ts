@@ -3,7 +3,7 @@
  * container, which writes the plugin tokens). The arguments are built by
  * src/plugins/agent-pod.ts; see there for the pod layout.
  */
-import { Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { Agent } from '../agent/agent.js';
 import { evaluateSuccessCondition } from '../agent/condition.js';
 import { startHealthServer } from '../agent/health-server.js';

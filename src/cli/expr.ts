@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { Command, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { readYamlDocument } from '../yaml/kube-yaml.js';
 import {
   compileBoolean,

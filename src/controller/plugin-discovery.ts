@@ -12,7 +12,7 @@
 import { CONFIGMAP_TYPE_EXECUTOR_PLUGIN, LABEL_CONFIGMAP_TYPE } from '../api/index.js';
 import type { KubeClient } from '../kube/client.js';
 import { Informer, dropManagedFields } from '../kube/informer.js';
-import { type KubeObject } from '../kube/object-store.js';
+import type { KubeObject } from '../kube/object-store.js';
 import { CONFIGMAPS } from '../kube/resource.js';
 import type { Logger } from '../log/logger.js';
 import {

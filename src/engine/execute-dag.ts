@@ -20,7 +20,7 @@
 import type { DAGTask, NodeStatus } from '../api/index.js';
 import type { DependencyState } from '../expr/index.js';
 import { isFailure, isFinal, type EngineRun } from './engine-run.js';
-import { continuesOn, expandCalls, referenceOf, type ExpandedCall } from './call-expansion.js';
+import { continuesOn, expandCalls, referenceOf } from './call-expansion.js';
 import { buildDagGraph, parseTargets, tasksNeededFor, topologicalOrder } from './dag-graph.js';
 import { compileTaskDepends } from './dag-depends.js';
 import { advanceExitHook } from './exit-hooks.js';

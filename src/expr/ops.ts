@@ -68,7 +68,8 @@ export function negate(c: EvalContext, op: string, a: Value): Value {
 export function compare(c: EvalContext, op: string, a: Value, b: Value): boolean {
   let r: number;
   if (isNum(a) && isNum(b)) {
-    // JS compares bigint with number exactly.
+    // JS compares bigint with number exactly (and only `==` does, across the two types).
+    // eslint-disable-next-line eqeqeq
     r = a < b ? -1 : a > b ? 1 : a === b || a == b ? 0 : NaN;
   } else if (typeof a === 'string' && typeof b === 'string') {
     if (a.length > SHORT_STRING && b.length > SHORT_STRING) c.charge(charSteps(Math.min(a.length, b.length)));

@@ -374,7 +374,6 @@ class Parser extends TokenCursor {
 
   private parseIndex(node: Node, optional: boolean): Node {
     const open = this.expect('bracket', '[', 'to index');
-    let from: Node | null = null;
     let to: Node | null = null;
     if (this.is('op', ':')) {
       this.next();
@@ -382,7 +381,7 @@ class Parser extends TokenCursor {
       const close = this.expect('bracket', ']', `to close the slice opened at ${this.locate(open.start)}`);
       return this.wrapChain(node, (obj) => this.mk({ k: 'slice', obj, from: null, to, s: node.s, e: close.end, p: open.start, pe: close.end }), optional);
     }
-    from = this.parseExpression(0);
+    const from = this.parseExpression(0);
     if (this.is('op', ':')) {
       this.next();
       if (!this.is('bracket', ']')) to = this.parseExpression(0);

@@ -3,7 +3,7 @@ import { compareCharged, keyString } from './builtins-support.js';
 import type { EvalContext } from './context.js';
 import { chargeKey, ELEMENT_BYTES, KEY_BYTES, MAP_BYTES } from './cost.js';
 import { describeValue } from './format.js';
-import { compareStrings, newMap, sortSteps, typeName, wrapInt, type Value } from './values.js';
+import { newMap, sortSteps, typeName, wrapInt, type Value } from './values.js';
 
 /** A group's list as V8 grows it on the first push (room for 17 elements). */
 const GROUP_BYTES = 192;

@@ -5,6 +5,9 @@
  * streams are read.
  */
 import { KubeConfig } from '@kubernetes/client-node';
+import type { ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeClient, OWN_IDENTITY, type WatchEvent } from './client.js';
 import { ApiError, isAlreadyExists, isConflict, isGone, isNotFound, isTransient } from './errors.js';
@@ -13,7 +16,7 @@ import { OWN_TOKEN, startApiStandIn, statusReply, type ApiStandIn, type StandInR
 
 let api: ApiStandIn;
 /** What the stand-in answers; the default echoes the caller's token. */
-let reply: (req: StandInRequest, res: import('node:http').ServerResponse) => StandInReply | undefined = (req) => ({ body: { token: req.token ?? null } });
+let reply: (req: StandInRequest, res: ServerResponse) => StandInReply | undefined = (req) => ({ body: { token: req.token ?? null } });
 
 beforeAll(async () => {
   api = await startApiStandIn((req, res) => reply(req, res), { timeoutMs: 500 });
@@ -220,12 +223,12 @@ describe('TLS', () => {
     const own = await generate([{ name: 'commonName', value: 'plugflow-own' }], { keyType: 'ec', curve: 'P-256', algorithm: 'sha256' });
     const { createServer } = await import('node:https');
     const https = createServer({ cert: server.cert, key: server.private, requestCert: true, rejectUnauthorized: false }, (req, res) => {
-      const peer = (req.socket as import('node:tls').TLSSocket).getPeerCertificate();
+      const peer = (req.socket as TLSSocket).getPeerCertificate();
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ cert: peer?.subject?.CN ?? null, authorization: req.headers.authorization ?? null }));
     });
     await new Promise<void>((resolve) => https.listen(0, '127.0.0.1', resolve));
-    const port = (https.address() as import('node:net').AddressInfo).port;
+    const port = (https.address() as AddressInfo).port;
     const kc = new KubeConfig();
     kc.loadFromOptions({
       clusters: [{ name: 'c', server: `https://127.0.0.1:${port}`, skipTLSVerify: true }],

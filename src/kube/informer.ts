@@ -208,7 +208,7 @@ export class Informer<T extends KubeObject> implements InformerLike {
   private async listAll(): Promise<void> {
     const items: T[] = [];
     let cont: string | undefined;
-    let rv = '';
+    let rv: string;
     do {
       const page = await this.opts.client.list<T>(this.opts.type, {
         namespace: this.opts.namespace,

@@ -5,7 +5,7 @@
  * processes and removes the pod, as a kubelet finalizes a deletion. See the README for what it
  * does not emulate.
  */
-import { CoordinationV1Api, CoreV1Api, KubeConfig, type V1Pod, type V1PodStatus } from '@kubernetes/client-node';
+import { CoordinationV1Api, CoreV1Api, type KubeConfig, type V1Pod, type V1PodStatus } from '@kubernetes/client-node';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';

@@ -17,7 +17,7 @@ describe('EventQueue', () => {
     expect(offers.map((o) => o !== undefined)).toEqual([true, true, true, false, false]);
     expect(q.inProcess).toBe(3);
     g.open();
-    const outcomes = await Promise.all(offers.slice(0, 3));
+    const outcomes = await Promise.all(offers.slice(0, 3).map((o) => o ?? Promise.reject(new Error('refused'))));
     expect(outcomes).toEqual([10, 20, 30].map((value) => ({ ok: true, value })));
     expect(handled).toEqual([1, 2, 3]);
     expect(q.inProcess).toBe(0);
@@ -36,7 +36,7 @@ describe('EventQueue', () => {
         running--;
       },
     });
-    await Promise.all(Array.from({ length: 20 }, (_, i) => q.offerAndWait(i)));
+    await Promise.all(Array.from({ length: 20 }, (_, i) => q.offerAndWait(i) ?? Promise.reject(new Error(`event ${i} refused`))));
     expect(peak).toBe(4);
   });
 

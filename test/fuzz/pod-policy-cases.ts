@@ -90,7 +90,7 @@ export function hostileStep(rng: CaseRng): { workflow: Workflow; template: Templ
 
 // ---- the oracle: independent of pod-policy.ts, on what the API server would receive ----
 const BASE_CAPS = new Set(['AUDIT_WRITE', 'CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'MKNOD', 'NET_BIND_SERVICE', 'SETFCAP', 'SETGID', 'SETPCAP', 'SETUID', 'SYS_CHROOT']);
-export type AnyObj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+export type AnyObj = Record<string, any>;
 const EMPTY: AnyObj = Object.freeze(Object.create(null));
 
 export function breaches(sent: AnyObj, level: PodSecurityLevel, step = true): string[] {

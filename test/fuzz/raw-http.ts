@@ -55,7 +55,7 @@ export function send(port: number, r: RawRequest, timeoutMs = 15_000): Promise<R
     socket.on('end', () => finish(false));
     socket.on('close', () => finish(false));
     socket.on('error', (err) => finish(false, err.message));
-    socket.on('connect', async () => {
+    const send = async () => {
       const bytes = encodeRequest(r);
       // In pieces, like a careful client: once the server has answered (an early 413, say),
       // stop sending and read the answer instead of writing into a closing connection.
@@ -66,6 +66,9 @@ export function send(port: number, r: RawRequest, timeoutMs = 15_000): Promise<R
         else if (!more) await new Promise((res) => (socket.once('drain', res), socket.once('close', res)));
       }
       if (r.endAfterWrite && !done) socket.end();
+    };
+    socket.on('connect', () => {
+      send().catch((err: Error) => finish(false, err.message));
     });
   });
 }

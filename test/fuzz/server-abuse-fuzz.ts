@@ -173,8 +173,10 @@ export async function fuzzServerAbuse(rng: Prng, target: ServerAbuseTarget, tall
       );
       for (const a of answers) {
         t.tried++;
-        if (a.status === 401 || a.status === 429) (refused++, t.rejected++);
-        else if (a.status === 431) t.rejected++; // the header is larger than node's header limit
+        if (a.status === 401 || a.status === 429) {
+          refused++;
+          t.rejected++;
+        } else if (a.status === 431) t.rejected++; // the header is larger than node's header limit
         else tally.fail(TARGET, `flood token answered ${a.status || (a.hung ? 'nothing (hung)' : 'nothing')}`);
       }
     }

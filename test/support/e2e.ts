@@ -17,7 +17,7 @@
  * take `agentSlot()` (a lock shared by the e2e files on this machine) around each such workflow,
  * so two agent pods never run at once.
  */
-import { CoreV1Api, CustomObjectsApi, KubeConfig, Watch, type KubernetesObject, type V1Pod } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, type KubeConfig, Watch, type KubernetesObject, type V1Pod } from '@kubernetes/client-node';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';

@@ -45,7 +45,7 @@ describe('parseGoDuration', () => {
   });
 
   it('accepts the int64 nanosecond limit and no more', () => {
-    expect(parseGoDuration('2562047h47m16.854775807s')).toBeCloseTo(9_223_372_036_854.775807, 0);
+    expect(parseGoDuration('2562047h47m16.854775807s')).toBeCloseTo(9_223_372_036_854.775, 0);
     expect(() => parseGoDuration('2562047h47m16.854775808s')).toThrow('too long');
   });
 });
