@@ -7,7 +7,7 @@ import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HTTP } from '../api/index.js';
-import { generateSelfSigned } from '../server/tls.js';
+import { generateSelfSigned } from '../tls/tls-material.js';
 import { evaluateSuccessCondition } from './condition.js';
 import { canonicalHeaderName, HttpExecutor } from './http-template.js';
 

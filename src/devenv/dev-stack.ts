@@ -6,19 +6,24 @@
  *
  * Used by `plugflow dev`, the end-to-end suites and the soak test.
  */
-import { CoreV1Api, KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import { KubeConfig, type V1RoleBinding, type V1ServiceAccount } from '@kubernetes/client-node';
 import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_INSTALL_NAMESPACE } from '../api/index.js';
 import { startController, type RunningController } from '../controller/controller.js';
 import { applyAndWait, readManifests } from '../kube/apply.js';
+import { KubeClient } from '../kube/client.js';
+import { isAlreadyExists } from '../kube/errors.js';
+import { ROLE_BINDINGS, SERVICE_ACCOUNTS } from '../kube/resource.js';
+import { requestServiceAccountToken } from '../kube/token-request.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { AGENT_SERVICE_ACCOUNT } from '../plugins/index.js';
 import { PodRunner } from '../runner/runner.js';
 import { startServer, type RunningServer } from '../server/server.js';
 import { ControlPlane } from './control-plane.js';
 import { reapLeftovers } from './leftovers.js';
+import { errorMessage } from '../log/error-message.js';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -60,14 +65,13 @@ export interface DevStack {
 
 /** A KubeConfig for the same cluster that authenticates as a service account (TokenRequest). */
 export async function serviceAccountKubeConfig(admin: KubeConfig, namespace: string, name: string, seconds = 24 * 3600): Promise<KubeConfig> {
-  const core = admin.makeApiClient(CoreV1Api);
-  const res = await core.createNamespacedServiceAccountToken({ name, namespace, body: { spec: { audiences: [], expirationSeconds: seconds } } });
+  const token = await withClient(admin, (client) => requestServiceAccountToken(client, namespace, name, { audiences: [], expirationSeconds: seconds }));
   const cluster = admin.getCurrentCluster();
   if (!cluster) throw new Error('the kubeconfig has no current cluster');
   const kc = new KubeConfig();
   kc.loadFromOptions({
     clusters: [cluster],
-    users: [{ name, token: res.status!.token }],
+    users: [{ name, token }],
     contexts: [{ name, cluster: cluster.name, user: name }],
     currentContext: name,
   });
@@ -83,40 +87,50 @@ export async function installBase(admin: KubeConfig, workflowNamespaces: string[
     ...['rbac-controller.yaml', 'rbac-server.yaml', 'rbac-agent.yaml'].flatMap((f) => readManifests(join(base, f))),
   ];
   await applyAndWait(admin, docs);
-  const rbac = admin.makeApiClient(RbacAuthorizationV1Api);
-  const core = admin.makeApiClient(CoreV1Api);
-  const exists = (err: { code?: number }) => {
-    if (err.code !== 409) throw err;
+  const exists = (err: unknown) => {
+    if (!isAlreadyExists(err)) throw err;
   };
   // The agent's own account and role in each workflow namespace (README "Pod security").
-  for (const namespace of workflowNamespaces) {
-    await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: AGENT_SERVICE_ACCOUNT } } }).catch(exists);
-    await rbac
-      .createNamespacedRoleBinding({
-        namespace,
-        body: {
-          metadata: { name: AGENT_SERVICE_ACCOUNT },
-          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'plugflow-agent' },
-          subjects: [{ kind: 'ServiceAccount', name: AGENT_SERVICE_ACCOUNT, namespace }],
-        },
-      })
-      .catch(exists);
+  await withClient(admin, async (client) => {
+    for (const namespace of workflowNamespaces) {
+      const account: V1ServiceAccount = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: AGENT_SERVICE_ACCOUNT } };
+      await client.create(SERVICE_ACCOUNTS, namespace, account).catch(exists);
+      const binding: V1RoleBinding = {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name: AGENT_SERVICE_ACCOUNT },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'plugflow-agent' },
+        subjects: [{ kind: 'ServiceAccount', name: AGENT_SERVICE_ACCOUNT, namespace }],
+      };
+      await client.create(ROLE_BINDINGS, namespace, binding).catch(exists);
+    }
+  });
+}
+
+/** Runs `use` with a client for the kubeconfig's cluster and user, closed afterwards. */
+async function withClient<T>(kc: KubeConfig, use: (client: KubeClient) => Promise<T>): Promise<T> {
+  const client = await KubeClient.fromKubeConfig(kc);
+  try {
+    return await use(client);
+  } finally {
+    await client.close();
   }
 }
 
 /** Waits until the service account exists (the service-account controller creates `default`). */
 async function waitForServiceAccount(admin: KubeConfig, namespace: string, name: string): Promise<void> {
-  const core = admin.makeApiClient(CoreV1Api);
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      await core.readNamespacedServiceAccount({ name, namespace });
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw new Error(`service account ${namespace}/${name} did not appear: ${String(err)}`);
-      await new Promise((r) => setTimeout(r, 200));
+  await withClient(admin, async (client) => {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      try {
+        await client.get(SERVICE_ACCOUNTS, namespace, name);
+        return;
+      } catch (err) {
+        if (Date.now() > deadline) throw new Error(`service account ${namespace}/${name} did not appear: ${errorMessage(err)}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
     }
-  }
+  });
 }
 
 export async function startDevStack(opts: DevStackOptions = {}): Promise<DevStack> {

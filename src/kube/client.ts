@@ -417,6 +417,11 @@ export class KubeClient {
     this.shared.ownAuth = { headers, at: Date.now() };
     return headers;
   }
+
+  /** POST to an object's subresource: pods/binding, serviceaccounts/token (TokenRequest), pods/eviction. */
+  createSubresource<T>(type: ResourceType, namespace: string | undefined, name: string, subresource: string, body: unknown): Promise<T> {
+    return this.call<T>({ verb: 'create', method: 'POST', type, subresource, path: resourcePath(type, namespace, name, subresource), body });
+  }
 }
 
 function withQuery(path: string, query: Query | undefined): string {

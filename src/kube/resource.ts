@@ -34,6 +34,10 @@ export const CUSTOM_RESOURCE_DEFINITIONS: ResourceType = {
   kind: 'CustomResourceDefinition',
   namespaced: false,
 };
+export const NODES: ResourceType = { group: '', version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false };
+export const SECRETS: ResourceType = { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true };
+export const PERSISTENT_VOLUME_CLAIMS: ResourceType = { group: '', version: 'v1', plural: 'persistentvolumeclaims', kind: 'PersistentVolumeClaim', namespaced: true };
+export const ROLE_BINDINGS: ResourceType = { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'rolebindings', kind: 'RoleBinding', namespaced: true };
 export const WORKFLOWS: ResourceType = { group: GROUP, version: VERSION, plural: PLURAL.workflow, kind: 'Workflow', namespaced: true };
 export const WORKFLOW_TASK_SETS: ResourceType = {
   group: GROUP,

@@ -9,7 +9,7 @@
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { generateSelfSigned } from '../server/tls.js';
+import { generateSelfSigned } from '../tls/tls-material.js';
 import { LOCAL_IP } from './field-ref.js';
 import { containerLogPath, readContainerLog } from './logs.js';
 

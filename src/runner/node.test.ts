@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { goArch, goOS, nodeObject, standardNodeLabels } from './node.js';
+import { goArch, goOS, microTime, nodeObject, standardNodeLabels } from './node.js';
 
 describe('the runner node', () => {
   it('names architectures and systems as Go (and so Kubernetes) does', () => {
@@ -31,5 +31,10 @@ describe('the runner node', () => {
       'beta.kubernetes.io/os': 'linux',
       'beta.kubernetes.io/arch': 'arm64',
     });
+  });
+
+  it('writes lease times with the six fractional digits a MicroTime needs', () => {
+    expect(microTime(new Date('2026-11-23T22:01:02.345Z'))).toBe('2026-11-23T22:01:02.345000Z');
+    expect(microTime(new Date('2026-11-23T22:01:02Z'))).toMatch(/^2026-11-23T22:01:02\.000000Z$/);
   });
 });

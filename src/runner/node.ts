@@ -9,12 +9,14 @@
  * not run in the development control plane, so the runner does its part for its own node:
  * it removes the taint when ready and puts it back when it stops.
  */
-import type { CoordinationV1Api, CoreV1Api, V1Node, V1NodeCondition } from '@kubernetes/client-node';
+import type { V1Lease, V1Node, V1NodeCondition } from '@kubernetes/client-node';
 import { cpus, endianness, totalmem } from 'node:os';
+import type { KubeClient } from '../kube/client.js';
+import { isAlreadyExists, isConflict, isNotFound } from '../kube/errors.js';
+import { LEASES, NODES, apiVersionOf } from '../kube/resource.js';
 import type { Logger } from '../log/logger.js';
 import type { NodeResources } from './field-ref.js';
 import { LOCAL_IP } from './field-ref.js';
-import { notFound } from './volumes.js';
 
 export const LEASE_NAMESPACE = 'kube-node-lease';
 const NOT_READY_TAINT = 'node.kubernetes.io/not-ready';
@@ -104,8 +106,7 @@ export class NodeHeartbeat {
   private node?: V1Node;
 
   constructor(
-    private readonly core: CoreV1Api,
-    private readonly coordination: CoordinationV1Api,
+    private readonly client: KubeClient,
     private readonly name: string,
     private readonly resources: NodeResources,
     private readonly log: Logger,
@@ -119,13 +120,13 @@ export class NodeHeartbeat {
     const desired = nodeObject(this.name, this.resources, true, now, this.kubeletPort);
     let node: V1Node;
     try {
-      node = await this.core.createNode({ body: desired });
+      node = await this.client.create<V1Node>(NODES, undefined, desired);
       this.log.info('registered node', { node: this.name });
     } catch (err) {
-      if ((err as { code?: number }).code !== 409) throw err;
-      node = await this.core.readNode({ name: this.name });
+      if (!isAlreadyExists(err)) throw err;
+      node = await this.client.get<V1Node>(NODES, undefined, this.name);
       node.metadata!.labels = { ...node.metadata!.labels, ...desired.metadata!.labels };
-      node = await this.core.replaceNode({ name: this.name, body: node });
+      node = await this.client.replace<V1Node>(NODES, undefined, this.name, node);
       this.log.info('adopted existing node', { node: this.name });
     }
     this.node = await this.writeStatus(true);
@@ -150,16 +151,16 @@ export class NodeHeartbeat {
   /** Adds or removes the not-ready NoSchedule taint (and drops a stale unreachable one). */
   private async setNotReadyTaint(present: boolean): Promise<V1Node> {
     for (let attempt = 0; ; attempt++) {
-      const node = await this.core.readNode({ name: this.name });
+      const node = await this.client.get<V1Node>(NODES, undefined, this.name);
       const others = (node.spec?.taints ?? []).filter((t) => t.key !== NOT_READY_TAINT && t.key !== UNREACHABLE_TAINT);
       const taints = present ? [...others, { key: NOT_READY_TAINT, effect: 'NoSchedule' }] : others;
       const before = JSON.stringify(node.spec?.taints ?? []);
       if (JSON.stringify(taints) === before) return node;
       node.spec = { ...node.spec, taints };
       try {
-        return await this.core.replaceNode({ name: this.name, body: node });
+        return await this.client.replace<V1Node>(NODES, undefined, this.name, node);
       } catch (err) {
-        if ((err as { code?: number }).code !== 409 || attempt >= 5) throw err;
+        if (!isConflict(err) || attempt >= 5) throw err;
       }
     }
   }
@@ -178,37 +179,45 @@ export class NodeHeartbeat {
 
   private async writeStatus(ready: boolean): Promise<V1Node> {
     for (let attempt = 0; ; attempt++) {
-      const node = await this.core.readNode({ name: this.name });
+      const node = await this.client.get<V1Node>(NODES, undefined, this.name);
       node.status = { ...node.status, ...nodeObject(this.name, this.resources, ready, new Date().toISOString(), this.kubeletPort).status };
       try {
-        const out = await this.core.replaceNodeStatus({ name: this.name, body: node });
+        const out = await this.client.replace<V1Node>(NODES, undefined, this.name, node, 'status');
         this.lastStatus = Date.now();
         return out;
       } catch (err) {
-        if ((err as { code?: number }).code !== 409 || attempt >= 5) throw err;
+        if (!isConflict(err) || attempt >= 5) throw err;
       }
     }
   }
 
   private async renewLease(): Promise<void> {
-    // A MicroTime needs six fractional digits; the client passes this type through untouched.
-    const now = new Date().toISOString().replace(/Z$/, '000Z') as unknown as Date;
+    // Typed Date by client-node, but it goes out as JSON: the six-digit string is what the API takes.
+    const now = microTime(new Date()) as unknown as Date;
     try {
-      const lease = await this.coordination.readNamespacedLease({ name: this.name, namespace: LEASE_NAMESPACE });
+      const lease = await this.client.get<V1Lease>(LEASES, LEASE_NAMESPACE, this.name);
       lease.spec = { ...lease.spec, holderIdentity: this.name, leaseDurationSeconds: LEASE_SECONDS, renewTime: now };
-      await this.coordination.replaceNamespacedLease({ name: this.name, namespace: LEASE_NAMESPACE, body: lease });
+      await this.client.replace(LEASES, LEASE_NAMESPACE, this.name, lease);
     } catch (err) {
-      if (!notFound(err)) throw err;
+      if (!isNotFound(err)) throw err;
       const owner = this.node?.metadata?.uid
         ? [{ apiVersion: 'v1', kind: 'Node', name: this.name, uid: this.node.metadata.uid }]
         : undefined;
-      await this.coordination.createNamespacedLease({
-        namespace: LEASE_NAMESPACE,
-        body: {
-          metadata: { name: this.name, namespace: LEASE_NAMESPACE, ownerReferences: owner },
-          spec: { holderIdentity: this.name, leaseDurationSeconds: LEASE_SECONDS, renewTime: now },
-        },
-      });
+      const lease: V1Lease = {
+        apiVersion: apiVersionOf(LEASES),
+        kind: LEASES.kind,
+        metadata: { name: this.name, namespace: LEASE_NAMESPACE, ownerReferences: owner },
+        spec: { holderIdentity: this.name, leaseDurationSeconds: LEASE_SECONDS, renewTime: now },
+      };
+      await this.client.create(LEASES, LEASE_NAMESPACE, lease);
     }
   }
+}
+
+/**
+ * A metav1.MicroTime as the API server parses it: RFC 3339 with exactly six fractional digits
+ * (a Date's ISO form has three, which the server refuses for a Lease's renewTime).
+ */
+export function microTime(d: Date): string {
+  return d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }

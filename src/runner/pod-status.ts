@@ -1,8 +1,8 @@
 /**
  * The pod status a kubelet would report, computed from the runner's view of its containers.
  * Pure, so the phase rules are tested without processes: restartPolicy Never and OnFailure
- * (Always restarts like OnFailure and also after success). Timestamps are Date objects: the
- * typed client's serializer requires them.
+ * (Always restarts like OnFailure and also after success). Timestamps are Date objects, as
+ * client-node's types declare; they reach the API server as JSON (ISO strings).
  */
 import type { V1ContainerState, V1ContainerStatus, V1PodCondition, V1PodStatus } from '@kubernetes/client-node';
 import { LOCAL_IP } from './field-ref.js';
@@ -132,7 +132,7 @@ export function podStatus(v: PodView, previous: V1PodCondition[] = [], now = new
   };
 }
 
-/** Timestamps come as Date from typed reads and as strings from watch events. */
+/** Timestamps read from the API server are strings (raw JSON) though typed Date; either is accepted. */
 function asDate(t: Date | string | undefined): Date | undefined {
   return t === undefined ? undefined : new Date(t);
 }

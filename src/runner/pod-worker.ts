@@ -5,9 +5,12 @@
  * written to the pod's status. `terminate` stops the processes (SIGTERM, then SIGKILL after
  * the grace period) and waits for them.
  */
-import type { CoreV1Api, V1ConfigMap, V1Container, V1Pod, V1Secret } from '@kubernetes/client-node';
+import type { V1ConfigMap, V1Container, V1Pod, V1Secret } from '@kubernetes/client-node';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { KubeClient } from '../kube/client.js';
+import { isNotFound } from '../kube/errors.js';
+import { CONFIGMAPS, SECRETS } from '../kube/resource.js';
 import type { Logger } from '../log/logger.js';
 import { StartError, planContainer, terminationMessage } from './container-run.js';
 import { ContainerConfigError, envReferences, resolveEnv, type EnvSources } from './env.js';
@@ -17,12 +20,12 @@ import { containerLogPath, podLogDir } from './logs.js';
 import { podStatus, terminationReason, willRestart, type ContainerView, type PodView } from './pod-status.js';
 import { startProcess, type ContainerProcess } from './process.js';
 import type { StatusWriter } from './status-writer.js';
-import { PodVolumes, VolumeError, notFound } from './volumes.js';
+import { PodVolumes, VolumeError } from './volumes.js';
 import { pathForUser } from './user-path.js';
 import { errorMessage } from '../log/error-message.js';
 
 export interface WorkerDeps {
-  core: CoreV1Api;
+  client: KubeClient;
   /** The runner directory. */
   root: string;
   tools?: NamespaceTools;
@@ -73,7 +76,7 @@ export class PodWorker {
       containers: spec.containers.map((c) => view(c, hasInit ? 'PodInitializing' : 'ContainerCreating')),
     };
     this.volumes = new PodVolumes(pod, {
-      core: deps.core,
+      client: deps.client,
       podDir: this.runDir,
       claimsDir: join(deps.root, '_claims'),
       node: deps.node,
@@ -232,8 +235,8 @@ export class PodWorker {
   private async containerEnv(c: V1Container): Promise<Record<string, string>> {
     const refs = envReferences(c);
     const sources: EnvSources = { configMaps: new Map(), secrets: new Map() };
-    for (const name of refs.configMaps) sources.configMaps.set(name, await this.fetch(() => this.deps.core.readNamespacedConfigMap({ name, namespace: this.namespace })));
-    for (const name of refs.secrets) sources.secrets.set(name, await this.fetch(() => this.deps.core.readNamespacedSecret({ name, namespace: this.namespace })));
+    for (const name of refs.configMaps) sources.configMaps.set(name, await this.fetch(() => this.deps.client.get<V1ConfigMap>(CONFIGMAPS, this.namespace, name)));
+    for (const name of refs.secrets) sources.secrets.set(name, await this.fetch(() => this.deps.client.get<V1Secret>(SECRETS, this.namespace, name)));
     return resolveEnv(this.pod, c, sources, this.deps.serviceEnv, this.deps.node);
   }
 
@@ -241,7 +244,7 @@ export class PodWorker {
     try {
       return await get();
     } catch (err) {
-      if (notFound(err)) return null;
+      if (isNotFound(err)) return null;
       throw err;
     }
   }

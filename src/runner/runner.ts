@@ -5,11 +5,13 @@
  * processes and removes the pod, as a kubelet finalizes a deletion. See the README for what it
  * does not emulate.
  */
-import { CoordinationV1Api, CoreV1Api, type KubeConfig, type V1Pod, type V1PodStatus } from '@kubernetes/client-node';
+import type { KubeConfig, V1Pod, V1PodStatus } from '@kubernetes/client-node';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { KubeClient } from '../kube/client.js';
+import { isAlreadyExists, isConflict, isNotFound } from '../kube/errors.js';
+import { PODS } from '../kube/resource.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { ensureEmissaryBinary } from '../pod-side/emissary-binary.js';
 import type { NodeResources } from './field-ref.js';
@@ -24,7 +26,6 @@ import { DEFAULT_SCHEDULER, unschedulableReason } from './scheduling.js';
 import { pdeathsigTool } from './parent-death.js';
 import { CLI_DIR, NODE_IN_PODS, REPO_ROOT, executableByOthers, unreadablePackage, writeShim } from './shim.js';
 import { StatusWriter } from './status-writer.js';
-import { notFound } from './volumes.js';
 import { errorMessage } from '../log/error-message.js';
 
 const RESCHEDULE_EVERY_MS = 5000;
@@ -50,9 +51,9 @@ export class PodRunner {
   /** Whether containers get private mount namespaces (volumes at their mountPaths). */
   namespacesEnabled = false;
   private readonly kc: KubeConfig;
-  private readonly core: CoreV1Api;
   private readonly log: Logger;
-  private readonly status: StatusWriter;
+  /** Set by start(), before anything can ask for a status write. */
+  private status!: StatusWriter;
   private readonly workers = new Map<string, PodWorker>();
   private readonly deleting = new Set<string>();
   private readonly unschedulable = new Map<string, string>();
@@ -62,6 +63,7 @@ export class PodRunner {
   private readonly portWaiters = new Map<string, V1Pod>();
   private readonly watches: PodWatch[] = [];
   private heartbeat?: NodeHeartbeat;
+  /** Set by start(), before the heartbeat and the watches that use it. */
   private client?: KubeClient;
   private kubelet?: { port: number; close(): Promise<void> };
   private rescheduler?: NodeJS.Timeout;
@@ -76,9 +78,7 @@ export class PodRunner {
     this.kc = opts.kubeConfig;
     this.dir = resolve(opts.dir);
     this.nodeName = opts.nodeName ?? `plugflow-${hostname().toLowerCase().replace(/[^a-z0-9.-]/g, '-')}`;
-    this.core = this.kc.makeApiClient(CoreV1Api);
     this.log = opts.log ?? createLogger('runner');
-    this.status = new StatusWriter(this.core, this.log);
   }
 
   async start(): Promise<void> {
@@ -119,12 +119,14 @@ export class PodRunner {
       root: this.dir,
       mayGrow: (ns, pod, container) => this.workers.get(`${ns}/${pod}`)?.mayGrow(container) ?? false,
     });
-    this.heartbeat = new NodeHeartbeat(this.core, this.kc.makeApiClient(CoordinationV1Api), this.nodeName, this.resources, this.log, this.kubelet.port);
+    const client = await KubeClient.fromKubeConfig(this.kc);
+    this.client = client;
+    this.status = new StatusWriter(client, this.log);
+    this.heartbeat = new NodeHeartbeat(client, this.nodeName, this.resources, this.log, this.kubelet.port);
     await this.heartbeat.start();
 
-    this.client = await KubeClient.fromKubeConfig(this.kc);
-    const bound = new PodWatch(this.client, `spec.nodeName=${this.nodeName}`, { upsert: (p) => this.onPod(p), remove: (p) => this.onPodGone(p) }, this.log, this.opts.namespace);
-    const pending = new PodWatch(this.client, 'spec.nodeName=', { upsert: (p) => this.onUnscheduled(p), remove: () => {} }, this.log, this.opts.namespace);
+    const bound = new PodWatch(client, `spec.nodeName=${this.nodeName}`, { upsert: (p) => this.onPod(p), remove: (p) => this.onPodGone(p) }, this.log, this.opts.namespace);
+    const pending = new PodWatch(client, 'spec.nodeName=', { upsert: (p) => this.onUnscheduled(p), remove: () => {} }, this.log, this.opts.namespace);
     this.watches.push(bound, pending);
     await bound.start();
     await pending.start();
@@ -221,16 +223,17 @@ export class PodRunner {
   private async bind(pod: V1Pod): Promise<void> {
     const { name, namespace } = pod.metadata as { name: string; namespace: string };
     try {
-      await this.core.createNamespacedPodBinding({
-        name,
-        namespace,
-        body: { apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace, uid: pod.metadata!.uid }, target: { apiVersion: 'v1', kind: 'Node', name: this.nodeName } },
+      await this.client!.createSubresource(PODS, namespace, name, 'binding', {
+        apiVersion: 'v1',
+        kind: 'Binding',
+        metadata: { name, namespace, uid: pod.metadata!.uid },
+        target: { apiVersion: 'v1', kind: 'Node', name: this.nodeName },
       });
       this.log.info('bound pod', { pod: `${namespace}/${name}`, node: this.nodeName });
     } catch (err) {
-      const code = (err as { code?: number }).code;
       // 409: bound already (another runner, or a retried event); 404: gone.
-      if (code !== 409 && code !== 404) this.log.warn('binding pod failed', { pod: `${namespace}/${name}`, error: errorMessage(err) });
+      const settled = isConflict(err) || isAlreadyExists(err) || isNotFound(err);
+      if (!settled) this.log.warn('binding pod failed', { pod: `${namespace}/${name}`, error: errorMessage(err) });
     }
   }
 
@@ -268,7 +271,7 @@ export class PodRunner {
       return;
     }
     worker = new PodWorker(pod, {
-      core: this.core,
+      client: this.client!,
       root: this.dir,
       tools: this.tools,
       pdeathsig: this.pdeathsig,
@@ -295,11 +298,10 @@ export class PodRunner {
         await worker.terminate(grace);
         await worker.report();
       }
-      await this.core
-        .deleteNamespacedPod({ name: pod.metadata!.name!, namespace: pod.metadata!.namespace!, gracePeriodSeconds: 0, body: { gracePeriodSeconds: 0, preconditions: { uid } } })
-        .catch((err) => {
-          if (!notFound(err) && (err as { code?: number }).code !== 409) throw err;
-        });
+      // 404: gone already; 409: the uid precondition failed, so a new pod holds the name.
+      await this.client!.delete(PODS, pod.metadata!.namespace!, pod.metadata!.name!, { uid, gracePeriodSeconds: 0 }).catch((err) => {
+        if (!isNotFound(err) && !isConflict(err)) throw err;
+      });
       this.log.info('pod deleted', { pod: `${pod.metadata!.namespace}/${pod.metadata!.name}` });
     } catch (err) {
       this.log.warn('finishing a pod deletion failed; will retry on the next event', { pod: pod.metadata!.name, error: errorMessage(err) });

@@ -5,9 +5,11 @@
  * fields the runner does not own are kept) and replaces it with the read resourceVersion; a
  * conflict means someone else wrote in between, so it reads and tries again.
  */
-import type { CoreV1Api, V1Pod, V1PodStatus } from '@kubernetes/client-node';
+import type { V1Pod, V1PodStatus } from '@kubernetes/client-node';
+import type { KubeClient } from '../kube/client.js';
+import { isConflict, isNotFound } from '../kube/errors.js';
+import { PODS } from '../kube/resource.js';
 import type { Logger } from '../log/logger.js';
-import { notFound } from './volumes.js';
 import { errorMessage } from '../log/error-message.js';
 
 export type StatusFn = (current: V1Pod) => V1PodStatus;
@@ -23,7 +25,7 @@ export class StatusWriter {
   private readonly slots = new Map<string, Slot>();
 
   constructor(
-    private readonly core: CoreV1Api,
+    private readonly client: KubeClient,
     private readonly log: Logger,
   ) {}
 
@@ -64,20 +66,20 @@ export class StatusWriter {
     for (let attempt = 0; ; attempt++) {
       let pod: V1Pod;
       try {
-        pod = await this.core.readNamespacedPod({ name, namespace });
+        pod = await this.client.get<V1Pod>(PODS, namespace, name);
       } catch (err) {
-        if (notFound(err)) return;
+        if (isNotFound(err)) return;
         throw err;
       }
       // A pod of the same name created anew is not ours to update.
       if (pod.metadata?.uid !== slot.uid) return;
       pod.status = { ...pod.status, ...slot.compute(pod) };
       try {
-        await this.core.replaceNamespacedPodStatus({ name, namespace, body: pod });
+        await this.client.replace(PODS, namespace, name, pod, 'status');
         return;
       } catch (err) {
-        if (notFound(err)) return;
-        if ((err as { code?: number }).code !== 409 || attempt >= 10) throw err;
+        if (isNotFound(err)) return;
+        if (!isConflict(err) || attempt >= 10) throw err;
       }
     }
   }

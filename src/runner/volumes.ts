@@ -12,15 +12,19 @@
  * Other volume types are reported as unsupported. ConfigMap and Secret contents are written
  * when the pod starts; later edits are not propagated.
  */
-import type { CoreV1Api, V1ConfigMap, V1DownwardAPIVolumeFile, V1KeyToPath, V1Pod, V1Secret, V1Volume } from '@kubernetes/client-node';
+import type { V1ConfigMap, V1DownwardAPIVolumeFile, V1KeyToPath, V1Pod, V1Secret, V1Volume } from '@kubernetes/client-node';
 import { chmodSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
+import type { KubeClient } from '../kube/client.js';
+import { isNotFound } from '../kube/errors.js';
+import { CONFIGMAPS, PERSISTENT_VOLUME_CLAIMS, SECRETS } from '../kube/resource.js';
+import { requestServiceAccountToken } from '../kube/token-request.js';
 import { fieldRefValue, resourceFieldValue, type NodeResources } from './field-ref.js';
 
 export class VolumeError extends Error {}
 
 export interface VolumeDeps {
-  core: CoreV1Api;
+  client: KubeClient;
   /** Per-pod directory: volumes go to `<podDir>/volumes/<name>`. */
   podDir: string;
   /** Directory of persistent volume claims: `<claimsDir>/<namespace>/<claim>`. */
@@ -82,8 +86,8 @@ export class PodVolumes {
     }
     if (v.persistentVolumeClaim) {
       const claim = v.persistentVolumeClaim.claimName;
-      await this.deps.core.readNamespacedPersistentVolumeClaim({ name: claim, namespace: this.ns }).catch((err) => {
-        throw notFound(err) ? new VolumeError(`persistentvolumeclaim "${claim}" not found`) : err;
+      await this.deps.client.get(PERSISTENT_VOLUME_CLAIMS, this.ns, claim).catch((err) => {
+        throw isNotFound(err) ? new VolumeError(`persistentvolumeclaim "${claim}" not found`) : err;
       });
       return makeDir(join(this.deps.claimsDir, this.ns, claim), 0o777);
     }
@@ -130,19 +134,19 @@ export class PodVolumes {
 
   private async configMap(name: string | undefined, optional?: boolean): Promise<V1ConfigMap | undefined> {
     try {
-      return await this.deps.core.readNamespacedConfigMap({ name: name ?? '', namespace: this.ns });
+      return await this.deps.client.get<V1ConfigMap>(CONFIGMAPS, this.ns, name ?? '');
     } catch (err) {
-      if (notFound(err) && optional) return undefined;
-      throw notFound(err) ? new VolumeError(`configmap "${name}" not found`) : err;
+      if (isNotFound(err) && optional) return undefined;
+      throw isNotFound(err) ? new VolumeError(`configmap "${name}" not found`) : err;
     }
   }
 
   private async secret(name: string | undefined, optional?: boolean): Promise<V1Secret | undefined> {
     try {
-      return await this.deps.core.readNamespacedSecret({ name: name ?? '', namespace: this.ns });
+      return await this.deps.client.get<V1Secret>(SECRETS, this.ns, name ?? '');
     } catch (err) {
-      if (notFound(err) && optional) return undefined;
-      throw notFound(err) ? new VolumeError(`secret "${name}" not found`) : err;
+      if (isNotFound(err) && optional) return undefined;
+      throw isNotFound(err) ? new VolumeError(`secret "${name}" not found`) : err;
     }
   }
 
@@ -163,19 +167,11 @@ export class PodVolumes {
   /** Issues a pod-bound token and schedules its refresh at 80 % of its lifetime. */
   private async writeToken(path: string, audience: string | undefined, expirationSeconds: number, mode: number): Promise<void> {
     const sa = this.pod.spec?.serviceAccountName || 'default';
-    const res = await this.deps.core.createNamespacedServiceAccountToken({
-      name: sa,
-      namespace: this.ns,
-      body: {
-        spec: {
-          audiences: audience ? [audience] : [],
-          expirationSeconds,
-          boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: this.pod.metadata!.name!, uid: this.pod.metadata!.uid! },
-        },
-      },
+    const token = await requestServiceAccountToken(this.deps.client, this.ns, sa, {
+      audiences: audience ? [audience] : [],
+      expirationSeconds,
+      boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: this.pod.metadata!.name!, uid: this.pod.metadata!.uid! },
     });
-    const token = res.status?.token;
-    if (!token) throw new VolumeError(`the TokenRequest for service account "${sa}" returned no token`);
     writeAtomic(path, token, mode);
     if (this.stopped) return;
     const timer = setTimeout(() => {
@@ -237,9 +233,4 @@ function writeAtomic(path: string, data: string | Buffer, mode: number): void {
   writeFileSync(tmp, data, { mode });
   chmodSync(tmp, mode);
   renameSync(tmp, path);
-}
-
-/** Whether an error from the typed client is a 404. */
-export function notFound(err: unknown): boolean {
-  return (err as { code?: number })?.code === 404;
 }

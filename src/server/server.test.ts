@@ -18,7 +18,7 @@ import { createEventHandler } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { workflowRoutes } from './routes/workflows.js';
 import { buildApp } from './server.js';
-import { generateSelfSigned } from './tls.js';
+import { generateSelfSigned } from '../tls/tls-material.js';
 
 const logger = winston.createLogger({ level: 'error', transports: [new winston.transports.Console({ silent: true })] });
 

@@ -20,7 +20,7 @@ import { startMetricsServer } from './metrics-server.js';
 import { createEventHandler, type DispatchMode, type EventHandler } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { workflowRoutes } from './routes/workflows.js';
-import { tlsMaterial } from './tls.js';
+import { tlsMaterial } from '../tls/tls-material.js';
 
 export const DEFAULTS = {
   port: 2746,

@@ -1,9 +1,10 @@
 /**
- * The server's TLS material: the operator's own certificate and key (`--tls-cert`, `--tls-key`,
- * PEM files), or a self-signed certificate generated in memory at start-up (npm `selfsigned`,
- * pure JavaScript on WebCrypto, so the image needs no openssl). Clients of a generated
- * certificate must skip verification (`curl -k`, `plugflow --insecure-skip-tls-verify`) or pin
- * the fingerprint that the server logs.
+ * TLS material of plugflow's HTTPS endpoints: the operator's own certificate and key for the
+ * server (`--tls-cert`, `--tls-key`, PEM files), or a self-signed certificate generated in memory
+ * at start-up (npm `selfsigned`, pure JavaScript on WebCrypto, so the image needs no openssl) —
+ * the server without files, and the local runner's kubelet endpoint always. Shared by both, so
+ * it lives outside either. Clients of a generated certificate must skip verification (`curl -k`,
+ * `plugflow --insecure-skip-tls-verify`) or pin the fingerprint that the server logs.
  */
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
