@@ -15,8 +15,7 @@
 import { AGENT_CONTAINER } from '../plugins/agent-pod.js';
 import { LABEL_COMPONENT, type ClusterWorkflowTemplate, type Workflow, type WorkflowTaskSet, type WorkflowTemplate } from '../api/index.js';
 import {
-  missingTemplateSources,
-  templateSourceKey,
+  resolveTemplateSources,
   type AgentObservation,
   type Observations,
   type PodObservation,
@@ -118,26 +117,17 @@ export function observeAgent(pod: CachedPod): AgentObservation {
   return { phase: 'Failed', message: `agent pod ${pod.metadata?.name} failed: ${why}`, replacing: true };
 }
 
-/** Looks up every template source the workflow needs, following references transitively. */
+/**
+ * The template sources the workflow needs, from the informer caches (the engine's resolver
+ * follows references transitively). No lookup limit: a cache lookup costs nothing and each
+ * source is looked up once, so the walk is bounded by the templates in the cache.
+ */
 function collectTemplateSources(i: ObservationInputs): Record<string, TemplateSource> {
-  const sources: Record<string, TemplateSource> = {};
-  const absent = new Set<string>();
   const ns = i.workflow.metadata.namespace ?? '';
-  for (;;) {
-    const missing = missingTemplateSources(i.workflow, sources).filter((r) => !absent.has(templateSourceKey(r.kind, r.name)));
-    if (missing.length === 0) return sources;
-    for (const ref of missing) {
-      const key = templateSourceKey(ref.kind, ref.name);
-      const found = ref.kind === 'WorkflowTemplate' ? i.workflowTemplate(ns, ref.name) : i.clusterWorkflowTemplate(ref.name);
-      if (!found) {
-        absent.add(key);
-        continue;
-      }
-      const spec = found.spec ?? {};
-      const source: TemplateSource = { templates: spec.templates ?? [], spec };
-      if (spec.entrypoint !== undefined) source.entrypoint = spec.entrypoint;
-      if (spec.arguments !== undefined) source.arguments = spec.arguments;
-      sources[key] = source;
-    }
-  }
+  const resolved = resolveTemplateSources(i.workflow, (ref) => {
+    const found = ref.kind === 'WorkflowTemplate' ? i.workflowTemplate(ns, ref.name) : i.clusterWorkflowTemplate(ref.name);
+    return found ? (found.spec ?? {}) : undefined;
+  });
+  // Unlimited, so never refused; the branch keeps the type honest.
+  return resolved.ok ? resolved.sources : {};
 }

@@ -89,7 +89,8 @@ export function templateSourceKey(kind: TemplateSourceKind, name: string): strin
  * `pods` and `tasks` must be complete (from a synced cache): a pod the engine saw before and
  * that is missing now is taken as deleted, and its node ends in Error. When the controller cannot
  * see the world (cache not synced, list failed), it must not call the engine.
- * `templates` must hold every (Cluster)WorkflowTemplate that `missingTemplateSources` names;
+ * `templates` must hold every existing (Cluster)WorkflowTemplate the workflow refers to
+ * (template-sources.ts resolves them);
  * the first reconcile fails the workflow when one is missing.
  */
 export interface Observations {
@@ -136,4 +137,10 @@ export interface ReconcileResult {
   status: WorkflowStatus;
   /** What to do in the world, in a stable order, after persisting the status. */
   actions: EngineAction[];
+  /**
+   * The spec the workflow runs (with `workflowTemplateRef`, the template's spec with the
+   * workflow's fields over it), for the actions' pods; merged once per reconcile, here. Absent
+   * when the engine did not walk the workflow (finished, or failed before it could run).
+   */
+  spec?: WorkflowSpec;
 }

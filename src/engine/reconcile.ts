@@ -47,7 +47,7 @@ export function reconcileWorkflow(workflow: Workflow, observations: Observations
   const spec = merged.spec;
   const firstRun = !previous.phase || previous.phase === 'Pending';
   if (firstRun) {
-    const errors = validateWorkflow(workflow, sources);
+    const errors = validateWorkflow(workflow, sources, merged);
     if (errors.length > 0) return failAtOnce(previous, now, `invalid spec: ${errors.map((e) => e.message).join('; ')}`);
   }
   const name = workflow.metadata?.name ?? '';
@@ -87,7 +87,7 @@ export function reconcileWorkflow(workflow: Workflow, observations: Observations
     run.emit({ kind: 'requeueAt', at: new Date(run.requeueAtMs).toISOString() });
   }
   const actions = [...run.actions, ...cleanupActions(status, observations, complete)];
-  return { status, actions: finalize(actions) };
+  return { status, actions: finalize(actions), spec };
 }
 
 interface Walked {
