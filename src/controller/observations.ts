@@ -66,8 +66,8 @@ export function buildObservations(i: ObservationInputs): Observations {
   for (const [podName, f] of i.podCreateFailures ?? []) {
     if (!seenPods.has(podName)) pods.push({ podName, nodeId: f.nodeId, phase: 'Failed', message: f.message });
   }
-  // A recorded failure is final (the pod cannot be built, is refused, or kept failing): it wins
-  // over a failed pod the controller would otherwise replace.
+  // A recorded failure is final (the pod cannot be built or is refused): it wins over a failed
+  // pod the engine would otherwise replace.
   if (i.agentFailure) agent = { phase: 'Failed', message: i.agentFailure };
 
   const tasks: TaskObservation[] = [];
@@ -91,13 +91,21 @@ export function buildObservations(i: ObservationInputs): Observations {
 
 /**
  * The agent pod's state: Failed with the reason its containers give. A failed or deleted agent
- * pod is replaced by the controller (ActionApplier.ensureAgent), hence `replacing`.
+ * pod can be replaced, hence `replacing`; whether it is, is the engine's decision
+ * (src/engine/agent-replacement.ts, counting each failed pod once by `podUID`).
  */
 export function observeAgent(pod: CachedPod): AgentObservation {
+  const state = agentState(pod);
+  if (state.phase !== 'Failed') return state;
+  const { name, uid } = pod.metadata ?? {};
+  return { ...state, ...(name ? { podName: name } : {}), ...(uid ? { podUID: uid } : {}) };
+}
+
+function agentState(pod: CachedPod): AgentObservation {
   const status = pod.status ?? {};
   const phase = status.phase === 'Running' || status.phase === 'Succeeded' || status.phase === 'Failed' ? status.phase : 'Pending';
   if (phase !== 'Failed') {
-    if (pod.metadata?.deletionTimestamp) return { phase: 'Failed', message: `agent pod ${pod.metadata.name} was deleted`, replacing: true };
+    if (pod.metadata?.deletionTimestamp) return { phase: 'Failed', message: `agent pod ${pod.metadata.name} was deleted`, replacing: true, deleted: true };
     if (phase === 'Succeeded') return { phase };
     // restartPolicy Never: the pod stays Running while some containers live on, but without its
     // main container nobody runs the tasks, and without a plugin sidecar every call to that

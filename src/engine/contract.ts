@@ -62,6 +62,11 @@ export interface AgentObservation {
    * retryStrategy decides; tasks it never reported wait for the new agent pod.
    */
   replacing?: boolean;
+  /** The pod seen, when there is one: the engine counts each failed pod once by its uid. */
+  podName?: string;
+  podUID?: string;
+  /** The pod was deleted while it ran rather than failing by itself: replaced without counting. */
+  deleted?: boolean;
 }
 
 /**
@@ -126,6 +131,11 @@ export type EngineAction =
   | { kind: 'removeTask'; nodeId: string }
   /** Make sure the workflow's agent pod exists (it runs the TaskSet's tasks). */
   | { kind: 'ensureAgent' }
+  /**
+   * Delete the failed agent pod `podUID` (the `replacement`th replaced, counted in
+   * status.agent), so that `ensureAgent` creates a new one once the name is free.
+   */
+  | { kind: 'replaceAgent'; podName: string; podUID: string; reason: string; replacement: number }
   /** Mark the TaskSet completed: the workflow is done, the agent stops. */
   | { kind: 'completeTaskSet' }
   /** Reconcile again at `at` (ISO-8601) even if nothing changes: backoff, suspend, deadlines. */

@@ -27,3 +27,4 @@ export {
 } from './template-sources.js';
 export { nodeIdFor, podNameFor } from './node-naming.js';
 export { PLUGINS_DISABLED_MESSAGE } from './execute-task.js';
+export { MAX_AGENT_REPLACEMENTS } from './agent-replacement.js';
