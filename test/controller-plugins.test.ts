@@ -3,7 +3,7 @@
  * ConfigMaps with its log lines, the TaskSet and agent pod of a workflow with a plugin step (the
  * workflow namespace's plugin winning over the installation namespace's), results copied back,
  * the agent deleted on completion, a failed agent pod replaced (the task it had taken ending in
- * Error, the others waiting for the new pod; bounded), one that cannot be created ending its
+ * Error, the others waiting for the new pod; bounded, also across a restart), one that cannot be created ending its
  * nodes in Error, and the feature gate off.
  *
  * The agent itself is not run here (src/agent has its own suites): this test writes the
@@ -62,14 +62,8 @@ describe('controller: executor plugins', () => {
   let work: string;
   let controller: RunningController;
   const { log, lines } = captureLogger();
-
-  beforeAll(async () => {
-    client = await KubeClient.fromKubeConfig(adminKubeConfig());
-    install = await createTestNamespace('ctl-plugins-install');
-    work = await createTestNamespace('ctl-plugins-work');
-    // The agent runs under its own account, which the namespace's admin creates (README "Pod security").
-    await adminKubeConfig().makeApiClient(CoreV1Api).createNamespacedServiceAccount({ namespace: work, body: { metadata: { name: AGENT_SERVICE_ACCOUNT } } });
-    controller = await startController({
+  const start = () =>
+    startController({
       kubeConfig: adminKubeConfig(),
       namespace: work,
       installNamespace: install,
@@ -78,6 +72,14 @@ describe('controller: executor plugins', () => {
       processMetrics: false,
       log,
     });
+
+  beforeAll(async () => {
+    client = await KubeClient.fromKubeConfig(adminKubeConfig());
+    install = await createTestNamespace('ctl-plugins-install');
+    work = await createTestNamespace('ctl-plugins-work');
+    // The agent runs under its own account, which the namespace's admin creates (README "Pod security").
+    await adminKubeConfig().makeApiClient(CoreV1Api).createNamespacedServiceAccount({ namespace: work, body: { metadata: { name: AGENT_SERVICE_ACCOUNT } } });
+    controller = await start();
   });
 
   afterAll(async () => {
@@ -228,6 +230,30 @@ describe('controller: executor plugins', () => {
     expect(node.phase).toBe('Error');
     expect(node.message).toContain('plugin config broken');
     expect(node.message).toContain(`failed ${MAX_AGENT_REPLACEMENTS + 1} times`);
+  });
+
+  it('keeps counting agent pod replacements across a controller restart (the count is in the status)', async () => {
+    const name = 'agent-restart-agent';
+    await client.create(WORKFLOWS, work, pluginWorkflow('agent-restart'));
+    const nodeId = await taskOf('agent-restart');
+    const before = 3;
+    let uid = await failAgentPod(name, 'plugin config broken', 2);
+    for (let i = 0; i < before; i++) {
+      await replacement(name, uid);
+      uid = await failAgentPod(name, 'plugin config broken', 2);
+    }
+    await eventually(async () => (await client.get<Workflow>(WORKFLOWS, work, 'agent-restart')).status?.agent?.replacements === before + 1, 'the count in the status');
+    await controller.stop();
+    controller = await start();
+    for (let failedPods = before + 1; failedPods <= MAX_AGENT_REPLACEMENTS; failedPods++) {
+      await replacement(name, uid);
+      uid = await failAgentPod(name, 'plugin config broken', 2);
+    }
+    const done = await waitForCompletion(client, work, 'agent-restart');
+    const node = done.status!.nodes![nodeId]!;
+    expect(node.phase).toBe('Error');
+    expect(node.message).toContain(`failed ${MAX_AGENT_REPLACEMENTS + 1} times`);
+    expect(done.status?.agent?.replacements).toBe(MAX_AGENT_REPLACEMENTS);
   });
 
   it('ends plugin nodes in Error when the agent pod cannot be created', async () => {

@@ -62,6 +62,16 @@ export interface WorkflowCondition {
   message?: string;
 }
 
+/**
+ * The workflow's agent pod, as far as the engine must remember it across controller restarts:
+ * how many failed agent pods it replaced (bounded by MAX_AGENT_REPLACEMENTS in
+ * src/engine/agent-replacement.ts) and the uid of the last one, so each failed pod counts once.
+ */
+export interface AgentStatus {
+  replacements: number;
+  replacedPodUID?: string;
+}
+
 export interface WorkflowStatus {
   phase?: WorkflowPhase;
   message?: string;
@@ -72,6 +82,8 @@ export interface WorkflowStatus {
   /** Global output parameters/artifacts. */
   outputs?: Outputs;
   conditions?: WorkflowCondition[];
+  /** Set by the engine once it replaced a failed agent pod (plugin and http steps). */
+  agent?: AgentStatus;
 }
 
 /** Phases after which a node never changes. */

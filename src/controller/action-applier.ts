@@ -13,7 +13,8 @@
  *   differ from the cached TaskSet;
  * - ensureAgent: builds the agent pod with the workflow's plugins (src/plugins) and creates it;
  *   if it cannot be built or is refused, the reason is remembered and reported to the engine;
- *   a failed agent pod is deleted and, once gone, created again (bounded);
+ * - replaceAgent: deletes the failed agent pod the engine decided to replace (the engine counts
+ *   and bounds replacements in the workflow's status); ensureAgent then creates its successor;
  * - requeueAt: returned to the caller, who schedules the key.
  */
 import type { V1Pod } from '@kubernetes/client-node';
@@ -39,7 +40,6 @@ import { buildStepPod } from '../pods/build-pod.js';
 import { checkStepServiceAccount, type PodSecurityLevel } from '../pods/pod-policy.js';
 import type { ControllerCaches } from './caches.js';
 import { deletionKey, type Expectations, type FailureMemory } from './failure-memory.js';
-import { observeAgent } from './observations.js';
 import { PodAdmission } from './pod-admission.js';
 import type { ControllerMetrics } from './metrics.js';
 import { errorMessage } from '../log/error-message.js';
@@ -74,8 +74,8 @@ type Obj<T> = T & KubeObject;
 /** Grace period of the agent pod's deletion once its workflow is complete (or the pod failed). */
 export const AGENT_DELETE_GRACE_SECONDS = 2;
 
-/** Failed agent pods of one workflow the controller replaces before it gives up (per controller run). */
-export const MAX_AGENT_REPLACEMENTS = 5;
+/** The bound lives in the engine, which decides; re-exported for the tests that count with it. */
+export { MAX_AGENT_REPLACEMENTS } from '../engine/index.js';
 
 export class ActionApplier {
   private readonly admission: PodAdmission;
@@ -91,6 +91,7 @@ export class ActionApplier {
     const creates: Extract<EngineAction, { kind: 'createPod' }>[] = [];
     const deletes: Extract<EngineAction, { kind: 'deletePod' }>[] = [];
     let ensureAgent = false;
+    let replaceAgent: Extract<EngineAction, { kind: 'replaceAgent' }> | undefined;
     for (const a of actions) {
       switch (a.kind) {
         case 'createPod':
@@ -111,6 +112,9 @@ export class ActionApplier {
         case 'ensureAgent':
           ensureAgent = true;
           break;
+        case 'replaceAgent':
+          replaceAgent = a;
+          break;
         case 'requeueAt': {
           const at = Date.parse(a.at);
           if (!Number.isNaN(at) && (out.requeueAtMs === undefined || at < out.requeueAtMs)) out.requeueAtMs = at;
@@ -122,6 +126,7 @@ export class ActionApplier {
     if ((await inParallel(creates, (a) => this.createPod(wf, a))).some(Boolean)) out.requeueNow = true;
     // Tasks first, so a new agent finds them at once (it watches, so this is speed, not safety).
     if (Object.keys(taskWrites).length > 0 || completeTaskSet) await this.updateTaskSet(wf, taskWrites, completeTaskSet);
+    if (replaceAgent) await this.replaceAgent(wf, replaceAgent);
     if (ensureAgent && (await this.ensureAgent(wf))) out.requeueNow = true;
     await inParallel(deletes, (a) => this.deletePod(wf, a.podName, a.reason));
     return out;
@@ -269,12 +274,25 @@ export class ActionApplier {
   }
 
   /**
-   * Returns true when the agent could not be built or created (reported to the engine).
-   *
-   * A failed or deleted agent pod is replaced: the failed one is deleted, and once it is gone
-   * (the name is fixed) a new one is created, which runs the tasks still waiting in the TaskSet.
-   * An agent pod that keeps failing (a plugin that never starts, say) is given up after
-   * MAX_AGENT_REPLACEMENTS, and every unfinished task then ends in Error with the last reason.
+   * Deletes the failed agent pod the engine chose to replace (only that pod: a successor of the
+   * same name is never touched); once it is gone, ensureAgent creates a new one, which runs the
+   * tasks still waiting in the TaskSet.
+   */
+  private async replaceAgent(wf: Obj<Workflow>, a: Extract<EngineAction, { kind: 'replaceAgent' }>): Promise<void> {
+    const pod = this.o.caches.pods.get(wf.metadata.namespace!, a.podName);
+    if (!pod || pod.metadata?.uid !== a.podUID || pod.metadata.deletionTimestamp || this.o.deletions.pending(deletionKey(pod))) return;
+    this.o.log.warn('agent pod failed; replacing it (tasks it had taken end in Error, the others wait for the new pod)', {
+      workflow: `${wf.metadata.namespace}/${wf.metadata.name}`,
+      pod: a.podName,
+      reason: a.reason,
+      replacement: a.replacement,
+    });
+    await this.deletePod(wf, a.podName, 'agent pod failed', AGENT_DELETE_GRACE_SECONDS);
+  }
+
+  /**
+   * Returns true when the agent could not be built or created (reported to the engine). An
+   * existing agent pod is left alone: replacing a failed one is the engine's decision (replaceAgent).
    */
   private async ensureAgent(wf: Obj<Workflow>): Promise<boolean> {
     const ns = wf.metadata.namespace!;
@@ -282,23 +300,7 @@ export class ActionApplier {
     const key = `${ns}/${name}`;
     const uid = wf.metadata.uid!;
     if (this.o.failures.agentFailure(uid)) return false;
-    const existing = this.o.caches.pods.get(ns, name);
-    if (existing) {
-      const seen = observeAgent(existing);
-      if (seen.phase !== 'Failed' || existing.metadata?.deletionTimestamp || this.o.deletions.pending(deletionKey(existing))) return false;
-      const n = this.o.failures.addAgentReplacement(uid);
-      if (n > MAX_AGENT_REPLACEMENTS) {
-        return this.agentFailed(wf, `${seen.message}; it failed ${n} times, the controller gave up replacing it`);
-      }
-      this.o.log.warn('agent pod failed; replacing it (tasks it had taken end in Error, the others wait for the new pod)', {
-        workflow: `${ns}/${wf.metadata.name}`,
-        pod: name,
-        reason: seen.message,
-        replacement: n,
-      });
-      await this.deletePod(wf, name, 'agent pod failed', AGENT_DELETE_GRACE_SECONDS);
-      return false;
-    }
+    if (this.o.caches.pods.get(ns, name)) return false;
     if (this.o.creations.pending(key)) return false;
     const plugins = this.o.pluginsEnabled ? this.o.pluginsFor(ns) : [];
     let pod: V1Pod;

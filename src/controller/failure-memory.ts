@@ -14,7 +14,6 @@ export interface PodCreateFailure {
 export class FailureMemory {
   private readonly pods = new Map<string, Map<string, PodCreateFailure>>();
   private readonly agents = new Map<string, string>();
-  private readonly replacements = new Map<string, number>();
 
   podFailures(uid: string): ReadonlyMap<string, PodCreateFailure> | undefined {
     return this.pods.get(uid);
@@ -34,18 +33,10 @@ export class FailureMemory {
     this.agents.set(uid, message);
   }
 
-  /** Counts one more replacement of the workflow's agent pod; returns the count so far. */
-  addAgentReplacement(uid: string): number {
-    const n = (this.replacements.get(uid) ?? 0) + 1;
-    this.replacements.set(uid, n);
-    return n;
-  }
-
   /** Forgets a workflow (deleted, or finished and cleaned up). */
   forget(uid: string): void {
     this.pods.delete(uid);
     this.agents.delete(uid);
-    this.replacements.delete(uid);
   }
 }
 

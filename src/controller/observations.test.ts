@@ -16,6 +16,7 @@ function pod(name: string, owner: string, extra: Partial<CachedPod> = {}, compon
     metadata: {
       name,
       namespace: 'ns',
+      uid: `uid-${name}`,
       labels: { [LABEL_WORKFLOW]: 'w', [LABEL_NODE_ID]: `node-${name}`, [LABEL_COMPONENT]: component },
       ownerReferences: [{ apiVersion: 'plugflow.io/v1alpha1', kind: 'Workflow', name: 'w', uid: owner }],
     },
@@ -40,6 +41,9 @@ function inputs(extra: Partial<ObservationInputs> = {}): ObservationInputs {
   };
 }
 
+/** The failed agent pod, named for the engine, which counts each failed pod once by uid. */
+const agentPod = { podName: 'w-agent', podUID: 'uid-w-agent' };
+
 describe('buildObservations', () => {
   it('keeps only pods owned by this workflow uid and splits off the agent pod', () => {
     const obs = buildObservations(
@@ -60,11 +64,11 @@ describe('buildObservations', () => {
         containerStatuses: [{ name: 'main', image: 'i', imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode: 2, reason: 'Error', message: 'boom' } } }],
       },
     }, 'agent');
-    expect(buildObservations(inputs({ pods: [failed] })).agent).toEqual({ phase: 'Failed', message: 'agent pod w-agent failed: main: Error (exit code 2): boom', replacing: true });
+    expect(buildObservations(inputs({ pods: [failed] })).agent).toEqual({ phase: 'Failed', message: 'agent pod w-agent failed: main: Error (exit code 2): boom', replacing: true, ...agentPod });
     const deleting = pod('w-agent', 'uid-1', { status: { phase: 'Running' } }, 'agent');
     deleting.metadata!.deletionTimestamp = new Date();
-    expect(buildObservations(inputs({ pods: [deleting] })).agent).toEqual({ phase: 'Failed', message: 'agent pod w-agent was deleted', replacing: true });
-    // Once the controller has given up replacing it, the recorded failure is final.
+    expect(buildObservations(inputs({ pods: [deleting] })).agent).toEqual({ phase: 'Failed', message: 'agent pod w-agent was deleted', replacing: true, deleted: true, ...agentPod });
+    // An agent pod that cannot be built or created is a recorded failure, final even over a failed pod.
     expect(buildObservations(inputs({ pods: [failed], agentFailure: 'gave up' })).agent).toEqual({ phase: 'Failed', message: 'gave up' });
   });
 
@@ -78,7 +82,7 @@ describe('buildObservations', () => {
         ],
       },
     }, 'agent');
-    expect(buildObservations(inputs({ pods: [dead] })).agent).toEqual({ phase: 'Failed', message: 'agent pod w-agent failed: main: Error (exit code 1): listen EADDRINUSE 0.0.0.0:9766', replacing: true });
+    expect(buildObservations(inputs({ pods: [dead] })).agent).toEqual({ phase: 'Failed', message: 'agent pod w-agent failed: main: Error (exit code 1): listen EADDRINUSE 0.0.0.0:9766', replacing: true, ...agentPod });
     const sidecarGone = pod('w-agent', 'uid-1', {
       status: {
         phase: 'Running',
@@ -88,7 +92,7 @@ describe('buildObservations', () => {
         ],
       },
     }, 'agent');
-    expect(buildObservations(inputs({ pods: [sidecarGone] })).agent).toEqual({ phase: 'Failed', message: 'agent pod w-agent failed: hello: Error (exit code 137)', replacing: true });
+    expect(buildObservations(inputs({ pods: [sidecarGone] })).agent).toEqual({ phase: 'Failed', message: 'agent pod w-agent failed: hello: Error (exit code 137)', replacing: true, ...agentPod });
     const running = pod('w-agent', 'uid-1', { status: { phase: 'Running', containerStatuses: [{ name: 'main', image: 'i', imageID: '', ready: true, restartCount: 0, state: { running: {} } }] } }, 'agent');
     expect(buildObservations(inputs({ pods: [running] })).agent).toEqual({ phase: 'Running' });
   });

@@ -15,8 +15,7 @@
 import { AGENT_CONTAINER } from '../plugins/agent-pod.js';
 import { LABEL_COMPONENT, type ClusterWorkflowTemplate, type Workflow, type WorkflowTaskSet, type WorkflowTemplate } from '../api/index.js';
 import {
-  missingTemplateSources,
-  templateSourceKey,
+  resolveTemplateSources,
   type AgentObservation,
   type Observations,
   type PodObservation,
@@ -67,8 +66,8 @@ export function buildObservations(i: ObservationInputs): Observations {
   for (const [podName, f] of i.podCreateFailures ?? []) {
     if (!seenPods.has(podName)) pods.push({ podName, nodeId: f.nodeId, phase: 'Failed', message: f.message });
   }
-  // A recorded failure is final (the pod cannot be built, is refused, or kept failing): it wins
-  // over a failed pod the controller would otherwise replace.
+  // A recorded failure is final (the pod cannot be built or is refused): it wins over a failed
+  // pod the engine would otherwise replace.
   if (i.agentFailure) agent = { phase: 'Failed', message: i.agentFailure };
 
   const tasks: TaskObservation[] = [];
@@ -92,13 +91,21 @@ export function buildObservations(i: ObservationInputs): Observations {
 
 /**
  * The agent pod's state: Failed with the reason its containers give. A failed or deleted agent
- * pod is replaced by the controller (ActionApplier.ensureAgent), hence `replacing`.
+ * pod can be replaced, hence `replacing`; whether it is, is the engine's decision
+ * (src/engine/agent-replacement.ts, counting each failed pod once by `podUID`).
  */
 export function observeAgent(pod: CachedPod): AgentObservation {
+  const state = agentState(pod);
+  if (state.phase !== 'Failed') return state;
+  const { name, uid } = pod.metadata ?? {};
+  return { ...state, ...(name ? { podName: name } : {}), ...(uid ? { podUID: uid } : {}) };
+}
+
+function agentState(pod: CachedPod): AgentObservation {
   const status = pod.status ?? {};
   const phase = status.phase === 'Running' || status.phase === 'Succeeded' || status.phase === 'Failed' ? status.phase : 'Pending';
   if (phase !== 'Failed') {
-    if (pod.metadata?.deletionTimestamp) return { phase: 'Failed', message: `agent pod ${pod.metadata.name} was deleted`, replacing: true };
+    if (pod.metadata?.deletionTimestamp) return { phase: 'Failed', message: `agent pod ${pod.metadata.name} was deleted`, replacing: true, deleted: true };
     if (phase === 'Succeeded') return { phase };
     // restartPolicy Never: the pod stays Running while some containers live on, but without its
     // main container nobody runs the tasks, and without a plugin sidecar every call to that
@@ -118,26 +125,17 @@ export function observeAgent(pod: CachedPod): AgentObservation {
   return { phase: 'Failed', message: `agent pod ${pod.metadata?.name} failed: ${why}`, replacing: true };
 }
 
-/** Looks up every template source the workflow needs, following references transitively. */
+/**
+ * The template sources the workflow needs, from the informer caches (the engine's resolver
+ * follows references transitively). No lookup limit: a cache lookup costs nothing and each
+ * source is looked up once, so the walk is bounded by the templates in the cache.
+ */
 function collectTemplateSources(i: ObservationInputs): Record<string, TemplateSource> {
-  const sources: Record<string, TemplateSource> = {};
-  const absent = new Set<string>();
   const ns = i.workflow.metadata.namespace ?? '';
-  for (;;) {
-    const missing = missingTemplateSources(i.workflow, sources).filter((r) => !absent.has(templateSourceKey(r.kind, r.name)));
-    if (missing.length === 0) return sources;
-    for (const ref of missing) {
-      const key = templateSourceKey(ref.kind, ref.name);
-      const found = ref.kind === 'WorkflowTemplate' ? i.workflowTemplate(ns, ref.name) : i.clusterWorkflowTemplate(ref.name);
-      if (!found) {
-        absent.add(key);
-        continue;
-      }
-      const spec = found.spec ?? {};
-      const source: TemplateSource = { templates: spec.templates ?? [], spec };
-      if (spec.entrypoint !== undefined) source.entrypoint = spec.entrypoint;
-      if (spec.arguments !== undefined) source.arguments = spec.arguments;
-      sources[key] = source;
-    }
-  }
+  const resolved = resolveTemplateSources(i.workflow, (ref) => {
+    const found = ref.kind === 'WorkflowTemplate' ? i.workflowTemplate(ns, ref.name) : i.clusterWorkflowTemplate(ref.name);
+    return found ? (found.spec ?? {}) : undefined;
+  });
+  // Unlimited, so never refused; the branch keeps the type honest.
+  return resolved.ok ? resolved.sources : {};
 }

@@ -16,7 +16,7 @@
  * except a status too large to store, which ends the workflow in Error at once (status-size.ts).
  */
 import { FINAL_NODE_PHASES, FINAL_WORKFLOW_PHASES, LABEL_COMPLETED, LABEL_PHASE, type Workflow, type WorkflowPhase, type WorkflowStatus } from '../api/index.js';
-import { effectiveSpec, type Observations, type ReconcileResult } from '../engine/index.js';
+import type { Observations, ReconcileResult } from '../engine/index.js';
 import type { KubeClient } from '../kube/client.js';
 import { isConflict, isNotFound, isTooLarge } from '../kube/errors.js';
 import { splitKey, type KubeObject } from '../kube/object-store.js';
@@ -193,8 +193,7 @@ export class Reconciler {
         nodes: guarded.restored,
       });
     }
-    const merged = effectiveSpec(wf, observations.templates ?? {});
-    return { status: guarded.status, actions: out.actions, effective: merged.ok ? { ...wf, spec: merged.spec } : wf };
+    return { status: guarded.status, actions: out.actions, effective: out.spec ? { ...wf, spec: out.spec } : wf };
   }
 
   /** Logs and records an Event for the transitions that matter: started, finished. */

@@ -62,6 +62,11 @@ export interface AgentObservation {
    * retryStrategy decides; tasks it never reported wait for the new agent pod.
    */
   replacing?: boolean;
+  /** The pod seen, when there is one: the engine counts each failed pod once by its uid. */
+  podName?: string;
+  podUID?: string;
+  /** The pod was deleted while it ran rather than failing by itself: replaced without counting. */
+  deleted?: boolean;
 }
 
 /**
@@ -89,7 +94,8 @@ export function templateSourceKey(kind: TemplateSourceKind, name: string): strin
  * `pods` and `tasks` must be complete (from a synced cache): a pod the engine saw before and
  * that is missing now is taken as deleted, and its node ends in Error. When the controller cannot
  * see the world (cache not synced, list failed), it must not call the engine.
- * `templates` must hold every (Cluster)WorkflowTemplate that `missingTemplateSources` names;
+ * `templates` must hold every existing (Cluster)WorkflowTemplate the workflow refers to
+ * (template-sources.ts resolves them);
  * the first reconcile fails the workflow when one is missing.
  */
 export interface Observations {
@@ -125,6 +131,11 @@ export type EngineAction =
   | { kind: 'removeTask'; nodeId: string }
   /** Make sure the workflow's agent pod exists (it runs the TaskSet's tasks). */
   | { kind: 'ensureAgent' }
+  /**
+   * Delete the failed agent pod `podUID` (the `replacement`th replaced, counted in
+   * status.agent), so that `ensureAgent` creates a new one once the name is free.
+   */
+  | { kind: 'replaceAgent'; podName: string; podUID: string; reason: string; replacement: number }
   /** Mark the TaskSet completed: the workflow is done, the agent stops. */
   | { kind: 'completeTaskSet' }
   /** Reconcile again at `at` (ISO-8601) even if nothing changes: backoff, suspend, deadlines. */
@@ -136,4 +147,10 @@ export interface ReconcileResult {
   status: WorkflowStatus;
   /** What to do in the world, in a stable order, after persisting the status. */
   actions: EngineAction[];
+  /**
+   * The spec the workflow runs (with `workflowTemplateRef`, the template's spec with the
+   * workflow's fields over it), for the actions' pods; merged once per reconcile, here. Absent
+   * when the engine did not walk the workflow (finished, or failed before it could run).
+   */
+  spec?: WorkflowSpec;
 }

@@ -6,9 +6,9 @@
  * workflow's values win), templates are merged by name (the workflow's win). The merged templates
  * count as the workflow's own, so plain template names resolve against them.
  *
- * The controller calls `missingTemplateSources` to learn which (Cluster)WorkflowTemplates to
- * fetch before calling the engine; it repeats until nothing is missing, because a fetched
- * template may itself refer to others.
+ * `missingTemplateSources` names the (Cluster)WorkflowTemplates still to look up; the one loop
+ * that repeats it until nothing is missing (a fetched template may refer to others) is
+ * template-sources.ts.
  */
 import { setOwn, type Arguments, type Parameter, type Template, type WorkflowSpec, type Workflow } from '../api/index.js';
 import { templateSourceKey, type TemplateSource, type TemplateSourceKind } from './contract.js';

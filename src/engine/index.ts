@@ -17,5 +17,14 @@ export { reconcileWorkflow } from './reconcile.js';
 export { validateWorkflow } from './validate.js';
 export { resumeWorkflow, ResumeError, type ResumeOptions, type ResumeResult } from './resume.js';
 export { effectiveSpec, missingTemplateSources, type SourceRef } from './effective-spec.js';
+export {
+  fetchTemplateSources,
+  resolveTemplateSources,
+  type SourceFetch,
+  type SourceLookup,
+  type SourceResolution,
+  type TemplateSources,
+} from './template-sources.js';
 export { nodeIdFor, podNameFor } from './node-naming.js';
 export { PLUGINS_DISABLED_MESSAGE } from './execute-task.js';
+export { MAX_AGENT_REPLACEMENTS } from './agent-replacement.js';

@@ -22,6 +22,7 @@
 import { FINAL_WORKFLOW_PHASES, type NodeStatus, type Parameter, type Workflow, type WorkflowSpec, type WorkflowStatus } from '../api/index.js';
 import type { EngineAction, Observations, ReconcileResult } from './contract.js';
 import { effectiveSpec } from './effective-spec.js';
+import { decideAgent } from './agent-replacement.js';
 import { EngineRun, isFailure, isFinal, toMs, type Shutdown } from './engine-run.js';
 import { executeTemplate, RecursionLimitError } from './execute-template.js';
 import { renderValue } from './expressions.js';
@@ -47,11 +48,12 @@ export function reconcileWorkflow(workflow: Workflow, observations: Observations
   const spec = merged.spec;
   const firstRun = !previous.phase || previous.phase === 'Pending';
   if (firstRun) {
-    const errors = validateWorkflow(workflow, sources);
+    const errors = validateWorkflow(workflow, sources, merged);
     if (errors.length > 0) return failAtOnce(previous, now, `invalid spec: ${errors.map((e) => e.message).join('; ')}`);
   }
   const name = workflow.metadata?.name ?? '';
-  const run = new EngineRun(name, previous.nodes, observations, new TemplateResolver(spec.templates ?? [], sources), spec.parallelism, workflowVariables(workflow, spec, []));
+  const agent = decideAgent(previous.agent, observations.agent);
+  const run = new EngineRun(name, previous.nodes, { ...observations, agent: agent.agent }, new TemplateResolver(spec.templates ?? [], sources), spec.parallelism, workflowVariables(workflow, spec, []));
   restoreGlobals(run);
   run.podSpecPatch = spec.podSpecPatch;
   run.activePods = countActivePods(run);
@@ -71,6 +73,11 @@ export function reconcileWorkflow(workflow: Workflow, observations: Observations
 
   const status: WorkflowStatus = { ...previous, phase: 'Running', startedAt, nodes: run.nodes };
   delete status.message;
+  // A failed agent pod is replaced (and counted) only while some task still waits for an agent.
+  if (agent.replace && run.actions.some((a) => a.kind === 'ensureAgent')) {
+    status.agent = agent.replace.record;
+    run.emit(agent.replace.action);
+  }
   if (run.paused) status.message = 'workflow suspended (spec.suspend is true)';
   const outputs = [...run.globalOutputs].map(([n, value]): Parameter => ({ name: n, value }));
   if (outputs.length > 0) status.outputs = { ...(previous.outputs ?? {}), parameters: outputs };
@@ -87,7 +94,7 @@ export function reconcileWorkflow(workflow: Workflow, observations: Observations
     run.emit({ kind: 'requeueAt', at: new Date(run.requeueAtMs).toISOString() });
   }
   const actions = [...run.actions, ...cleanupActions(status, observations, complete)];
-  return { status, actions: finalize(actions) };
+  return { status, actions: finalize(actions), spec };
 }
 
 interface Walked {
@@ -216,10 +223,11 @@ const ORDER: Record<EngineAction['kind'], number> = {
   createPod: 0,
   writeTask: 1,
   ensureAgent: 2,
-  removeTask: 3,
-  deletePod: 4,
-  completeTaskSet: 5,
-  requeueAt: 6,
+  replaceAgent: 3,
+  removeTask: 4,
+  deletePod: 5,
+  completeTaskSet: 6,
+  requeueAt: 7,
 };
 
 /** Removes duplicates (keeping the first) and sorts by kind, keeping walk order within a kind. */

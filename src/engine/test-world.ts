@@ -35,6 +35,8 @@ export class World {
   readonly taskResults = new Map<string, TaskObservation>();
   taskSetCompleted = false;
   agentEnsured = false;
+  /** Uids of the failed agent pods the engine asked to replace, in order. */
+  readonly agentsReplaced: string[] = [];
   lastActions: EngineAction[] = [];
   requeueAt: string | undefined;
 
@@ -96,6 +98,9 @@ export class World {
         break;
       case 'ensureAgent':
         this.agentEnsured = true;
+        break;
+      case 'replaceAgent':
+        this.agentsReplaced.push(a.podUID);
         break;
       case 'completeTaskSet':
         this.taskSetCompleted = true;

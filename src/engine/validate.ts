@@ -16,13 +16,17 @@
  */
 import { anyStringToString, FieldError, isAnyString, PROTO_KEY_DETAIL, protoKeyPath, SHUTDOWN_STRATEGIES, type Template, type Workflow } from '../api/index.js';
 import type { TemplateSource } from './contract.js';
-import { effectiveSpec } from './effective-spec.js';
+import { effectiveSpec, type EffectiveSpec } from './effective-spec.js';
 import { checkEnum } from './inputs.js';
 import { TemplateResolver } from './template-resolver.js';
 import { checkReferencedTemplates, checkSpecFields } from './validate-fields.js';
 import { checkParameterValues, validateTemplate, type TemplateContext } from './validate-template.js';
 
-export function validateWorkflow(workflow: Workflow, sources?: Readonly<Record<string, TemplateSource>>): FieldError[] {
+/**
+ * `merged` is the workflow's effective spec when the caller has it already (the engine merges
+ * once per reconcile and hands it here); without it, it is computed from `sources`.
+ */
+export function validateWorkflow(workflow: Workflow, sources?: Readonly<Record<string, TemplateSource>>, merged?: EffectiveSpec): FieldError[] {
   const errors: FieldError[] = [];
   const add = (field: string, detail: string) => errors.push(new FieldError(field, detail));
   // User JSON (src/api/user-json.ts): a `__proto__` key anywhere stops the workflow before any copy.
@@ -40,12 +44,12 @@ export function validateWorkflow(workflow: Workflow, sources?: Readonly<Record<s
     checkParameterValues(workflow.spec.arguments?.parameters, 'spec.arguments.parameters', add);
     return errors;
   }
-  const merged = effectiveSpec(workflow, sources ?? {});
-  if (!merged.ok) {
-    add('spec.workflowTemplateRef', merged.error.replace(/^spec\.workflowTemplateRef: /, ''));
+  const effective = merged ?? effectiveSpec(workflow, sources ?? {});
+  if (!effective.ok) {
+    add('spec.workflowTemplateRef', effective.error.replace(/^spec\.workflowTemplateRef: /, ''));
     return errors;
   }
-  const spec = merged.spec;
+  const spec = effective.spec;
   const templates = spec.templates ?? [];
   const resolver = new TemplateResolver(templates, sources ?? {});
   const ctx: TemplateContext = { resolver, checkRefs: sources !== undefined, add };

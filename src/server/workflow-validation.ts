@@ -1,13 +1,12 @@
 /**
  * Validation of a workflow sent to `POST /api/v1/workflows/{namespace}`, before it is stored:
- * the (Cluster)WorkflowTemplates it refers to are read with the caller's identity (repeating
- * while a fetched template refers to more), then the engine's validator checks the whole.
+ * the (Cluster)WorkflowTemplates it refers to are read with the caller's identity (the engine's
+ * resolver follows references transitively), then the engine's validator checks the whole.
  * A template the caller may not read is a 403; one that does not exist is left out, and the
  * validator names the field that refers to it.
  */
 import type { Workflow, WorkflowSpec } from '../api/index.js';
-import { templateSourceKey, type TemplateSource } from '../engine/contract.js';
-import { missingTemplateSources } from '../engine/effective-spec.js';
+import { fetchTemplateSources } from '../engine/template-sources.js';
 import { validateWorkflow } from '../engine/validate.js';
 import { badRequest } from './errors.js';
 import type { KubeClient } from '../kube/client.js';
@@ -35,14 +34,9 @@ export function listProblems(messages: readonly string[]): string {
 
 /** `kube` acts as the caller, so the templates read are those the caller may read. */
 export async function validateForCreate(kube: KubeClient, namespace: string, wf: Workflow): Promise<void> {
-  const sources: Record<string, TemplateSource> = {};
-  const absent = new Set<string>();
-  for (let fetched = 0; ; ) {
-    const missing = missingTemplateSources(wf, sources).filter((r) => !absent.has(templateSourceKey(r.kind, r.name)));
-    if (missing.length === 0) break;
-    for (const ref of missing) {
-      if (++fetched > MAX_SOURCES) throw badRequest(`workflow refers to more than ${MAX_SOURCES} templates`);
-      const key = templateSourceKey(ref.kind, ref.name);
+  const resolved = await fetchTemplateSources(
+    wf,
+    async (ref) => {
       const cluster = ref.kind === 'ClusterWorkflowTemplate';
       try {
         const t = cluster
@@ -51,14 +45,16 @@ export async function validateForCreate(kube: KubeClient, namespace: string, wf:
         // Stored templates passed the API server's schema, but it keeps inline templates opaque.
         const problems = workflowShapeProblems({ spec: t.spec ?? {} });
         if (problems.length > 0) throw badRequest(`${ref.kind} ${cluster ? '' : `${namespace}/`}${ref.name}, which the workflow refers to, is invalid: ${listProblems(problems.map((p) => p.message))}`);
-        const spec = t.spec ?? {};
-        sources[key] = { templates: spec.templates ?? [], entrypoint: spec.entrypoint, arguments: spec.arguments, spec };
+        return t.spec ?? {};
       } catch (err) {
-        if (isNotFound(err)) absent.add(key);
-        else throw err;
+        if (isNotFound(err)) return undefined;
+        throw err;
       }
-    }
-  }
+    },
+    { maxSources: MAX_SOURCES },
+  );
+  if (!resolved.ok) throw badRequest(resolved.error);
+  const sources = resolved.sources;
   const issues = validateWorkflow(wf, sources);
   if (issues.length > 0) {
     throw badRequest(`${subjectOf(namespace, wf)} is invalid: ${listProblems(issues.map((i) => i.message))}`);
