@@ -38,8 +38,13 @@ export class ControllerProcess {
 
   get pid(): number {
     const pid = this.child?.pid;
-    if (!pid || this.child?.exitCode !== null) throw new Error(`${this.name} is not running; see ${this.logPath}`);
+    if (!pid || !this.running()) throw new Error(`${this.name} is not running; see ${this.logPath}`);
     return pid;
+  }
+
+  /** Not yet exited (a Go program killed by SIGTERM has no exit code, only a signal). */
+  private running(): boolean {
+    return !!this.child && this.child.exitCode === null && this.child.signalCode === null;
   }
 
   start(): void {
@@ -66,7 +71,7 @@ export class ControllerProcess {
   async stop(): Promise<void> {
     clearInterval(this.timer);
     const child = this.child;
-    if (!child || child.exitCode !== null) return;
+    if (!child || !this.running()) return;
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
     child.kill('SIGTERM');
     const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
