@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NPM ?= npm
 export GOTOOLCHAIN := local
 
-.PHONY: deps node-deps control-plane build lint format crds test test-go test-unit test-kube test-system dev bench soak fuzz clean image image-verify test-images
+.PHONY: deps node-deps control-plane build lint format crds test test-go test-unit test-kube test-system dev bench bench-peer soak fuzz clean image image-verify test-images
 
 ## deps: everything a fresh machine needs (npm packages, the control plane binaries)
 deps: node-deps control-plane
@@ -65,6 +65,11 @@ dev: deps build
 ## bench: every benchmark in bench/, figures into bench/RESULTS.md
 bench: deps build
 	npx tsx bench/run-all.ts
+
+## bench-peer: plugflow's controller side by side with the peer's (Argo Workflows, built from the Go module proxy), figures into bench/RESULTS.md (PEER_POINTS, PEER_REPEATS, PEER_SHAPES, PEER_ENGINES)
+bench-peer: deps build
+	@bash hack/build-peer.sh
+	npx tsx bench/peer-bench.ts
 
 ## soak: soak with chaos, about ten minutes (SOAK_SECONDS, SOAK_SEED, SOAK_CHAOS=0), figures into bench/RESULTS.md
 soak: deps

@@ -81,7 +81,8 @@ const ORDER: Record<string, { title: string; stage: 'pure' | 'own-plane' | 'shar
 };
 
 function benchFiles(): string[] {
-  return readdirSync(BENCH_DIR).filter((f) => f.endsWith('-bench.ts')).sort();
+  // peer-bench.ts builds and runs the peer's controller: `make bench-peer` runs it on its own.
+  return readdirSync(BENCH_DIR).filter((f) => f.endsWith('-bench.ts') && f !== 'peer-bench.ts').sort();
 }
 
 /** The benchmark's exported `run…` function, found without running the module's top level. */

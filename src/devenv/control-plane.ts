@@ -35,6 +35,8 @@ export interface ControlPlaneOptions {
   binDir?: string;
   /** Progress lines (build steps, start-up); silent by default. */
   log?: (line: string) => void;
+  /** Extra kube-apiserver flags (e.g. an audit log for bench/peer-bench.ts). */
+  apiServerArgs?: string[];
 }
 
 interface Proc {
@@ -87,6 +89,7 @@ export class ControlPlane {
   kubeconfigPath = '';
   private binDir?: string;
   private readonly log: (line: string) => void;
+  private readonly apiServerArgs: string[];
   private readonly procs: Proc[] = [];
   private readonly ownsDir: boolean;
   private stopping = false;
@@ -97,6 +100,7 @@ export class ControlPlane {
     this.dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'plugflow-cp-'));
     this.binDir = opts.binDir;
     this.log = opts.log ?? (() => {});
+    this.apiServerArgs = opts.apiServerArgs ?? [];
     for (const u of TEST_USERS) this.userTokens[u] = randomBytes(16).toString('hex');
   }
 
@@ -141,6 +145,7 @@ export class ControlPlane {
         '--endpoint-reconciler-type=none',
         '--allow-privileged=true',
         '--profiling=false',
+        ...this.apiServerArgs,
       ],
     });
     this.procs.push({

@@ -1,0 +1,81 @@
+/**
+ * One controller under measurement, run as its own process so that its CPU time and memory are
+ * the kernel's figures (/proc/<pid>/stat utime+stime, /proc/<pid>/status VmRSS), the same way for
+ * the Node.js controller and the Go one. RSS is sampled every 100 ms while it runs.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { createWriteStream, readFileSync } from 'node:fs';
+
+const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/** CPU seconds (user + system) the process has used so far. */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name (field 2) may contain spaces: the fields we need follow its closing ')'.
+  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(rest[11]) + Number(rest[12])) / CLK_TCK;
+}
+
+/** Resident set size in MiB. */
+export function rssMiB(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+export class ControllerProcess {
+  private child?: ChildProcess;
+  private timer?: NodeJS.Timeout;
+  private peak = 0;
+
+  constructor(
+    readonly name: string,
+    private readonly file: string,
+    private readonly args: string[],
+    private readonly env: Record<string, string>,
+    private readonly logPath: string,
+  ) {}
+
+  get pid(): number {
+    const pid = this.child?.pid;
+    if (!pid || !this.running()) throw new Error(`${this.name} is not running; see ${this.logPath}`);
+    return pid;
+  }
+
+  /** Not yet exited (a Go program killed by SIGTERM has no exit code, only a signal). */
+  private running(): boolean {
+    return !!this.child && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  start(): void {
+    const out = createWriteStream(this.logPath, { flags: 'a' });
+    this.child = spawn(this.file, this.args, { env: { ...process.env, ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child.stdout!.pipe(out);
+    this.child.stderr!.pipe(out);
+    this.timer = setInterval(() => {
+      try {
+        this.peak = Math.max(this.peak, rssMiB(this.pid));
+      } catch {
+        /* exited: stop() reports it */
+      }
+    }, 100);
+  }
+
+  /** Peak RSS since the last reset (MiB). */
+  takePeak(): number {
+    const p = Math.max(this.peak, rssMiB(this.pid));
+    this.peak = 0;
+    return p;
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    const child = this.child;
+    if (!child || !this.running()) return;
+    const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    child.kill('SIGTERM');
+    const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(t);
+  }
+}
