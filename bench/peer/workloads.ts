@@ -4,7 +4,7 @@
  * Succeeded; and the bare-client baseline that creates and status-patches objects of the same
  * size as fast as the API server takes them.
  */
-import { KubeClient } from '../../src/kube/client.js';
+import type { KubeClient } from '../../src/kube/client.js';
 import { NAMESPACES, type ResourceType } from '../../src/kube/resource.js';
 
 export type Shape = '1-node' | 'dag';

@@ -10,7 +10,7 @@ import {
   evaluateWhen,
   ExprError,
   renderTemplate,
-  runCasesFile,
+  runCasesText,
   type DependencyState,
 } from '../expr/index.js';
 import { errorMessage } from '../log/error-message.js';
@@ -113,7 +113,7 @@ export function runTest(file: string, io: Output): number {
     io.err(`plugflow expr test: ${file} does not exist`);
     return 1;
   }
-  const results = runCasesFile(file);
+  const results = runCasesText(readFileSync(file, 'utf8'));
   let failed = 0;
   for (const r of results) {
     if (r.passed) continue;

@@ -10,14 +10,12 @@
  *   observed Deleted, or no longer observed after having been seen → Error "pod deleted";
  *   a deadline, timeout or workflow shutdown → Failed, and `deletePod`.
  */
-import type { NodeStatus, Template } from '../api/index.js';
+import type { NodeStatus } from '../api/index.js';
 import type { EngineRun } from './engine-run.js';
-import { renderLeafTemplate, renderPodSpecPatch, valueSource } from './expressions.js';
-import { newNode, templateVariables, type Execution } from './invocation.js';
-import { leafLimitReached } from './leaf-deadline.js';
+import { renderPodSpecPatch } from './expressions.js';
+import { newNode, type Execution } from './invocation.js';
+import { leafLimitMessage, renderLeaf, succeedLeaf } from './leaf-render.js';
 import { podNameFor } from './node-naming.js';
-import { collectOutputs } from './outputs.js';
-import type { Vars } from './variables.js';
 import { errorMessage } from '../log/error-message.js';
 
 export function executePod(run: EngineRun, ex: Execution): NodeStatus | undefined {
@@ -30,12 +28,12 @@ export function executePod(run: EngineRun, ex: Execution): NodeStatus | undefine
   }
   const podName = node.podName ?? podNameFor(run.workflowName, node.name, ex.resolved.templateName);
   node.podName = podName;
-  const vars = leafVariables(run, node, ex);
-  let template: Template;
+  const leaf = renderLeaf(run, node, ex);
+  if (!leaf.ok) return leaf.node;
+  const { template } = leaf;
   let workflowPodSpecPatch: string | undefined;
   try {
-    template = renderLeafTemplate(ex.resolved.template, vars, ex.where, ex.seed.inputs);
-    if (run.podSpecPatch !== undefined) workflowPodSpecPatch = renderPodSpecPatch(run.podSpecPatch, vars, 'spec.podSpecPatch');
+    if (run.podSpecPatch !== undefined) workflowPodSpecPatch = renderPodSpecPatch(run.podSpecPatch, leaf.vars, 'spec.podSpecPatch');
   } catch (err) {
     return run.setPhase(node, 'Error', errorMessage(err));
   }
@@ -43,12 +41,7 @@ export function executePod(run: EngineRun, ex: Execution): NodeStatus | undefine
   if (obs) node.observed = true;
   if (!obs || obs.phase === 'Pending' || obs.phase === 'Running') {
     if (!obs && node.observed) return run.setPhase(node, 'Error', 'pod deleted');
-    let limit: string | undefined;
-    try {
-      limit = leafLimitReached(run, node, template, ex.timing, ex.where);
-    } catch (err) {
-      limit = errorMessage(err);
-    }
+    const limit = leafLimitMessage(run, node, template, ex);
     if (limit !== undefined) {
       run.emit({ kind: 'deletePod', podName, reason: limit, nodeId: node.id });
       return run.setPhase(node, 'Failed', limit);
@@ -66,17 +59,5 @@ export function executePod(run: EngineRun, ex: Execution): NodeStatus | undefine
     const exit = obs.outputs?.exitCode;
     return run.setPhase(node, 'Failed', obs.message ?? (exit !== undefined ? `Error (exit code ${exit})` : 'pod failed'));
   }
-  const collected = collectOutputs(template.outputs, obs.outputs, valueSource(vars), ex.where);
-  if (!collected.ok) return run.setPhase(node, 'Error', collected.error);
-  node.outputs = collected.outputs;
-  return run.setPhase(node, 'Succeeded', obs.message ?? '');
-}
-
-/** Variables of a leaf template: globals, inputs, `pod.name`, `node.name`, `retries`. */
-export function leafVariables(run: EngineRun, node: NodeStatus, ex: Execution): Vars {
-  const vars = templateVariables(run.globals, ex);
-  vars['node.name'] = node.name;
-  if (node.podName) vars['pod.name'] = node.podName;
-  if (ex.retries !== undefined) vars.retries = String(ex.retries);
-  return vars;
+  return succeedLeaf(run, node, leaf, obs.outputs, ex, obs.message ?? '');
 }

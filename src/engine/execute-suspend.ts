@@ -15,7 +15,7 @@ import { parseSecondsOrDuration, type NodeStatus, type Parameter } from '../api/
 import { toMs, type EngineRun } from './engine-run.js';
 import { renderLeafTemplate, valueSource } from './expressions.js';
 import { newNode, type Execution } from './invocation.js';
-import { leafVariables } from './execute-pod.js';
+import { leafVariables } from './leaf-render.js';
 import { leafLimitReached } from './leaf-deadline.js';
 import { collectOutputs } from './outputs.js';
 import { errorMessage } from '../log/error-message.js';

@@ -20,12 +20,8 @@
  */
 import { FEATURE_GATE_EXECUTOR_PLUGINS, type NodeStatus, type Template } from '../api/index.js';
 import { isFinal, type EngineRun } from './engine-run.js';
-import { renderLeafTemplate, valueSource } from './expressions.js';
 import { newNode, type Execution } from './invocation.js';
-import { leafVariables } from './execute-pod.js';
-import { leafLimitReached } from './leaf-deadline.js';
-import { collectOutputs } from './outputs.js';
-import { errorMessage } from '../log/error-message.js';
+import { leafLimitMessage, renderLeaf, succeedLeaf } from './leaf-render.js';
 
 export const PLUGINS_DISABLED_MESSAGE =
   `executor plugins are disabled in this controller; to enable them set the environment variable ` +
@@ -43,13 +39,9 @@ export function executeTask(run: EngineRun, ex: Execution): NodeStatus | undefin
     if (excluded) return run.createNode(newNode(ex.seed, 'Plugin', { phase: 'Failed', message: excluded }));
     node = run.createNode(newNode(ex.seed, isPlugin ? 'Plugin' : 'HTTP', { phase: 'Pending' }));
   }
-  const vars = leafVariables(run, node, ex);
-  let template: Template;
-  try {
-    template = renderLeafTemplate(ex.resolved.template, vars, ex.where, ex.seed.inputs);
-  } catch (err) {
-    return run.setPhase(node, 'Error', errorMessage(err));
-  }
+  const leaf = renderLeaf(run, node, ex);
+  if (!leaf.ok) return leaf.node;
+  const { template } = leaf;
   const obs = run.tasks.get(node.id);
   const finished = obs !== undefined && isFinal(obs.phase);
   if (!finished) {
@@ -66,12 +58,7 @@ export function executeTask(run: EngineRun, ex: Execution): NodeStatus | undefin
       run.emit({ kind: 'removeTask', nodeId: node.id });
       return run.setPhase(node, 'Error', 'the agent report of this task disappeared before it finished');
     }
-    let limit: string | undefined;
-    try {
-      limit = leafLimitReached(run, node, template, ex.timing, ex.where);
-    } catch (err) {
-      limit = errorMessage(err);
-    }
+    const limit = leafLimitMessage(run, node, template, ex);
     if (limit !== undefined) {
       run.emit({ kind: 'removeTask', nodeId: node.id });
       return run.setPhase(node, 'Failed', limit);
@@ -91,10 +78,7 @@ export function executeTask(run: EngineRun, ex: Execution): NodeStatus | undefin
   if (obs.progress) node.progress = obs.progress;
   if (obs.outputs) node.outputs = { ...obs.outputs };
   if (obs.phase !== 'Succeeded') return run.setPhase(node, obs.phase, obs.message ?? obs.phase);
-  const collected = collectOutputs(template.outputs, obs.outputs, valueSource(vars), ex.where);
-  if (!collected.ok) return run.setPhase(node, 'Error', collected.error);
-  node.outputs = collected.outputs;
-  return run.setPhase(node, 'Succeeded', obs.message ?? '');
+  return succeedLeaf(run, node, leaf, obs.outputs, ex, obs.message ?? '');
 }
 
 /** Why the plugin a template names cannot run in this workflow's agent pod, or undefined. */

@@ -1,7 +1,7 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { runCasesFile, runCasesText } from './cases.js';
+import { runCasesText } from './cases.js';
 
 // The shared cases live beside the repository: <repo>/../shared/expr-cases.jsonl. Resolved from
 // this file's location (src/expr/ → repo root), not from the working directory.
@@ -12,7 +12,7 @@ describe('shared expression cases (../shared/expr-cases.jsonl)', () => {
     expect(existsSync(CASES), `missing ${CASES}`).toBe(true);
   });
 
-  const results = existsSync(CASES) ? runCasesFile(CASES) : [];
+  const results = existsSync(CASES) ? runCasesText(readFileSync(CASES, 'utf8')) : [];
 
   it('has cases of every kind', () => {
     const kinds = new Set(results.map((r) => r.case?.kind));

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { exportValue } from './compile.js';
 import { compileBoolean, compileString, compileValue } from './contracts.js';
@@ -118,10 +117,6 @@ export function runCasesText(text: string): CaseResult[] {
     results.push(runCase(parsed as ExprCase, i + 1));
   });
   return results;
-}
-
-export function runCasesFile(path: string): CaseResult[] {
-  return runCasesText(readFileSync(path, 'utf8'));
 }
 
 function validateCase(v: unknown): string | null {

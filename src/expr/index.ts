@@ -32,4 +32,4 @@ export { expandVars, type FlatVars } from './vars.js';
 export { compileWhen, evaluateWhen, type CompiledWhen } from './when.js';
 export { compileDepends, taskResult, TASK_RESULTS, type CompiledDepends, type DependencyState, type TaskResult } from './depends.js';
 export { eventEnvironment, eventMetadata, eventMetadataFromHeaders, eventValueText, type EventInput, type RawHeaders } from './event.js';
-export { runCase, runCasesFile, runCasesText, evaluateCase, CASE_KINDS, type CaseKind, type CaseResult, type ExprCase } from './cases.js';
+export { runCase, runCasesText, evaluateCase, CASE_KINDS, type CaseKind, type CaseResult, type ExprCase } from './cases.js';

@@ -2,6 +2,7 @@ import { compile, type CompiledExpression } from './compile.js';
 import { standaloneMeter } from './contracts.js';
 import { ExprError, lineColumn } from './errors.js';
 import { toJson } from './format.js';
+import { findExpressionEnd } from './tag-end.js';
 import { expandVars, type FlatVars } from './vars.js';
 import type { Value } from './values.js';
 
@@ -11,8 +12,8 @@ import type { Value } from './values.js';
  * inserted as they are, other values as compact JSON. A name that cannot be resolved is never
  * replaced by "" silently: either the render fails listing every unresolved tag, or — with
  * `leaveUnresolved`, for the engine's staged substitution — the tag is kept verbatim for a
- * later pass. Expression tags are found by scanning the expression's own tokens, so `}}` inside
- * a string or a nested map literal does not end the tag.
+ * later pass. Expression tags end at the first `}}` outside quotes and brackets (tag-end.ts, shared
+ * with the `when` dialect), so `}}` inside a string or a nested map literal does not end the tag.
  */
 
 export interface TemplateOptions {
@@ -121,27 +122,6 @@ function unresolvedError(text: string, what: string, list: { tag: SimpleTag | Ex
     offset: first.start,
     length: first.raw.length,
   });
-}
-
-/** Index of the `}}` that closes an expression starting at `from`, skipping strings and brackets. */
-function findExpressionEnd(text: string, from: number): number {
-  let depth = 0;
-  for (let i = from; i < text.length; i++) {
-    const ch = text[i];
-    if (ch === '"' || ch === "'" || ch === '`') {
-      const q = ch;
-      i++;
-      while (i < text.length && text[i] !== q) {
-        if (text[i] === '\\' && q !== '`') i++;
-        i++;
-      }
-      continue;
-    }
-    if (ch === '(' || ch === '[' || ch === '{') depth++;
-    else if (ch === '}' && depth === 0 && text[i + 1] === '}') return i;
-    else if (ch === ')' || ch === ']' || ch === '}') depth = Math.max(0, depth - 1);
-  }
-  return -1;
 }
 
 export function compileTemplate(text: string, what = 'template'): CompiledTemplate {

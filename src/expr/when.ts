@@ -4,6 +4,7 @@ import { ExprError, lineColumn, type ExprErrorCode } from './errors.js';
 import { formatGoFloat, toJson } from './format.js';
 import { Regex, RegexSyntaxError } from './regex/vm.js';
 import { DEFAULT_LIMITS } from './limits.js';
+import { findExpressionEnd } from './tag-end.js';
 import { expandVars, type FlatVars } from './vars.js';
 import type { Value } from './values.js';
 
@@ -57,7 +58,7 @@ function lex(text: string): Tok[] {
     let j = open + 2;
     while (j < text.length && /\s/.test(text[j])) j++;
     if (text[j] === '=') {
-      const close = findClose(text, j + 1);
+      const close = findExpressionEnd(text, j + 1);
       if (close < 0) fail(text, 'syntax', 'unclosed {{= tag (no matching }})', open, open + 2);
       let expr: CompiledExpression;
       try {
@@ -155,21 +156,6 @@ const NUMBER_PREFIX = /^-?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?(?![\p{L}_])/u;
 function prevIsOperator(toks: Tok[]): boolean {
   const prev = toks[toks.length - 1];
   return !prev || (prev.t === 'op' && prev.v !== ')');
-}
-
-function findClose(text: string, from: number): number {
-  let depth = 0;
-  for (let i = from; i < text.length; i++) {
-    const ch = text[i];
-    if (ch === '"' || ch === "'" || ch === '`') {
-      const q = ch;
-      i++;
-      while (i < text.length && text[i] !== q) i += text[i] === '\\' && q !== '`' ? 2 : 1;
-    } else if (ch === '(' || ch === '[' || ch === '{') depth++;
-    else if (ch === '}' && depth === 0 && text[i + 1] === '}') return i;
-    else if (ch === ')' || ch === ']' || ch === '}') depth = Math.max(0, depth - 1);
-  }
-  return -1;
 }
 
 const LEVELS: string[][] = [['||'], ['&&'], ['==', '!=', '<', '<=', '>', '>=', '=~', '!~', 'in'], ['+', '-'], ['*', '/', '%']];
