@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NPM ?= npm
 export GOTOOLCHAIN := local
 
-.PHONY: deps node-deps control-plane build lint crds test test-go test-unit test-kube test-system dev bench soak fuzz clean image image-verify test-images
+.PHONY: deps node-deps control-plane build lint crds test test-go test-unit test-kube test-system dev bench soak fuzz clean image image-verify test-images node node-up node-down
 
 ## deps: everything a fresh machine needs (npm packages, the control plane binaries)
 deps: node-deps control-plane
@@ -80,6 +80,17 @@ image-verify:
 test-images:
 	@bash hack/image/build.sh python
 	@bash hack/image/build.sh shell
+
+## node: build (or reuse) kubelet, kube-proxy, kube-scheduler and kubectl in ~/.cache/plugflow (hack/node/build.sh)
+node:
+	@bash hack/node/build.sh
+
+## node-up / node-down: a real one-node cluster (containerd, kubelet, kube-proxy) with the images imported; root (hack/node/)
+node-up: node
+	@bash hack/node/up.sh
+
+node-down:
+	@bash hack/node/down.sh
 
 clean:
 	rm -rf dist
