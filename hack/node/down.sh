@@ -30,7 +30,9 @@ running() { [[ -f "$NODE_DIR/pids/$1" ]] && kill -0 "$(cat "$NODE_DIR/pids/$1")"
 if running kubelet && running kube-apiserver && [[ -f "$NODE_DIR/env" ]]; then
   log "deleting every pod through the kubelet ..."
   $KUBECTL delete pods --all -A --grace-period=1 --wait=false >/dev/null 2>&1
-  for _ in $(seq 60); do [[ -z "$($KUBECTL get pods -A -o name 2>/dev/null)" ]] && break; sleep 1; done
+  # Done when containerd runs nothing: pods kept by a finalizer whose controller is gone have
+  # their containers and sandboxes stopped all the same.
+  for _ in $(seq 60); do [[ -z "$("${CTR[@]}" tasks ls -q 2>/dev/null)" ]] && break; sleep 1; done
 fi
 stop kube-proxy
 [[ -x "$(dirname "${KUBECTL%% *}")/kube-proxy" ]] && "$(dirname "${KUBECTL%% *}")/kube-proxy" --cleanup >/dev/null 2>&1
