@@ -26,13 +26,16 @@ stop() {
 }
 running() { [[ -f "$NODE_DIR/pids/$1" ]] && kill -0 "$(cat "$NODE_DIR/pids/$1")" 2>/dev/null; }
 
-# 1. pods, through the kubelet, so the CNI plugins clean up after each one
+# 1. pods, through the kubelet, so the CNI plugins clean up after each one. The scheduler and the
+# controller manager stop first: otherwise Deployments replace the deleted pods and they run again.
+stop kube-scheduler; stop kube-controller-manager
 if running kubelet && running kube-apiserver && [[ -f "$NODE_DIR/env" ]]; then
   log "deleting every pod through the kubelet ..."
   $KUBECTL delete pods --all -A --grace-period=1 --wait=false >/dev/null 2>&1
   # Done when containerd runs nothing: pods kept by a finalizer whose controller is gone have
   # their containers and sandboxes stopped all the same.
   for _ in $(seq 60); do [[ -z "$("${CTR[@]}" tasks ls -q 2>/dev/null)" ]] && break; sleep 1; done
+  log "pods stopped in $((SECONDS - T0))s"
 fi
 stop kube-proxy
 [[ -x "$(dirname "${KUBECTL%% *}")/kube-proxy" ]] && "$(dirname "${KUBECTL%% *}")/kube-proxy" --cleanup >/dev/null 2>&1
@@ -45,7 +48,7 @@ if running containerd; then
   for c in $("${CTR[@]}" containers ls -q 2>/dev/null); do "${CTR[@]}" containers delete "$c" >/dev/null 2>&1; done
 fi
 stop containerd
-stop kube-scheduler; stop kube-controller-manager; stop kube-apiserver; stop etcd
+stop kube-apiserver; stop etcd
 log "processes stopped in $((SECONDS - T0))s"
 
 # 3. host state: mounts (deepest first), network, iptables, cgroups, sysctls

@@ -87,6 +87,12 @@ export class NodeCluster {
     }
   }
 
+  /** The entries of a workflow's status.nodes. */
+  async workflowNodes(name: string, ns: string): Promise<{ type?: string; phase?: string; message?: string; outputs?: unknown }[]> {
+    const wf = JSON.parse(await this.kubectl(['get', 'workflow', name, '-n', ns, '-o', 'json'])) as { status?: { nodes?: Record<string, object> } };
+    return Object.values(wf.status?.nodes ?? {});
+  }
+
   /** Pods and workflows of every namespace, and recent warning events: for failure messages. */
   async snapshot(): Promise<string> {
     const parts = await Promise.all(
