@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NPM ?= npm
 export GOTOOLCHAIN := local
 
-.PHONY: deps node-deps control-plane build lint crds test test-go test-unit test-kube test-system dev bench soak fuzz clean image image-verify test-images node node-up node-down
+.PHONY: deps node-deps control-plane build lint crds test test-go test-unit test-kube test-system dev bench soak fuzz clean image image-verify test-images node node-up node-down test-node
 
 ## deps: everything a fresh machine needs (npm packages, the control plane binaries)
 deps: node-deps control-plane
@@ -36,6 +36,13 @@ crds: node-deps
 test: deps build lint test-go
 	npx vitest run --project unit --project kube
 	npx vitest run --project system --no-file-parallelism
+	@$(MAKE) --no-print-directory test-node
+
+## test-node: plugflow installed with kubectl on a real node (test/node/); skipped, with the reason, where the node cannot start
+test-node: deps build
+	@if reason="$$(bash hack/node/up.sh --check)"; then \
+	  $(MAKE) --no-print-directory node image test-images && npx vitest run --project node; \
+	else echo "[test-node] skipped: $$reason"; fi
 
 test-go:
 	cd emissary && CGO_ENABLED=0 go test ./...
