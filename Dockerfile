@@ -29,7 +29,7 @@ RUN npx tsc -p tsconfig.build.json --outDir /out/app/dist --sourceMap false
 COPY hack/image/node-modules.sh hack/image/
 RUN bash hack/image/node-modules.sh /src /out/app
 COPY package.json /out/app/
-COPY bin/plugflow.js /out/app/bin/
+COPY bin/ /out/app/bin/
 COPY crds/ /out/app/crds/
 
 # The Debian root filesystem: Node.js 20 and CA certificates with their libraries, nothing else.

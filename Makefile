@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NPM ?= npm
 export GOTOOLCHAIN := local
 
-.PHONY: deps node-deps control-plane build lint format crds test test-go test-unit test-kube test-system dev bench bench-peer soak fuzz clean image image-verify test-images
+.PHONY: deps node-deps control-plane build lint format crds test test-go test-unit test-kube test-system dev bench bench-peer soak fuzz clean image image-verify test-images node node-up node-down test-node
 
 ## deps: everything a fresh machine needs (npm packages, the control plane binaries)
 deps: node-deps control-plane
@@ -42,6 +42,13 @@ crds: node-deps
 test: deps build lint test-go
 	npx vitest run --project unit --project kube
 	npx vitest run --project system --no-file-parallelism
+	@$(MAKE) --no-print-directory test-node
+
+## test-node: plugflow installed with kubectl on a real node (test/node/); skipped, with the reason, where the node cannot start
+test-node: deps build
+	@if reason="$$(bash hack/node/up.sh --check)"; then \
+	  $(MAKE) --no-print-directory node image test-images && npx vitest run --project node; \
+	else echo "[test-node] skipped: $$reason"; fi
 
 test-go:
 	cd emissary && CGO_ENABLED=0 go test ./...
@@ -91,6 +98,17 @@ image-verify:
 test-images:
 	@bash hack/image/build.sh python
 	@bash hack/image/build.sh shell
+
+## node: build (or reuse) kubelet, kube-proxy, kube-scheduler and kubectl in ~/.cache/plugflow (hack/node/build.sh)
+node:
+	@bash hack/node/build.sh
+
+## node-up / node-down: a real one-node cluster (containerd, kubelet, kube-proxy) with the images imported; root (hack/node/)
+node-up: node
+	@bash hack/node/up.sh
+
+node-down:
+	@bash hack/node/down.sh
 
 clean:
 	rm -rf dist

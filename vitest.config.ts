@@ -20,11 +20,21 @@ export default defineConfig({
         test: {
           name: 'kube',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/soak/soak.test.ts', 'test/fuzz/fuzz.test.ts'],
+          exclude: ['test/soak/soak.test.ts', 'test/fuzz/fuzz.test.ts', 'test/node/**'],
           environment: 'node',
           globalSetup: ['test/global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 300_000,
+        },
+      },
+      {
+        // plugflow installed on a real node (hack/node/up.sh); its own cluster, no global setup.
+        test: {
+          name: 'node',
+          include: ['test/node/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 300_000,
+          hookTimeout: 600_000,
         },
       },
       {

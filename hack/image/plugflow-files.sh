@@ -21,7 +21,8 @@ compile() {
   mkdir -p "$APP/app"
   (cd "$ROOT" && npx tsc -p tsconfig.build.json --outDir "$APP/app/dist" --sourceMap false)
   cp "$ROOT/package.json" "$APP/app/package.json"
-  install -D -m 0755 "$ROOT/bin/plugflow.js" "$APP/app/bin/plugflow.js"
+  # The whole bin/ directory: plugflow.js imports its siblings (early-signals.js).
+  mkdir -p "$APP/app/bin" && install -m 0755 "$ROOT"/bin/*.js "$APP/app/bin/"
   cp -r "$ROOT/crds" "$APP/app/crds"
   install -D -m 0755 "$HERE/plugflow" "$APP/usr/local/bin/plugflow"
 }

@@ -1,0 +1,3 @@
+module plugflow.local/node-pause
+
+go 1.25

@@ -1,0 +1,145 @@
+/**
+ * The real node for test/node/: starts it with hack/node/up.sh, stops it with hack/node/down.sh,
+ * and drives it the way a person does — with kubectl — so the suite checks what the README's
+ * install section tells people to run. Where the node cannot start (no root, no containerd, no
+ * images) `nodeSkipReason()` says why, and the suite is skipped with that reason.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { readYamlDocuments } from '../../src/yaml/kube-yaml.js';
+import { REPO_ROOT } from '../support/apply.js';
+
+const run = promisify(execFile);
+const NODE_DIR = process.env.PLUGFLOW_NODE_DIR ?? '/tmp/plugflow-node';
+const IMAGE_DIR = process.env.IMAGE_OUT ?? join(REPO_ROOT, 'out', 'image');
+
+/** Why the node cannot run here, or undefined when it can. */
+export async function nodeSkipReason(): Promise<string | undefined> {
+  try {
+    await run('bash', [join(REPO_ROOT, 'hack/node/up.sh'), '--check']);
+  } catch (err) {
+    const out = (err as { stdout?: string }).stdout?.trim();
+    return out || String(err);
+  }
+  const missing = ['plugflow', 'shell', 'python'].filter((n) => !existsSync(join(IMAGE_DIR, `${n}.oci.tar`)));
+  if (missing.length > 0) return `image archives missing in ${IMAGE_DIR}: ${missing.join(', ')} (make image test-images)`;
+  return undefined;
+}
+
+/** Runs a script of hack/node/, its progress lines on our stderr, and fails with its exit code. */
+function script(name: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', [join(REPO_ROOT, 'hack/node', name)], { stdio: ['ignore', 'inherit', 'inherit'] });
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`hack/node/${name} exited with ${code}; its step logs are in ${NODE_DIR}/logs`))));
+  });
+}
+
+export class NodeCluster {
+  kubeconfig = '';
+  private kubectlBin = '';
+
+  async start(): Promise<void> {
+    await script('up.sh');
+    const env = Object.fromEntries(
+      readFileSync(join(NODE_DIR, 'env'), 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('='))
+        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+    );
+    this.kubeconfig = env.KUBECONFIG;
+    this.kubectlBin = env.KUBECTL;
+  }
+
+  async stop(): Promise<void> {
+    await script('down.sh');
+  }
+
+  /** kubectl with the node's admin kubeconfig; returns stdout, throws with stderr. */
+  async kubectl(args: string[], input?: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.kubectlBin, ['--kubeconfig', this.kubeconfig, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      child.on('error', reject);
+      child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`kubectl ${args.join(' ')} exited with ${code}: ${err.trim()}`))));
+      child.stdin.end(input ?? '');
+    });
+  }
+
+  /** A JSONPath of an object, '' while it does not exist. */
+  async get(args: string[], jsonpath: string): Promise<string> {
+    return this.kubectl(['get', ...args, '-o', `jsonpath=${jsonpath}`]).catch(() => '');
+  }
+
+  /** Polls until `check` returns a value, or fails naming what it waited for and the last value seen. */
+  async waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const v = await check();
+      if (v !== undefined) return v;
+      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}; the cluster then:\n${await this.snapshot()}`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+
+  /** The entries of a workflow's status.nodes. */
+  async workflowNodes(name: string, ns: string): Promise<{ type?: string; phase?: string; message?: string; outputs?: unknown }[]> {
+    const wf = JSON.parse(await this.kubectl(['get', 'workflow', name, '-n', ns, '-o', 'json'])) as { status?: { nodes?: Record<string, object> } };
+    return Object.values(wf.status?.nodes ?? {});
+  }
+
+  /** Pods and workflows of every namespace, and recent warning events: for failure messages. */
+  async snapshot(): Promise<string> {
+    const parts = await Promise.all(
+      [
+        this.kubectl(['get', 'pods', '-A', '-o', 'wide']),
+        this.kubectl(['get', 'workflows', '-A']),
+        this.kubectl(['get', 'events', '-A', '--field-selector=type=Warning']),
+      ].map((p) => p.catch((err: Error) => err.message)),
+    );
+    return parts.join('\n').slice(-6000);
+  }
+
+  /**
+   * Creates a file's documents in `ns` — other kinds first (template-ref.yaml's WorkflowTemplate),
+   * then its Workflow (see forRegistrylessNode) — and returns the Workflow's generated name.
+   */
+  async submit(file: string, ns: string): Promise<string> {
+    const docs = readYamlDocuments(readFileSync(join(REPO_ROOT, file), 'utf8'), file) as Record<string, unknown>[];
+    for (const d of docs.filter((d) => d.kind !== 'Workflow')) await this.kubectl(['apply', '-n', ns, '-f', '-'], JSON.stringify(forRegistrylessNode(d)));
+    const wf = docs.find((d) => d.kind === 'Workflow');
+    if (!wf) throw new Error(`${file} has no Workflow`);
+    const out = await this.kubectl(['create', '-n', ns, '-o', 'name', '-f', '-'], JSON.stringify(forRegistrylessNode(wf)));
+    return out.trim().split('/').pop() as string;
+  }
+
+  /** Waits for a workflow to finish; returns its phase and message. */
+  async finished(name: string, ns: string, timeoutMs = 120_000): Promise<{ phase: string; message: string }> {
+    return this.waitFor(`workflow ${ns}/${name} to finish`, async () => {
+      const [phase, message] = (await this.get(['workflow', name, '-n', ns], '{.status.phase}{"\\t"}{.status.message}')).split('\t');
+      return ['Succeeded', 'Failed', 'Error'].includes(phase) ? { phase, message: message ?? '' } : undefined;
+    }, timeoutMs);
+  }
+}
+
+/**
+ * The node has no registry: images were imported, and an image without a tag (`busybox`) would
+ * get the `Always` pull policy and fail to pull. Containers and scripts that do not choose a pull
+ * policy get IfNotPresent — the only change made to the examples the suite runs.
+ */
+export function forRegistrylessNode(workflow: Record<string, unknown>): Record<string, unknown> {
+  const copy = structuredClone(workflow);
+  const templates = ((copy.spec as { templates?: unknown[] } | undefined)?.templates ?? []) as Record<string, Record<string, unknown> | undefined>[];
+  for (const t of templates) {
+    for (const key of ['container', 'script'] as const) {
+      const c = t[key];
+      if (c && c.imagePullPolicy === undefined) c.imagePullPolicy = 'IfNotPresent';
+    }
+  }
+  return copy;
+}
