@@ -59,8 +59,13 @@ function chart(c: LineChart, ox: number): string {
   const xmax = Math.max(...xs);
   const lx = (x: number) => (xmax === xmin ? pw / 2 : ((Math.log10(x) - Math.log10(xmin)) / (Math.log10(xmax) - Math.log10(xmin))) * pw);
   const isLog = { left: !!c.leftLog, right: !!c.rightLog };
-  const values = (side: 'left' | 'right') => c.series.filter((s) => s.axis === side).flatMap((s) => s.points.map((p) => p.y)).filter((y) => Number.isFinite(y) && (!isLog[side] || y > 0));
-  const axis = (side: 'left' | 'right') => (isLog[side] ? logTicks(Math.min(...values(side), 1), Math.max(...values(side), 10)) : niceTicks(Math.max(0, ...values(side))));
+  const values = (side: 'left' | 'right') =>
+    c.series
+      .filter((s) => s.axis === side)
+      .flatMap((s) => s.points.map((p) => p.y))
+      .filter((y) => Number.isFinite(y) && (!isLog[side] || y > 0));
+  const axis = (side: 'left' | 'right') =>
+    isLog[side] ? logTicks(Math.min(...values(side), 1), Math.max(...values(side), 10)) : niceTicks(Math.max(0, ...values(side)));
   const ticks = { left: axis('left'), right: axis('right') };
   const ly = (side: 'left' | 'right', y: number) => {
     const t = ticks[side];
@@ -74,15 +79,23 @@ function chart(c: LineChart, ox: number): string {
   out.push(`<rect x="0" y="0" width="${pw}" height="${ph}" fill="none" stroke="#bbb"/>`);
   for (const t of ticks.left) {
     const y = ly('left', t);
-    out.push(`<line x1="0" x2="${pw}" y1="${y}" y2="${y}" stroke="#eee"/><text x="-6" y="${y + 4}" text-anchor="end" font-size="10">${fmt(t)}</text>`);
+    out.push(
+      `<line x1="0" x2="${pw}" y1="${y}" y2="${y}" stroke="#eee"/><text x="-6" y="${y + 4}" text-anchor="end" font-size="10">${fmt(t)}</text>`,
+    );
   }
   for (const t of ticks.right) out.push(`<text x="${pw + 6}" y="${ly('right', t) + 4}" font-size="10">${fmt(t)}</text>`);
   for (const x of [...new Set(xs)].sort((a, b) => a - b)) {
-    out.push(`<line x1="${lx(x)}" x2="${lx(x)}" y1="${ph}" y2="${ph + 4}" stroke="#555"/><text x="${lx(x)}" y="${ph + 16}" text-anchor="middle" font-size="10">${fmt(x)}</text>`);
+    out.push(
+      `<line x1="${lx(x)}" x2="${lx(x)}" y1="${ph}" y2="${ph + 4}" stroke="#555"/><text x="${lx(x)}" y="${ph + 16}" text-anchor="middle" font-size="10">${fmt(x)}</text>`,
+    );
   }
   out.push(`<text x="${pw / 2}" y="${ph + 32}" text-anchor="middle" font-size="11">${esc(c.xLabel)}</text>`);
-  out.push(`<text transform="translate(-46,${ph / 2}) rotate(-90)" text-anchor="middle" font-size="11">${esc(c.leftLabel + (c.leftLog ? ' (log)' : ''))}</text>`);
-  out.push(`<text transform="translate(${pw + 50},${ph / 2}) rotate(90)" text-anchor="middle" font-size="11">${esc(c.rightLabel + (c.rightLog ? ' (log)' : ''))}</text>`);
+  out.push(
+    `<text transform="translate(-46,${ph / 2}) rotate(-90)" text-anchor="middle" font-size="11">${esc(c.leftLabel + (c.leftLog ? ' (log)' : ''))}</text>`,
+  );
+  out.push(
+    `<text transform="translate(${pw + 50},${ph / 2}) rotate(90)" text-anchor="middle" font-size="11">${esc(c.rightLabel + (c.rightLog ? ' (log)' : ''))}</text>`,
+  );
   c.series.forEach((s, i) => {
     const pts = s.points.filter((p) => p.x > 0 && Number.isFinite(p.y)).map((p) => `${lx(p.x).toFixed(1)},${ly(s.axis, p.y).toFixed(1)}`);
     const dash = s.dashed ? ' stroke-dasharray="5,3"' : '';

@@ -101,7 +101,8 @@ function writesBetween(before: Map<string, number>, after: Map<string, number>, 
     const d = v - (before.get(key) ?? 0);
     const [verb, res] = key.split(' ');
     if (d <= 0 || !['POST', 'PUT', 'PATCH', 'DELETE', 'APPLY'].includes(verb)) continue;
-    const ours = res.startsWith('plugflow.io/') || res.startsWith('core/pods') || res.startsWith('core/events') || res.startsWith('events.k8s.io/');
+    const ours =
+      res.startsWith('plugflow.io/') || res.startsWith('core/pods') || res.startsWith('core/events') || res.startsWith('events.k8s.io/');
     if (!ours) continue;
     if (res === 'core/pods/status' || res === 'core/pods/binding') kubelet += d;
     else controller += d;
@@ -168,13 +169,18 @@ class HollowNode {
     this.running = (async () => {
       while (!this.abort.signal.aborted) {
         await this.client
-          .watch(PODS, { namespace: this.namespace, labelSelector: LABEL_WORKFLOW }, (e) => {
-            const pod = e.object as { metadata?: { name?: string }; status?: { phase?: string; containerStatuses?: unknown[] } };
-            const name = pod.metadata?.name;
-            if (e.type !== 'ADDED' || !name || this.seen.has(name) || pod.status?.containerStatuses) return;
-            this.seen.add(name);
-            this.queue.push(name);
-          }, this.abort.signal)
+          .watch(
+            PODS,
+            { namespace: this.namespace, labelSelector: LABEL_WORKFLOW },
+            (e) => {
+              const pod = e.object as { metadata?: { name?: string }; status?: { phase?: string; containerStatuses?: unknown[] } };
+              const name = pod.metadata?.name;
+              if (e.type !== 'ADDED' || !name || this.seen.has(name) || pod.status?.containerStatuses) return;
+              this.seen.add(name);
+              this.queue.push(name);
+            },
+            this.abort.signal,
+          )
           .catch(() => sleep(200));
       }
     })();
@@ -195,15 +201,34 @@ class HollowNode {
         continue;
       }
       const t = new Date().toISOString();
-      const term = (message?: string) => ({ terminated: { exitCode: 0, reason: 'Completed', startedAt: t, finishedAt: t, ...(message ? { message } : {}) } });
+      const term = (message?: string) => ({
+        terminated: { exitCode: 0, reason: 'Completed', startedAt: t, finishedAt: t, ...(message ? { message } : {}) },
+      });
       const cs = (n: string, state: object) => ({ name: n, image: 'hollow', imageID: '', ready: false, restartCount: 0, state });
       try {
-        await this.client.mergePatch(PODS, this.namespace, name, { status: { phase: 'Running', startTime: t, containerStatuses: [cs('main', { running: { startedAt: t } }), cs('wait', { running: { startedAt: t } })] } }, 'status');
         await this.client.mergePatch(
           PODS,
           this.namespace,
           name,
-          { status: { phase: 'Succeeded', containerStatuses: [cs('main', term()), cs('wait', term(encodeWaitReport({ exitCode: 0, result: 'ok', parameters: [] })))] } },
+          {
+            status: {
+              phase: 'Running',
+              startTime: t,
+              containerStatuses: [cs('main', { running: { startedAt: t } }), cs('wait', { running: { startedAt: t } })],
+            },
+          },
+          'status',
+        );
+        await this.client.mergePatch(
+          PODS,
+          this.namespace,
+          name,
+          {
+            status: {
+              phase: 'Succeeded',
+              containerStatuses: [cs('main', term()), cs('wait', term(encodeWaitReport({ exitCode: 0, result: 'ok', parameters: [] })))],
+            },
+          },
           'status',
         );
       } catch (err) {
@@ -222,33 +247,72 @@ export async function runEngineBench(): Promise<Figure[]> {
   kc.loadFromFile(plane.kubeconfigPath);
   const client = await KubeClient.fromKubeConfig(kc, { connections: 64 });
   const crdDir = join(REPO, 'crds');
-  await applyAndWait(kc, readdirSync(crdDir).filter((f) => f.endsWith('.yaml')).sort().flatMap((f) => readManifests(join(crdDir, f))));
+  await applyAndWait(
+    kc,
+    readdirSync(crdDir)
+      .filter((f) => f.endsWith('.yaml'))
+      .sort()
+      .flatMap((f) => readManifests(join(crdDir, f))),
+  );
   for (const ns of ['bench-real', 'bench-load']) await client.create(NAMESPACES, undefined, { metadata: { name: ns } });
   for (let i = 0; ; i++) {
-    if (await client.get(SERVICE_ACCOUNTS, 'bench-real', 'default').then(() => true, () => false)) break;
+    if (
+      await client.get(SERVICE_ACCOUNTS, 'bench-real', 'default').then(
+        () => true,
+        () => false,
+      )
+    )
+      break;
     if (i > 300) throw new Error('no default service account');
     await sleep(100);
   }
 
   const port = await freePort();
-  const controller = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'src/cli/main.ts'), 'controller', '--kubeconfig', plane.kubeconfigPath, '--metrics-port', String(port), '--workers', '8'], {
-    cwd: REPO,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...process.env, PLUGFLOW_LOG_LEVEL: 'warn' },
+  const controller = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      join(REPO, 'src/cli/main.ts'),
+      'controller',
+      '--kubeconfig',
+      plane.kubeconfigPath,
+      '--metrics-port',
+      String(port),
+      '--workers',
+      '8',
+    ],
+    {
+      cwd: REPO,
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, PLUGFLOW_LOG_LEVEL: 'warn' },
+    },
+  );
+  const runner = new PodRunner({
+    kubeConfig: kc,
+    dir: mkdtempSync(join(tmpdir(), 'plugflow-bench-runner-')),
+    nodeName: 'bench-node',
+    namespace: 'bench-real',
+    log: createLogger('runner', 'warn'),
   });
-  const runner = new PodRunner({ kubeConfig: kc, dir: mkdtempSync(join(tmpdir(), 'plugflow-bench-runner-')), nodeName: 'bench-node', namespace: 'bench-real', log: createLogger('runner', 'warn') });
   const figures: Figure[] = [];
   try {
     await runner.start();
     for (let i = 0; ; i++) {
-      const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status === 200, () => false);
+      const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
       if (ok) break;
       if (i > 600) throw new Error('controller not ready');
       await sleep(100);
     }
 
     // 1. Writes per workflow, real pods.
-    for (const [label, n, count] of [['1-step', 1, 3], ['10-step', 10, 1]] as const) {
+    for (const [label, n, count] of [
+      ['1-step', 1, 3],
+      ['10-step', 10, 1],
+    ] as const) {
       const a = await apiserverCounts(client);
       const ca = await controllerMetrics(port);
       for (let i = 0; i < count; i++) {
@@ -261,7 +325,14 @@ export async function runEngineBench(): Promise<Figure[]> {
       const w = writesBetween(a, await apiserverCounts(client), count);
       const own = ((await controllerMetrics(port)).writes - ca.writes) / count;
       const goal = n === 1 ? 10 : 4 * n;
-      figures.push({ name: `controller API writes per ${label} workflow (controller's count)`, value: own, unit: 'writes', goal: `< ${goal}`, met: own < goal, note: `average of ${count}` });
+      figures.push({
+        name: `controller API writes per ${label} workflow (controller's count)`,
+        value: own,
+        unit: 'writes',
+        goal: `< ${goal}`,
+        met: own < goal,
+        note: `average of ${count}`,
+      });
       figures.push({
         name: `controller API writes per ${label} workflow (API server's count)`,
         value: Number((w.controller / count).toFixed(1)),
@@ -290,9 +361,12 @@ export async function runEngineBench(): Promise<Figure[]> {
     })();
     const t0 = performance.now();
     const pending = [...names];
-    await Promise.all(Array.from({ length: 32 }, async () => {
-      for (let name = pending.shift(); name; name = pending.shift()) await client.create(WORKFLOWS, 'bench-load', chain(name, steps, ['true']));
-    }));
+    await Promise.all(
+      Array.from({ length: 32 }, async () => {
+        for (let name = pending.shift(); name; name = pending.shift())
+          await client.create(WORKFLOWS, 'bench-load', chain(name, steps, ['true']));
+      }),
+    );
     const submitted = (performance.now() - t0) / 1000;
     const phases = await waitAll(client, 'bench-load', names, 1_800_000);
     const elapsed = (performance.now() - t0) / 1000;
@@ -319,7 +393,14 @@ export async function runEngineBench(): Promise<Figure[]> {
       met: true,
       note: `API server + etcd used ${planeCpu.toFixed(1)} s CPU; ${reconciles} reconciles, mean ${((1000 * (after.reconcileSeconds - before.reconcileSeconds)) / Math.max(1, reconciles)).toFixed(1)} ms; ${(after.writes - before.writes) / total} controller writes/workflow; ${after.conflicts - before.conflicts} status conflicts`,
     });
-    figures.push({ name: 'controller peak RSS during the load', value: mib(peakRss), unit: 'MiB', goal: '< 512 MiB (the Deployment limit)', met: peakRss < 512 * 2 ** 20, note: `${mib(rssBefore)} MiB before the load` });
+    figures.push({
+      name: 'controller peak RSS during the load',
+      value: mib(peakRss),
+      unit: 'MiB',
+      goal: '< 512 MiB (the Deployment limit)',
+      met: peakRss < 512 * 2 ** 20,
+      note: `${mib(rssBefore)} MiB before the load`,
+    });
   } finally {
     await runner.stop(1).catch(() => {});
     controller.kill('SIGTERM');

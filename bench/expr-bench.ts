@@ -10,7 +10,16 @@ import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { compile, compileBoolean } from '../src/expr/index.js';
-import { CPU_BOUND_MS, everyBuiltinCall, hostileEnv, MEMORY_BOUND_MIB, measureExpression, OPERATOR_CASES, REPORTED_CASES, type CostSample } from '../test/fuzz/expr-hostile.js';
+import {
+  CPU_BOUND_MS,
+  everyBuiltinCall,
+  hostileEnv,
+  MEMORY_BOUND_MIB,
+  measureExpression,
+  OPERATOR_CASES,
+  REPORTED_CASES,
+  type CostSample,
+} from '../test/fuzz/expr-hostile.js';
 import type { Figure } from './figures.js';
 
 /**
@@ -38,7 +47,12 @@ const SEED = 'payload.message != nil && metadata["x-name"] == ["value"]';
 
 /** Event environments the selector sees: matching and not matching, in turn. */
 const envs = [
-  { payload: { message: 'hello', count: 3, repository: { clone_url: 'http://example.com/r' } }, metadata: { 'x-name': ['value'], 'x-other': ['1'] }, discriminator: 'd', namespace: 'ns' },
+  {
+    payload: { message: 'hello', count: 3, repository: { clone_url: 'http://example.com/r' } },
+    metadata: { 'x-name': ['value'], 'x-other': ['1'] },
+    discriminator: 'd',
+    namespace: 'ns',
+  },
   { payload: { count: 3 }, metadata: { 'x-name': ['value'] }, discriminator: 'd', namespace: 'ns' },
   { payload: { message: 'hi' }, metadata: { 'x-name': ['other'] }, discriminator: 'd', namespace: 'ns' },
   { payload: { message: 'hi' }, metadata: {}, discriminator: 'd', namespace: 'ns' },
@@ -115,7 +129,8 @@ const verdict = (ok: boolean): string => (ok ? 'met' : 'NOT met');
 export async function runExprBench(): Promise<Figure[]> {
   const selector = compileBoolean(SEED, 'selector');
   for (const env of envs) {
-    if (selector.evaluate(env) !== handWritten(env) || handWritten(env) !== handWrittenNaive(env)) throw new Error(`selector and hand-written predicate disagree on ${JSON.stringify(env)}`);
+    if (selector.evaluate(env) !== handWritten(env) || handWritten(env) !== handWrittenNaive(env))
+      throw new Error(`selector and hand-written predicate disagree on ${JSON.stringify(env)}`);
   }
 
   const [compiledRate, handRate] = compare(
@@ -159,10 +174,16 @@ export async function runExprBench(): Promise<Figure[]> {
   console.log(`  compiled selector:      ${fmt(compiledRate)} evaluations/s`);
   console.log(`  hand-written JS, same checks (own properties, types): ${fmt(handRate)} evaluations/s`);
   console.log(`  ratio hand/compiled:    ${ratio.toFixed(2)}x   (goal: within 5x)   ${verdict(ratio <= 5)}`);
-  console.log(`  hand-written JS, no checks at all: ${fmt(naiveRate)} evaluations/s — ratio ${naiveRatio.toFixed(2)}x (for reference; not the same predicate on hostile input)`);
-  console.log(`  compile, seed selector: ${seedCompile.toFixed(1)} µs per expression   (goal: under 1000 µs)   ${verdict(seedCompile < 1000)}`);
+  console.log(
+    `  hand-written JS, no checks at all: ${fmt(naiveRate)} evaluations/s — ratio ${naiveRatio.toFixed(2)}x (for reference; not the same predicate on hostile input)`,
+  );
+  console.log(
+    `  compile, seed selector: ${seedCompile.toFixed(1)} µs per expression   (goal: under 1000 µs)   ${verdict(seedCompile < 1000)}`,
+  );
   if (sources.length) {
-    console.log(`  compile, ${sources.length} case expressions: ${casesCompile.toFixed(1)} µs per expression on average   (goal: under 1000 µs)   ${verdict(casesCompile < 1000)}`);
+    console.log(
+      `  compile, ${sources.length} case expressions: ${casesCompile.toFixed(1)} µs per expression on average   (goal: under 1000 µs)   ${verdict(casesCompile < 1000)}`,
+    );
   }
   const hostile = worstHostile();
   const costMet = hostile.cpu.cpuMs <= CPU_BOUND_MS && hostile.heap.heapMiB <= MEMORY_BOUND_MIB;
@@ -173,16 +194,58 @@ export async function runExprBench(): Promise<Figure[]> {
   console.log(`    largest: ${hostile.heap.source.slice(0, 100)}`);
   const r = (x: number, d = 2) => Number(x.toFixed(d));
   const figures: Figure[] = [
-    { name: 'compiled event selector, evaluations/s', value: Math.round(compiledRate), unit: 'evaluations/s', goal: 'reported', met: true, note: `seed selector ${SEED}` },
-    { name: 'hand-written JS (same checks) / compiled selector', value: r(ratio), unit: 'x', goal: 'within 5x', met: ratio <= 5, note: `hand-written ${fmt(handRate)}/s vs compiled ${fmt(compiledRate)}/s in the same run` },
-    { name: 'hand-written JS (no checks) / compiled selector', value: r(naiveRatio), unit: 'x', goal: 'reference only', met: true, note: 'not the same predicate on hostile input' },
+    {
+      name: 'compiled event selector, evaluations/s',
+      value: Math.round(compiledRate),
+      unit: 'evaluations/s',
+      goal: 'reported',
+      met: true,
+      note: `seed selector ${SEED}`,
+    },
+    {
+      name: 'hand-written JS (same checks) / compiled selector',
+      value: r(ratio),
+      unit: 'x',
+      goal: 'within 5x',
+      met: ratio <= 5,
+      note: `hand-written ${fmt(handRate)}/s vs compiled ${fmt(compiledRate)}/s in the same run`,
+    },
+    {
+      name: 'hand-written JS (no checks) / compiled selector',
+      value: r(naiveRatio),
+      unit: 'x',
+      goal: 'reference only',
+      met: true,
+      note: 'not the same predicate on hostile input',
+    },
     { name: 'compile time, seed selector', value: r(seedCompile, 1), unit: 'µs', goal: 'under 1000 µs', met: seedCompile < 1000 },
   ];
   figures.push(
-    { name: 'expression-cost bound: worst hostile case, CPU', value: r(hostile.cpu.cpuMs, 0), unit: 'ms', goal: `≤ ${CPU_BOUND_MS} ms`, met: hostile.cpu.cpuMs <= CPU_BOUND_MS, note: `${hostile.count} hostile cases; slowest: ${hostile.cpu.source.slice(0, 80)}` },
-    { name: 'expression-cost bound: worst hostile case, heap', value: r(hostile.heap.heapMiB, 1), unit: 'MiB', goal: `≤ ${MEMORY_BOUND_MIB} MiB`, met: hostile.heap.heapMiB <= MEMORY_BOUND_MIB, note: `largest: ${hostile.heap.source.slice(0, 80)}` },
+    {
+      name: 'expression-cost bound: worst hostile case, CPU',
+      value: r(hostile.cpu.cpuMs, 0),
+      unit: 'ms',
+      goal: `≤ ${CPU_BOUND_MS} ms`,
+      met: hostile.cpu.cpuMs <= CPU_BOUND_MS,
+      note: `${hostile.count} hostile cases; slowest: ${hostile.cpu.source.slice(0, 80)}`,
+    },
+    {
+      name: 'expression-cost bound: worst hostile case, heap',
+      value: r(hostile.heap.heapMiB, 1),
+      unit: 'MiB',
+      goal: `≤ ${MEMORY_BOUND_MIB} MiB`,
+      met: hostile.heap.heapMiB <= MEMORY_BOUND_MIB,
+      note: `largest: ${hostile.heap.source.slice(0, 80)}`,
+    },
   );
-  if (sources.length) figures.push({ name: `compile time, ${sources.length} case expressions (mean)`, value: r(casesCompile, 1), unit: 'µs', goal: 'under 1000 µs', met: casesCompile < 1000 });
+  if (sources.length)
+    figures.push({
+      name: `compile time, ${sources.length} case expressions (mean)`,
+      value: r(casesCompile, 1),
+      unit: 'µs',
+      goal: 'under 1000 µs',
+      met: casesCompile < 1000,
+    });
   return figures;
 }
 

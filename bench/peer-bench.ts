@@ -37,7 +37,13 @@ type Engine = 'plugflow' | 'peer' | 'peer-tuned';
 const ENGINES: Engine[] = ['plugflow', 'peer', 'peer-tuned'];
 const USER: Record<Engine, string> = { plugflow: 'alice', peer: 'bob', 'peer-tuned': 'bob' };
 const GROUP: Record<Engine, Group> = { plugflow: 'plugflow.io', peer: 'argoproj.io', 'peer-tuned': 'argoproj.io' };
-const CLUSTER_ROLE_BINDINGS = { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterrolebindings', kind: 'ClusterRoleBinding', namespaced: false };
+const CLUSTER_ROLE_BINDINGS = {
+  group: 'rbac.authorization.k8s.io',
+  version: 'v1',
+  plural: 'clusterrolebindings',
+  kind: 'ClusterRoleBinding',
+  namespaced: false,
+};
 /** The peer's documented knobs for a higher client rate and no wait after each update. */
 const PEER_TUNED_ARGS = ['--qps', '1000', '--burst', '2000'];
 const PEER_TUNED_ENV = { INFORMER_WRITE_BACK: 'true' };
@@ -65,19 +71,32 @@ interface Baseline {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const envList = (name: string, fallback: string) => (process.env[name] ?? fallback).split(',').map((s) => s.trim()).filter(Boolean);
+const envList = (name: string, fallback: string) =>
+  (process.env[name] ?? fallback)
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 function peerPaths(): { bin: string; crds: string } {
   const script = join(REPO_ROOT, 'hack', 'build-peer.sh');
-  const bin = execFileSync('bash', [script, '--print'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').pop()!;
-  const crds = execFileSync('bash', [script, '--crds'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').pop()!;
+  const bin = execFileSync('bash', [script, '--print'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
+    .trim()
+    .split('\n')
+    .pop()!;
+  const crds = execFileSync('bash', [script, '--crds'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
+    .trim()
+    .split('\n')
+    .pop()!;
   return { bin, crds };
 }
 
 async function waitReady(url: string, timeoutMs: number): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
-    const ok = await fetch(url).then((r) => r.ok, () => false);
+    const ok = await fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     await sleep(200);
   }
@@ -87,14 +106,32 @@ async function waitReady(url: string, timeoutMs: number): Promise<void> {
 function controllerFor(engine: Engine, dir: string, kubeconfig: string, peerBin: string, metricsPort: number): ControllerProcess {
   const log = join(dir, `${engine}.log`);
   if (engine === 'plugflow') {
-    return new ControllerProcess(engine, process.execPath, [join(REPO_ROOT, 'bin', 'plugflow.js'), 'controller', '--kubeconfig', kubeconfig, '--metrics-port', String(metricsPort)], {}, log);
+    return new ControllerProcess(
+      engine,
+      process.execPath,
+      [join(REPO_ROOT, 'bin', 'plugflow.js'), 'controller', '--kubeconfig', kubeconfig, '--metrics-port', String(metricsPort)],
+      {},
+      log,
+    );
   }
   const tuned = engine === 'peer-tuned';
-  return new ControllerProcess(engine, peerBin, ['--kubeconfig', kubeconfig, ...(tuned ? PEER_TUNED_ARGS : [])], { LEADER_ELECTION_DISABLE: 'true', ...(tuned ? PEER_TUNED_ENV : {}) }, log);
+  return new ControllerProcess(
+    engine,
+    peerBin,
+    ['--kubeconfig', kubeconfig, ...(tuned ? PEER_TUNED_ARGS : [])],
+    { LEADER_ELECTION_DISABLE: 'true', ...(tuned ? PEER_TUNED_ENV : {}) },
+    log,
+  );
 }
 
 /** One run of one engine at one point; also a finished workflow's status (the baseline's payload). */
-async function measure(engine: Engine, shape: Shape, n: number, rep: number, ctx: { dir: string; client: KubeClient; audit: AuditLog; kubeconfigs: Record<Engine, string>; peerBin: string }): Promise<{ run: Run; status: unknown }> {
+async function measure(
+  engine: Engine,
+  shape: Shape,
+  n: number,
+  rep: number,
+  ctx: { dir: string; client: KubeClient; audit: AuditLog; kubeconfigs: Record<Engine, string>; peerBin: string },
+): Promise<{ run: Run; status: unknown }> {
   const port = await freePort();
   const proc = controllerFor(engine, ctx.dir, ctx.kubeconfigs[engine], ctx.peerBin, port);
   proc.start();
@@ -113,11 +150,30 @@ async function measure(engine: Engine, shape: Shape, n: number, rep: number, ctx
     const writes = ctx.audit.writesSince(mark);
     const user = USER[engine];
     const mine = writes.byUser.get(user) ?? 0;
-    const byResource = [...writes.byUserResource].filter(([k]) => k.startsWith(`${user} `)).map(([k, v]) => `${k.slice(user.length + 1)} ${(v / Math.max(1, n)).toFixed(1)}`).join(', ');
+    const byResource = [...writes.byUserResource]
+      .filter(([k]) => k.startsWith(`${user} `))
+      .map(([k, v]) => `${k.slice(user.length + 1)} ${(v / Math.max(1, n)).toFixed(1)}`)
+      .join(', ');
     await proc.stop();
     await dropNamespace(ctx.client, ns);
-    const run: Run = { engine, shape, n, rep, perMinute: r.succeeded / (r.seconds / 60), seconds: r.seconds, succeeded: r.succeeded, failed: r.failed, cpu, idleRss, peakRss, writesPerWorkflow: mine / n, writesByResource: byResource };
-    console.log(`  ${engine} ${shape} ×${n} #${rep}: ${r.succeeded}/${n} Succeeded${r.failed ? ` (${r.failed} failed)` : ''} in ${r.seconds.toFixed(1)} s = ${run.perMinute.toFixed(0)}/min, CPU ${cpu.toFixed(2)} s, RSS idle ${idleRss.toFixed(0)} / peak ${peakRss.toFixed(0)} MiB, ${run.writesPerWorkflow.toFixed(1)} writes/wf (${byResource})`);
+    const run: Run = {
+      engine,
+      shape,
+      n,
+      rep,
+      perMinute: r.succeeded / (r.seconds / 60),
+      seconds: r.seconds,
+      succeeded: r.succeeded,
+      failed: r.failed,
+      cpu,
+      idleRss,
+      peakRss,
+      writesPerWorkflow: mine / n,
+      writesByResource: byResource,
+    };
+    console.log(
+      `  ${engine} ${shape} ×${n} #${rep}: ${r.succeeded}/${n} Succeeded${r.failed ? ` (${r.failed} failed)` : ''} in ${r.seconds.toFixed(1)} s = ${run.perMinute.toFixed(0)}/min, CPU ${cpu.toFixed(2)} s, RSS idle ${idleRss.toFixed(0)} / peak ${peakRss.toFixed(0)} MiB, ${run.writesPerWorkflow.toFixed(1)} writes/wf (${byResource})`,
+    );
     return { run, status: r.sampleStatus };
   } finally {
     await proc.stop();
@@ -153,14 +209,18 @@ function table(runs: Run[], baselines: Baseline[], engines: Engine[], shapes: Sh
           return xs.length ? `${median(xs).toFixed(f.d)} (${range(xs, f.d)})` : '—';
         });
         const m = (e: Engine) => median(of(e).map(f.get));
-        lines.push(`| ${shape} | ${n} | ${f.name} | ${cells.join(' | ')} | ${ratio(m('plugflow'), m('peer'))} | ${ratio(m('plugflow'), m('peer-tuned'))} |`);
+        lines.push(
+          `| ${shape} | ${n} | ${f.name} | ${cells.join(' | ')} | ${ratio(m('plugflow'), m('peer'))} | ${ratio(m('plugflow'), m('peer-tuned'))} |`,
+        );
       }
       const b = baselines.filter((x) => x.shape === shape && x.n === n).map((x) => x.perMinute);
       if (b.length) {
         const pf = median(of('plugflow').map((r) => r.perMinute));
         const cells = engines.map(() => '');
         cells[0] = `${median(b).toFixed(0)} (${range(b)})`;
-        lines.push(`| ${shape} | ${n} | bare client (create + status patch), objects/min | ${cells.join(' | ')} | plugflow at ${((100 * pf) / median(b)).toFixed(0)} % of it | |`);
+        lines.push(
+          `| ${shape} | ${n} | bare client (create + status patch), objects/min | ${cells.join(' | ')} | plugflow at ${((100 * pf) / median(b)).toFixed(0)} % of it | |`,
+        );
       }
     }
   }
@@ -185,14 +245,26 @@ async function main(): Promise<void> {
     const admin = new KubeConfig();
     admin.loadFromFile(plane.kubeconfigPath);
     await installBase(admin, []);
-    await applyAndWait(admin, readdirSync(crds).filter((f) => f.startsWith('argoproj.io_')).flatMap((f) => readManifests(join(crds, f))));
+    await applyAndWait(
+      admin,
+      readdirSync(crds)
+        .filter((f) => f.startsWith('argoproj.io_'))
+        .flatMap((f) => readManifests(join(crds, f))),
+    );
     const client = await KubeClient.fromKubeConfig(admin);
     // Each engine acts as its own user, so the audit log tells their writes apart.
     for (const user of new Set(Object.values(USER))) {
-      await client.create(CLUSTER_ROLE_BINDINGS, undefined, { metadata: { name: `bench-${user}` }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }] });
+      await client.create(CLUSTER_ROLE_BINDINGS, undefined, {
+        metadata: { name: `bench-${user}` },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
+      });
     }
     // The peer's configuration: its metrics server off (its port is fixed by default).
-    await client.create(CONFIGMAPS, 'default', { metadata: { name: 'workflow-controller-configmap' }, data: { metricsConfig: 'enabled: false\n', telemetryConfig: 'enabled: false\n' } });
+    await client.create(CONFIGMAPS, 'default', {
+      metadata: { name: 'workflow-controller-configmap' },
+      data: { metricsConfig: 'enabled: false\n', telemetryConfig: 'enabled: false\n' },
+    });
     const kubeconfigs = {} as Record<Engine, string>;
     for (const e of ENGINES) {
       kubeconfigs[e] = join(dir, `${USER[e]}.kubeconfig`);
@@ -231,11 +303,16 @@ async function main(): Promise<void> {
     `Machine: ${machineDescription()}. Date: ${date}. plugflow ${commit}; peer: Argo Workflows ${peerBin.match(/v\d+\.\d+\.\d+/)?.[0] ?? '?'} (hack/build-peer.sh). Took ${minutes.toFixed(1)} min.`,
     process.env.PEER_NOTE ? `\n**${process.env.PEER_NOTE}**` : '',
     '',
-    `Command: \`${['PEER_POINTS', 'PEER_REPEATS', 'PEER_SHAPES', 'PEER_ENGINES'].filter((k) => process.env[k]).map((k) => `${k}=${process.env[k]}`).join(' ')} make bench-peer\`. ` +
+    `Command: \`${['PEER_POINTS', 'PEER_REPEATS', 'PEER_SHAPES', 'PEER_ENGINES']
+      .filter((k) => process.env[k])
+      .map((k) => `${k}=${process.env[k]}`)
+      .join(' ')} make bench-peer\`. ` +
       `Pod-less workflows (every node \`suspend: {duration: "0"}\`), all submitted at once (16 creates in flight); one controller at a time, fresh process per run, engines alternating. ` +
-      `Cells: median (range) over ${repeats} run(s). peer-tuned = \`${PEER_TUNED_ARGS.join(' ')}\` + ${Object.entries(PEER_TUNED_ENV).map(([k, v]) => `${k}=${v}`).join(' ')}. ` +
-      'Writes: the controller\'s user in the API server\'s audit log (create/update/patch/delete, every resource). CPU: utime+stime from /proc during the point. RSS: idle = 5 s after start, peak = sampled every 100 ms during the point. ' +
-      'Bare client: create + one status patch (a finished plugflow workflow\'s status) per object, 32 in flight, no controller.',
+      `Cells: median (range) over ${repeats} run(s). peer-tuned = \`${PEER_TUNED_ARGS.join(' ')}\` + ${Object.entries(PEER_TUNED_ENV)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')}. ` +
+      "Writes: the controller's user in the API server's audit log (create/update/patch/delete, every resource). CPU: utime+stime from /proc during the point. RSS: idle = 5 s after start, peak = sampled every 100 ms during the point. " +
+      "Bare client: create + one status patch (a finished plugflow workflow's status) per object, 32 in flight, no controller.",
     '',
     table(runs, baselines, engines, shapes, points),
   ].join('\n');
@@ -244,7 +321,9 @@ async function main(): Promise<void> {
   console.log('\nwritten to bench/RESULTS.md (section "peer")');
   const bad = runs.filter((r) => r.succeeded < r.n);
   if (bad.length) {
-    console.log(`runs where not every workflow Succeeded: ${bad.map((r) => `${r.engine} ${r.shape} ×${r.n} #${r.rep} (${r.succeeded}/${r.n})`).join('; ')}`);
+    console.log(
+      `runs where not every workflow Succeeded: ${bad.map((r) => `${r.engine} ${r.shape} ×${r.n} #${r.rep} (${r.succeeded}/${r.n})`).join('; ')}`,
+    );
     process.exitCode = 1;
   }
 }

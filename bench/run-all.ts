@@ -82,7 +82,9 @@ const ORDER: Record<string, { title: string; stage: 'pure' | 'own-plane' | 'shar
 
 function benchFiles(): string[] {
   // peer-bench.ts builds and runs the peer's controller: `make bench-peer` runs it on its own.
-  return readdirSync(BENCH_DIR).filter((f) => f.endsWith('-bench.ts') && f !== 'peer-bench.ts').sort();
+  return readdirSync(BENCH_DIR)
+    .filter((f) => f.endsWith('-bench.ts') && f !== 'peer-bench.ts')
+    .sort();
 }
 
 /** The benchmark's exported `run…` function, found without running the module's top level. */
@@ -98,7 +100,12 @@ async function runOne(file: string, call: (fn: (...a: unknown[]) => Promise<unkn
   const fnName = runExportName(file);
   try {
     if (!fnName) {
-      const printed = execFileSync(process.execPath, ['--import', 'tsx', join(BENCH_DIR, file)], { cwd: join(BENCH_DIR, '..'), encoding: 'utf8', timeout: 20 * 60_000, stdio: ['ignore', 'pipe', 'inherit'] });
+      const printed = execFileSync(process.execPath, ['--import', 'tsx', join(BENCH_DIR, file)], {
+        cwd: join(BENCH_DIR, '..'),
+        encoding: 'utf8',
+        timeout: 20 * 60_000,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       console.log(printed);
       return { file, title, figures: [], seconds: (performance.now() - t0) / 1000, printed };
     }
@@ -125,12 +132,15 @@ function markdown(runs: BenchRun[], machine: string, date: string, totalSeconds:
   for (const r of runs) {
     if (r.error) lines.push(`| ${r.title} | **failed**: ${cell(r.error.slice(0, 300))} | — | — | no | ${short} | ${date} |`);
     for (const f of r.figures) {
-      lines.push(`| ${r.title} | ${cell(f.name)}${f.note ? `<br><sub>${cell(f.note)}</sub>` : ''} | ${f.value} ${cell(f.unit)} | ${cell(f.goal)} | ${f.met ? 'yes' : '**no**'} | ${short} | ${date} |`);
+      lines.push(
+        `| ${r.title} | ${cell(f.name)}${f.note ? `<br><sub>${cell(f.note)}</sub>` : ''} | ${f.value} ${cell(f.unit)} | ${cell(f.goal)} | ${f.met ? 'yes' : '**no**'} | ${short} | ${date} |`,
+      );
     }
   }
   lines.push('', `![scale curves](${svgName})`, '');
   const printed = runs.filter((r) => r.printed);
-  for (const r of printed) lines.push(`Output of ${r.file} (no \`run…()\` export, so its figures are not in the table):`, '', '```', r.printed!.trim(), '```', '');
+  for (const r of printed)
+    lines.push(`Output of ${r.file} (no \`run…()\` export, so its figures are not in the table):`, '', '```', r.printed!.trim(), '```', '');
   lines.push('Time per benchmark: ' + runs.map((r) => `${r.file} ${r.seconds.toFixed(0)} s`).join(', ') + '.');
   return lines.join('\n');
 }
@@ -151,8 +161,20 @@ function curves(scale: ScaleResult | undefined, caption: string): string {
           const dashed = kind === 'podless';
           const name = kind === 'pod' ? 'container step' : 'pod-less step';
           return [
-            { label: `workflows/min, ${name}`, color: '#1f77b4', dashed, axis: 'left' as const, points: pts.map((p) => ({ x: p.workflows, y: p.perMinute })) },
-            { label: `controller writes/wf, ${name}`, color: '#ff7f0e', dashed, axis: 'right' as const, points: pts.map((p) => ({ x: p.workflows, y: p.controllerWritesPerWorkflow })) },
+            {
+              label: `workflows/min, ${name}`,
+              color: '#1f77b4',
+              dashed,
+              axis: 'left' as const,
+              points: pts.map((p) => ({ x: p.workflows, y: p.perMinute })),
+            },
+            {
+              label: `controller writes/wf, ${name}`,
+              color: '#ff7f0e',
+              dashed,
+              axis: 'right' as const,
+              points: pts.map((p) => ({ x: p.workflows, y: p.controllerWritesPerWorkflow })),
+            },
           ];
         }),
       },
@@ -164,7 +186,13 @@ function curves(scale: ScaleResult | undefined, caption: string): string {
         rightLog: true,
         series: [
           { label: 'accepted events/s', color: '#1f77b4', axis: 'left', points: l.map((p) => ({ x: p.offered, y: p.achieved })) },
-          { label: 'offered events/s', color: '#999999', dashed: true, axis: 'left', points: l.map((p) => ({ x: p.offered, y: p.offered })) },
+          {
+            label: 'offered events/s',
+            color: '#999999',
+            dashed: true,
+            axis: 'left',
+            points: l.map((p) => ({ x: p.offered, y: p.offered })),
+          },
           { label: 'p99 latency', color: '#d62728', axis: 'right', points: l.map((p) => ({ x: p.offered, y: p.p99 })) },
         ],
       },
@@ -196,7 +224,8 @@ async function main(): Promise<void> {
 
   // Pure benchmarks and those that measure control planes of their own come first, while the
   // machine is otherwise quiet.
-  for (const f of files.filter((f) => stageOf(f) === 'pure' || stageOf(f) === 'own-plane')) runs.push(await runOne(f, (fn) => fn() as Promise<Figure[]>));
+  for (const f of files.filter((f) => stageOf(f) === 'pure' || stageOf(f) === 'own-plane'))
+    runs.push(await runOne(f, (fn) => fn() as Promise<Figure[]>));
 
   // One control plane for the rest: the server benchmark on it through KUBECONFIG, then the
   // whole stack (runner, controller, server) on the same plane for the scale curves.
@@ -213,7 +242,14 @@ async function main(): Promise<void> {
     // The namespaces those benchmarks deleted must be gone before a controller starts: their
     // workflows would otherwise be reconciled during, and counted in, the scale curves.
     await waitForNamespacesGone(admin, 300_000);
-    const stack = await startDevStack({ kubeconfig: plane.kubeconfigPath, runner: true, serverPort: 0, secure: false, dir, progress: (l) => console.log(l) });
+    const stack = await startDevStack({
+      kubeconfig: plane.kubeconfigPath,
+      runner: true,
+      serverPort: 0,
+      secure: false,
+      dir,
+      progress: (l) => console.log(l),
+    });
     try {
       for (const f of files.filter((f) => stageOf(f) === 'stack')) {
         runs.push(

@@ -103,11 +103,22 @@ async function controllerWrites(stack: DevStack): Promise<number> {
 }
 
 function tinyWorkflow(name: string, kind: StepKind): Workflow {
-  const main = kind === 'pod' ? { name: 'main', container: { image: 'busybox', command: ['echo', 'hi'] } } : { name: 'main', suspend: { duration: '0s' } };
+  const main =
+    kind === 'pod'
+      ? { name: 'main', container: { image: 'busybox', command: ['echo', 'hi'] } }
+      : { name: 'main', suspend: { duration: '0s' } };
   return { apiVersion: 'plugflow.io/v1alpha1', kind: 'Workflow', metadata: { name }, spec: { entrypoint: 'main', templates: [main] } };
 }
 
-async function scalePoint(stack: DevStack, client: KubeClient, kind: StepKind, n: number, window: number, limitMs: number, log: (l: string) => void): Promise<ScalePoint> {
+async function scalePoint(
+  stack: DevStack,
+  client: KubeClient,
+  kind: StepKind,
+  n: number,
+  window: number,
+  limitMs: number,
+  log: (l: string) => void,
+): Promise<ScalePoint> {
   const ns = `scale-${kind}-${n}-${Date.now().toString(36)}`;
   await client.create(NAMESPACES, undefined, { metadata: { name: ns } });
   const writes0 = [await controllerWrites(stack), await apiServerWrites(stack)];
@@ -128,7 +139,9 @@ async function scalePoint(stack: DevStack, client: KubeClient, kind: StepKind, n
     );
   };
   await submit(Math.min(n, window));
-  log(`  ${created} workflows created in ${((performance.now() - t0) / 1000).toFixed(1)} s${window < n ? ` (then more as they finish, at most ${window} in flight)` : ''}`);
+  log(
+    `  ${created} workflows created in ${((performance.now() - t0) / 1000).toFixed(1)} s${window < n ? ` (then more as they finish, at most ${window} in flight)` : ''}`,
+  );
   while (performance.now() < deadline) {
     const list = await client.list<Workflow>(WORKFLOWS, { namespace: ns });
     const done = list.items.filter((w) => FINAL.has(w.status?.phase ?? '')).length;
@@ -144,8 +157,11 @@ async function scalePoint(stack: DevStack, client: KubeClient, kind: StepKind, n
   }
   const seconds = (lastFinish - t0) / 1000;
   const writes1 = [await controllerWrites(stack), await apiServerWrites(stack)];
-  const failed = (await client.list<Workflow>(WORKFLOWS, { namespace: ns })).items.filter((w) => w.status?.phase === 'Failed' || w.status?.phase === 'Error');
-  if (failed.length) log(`  WARNING: ${failed.length} workflows failed, e.g. ${failed[0]!.metadata.name}: ${failed[0]!.status?.message ?? ''}`);
+  const failed = (await client.list<Workflow>(WORKFLOWS, { namespace: ns })).items.filter(
+    (w) => w.status?.phase === 'Failed' || w.status?.phase === 'Error',
+  );
+  if (failed.length)
+    log(`  WARNING: ${failed.length} workflows failed, e.g. ${failed[0]!.metadata.name}: ${failed[0]!.status?.message ?? ''}`);
   await client.delete(NAMESPACES, undefined, ns).catch(() => {});
   // Let the namespace (and its pods) go before the next point, so its cleanup is not measured.
   for (let i = 0; i < 240; i++) {
@@ -186,7 +202,14 @@ async function loadPoint(url: string, token: string, ns: string, rate: number, s
     const start = Math.max(due, performance.now());
     sends.push(
       pool
-        .request({ path: `/api/v1/events/${ns}/`, method: 'POST', headers, body: JSON.stringify({ n: i, load: rate }), headersTimeout: 15_000, bodyTimeout: 15_000 })
+        .request({
+          path: `/api/v1/events/${ns}/`,
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ n: i, load: rate }),
+          headersTimeout: 15_000,
+          bodyTimeout: 15_000,
+        })
         .then(async (res) => {
           await res.body.dump();
           lat.push(performance.now() - start);
@@ -200,26 +223,64 @@ async function loadPoint(url: string, token: string, ns: string, rate: number, s
   const elapsed = (performance.now() - t0) / 1000;
   await pool.close();
   lat.sort((a, b) => a - b);
-  return { offered: rate, achieved: round(accepted / elapsed), accepted, rejected, errors, p50: round(percentile(lat, 50), 2), p99: round(percentile(lat, 99), 2) };
+  return {
+    offered: rate,
+    achieved: round(accepted / elapsed),
+    accepted,
+    rejected,
+    errors,
+    p50: round(percentile(lat, 50), 2),
+    p99: round(percentile(lat, 99), 2),
+  };
 }
 
-async function eventLoadCurve(stack: DevStack, client: KubeClient, loads: number[], seconds: number, log: (l: string) => void): Promise<LoadPoint[]> {
+async function eventLoadCurve(
+  stack: DevStack,
+  client: KubeClient,
+  loads: number[],
+  seconds: number,
+  log: (l: string) => void,
+): Promise<LoadPoint[]> {
   const ns = `scale-events-${Date.now().toString(36)}`;
   await client.create(NAMESPACES, undefined, { metadata: { name: ns } });
-  await client.create({ group: 'plugflow.io', version: 'v1alpha1', plural: 'workfloweventbindings', kind: 'WorkflowEventBinding', namespaced: true }, ns, {
-    apiVersion: 'plugflow.io/v1alpha1',
-    kind: 'WorkflowEventBinding',
-    metadata: { name: 'never' },
-    spec: { event: { selector: 'payload.deploy == true && metadata["x-bench"] == ["deploy"]' }, submit: { workflowTemplateRef: { name: 'absent' } } },
-  });
+  await client.create(
+    { group: 'plugflow.io', version: 'v1alpha1', plural: 'workfloweventbindings', kind: 'WorkflowEventBinding', namespaced: true },
+    ns,
+    {
+      apiVersion: 'plugflow.io/v1alpha1',
+      kind: 'WorkflowEventBinding',
+      metadata: { name: 'never' },
+      spec: {
+        event: { selector: 'payload.deploy == true && metadata["x-bench"] == ["deploy"]' },
+        submit: { workflowTemplateRef: { name: 'absent' } },
+      },
+    },
+  );
   const dir = join(stack.dir, 'scale-bench');
   mkdirSync(dir, { recursive: true });
   const kubeconfig = join(dir, 'server.kubeconfig');
-  writeFileSync(kubeconfig, (await serviceAccountKubeConfig(stack.adminKubeConfig, DEFAULT_INSTALL_NAMESPACE, 'plugflow-server')).exportConfig(), { mode: 0o600 });
+  writeFileSync(
+    kubeconfig,
+    (await serviceAccountKubeConfig(stack.adminKubeConfig, DEFAULT_INSTALL_NAMESPACE, 'plugflow-server')).exportConfig(),
+    { mode: 0o600 },
+  );
   const port = await freePort();
   const server = new Component({
     name: 'bench-server',
-    args: ['server', '--kubeconfig', kubeconfig, '--port', String(port), '--host', '127.0.0.1', '--secure=false', '--auth-mode', 'client', '--namespace', ns],
+    args: [
+      'server',
+      '--kubeconfig',
+      kubeconfig,
+      '--port',
+      String(port),
+      '--host',
+      '127.0.0.1',
+      '--secure=false',
+      '--auth-mode',
+      'client',
+      '--namespace',
+      ns,
+    ],
     env: { PLUGFLOW_LOG_LEVEL: 'warn' },
     readyUrl: `http://127.0.0.1:${port}/readyz`,
     logDir: dir,
@@ -277,8 +338,18 @@ export async function runScaleBench(stack: DevStack, o: ScaleOptions = {}): Prom
       for (const n of o.points ?? [10, 100, 1000]) {
         log(`scale: ${n} one-step ${kind === 'pod' ? 'container' : 'pod-less (suspend 0s)'} workflows`);
         const window = kind === 'pod' ? Math.min(n, podWindow) : n;
-        const p = await scalePoint(stack, client, kind, n, window, o.pointLimitMs ?? (kind === 'pod' && n > podWindow ? Number(process.env.SCALE_POD_LIMIT_MIN ?? 25) * 60_000 : 15 * 60_000), log);
-        log(`  ${p.completed}/${n} in ${p.seconds} s: ${p.perMinute} workflows/min, ${p.controllerWritesPerWorkflow} controller writes and ${p.allWritesPerWorkflow} API writes (all clients) per workflow`);
+        const p = await scalePoint(
+          stack,
+          client,
+          kind,
+          n,
+          window,
+          o.pointLimitMs ?? (kind === 'pod' && n > podWindow ? Number(process.env.SCALE_POD_LIMIT_MIN ?? 25) * 60_000 : 15 * 60_000),
+          log,
+        );
+        log(
+          `  ${p.completed}/${n} in ${p.seconds} s: ${p.perMinute} workflows/min, ${p.controllerWritesPerWorkflow} controller writes and ${p.allWritesPerWorkflow} API writes (all clients) per workflow`,
+        );
         scale.push(p);
       }
     }
@@ -305,21 +376,29 @@ function scaleFigures(scale: ScalePoint[], load: LoadPoint[]): Figure[] {
         unit: 'workflows/min',
         goal: p === base ? 'reported (baseline)' : `≥ 0.5 × the ${base!.workflows}-workflow rate, all complete`,
         met: !p.timedOut && (p === base || p.perMinute >= 0.5 * base!.perMinute),
-        note: `${p.completed}/${p.workflows} completed in ${p.seconds} s${p.timedOut ? ` (time limit reached: all ${p.workflows} would take about ${((p.workflows / p.perMinute) || 0).toFixed(0)} min at this rate)` : ''}${ratio}`,
+        note: `${p.completed}/${p.workflows} completed in ${p.seconds} s${p.timedOut ? ` (time limit reached: all ${p.workflows} would take about ${(p.workflows / p.perMinute || 0).toFixed(0)} min at this rate)` : ''}${ratio}`,
       });
       figures.push({
         name: `API writes per workflow by the controller, ${kind === 'pod' ? 'container' : 'pod-less'}, ${p.workflows} workflows`,
         value: p.controllerWritesPerWorkflow,
         unit: 'writes',
         goal: p === base ? '≤ 10' : `≤ 10 and ≤ 1.2 × the ${base!.workflows}-workflow figure`,
-        met: p.controllerWritesPerWorkflow <= 10 && (p === base || p.controllerWritesPerWorkflow <= 1.2 * base!.controllerWritesPerWorkflow),
+        met:
+          p.controllerWritesPerWorkflow <= 10 && (p === base || p.controllerWritesPerWorkflow <= 1.2 * base!.controllerWritesPerWorkflow),
         note: `all clients (runner, submissions included): ${p.allWritesPerWorkflow} writes per workflow${base && base !== p ? `; controller ×${(p.controllerWritesPerWorkflow / base.controllerWritesPerWorkflow).toFixed(2)} the baseline` : ''}`,
       });
     }
   }
   const best = load.reduce((a, b) => (b.achieved > a.achieved ? b : a), load[0]!);
   if (best) {
-    figures.push({ name: 'event endpoint: most accepted events/s over the load curve', value: best.achieved, unit: 'events/s', goal: '≥ 1000 events/s', met: best.achieved >= 1000, note: `at ${best.offered}/s offered; p99 ${best.p99} ms` });
+    figures.push({
+      name: 'event endpoint: most accepted events/s over the load curve',
+      value: best.achieved,
+      unit: 'events/s',
+      goal: '≥ 1000 events/s',
+      met: best.achieved >= 1000,
+      note: `at ${best.offered}/s offered; p99 ${best.p99} ms`,
+    });
   }
   for (const p of load) {
     figures.push({
@@ -335,7 +414,12 @@ function scaleFigures(scale: ScalePoint[], load: LoadPoint[]): Figure[] {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const stack = await startDevStack({ serverPort: 0, secure: false, dir: join(REPO_ROOT, '.plugflow', `scale-bench-${Date.now()}`), progress: (l) => console.log(l) });
+  const stack = await startDevStack({
+    serverPort: 0,
+    secure: false,
+    dir: join(REPO_ROOT, '.plugflow', `scale-bench-${Date.now()}`),
+    progress: (l) => console.log(l),
+  });
   try {
     const points = process.env.SCALE_POINTS?.split(',').map(Number);
     const r = await runScaleBench(stack, { ...(points ? { points } : {}) });

@@ -82,10 +82,22 @@ async function child(kind: string, kubeconfig?: string): Promise<void> {
 }
 
 function spawnChild(kind: string, kubeconfig?: string): Promise<{ proc: ChildProcess; url: string; metricsUrl?: string }> {
-  const proc = spawn(process.execPath, [...(process.env.BENCH_CHILD_FLAGS ? process.env.BENCH_CHILD_FLAGS.split(' ') : []), '--import', 'tsx', fileURLToPath(import.meta.url), '--child', kind, ...(kubeconfig ? [kubeconfig] : [])], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    cwd: ROOT,
-  });
+  const proc = spawn(
+    process.execPath,
+    [
+      ...(process.env.BENCH_CHILD_FLAGS ? process.env.BENCH_CHILD_FLAGS.split(' ') : []),
+      '--import',
+      'tsx',
+      fileURLToPath(import.meta.url),
+      '--child',
+      kind,
+      ...(kubeconfig ? [kubeconfig] : []),
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      cwd: ROOT,
+    },
+  );
   return new Promise((resolvePromise, reject) => {
     let out = '';
     proc.stdout!.on('data', (d: Buffer) => {
@@ -115,7 +127,12 @@ class Load {
   ok = 0;
   other = 0;
 
-  constructor(url: string, private readonly path: string, token: string | undefined, private readonly connections = 32) {
+  constructor(
+    url: string,
+    private readonly path: string,
+    token: string | undefined,
+    private readonly connections = 32,
+  ) {
     this.pool = new Pool(url, { connections, pipelining: 1 });
     if (token) this.headers.authorization = `Bearer ${token}`;
   }
@@ -143,7 +160,12 @@ class Load {
   summary() {
     const lat = [...this.latencies].sort((a, b) => a - b);
     const rates = [...this.rates].sort((a, b) => a - b);
-    return { perSecond: percentile(rates, 50), p50: percentile(lat, 50), p99: percentile(lat, 99), rounds: this.rates.map((r) => Math.round(r)) };
+    return {
+      perSecond: percentile(rates, 50),
+      p50: percentile(lat, 50),
+      p99: percentile(lat, 99),
+      rounds: this.rates.map((r) => Math.round(r)),
+    };
   }
 
   close(): Promise<void> {
@@ -194,7 +216,12 @@ async function eventToWorkflow(kc: KubeConfig, url: string, token: string | unde
     version: VERSION,
     namespace: ns,
     plural: PLURAL.workflow,
-    body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'Workflow', metadata: { name: 'sentinel' }, spec: { workflowTemplateRef: { name: 'bench' }, arguments: { parameters: [{ name: 'n', value: '-1' }] } } },
+    body: {
+      apiVersion: `${GROUP}/${VERSION}`,
+      kind: 'Workflow',
+      metadata: { name: 'sentinel' },
+      spec: { workflowTemplateRef: { name: 'bench' }, arguments: { parameters: [{ name: 'n', value: '-1' }] } },
+    },
   });
   const deadline = Date.now() + 60_000;
   while (!seenAt.has(-1)) {
@@ -214,10 +241,12 @@ async function eventToWorkflow(kc: KubeConfig, url: string, token: string | unde
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     sentAt.set(n, performance.now());
     sends.push(
-      pool.request({ path: `/api/v1/events/${ns}/`, method: 'POST', headers, body: JSON.stringify({ bench: true, n }) }).then(async (res) => {
-        await res.body.text();
-        if (res.statusCode !== 200) rejected++;
-      }),
+      pool
+        .request({ path: `/api/v1/events/${ns}/`, method: 'POST', headers, body: JSON.stringify({ bench: true, n }) })
+        .then(async (res) => {
+          await res.body.text();
+          if (res.statusCode !== 200) rejected++;
+        }),
     );
   }
   await Promise.all(sends);
@@ -227,7 +256,15 @@ async function eventToWorkflow(kc: KubeConfig, url: string, token: string | unde
   watch?.abort();
   await pool.close();
   const lat = [...seenAt.entries()].map(([n, t]) => t - sentAt.get(n)!).sort((a, b) => a - b);
-  return { created: seenAt.size, total, rejected, actualRate, p50: percentile(lat, 50), p99: percentile(lat, 99), max: lat[lat.length - 1] ?? NaN };
+  return {
+    created: seenAt.size,
+    total,
+    rejected,
+    actualRate,
+    p50: percentile(lat, 50),
+    p99: percentile(lat, 99),
+    max: lat[lat.length - 1] ?? NaN,
+  };
 }
 
 // ---------------------------------------------------------------- main
@@ -242,7 +279,13 @@ export async function runServerBench(): Promise<Figure[]> {
     const kc0 = new KubeConfig();
     kc0.loadFromFile(kubeconfig);
     const crds = join(ROOT, 'crds');
-    await applyAndWait(kc0, readdirSync(crds).filter((f) => f.endsWith('.yaml')).sort().flatMap((f) => readManifests(join(crds, f))));
+    await applyAndWait(
+      kc0,
+      readdirSync(crds)
+        .filter((f) => f.endsWith('.yaml'))
+        .sort()
+        .flatMap((f) => readManifests(join(crds, f))),
+    );
   }
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfig);
@@ -253,16 +296,30 @@ export async function runServerBench(): Promise<Figure[]> {
   const emptyNs = `bench-empty-${suffix}`;
   const latencyNs = `bench-latency-${suffix}`;
   for (const name of [emptyNs, latencyNs]) await core.createNamespace({ body: { metadata: { name } } });
-  const create = (plural: string, body: object) => objects.createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: latencyNs, plural, body: { apiVersion: `${GROUP}/${VERSION}`, ...body } });
+  const create = (plural: string, body: object) =>
+    objects.createNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace: latencyNs,
+      plural,
+      body: { apiVersion: `${GROUP}/${VERSION}`, ...body },
+    });
   await create(PLURAL.workflowTemplate, {
     kind: 'WorkflowTemplate',
     metadata: { name: 'bench' },
-    spec: { entrypoint: 'main', arguments: { parameters: [{ name: 'n' }] }, templates: [{ name: 'main', container: { image: 'busybox', command: ['true'] } }] },
+    spec: {
+      entrypoint: 'main',
+      arguments: { parameters: [{ name: 'n' }] },
+      templates: [{ name: 'main', container: { image: 'busybox', command: ['true'] } }],
+    },
   });
   await create(PLURAL.workflowEventBinding, {
     kind: 'WorkflowEventBinding',
     metadata: { name: 'bench' },
-    spec: { event: { selector: 'payload.bench == true' }, submit: { workflowTemplateRef: { name: 'bench' }, arguments: { parameters: [{ name: 'n', valueFrom: { event: 'payload.n' } }] } } },
+    spec: {
+      event: { selector: 'payload.bench == true' },
+      submit: { workflowTemplateRef: { name: 'bench' }, arguments: { parameters: [{ name: 'n', valueFrom: { event: 'payload.n' } }] } },
+    },
   });
   // The child reads the kubeconfig from a file of its own (KUBECONFIG may hold several paths).
   const childConfig = join(tmpdir(), `plugflow-bench-${suffix}.kubeconfig`);
@@ -291,22 +348,87 @@ export async function runServerBench(): Promise<Figure[]> {
     const b = bareLoad.summary();
     const o = ourLoad.summary();
     // Rounds alternate, so each pair saw about the same machine: the median of the pair ratios.
-    const ratio = percentile([...ratios].sort((x, y) => x - y), 50);
+    const ratio = percentile(
+      [...ratios].sort((x, y) => x - y),
+      50,
+    );
     const cpuPerRequest = { bare: (cpu.bare / bareLoad.ok) * 1e6, ours: (cpu.ours / ourLoad.ok) * 1e6 };
     const lag = await eventToWorkflow(kc, ours.url, token, latencyNs);
     await stopChild(ours.proc);
 
     const mode = token ? 'client auth mode' : 'server auth mode';
     figures.push(
-      { name: 'event endpoint: accepted events/s (queue not full, median of 5 rounds)', value: Math.round(o.perSecond), unit: 'events/s', goal: 'reported, all accepted', met: ourLoad.other === 0, note: `${mode}, 32 connections, rounds ${o.rounds.join('/')}, ${ourLoad.ok} accepted, ${ourLoad.other} not 200` },
-      { name: 'bare node:http server, same POST (median of 5 rounds)', value: Math.round(b.perSecond), unit: 'req/s', goal: 'reference', met: true, note: `rounds ${b.rounds.join('/')}` },
-      { name: 'event endpoint / bare node:http (median of 5 paired rounds)', value: round(ratio), unit: 'x', goal: '≥ 0.8 (authentication before the body)', met: ratio >= 0.8, note: `pairs ${ratios.map((r) => r.toFixed(2)).join('/')}` },
-      { name: 'server CPU per request: event endpoint / bare', value: round(cpuPerRequest.ours / cpuPerRequest.bare), unit: 'x', goal: 'reported (≤ 2 is the same goal in CPU terms)', met: cpuPerRequest.ours <= 2 * cpuPerRequest.bare, note: `${Math.round(cpuPerRequest.ours)} µs vs ${Math.round(cpuPerRequest.bare)} µs; less noisy than throughput on a shared machine` },
-      { name: 'event endpoint reply latency p50', value: round(o.p50), unit: 'ms', goal: 'well under 10 s', met: o.p50 < 1000, note: `bare p50 ${round(b.p50)} ms` },
-      { name: 'event endpoint reply latency p99', value: round(o.p99), unit: 'ms', goal: 'well under 10 s', met: o.p99 < 1000, note: `bare p99 ${round(b.p99)} ms` },
-      { name: `event → workflow created p50 at ${round(lag.actualRate, 0)} events/s`, value: round(lag.p50, 1), unit: 'ms', goal: '< 1000 ms', met: lag.p50 < 1000 },
-      { name: `event → workflow created p99 at ${round(lag.actualRate, 0)} events/s`, value: round(lag.p99, 1), unit: 'ms', goal: '< 1000 ms', met: lag.p99 < 1000, note: `max ${round(lag.max, 1)} ms` },
-      { name: 'events → workflows created (none lost)', value: lag.created, unit: `of ${lag.total}`, goal: `${lag.total}, 0 refused`, met: lag.created === lag.total && lag.rejected === 0, note: `${lag.rejected} refused` },
+      {
+        name: 'event endpoint: accepted events/s (queue not full, median of 5 rounds)',
+        value: Math.round(o.perSecond),
+        unit: 'events/s',
+        goal: 'reported, all accepted',
+        met: ourLoad.other === 0,
+        note: `${mode}, 32 connections, rounds ${o.rounds.join('/')}, ${ourLoad.ok} accepted, ${ourLoad.other} not 200`,
+      },
+      {
+        name: 'bare node:http server, same POST (median of 5 rounds)',
+        value: Math.round(b.perSecond),
+        unit: 'req/s',
+        goal: 'reference',
+        met: true,
+        note: `rounds ${b.rounds.join('/')}`,
+      },
+      {
+        name: 'event endpoint / bare node:http (median of 5 paired rounds)',
+        value: round(ratio),
+        unit: 'x',
+        goal: '≥ 0.8 (authentication before the body)',
+        met: ratio >= 0.8,
+        note: `pairs ${ratios.map((r) => r.toFixed(2)).join('/')}`,
+      },
+      {
+        name: 'server CPU per request: event endpoint / bare',
+        value: round(cpuPerRequest.ours / cpuPerRequest.bare),
+        unit: 'x',
+        goal: 'reported (≤ 2 is the same goal in CPU terms)',
+        met: cpuPerRequest.ours <= 2 * cpuPerRequest.bare,
+        note: `${Math.round(cpuPerRequest.ours)} µs vs ${Math.round(cpuPerRequest.bare)} µs; less noisy than throughput on a shared machine`,
+      },
+      {
+        name: 'event endpoint reply latency p50',
+        value: round(o.p50),
+        unit: 'ms',
+        goal: 'well under 10 s',
+        met: o.p50 < 1000,
+        note: `bare p50 ${round(b.p50)} ms`,
+      },
+      {
+        name: 'event endpoint reply latency p99',
+        value: round(o.p99),
+        unit: 'ms',
+        goal: 'well under 10 s',
+        met: o.p99 < 1000,
+        note: `bare p99 ${round(b.p99)} ms`,
+      },
+      {
+        name: `event → workflow created p50 at ${round(lag.actualRate, 0)} events/s`,
+        value: round(lag.p50, 1),
+        unit: 'ms',
+        goal: '< 1000 ms',
+        met: lag.p50 < 1000,
+      },
+      {
+        name: `event → workflow created p99 at ${round(lag.actualRate, 0)} events/s`,
+        value: round(lag.p99, 1),
+        unit: 'ms',
+        goal: '< 1000 ms',
+        met: lag.p99 < 1000,
+        note: `max ${round(lag.max, 1)} ms`,
+      },
+      {
+        name: 'events → workflows created (none lost)',
+        value: lag.created,
+        unit: `of ${lag.total}`,
+        goal: `${lag.total}, 0 refused`,
+        met: lag.created === lag.total && lag.rejected === 0,
+        note: `${lag.rejected} refused`,
+      },
     );
   } finally {
     for (const name of [emptyNs, latencyNs]) await core.deleteNamespace({ name }).catch(() => {});

@@ -11,7 +11,8 @@ import { parseSeed } from '../test/soak/prng.js';
 import { stopAllSystems } from '../test/soak/system.js';
 
 const per = Number(process.env.FUZZ_PER ?? 300);
-if (!Number.isInteger(per) || per < 1 || per > 5000) throw new Error(`FUZZ_PER must be a whole number from 1 to 5000, got ${process.env.FUZZ_PER}`);
+if (!Number.isInteger(per) || per < 1 || per > 5000)
+  throw new Error(`FUZZ_PER must be a whole number from 1 to 5000, got ${process.env.FUZZ_PER}`);
 const seed = parseSeed(process.env.FUZZ_SEED, 7);
 // Ctrl-C stops the control plane and the components this run started, then exits.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -7,11 +7,21 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
-const order = ['namespace.yaml', 'rbac-controller.yaml', 'rbac-server.yaml', 'rbac-server-mode.yaml', 'rbac-agent.yaml', 'controller.yaml', 'server.yaml'];
+const order = [
+  'namespace.yaml',
+  'rbac-controller.yaml',
+  'rbac-server.yaml',
+  'rbac-server-mode.yaml',
+  'rbac-agent.yaml',
+  'controller.yaml',
+  'server.yaml',
+];
 
 export function renderInstall(): string {
   const crdDir = join(root, 'crds');
-  const crds = readdirSync(crdDir).filter((f) => f.endsWith('.yaml')).sort();
+  const crds = readdirSync(crdDir)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort();
   const base = readdirSync(join(root, 'manifests', 'base')).filter((f) => f.endsWith('.yaml'));
   const missing = base.filter((f) => !order.includes(f));
   if (missing.length) throw new Error(`hack/gen-install.ts: add ${missing.join(', ')} to the order list`);

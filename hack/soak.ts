@@ -21,7 +21,8 @@ import { runSoak } from '../test/soak/run-soak.js';
 export const DEFAULT_SOAK_SEED = 20261122;
 
 const seconds = Number(process.env.SOAK_SECONDS ?? 540);
-if (!Number.isFinite(seconds) || seconds < 10 || seconds > 3600) throw new Error(`SOAK_SECONDS must be between 10 and 3600, got ${process.env.SOAK_SECONDS}`);
+if (!Number.isFinite(seconds) || seconds < 10 || seconds > 3600)
+  throw new Error(`SOAK_SECONDS must be between 10 and 3600, got ${process.env.SOAK_SECONDS}`);
 const chaos = process.env.SOAK_CHAOS !== '0';
 const seed = parseSeed(process.env.SOAK_SEED, DEFAULT_SOAK_SEED);
 const dir = process.env.SOAK_DIR ?? join(REPO_ROOT, '.plugflow', `soak-${Date.now()}`);
@@ -43,7 +44,11 @@ const report = await runSoak({
 });
 console.log(`\n${textReport(report)}`);
 if (process.env.SOAK_WRITE !== '0') {
-  updateResultsSection(chaos ? 'soak-chaos' : 'soak', `${chaos ? 'Soak with chaos' : 'Soak'} (\`make soak\`, ${seconds} s)`, markdownReport(report, machineDescription()));
+  updateResultsSection(
+    chaos ? 'soak-chaos' : 'soak',
+    `${chaos ? 'Soak with chaos' : 'Soak'} (\`make soak\`, ${seconds} s)`,
+    markdownReport(report, machineDescription()),
+  );
   console.log('figures written to bench/RESULTS.md');
 }
 process.exit(report.result.violations.length ? 1 : 0);

@@ -14,7 +14,9 @@ if (missing) {
   console.error(missing);
   process.exit(1);
 }
-for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort()) {
+for (const file of readdirSync(dir)
+  .filter((f) => f.endsWith('.yaml'))
+  .sort()) {
   const base = join(dir, file.replace(/\.yaml$/, ''));
   const r = kubectlRead(join(dir, file));
   rmSync(`${base}.json`, { force: true });

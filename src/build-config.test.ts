@@ -43,7 +43,11 @@ describe('tsconfig.build.json', () => {
   });
 
   it('ships no module that imports test support (tsc would pull it into dist/)', () => {
-    const offenders = files.flatMap((f) => relativeImports(f).filter((imp) => excluded.includes(imp)).map((imp) => `${f} imports ${imp}`));
+    const offenders = files.flatMap((f) =>
+      relativeImports(f)
+        .filter((imp) => excluded.includes(imp))
+        .map((imp) => `${f} imports ${imp}`),
+    );
     expect(offenders).toEqual([]);
   });
 });

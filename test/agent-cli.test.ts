@@ -77,9 +77,15 @@ describe('plugflow agent (processes)', () => {
         spec: { tasks: { 'wf-1': { name: 'job', plugin: { progress: { steps: 2, every: '50ms' } } } } },
       });
       const healthPort = await freePort();
-      const entry = { name: 'progress', namespace: ns, automountServiceAccountToken: false, container: { name: 'progress', ports: [{ containerPort: plugin.port }] } } as PluginEntry;
-      const args = agentArgs({ metadata: { name: 'wf', namespace: ns, uid: 'u-1' } }, [entry], { image: 'x', healthPort })
-        .map((a) => (a === '/var/run/plugflow/tokens' ? tokenDir : a));
+      const entry = {
+        name: 'progress',
+        namespace: ns,
+        automountServiceAccountToken: false,
+        container: { name: 'progress', ports: [{ containerPort: plugin.port }] },
+      } as PluginEntry;
+      const args = agentArgs({ metadata: { name: 'wf', namespace: ns, uid: 'u-1' } }, [entry], { image: 'x', healthPort }).map((a) =>
+        a === '/var/run/plugflow/tokens' ? tokenDir : a,
+      );
       const agent = run([...args, '--kubeconfig', kubeconfig]);
       const health = `http://127.0.0.1:${healthPort}`;
       const deadline = Date.now() + 30_000;

@@ -44,7 +44,10 @@ function captureLogger(): { log: winston.Logger; text: () => string } {
       cb();
     },
   });
-  return { log: winston.createLogger({ level: 'debug', format: winston.format.json(), transports: [new winston.transports.Stream({ stream })] }), text: () => out };
+  return {
+    log: winston.createLogger({ level: 'debug', format: winston.format.json(), transports: [new winston.transports.Stream({ stream })] }),
+    text: () => out,
+  };
 }
 
 describe('agent process', () => {
@@ -119,7 +122,13 @@ describe('agent process', () => {
       body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'WorkflowTaskSet', metadata: { name }, spec: { tasks } },
     });
   const getTaskSet = (name: string) =>
-    objects().getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural: PLURAL, name }) as Promise<WorkflowTaskSet>;
+    objects().getNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace: ns,
+      plural: PLURAL,
+      name,
+    }) as Promise<WorkflowTaskSet>;
   /** What the controller does with its own rights: add tasks, mark the TaskSet completed. */
   const controllerPatch = async (name: string, body: unknown) => {
     const admin = await KubeClient.fromKubeConfig(adminKubeConfig());
@@ -154,7 +163,11 @@ describe('agent process', () => {
       'wf1-job': { name: 'job', plugin: { progress: { steps: 3, every: '400ms' } } },
       'wf1-http': {
         name: 'ping',
-        http: { url: `${webUrl}/ping`, headers: [{ name: 'X-Api-Key', valueFrom: { secretKeyRef: { name: 'api', key: 'token' } } }], successCondition: 'response.body == "pong"' },
+        http: {
+          url: `${webUrl}/ping`,
+          headers: [{ name: 'X-Api-Key', valueFrom: { secretKeyRef: { name: 'api', key: 'token' } } }],
+          successCondition: 'response.body == "pong"',
+        },
       },
     });
     const { agent, done } = startAgent('wf1', log);
@@ -167,7 +180,12 @@ describe('agent process', () => {
       return job?.phase === 'Succeeded' && nodes['wf1-http']?.phase ? nodes : undefined;
     }, 'both tasks finished');
     expect([...phases].some((p) => p.startsWith('Running '))).toBe(true);
-    expect(final['wf1-job']).toEqual({ phase: 'Succeeded', message: 'all 3 steps done', progress: '3/3', outputs: { parameters: [{ name: 'steps', value: '3' }] } });
+    expect(final['wf1-job']).toEqual({
+      phase: 'Succeeded',
+      message: 'all 3 steps done',
+      progress: '3/3',
+      outputs: { parameters: [{ name: 'steps', value: '3' }] },
+    });
     expect(final['wf1-http']).toEqual({ phase: 'Succeeded', outputs: { result: 'pong' } });
     expect(webHeaders).toEqual(['header-from-secret']);
     expect(agent.ready()).toBe(true);
@@ -189,7 +207,10 @@ describe('agent process', () => {
   it('does not run again a task whose status is already final, and stops when the TaskSet is deleted', async () => {
     const { log } = captureLogger();
     const before = progress.jobs.size;
-    await createTaskSet('wf2', { 'wf2-done': { name: 'job', plugin: { progress: { steps: 1 } } }, 'wf2-new': { name: 'job2', plugin: { progress: { steps: 1 } } } });
+    await createTaskSet('wf2', {
+      'wf2-done': { name: 'job', plugin: { progress: { steps: 1 } } },
+      'wf2-new': { name: 'job2', plugin: { progress: { steps: 1 } } },
+    });
     await kube.mergePatch(
       TASK_SETS,
       ns,

@@ -30,7 +30,12 @@ function makeCheckout(dest: string): void {
   const t0 = Date.now();
   let files: string[];
   try {
-    files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: REPO_ROOT, encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'pipe'] })
+    files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
       .split('\0')
       .filter(Boolean);
   } catch {
@@ -49,7 +54,8 @@ function makeCheckout(dest: string): void {
     cpSync(src, join(dest, f), { preserveTimestamps: true });
     copied++;
   }
-  if (!existsSync(join(REPO_ROOT, 'dist', 'cli', 'main.js'))) throw new Error(`${REPO_ROOT}/dist is missing: run "make build" first (kt and make test do)`);
+  if (!existsSync(join(REPO_ROOT, 'dist', 'cli', 'main.js')))
+    throw new Error(`${REPO_ROOT}/dist is missing: run "make build" first (kt and make test do)`);
   cpSync(join(REPO_ROOT, 'dist'), join(dest, 'dist'), { recursive: true, preserveTimestamps: true });
   let how = 'hard links';
   try {

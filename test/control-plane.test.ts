@@ -5,7 +5,14 @@
  */
 import { ApiException, CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminKubeConfig, createTestNamespace, deleteTestNamespace, kubeConfigForToken, kubeConfigForUser, serviceAccountToken } from './support/cluster.js';
+import {
+  adminKubeConfig,
+  createTestNamespace,
+  deleteTestNamespace,
+  kubeConfigForToken,
+  kubeConfigForUser,
+  serviceAccountToken,
+} from './support/cluster.js';
 
 async function eventually<T>(fn: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -42,17 +49,28 @@ describe('test control plane', () => {
     const owner = await core().createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'owner' } } });
     await core().createNamespacedConfigMap({
       namespace: ns,
-      body: { metadata: { name: 'child', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata!.uid! }] } },
+      body: {
+        metadata: { name: 'child', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata!.uid! }] },
+      },
     });
     await core().deleteNamespacedConfigMap({ name: 'owner', namespace: ns });
     const gone = await eventually(async () =>
-      core().readNamespacedConfigMap({ name: 'child', namespace: ns }).then(() => undefined, (e: unknown) => status(e)),
+      core()
+        .readNamespacedConfigMap({ name: 'child', namespace: ns })
+        .then(
+          () => undefined,
+          (e: unknown) => status(e),
+        ),
     );
     expect(gone).toBe(404);
   });
 
   it('creates default service accounts and issues tokens the API server accepts', async () => {
-    await eventually(async () => core().readNamespacedServiceAccount({ name: 'default', namespace: ns }).catch(() => undefined));
+    await eventually(async () =>
+      core()
+        .readNamespacedServiceAccount({ name: 'default', namespace: ns })
+        .catch(() => undefined),
+    );
     const token = await serviceAccountToken(ns, 'default');
     const asSa = kubeConfigForToken(token).makeApiClient(CoreV1Api);
     // Authenticated (not 401) but without rights (403): the token is valid.
@@ -63,7 +81,14 @@ describe('test control plane', () => {
     const doomed = await createTestNamespace('doomed');
     await core().createNamespacedConfigMap({ namespace: doomed, body: { metadata: { name: 'x' } } });
     await core().deleteNamespace({ name: doomed });
-    const gone = await eventually(async () => core().readNamespace({ name: doomed }).then(() => undefined, (e: unknown) => status(e)));
+    const gone = await eventually(async () =>
+      core()
+        .readNamespace({ name: doomed })
+        .then(
+          () => undefined,
+          (e: unknown) => status(e),
+        ),
+    );
     expect(gone).toBe(404);
   });
 });

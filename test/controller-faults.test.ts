@@ -55,14 +55,19 @@ function recordPods(client: KubeClient, namespace: string): { uids: Map<string, 
   const loop = (async () => {
     while (!abort.signal.aborted) {
       await client
-        .watch(PODS, { namespace, resourceVersion: rv || '0', allowWatchBookmarks: true }, (e) => {
-          const meta = (e.object as { metadata?: { name?: string; uid?: string; resourceVersion?: string } }).metadata;
-          if (meta?.resourceVersion) rv = meta.resourceVersion;
-          if (e.type !== 'ADDED' || !meta?.name || !meta.uid) return;
-          let set = uids.get(meta.name);
-          if (!set) uids.set(meta.name, (set = new Set()));
-          set.add(meta.uid);
-        }, abort.signal)
+        .watch(
+          PODS,
+          { namespace, resourceVersion: rv || '0', allowWatchBookmarks: true },
+          (e) => {
+            const meta = (e.object as { metadata?: { name?: string; uid?: string; resourceVersion?: string } }).metadata;
+            if (meta?.resourceVersion) rv = meta.resourceVersion;
+            if (e.type !== 'ADDED' || !meta?.name || !meta.uid) return;
+            let set = uids.get(meta.name);
+            if (!set) uids.set(meta.name, (set = new Set()));
+            set.add(meta.uid);
+          },
+          abort.signal,
+        )
         .catch(() => new Promise((r) => setTimeout(r, 200)));
     }
   })();
@@ -90,7 +95,13 @@ describe('controller fault tolerance (own control plane)', () => {
     client = await KubeClient.fromKubeConfig(kc);
     await client.create(NAMESPACES, undefined, { metadata: { name: ns } });
     await eventually(() => client.get(SERVICE_ACCOUNTS, ns, 'default'), 'the default service account');
-    runner = new PodRunner({ kubeConfig: kc, dir: mkdtempSync(join(tmpdir(), 'plugflow-faults-runner-')), nodeName: 'faults-node', namespace: ns, log: createLogger('runner', 'warn') });
+    runner = new PodRunner({
+      kubeConfig: kc,
+      dir: mkdtempSync(join(tmpdir(), 'plugflow-faults-runner-')),
+      nodeName: 'faults-node',
+      namespace: ns,
+      log: createLogger('runner', 'warn'),
+    });
     await runner.start();
   }, 300_000);
 
@@ -108,7 +119,19 @@ describe('controller fault tolerance (own control plane)', () => {
     // The first controller is a real process, so it can really be killed.
     const first: ChildProcess = spawn(
       process.execPath,
-      ['--import', 'tsx', join(REPO, 'src/cli/main.ts'), 'controller', '--kubeconfig', plane.kubeconfigPath, '--namespace', ns, '--metrics-port', '0', '--no-events'],
+      [
+        '--import',
+        'tsx',
+        join(REPO, 'src/cli/main.ts'),
+        'controller',
+        '--kubeconfig',
+        plane.kubeconfigPath,
+        '--namespace',
+        ns,
+        '--metrics-port',
+        '0',
+        '--no-events',
+      ],
       { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, PLUGFLOW_LOG_LEVEL: 'warn' } },
     );
     let firstErr = '';
@@ -122,7 +145,10 @@ describe('controller fault tolerance (own control plane)', () => {
       if (first.exitCode === null && first.signalCode === null) first.kill('SIGKILL');
     }
     const unfinished = await Promise.all(names.map((n) => client.get<Workflow>(WORKFLOWS, ns, n)));
-    expect(unfinished.some((wf) => wf.status?.phase === 'Running'), firstErr).toBe(true);
+    expect(
+      unfinished.some((wf) => wf.status?.phase === 'Running'),
+      firstErr,
+    ).toBe(true);
 
     const { log } = captureLogger();
     const second = await startController({ kubeConfig: kc, namespace: ns, recordEvents: false, processMetrics: false, log });
@@ -161,7 +187,15 @@ describe('controller fault tolerance (own control plane)', () => {
 
   it('fails /readyz while the API server is silent, naming the stale caches, and recovers', async () => {
     const { log } = captureLogger();
-    const controller = await startController({ kubeConfig: kc, namespace: ns, metricsPort: 0, watchdogMs: 1_500, recordEvents: false, processMetrics: false, log });
+    const controller = await startController({
+      kubeConfig: kc,
+      namespace: ns,
+      metricsPort: 0,
+      watchdogMs: 1_500,
+      recordEvents: false,
+      processMetrics: false,
+      log,
+    });
     const readyz = () => fetch(`http://127.0.0.1:${controller.metricsPort}/readyz`);
     try {
       await eventually(async () => (await readyz()).status === 200, 'ready');
@@ -169,7 +203,11 @@ describe('controller fault tolerance (own control plane)', () => {
       process.kill(pid, 'SIGSTOP');
       try {
         // Each informer's watchdog notices the silence on its own schedule: wait for the one we check.
-        await eventually(() => controller.readinessProblems().some((p) => p.includes('informer workflows is stale')), 'stale workflow cache reported', 20_000);
+        await eventually(
+          () => controller.readinessProblems().some((p) => p.includes('informer workflows is stale')),
+          'stale workflow cache reported',
+          20_000,
+        );
         const res = await readyz();
         expect(res.status).toBe(503);
         expect(await res.text()).toMatch(/informer workflows is stale/);

@@ -38,7 +38,12 @@ export function captureLogger(component = 'controller'): { log: Logger; lines: L
   return { log, lines };
 }
 
-export async function eventually<T>(fn: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 60_000, everyMs = 100): Promise<T> {
+export async function eventually<T>(
+  fn: () => Promise<T | undefined> | T | undefined,
+  what: string,
+  timeoutMs = 60_000,
+  everyMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -48,7 +53,10 @@ export async function eventually<T>(fn: () => Promise<T | undefined> | T | undef
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000}s waiting for: ${what}${last ? ` (last error: ${(last as Error).message})` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs / 1000}s waiting for: ${what}${last ? ` (last error: ${(last as Error).message})` : ''}`,
+      );
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }

@@ -44,7 +44,14 @@ describe('informer (own control plane)', () => {
   });
 
   function newInformer(extra: Partial<ConstructorParameters<typeof Informer<ConfigMap>>[0]> = {}): Informer<ConfigMap> {
-    const inf = new Informer<ConfigMap>({ client, type: CONFIGMAPS, namespace: ns, labelSelector: 'app', backoff: { initialMs: 100, maxMs: 1000 }, ...extra });
+    const inf = new Informer<ConfigMap>({
+      client,
+      type: CONFIGMAPS,
+      namespace: ns,
+      labelSelector: 'app',
+      backoff: { initialMs: 100, maxMs: 1000 },
+      ...extra,
+    });
     informers.push(inf);
     return inf;
   }

@@ -14,7 +14,8 @@ import { adminKubeConfig, createTestNamespace, deleteTestNamespace } from './sup
 const fast = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 200 };
 
 /** A workflow the controller finishes without any pod: its entrypoint does not exist. */
-const broken = (name: string) => workflow(name, { entrypoint: 'missing', templates: [{ name: 'main', container: { image: 'x', command: ['true'] } }] });
+const broken = (name: string) =>
+  workflow(name, { entrypoint: 'missing', templates: [{ name: 'main', container: { image: 'x', command: ['true'] } }] });
 
 describe('leader election', () => {
   let client: KubeClient;
@@ -63,7 +64,17 @@ describe('leader election', () => {
   });
 
   it('runs only the leading controller; the follower takes over when the leader stops', async () => {
-    const common = { kubeConfig: adminKubeConfig(), namespace: ns, installNamespace: ns, leaderElect: true, leaseName: 'ctl', ...fast, recordEvents: false, processMetrics: false, log };
+    const common = {
+      kubeConfig: adminKubeConfig(),
+      namespace: ns,
+      installNamespace: ns,
+      leaderElect: true,
+      leaseName: 'ctl',
+      ...fast,
+      recordEvents: false,
+      processMetrics: false,
+      log,
+    };
     const first = await startController({ ...common, identity: 'first' });
     await client.create(WORKFLOWS, ns, broken('wf-1'));
     expect((await waitForCompletion(client, ns, 'wf-1', 30_000)).status?.phase).toBe('Failed');

@@ -54,7 +54,9 @@ function pluginWorkflow(name: string): Workflow {
 }
 
 const pluginLines = (lines: LogLine[], namespace: string) =>
-  lines.filter((l) => /^Executor plugin (added|updated|removed)$/.test(String(l.message)) && l.namespace === namespace).map((l) => `${l.message} ${l.namespace}/${l.name}`);
+  lines
+    .filter((l) => /^Executor plugin (added|updated|removed)$/.test(String(l.message)) && l.namespace === namespace)
+    .map((l) => `${l.message} ${l.namespace}/${l.name}`);
 
 describe('controller: executor plugins', () => {
   let client: KubeClient;
@@ -78,7 +80,9 @@ describe('controller: executor plugins', () => {
     install = await createTestNamespace('ctl-plugins-install');
     work = await createTestNamespace('ctl-plugins-work');
     // The agent runs under its own account, which the namespace's admin creates (README "Pod security").
-    await adminKubeConfig().makeApiClient(CoreV1Api).createNamespacedServiceAccount({ namespace: work, body: { metadata: { name: AGENT_SERVICE_ACCOUNT } } });
+    await adminKubeConfig()
+      .makeApiClient(CoreV1Api)
+      .createNamespacedServiceAccount({ namespace: work, body: { metadata: { name: AGENT_SERVICE_ACCOUNT } } });
     controller = await start();
   });
 
@@ -130,16 +134,35 @@ describe('controller: executor plugins', () => {
     expect(task.plugin).toEqual({ hello: { name: 'Ada' } });
     expect(ts.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'Workflow', name: 'greeter', controller: true });
 
-    const agent = await eventually(() => client.get<{ spec: { containers: { name: string; ports?: { containerPort: number }[] }[] } }>(PODS, work, 'greeter-agent'), 'agent pod');
+    const agent = await eventually(
+      () => client.get<{ spec: { containers: { name: string; ports?: { containerPort: number }[] }[] } }>(PODS, work, 'greeter-agent'),
+      'agent pod',
+    );
     const sidecar = agent.spec.containers.find((c) => c.name === 'hello');
     expect(sidecar?.ports?.[0]?.containerPort).toBe(4455); // the workflow namespace's plugin won
     // Bind it to a node without a kubelet: a bound pod's deletion is graceful and stays visible.
     await adminKubeConfig()
       .makeApiClient(CoreV1Api)
-      .createNamespacedPodBinding({ name: 'greeter-agent', namespace: work, body: { metadata: { name: 'greeter-agent' }, target: { apiVersion: 'v1', kind: 'Node', name: 'no-kubelet' } } });
+      .createNamespacedPodBinding({
+        name: 'greeter-agent',
+        namespace: work,
+        body: { metadata: { name: 'greeter-agent' }, target: { apiVersion: 'v1', kind: 'Node', name: 'no-kubelet' } },
+      });
 
     // The agent reports the result.
-    await client.mergePatch(WORKFLOW_TASK_SETS, work, 'greeter', { status: { nodes: { [nodeId]: { phase: 'Succeeded', message: 'Hello, Ada!', outputs: { parameters: [{ name: 'greeting', value: 'Hello, Ada!' }] } } } } }, 'status');
+    await client.mergePatch(
+      WORKFLOW_TASK_SETS,
+      work,
+      'greeter',
+      {
+        status: {
+          nodes: {
+            [nodeId]: { phase: 'Succeeded', message: 'Hello, Ada!', outputs: { parameters: [{ name: 'greeting', value: 'Hello, Ada!' }] } },
+          },
+        },
+      },
+      'status',
+    );
     const done = await waitForCompletion(client, work, 'greeter');
     expect(done.status?.phase).toBe('Succeeded');
     expect(done.status?.nodes?.[nodeId]?.outputs?.parameters).toEqual([{ name: 'greeting', value: 'Hello, Ada!' }]);
@@ -150,7 +173,11 @@ describe('controller: executor plugins', () => {
     // No kubelet finalizes the deletion, so the pod stays visible, marked for deletion with the
     // short grace period (plugin servers must not hold it for 30 s).
     const deleting = await eventually(async () => {
-      const p = await client.get<{ metadata: { deletionTimestamp?: string; deletionGracePeriodSeconds?: number } }>(PODS, work, 'greeter-agent');
+      const p = await client.get<{ metadata: { deletionTimestamp?: string; deletionGracePeriodSeconds?: number } }>(
+        PODS,
+        work,
+        'greeter-agent',
+      );
       return p.metadata.deletionTimestamp ? p : undefined;
     }, 'the agent pod deleted');
     expect(deleting.metadata.deletionGracePeriodSeconds).toBe(AGENT_DELETE_GRACE_SECONDS);
@@ -167,7 +194,16 @@ describe('controller: executor plugins', () => {
       {
         status: {
           phase: 'Failed',
-          containerStatuses: [{ name: 'main', image: 'x', imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode, reason: 'Error', message, startedAt: now, finishedAt: now } } }],
+          containerStatuses: [
+            {
+              name: 'main',
+              image: 'x',
+              imageID: '',
+              ready: false,
+              restartCount: 0,
+              state: { terminated: { exitCode, reason: 'Error', message, startedAt: now, finishedAt: now } },
+            },
+          ],
         },
       },
       'status',
@@ -194,7 +230,10 @@ describe('controller: executor plugins', () => {
     await client.create(WORKFLOWS, work, pluginWorkflow('agent-dies'));
     const nodeId = await taskOf('agent-dies');
     await client.mergePatch(WORKFLOW_TASK_SETS, work, 'agent-dies', { status: { nodes: { [nodeId]: { phase: 'Running' } } } }, 'status');
-    await eventually(async () => (await client.get<Workflow>(WORKFLOWS, work, 'agent-dies')).status?.nodes?.[nodeId]?.phase === 'Running', 'node Running');
+    await eventually(
+      async () => (await client.get<Workflow>(WORKFLOWS, work, 'agent-dies')).status?.nodes?.[nodeId]?.phase === 'Running',
+      'node Running',
+    );
     await failAgentPod('agent-dies-agent', 'cannot reach the API server');
     const done = await waitForCompletion(client, work, 'agent-dies');
     expect(done.status?.phase).toBe('Error');
@@ -209,10 +248,18 @@ describe('controller: executor plugins', () => {
     const nodeId = await taskOf('agent-replaced');
     const first = await failAgentPod('agent-replaced-agent', 'listen EADDRINUSE 0.0.0.0:9766', 1);
     await replacement('agent-replaced-agent', first);
-    expect(lines.some((l) => String(l.message).startsWith('agent pod failed; replacing it') && String(l.reason).includes('EADDRINUSE'))).toBe(true);
+    expect(
+      lines.some((l) => String(l.message).startsWith('agent pod failed; replacing it') && String(l.reason).includes('EADDRINUSE')),
+    ).toBe(true);
     expect((await client.get<Workflow>(WORKFLOWS, work, 'agent-replaced')).status?.nodes?.[nodeId]?.phase).toBe('Pending');
     // The new agent reports the result.
-    await client.mergePatch(WORKFLOW_TASK_SETS, work, 'agent-replaced', { status: { nodes: { [nodeId]: { phase: 'Succeeded', outputs: { parameters: [{ name: 'greeting', value: 'hi' }] } } } } }, 'status');
+    await client.mergePatch(
+      WORKFLOW_TASK_SETS,
+      work,
+      'agent-replaced',
+      { status: { nodes: { [nodeId]: { phase: 'Succeeded', outputs: { parameters: [{ name: 'greeting', value: 'hi' }] } } } } },
+      'status',
+    );
     const done = await waitForCompletion(client, work, 'agent-replaced');
     expect(done.status?.phase).toBe('Succeeded');
   });
@@ -242,7 +289,10 @@ describe('controller: executor plugins', () => {
       await replacement(name, uid);
       uid = await failAgentPod(name, 'plugin config broken', 2);
     }
-    await eventually(async () => (await client.get<Workflow>(WORKFLOWS, work, 'agent-restart')).status?.agent?.replacements === before + 1, 'the count in the status');
+    await eventually(
+      async () => (await client.get<Workflow>(WORKFLOWS, work, 'agent-restart')).status?.agent?.replacements === before + 1,
+      'the count in the status',
+    );
     await controller.stop();
     controller = await start();
     for (let failedPods = before + 1; failedPods <= MAX_AGENT_REPLACEMENTS; failedPods++) {
@@ -283,12 +333,15 @@ describe('controller: executor plugins', () => {
         () => lines.find((l) => l.message === 'Executor plugin left out of agent pods' && l.namespace === other),
         'left-out line',
       );
-      expect(leftOut).toMatchObject({ level: 'warn', name: 'bare', configMap: `${other}/bare`, keptInstead: `${other}/bare-executor-plugin` });
+      expect(leftOut).toMatchObject({
+        level: 'warn',
+        name: 'bare',
+        configMap: `${other}/bare`,
+        keptInstead: `${other}/bare-executor-plugin`,
+      });
       expect(String(leftOut.reason)).toContain(`it defines plugin bare, as ConfigMap ${other}/bare-executor-plugin does`);
       const own = controller.caches.plugins!.pluginsFor(other).filter((p) => p.namespace === other);
-      expect(own.map((p) => `${p.configMapName}:${p.container.ports![0]!.containerPort}`)).toEqual([
-        'bare-executor-plugin:4502',
-      ]);
+      expect(own.map((p) => `${p.configMapName}:${p.container.ports![0]!.containerPort}`)).toEqual(['bare-executor-plugin:4502']);
     } finally {
       await deleteTestNamespace(other);
     }
@@ -300,7 +353,14 @@ describe('controller: executor plugins gate off', () => {
     const client = await KubeClient.fromKubeConfig(adminKubeConfig());
     const ns = await createTestNamespace('ctl-plugins-off');
     const { log } = captureLogger();
-    const controller = await startController({ kubeConfig: adminKubeConfig(), namespace: ns, pluginsEnabled: false, recordEvents: false, processMetrics: false, log });
+    const controller = await startController({
+      kubeConfig: adminKubeConfig(),
+      namespace: ns,
+      pluginsEnabled: false,
+      recordEvents: false,
+      processMetrics: false,
+      log,
+    });
     try {
       expect(controller.caches.informers().map((i) => i.name)).not.toContain('plugin-configmaps');
       await client.create(WORKFLOWS, ns, pluginWorkflow('gated'));
@@ -316,4 +376,3 @@ describe('controller: executor plugins gate off', () => {
     }
   });
 });
-

@@ -40,7 +40,13 @@ describe('controller under its own RBAC', () => {
     await eventually(() => core.readNamespacedServiceAccount({ name: 'default', namespace: ns }), 'the default service account');
     // What a namespace running plugin steps has (README "Pod security"): the agent's own account.
     await core.createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name: AGENT_SERVICE_ACCOUNT } } });
-    runner = new PodRunner({ kubeConfig: admin, dir: mkdtempSync(join(tmpdir(), 'plugflow-rbac-runner-')), nodeName: `runner-${ns}`, namespace: ns, log: createLogger('runner', 'warn') });
+    runner = new PodRunner({
+      kubeConfig: admin,
+      dir: mkdtempSync(join(tmpdir(), 'plugflow-rbac-runner-')),
+      nodeName: `runner-${ns}`,
+      namespace: ns,
+      log: createLogger('runner', 'warn'),
+    });
     await runner.start();
     const token = await eventually(() => serviceAccountToken('plugflow', 'plugflow-controller'), 'a controller token');
     controller = await startController({
@@ -58,7 +64,10 @@ describe('controller under its own RBAC', () => {
   afterAll(async () => {
     await controller?.stop();
     await runner?.stop(1);
-    await adminKubeConfig().makeApiClient(CoreV1Api).deleteNode({ name: `runner-${ns}` }).catch(() => {});
+    await adminKubeConfig()
+      .makeApiClient(CoreV1Api)
+      .deleteNode({ name: `runner-${ns}` })
+      .catch(() => {});
     await client?.close();
     await deleteTestNamespace(ns);
   });
@@ -87,7 +96,11 @@ describe('controller under its own RBAC', () => {
     await client.create(WORKFLOWS, ns, oneStep('rbac-one'));
     expect((await waitForCompletion(client, ns, 'rbac-one')).status?.phase).toBe('Succeeded');
 
-    await client.create(WORKFLOWS, ns, workflow('rbac-plugin', { entrypoint: 'p', templates: [{ name: 'p', plugin: { hello: {} } }] } as Workflow['spec']));
+    await client.create(
+      WORKFLOWS,
+      ns,
+      workflow('rbac-plugin', { entrypoint: 'p', templates: [{ name: 'p', plugin: { hello: {} } }] } as Workflow['spec']),
+    );
     await eventually(() => client.get(WORKFLOW_TASK_SETS, ns, 'rbac-plugin'), 'the TaskSet');
     await eventually(() => client.get(PODS, ns, 'rbac-plugin-agent'), 'the agent pod');
 

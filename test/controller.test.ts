@@ -40,9 +40,19 @@ function stepsWorkflow(name: string): Workflow {
       {
         name: 'main',
         steps: [
-          [{ name: 'produce', template: 'produce', arguments: { parameters: [{ name: 'word', value: '{{workflow.parameters.greeting}}' }] } }],
           [
-            { name: 'consume', template: 'consume', arguments: { parameters: [{ name: 'text', value: '{{steps.produce.outputs.parameters.out}}' }] } },
+            {
+              name: 'produce',
+              template: 'produce',
+              arguments: { parameters: [{ name: 'word', value: '{{workflow.parameters.greeting}}' }] },
+            },
+          ],
+          [
+            {
+              name: 'consume',
+              template: 'consume',
+              arguments: { parameters: [{ name: 'text', value: '{{steps.produce.outputs.parameters.out}}' }] },
+            },
             { name: 'also', template: 'consume', arguments: { parameters: [{ name: 'text', value: '{{steps.produce.outputs.result}}' }] } },
           ],
         ],
@@ -51,25 +61,43 @@ function stepsWorkflow(name: string): Workflow {
         name: 'produce',
         inputs: { parameters: [{ name: 'word' }] },
         outputs: { parameters: [{ name: 'out', valueFrom: { path: '/tmp/out.txt' } }] },
-        script: { image: 'alpine:3', command: ['sh'], source: 'printf "%s world" "{{inputs.parameters.word}}" > /tmp/out.txt\necho from-stdout' },
+        script: {
+          image: 'alpine:3',
+          command: ['sh'],
+          source: 'printf "%s world" "{{inputs.parameters.word}}" > /tmp/out.txt\necho from-stdout',
+        },
       },
-      { name: 'consume', inputs: { parameters: [{ name: 'text' }] }, container: { image: 'alpine:3', command: ['echo', 'got {{inputs.parameters.text}}'] } },
+      {
+        name: 'consume',
+        inputs: { parameters: [{ name: 'text' }] },
+        container: { image: 'alpine:3', command: ['echo', 'got {{inputs.parameters.text}}'] },
+      },
     ],
   } as Workflow['spec']);
 }
 
 function dagWorkflow(name: string): Workflow {
-  const echo = (n: string, depends?: string) => ({ name: n, template: 'echo', ...(depends ? { depends } : {}), arguments: { parameters: [{ name: 'm', value: n }] } });
+  const echo = (n: string, depends?: string) => ({
+    name: n,
+    template: 'echo',
+    ...(depends ? { depends } : {}),
+    arguments: { parameters: [{ name: 'm', value: n }] },
+  });
   return workflow(name, {
     entrypoint: 'diamond',
     templates: [
       { name: 'diamond', dag: { tasks: [echo('A'), echo('B', 'A'), echo('C', 'A'), echo('D', 'B && C')] } },
-      { name: 'echo', inputs: { parameters: [{ name: 'm' }] }, container: { image: 'alpine:3', command: ['echo', '{{inputs.parameters.m}}'] } },
+      {
+        name: 'echo',
+        inputs: { parameters: [{ name: 'm' }] },
+        container: { image: 'alpine:3', command: ['echo', '{{inputs.parameters.m}}'] },
+      },
     ],
   } as Workflow['spec']);
 }
 
-const byDisplayName = (wf: Workflow, name: string): NodeStatus | undefined => Object.values(wf.status?.nodes ?? {}).find((n) => n.displayName === name);
+const byDisplayName = (wf: Workflow, name: string): NodeStatus | undefined =>
+  Object.values(wf.status?.nodes ?? {}).find((n) => n.displayName === name);
 
 beforeAll(async () => {
   ns = await createTestNamespace('ctl');
@@ -100,7 +128,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await controller?.stop();
   await runner?.stop(1);
-  await adminKubeConfig().makeApiClient(CoreV1Api).deleteNode({ name: `runner-${ns}` }).catch(() => {});
+  await adminKubeConfig()
+    .makeApiClient(CoreV1Api)
+    .deleteNode({ name: `runner-${ns}` })
+    .catch(() => {});
   await client?.close();
   await deleteTestNamespace(ns);
 });
@@ -137,7 +168,10 @@ describe('controller', () => {
     }, 'completion labels');
     const events = await eventually(async () => {
       const list = await client.list<{ reason: string; involvedObject: { name: string } }>(EVENTS, { namespace: ns });
-      const mine = list.items.filter((e) => e.involvedObject.name === 'one').map((e) => e.reason).sort();
+      const mine = list.items
+        .filter((e) => e.involvedObject.name === 'one')
+        .map((e) => e.reason)
+        .sort();
       return mine.length === 2 ? mine : undefined;
     }, 'start and finish events');
     expect(events).toEqual(['WorkflowRunning', 'WorkflowSucceeded']);
@@ -181,20 +215,38 @@ describe('controller', () => {
 
   it('decides at once on workflows the engine cannot run: recursion, a list as a parameter value, an engine that throws', async () => {
     await client.create(WORKFLOWS, ns, workflow('thrower', oneStep('x').spec, { [ENGINE_THROWS]: 'true' }));
-    await client.create(WORKFLOWS, ns, workflow('recursive', { entrypoint: 'loop', templates: [{ name: 'loop', steps: [[{ name: 'again', template: 'loop' }]] }] }));
+    await client.create(
+      WORKFLOWS,
+      ns,
+      workflow('recursive', { entrypoint: 'loop', templates: [{ name: 'loop', steps: [[{ name: 'again', template: 'loop' }]] }] }),
+    );
     const listValue = workflow('list-value', {
       entrypoint: 'main',
       templates: [
-        { name: 'main', steps: [[{ name: 'a', template: 'say', arguments: { parameters: [{ name: 'm', value: 'a' }] } }], [{ name: 'b', template: 'say', arguments: { parameters: [{ name: 'm', value: ['x'] as never }] } }]] },
-        { name: 'say', inputs: { parameters: [{ name: 'm' }] }, container: { image: 'alpine:3', command: ['echo', '{{inputs.parameters.m}}'] } },
+        {
+          name: 'main',
+          steps: [
+            [{ name: 'a', template: 'say', arguments: { parameters: [{ name: 'm', value: 'a' }] } }],
+            [{ name: 'b', template: 'say', arguments: { parameters: [{ name: 'm', value: ['x'] as never }] } }],
+          ],
+        },
+        {
+          name: 'say',
+          inputs: { parameters: [{ name: 'm' }] },
+          container: { image: 'alpine:3', command: ['echo', '{{inputs.parameters.m}}'] },
+        },
       ],
     } as Workflow['spec']);
     await client.create(WORKFLOWS, ns, listValue);
 
     const thrown = await waitForCompletion(client, ns, 'thrower', 30_000);
     expect(thrown.status?.phase).toBe('Error');
-    expect(thrown.status?.message).toMatch(/^internal error: the workflow engine failed on this workflow \(TypeError: injected engine failure\)/);
-    expect(lines.some((l) => l.message === 'the workflow engine failed on this workflow; ending it in Error' && l.workflow === `${ns}/thrower`)).toBe(true);
+    expect(thrown.status?.message).toMatch(
+      /^internal error: the workflow engine failed on this workflow \(TypeError: injected engine failure\)/,
+    );
+    expect(
+      lines.some((l) => l.message === 'the workflow engine failed on this workflow; ending it in Error' && l.workflow === `${ns}/thrower`),
+    ).toBe(true);
 
     const recursive = await waitForCompletion(client, ns, 'recursive', 30_000);
     expect(recursive.status?.phase).toBe('Failed');
@@ -202,7 +254,9 @@ describe('controller', () => {
 
     const list = await waitForCompletion(client, ns, 'list-value', 30_000);
     expect(list.status?.phase).toBe('Failed');
-    expect(list.status?.message).toBe('invalid spec: spec.templates[main].steps[1][b].arguments.parameters[m].value must be a string, number or boolean, got a list');
+    expect(list.status?.message).toBe(
+      'invalid spec: spec.templates[main].steps[1][b].arguments.parameters[m].value must be a string, number or boolean, got a list',
+    );
   });
 
   it('never loses or reverts a node result while another writer keeps bumping the resourceVersion', async () => {
@@ -211,9 +265,14 @@ describe('controller', () => {
     const versions: Workflow[] = [];
     // Record every version of the workflow from the first.
     const stopWatch = new AbortController();
-    const watching = client.watch(WORKFLOWS, { namespace: ns, fieldSelector: `metadata.name=${name}` }, (e) => {
-      if (e.type === 'ADDED' || e.type === 'MODIFIED') versions.push(e.object as unknown as Workflow);
-    }, stopWatch.signal);
+    const watching = client.watch(
+      WORKFLOWS,
+      { namespace: ns, fieldSelector: `metadata.name=${name}` },
+      (e) => {
+        if (e.type === 'ADDED' || e.type === 'MODIFIED') versions.push(e.object as unknown as Workflow);
+      },
+      stopWatch.signal,
+    );
     await client.create(WORKFLOWS, ns, stepsWorkflow(name));
     // The other writer: annotation patches as fast as the API server takes them.
     let bumps = 0;
@@ -239,8 +298,10 @@ describe('controller', () => {
     // Once a node is final in some version, every later version shows it identical.
     const finalSeen = new Map<string, NodeStatus>();
     for (const v of versions) {
-      for (const [id, seen] of finalSeen) expect(v.status?.nodes?.[id], `node ${id} in version ${v.metadata.resourceVersion}`).toEqual(seen);
-      for (const [id, n] of Object.entries(v.status?.nodes ?? {})) if (FINAL_NODE_PHASES.includes(n.phase) && !finalSeen.has(id)) finalSeen.set(id, n);
+      for (const [id, seen] of finalSeen)
+        expect(v.status?.nodes?.[id], `node ${id} in version ${v.metadata.resourceVersion}`).toEqual(seen);
+      for (const [id, n] of Object.entries(v.status?.nodes ?? {}))
+        if (FINAL_NODE_PHASES.includes(n.phase) && !finalSeen.has(id)) finalSeen.set(id, n);
     }
     expect(finalSeen.size).toBe(Object.keys(done.status!.nodes!).length);
   });

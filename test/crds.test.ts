@@ -59,7 +59,10 @@ async function waitEstablished(custom: CustomObjectsApi, name: string): Promise<
 }
 
 /** GET as a server-side Table, the form `kubectl get` prints. */
-async function getTable(kc: KubeConfig, path: string): Promise<{ columnDefinitions: Array<{ name: string }>; rows: Array<{ cells: unknown[] }> }> {
+async function getTable(
+  kc: KubeConfig,
+  path: string,
+): Promise<{ columnDefinitions: Array<{ name: string }>; rows: Array<{ cells: unknown[] }> }> {
   const server = new URL(kc.getCurrentCluster()!.server);
   const opts: RequestOptions = {
     hostname: server.hostname,
@@ -106,7 +109,11 @@ describe('plugflow CRDs on a real API server', () => {
 
   it('accepts every CRD in crds/, establishes it and stores its schema unchanged', async () => {
     const crds = loadCrds() as Doc[];
-    expect(crds.map((c) => c.metadata.name).sort()).toEqual(crdDefinitions().map((c) => c.metadata.name).sort());
+    expect(crds.map((c) => c.metadata.name).sort()).toEqual(
+      crdDefinitions()
+        .map((c) => c.metadata.name)
+        .sort(),
+    );
     // Idempotent: the global setup applied them already; applying again must be accepted.
     for (const crd of crds) await applyCrd(custom, crd);
     for (const crd of crds) {
@@ -156,7 +163,12 @@ describe('plugflow CRDs on a real API server', () => {
 
     const clusterName = `${ns}-library`;
     const clusterTemplate = json({ ...workflowWithEveryTemplateKind(clusterName), kind: 'ClusterWorkflowTemplate' });
-    await custom.createClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL.clusterWorkflowTemplate, body: clusterTemplate });
+    await custom.createClusterCustomObject({
+      group: GROUP,
+      version: VERSION,
+      plural: PLURAL.clusterWorkflowTemplate,
+      body: clusterTemplate,
+    });
     clusterObjects.push(clusterName);
     const gotCluster = (await custom.getClusterCustomObject({
       group: GROUP,
@@ -218,7 +230,11 @@ describe('plugflow CRDs on a real API server', () => {
     };
 
     it.each<[string, (wf: Doc) => void, string[]]>([
-      ['a plugin section with two keys', (wf) => (wf.spec.templates[7].plugin = { a: {}, b: {} }), ['spec.templates[7].plugin', 'at most 1']],
+      [
+        'a plugin section with two keys',
+        (wf) => (wf.spec.templates[7].plugin = { a: {}, b: {} }),
+        ['spec.templates[7].plugin', 'at most 1'],
+      ],
       ['an empty plugin section', (wf) => (wf.spec.templates[7].plugin = {}), ['spec.templates[7].plugin', 'at least 1']],
       ['a template without a name', (wf) => delete wf.spec.templates[4].name, ['spec.templates[4].name', 'Required value']],
       ['a template name with an underscore', (wf) => (wf.spec.templates[4].name = 'my_step'), ['spec.templates[4].name', 'should match']],
@@ -228,7 +244,11 @@ describe('plugflow CRDs on a real API server', () => {
         (wf) => (wf.spec.templates[1].retryStrategy.retryPolicy = 'Sometimes'),
         ['spec.templates[1].retryStrategy.retryPolicy', 'Unsupported value: "Sometimes"'],
       ],
-      ['a bad resource action', (wf) => (wf.spec.templates[5].resource.action = 'upsert'), ['spec.templates[5].resource.action', 'Unsupported value']],
+      [
+        'a bad resource action',
+        (wf) => (wf.spec.templates[5].resource.action = 'upsert'),
+        ['spec.templates[5].resource.action', 'Unsupported value'],
+      ],
       [
         'a template with two kinds',
         (wf) => (wf.spec.templates[2].container = { image: 'busybox' }),
@@ -236,7 +256,11 @@ describe('plugflow CRDs on a real API server', () => {
       ],
       ['a template with no kind', (wf) => delete wf.spec.templates[4].suspend, ['spec.templates[4]', 'must have exactly one of']],
       ['an entrypoint that is a list', (wf) => (wf.spec.entrypoint = ['main']), ['spec.entrypoint', 'string']],
-      ['a DAG task without a name', (wf) => delete wf.spec.templates[0].dag.tasks[3].name, ['spec.templates[0].dag.tasks[3].name', 'Required value']],
+      [
+        'a DAG task without a name',
+        (wf) => delete wf.spec.templates[0].dag.tasks[3].name,
+        ['spec.templates[0].dag.tasks[3].name', 'Required value'],
+      ],
       ['a fractional retry limit', (wf) => (wf.spec.templates[1].retryStrategy.limit = 1.5), ['spec.templates[1].retryStrategy.limit']],
       ['an http template without a url', (wf) => delete wf.spec.templates[6].http.url, ['spec.templates[6].http.url', 'Required value']],
     ])('%s', async (_what, edit, expected) => {

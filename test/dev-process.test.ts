@@ -73,7 +73,13 @@ describe('plugflow dev processes', () => {
     dev.kill('SIGKILL');
     const took = await until(() => !record!.children.some(stillRunning), 5000);
     console.log(`[dev-process] children of the SIGKILLed dev gone after ${took} ms`);
-    expect(took, `still running: ${record!.children.filter(stillRunning).map((c) => `${c.name} ${c.pid}`).join(', ')}`).toBeDefined();
+    expect(
+      took,
+      `still running: ${record!.children
+        .filter(stillRunning)
+        .map((c) => `${c.name} ${c.pid}`)
+        .join(', ')}`,
+    ).toBeDefined();
     // The killed run could not clean up: its record stays for the next one.
     expect(existsSync(join(cpDir, OWNER_FILE))).toBe(true);
   }, 240_000);
@@ -90,7 +96,9 @@ describe('plugflow dev processes', () => {
     writeFileSync(join(cpDir, 'stale-marker'), 'from the killed run');
 
     const { dev, output } = await startDev();
-    expect(output()).toContain(`cleaned up after a run that did not stop (pid ${owner.pid}): killed etcd (pid ${etcd.pid}); removed its data`);
+    expect(output()).toContain(
+      `cleaned up after a run that did not stop (pid ${owner.pid}): killed etcd (pid ${etcd.pid}); removed its data`,
+    );
     expect(stillRunning(etcd)).toBe(false);
     expect(existsSync(join(cpDir, 'stale-marker'))).toBe(false);
     const record = readOwnerFile(cpDir)!;

@@ -77,7 +77,13 @@ async function runPluginWorkflow(wf: Workflow, ports: number[], during?: (name: 
     // The agent pod goes away with the workflow's completion (its processes stop with it).
     await waitFor(
       `the agent pod of ${name} to be deleted`,
-      async () => (await stack.core.listNamespacedPod({ namespace: stack.namespace, labelSelector: `${LABEL_WORKFLOW}=${name},workflows.plugflow.io/component=agent` })).items.length === 0,
+      async () =>
+        (
+          await stack.core.listNamespacedPod({
+            namespace: stack.namespace,
+            labelSelector: `${LABEL_WORKFLOW}=${name},workflows.plugflow.io/component=agent`,
+          })
+        ).items.length === 0,
       { timeoutMs: 60_000, describe: () => stack.describe(name) },
     );
     return done;
@@ -160,7 +166,10 @@ describe('executor plugins end to end', () => {
       return doc.toString();
     });
     const cm = parseManifests(built.configMapYaml);
-    expect(parse((cm[0] as { data: Record<string, string> }).data['sidecar.container'])).toMatchObject({ command: ['npx', 'tsx', 'examples/plugins/progress/main.ts'], workingDir: CLI_DIR });
+    expect(parse((cm[0] as { data: Record<string, string> }).data['sidecar.container'])).toMatchObject({
+      command: ['npx', 'tsx', 'examples/plugins/progress/main.ts'],
+      workingDir: CLI_DIR,
+    });
     // Every version of the workflow, through a watch: the job node's progress while it runs.
     const recorder = await recordWorkflows(stack.admin, stack.namespace);
     let wf: Workflow;
@@ -187,7 +196,8 @@ describe('executor plugins end to end', () => {
   }, 240_000);
 
   it("a workflow-namespace plugin shadows the installation namespace's plugin of the same name", async () => {
-    const reply = (who: string) => `def execute(config, args):\n    return {"node": {"phase": "Succeeded", "message": "answered by the ${who} plugin"}}`;
+    const reply = (who: string) =>
+      `def execute(config, args):\n    return {"node": {"phase": "Succeeded", "message": "answered by the ${who} plugin"}}`;
     const install = buildPlugin(pythonPlugin({ name: 'shadow', port: SHADOW_PORT, execute: reply('installation namespace') })).configMap;
     const local = buildPlugin(pythonPlugin({ name: 'shadow', port: SHADOW_PORT, execute: reply('workflow namespace') })).configMap;
     let agentPod: V1Pod | undefined;
@@ -206,12 +216,20 @@ describe('executor plugins end to end', () => {
           } as Workflow,
           [SHADOW_PORT],
           async (name) => {
-            agentPod = await waitFor(`the agent pod of ${name}`, () => stack.core.readNamespacedPod({ name: agentPodName(name), namespace: stack.namespace }), { everyMs: 100 });
+            agentPod = await waitFor(
+              `the agent pod of ${name}`,
+              () => stack.core.readNamespacedPod({ name: agentPodName(name), namespace: stack.namespace }),
+              { everyMs: 100 },
+            );
           },
         ),
     );
     expectPhase(wf, 'Succeeded');
-    expect(nodeNamed(wf, wf.metadata.name!)).toMatchObject({ type: 'Plugin', phase: 'Succeeded', message: 'answered by the workflow namespace plugin' });
+    expect(nodeNamed(wf, wf.metadata.name!)).toMatchObject({
+      type: 'Plugin',
+      phase: 'Succeeded',
+      message: 'answered by the workflow namespace plugin',
+    });
     // The agent pod had one `shadow` sidecar: the workflow namespace's (its log has the one call).
     const sidecars = agentPod!.spec!.containers.filter((c) => c.name !== 'main');
     expect(sidecars.map((c) => c.name)).toEqual(['shadow']);
@@ -221,7 +239,13 @@ describe('executor plugins end to end', () => {
   }, 240_000);
 
   it('with the gate off, the plugin step fails with the explanatory message and no agent runs', async () => {
-    const off = await startE2eStack({ prefix: 'e2e-plug-off', plugins: false, runner: false, server: false, installNamespace: stack.installNamespace });
+    const off = await startE2eStack({
+      prefix: 'e2e-plug-off',
+      plugins: false,
+      runner: false,
+      server: false,
+      installNamespace: stack.installNamespace,
+    });
     try {
       const name = await off.submit(exampleWorkflow('hello'));
       const wf = await off.waitForCompletion(name, 60_000);
@@ -232,7 +256,12 @@ describe('executor plugins end to end', () => {
       expect(nodesNamed(wf, 'show')).toHaveLength(0);
       expect(wf.status?.message).toContain(PLUGINS_DISABLED_MESSAGE);
       expect((await off.core.listNamespacedPod({ namespace: off.namespace })).items).toHaveLength(0);
-      const tasksets = (await off.objects.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: off.namespace, plural: PLURAL.workflowTaskSet })) as { items: unknown[] };
+      const tasksets = (await off.objects.listNamespacedCustomObject({
+        group: GROUP,
+        version: VERSION,
+        namespace: off.namespace,
+        plural: PLURAL.workflowTaskSet,
+      })) as { items: unknown[] };
       expect(tasksets.items).toHaveLength(0);
       // Nothing is watched with the gate off: not even the installation namespace's plugins.
       expect(off.controllerLog.filter((l) => String(l.message).startsWith('Executor plugin'))).toEqual([]);

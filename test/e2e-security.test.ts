@@ -22,7 +22,17 @@ import { GROUP, PLURAL, VERSION, type Workflow } from '../src/api/index.js';
 import { renderTree } from '../src/cli/tree.js';
 import { AGENT_UID, agentPodName, buildPlugin } from '../src/plugins/index.js';
 import { STAGE_DIR } from '../src/runner/namespaces.js';
-import { agentSlot, applyInto, expectPhase, nodeNamed, pythonPlugin, startE2eStack, waitFor, waitForPluginLog, type E2eStack } from './support/e2e.js';
+import {
+  agentSlot,
+  applyInto,
+  expectPhase,
+  nodeNamed,
+  pythonPlugin,
+  startE2eStack,
+  waitFor,
+  waitForPluginLog,
+  type E2eStack,
+} from './support/e2e.js';
 
 const PROBES = [
   { name: 'alpha', port: 4381, uid: 65534, other: 'beta' },
@@ -90,9 +100,11 @@ afterAll(async () => {
 });
 
 describe('plugin token isolation end to end', () => {
-  it("each plugin reads only its own token, as its non-root user; no token reaches a log", async () => {
+  it('each plugin reads only its own token, as its non-root user; no token reaches a log', async () => {
     for (const p of PROBES) {
-      await applyInto(stack.admin, stack.namespace, [buildPlugin(pythonPlugin({ name: p.name, port: p.port, runAsUser: p.uid, execute: PROBE })).configMap]);
+      await applyInto(stack.admin, stack.namespace, [
+        buildPlugin(pythonPlugin({ name: p.name, port: p.port, runAsUser: p.uid, execute: PROBE })).configMap,
+      ]);
     }
     for (const p of PROBES) await waitForPluginLog(stack, 'added', stack.namespace, p.name);
 
@@ -117,17 +129,25 @@ describe('plugin token isolation end to end', () => {
     try {
       name = await stack.submit(workflow);
       // While the probes are between their two calls, read the tokens the init container wrote.
-      pod = await waitFor(`the agent pod of ${name}`, () => stack.core.readNamespacedPod({ name: agentPodName(name), namespace: stack.namespace }), {
-        everyMs: 100,
-        describe: () => stack.describe(name),
-      });
+      pod = await waitFor(
+        `the agent pod of ${name}`,
+        () => stack.core.readNamespacedPod({ name: agentPodName(name), namespace: stack.namespace }),
+        {
+          everyMs: 100,
+          describe: () => stack.describe(name),
+        },
+      );
       const volumes = join(stack.runner!.dir, '_run', stack.namespace, `${pod.metadata!.name}-${pod.metadata!.uid}`, 'volumes');
       for (const p of PROBES) {
         const file = join(volumes, `token-${p.name}`, 'token');
-        tokens[p.name] = await waitFor(`the token of ${p.name} at ${file}`, () => (existsSync(file) ? readFileSync(file, 'utf8').trim() || undefined : undefined), {
-          everyMs: 50,
-          describe: () => stack.describe(name),
-        });
+        tokens[p.name] = await waitFor(
+          `the token of ${p.name} at ${file}`,
+          () => (existsSync(file) ? readFileSync(file, 'utf8').trim() || undefined : undefined),
+          {
+            everyMs: 50,
+            describe: () => stack.describe(name),
+          },
+        );
       }
       wf = await stack.waitForCompletion(name, 150_000);
     } finally {
@@ -170,11 +190,19 @@ describe('plugin token isolation end to end', () => {
 
     // No token in any log of the agent pod, nor anywhere the controller or the API keeps.
     const podName = pod.metadata!.name!;
-    const logs = Object.fromEntries(['init', 'main', ...PROBES.map((p) => p.name)].map((c) => [c, stack.runner!.readLog(stack.namespace, podName, c)]));
+    const logs = Object.fromEntries(
+      ['init', 'main', ...PROBES.map((p) => p.name)].map((c) => [c, stack.runner!.readLog(stack.namespace, podName, c)]),
+    );
     expect(logs.init).toContain('plugin tokens written');
     expect(logs.main.length).toBeGreaterThan(0);
     for (const p of PROBES) expect(logs[p.name]).toContain('POST /api/v1/template.execute');
-    const taskSet = await stack.objects.getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: stack.namespace, plural: PLURAL.workflowTaskSet, name });
+    const taskSet = await stack.objects.getNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace: stack.namespace,
+      plural: PLURAL.workflowTaskSet,
+      name,
+    });
     const places: Record<string, string> = {
       ...Object.fromEntries(Object.entries(logs).map(([c, text]) => [`agent pod log of ${c}`, text])),
       'controller log': stack.controllerLog.map((l) => JSON.stringify(l)).join('\n'),

@@ -21,7 +21,10 @@ describe('examples/events', () => {
   beforeAll(async () => {
     ns = await createTestNamespace('example');
     const objects = ['workflow-template.yaml', 'binding.yaml', 'rbac.yaml'].flatMap((f) => readManifests(join(dir, f)));
-    await applyObjects(adminKubeConfig(), objects.map((o) => ({ ...o, metadata: { ...o.metadata, namespace: ns } })));
+    await applyObjects(
+      adminKubeConfig(),
+      objects.map((o) => ({ ...o, metadata: { ...o.metadata, namespace: ns } })),
+    );
     srv = await startTestServer({ namespace: ns });
     await eventually(async () => srv.bindings(ns).some((b) => b.name === 'greet-on-push'), 'the example binding in the cache');
   });
@@ -34,7 +37,9 @@ describe('examples/events', () => {
   it('fire.sh submits greet-on-push with the parameters from the event', async () => {
     // A service account created a moment ago can answer 429 to a token request until the API server's cache has it.
     const token = await eventually(() => serviceAccountToken(ns, 'event-sender').catch(() => undefined), 'a token of event-sender');
-    const { stdout } = await promisify(execFile)('bash', [join(dir, 'fire.sh')], { env: { ...process.env, SERVER: srv.url, NAMESPACE: ns, TOKEN: token } });
+    const { stdout } = await promisify(execFile)('bash', [join(dir, 'fire.sh')], {
+      env: { ...process.env, SERVER: srv.url, NAMESPACE: ns, TOKEN: token },
+    });
     expect(stdout.trim()).toBe('{}');
     const wfs = await eventually(async () => {
       const list = await listWorkflows(ns, `${LABEL_WORKFLOW_EVENT_BINDING}=greet-on-push`);

@@ -57,17 +57,28 @@ describe('event queue', () => {
   beforeAll(async () => {
     ns = await createTestNamespace('evqueue');
     alice = cluster().userTokens.alice;
-    await grantRole(ns, 'alice', 'event-sender', [rule('workfloweventbindings', 'list'), rule('workflowtemplates', 'get'), rule('workflows', 'create')]);
+    await grantRole(ns, 'alice', 'event-sender', [
+      rule('workfloweventbindings', 'list'),
+      rule('workflowtemplates', 'get'),
+      rule('workflows', 'create'),
+    ]);
     await createObject(ns, 'workflowtemplates', {
       kind: 'WorkflowTemplate',
       metadata: { name: 'tick' },
-      spec: { entrypoint: 'main', arguments: { parameters: [{ name: 'n' }] }, templates: [{ name: 'main', container: { image: 'busybox', command: ['true'] } }] },
+      spec: {
+        entrypoint: 'main',
+        arguments: { parameters: [{ name: 'n' }] },
+        templates: [{ name: 'main', container: { image: 'busybox', command: ['true'] } }],
+      },
     });
     for (const test of ['overflow', 'drain']) {
       await createObject(ns, 'workfloweventbindings', {
         kind: 'WorkflowEventBinding',
         metadata: { name: test },
-        spec: { event: { selector: `payload.test == "${test}"` }, submit: { workflowTemplateRef: { name: 'tick' }, arguments: { parameters: [{ name: 'n', valueFrom: { event: 'payload.n' } }] } } },
+        spec: {
+          event: { selector: `payload.test == "${test}"` },
+          submit: { workflowTemplateRef: { name: 'tick' }, arguments: { parameters: [{ name: 'n', valueFrom: { event: 'payload.n' } }] } },
+        },
       });
     }
   });
@@ -78,11 +89,19 @@ describe('event queue', () => {
 
   const send = (url: string, body: unknown) => call('POST', `${url}/api/v1/events/${ns}/`, { token: alice, body });
   const numbers = async (binding: string) =>
-    (await listWorkflows(ns, `${LABEL_WORKFLOW_EVENT_BINDING}=${binding}`)).map((w) => Number(w.spec.arguments.parameters[0].value)).sort((a, b) => a - b);
+    (await listWorkflows(ns, `${LABEL_WORKFLOW_EVENT_BINDING}=${binding}`))
+      .map((w) => Number(w.spec.arguments.parameters[0].value))
+      .sort((a, b) => a - b);
 
   it('with one slow worker and a queue of 3, exactly the overflow gets 503 and every accepted event is dispatched', async () => {
     const g = gate();
-    const srv = await startTestServer({ namespace: ns, secure: false, eventOperationQueueSize: 3, eventWorkerCount: 1, dispatchGate: g.wait });
+    const srv = await startTestServer({
+      namespace: ns,
+      secure: false,
+      eventOperationQueueSize: 3,
+      eventWorkerCount: 1,
+      dispatchGate: g.wait,
+    });
     try {
       await eventually(async () => srv.bindings(ns).length === 2, 'bindings in the cache');
       const replies = [];
@@ -114,7 +133,13 @@ describe('event queue', () => {
 
   it('shutdown refuses new events, reports not ready, and dispatches every accepted event before closing', async () => {
     const g = gate();
-    const srv = await startTestServer({ namespace: ns, secure: false, eventOperationQueueSize: 10, eventWorkerCount: 2, dispatchGate: g.wait });
+    const srv = await startTestServer({
+      namespace: ns,
+      secure: false,
+      eventOperationQueueSize: 10,
+      eventWorkerCount: 2,
+      dispatchGate: g.wait,
+    });
     await eventually(async () => srv.bindings(ns).length === 2, 'bindings in the cache');
     for (let n = 1; n <= 6; n++) expect((await send(srv.url, { test: 'drain', n })).status).toBe(200);
     expect(srv.eventsInProcess()).toBe(6);
@@ -137,7 +162,10 @@ describe('event queue', () => {
     await createObject(ns, 'workfloweventbindings', {
       kind: 'WorkflowEventBinding',
       metadata: { name: 'outage' },
-      spec: { event: { selector: 'payload.test == "outage"' }, submit: { workflowTemplateRef: { name: 'tick' }, arguments: { parameters: [{ name: 'n', valueFrom: { event: 'payload.n' } }] } } },
+      spec: {
+        event: { selector: 'payload.test == "outage"' },
+        submit: { workflowTemplateRef: { name: 'tick' }, arguments: { parameters: [{ name: 'n', valueFrom: { event: 'payload.n' } }] } },
+      },
     });
     const direct = await serverKubeConfig();
     const line = await relay(new URL(direct.getCurrentCluster()!.server));
@@ -152,7 +180,10 @@ describe('event queue', () => {
       await eventually(async () => (await numbers('outage')).length === 1, 'the first event dispatched');
       line.cut();
       expect((await send(srv.url, { test: 'outage', n: 1 })).status).toBe(200);
-      await eventually(async () => srv.logs.some((l) => l.includes('API server unavailable while dispatching an event; retrying')), 'a retry logged');
+      await eventually(
+        async () => srv.logs.some((l) => l.includes('API server unavailable while dispatching an event; retrying')),
+        'a retry logged',
+      );
       expect(await numbers('outage')).toEqual([0]);
       line.restore();
       await eventually(async () => srv.eventsInProcess() === 0, 'the event dispatched', 30_000);

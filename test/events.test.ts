@@ -6,10 +6,26 @@
 import { CustomObjectsApi, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GROUP, LABEL_CLUSTER_WORKFLOW_TEMPLATE, LABEL_WORKFLOW_EVENT_BINDING, LABEL_WORKFLOW_TEMPLATE, VERSION } from '../src/api/index.js';
+import {
+  GROUP,
+  LABEL_CLUSTER_WORKFLOW_TEMPLATE,
+  LABEL_WORKFLOW_EVENT_BINDING,
+  LABEL_WORKFLOW_TEMPLATE,
+  VERSION,
+} from '../src/api/index.js';
 import { runEventSend } from '../src/cli/event.js';
 import { adminKubeConfig, cluster, createTestNamespace, deleteTestNamespace } from './support/cluster.js';
-import { call, createObject, eventsAbout, eventually, grantRole, listWorkflows, rule, startTestServer, type TestServer } from './support/server.js';
+import {
+  call,
+  createObject,
+  eventsAbout,
+  eventually,
+  grantRole,
+  listWorkflows,
+  rule,
+  startTestServer,
+  type TestServer,
+} from './support/server.js';
 
 const templates = [{ name: 'main', container: { image: 'busybox', command: ['echo', 'hi'] } }];
 
@@ -22,18 +38,29 @@ describe('event endpoint and bindings', () => {
   const cwt = `events-cwt-${randomBytes(3).toString('hex')}`;
   const clusterRole = `events-test-cwt-reader-${randomBytes(3).toString('hex')}`;
 
-  const binding = (name: string, spec: Record<string, unknown>) => createObject(ns, 'workfloweventbindings', { kind: 'WorkflowEventBinding', metadata: { name }, spec });
-  const cached = (s: TestServer, ...names: string[]) => eventually(async () => names.every((n) => s.bindings(ns).some((b) => b.name === n)), `bindings ${names.join(', ')} in the cache`);
+  const binding = (name: string, spec: Record<string, unknown>) =>
+    createObject(ns, 'workfloweventbindings', { kind: 'WorkflowEventBinding', metadata: { name }, spec });
+  const cached = (s: TestServer, ...names: string[]) =>
+    eventually(async () => names.every((n) => s.bindings(ns).some((b) => b.name === n)), `bindings ${names.join(', ')} in the cache`);
   const dispatched = (s: TestServer) => eventually(async () => s.eventsInProcess() === 0, 'the event queue to empty');
-  const send = (s: TestServer, body: unknown, opts: { token?: string; headers?: Record<string, string | string[]>; discriminator?: string } = {}) =>
+  const send = (
+    s: TestServer,
+    body: unknown,
+    opts: { token?: string; headers?: Record<string, string | string[]>; discriminator?: string } = {},
+  ) =>
     call('POST', `${s.url}/api/v1/events/${ns}/${opts.discriminator ?? ''}`, { token: opts.token ?? alice, body, headers: opts.headers });
   const byBinding = (name: string) => listWorkflows(ns, `${LABEL_WORKFLOW_EVENT_BINDING}=${name}`);
-  const warnings = (name: string) => eventsAbout(ns, name).then((evs) => evs.filter((e) => e.type === 'Warning' && e.reason === 'WorkflowEventBindingError'));
+  const warnings = (name: string) =>
+    eventsAbout(ns, name).then((evs) => evs.filter((e) => e.type === 'Warning' && e.reason === 'WorkflowEventBindingError'));
 
   beforeAll(async () => {
     ns = await createTestNamespace('events');
     ({ alice, carol, bob } = cluster().userTokens);
-    await grantRole(ns, 'alice', 'event-sender', [rule('workfloweventbindings', 'list'), rule('workflowtemplates', 'get'), rule('workflows', 'create')]);
+    await grantRole(ns, 'alice', 'event-sender', [
+      rule('workfloweventbindings', 'list'),
+      rule('workflowtemplates', 'get'),
+      rule('workflows', 'create'),
+    ]);
     await grantRole(ns, 'carol', 'event-sender-no-templates', [rule('workfloweventbindings', 'list'), rule('workflows', 'create')]);
     const rbac = adminKubeConfig().makeApiClient(RbacAuthorizationV1Api);
     await rbac.createClusterRole({ body: { metadata: { name: clusterRole }, rules: [rule('clusterworkflowtemplates', 'get')] } });
@@ -51,7 +78,17 @@ describe('event endpoint and bindings', () => {
     });
     await adminKubeConfig()
       .makeApiClient(CustomObjectsApi)
-      .createClusterCustomObject({ group: GROUP, version: VERSION, plural: 'clusterworkflowtemplates', body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'ClusterWorkflowTemplate', metadata: { name: cwt }, spec: { entrypoint: 'main', templates } } });
+      .createClusterCustomObject({
+        group: GROUP,
+        version: VERSION,
+        plural: 'clusterworkflowtemplates',
+        body: {
+          apiVersion: `${GROUP}/${VERSION}`,
+          kind: 'ClusterWorkflowTemplate',
+          metadata: { name: cwt },
+          spec: { entrypoint: 'main', templates },
+        },
+      });
     srv = await startTestServer({ namespace: ns, secure: false });
   });
 
@@ -60,7 +97,10 @@ describe('event endpoint and bindings', () => {
     const rbac = adminKubeConfig().makeApiClient(RbacAuthorizationV1Api);
     await rbac.deleteClusterRoleBinding({ name: clusterRole }).catch(() => {});
     await rbac.deleteClusterRole({ name: clusterRole }).catch(() => {});
-    await adminKubeConfig().makeApiClient(CustomObjectsApi).deleteClusterCustomObject({ group: GROUP, version: VERSION, plural: 'clusterworkflowtemplates', name: cwt }).catch(() => {});
+    await adminKubeConfig()
+      .makeApiClient(CustomObjectsApi)
+      .deleteClusterCustomObject({ group: GROUP, version: VERSION, plural: 'clusterworkflowtemplates', name: cwt })
+      .catch(() => {});
     await deleteTestNamespace(ns);
   });
 
@@ -80,7 +120,11 @@ describe('event endpoint and bindings', () => {
       },
     });
     await cached(srv, 'greet-on-hello');
-    const reply = await send(srv, { test: 'match', message: 'hello world', count: 3, details: { b: [1, 'x'], a: true }, sender: 'ann' }, { headers: { 'X-Source': 'tests' } });
+    const reply = await send(
+      srv,
+      { test: 'match', message: 'hello world', count: 3, details: { b: [1, 'x'], a: true }, sender: 'ann' },
+      { headers: { 'X-Source': 'tests' } },
+    );
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({});
     await dispatched(srv);
@@ -98,7 +142,11 @@ describe('event endpoint and bindings', () => {
         ],
       },
     });
-    expect(wf.metadata.labels).toEqual({ sender: 'ann', [LABEL_WORKFLOW_TEMPLATE]: 'greet', [LABEL_WORKFLOW_EVENT_BINDING]: 'greet-on-hello' });
+    expect(wf.metadata.labels).toEqual({
+      sender: 'ann',
+      [LABEL_WORKFLOW_TEMPLATE]: 'greet',
+      [LABEL_WORKFLOW_EVENT_BINDING]: 'greet-on-hello',
+    });
     expect(wf.metadata.annotations).toEqual({ 'example.com/note': 'from tests' });
 
     const miss = await send(srv, { test: 'match', message: 'no header' });
@@ -119,11 +167,15 @@ describe('event endpoint and bindings', () => {
     expect(reply.status).toBe(200);
     await dispatched(srv);
     expect(await byBinding('form-right')).toHaveLength(1);
-    for (const wrong of ['form-upper', 'form-no-prefix', 'form-plain-string', 'form-authorization']) expect(await byBinding(wrong)).toEqual([]);
+    for (const wrong of ['form-upper', 'form-no-prefix', 'form-plain-string', 'form-authorization'])
+      expect(await byBinding(wrong)).toEqual([]);
   });
 
   it('a binding to a ClusterWorkflowTemplate submits it with clusterScope', async () => {
-    await binding('to-cluster-template', { event: { selector: 'payload.test == "cluster" && discriminator == "ci"' }, submit: { workflowTemplateRef: { name: cwt, clusterScope: true } } });
+    await binding('to-cluster-template', {
+      event: { selector: 'payload.test == "cluster" && discriminator == "ci"' },
+      submit: { workflowTemplateRef: { name: cwt, clusterScope: true } },
+    });
     await cached(srv, 'to-cluster-template');
     expect((await send(srv, { test: 'cluster' }, { discriminator: 'ci' })).status).toBe(200);
     expect((await send(srv, { test: 'cluster' })).status).toBe(200); // empty discriminator: no match
@@ -136,25 +188,37 @@ describe('event endpoint and bindings', () => {
 
   it('a name clash fails that submission only, and is recorded on the binding', async () => {
     await createObject(ns, 'workflows', { kind: 'Workflow', metadata: { name: 'taken-1' }, spec: { entrypoint: 'main', templates } });
-    await binding('clash-named', { event: { selector: 'payload.test == "clash"' }, submit: { workflowTemplateRef: { name: 'greet' }, metadata: { name: '"taken-" + payload.id' } } });
+    await binding('clash-named', {
+      event: { selector: 'payload.test == "clash"' },
+      submit: { workflowTemplateRef: { name: 'greet' }, metadata: { name: '"taken-" + payload.id' } },
+    });
     await binding('clash-other', { event: { selector: 'payload.test == "clash"' }, submit: { workflowTemplateRef: { name: 'greet' } } });
     await cached(srv, 'clash-named', 'clash-other');
     expect((await send(srv, { test: 'clash', id: '1' })).status).toBe(200);
     await dispatched(srv);
     expect(await byBinding('clash-named')).toEqual([]);
     expect(await byBinding('clash-other')).toHaveLength(1);
-    const evs = await eventually(async () => (await warnings('clash-named')).length > 0 && warnings('clash-named'), 'a Warning Event on clash-named');
+    const evs = await eventually(
+      async () => (await warnings('clash-named')).length > 0 && warnings('clash-named'),
+      'a Warning Event on clash-named',
+    );
     expect(evs[0].message).toContain('taken-1 already exists');
     expect(srv.logs.some((l) => l.includes('"outcome":"name_clash"'))).toBe(true);
   });
 
   it('a token whose role cannot read the template submits nothing', async () => {
-    await binding('needs-template-read', { event: { selector: 'payload.test == "carol"' }, submit: { workflowTemplateRef: { name: 'greet' } } });
+    await binding('needs-template-read', {
+      event: { selector: 'payload.test == "carol"' },
+      submit: { workflowTemplateRef: { name: 'greet' } },
+    });
     await cached(srv, 'needs-template-read');
     expect((await send(srv, { test: 'carol' }, { token: carol })).status).toBe(200);
     await dispatched(srv);
     expect(await byBinding('needs-template-read')).toEqual([]);
-    const evs = await eventually(async () => (await warnings('needs-template-read')).length > 0 && warnings('needs-template-read'), 'a Warning Event');
+    const evs = await eventually(
+      async () => (await warnings('needs-template-read')).length > 0 && warnings('needs-template-read'),
+      'a Warning Event',
+    );
     expect(evs[0].message).toMatch(/reading WorkflowTemplate .*greet is forbidden/);
   });
 
@@ -170,7 +234,11 @@ describe('event endpoint and bindings', () => {
 
   it('accepts any JSON, with or without a content type; malformed JSON is 400; the empty discriminator needs its slash', async () => {
     for (const body of ['"just a string"', '42', 'null', '[1,2]', '{"a":{}}']) expect((await send(srv, body)).status).toBe(200);
-    const noType = await call('POST', `${srv.url}/api/v1/events/${ns}/`, { token: alice, body: '{"a":1}', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const noType = await call('POST', `${srv.url}/api/v1/events/${ns}/`, {
+      token: alice,
+      body: '{"a":1}',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(noType.status).toBe(200);
     const bad = await send(srv, '{"a":');
     expect(bad.status).toBe(400);
@@ -185,16 +253,28 @@ describe('event endpoint and bindings', () => {
 
   it('reports a binding whose expressions do not compile when it is created, before any event', async () => {
     await binding('broken-selector', { event: { selector: 'payload.a ==' }, submit: { workflowTemplateRef: { name: 'greet' } } });
-    const evs = await eventually(async () => (await warnings('broken-selector')).length > 0 && warnings('broken-selector'), 'a Warning Event on broken-selector');
+    const evs = await eventually(
+      async () => (await warnings('broken-selector')).length > 0 && warnings('broken-selector'),
+      'a Warning Event on broken-selector',
+    );
     expect(evs[0].message).toMatch(/^binding is invalid and will be skipped: spec\.event\.selector/);
     expect(srv.logs.some((l) => l.includes('WorkflowEventBinding is invalid') && l.includes('broken-selector'))).toBe(true);
     expect(srv.bindings(ns).find((b) => b.name === 'broken-selector')?.problems).toHaveLength(1);
   });
 
   it('records per-event failures on the binding and counts every outcome in /metrics', async () => {
-    await binding('not-boolean', { event: { selector: 'payload.test == "fail" ? "yes" : false' }, submit: { workflowTemplateRef: { name: 'greet' } } });
-    await binding('no-template', { event: { selector: 'payload.test == "fail"' }, submit: { workflowTemplateRef: { name: 'missing-template' } } });
-    await binding('number-label', { event: { selector: 'payload.test == "fail"' }, submit: { workflowTemplateRef: { name: 'greet' }, metadata: { labels: { n: 'payload.n' } } } });
+    await binding('not-boolean', {
+      event: { selector: 'payload.test == "fail" ? "yes" : false' },
+      submit: { workflowTemplateRef: { name: 'greet' } },
+    });
+    await binding('no-template', {
+      event: { selector: 'payload.test == "fail"' },
+      submit: { workflowTemplateRef: { name: 'missing-template' } },
+    });
+    await binding('number-label', {
+      event: { selector: 'payload.test == "fail"' },
+      submit: { workflowTemplateRef: { name: 'greet' }, metadata: { labels: { n: 'payload.n' } } },
+    });
     await cached(srv, 'not-boolean', 'no-template', 'number-label');
     expect((await send(srv, { test: 'fail', n: 5 })).status).toBe(200);
     await dispatched(srv);
@@ -208,7 +288,8 @@ describe('event endpoint and bindings', () => {
       expect(evs[0].message).toMatch(message);
     }
     const metrics = (await call('GET', srv.metricsUrl)).text;
-    const line = (binding: string, outcome: string) => `plugflow_event_binding_total{namespace="${ns}",binding="${binding}",outcome="${outcome}"} `;
+    const line = (binding: string, outcome: string) =>
+      `plugflow_event_binding_total{namespace="${ns}",binding="${binding}",outcome="${outcome}"} `;
     expect(metrics).toContain(`${line('not-boolean', 'selector_error')}1`);
     expect(metrics).toContain(`${line('no-template', 'template_not_found')}1`);
     expect(metrics).toContain(`${line('number-label', 'metadata_error')}1`);
@@ -227,13 +308,20 @@ describe('event endpoint and bindings', () => {
     const sync = await startTestServer({ namespace: ns, secure: false, eventDispatch: 'sync' });
     try {
       await binding('sync-ok', { event: { selector: 'payload.test == "sync"' }, submit: { workflowTemplateRef: { name: 'greet' } } });
-      await binding('sync-clash', { event: { selector: 'payload.test == "sync"' }, submit: { workflowTemplateRef: { name: 'greet' }, metadata: { name: '"taken-1"' } } });
+      await binding('sync-clash', {
+        event: { selector: 'payload.test == "sync"' },
+        submit: { workflowTemplateRef: { name: 'greet' }, metadata: { name: '"taken-1"' } },
+      });
       await cached(sync, 'sync-ok', 'sync-clash');
       const reply = await send(sync, { test: 'sync' });
       expect(reply.status).toBe(200);
       const created = await byBinding('sync-ok');
       expect(reply.body.workflows).toEqual([{ binding: 'sync-ok', name: created[0].metadata.name }]);
-      expect(reply.body.errors).toContainEqual({ binding: 'sync-clash', reason: 'name_clash', message: expect.stringContaining('taken-1 already exists') });
+      expect(reply.body.errors).toContainEqual({
+        binding: 'sync-clash',
+        reason: 'name_clash',
+        message: expect.stringContaining('taken-1 already exists'),
+      });
       expect(reply.body.errors.map((e: { binding: string }) => e.binding)).not.toContain('sync-ok');
     } finally {
       await sync.close();
@@ -243,7 +331,10 @@ describe('event endpoint and bindings', () => {
   it('server auth mode needs the shared token and submits with the server account', async () => {
     const open = await startTestServer({ namespace: ns, secure: false, authMode: 'server', serverToken: 'events-shared-token' });
     try {
-      await binding('server-mode', { event: { selector: 'payload.test == "server-mode"' }, submit: { workflowTemplateRef: { name: 'greet' } } });
+      await binding('server-mode', {
+        event: { selector: 'payload.test == "server-mode"' },
+        submit: { workflowTemplateRef: { name: 'greet' } },
+      });
       await cached(open, 'server-mode');
       expect((await call('POST', `${open.url}/api/v1/events/${ns}/`, { body: { test: 'server-mode' } })).status).toBe(401);
       expect((await call('POST', `${open.url}/api/v1/events/${ns}/`, { token: alice, body: { test: 'server-mode' } })).status).toBe(401);
@@ -257,10 +348,18 @@ describe('event endpoint and bindings', () => {
   });
 
   it('CLI: plugflow event send posts with headers and prints the reply', async () => {
-    await binding('cli-send', { event: { selector: 'payload.test == "cli" && metadata["x-kind"] == ["a", "b"]' }, submit: { workflowTemplateRef: { name: 'greet' } } });
+    await binding('cli-send', {
+      event: { selector: 'payload.test == "cli" && metadata["x-kind"] == ["a", "b"]' },
+      submit: { workflowTemplateRef: { name: 'greet' } },
+    });
     await cached(srv, 'cli-send');
     const out: string[] = [];
-    const code = await runEventSend(ns, undefined, { server: srv.url, token: alice, data: '{"test":"cli"}', header: ['X-Kind: a', 'X-Kind: b'] }, (l) => out.push(l));
+    const code = await runEventSend(
+      ns,
+      undefined,
+      { server: srv.url, token: alice, data: '{"test":"cli"}', header: ['X-Kind: a', 'X-Kind: b'] },
+      (l) => out.push(l),
+    );
     expect(code).toBe(0);
     expect(out).toEqual(['200 {}']);
     await dispatched(srv);

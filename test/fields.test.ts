@@ -41,7 +41,9 @@ function bigLoop(name: string, count: number): Workflow {
   });
 }
 
-const podsOf = async (namespace: string, wf: string) => (await client.list<{ metadata: { labels?: Record<string, string> } }>(PODS, { namespace, labelSelector: `${LABEL_WORKFLOW}=${wf}` })).items;
+const podsOf = async (namespace: string, wf: string) =>
+  (await client.list<{ metadata: { labels?: Record<string, string> } }>(PODS, { namespace, labelSelector: `${LABEL_WORKFLOW}=${wf}` }))
+    .items;
 
 beforeAll(async () => {
   ns = await createTestNamespace('fields');
@@ -52,7 +54,14 @@ beforeAll(async () => {
   controller = await startController({ kubeConfig: adminKubeConfig(), namespace: ns, metricsPort: 0, workers: 2, log: log });
   // A controller whose own size check is out of the way: only the API server's limit applies.
   rest = await startTestServer({ namespace: ns, secure: false, authMode: 'server', serverToken: SHARED_TOKEN, allowedNamespaces: [ns] });
-  unbounded = await startController({ kubeConfig: adminKubeConfig(), namespace: rawNs, metricsPort: 0, workers: 2, log: raw.log, maxStatusBytes: 64 * 1024 * 1024 });
+  unbounded = await startController({
+    kubeConfig: adminKubeConfig(),
+    namespace: rawNs,
+    metricsPort: 0,
+    workers: 2,
+    log: raw.log,
+    maxStatusBytes: 64 * 1024 * 1024,
+  });
 }, 180_000);
 
 afterAll(async () => {
@@ -74,7 +83,13 @@ describe('no field is silently ignored (created directly, as kubectl would)', ()
           spec: {
             entrypoint: 'main',
             podGC: { strategy: 'OnPodCompletion' },
-            templates: [{ name: 'main', inputs: { artifacts: [{ name: 'src', path: '/src' }] }, container: { image: 'alpine:3', command: ['ls', '/src'] } }],
+            templates: [
+              {
+                name: 'main',
+                inputs: { artifacts: [{ name: 'src', path: '/src' }] },
+                container: { image: 'alpine:3', command: ['ls', '/src'] },
+              },
+            ],
           },
         },
       },
@@ -88,13 +103,21 @@ describe('no field is silently ignored (created directly, as kubectl would)', ()
   });
 
   it('fails a workflow using synchronization at once, naming the field, and starts no pod', async () => {
-    await client.create(WORKFLOWS, ns, workflow('locked', {
-      entrypoint: 'main',
-      templates: [
-        { name: 'main', steps: [[{ name: 'ten', template: 'work', withSequence: { count: '10' } }]] },
-        { name: 'work', synchronization: { mutex: { name: 'one-at-a-time' } }, container: { image: 'alpine:3', command: ['sleep', '1'] } },
-      ],
-    }));
+    await client.create(
+      WORKFLOWS,
+      ns,
+      workflow('locked', {
+        entrypoint: 'main',
+        templates: [
+          { name: 'main', steps: [[{ name: 'ten', template: 'work', withSequence: { count: '10' } }]] },
+          {
+            name: 'work',
+            synchronization: { mutex: { name: 'one-at-a-time' } },
+            container: { image: 'alpine:3', command: ['sleep', '1'] },
+          },
+        ],
+      }),
+    );
     const done = await waitForCompletion(client, ns, 'locked', 30_000);
     expect(done.status?.phase).toBe('Failed');
     expect(done.status?.message).toBe(
@@ -111,14 +134,27 @@ describe('no field is silently ignored (created directly, as kubectl would)', ()
       spec: {
         templates: [
           { name: 'outer', steps: [[{ name: 'in', template: 'cached' }]] },
-          { name: 'cached', memoize: { key: 'k', cache: { configMap: { name: 'memo', key: 'k' } } }, container: { image: 'alpine:3', command: ['true'] } },
+          {
+            name: 'cached',
+            memoize: { key: 'k', cache: { configMap: { name: 'memo', key: 'k' } } },
+            container: { image: 'alpine:3', command: ['true'] },
+          },
         ],
       },
     });
-    await client.create(WORKFLOWS, ns, workflow('via-ref', { entrypoint: 'main', templates: [{ name: 'main', steps: [[{ name: 'x', templateRef: { name: 'shared', template: 'outer' } }]] }] }));
+    await client.create(
+      WORKFLOWS,
+      ns,
+      workflow('via-ref', {
+        entrypoint: 'main',
+        templates: [{ name: 'main', steps: [[{ name: 'x', templateRef: { name: 'shared', template: 'outer' } }]] }],
+      }),
+    );
     const done = await waitForCompletion(client, ns, 'via-ref', 30_000);
     expect(done.status?.phase).toBe('Failed');
-    expect(done.status?.message).toBe('invalid spec: WorkflowTemplate/shared spec.templates[cached].memoize is not supported yet: memoization is not implemented yet: the step would run every time');
+    expect(done.status?.message).toBe(
+      'invalid spec: WorkflowTemplate/shared spec.templates[cached].memoize is not supported yet: memoization is not implemented yet: the step would run every time',
+    );
     expect(await podsOf(ns, 'via-ref')).toEqual([]);
   });
 
@@ -135,10 +171,14 @@ describe('no field is silently ignored (created directly, as kubectl would)', ()
       },
     });
     await client.create(WORKFLOWS, ns, workflow('from-template', { workflowTemplateRef: { name: 'labelled' } }));
-    const [pod] = await eventually(async () => {
-      const pods = await podsOf(ns, 'from-template');
-      return pods.length > 0 ? pods : undefined;
-    }, 'the pod of from-template', 30_000);
+    const [pod] = await eventually(
+      async () => {
+        const pods = await podsOf(ns, 'from-template');
+        return pods.length > 0 ? pods : undefined;
+      },
+      'the pod of from-template',
+      30_000,
+    );
     expect(pod!.metadata.labels?.['team.example.com/owner']).toBe('fields');
     expect((pod as { spec?: { nodeSelector?: Record<string, string> } }).spec?.nodeSelector).toEqual({ 'kubernetes.io/os': 'linux' });
   });
@@ -171,8 +211,13 @@ describe('a status too large to store ends the workflow in Error at once', () =>
     await client.create(WORKFLOWS, rawNs, bigLoop('refused', 7_000));
     const done = await waitForCompletion(client, rawNs, 'refused', 60_000);
     expect(done.status?.phase).toBe('Error');
-    expect(done.status?.message).toMatch(/^the workflow's status is too large to store: the API server refused [\d,]+ bytes serialized with 7,002 nodes \(.+\); it was stopped instead of being retried forever/);
-    const refusals = raw.lines.filter((l) => l.message === 'the API server refused the status as too large; ending the workflow in Error' && l.workflow === `${rawNs}/refused`);
+    expect(done.status?.message).toMatch(
+      /^the workflow's status is too large to store: the API server refused [\d,]+ bytes serialized with 7,002 nodes \(.+\); it was stopped instead of being retried forever/,
+    );
+    const refusals = raw.lines.filter(
+      (l) =>
+        l.message === 'the API server refused the status as too large; ending the workflow in Error' && l.workflow === `${rawNs}/refused`,
+    );
     expect(refusals.length).toBe(1);
     expect(raw.lines.some((l) => l.message === 'reconcile failed; retrying with backoff' && l.workflow === `${rawNs}/refused`)).toBe(false);
     console.log(`7,000-item loop: the API server said ${String(refusals[0]!.error)}; Error after ${Date.now() - started} ms`);

@@ -3,13 +3,7 @@
  * component's service account the API server's own access review says it may do exactly what
  * that component needs — no more.
  */
-import {
-  AppsV1Api,
-  AuthorizationV1Api,
-  CoreV1Api,
-  RbacAuthorizationV1Api,
-  type V1ResourceRule,
-} from '@kubernetes/client-node';
+import { AppsV1Api, AuthorizationV1Api, CoreV1Api, RbacAuthorizationV1Api, type V1ResourceRule } from '@kubernetes/client-node';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyAndWait, readManifests } from '../src/kube/apply.js';
@@ -34,7 +28,11 @@ async function rulesOf(token: string, namespace: string): Promise<Record<string,
       }
     }
   }
-  return Object.fromEntries(Object.entries(out).sort().map(([k, v]) => [k, [...v].sort()]));
+  return Object.fromEntries(
+    Object.entries(out)
+      .sort()
+      .map(([k, v]) => [k, [...v].sort()]),
+  );
 }
 
 async function can(user: string, verb: string, resource: string, namespace: string, group = '', subresource?: string): Promise<boolean> {
@@ -88,7 +86,11 @@ describe('manifests/install.yaml', () => {
     const metricsSvc = await core.readNamespacedService({ name: 'plugflow-server-metrics', namespace: 'plugflow' });
     expect(metricsSvc.spec?.ports?.map((p) => [p.port, p.targetPort])).toEqual([[9091, 'metrics']]);
     const server = (await apps.readNamespacedDeployment({ name: 'plugflow-server', namespace: 'plugflow' })).spec!.template;
-    expect(server.metadata?.annotations).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': '9091', 'prometheus.io/path': '/metrics' });
+    expect(server.metadata?.annotations).toMatchObject({
+      'prometheus.io/scrape': 'true',
+      'prometheus.io/port': '9091',
+      'prometheus.io/path': '/metrics',
+    });
     expect(server.spec!.containers[0].args).toContain('--metrics-port=9091');
     expect(server.spec!.containers[0].args).toContain('--auth-mode=client');
   });
@@ -160,14 +162,16 @@ describe('manifests/install.yaml', () => {
   it('agent: its TaskSet and the status subresource, no secrets, nothing else', async () => {
     const core = adminKubeConfig().makeApiClient(CoreV1Api);
     await core.createNamespacedServiceAccount({ namespace: workNs, body: { metadata: { name: 'wf-runner' } } });
-    await adminKubeConfig().makeApiClient(RbacAuthorizationV1Api).createNamespacedRoleBinding({
-      namespace: workNs,
-      body: {
-        metadata: { name: 'plugflow-agent' },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'plugflow-agent' },
-        subjects: [{ kind: 'ServiceAccount', name: 'wf-runner', namespace: workNs }],
-      },
-    });
+    await adminKubeConfig()
+      .makeApiClient(RbacAuthorizationV1Api)
+      .createNamespacedRoleBinding({
+        namespace: workNs,
+        body: {
+          metadata: { name: 'plugflow-agent' },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'plugflow-agent' },
+          subjects: [{ kind: 'ServiceAccount', name: 'wf-runner', namespace: workNs }],
+        },
+      });
     const token = await serviceAccountToken(workNs, 'wf-runner');
     expect(await rulesOf(token, workNs)).toEqual({
       'plugflow.io/workflowtasksets': ['get', 'list', 'watch'],

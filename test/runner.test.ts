@@ -78,13 +78,18 @@ describe('local pod runner', () => {
     const node = await core.readNode({ name: runner.nodeName });
     expect(node.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
     const { CoordinationV1Api } = await import('@kubernetes/client-node');
-    const lease = await adminKubeConfig().makeApiClient(CoordinationV1Api).readNamespacedLease({ name: runner.nodeName, namespace: 'kube-node-lease' });
+    const lease = await adminKubeConfig()
+      .makeApiClient(CoordinationV1Api)
+      .readNamespacedLease({ name: runner.nodeName, namespace: 'kube-node-lease' });
     expect(lease.spec?.holderIdentity).toBe(runner.nodeName);
     expect(runner.namespacesEnabled).toBe(process.getuid?.() === 0);
   });
 
   it('binds and runs init containers, containers and a sidecar with volumes, env, exit codes, messages and logs', async () => {
-    await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'cfg' }, data: { greeting: 'hello from a configmap', color: 'blue' } } });
+    await core.createNamespacedConfigMap({
+      namespace: ns,
+      body: { metadata: { name: 'cfg' }, data: { greeting: 'hello from a configmap', color: 'blue' } },
+    });
     await core.createNamespacedSecret({ namespace: ns, body: { metadata: { name: 'sec' }, stringData: { password: 's3cret' } } });
     await core.createNamespacedPod({
       namespace: ns,
@@ -99,7 +104,12 @@ describe('local pod runner', () => {
             { name: 'info', downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }] } },
           ],
           initContainers: [
-            { name: 'setup', image: 'busybox', command: ['sh', '-c', 'echo init-ran > /work/init.txt'], volumeMounts: [{ name: 'work', mountPath: '/work' }] },
+            {
+              name: 'setup',
+              image: 'busybox',
+              command: ['sh', '-c', 'echo init-ran > /work/init.txt'],
+              volumeMounts: [{ name: 'work', mountPath: '/work' }],
+            },
           ],
           containers: [
             {
@@ -172,7 +182,14 @@ describe('local pod runner', () => {
         metadata: { name: 'needs-cm' },
         spec: {
           restartPolicy: 'Never',
-          containers: [{ name: 'c', image: 'x', command: ['sh', '-c', 'echo "$V"'], env: [{ name: 'V', valueFrom: { configMapKeyRef: { name: 'late', key: 'v' } } }] }],
+          containers: [
+            {
+              name: 'c',
+              image: 'x',
+              command: ['sh', '-c', 'echo "$V"'],
+              env: [{ name: 'V', valueFrom: { configMapKeyRef: { name: 'late', key: 'v' } } }],
+            },
+          ],
         },
       },
     });
@@ -215,10 +232,13 @@ describe('local pod runner', () => {
     expect(runner.readLog(ns, 'flaky', 'c')).toBe('first\nsecond\n');
   });
 
-  it('follows a running container\'s log through pods/log until the container ends', async () => {
+  it("follows a running container's log through pods/log until the container ends", async () => {
     await core.createNamespacedPod({
       namespace: ns,
-      body: { metadata: { name: 'talker' }, spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'x', command: ['sh', '-c', 'echo one; sleep 2; echo two'] }] } },
+      body: {
+        metadata: { name: 'talker' },
+        spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'x', command: ['sh', '-c', 'echo one; sleep 2; echo two'] }] },
+      },
     });
     await waitFor('the pod to run', async () => ((await readPod('talker')).status?.phase === 'Running' ? true : undefined));
     expect(await core.readNamespacedPodLog({ name: 'talker', namespace: ns, container: 'c', follow: true })).toBe('one\ntwo\n');
@@ -227,9 +247,14 @@ describe('local pod runner', () => {
   it('does not bind a pod that does not fit the node and says why', async () => {
     await core.createNamespacedPod({
       namespace: ns,
-      body: { metadata: { name: 'elsewhere' }, spec: { nodeSelector: { disk: 'none' }, containers: [{ name: 'c', image: 'x', command: ['true'] }] } },
+      body: {
+        metadata: { name: 'elsewhere' },
+        spec: { nodeSelector: { disk: 'none' }, containers: [{ name: 'c', image: 'x', command: ['true'] }] },
+      },
     });
-    const cond = await waitFor('PodScheduled=False', async () => (await readPod('elsewhere')).status?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False'));
+    const cond = await waitFor('PodScheduled=False', async () =>
+      (await readPod('elsewhere')).status?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False'),
+    );
     expect(cond.message).toMatch(/nodeSelector disk=none/);
     expect((await readPod('elsewhere')).spec?.nodeName).toBeFalsy();
   });
@@ -242,7 +267,13 @@ describe('local pod runner', () => {
         metadata: { name: 'selects-linux' },
         spec: {
           restartPolicy: 'Never',
-          nodeSelector: { 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': arch, 'beta.kubernetes.io/os': 'linux', 'beta.kubernetes.io/arch': arch, 'kubernetes.io/hostname': runner.nodeName },
+          nodeSelector: {
+            'kubernetes.io/os': 'linux',
+            'kubernetes.io/arch': arch,
+            'beta.kubernetes.io/os': 'linux',
+            'beta.kubernetes.io/arch': arch,
+            'kubernetes.io/hostname': runner.nodeName,
+          },
           containers: [{ name: 'c', image: 'x', command: ['true'] }],
         },
       },
@@ -258,7 +289,18 @@ describe('local pod runner', () => {
       metadata: { name },
       spec: {
         restartPolicy: 'Never',
-        containers: [{ name: 'c', image: 'x', ports: [{ containerPort: port }], command: ['python3', '-c', `import socket,time;s=socket.socket();s.bind(("127.0.0.1",${port}));s.listen();time.sleep(${seconds})`] }],
+        containers: [
+          {
+            name: 'c',
+            image: 'x',
+            ports: [{ containerPort: port }],
+            command: [
+              'python3',
+              '-c',
+              `import socket,time;s=socket.socket();s.bind(("127.0.0.1",${port}));s.listen();time.sleep(${seconds})`,
+            ],
+          },
+        ],
       },
     });
     await core.createNamespacedPod({ namespace: ns, body: server('port-first', 4) });
@@ -280,12 +322,22 @@ describe('local pod runner', () => {
     const marker = String(900_000 + Math.floor(Math.random() * 99_999));
     await core.createNamespacedPod({
       namespace: ns,
-      body: { metadata: { name: 'doomed' }, spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'x', command: ['sh', '-c', `sleep ${marker} & sleep ${marker}`] }] } },
+      body: {
+        metadata: { name: 'doomed' },
+        spec: {
+          restartPolicy: 'Never',
+          containers: [{ name: 'c', image: 'x', command: ['sh', '-c', `sleep ${marker} & sleep ${marker}`] }],
+        },
+      },
     });
     await waitFor('the pod to run', async () => ((await readPod('doomed')).status?.phase === 'Running' ? true : undefined));
     const running = () => {
       try {
-        return execFileSync('pgrep', ['-f', `sleep ${marker}`]).toString().trim().split('\n').filter(Boolean).length;
+        return execFileSync('pgrep', ['-f', `sleep ${marker}`])
+          .toString()
+          .trim()
+          .split('\n')
+          .filter(Boolean).length;
       } catch {
         return 0;
       }
@@ -311,7 +363,12 @@ describe('local pod runner', () => {
       version: 'v1alpha1',
       namespace: ns,
       plural: 'workflows',
-      body: { apiVersion: 'plugflow.io/v1alpha1', kind: 'Workflow', metadata: { name: 'steps' }, spec: { entrypoint: 'main', templates: [{ name: 'main', suspend: {} }] } },
+      body: {
+        apiVersion: 'plugflow.io/v1alpha1',
+        kind: 'Workflow',
+        metadata: { name: 'steps' },
+        spec: { entrypoint: 'main', templates: [{ name: 'main', suspend: {} }] },
+      },
     })) as Workflow;
     const pod = buildStepPod({
       workflow: wf,
@@ -355,19 +412,37 @@ describe('local pod runner', () => {
       version: 'v1alpha1',
       namespace: ns,
       plural: 'workflows',
-      body: { apiVersion: 'plugflow.io/v1alpha1', kind: 'Workflow', metadata: { name: 'failing' }, spec: { entrypoint: 'main', templates: [{ name: 'main', suspend: {} }] } },
+      body: {
+        apiVersion: 'plugflow.io/v1alpha1',
+        kind: 'Workflow',
+        metadata: { name: 'failing' },
+        spec: { entrypoint: 'main', templates: [{ name: 'main', suspend: {} }] },
+      },
     })) as Workflow;
     const step = (podName: string, command: string[], outputs = {}) =>
-      buildStepPod({ workflow: wf, nodeId: podName, podName, executorImage: 'plugflow:dev', template: { name: 't', container: { image: 'alpine', command }, outputs } });
+      buildStepPod({
+        workflow: wf,
+        nodeId: podName,
+        podName,
+        executorImage: 'plugflow:dev',
+        template: { name: 't', container: { image: 'alpine', command }, outputs },
+      });
     await core.createNamespacedPod({ namespace: ns, body: step('exits-2', ['sh', '-c', 'echo oops; exit 2']) });
     await core.createNamespacedPod({
       namespace: ns,
-      body: step('no-file', ['true'], { parameters: [{ name: 'p', valueFrom: { path: '/tmp/never-written' } }, { name: 'q', valueFrom: { path: '/tmp/nope', default: 'dflt' } }] }),
+      body: step('no-file', ['true'], {
+        parameters: [
+          { name: 'p', valueFrom: { path: '/tmp/never-written' } },
+          { name: 'q', valueFrom: { path: '/tmp/nope', default: 'dflt' } },
+        ],
+      }),
     });
     const exits = observePod(await finished('exits-2'));
     expect(exits).toMatchObject({ phase: 'Failed', message: 'Error (exit code 2)', outputs: { exitCode: '2', result: 'oops' } });
     const noFile = observePod(await finished('no-file'));
     expect(noFile.phase).toBe('Failed');
-    expect(noFile.message).toMatch(/output parameter "p" \(valueFrom.path \/tmp\/never-written\): open \/tmp\/never-written: no such file or directory/);
+    expect(noFile.message).toMatch(
+      /output parameter "p" \(valueFrom.path \/tmp\/never-written\): open \/tmp\/never-written: no such file or directory/,
+    );
   });
 });

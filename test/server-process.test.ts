@@ -15,10 +15,27 @@ describe('plugflow server (process)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'plugflow-server-'));
     const kubeconfig = join(dir, 'kubeconfig');
     writeFileSync(kubeconfig, (await serverKubeConfig()).exportConfig(), { mode: 0o600 });
-    const proc = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'src', 'cli', 'main.ts'), 'server', '--kubeconfig', kubeconfig, '--port', '0', '--metrics-port', '0', '--host', '127.0.0.1'], {
-      cwd: REPO_ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const proc = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        join(REPO_ROOT, 'src', 'cli', 'main.ts'),
+        'server',
+        '--kubeconfig',
+        kubeconfig,
+        '--port',
+        '0',
+        '--metrics-port',
+        '0',
+        '--host',
+        '127.0.0.1',
+      ],
+      {
+        cwd: REPO_ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const lines: string[] = [];
     let buffered = '';
     proc.stderr.on('data', (d: Buffer) => {
@@ -54,7 +71,9 @@ describe('plugflow server (process)', () => {
       if (proc.exitCode === null) proc.kill('SIGKILL');
     }
     const logs = lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { message: string; component: string; level: string });
-    expect(logs.map((l) => l.message)).toEqual(expect.arrayContaining(['server started', 'signal received', 'server shutting down: draining the event queue', 'server stopped']));
+    expect(logs.map((l) => l.message)).toEqual(
+      expect.arrayContaining(['server started', 'signal received', 'server shutting down: draining the event queue', 'server stopped']),
+    );
     expect(logs.every((l) => l.component === 'server' && typeof l.level === 'string')).toBe(true);
   });
 
@@ -64,10 +83,30 @@ describe('plugflow server (process)', () => {
     writeFileSync(kubeconfig, (await serverKubeConfig()).exportConfig(), { mode: 0o600 });
     const run = (extra: string[], stopWhen?: string) =>
       new Promise<{ code: number | null; stderr: string }>((resolve) => {
-        const proc = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'src', 'cli', 'main.ts'), 'server', '--kubeconfig', kubeconfig, '--port', '0', '--metrics-port', '0', '--host', '127.0.0.1', '--secure=false', '--auth-mode=server', ...extra], {
-          cwd: REPO_ROOT,
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
+        const proc = spawn(
+          process.execPath,
+          [
+            '--import',
+            'tsx',
+            join(REPO_ROOT, 'src', 'cli', 'main.ts'),
+            'server',
+            '--kubeconfig',
+            kubeconfig,
+            '--port',
+            '0',
+            '--metrics-port',
+            '0',
+            '--host',
+            '127.0.0.1',
+            '--secure=false',
+            '--auth-mode=server',
+            ...extra,
+          ],
+          {
+            cwd: REPO_ROOT,
+            stdio: ['ignore', 'pipe', 'pipe'],
+          },
+        );
         let stderr = '';
         let stopping: NodeJS.Timeout | undefined;
         const timer = setTimeout(() => proc.kill('SIGKILL'), 60_000);
@@ -83,9 +122,11 @@ describe('plugflow server (process)', () => {
       });
     const refused = await run([]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('--auth-mode=server runs every call with the server\'s own account, so it needs a guard');
+    expect(refused.stderr).toContain("--auth-mode=server runs every call with the server's own account, so it needs a guard");
     const unsafe = await run(['--unsafe-server-mode-without-auth'], 'server started');
     expect(unsafe.code).toBe(0);
-    expect(unsafe.stderr).toMatch(/"level":"error".*UNSAFE: --auth-mode=server with --unsafe-server-mode-without-auth: ANYONE who reaches this port/);
+    expect(unsafe.stderr).toMatch(
+      /"level":"error".*UNSAFE: --auth-mode=server with --unsafe-server-mode-without-auth: ANYONE who reaches this port/,
+    );
   });
 });

@@ -31,8 +31,14 @@ describe('workflow REST', () => {
     ns = await createTestNamespace('rest');
     alice = cluster().userTokens.alice;
     bob = cluster().userTokens.bob;
-    await grantRole(ns, 'alice', 'workflow-editor', [rule('workflows', 'create', 'get', 'list', 'delete'), rule('workflowtemplates', 'get')]);
-    [client, server] = await Promise.all([startTestServer({ namespace: ns }), startTestServer({ namespace: ns, secure: false, authMode: 'server', serverToken: SHARED, allowedNamespaces: [ns] })]);
+    await grantRole(ns, 'alice', 'workflow-editor', [
+      rule('workflows', 'create', 'get', 'list', 'delete'),
+      rule('workflowtemplates', 'get'),
+    ]);
+    [client, server] = await Promise.all([
+      startTestServer({ namespace: ns }),
+      startTestServer({ namespace: ns, secure: false, authMode: 'server', serverToken: SHARED, allowedNamespaces: [ns] }),
+    ]);
   });
 
   afterAll(async () => {
@@ -70,7 +76,11 @@ describe('workflow REST', () => {
     const page1 = await call('GET', `${wfUrl(client)}?listOptions.labelSelector=suite%3Drest&listOptions.limit=1`, { token: alice });
     expect(page1.body.items).toHaveLength(1);
     expect(page1.body.metadata.continue).toBeTruthy();
-    const page2 = await call('GET', `${wfUrl(client)}?listOptions.labelSelector=suite%3Drest&listOptions.limit=1&listOptions.continue=${encodeURIComponent(page1.body.metadata.continue)}`, { token: alice });
+    const page2 = await call(
+      'GET',
+      `${wfUrl(client)}?listOptions.labelSelector=suite%3Drest&listOptions.limit=1&listOptions.continue=${encodeURIComponent(page1.body.metadata.continue)}`,
+      { token: alice },
+    );
     expect(page2.body.items).toHaveLength(1);
     expect(page2.body.items[0].metadata.name).not.toBe(page1.body.items[0].metadata.name);
 
@@ -135,14 +145,26 @@ describe('workflow REST', () => {
   });
 
   it('server mode refuses to start without a guard', async () => {
-    await expect(startTestServer({ namespace: ns, secure: false, authMode: 'server' })).rejects.toThrow(/needs a guard: give --server-token-file/);
+    await expect(startTestServer({ namespace: ns, secure: false, authMode: 'server' })).rejects.toThrow(
+      /needs a guard: give --server-token-file/,
+    );
   });
 
   it('stores nothing on serverDryRun (and on createOptions.dryRun)', async () => {
-    const dry = await call('POST', wfUrl(client), { token: alice, body: { namespace: ns, serverDryRun: true, workflow: hello({ name: 'dry-run-1', generateName: undefined, labels: { suite: 'dry' } }) } });
+    const dry = await call('POST', wfUrl(client), {
+      token: alice,
+      body: {
+        namespace: ns,
+        serverDryRun: true,
+        workflow: hello({ name: 'dry-run-1', generateName: undefined, labels: { suite: 'dry' } }),
+      },
+    });
     expect(dry.status).toBe(200);
     expect(dry.body.metadata.name).toBe('dry-run-1');
-    const dry2 = await call('POST', wfUrl(client), { token: alice, body: { createOptions: { dryRun: ['All'] }, workflow: hello({ name: 'dry-run-2', labels: { suite: 'dry' } }) } });
+    const dry2 = await call('POST', wfUrl(client), {
+      token: alice,
+      body: { createOptions: { dryRun: ['All'] }, workflow: hello({ name: 'dry-run-2', labels: { suite: 'dry' } }) },
+    });
     expect(dry2.status).toBe(200);
     expect((await call('GET', wfUrl(client, 'dry-run-1'), { token: alice })).status).toBe(404);
     expect(await listWorkflows(ns, 'suite=dry')).toEqual([]);
@@ -157,16 +179,30 @@ describe('workflow REST', () => {
   });
 
   it('answers 400 naming the field for an invalid workflow, and stores nothing', async () => {
-    const noEntry = await call('POST', wfUrl(client), { token: alice, body: { workflow: { ...hello({ labels: { suite: 'invalid' } }), spec: { templates: hello().spec.templates } } } });
+    const noEntry = await call('POST', wfUrl(client), {
+      token: alice,
+      body: { workflow: { ...hello({ labels: { suite: 'invalid' } }), spec: { templates: hello().spec.templates } } },
+    });
     expect(noEntry.status).toBe(400);
     expect(noEntry.body.code).toBe(3);
     expect(noEntry.body.message).toContain('spec.entrypoint');
 
-    const unknownEntry = await call('POST', wfUrl(client), { token: alice, body: { workflow: { ...hello({ labels: { suite: 'invalid' } }), spec: { ...hello().spec, entrypoint: 'nope' } } } });
+    const unknownEntry = await call('POST', wfUrl(client), {
+      token: alice,
+      body: { workflow: { ...hello({ labels: { suite: 'invalid' } }), spec: { ...hello().spec, entrypoint: 'nope' } } },
+    });
     expect(unknownEntry.status).toBe(400);
     expect(unknownEntry.body.message).toMatch(/spec\.entrypoint.*"nope"/);
 
-    const missingTemplate = await call('POST', wfUrl(client), { token: alice, body: { workflow: { metadata: { generateName: 'ref-', labels: { suite: 'invalid' } }, spec: { workflowTemplateRef: { name: 'does-not-exist' } } } } });
+    const missingTemplate = await call('POST', wfUrl(client), {
+      token: alice,
+      body: {
+        workflow: {
+          metadata: { generateName: 'ref-', labels: { suite: 'invalid' } },
+          spec: { workflowTemplateRef: { name: 'does-not-exist' } },
+        },
+      },
+    });
     expect(missingTemplate.status).toBe(400);
     expect(missingTemplate.body.message).toContain('spec.workflowTemplateRef');
 
@@ -190,12 +226,20 @@ describe('workflow REST', () => {
       metadata: { name: 'needs-param' },
       spec: { entrypoint: 'main', arguments: { parameters: [{ name: 'who' }] }, templates: hello().spec.templates },
     });
-    const missing = await call('POST', wfUrl(client), { token: alice, body: { workflow: { metadata: { generateName: 'np-' }, spec: { workflowTemplateRef: { name: 'needs-param' } } } } });
+    const missing = await call('POST', wfUrl(client), {
+      token: alice,
+      body: { workflow: { metadata: { generateName: 'np-' }, spec: { workflowTemplateRef: { name: 'needs-param' } } } },
+    });
     expect(missing.status).toBe(400);
     expect(missing.body.message).toContain('spec.arguments.parameters[who]');
     const ok = await call('POST', wfUrl(client), {
       token: alice,
-      body: { workflow: { metadata: { generateName: 'np-', labels: { [LABEL_WORKFLOW_TEMPLATE]: 'needs-param' } }, spec: { workflowTemplateRef: { name: 'needs-param' }, arguments: { parameters: [{ name: 'who', value: 'me' }] } } } },
+      body: {
+        workflow: {
+          metadata: { generateName: 'np-', labels: { [LABEL_WORKFLOW_TEMPLATE]: 'needs-param' } },
+          spec: { workflowTemplateRef: { name: 'needs-param' }, arguments: { parameters: [{ name: 'who', value: 'me' }] } },
+        },
+      },
     });
     expect(ok.status).toBe(200);
   });
@@ -203,7 +247,10 @@ describe('workflow REST', () => {
   it('answers 413 to a body over the limit', async () => {
     const small = await startTestServer({ namespace: ns, secure: false, authMode: 'server', serverToken: SHARED, maxBodyBytes: 4096 });
     try {
-      const big = await call('POST', `${small.url}/api/v1/workflows/${ns}`, { token: SHARED, body: { workflow: hello({ annotations: { pad: 'x'.repeat(8192) } }) } });
+      const big = await call('POST', `${small.url}/api/v1/workflows/${ns}`, {
+        token: SHARED,
+        body: { workflow: hello({ annotations: { pad: 'x'.repeat(8192) } }) },
+      });
       expect(big.status).toBe(413);
       expect(big.body.code).toBe(8);
       const bigEvent = await call('POST', `${small.url}/api/v1/events/${ns}/`, { token: SHARED, body: { pad: 'x'.repeat(8192) } });
@@ -241,7 +288,21 @@ describe('workflow REST', () => {
   it('CLI: submit, list, get and delete with --server and --token', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'plugflow-cli-'));
     const file = join(dir, 'wf.yaml');
-    writeFileSync(file, ['metadata:', '  generateName: cli-', '  labels: { suite: cli }', 'spec:', '  entrypoint: main', '  arguments: { parameters: [{ name: who, value: x }] }', '  templates:', '    - name: main', '      container: { image: busybox, command: [echo, hi] }', ''].join('\n'));
+    writeFileSync(
+      file,
+      [
+        'metadata:',
+        '  generateName: cli-',
+        '  labels: { suite: cli }',
+        'spec:',
+        '  entrypoint: main',
+        '  arguments: { parameters: [{ name: who, value: x }] }',
+        '  templates:',
+        '    - name: main',
+        '      container: { image: busybox, command: [echo, hi] }',
+        '',
+      ].join('\n'),
+    );
     const lines: string[] = [];
     const p = { out: (l: string) => lines.push(l), err: (l: string) => lines.push(`ERR ${l}`) };
     const flags = { server: client.url, token: alice, insecureSkipTlsVerify: true, namespace: ns };
@@ -253,7 +314,10 @@ describe('workflow REST', () => {
     expect(stored.spec.arguments.parameters).toEqual([{ name: 'who', value: 'cli-user' }]);
 
     expect(await runList({ ...flags, selector: 'suite=cli' }, p)).toBe(0);
-    expect(lines.splice(0)).toEqual([expect.stringMatching(/^NAME\s+STATUS\s+AGE/), expect.stringMatching(new RegExp(`^${name}\\s+Pending`))]);
+    expect(lines.splice(0)).toEqual([
+      expect.stringMatching(/^NAME\s+STATUS\s+AGE/),
+      expect.stringMatching(new RegExp(`^${name}\\s+Pending`)),
+    ]);
 
     expect(await runGet(name, flags, p)).toBe(0);
     expect(lines.splice(0).join('\n')).toMatch(new RegExp(`Name:\\s+${name}[\\s\\S]*Status:\\s+Pending`));

@@ -18,7 +18,12 @@ rules:
 /** kube-apiserver flags for the audit log in `dir`. */
 export function auditArgs(dir: string): string[] {
   writeFileSync(join(dir, 'audit-policy.yaml'), POLICY);
-  return [`--audit-policy-file=${join(dir, 'audit-policy.yaml')}`, `--audit-log-path=${join(dir, 'audit.log')}`, '--audit-log-maxsize=0', '--audit-log-mode=blocking'];
+  return [
+    `--audit-policy-file=${join(dir, 'audit-policy.yaml')}`,
+    `--audit-log-path=${join(dir, 'audit.log')}`,
+    '--audit-log-maxsize=0',
+    '--audit-log-mode=blocking',
+  ];
 }
 
 export class AuditLog {

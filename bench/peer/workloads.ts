@@ -45,7 +45,15 @@ export interface RunResult {
 }
 
 /** Creates `n` workflows with `concurrency` requests in flight; resolves when all are created. */
-async function createAll(client: KubeClient, type: ResourceType, ns: string, n: number, body: (i: number) => unknown, concurrency = 16, after?: (i: number) => Promise<void>): Promise<void> {
+async function createAll(
+  client: KubeClient,
+  type: ResourceType,
+  ns: string,
+  n: number,
+  body: (i: number) => unknown,
+  concurrency = 16,
+  after?: (i: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: Math.min(concurrency, n) }, async () => {
@@ -94,7 +102,14 @@ export async function runPoint(client: KubeClient, group: Group, shape: Shape, n
       const rv = (list.metadata as { resourceVersion?: string } | undefined)?.resourceVersion;
       let opened!: () => void;
       const open = new Promise<void>((r) => (opened = r));
-      const w = client.watch(type, { namespace: ns, ...(rv ? { resourceVersion: rv } : {}), timeoutSeconds: 300, onOpen: () => opened() }, (e) => e.type !== 'BOOKMARK' && e.type !== 'ERROR' && onObject(e.object), abort.signal).catch(() => {});
+      const w = client
+        .watch(
+          type,
+          { namespace: ns, ...(rv ? { resourceVersion: rv } : {}), timeoutSeconds: 300, onOpen: () => opened() },
+          (e) => e.type !== 'BOOKMARK' && e.type !== 'ERROR' && onObject(e.object),
+          abort.signal,
+        )
+        .catch(() => {});
       await Promise.race([open, w]);
       started();
       await w;
@@ -122,13 +137,28 @@ export async function runPoint(client: KubeClient, group: Group, shape: Shape, n
  * given a finished workflow's status with one status patch, 32 requests in flight — no
  * controller at all. Objects per minute.
  */
-export async function baselinePoint(client: KubeClient, group: Group, shape: Shape, n: number, ns: string, status: unknown): Promise<{ seconds: number; perMinute: number }> {
+export async function baselinePoint(
+  client: KubeClient,
+  group: Group,
+  shape: Shape,
+  n: number,
+  ns: string,
+  status: unknown,
+): Promise<{ seconds: number; perMinute: number }> {
   const type = workflowType(group);
   await client.create(NAMESPACES, undefined, { metadata: { name: ns } });
   const t0 = performance.now();
-  await createAll(client, type, ns, n, (i) => workflow(group, shape, `w-${i}`), 32, async (i) => {
-    await client.mergePatch(type, ns, `w-${i}`, { status }, 'status');
-  });
+  await createAll(
+    client,
+    type,
+    ns,
+    n,
+    (i) => workflow(group, shape, `w-${i}`),
+    32,
+    async (i) => {
+      await client.mergePatch(type, ns, `w-${i}`, { status }, 'status');
+    },
+  );
   const seconds = (performance.now() - t0) / 1000;
   return { seconds, perMinute: n / (seconds / 60) };
 }

@@ -104,7 +104,10 @@ export class Agent {
   run(): Promise<AgentStopReason> {
     const { workflow, plugins, log } = this.opts;
     // Names and addresses only: tokens are never logged.
-    log.info('agent starting', { workflow: `${workflow.namespace}/${workflow.name}`, plugins: plugins.map((p) => `${p.name}=${p.address}`) });
+    log.info('agent starting', {
+      workflow: `${workflow.namespace}/${workflow.name}`,
+      plugins: plugins.map((p) => `${p.name}=${p.address}`),
+    });
     this.informer.start();
     return this.stopped;
   }

@@ -14,7 +14,10 @@ import {
 
 const none = new Set<string>();
 const tpl = (name?: string) => ({ plugin: name === undefined ? undefined : { [name]: {} } });
-const reply = (node: object, requeue?: string): CallOutcome => ({ kind: 'reply', reply: { node: node as never, ...(requeue ? { requeue } : {}) } });
+const reply = (node: object, requeue?: string): CallOutcome => ({
+  kind: 'reply',
+  reply: { node: node as never, ...(requeue ? { requeue } : {}) },
+});
 
 /** Drives the machine with a script of outcomes per plugin; returns the calls and reports. */
 function drive(
@@ -92,7 +95,10 @@ describe('reply rows', () => {
     const t: CallOutcome = { kind: 'transient', reason: 'connect ECONNREFUSED 127.0.0.1:1' };
     const r = drive(startTask(tpl(), ['a', 'b']), { a: [t, t, t, t, t] });
     expect(r.calls).toEqual(['a@0', 'a@1000', 'a@3000', 'a@7000', 'a@15000']);
-    expect(r.final).toEqual({ kind: 'done', result: { phase: 'Failed', message: 'plugin a failed 5 times: connect ECONNREFUSED 127.0.0.1:1' } });
+    expect(r.final).toEqual({
+      kind: 'done',
+      result: { phase: 'Failed', message: 'plugin a failed 5 times: connect ECONNREFUSED 127.0.0.1:1' },
+    });
   });
 
   it('transient then success → the node, and the failure count resets per plugin', () => {
@@ -137,7 +143,9 @@ describe('reply rows', () => {
       const r = drive(startTask(tpl('a'), ['a']), { a: [reply({ phase: 'Running' }, bad)] });
       expect(r.final.kind).toBe('done');
       const msg = (r.final as { result: { message: string } }).result.message;
-      expect(msg).toMatch(new RegExp(`^plugin a replied with an invalid requeue: ${JSON.stringify(bad).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+      expect(msg).toMatch(
+        new RegExp(`^plugin a replied with an invalid requeue: ${JSON.stringify(bad).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+      );
       expect((r.final as { result: { phase: string } }).result.phase).toBe('Failed');
     }
   });
@@ -146,16 +154,26 @@ describe('reply rows', () => {
     const r = drive(startTask(tpl('a'), ['a']), { a: [reply({ message: 'no phase' })] });
     expect(r.final).toEqual({
       kind: 'done',
-      result: { phase: 'Failed', message: 'plugin a replied with an invalid result: node.phase is required: one of Pending, Running, Succeeded, Failed, Error' },
+      result: {
+        phase: 'Failed',
+        message: 'plugin a replied with an invalid result: node.phase is required: one of Pending, Running, Succeeded, Failed, Error',
+      },
     });
     const r2 = drive(startTask(tpl('a'), ['a']), { a: [reply({ phase: 'Done' })] });
-    expect(r2.final).toMatchObject({ result: { phase: 'Failed', message: expect.stringContaining('node.phase must be one of Pending, Running, Succeeded, Failed, Error, got "Done"') } });
+    expect(r2.final).toMatchObject({
+      result: {
+        phase: 'Failed',
+        message: expect.stringContaining('node.phase must be one of Pending, Running, Succeeded, Failed, Error, got "Done"'),
+      },
+    });
   });
 
   it('an invalid node is fatal even with a requeue, and nothing of it is reported', () => {
     const r = drive(startTask(tpl('a'), ['a']), { a: [reply({ phase: 'Running', outputs: [] }, '1s')] });
     expect(r.calls).toEqual(['a@0']);
-    expect(r.reports).toEqual([{ phase: 'Failed', message: 'plugin a replied with an invalid result: node.outputs must be an object, got a list' }]);
+    expect(r.reports).toEqual([
+      { phase: 'Failed', message: 'plugin a replied with an invalid result: node.outputs must be an object, got a list' },
+    ]);
   });
 
   it('Running without requeue is reported and the agent stops calling', () => {

@@ -58,9 +58,7 @@ export interface TaskState {
 }
 
 export type NextStep =
-  | { kind: 'call'; plugin: string; attempt: number }
-  | { kind: 'wait'; until: number }
-  | { kind: 'done'; result: NodeResult };
+  { kind: 'call'; plugin: string; attempt: number } | { kind: 'wait'; until: number } | { kind: 'done'; result: NodeResult };
 
 export interface Applied {
   state: TaskState;

@@ -154,7 +154,10 @@ describe('the TypeScript progress plugin (SDK, requeue)', () => {
   });
 
   it('reports 1/3, 2/3 while requeueing, then Succeeded 3/3 with its output', async () => {
-    const reports = await runThrough(plugin.url, TOKEN, { name: 'job', plugin: { progress: { steps: 3, every: '20ms' } } }, ['hello', 'progress']);
+    const reports = await runThrough(plugin.url, TOKEN, { name: 'job', plugin: { progress: { steps: 3, every: '20ms' } } }, [
+      'hello',
+      'progress',
+    ]);
     expect(reports).toEqual([
       { phase: 'Running', message: 'step 1 of 3 done', progress: '1/3' },
       { phase: 'Running', message: 'step 2 of 3 done', progress: '2/3' },

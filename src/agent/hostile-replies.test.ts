@@ -101,7 +101,8 @@ async function written(name: string, reply: Reply, signal = new AbortController(
 /** RFC 7386 JSON merge patch: null removes, objects merge, anything else replaces. */
 function mergePatch(target: unknown, patch: unknown): unknown {
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
-  const out: Record<string, unknown> = target !== null && typeof target === 'object' && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
+  const out: Record<string, unknown> =
+    target !== null && typeof target === 'object' && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
   for (const [k, v] of Object.entries(patch)) {
     if (v === null) delete out[k];
     else out[k] = mergePatch(out[k], v);
@@ -123,7 +124,10 @@ describe('hostile plugin replies: what the agent writes into the TaskSet status'
   });
 
   it('parameters of the wrong shape → Failed naming each one', async () => {
-    const w = await written('params', json({ node: { phase: 'Succeeded', outputs: { parameters: [{ name: 5, value: {} }, { value: 'x' }] } } }));
+    const w = await written(
+      'params',
+      json({ node: { phase: 'Succeeded', outputs: { parameters: [{ name: 5, value: {} }, { value: 'x' }] } } }),
+    );
     expect(w).toEqual(
       failedWith(
         'plugin hello replied with an invalid result: node.outputs.parameters[0].name must be a string, got number 5; ' +
@@ -142,7 +146,9 @@ describe('hostile plugin replies: what the agent writes into the TaskSet status'
     expect((await written('requeue', json({ node: { phase: 'Running' }, requeue: [] }))).message).toBe(
       'plugin hello replied with an invalid requeue: must be a duration string such as 30s, got a list',
     );
-    expect((await written('node', json({ node: [{ phase: 'Succeeded' }] }))).message).toBe('plugin hello replied with an invalid result: node must be an object, got a list');
+    expect((await written('node', json({ node: [{ phase: 'Succeeded' }] }))).message).toBe(
+      'plugin hello replied with an invalid result: node must be an object, got a list',
+    );
   });
 
   it('a 3 MiB message (a body over the 1 MiB reply limit) → Failed naming the limit', async () => {
@@ -158,11 +164,16 @@ describe('hostile plugin replies: what the agent writes into the TaskSet status'
       for (let i = 0; i < 12; i++) res.write('x'.repeat(100 * 1024));
       res.end('"}}');
     };
-    expect(await written('chunked', chunked)).toEqual(failedWith('plugin hello replied with a body over the 1 MiB limit of a plugin reply'));
+    expect(await written('chunked', chunked)).toEqual(
+      failedWith('plugin hello replied with a body over the 1 MiB limit of a plugin reply'),
+    );
   });
 
   it('a long message under the body limit is truncated with a visible marker', async () => {
-    const w = await written('long', json({ node: { phase: 'Succeeded', message: 'w'.repeat(900_000), outputs: { parameters: [{ name: 'p', value: 1 }] } } }));
+    const w = await written(
+      'long',
+      json({ node: { phase: 'Succeeded', message: 'w'.repeat(900_000), outputs: { parameters: [{ name: 'p', value: 1 }] } } }),
+    );
     expect(w.phase).toBe('Succeeded');
     expect(w.message!.length).toBeLessThanOrEqual(MAX_MESSAGE_LENGTH);
     expect(w.message).toMatch(/^w+… \[message truncated: 900000 characters in all\]$/);
@@ -173,19 +184,30 @@ describe('hostile plugin replies: what the agent writes into the TaskSet status'
     const parameters = Array.from({ length: 10_000 }, (_, i) => ({ name: `p${i}`, value: String(i) }));
     const w = await written('many', json({ node: { phase: 'Succeeded', outputs: { parameters } } }));
     expect(w.phase).toBe('Failed');
-    expect(w.message).toMatch(/^plugin hello replied with an invalid result: node\.outputs is \d+ bytes as JSON, over the 128 KiB limit of a task result/);
+    expect(w.message).toMatch(
+      /^plugin hello replied with an invalid result: node\.outputs is \d+ bytes as JSON, over the 128 KiB limit of a task result/,
+    );
   });
 
   it('deeply nested outputs never reach the status', async () => {
     const deep = `{"node":{"phase":"Succeeded","outputs":{"artifacts":[{"name":"a","raw":${'{"a":'.repeat(1000)}1${'}'.repeat(1000)}}]}}}`;
     const w = await written('deep', body(200, deep));
-    expect(w).toEqual(failedWith('plugin hello replied with an invalid result: node.outputs.artifacts[0] is nested more than 32 levels deep'));
+    expect(w).toEqual(
+      failedWith('plugin hello replied with an invalid result: node.outputs.artifacts[0] is nested more than 32 levels deep'),
+    );
   });
 
   it('Failed without a message, or with an empty or tiny one, still says what happened', async () => {
-    expect(await written('nomsg', json({ node: { phase: 'Failed' } }))).toEqual(failedWith('plugin hello reported Failed without a message'));
-    expect(await written('empty', json({ node: { phase: 'Failed', message: '' } }))).toEqual(failedWith('plugin hello reported Failed without a message'));
-    expect(await written('nullmsg', json({ node: { phase: 'Error', message: null } }))).toEqual({ ...failedWith('plugin hello reported Error without a message'), phase: 'Error' });
+    expect(await written('nomsg', json({ node: { phase: 'Failed' } }))).toEqual(
+      failedWith('plugin hello reported Failed without a message'),
+    );
+    expect(await written('empty', json({ node: { phase: 'Failed', message: '' } }))).toEqual(
+      failedWith('plugin hello reported Failed without a message'),
+    );
+    expect(await written('nullmsg', json({ node: { phase: 'Error', message: null } }))).toEqual({
+      ...failedWith('plugin hello reported Error without a message'),
+      phase: 'Error',
+    });
     expect(await written('tiny', json({ node: { phase: 'Failed', message: 'x' } }))).toEqual(failedWith('plugin hello reported Failed: x'));
   });
 
@@ -202,7 +224,10 @@ describe('hostile plugin replies: what the agent writes into the TaskSet status'
   });
 
   it('a valid reply keeps only the fields of the contract', async () => {
-    const w = await written('valid', json({ node: { phase: 'Succeeded', message: 'ok', progress: '2/2', outputs: { result: 'r', junk: 1 }, extra: true }, requeue: '1h' }));
+    const w = await written(
+      'valid',
+      json({ node: { phase: 'Succeeded', message: 'ok', progress: '2/2', outputs: { result: 'r', junk: 1 }, extra: true }, requeue: '1h' }),
+    );
     expect(w).toEqual({ phase: 'Succeeded', message: 'ok', outputs: { result: 'r' }, progress: '2/2' });
   });
 
@@ -213,7 +238,11 @@ describe('hostile plugin replies: what the agent writes into the TaskSet status'
     const abort = new AbortController();
     setTimeout(() => abort.abort(), 200);
     try {
-      const w = await written('longwait', json({ node: { phase: 'Running', message: 'working on it', progress: '1/4' }, requeue: '1000h' }), abort.signal);
+      const w = await written(
+        'longwait',
+        json({ node: { phase: 'Running', message: 'working on it', progress: '1/4' }, requeue: '1000h' }),
+        abort.signal,
+      );
       expect(w).toEqual({ phase: 'Running', message: 'working on it', outputs: null, progress: '1/4' });
     } finally {
       process.off('warning', onWarning);

@@ -111,7 +111,10 @@ describe('http template', () => {
 
   it('fails with the secret named when a header secret cannot be read', async () => {
     const r = await run({ url: `${base}/x`, headers: [{ name: 'X-Key', valueFrom: { secretKeyRef: { name: 'missing', key: 'k' } } }] });
-    expect(r).toEqual({ phase: 'Failed', message: 'http.headers[0] (X-Key): cannot read key k of secret ns/missing: secrets "missing" not found' });
+    expect(r).toEqual({
+      phase: 'Failed',
+      message: 'http.headers[0] (X-Key): cannot read key k of secret ns/missing: secrets "missing" not found',
+    });
   });
 
   it('successCondition decides over request and response, headers in canonical form', async () => {
@@ -124,7 +127,10 @@ describe('http template', () => {
     });
     expect(ok).toEqual({ phase: 'Succeeded', outputs: { result: 'status 404' } });
     const no = await run({ url: `${base}/hello`, successCondition: 'response.statusCode == 201' });
-    expect(no).toMatchObject({ phase: 'Failed', message: 'http.successCondition "response.statusCode == 201" is false (response code 200)' });
+    expect(no).toMatchObject({
+      phase: 'Failed',
+      message: 'http.successCondition "response.statusCode == 201" is false (response code 200)',
+    });
   });
 
   it('a successCondition that cannot be evaluated fails the node with the reason', async () => {
@@ -153,7 +159,9 @@ describe('http template', () => {
     expect((await run({ url: 'not a url' })).message).toBe('http.url "not a url" is not a valid URL');
     expect((await run({ url: 'ftp://x/y' })).message).toBe('http.url "ftp://x/y" must use http or https');
     expect((await run({ url: `${base}/x`, method: 'GE T' })).message).toBe('http.method "GE T" is not an HTTP method');
-    expect((await run({ url: `${base}/x`, body: 'a', bodyFrom: { bytes: 'Yg==' } })).message).toBe('http.body and http.bodyFrom are both set; use one');
+    expect((await run({ url: `${base}/x`, body: 'a', bodyFrom: { bytes: 'Yg==' } })).message).toBe(
+      'http.body and http.bodyFrom are both set; use one',
+    );
   });
 
   it('reports connection failures', async () => {

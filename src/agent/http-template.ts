@@ -90,10 +90,18 @@ export class HttpExecutor {
     try {
       ok = this.opts.evaluate(http.successCondition, env);
     } catch (err) {
-      return { phase: 'Failed', message: `http.successCondition ${JSON.stringify(http.successCondition)} failed: ${errorMessage(err)}`, outputs };
+      return {
+        phase: 'Failed',
+        message: `http.successCondition ${JSON.stringify(http.successCondition)} failed: ${errorMessage(err)}`,
+        outputs,
+      };
     }
     if (ok) return { phase: 'Succeeded', outputs };
-    return { phase: 'Failed', message: `http.successCondition ${JSON.stringify(http.successCondition)} is false (response code ${statusCode})`, outputs };
+    return {
+      phase: 'Failed',
+      message: `http.successCondition ${JSON.stringify(http.successCondition)} is false (response code ${statusCode})`,
+      outputs,
+    };
   }
 
   async close(): Promise<void> {
@@ -101,14 +109,17 @@ export class HttpExecutor {
   }
 
   /** Method, URL, body and header values, or the first problem found. */
-  private async prepare(http: HTTP): Promise<{ method: string; url: URL; body: Buffer; headers: Record<string, string[]> } | { error: string }> {
+  private async prepare(
+    http: HTTP,
+  ): Promise<{ method: string; url: URL; body: Buffer; headers: Record<string, string[]> } | { error: string }> {
     let url: URL;
     try {
       url = new URL(http.url);
     } catch {
       return { error: `http.url ${JSON.stringify(http.url ?? '')} is not a valid URL` };
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return { error: `http.url ${JSON.stringify(http.url)} must use http or https` };
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      return { error: `http.url ${JSON.stringify(http.url)} must use http or https` };
     const method = (http.method || 'GET').toUpperCase();
     if (!/^[A-Z]+$/.test(method)) return { error: `http.method ${JSON.stringify(http.method)} is not an HTTP method` };
     if (http.body !== undefined && http.body !== '' && http.bodyFrom?.bytes !== undefined) {
@@ -120,7 +131,8 @@ export class HttpExecutor {
     const bytes: unknown = http.bodyFrom?.bytes;
     if (typeof bytes === 'string') body = Buffer.from(bytes, 'base64');
     else if (Array.isArray(bytes)) {
-      if (!bytes.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)) return { error: 'http.bodyFrom.bytes must be a list of numbers 0..255' };
+      if (!bytes.every((b) => Number.isInteger(b) && b >= 0 && b <= 255))
+        return { error: 'http.bodyFrom.bytes must be a list of numbers 0..255' };
       body = Buffer.from(bytes as number[]);
     }
     const headers: Record<string, string[]> = {};
@@ -133,7 +145,9 @@ export class HttpExecutor {
         try {
           value = await this.opts.readSecret(this.opts.namespace, ref.name, ref.key);
         } catch (err) {
-          return { error: `http.headers[${i}] (${h.name}): cannot read key ${ref.key} of secret ${this.opts.namespace}/${ref.name}: ${errorMessage(err)}` };
+          return {
+            error: `http.headers[${i}] (${h.name}): cannot read key ${ref.key} of secret ${this.opts.namespace}/${ref.name}: ${errorMessage(err)}`,
+          };
         }
       }
       (headers[canonicalHeaderName(h.name)] ??= []).push(value ?? '');

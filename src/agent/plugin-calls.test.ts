@@ -82,7 +82,11 @@ function captureLogger(): { log: winston.Logger; text: () => string } {
       cb();
     },
   });
-  const log = winston.createLogger({ level: 'debug', format: winston.format.json(), transports: [new winston.transports.Stream({ stream })] });
+  const log = winston.createLogger({
+    level: 'debug',
+    format: winston.format.json(),
+    transports: [new winston.transports.Stream({ stream })],
+  });
   return { log, text: () => out };
 }
 
@@ -95,8 +99,15 @@ interface Harness {
   logs: () => string;
 }
 
-function harness(targets: Array<{ name: string; port: number; token?: string }>, opts: { timeoutMs?: number; retry?: RetryPolicy } = {}): Harness {
-  const pluginTargets: PluginTarget[] = targets.map((t) => ({ name: t.name, address: `http://127.0.0.1:${t.port}`, token: t.token ?? `tok-${t.name}` }));
+function harness(
+  targets: Array<{ name: string; port: number; token?: string }>,
+  opts: { timeoutMs?: number; retry?: RetryPolicy } = {},
+): Harness {
+  const pluginTargets: PluginTarget[] = targets.map((t) => ({
+    name: t.name,
+    address: `http://127.0.0.1:${t.port}`,
+    token: t.token ?? `tok-${t.name}`,
+  }));
   const client = new PluginClient(pluginTargets, { timeoutMs: opts.timeoutMs ?? 2000 });
   open.push({ close: () => client.close() });
   const reports: Array<[string, NodeResult]> = [];

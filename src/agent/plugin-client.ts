@@ -106,7 +106,10 @@ export class PluginClient {
         signal,
       });
       status = res.statusCode;
-      const tooBig = { kind: 'fatal', message: `plugin ${plugin} replied with a body over the ${formatBytes(this.maxBodyBytes)} limit of a plugin reply` } as const;
+      const tooBig = {
+        kind: 'fatal',
+        message: `plugin ${plugin} replied with a body over the ${formatBytes(this.maxBodyBytes)} limit of a plugin reply`,
+      } as const;
       // A declared length over the limit is refused before reading a byte of it.
       if (Number(res.headers['content-length']) > this.maxBodyBytes) {
         res.body.destroy();
@@ -147,15 +150,24 @@ export function classifyReply(plugin: string, status: number, text: string): Cal
   if (status === 503) return { kind: 'transient', reason: `503: ${clip(text)}`.trimEnd() };
   if (status !== 200) {
     // `<status>: <body>` (COMPAT.md); with no body, say so rather than leave a bare `403: `.
-    const body = text.trim() === '' ? `${STATUS_CODES[status] ? `${STATUS_CODES[status]} ` : ''}(plugin ${plugin} sent no body)` : clip(text);
+    const body =
+      text.trim() === '' ? `${STATUS_CODES[status] ? `${STATUS_CODES[status]} ` : ''}(plugin ${plugin} sent no body)` : clip(text);
     return { kind: 'fatal', message: `${status}: ${body}` };
   }
-  if (text.trim() === '') return { kind: 'fatal', message: `plugin ${plugin} replied 200 with an empty body; expected JSON ({} when the template is not its own)` };
+  if (text.trim() === '')
+    return {
+      kind: 'fatal',
+      message: `plugin ${plugin} replied 200 with an empty body; expected JSON ({} when the template is not its own)`,
+    };
   let value: unknown;
   try {
     value = parseUserJson(text, `plugin ${plugin} replied 200 with a body that`);
   } catch (err) {
-    if (err instanceof UnsafeJsonError) return { kind: 'fatal', message: `plugin ${plugin} replied with a key named "__proto__" at ${err.path}, which plugflow refuses (it could rewrite object prototypes)` };
+    if (err instanceof UnsafeJsonError)
+      return {
+        kind: 'fatal',
+        message: `plugin ${plugin} replied with a key named "__proto__" at ${err.path}, which plugflow refuses (it could rewrite object prototypes)`,
+      };
     return { kind: 'fatal', message: `plugin ${plugin} replied 200 with a body that is not JSON: ${clip(text, 200)}` };
   }
   if (value === null) return { kind: 'skip' };

@@ -16,7 +16,10 @@ describe('plugin replies with prototype keys', () => {
       '{"node": {"\\u005f_proto__": {"phase": "Succeeded"}}}',
     ]) {
       const out = classifyReply('hello', 200, body);
-      expect(out).toMatchObject({ kind: 'fatal', message: expect.stringMatching(/^plugin hello replied with a key named "__proto__" at /) });
+      expect(out).toMatchObject({
+        kind: 'fatal',
+        message: expect.stringMatching(/^plugin hello replied with a key named "__proto__" at /),
+      });
     }
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });

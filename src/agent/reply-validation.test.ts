@@ -33,16 +33,37 @@ describe('checkReply: valid replies are rebuilt from their checked fields', () =
     const r = check({
       phase: 'Succeeded',
       extra: { deep: 1 },
-      outputs: { parameters: [{ name: 'n', value: 3, valueFrom: { path: '/x' } }, { name: 'b', value: true }, { name: 'f', value: 1e21 }, { name: 'none' }], other: 1 },
+      outputs: {
+        parameters: [
+          { name: 'n', value: 3, valueFrom: { path: '/x' } },
+          { name: 'b', value: true },
+          { name: 'f', value: 1e21 },
+          { name: 'none' },
+        ],
+        other: 1,
+      },
     });
     expect(r).toEqual({
       ok: true,
-      result: { phase: 'Succeeded', outputs: { parameters: [{ name: 'n', value: '3' }, { name: 'b', value: 'true' }, { name: 'f', value: '1000000000000000000000' }, { name: 'none' }] } },
+      result: {
+        phase: 'Succeeded',
+        outputs: {
+          parameters: [
+            { name: 'n', value: '3' },
+            { name: 'b', value: 'true' },
+            { name: 'f', value: '1000000000000000000000' },
+            { name: 'none' },
+          ],
+        },
+      },
     });
   });
 
   it('null and empty optional fields mean "none"', () => {
-    expect(check({ phase: 'Running', message: null, progress: '', outputs: null }, null)).toEqual({ ok: true, result: { phase: 'Running' } });
+    expect(check({ phase: 'Running', message: null, progress: '', outputs: null }, null)).toEqual({
+      ok: true,
+      result: { phase: 'Running' },
+    });
     expect(check({ phase: 'Running', message: '' }, '')).toEqual({ ok: true, result: { phase: 'Running' } });
     expect(check({ phase: 'Succeeded', outputs: {} })).toEqual({ ok: true, result: { phase: 'Succeeded' } });
   });
@@ -53,13 +74,19 @@ describe('checkReply: valid replies are rebuilt from their checked fields', () =
   });
 
   it('accepts every phase a plugin may reply, and progress N/M with N ≤ M', () => {
-    for (const phase of ['Pending', 'Running', 'Succeeded', 'Failed', 'Error']) expect(check({ phase, message: 'some words' }).ok).toBe(true);
+    for (const phase of ['Pending', 'Running', 'Succeeded', 'Failed', 'Error'])
+      expect(check({ phase, message: 'some words' }).ok).toBe(true);
     for (const progress of ['0/1', '1/1', '7/10', '000/5']) expect(check({ phase: 'Running', progress }).ok, progress).toBe(true);
   });
 
   it('never reads a field from the prototype', () => {
-    expect(failure(JSON.parse('{"__proto__": {"phase": "Succeeded"}}'))).toBe(invalid('node.phase is required: one of Pending, Running, Succeeded, Failed, Error'));
-    expect(check(JSON.parse('{"phase":"Succeeded","outputs":{"__proto__":{"result":5}}}'))).toEqual({ ok: true, result: { phase: 'Succeeded' } });
+    expect(failure(JSON.parse('{"__proto__": {"phase": "Succeeded"}}'))).toBe(
+      invalid('node.phase is required: one of Pending, Running, Succeeded, Failed, Error'),
+    );
+    expect(check(JSON.parse('{"phase":"Succeeded","outputs":{"__proto__":{"result":5}}}'))).toEqual({
+      ok: true,
+      result: { phase: 'Succeeded' },
+    });
   });
 });
 
@@ -78,17 +105,32 @@ describe('checkReply: a reply that breaks the contract fails the task, naming th
     [{ phase: 'Succeeded', outputs: { parameters: 'x' } }, 'node.outputs.parameters must be a list of {name, value}, got "x"'],
     [{ phase: 'Succeeded', outputs: { parameters: ['x'] } }, 'node.outputs.parameters[0] must be an object {name, value}, got "x"'],
     [{ phase: 'Succeeded', outputs: { parameters: [{ value: 'no name' }] } }, 'node.outputs.parameters[0].name is required'],
-    [{ phase: 'Succeeded', outputs: { parameters: [{ name: 'a', value: {} }] } }, 'node.outputs.parameters[0].value must be a string, number or boolean, got an object'],
+    [
+      { phase: 'Succeeded', outputs: { parameters: [{ name: 'a', value: {} }] } },
+      'node.outputs.parameters[0].value must be a string, number or boolean, got an object',
+    ],
     [{ phase: 'Succeeded', outputs: { artifacts: {} } }, 'node.outputs.artifacts must be a list of artifacts, got an object'],
     [{ phase: 'Succeeded', outputs: { artifacts: [{ path: '/x' }] } }, 'node.outputs.artifacts[0].name is required'],
     [{ phase: 'Succeeded', outputs: { result: { a: 1 } } }, 'node.outputs.result must be a string, got an object'],
     [{ phase: 'Succeeded', outputs: { exitCode: [] } }, 'node.outputs.exitCode must be a string, got a list'],
     [{ phase: 'Failed', message: { why: 'x' } }, 'node.message must be a string, got an object'],
     [{ phase: 'Succeeded', message: 42 }, 'node.message must be a string, got number 42'],
-    [{ phase: 'Running', progress: 'half' }, 'node.progress must be done/total with 0 ≤ done ≤ total and total ≥ 1 (for example 1/3), got "half"'],
-    [{ phase: 'Running', progress: '3/2' }, 'node.progress must be done/total with 0 ≤ done ≤ total and total ≥ 1 (for example 1/3), got "3/2"'],
-    [{ phase: 'Running', progress: '0/0' }, 'node.progress must be done/total with 0 ≤ done ≤ total and total ≥ 1 (for example 1/3), got "0/0"'],
-    [{ phase: 'Running', progress: 1 }, 'node.progress must be done/total with 0 ≤ done ≤ total and total ≥ 1 (for example 1/3), got number 1'],
+    [
+      { phase: 'Running', progress: 'half' },
+      'node.progress must be done/total with 0 ≤ done ≤ total and total ≥ 1 (for example 1/3), got "half"',
+    ],
+    [
+      { phase: 'Running', progress: '3/2' },
+      'node.progress must be done/total with 0 ≤ done ≤ total and total ≥ 1 (for example 1/3), got "3/2"',
+    ],
+    [
+      { phase: 'Running', progress: '0/0' },
+      'node.progress must be done/total with 0 ≤ done ≤ total and total ≥ 1 (for example 1/3), got "0/0"',
+    ],
+    [
+      { phase: 'Running', progress: 1 },
+      'node.progress must be done/total with 0 ≤ done ≤ total and total ≥ 1 (for example 1/3), got number 1',
+    ],
   ])('%j → %s', (node, detail) => {
     expect(failure(node)).toBe(invalid(detail));
   });
@@ -105,8 +147,12 @@ describe('checkReply: a reply that breaks the contract fails the task, naming th
   });
 
   it('an invalid requeue', () => {
-    expect(failure({ phase: 'Running' }, 'banana')).toMatch(/^plugin hello replied with an invalid requeue: "banana" is not a valid duration/);
-    expect(failure({ phase: 'Running' }, 5)).toBe('plugin hello replied with an invalid requeue: must be a duration string such as 30s, got number 5');
+    expect(failure({ phase: 'Running' }, 'banana')).toMatch(
+      /^plugin hello replied with an invalid requeue: "banana" is not a valid duration/,
+    );
+    expect(failure({ phase: 'Running' }, 5)).toBe(
+      'plugin hello replied with an invalid requeue: must be a duration string such as 30s, got number 5',
+    );
     expect(failure({ phase: 'Pending' }, '-5s')).toMatch(/must not be negative/);
     expect(failure({ phase: 'Pending' }, { s: 1 })).toMatch(/got an object$/);
   });
@@ -144,7 +190,10 @@ describe('messages', () => {
 
   it('a Failed or Error reply always says something', () => {
     expect(check({ phase: 'Failed' }).result).toEqual({ phase: 'Failed', message: 'plugin hello reported Failed without a message' });
-    expect(check({ phase: 'Error', message: '  ' }).result).toEqual({ phase: 'Error', message: 'plugin hello reported Error without a message' });
+    expect(check({ phase: 'Error', message: '  ' }).result).toEqual({
+      phase: 'Error',
+      message: 'plugin hello reported Error without a message',
+    });
     expect(check({ phase: 'Failed', message: 'x' }).result).toEqual({ phase: 'Failed', message: 'plugin hello reported Failed: x' });
     expect(check({ phase: 'Failed', message: 'disk is full' }).result).toEqual({ phase: 'Failed', message: 'disk is full' });
     // Other phases keep what they said, or nothing.

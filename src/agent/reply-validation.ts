@@ -89,7 +89,13 @@ export function checkReply(plugin: string, reply: unknown): CheckedReply {
     else requeueMs = issues.check(() => parseGoDuration(requeue, { field: 'requeue' }));
     if (!issues.ok) {
       // The peer's wording for this row: "invalid requeue: <why>".
-      return { ok: false, result: { phase: 'Failed', message: bound(`plugin ${plugin} replied with an invalid requeue: ${issues.all.map((i) => i.detail).join('; ')}`) } };
+      return {
+        ok: false,
+        result: {
+          phase: 'Failed',
+          message: bound(`plugin ${plugin} replied with an invalid requeue: ${issues.all.map((i) => i.detail).join('; ')}`),
+        },
+      };
     }
   }
   const checked = ensureFailureMessage(result!, `plugin ${plugin}`);
@@ -110,7 +116,9 @@ export function boundResult(result: NodeResult): NodeResult {
     if (size > MAX_OUTPUTS_BYTES) {
       return {
         phase: 'Failed',
-        message: bound(`the task's outputs are ${size} bytes as JSON, over the ${formatBytes(MAX_OUTPUTS_BYTES)} limit of a task result${out.message ? ` (its message: ${out.message})` : ''}`),
+        message: bound(
+          `the task's outputs are ${size} bytes as JSON, over the ${formatBytes(MAX_OUTPUTS_BYTES)} limit of a task result${out.message ? ` (its message: ${out.message})` : ''}`,
+        ),
       };
     }
   }
@@ -150,7 +158,8 @@ function checkNode(node: unknown, at: FieldPath, issues: Issues): NodeResult | u
   }
   const out: NodeResult = {};
   const phase = own(node, 'phase');
-  if (phase === undefined || phase === null || phase === '') issues.add(at.child('phase'), `is required: one of ${PLUGIN_REPLY_PHASES.join(', ')}`);
+  if (phase === undefined || phase === null || phase === '')
+    issues.add(at.child('phase'), `is required: one of ${PLUGIN_REPLY_PHASES.join(', ')}`);
   else if (typeof phase !== 'string' || !PLUGIN_REPLY_PHASES.includes(phase as NodePhase)) {
     issues.add(at.child('phase'), `must be one of ${PLUGIN_REPLY_PHASES.join(', ')}, got ${describe(phase)}`);
   } else out.phase = phase as NodePhase;
@@ -166,7 +175,10 @@ function checkNode(node: unknown, at: FieldPath, issues: Issues): NodeResult | u
     const m = typeof progress === 'string' ? PROGRESS.exec(progress) : null;
     const [done, total] = m ? [Number(m[1]), Number(m[2])] : [0, 0];
     if (!m || total < 1 || done > total) {
-      issues.add(at.child('progress'), `must be done/total with 0 ≤ done ≤ total and total ≥ 1 (for example 1/3), got ${describe(progress)}`);
+      issues.add(
+        at.child('progress'),
+        `must be done/total with 0 ≤ done ≤ total and total ≥ 1 (for example 1/3), got ${describe(progress)}`,
+      );
     } else out.progress = `${done}/${total}`;
   }
 
@@ -176,7 +188,10 @@ function checkNode(node: unknown, at: FieldPath, issues: Issues): NodeResult | u
     if (checked) {
       const size = jsonBytes(checked);
       if (size > MAX_OUTPUTS_BYTES) {
-        issues.add(at.child('outputs'), `is ${size} bytes as JSON, over the ${formatBytes(MAX_OUTPUTS_BYTES)} limit of a task result (large data belongs in artifacts)`);
+        issues.add(
+          at.child('outputs'),
+          `is ${size} bytes as JSON, over the ${formatBytes(MAX_OUTPUTS_BYTES)} limit of a task result (large data belongs in artifacts)`,
+        );
       } else if (Object.keys(checked).length > 0) out.outputs = checked;
     }
   }
@@ -200,7 +215,11 @@ function checkOutputs(outputs: unknown, at: FieldPath, issues: Issues): Outputs 
         const pat = at.child('parameters').index(i);
         if (!isRecord(p)) return issues.add(pat, `must be an object {name, value}, got ${describe(p)}`);
         const name = own(p, 'name');
-        if (typeof name !== 'string' || name === '') issues.add(pat.child('name'), name === undefined || name === null || name === '' ? 'is required' : `must be a string, got ${describe(name)}`);
+        if (typeof name !== 'string' || name === '')
+          issues.add(
+            pat.child('name'),
+            name === undefined || name === null || name === '' ? 'is required' : `must be a string, got ${describe(name)}`,
+          );
         const value = own(p, 'value');
         let text: string | undefined;
         if (value !== undefined && value !== null) {
@@ -221,7 +240,11 @@ function checkOutputs(outputs: unknown, at: FieldPath, issues: Issues): Outputs 
         const aat = at.child('artifacts').index(i);
         if (!isRecord(a)) return issues.add(aat, `must be an object, got ${describe(a)}`);
         const name = own(a, 'name');
-        if (typeof name !== 'string' || name === '') issues.add(aat.child('name'), name === undefined || name === null || name === '' ? 'is required' : `must be a string, got ${describe(name)}`);
+        if (typeof name !== 'string' || name === '')
+          issues.add(
+            aat.child('name'),
+            name === undefined || name === null || name === '' ? 'is required' : `must be a string, got ${describe(name)}`,
+          );
         if (depthOver(a, MAX_ARTIFACT_DEPTH)) issues.add(aat, `is nested more than ${MAX_ARTIFACT_DEPTH} levels deep`);
       });
       out.artifacts = artifacts as Outputs['artifacts'];

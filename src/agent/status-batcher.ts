@@ -149,7 +149,10 @@ export class StatusBatcher {
       this.patches++;
     } catch (err) {
       for (const [id, wire] of batch) if (!this.pending.has(id)) this.pending.set(id, wire);
-      this.opts.onError?.(err, batch.map(([id]) => id));
+      this.opts.onError?.(
+        err,
+        batch.map(([id]) => id),
+      );
       throw err;
     }
   }

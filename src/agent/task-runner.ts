@@ -52,7 +52,10 @@ export async function runTask(nodeId: string, template: Template, original: Task
     return;
   }
   if (!template.plugin) {
-    deps.report(nodeId, { phase: 'Failed', message: `task ${nodeId} (template ${template.name}) has neither a plugin nor an http section` });
+    deps.report(nodeId, {
+      phase: 'Failed',
+      message: `task ${nodeId} (template ${template.name}) has neither a plugin nor an http section`,
+    });
     return;
   }
   await runPluginTask(nodeId, template, deps, signal);

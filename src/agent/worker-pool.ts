@@ -19,7 +19,8 @@ export class WorkerPool {
       return await fn();
     } finally {
       const next = this.waiting.shift();
-      if (next) next(); // hand the slot over without releasing it
+      if (next)
+        next(); // hand the slot over without releasing it
       else this.active--;
     }
   }

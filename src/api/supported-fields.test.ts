@@ -42,14 +42,17 @@ function problemsOf(schema: Schema, record: RecordName, path: string, out: strin
   // A classified field the schema neither declares nor keeps would be pruned silently.
   if (schema['x-kubernetes-preserve-unknown-fields'] !== true) {
     for (const field of Object.keys(recordRules(record))) {
-      if (!Object.hasOwn(props, field)) out.push(`${path}.${field}: classified in ${record} but the CRD schema would prune it; declare it in src/api/crd`);
+      if (!Object.hasOwn(props, field))
+        out.push(`${path}.${field}: classified in ${record} but the CRD schema would prune it; declare it in src/api/crd`);
     }
   }
   return out;
 }
 
 describe('supported fields (one list for the CRD schema and the engine)', () => {
-  for (const crd of crdDefinitions().filter((c) => ['Workflow', 'WorkflowTemplate', 'ClusterWorkflowTemplate'].includes(c.spec.names.kind))) {
+  for (const crd of crdDefinitions().filter((c) =>
+    ['Workflow', 'WorkflowTemplate', 'ClusterWorkflowTemplate'].includes(c.spec.names.kind),
+  )) {
     it(`classifies every field of the ${crd.spec.names.kind} CRD schema`, () => {
       const spec = crd.spec.versions[0]!.schema.openAPIV3Schema.properties!.spec!;
       expect(problemsOf(spec, 'WorkflowSpec', 'spec')).toEqual([]);
@@ -59,24 +62,96 @@ describe('supported fields (one list for the CRD schema and the engine)', () => 
   it('fails on a schema field that is neither supported nor refused, and on one the schema would prune', () => {
     const schema: Schema = { type: 'object', properties: { name: { type: 'string' }, brandNew: { type: 'string' } } };
     const problems = problemsOf(schema, 'TemplateRef', 'x');
-    expect(problems).toContain('x.brandNew: in the CRD schema but neither supported nor refused in TemplateRef (src/api/supported-fields.ts)');
+    expect(problems).toContain(
+      'x.brandNew: in the CRD schema but neither supported nor refused in TemplateRef (src/api/supported-fields.ts)',
+    );
     expect(problems).toContain('x.template: classified in TemplateRef but the CRD schema would prune it; declare it in src/api/crd');
   });
 
   it('classifies every field the spec documents list for the records the engine reads', () => {
     // Field names as spec documents 001 and 002 list them.
     const spec: Array<[RecordName[], string[]]> = [
-      [['Template'], ['activeDeadlineSeconds', 'affinity', 'archiveLocation', 'automountServiceAccountToken', 'container', 'containerSet', 'daemon', 'dag', 'data', 'executor', 'failFast', 'hostAliases', 'http', 'initContainers', 'inputs', 'memoize', 'metadata', 'metrics', 'name', 'nodeSelector', 'outputs', 'parallelism', 'plugin', 'podSpecPatch', 'priority', 'priorityClassName', 'resource', 'retryStrategy', 'schedulerName', 'script', 'securityContext', 'serviceAccountName', 'sidecars', 'steps', 'suspend', 'synchronization', 'timeout', 'tolerations', 'volumes']],
-      [['WorkflowArgumentParameter', 'CallArgumentParameter', 'InputParameter', 'OutputParameter'], ['default', 'description', 'enum', 'globalName', 'name', 'value', 'valueFrom']],
-      [['ArgumentValueFrom', 'OutputValueFrom'], ['configMapKeyRef', 'default', 'event', 'expression', 'jqFilter', 'jsonPath', 'parameter', 'path', 'supplied']],
-      [['DAGTask'], ['arguments', 'continueOn', 'dependencies', 'depends', 'hooks', 'inline', 'name', 'onExit', 'template', 'templateRef', 'when', 'withItems', 'withParam', 'withSequence']],
+      [
+        ['Template'],
+        [
+          'activeDeadlineSeconds',
+          'affinity',
+          'archiveLocation',
+          'automountServiceAccountToken',
+          'container',
+          'containerSet',
+          'daemon',
+          'dag',
+          'data',
+          'executor',
+          'failFast',
+          'hostAliases',
+          'http',
+          'initContainers',
+          'inputs',
+          'memoize',
+          'metadata',
+          'metrics',
+          'name',
+          'nodeSelector',
+          'outputs',
+          'parallelism',
+          'plugin',
+          'podSpecPatch',
+          'priority',
+          'priorityClassName',
+          'resource',
+          'retryStrategy',
+          'schedulerName',
+          'script',
+          'securityContext',
+          'serviceAccountName',
+          'sidecars',
+          'steps',
+          'suspend',
+          'synchronization',
+          'timeout',
+          'tolerations',
+          'volumes',
+        ],
+      ],
+      [
+        ['WorkflowArgumentParameter', 'CallArgumentParameter', 'InputParameter', 'OutputParameter'],
+        ['default', 'description', 'enum', 'globalName', 'name', 'value', 'valueFrom'],
+      ],
+      [
+        ['ArgumentValueFrom', 'OutputValueFrom'],
+        ['configMapKeyRef', 'default', 'event', 'expression', 'jqFilter', 'jsonPath', 'parameter', 'path', 'supplied'],
+      ],
+      [
+        ['DAGTask'],
+        [
+          'arguments',
+          'continueOn',
+          'dependencies',
+          'depends',
+          'hooks',
+          'inline',
+          'name',
+          'onExit',
+          'template',
+          'templateRef',
+          'when',
+          'withItems',
+          'withParam',
+          'withSequence',
+        ],
+      ],
       [['DAGTemplate'], ['failFast', 'target', 'tasks']],
       [['RetryStrategy'], ['affinity', 'backoff', 'expression', 'limit', 'retryPolicy']],
       [['Backoff'], ['duration', 'factor', 'maxDuration']],
       [['HTTP'], ['body', 'bodyFrom', 'headers', 'insecureSkipVerify', 'method', 'successCondition', 'timeoutSeconds', 'url']],
       [['HTTPHeader'], ['name', 'value', 'valueFrom']],
       [['Outputs'], ['artifacts', 'exitCode', 'parameters', 'result']],
-      [['WorkflowArguments', 'CallArguments', 'Inputs'], ['artifacts', 'parameters']],
+      [
+        ['WorkflowArguments', 'CallArguments', 'Inputs'],
+        ['artifacts', 'parameters'],
+      ],
       [['ContinueOn'], ['error', 'failed']],
       [['TemplateRef'], ['clusterScope', 'name', 'template']],
       [['SuspendTemplate'], ['duration']],
@@ -86,21 +161,38 @@ describe('supported fields (one list for the CRD schema and the engine)', () => 
       [['ScriptTemplate'], ['source']],
       [['UserContainer'], ['mirrorVolumeMounts']],
     ];
-    const missing = spec.flatMap(([records, fields]) => records.flatMap((r) => fields.filter((f) => !fieldRule(r, f)).map((f) => `${r}.${f}`)));
+    const missing = spec.flatMap(([records, fields]) =>
+      records.flatMap((r) => fields.filter((f) => !fieldRule(r, f)).map((f) => `${r}.${f}`)),
+    );
     expect(missing).toEqual([]);
   });
 
   it('refuses the fields issue 18 found silently ignored', () => {
     const refused = (r: RecordName, f: string) => fieldRule(r, f)?.status === 'refused';
-    for (const f of ['synchronization', 'memoize', 'metrics', 'daemon', 'archiveLocation']) expect(refused('Template', f), `Template.${f}`).toBe(true);
-    for (const f of ['synchronization', 'metrics', 'podGC', 'ttlStrategy', 'templateDefaults', 'archiveLogs', 'workflowMetadata', 'artifactRepositoryRef', 'artifactGC', 'volumeClaimTemplates', 'volumeClaimGC']) {
+    for (const f of ['synchronization', 'memoize', 'metrics', 'daemon', 'archiveLocation'])
+      expect(refused('Template', f), `Template.${f}`).toBe(true);
+    for (const f of [
+      'synchronization',
+      'metrics',
+      'podGC',
+      'ttlStrategy',
+      'templateDefaults',
+      'archiveLogs',
+      'workflowMetadata',
+      'artifactRepositoryRef',
+      'artifactGC',
+      'volumeClaimTemplates',
+      'volumeClaimGC',
+    ]) {
       expect(refused('WorkflowSpec', f), `WorkflowSpec.${f}`).toBe(true);
     }
-    for (const r of ['Inputs', 'Outputs', 'WorkflowArguments', 'CallArguments'] as const) expect(refused(r, 'artifacts'), `${r}.artifacts`).toBe(true);
+    for (const r of ['Inputs', 'Outputs', 'WorkflowArguments', 'CallArguments'] as const)
+      expect(refused(r, 'artifacts'), `${r}.artifacts`).toBe(true);
   });
 
   it('never matches a key inherited from Object.prototype', () => {
-    for (const r of RECORD_NAMES) for (const k of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) expect(fieldRule(r, k)).toBeUndefined();
+    for (const r of RECORD_NAMES)
+      for (const k of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) expect(fieldRule(r, k)).toBeUndefined();
   });
 });
 

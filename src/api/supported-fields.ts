@@ -24,11 +24,15 @@
 export type FieldShape = 'one' | 'list' | 'groups' | 'map';
 
 export type FieldRule =
-  | { status: 'supported'; record?: RecordName; shape?: FieldShape; note?: string }
-  | { status: 'refused'; reason: string };
+  { status: 'supported'; record?: RecordName; shape?: FieldShape; note?: string } | { status: 'refused'; reason: string };
 
 const ok = (note?: string): FieldRule => ({ status: 'supported', ...(note ? { note } : {}) });
-const rec = (record: RecordName, shape: FieldShape = 'one', note?: string): FieldRule => ({ status: 'supported', record, shape, ...(note ? { note } : {}) });
+const rec = (record: RecordName, shape: FieldShape = 'one', note?: string): FieldRule => ({
+  status: 'supported',
+  record,
+  shape,
+  ...(note ? { note } : {}),
+});
 const no = (reason: string): FieldRule => ({ status: 'refused', reason });
 const KUBE = 'passed to Kubernetes unchanged';
 
@@ -40,18 +44,64 @@ const CONTAINER_NOTE = `the container field set, ${KUBE} (command is required: p
 
 /** The container field set (spec document 002, "Container field set"). */
 export const CONTAINER_FIELDS = [
-  'args', 'command', 'env', 'envFrom', 'image', 'imagePullPolicy', 'lifecycle', 'livenessProbe', 'name', 'ports',
-  'readinessProbe', 'resources', 'securityContext', 'startupProbe', 'stdin', 'stdinOnce', 'terminationMessagePath',
-  'terminationMessagePolicy', 'tty', 'volumeDevices', 'volumeMounts', 'workingDir',
+  'args',
+  'command',
+  'env',
+  'envFrom',
+  'image',
+  'imagePullPolicy',
+  'lifecycle',
+  'livenessProbe',
+  'name',
+  'ports',
+  'readinessProbe',
+  'resources',
+  'securityContext',
+  'startupProbe',
+  'stdin',
+  'stdinOnce',
+  'terminationMessagePath',
+  'terminationMessagePolicy',
+  'tty',
+  'volumeDevices',
+  'volumeMounts',
+  'workingDir',
 ] as const;
 
 /** Every record a workflow can hold, by the spec's names (plus the contexts a Parameter is in). */
 export const RECORD_NAMES = [
-  'WorkflowSpec', 'WorkflowTemplateRef', 'ExecutorConfig', 'Metadata', 'Template', 'Container', 'ScriptTemplate',
-  'UserContainer', 'SuspendTemplate', 'DAGTemplate', 'WorkflowStep', 'DAGTask', 'ContinueOn', 'Sequence',
-  'TemplateRef', 'LifecycleHook', 'WorkflowArguments', 'CallArguments', 'Inputs', 'Outputs',
-  'WorkflowArgumentParameter', 'CallArgumentParameter', 'ArgumentValueFrom', 'InputParameter', 'OutputParameter',
-  'OutputValueFrom', 'RetryStrategy', 'Backoff', 'HTTP', 'HTTPHeader', 'HTTPHeaderSource', 'HTTPBodySource',
+  'WorkflowSpec',
+  'WorkflowTemplateRef',
+  'ExecutorConfig',
+  'Metadata',
+  'Template',
+  'Container',
+  'ScriptTemplate',
+  'UserContainer',
+  'SuspendTemplate',
+  'DAGTemplate',
+  'WorkflowStep',
+  'DAGTask',
+  'ContinueOn',
+  'Sequence',
+  'TemplateRef',
+  'LifecycleHook',
+  'WorkflowArguments',
+  'CallArguments',
+  'Inputs',
+  'Outputs',
+  'WorkflowArgumentParameter',
+  'CallArgumentParameter',
+  'ArgumentValueFrom',
+  'InputParameter',
+  'OutputParameter',
+  'OutputValueFrom',
+  'RetryStrategy',
+  'Backoff',
+  'HTTP',
+  'HTTPHeader',
+  'HTTPHeaderSource',
+  'HTTPBodySource',
   'SecretKeySelector',
 ] as const;
 
@@ -67,7 +117,9 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     automountServiceAccountToken: ok(),
     executor: rec('ExecutorConfig'),
     volumes: ok(KUBE),
-    volumeClaimTemplates: no('volume claim templates are not implemented yet (nothing would create the claims and the pods would wait forever); create a PersistentVolumeClaim yourself and use spec.volumes'),
+    volumeClaimTemplates: no(
+      'volume claim templates are not implemented yet (nothing would create the claims and the pods would wait forever); create a PersistentVolumeClaim yourself and use spec.volumes',
+    ),
     volumeClaimGC: no('volume claim templates are not implemented yet'),
     parallelism: ok(),
     suspend: ok(),
@@ -104,7 +156,9 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
   },
   WorkflowTemplateRef: { name: ok(), clusterScope: ok() },
   ExecutorConfig: {
-    serviceAccountName: ok('the service account of the workflow\'s agent pod (plugin and http steps); step pods need none, since plugflow\'s containers there make no API calls'),
+    serviceAccountName: ok(
+      "the service account of the workflow's agent pod (plugin and http steps); step pods need none, since plugflow's containers there make no API calls",
+    ),
   },
   Metadata: { labels: ok(), annotations: ok() },
   Template: {
@@ -138,7 +192,9 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     sidecars: rec('UserContainer', 'list'),
     serviceAccountName: ok(),
     automountServiceAccountToken: ok(),
-    executor: no('a template-level executor is not supported: plugflow\'s containers in a step pod make no Kubernetes API calls; the agent pod (plugin and http steps) runs as spec.executor.serviceAccountName or the controller\'s agent service account'),
+    executor: no(
+      "a template-level executor is not supported: plugflow's containers in a step pod make no Kubernetes API calls; the agent pod (plugin and http steps) runs as spec.executor.serviceAccountName or the controller's agent service account",
+    ),
     metadata: rec('Metadata', 'one', 'labels and annotations of the step pod'),
     podSpecPatch: ok('merged into the step pod'),
     priority: no('template priority is not implemented yet; use priorityClassName'),
@@ -188,9 +244,9 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
   CallArgumentParameter: {
     name: ok(),
     value: ok(),
-    default: no('an argument takes a value; put the default on the template\'s input parameter'),
+    default: no("an argument takes a value; put the default on the template's input parameter"),
     description: ok('documentation only'),
-    enum: no('put the allowed values on the template\'s input parameter'),
+    enum: no("put the allowed values on the template's input parameter"),
     valueFrom: rec('ArgumentValueFrom'),
     globalName: no('only output parameters are exported with globalName'),
   },
@@ -204,7 +260,7 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     default: ok(),
     description: ok('documentation only'),
     enum: ok('the value must be one of these'),
-    valueFrom: no('input parameters take their value from the call\'s arguments, value or default; valueFrom is not read'),
+    valueFrom: no("input parameters take their value from the call's arguments, value or default; valueFrom is not read"),
     globalName: no('only output parameters are exported with globalName'),
   },
   OutputParameter: {
@@ -274,7 +330,8 @@ function callFields(): Record<string, FieldRule> {
 
 function refusedValueSources(why: string): Record<string, FieldRule> {
   const out: Record<string, FieldRule> = {};
-  for (const k of ['configMapKeyRef', 'event', 'expression', 'jqFilter', 'jsonPath', 'parameter', 'path', 'supplied']) out[k] = no(`this source is not read for arguments: ${why}`);
+  for (const k of ['configMapKeyRef', 'event', 'expression', 'jqFilter', 'jsonPath', 'parameter', 'path', 'supplied'])
+    out[k] = no(`this source is not read for arguments: ${why}`);
   return out;
 }
 
@@ -285,10 +342,14 @@ function containerFields(): Record<string, FieldRule> {
   return out;
 }
 
-
 /** The rules of `record`, as a null-prototype map (user keys never reach Object.prototype). */
 const FROZEN: Readonly<Record<string, Readonly<Record<string, FieldRule>>>> = Object.freeze(
-  Object.fromEntries(Object.entries(RECORDS).map(([name, fields]) => [name, Object.freeze(Object.assign(Object.create(null) as Record<string, FieldRule>, fields))])),
+  Object.fromEntries(
+    Object.entries(RECORDS).map(([name, fields]) => [
+      name,
+      Object.freeze(Object.assign(Object.create(null) as Record<string, FieldRule>, fields)),
+    ]),
+  ),
 );
 
 export function recordRules(record: RecordName): Readonly<Record<string, FieldRule>> {

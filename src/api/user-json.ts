@@ -30,7 +30,8 @@
 export const PROTO_KEY = '__proto__';
 
 /** What is wrong with a `__proto__` key, after its path (`spec.x.__proto__ is a key named …`). */
-export const PROTO_KEY_DETAIL = 'is a key named "__proto__", which plugflow refuses in user JSON and YAML (it could rewrite object prototypes): rename or remove it';
+export const PROTO_KEY_DETAIL =
+  'is a key named "__proto__", which plugflow refuses in user JSON and YAML (it could rewrite object prototypes): rename or remove it';
 
 /** A `__proto__` key in user JSON; the message names the document and the path. */
 export class UnsafeJsonError extends Error {

@@ -2,7 +2,16 @@
  * Volume records (spec document 002): `Volume` with exactly one source, and the source shapes.
  * Split from container.ts so each file holds one concept; vendor sources stay loosely typed.
  */
-import type { LabelSelector, LocalObjectReference, ObjectFieldSelector, ObjectMeta, ResourceFieldSelector, ResourceRequirements, StringMap, TypedLocalObjectReference } from './container.js';
+import type {
+  LabelSelector,
+  LocalObjectReference,
+  ObjectFieldSelector,
+  ObjectMeta,
+  ResourceFieldSelector,
+  ResourceRequirements,
+  StringMap,
+  TypedLocalObjectReference,
+} from './container.js';
 import type { Quantity } from './values/scalars.js';
 
 // ---------------------------------------------------------------------------------------------

@@ -10,17 +10,7 @@ export type NodePhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Error'
 /** '' is a workflow the controller has not seen yet. */
 export type WorkflowPhase = '' | 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Error';
 
-export type NodeType =
-  | 'Pod'
-  | 'Steps'
-  | 'StepGroup'
-  | 'DAG'
-  | 'TaskGroup'
-  | 'Retry'
-  | 'Skipped'
-  | 'Suspend'
-  | 'Plugin'
-  | 'HTTP';
+export type NodeType = 'Pod' | 'Steps' | 'StepGroup' | 'DAG' | 'TaskGroup' | 'Retry' | 'Skipped' | 'Suspend' | 'Plugin' | 'HTTP';
 
 export interface NodeStatus {
   id: string;

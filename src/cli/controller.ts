@@ -47,8 +47,16 @@ export function registerControllerCommands(program: Command): void {
     .option('--workers <n>', 'workflows reconciled in parallel', positiveInt, 8)
     .option('--leader-elect', 'run only while holding the leader Lease in the installation namespace', false)
     .option('--metrics-port <port>', 'port of /healthz, /readyz and /metrics', port, 9090)
-    .option('--executor-image <image>', 'image of the init and wait containers of step pods (and of agent pods)', process.env.PLUGFLOW_EXECUTOR_IMAGE ?? DEFAULT_IMAGE)
-    .option('--agent-service-account <name>', 'service account agent pods run as in each workflow namespace (bind the plugflow-agent ClusterRole to it there)', process.env.PLUGFLOW_AGENT_SERVICE_ACCOUNT ?? AGENT_SERVICE_ACCOUNT)
+    .option(
+      '--executor-image <image>',
+      'image of the init and wait containers of step pods (and of agent pods)',
+      process.env.PLUGFLOW_EXECUTOR_IMAGE ?? DEFAULT_IMAGE,
+    )
+    .option(
+      '--agent-service-account <name>',
+      'service account agent pods run as in each workflow namespace (bind the plugflow-agent ClusterRole to it there)',
+      process.env.PLUGFLOW_AGENT_SERVICE_ACCOUNT ?? AGENT_SERVICE_ACCOUNT,
+    )
     .option(
       '--pod-security-level <level>',
       `Pod Security Standards level every step and agent pod must meet (${POD_SECURITY_LEVELS.join(', ')}; default $${ENV_POD_SECURITY_LEVEL} or ${DEFAULT_POD_SECURITY_LEVEL}); namespaces can only raise it`,
@@ -61,7 +69,12 @@ export function registerControllerCommands(program: Command): void {
       },
     )
     .option('--no-events', 'do not record Kubernetes Events on workflow start and finish')
-    .option('--max-status-bytes <n>', 'largest serialized workflow written; a workflow whose status grows past it ends in Error', positiveInt, DEFAULT_MAX_STATUS_BYTES)
+    .option(
+      '--max-status-bytes <n>',
+      'largest serialized workflow written; a workflow whose status grows past it ends in Error',
+      positiveInt,
+      DEFAULT_MAX_STATUS_BYTES,
+    )
     .addHelpText(
       'after',
       '\nEnvironment: WORKFLOW_EXECUTOR_PLUGINS=true enables executor plugins; PLUGFLOW_NAMESPACE is the installation namespace (default plugflow); ' +

@@ -125,7 +125,8 @@ export function registerDevCommands(program: Command): void {
     .option('--exit', 'stop once the submitted workflows finished (exit code 1 unless all Succeeded)')
     .option('--timeout <seconds>', 'longest wait for each submitted workflow', '300')
     .action(async (flags: DevFlags) => {
-      if (flags.context && !flags.kubeconfig) flags.kubeconfig = process.env.KUBECONFIG?.split(':')[0] ?? `${process.env.HOME}/.kube/config`;
+      if (flags.context && !flags.kubeconfig)
+        flags.kubeconfig = process.env.KUBECONFIG?.split(':')[0] ?? `${process.env.HOME}/.kube/config`;
       process.exitCode = await runDev(flags);
     });
 }

@@ -41,10 +41,19 @@ export function eventBody(data: string | undefined): string {
   return text;
 }
 
-export async function runEventSend(namespace: string, discriminator: string | undefined, flags: EventSendFlags, out = console.log): Promise<number> {
+export async function runEventSend(
+  namespace: string,
+  discriminator: string | undefined,
+  flags: EventSendFlags,
+  out = console.log,
+): Promise<number> {
   const server = flags.server ?? process.env.PLUGFLOW_SERVER;
   if (!server) throw new Error('--server is required (or set PLUGFLOW_SERVER)');
-  const client = new RestClient({ server, token: flags.token ?? process.env.PLUGFLOW_TOKEN, insecureSkipTlsVerify: flags.insecureSkipTlsVerify });
+  const client = new RestClient({
+    server,
+    token: flags.token ?? process.env.PLUGFLOW_TOKEN,
+    insecureSkipTlsVerify: flags.insecureSkipTlsVerify,
+  });
   try {
     const body = eventBody(flags.data);
     const headers = parseHeaders(flags.header);
@@ -68,7 +77,12 @@ export function registerEventCommands(program: Command): void {
     .command('send <namespace> [discriminator]')
     .description('POST an event to /api/v1/events/NAMESPACE/DISCRIMINATOR')
     .option('-d, --data <json>', 'the event: JSON text, @file or @- for stdin')
-    .option('-H, --header <header>', 'an extra header, "X-Name: value" (repeatable; only x- headers reach bindings)', (v: string, prev: string[]) => [...prev, v], [])
+    .option(
+      '-H, --header <header>',
+      'an extra header, "X-Name: value" (repeatable; only x- headers reach bindings)',
+      (v: string, prev: string[]) => [...prev, v],
+      [],
+    )
     .option('--server <url>', 'plugflow server address; default $PLUGFLOW_SERVER')
     .option('--token <token>', 'bearer token (client auth mode); default $PLUGFLOW_TOKEN')
     .option('-k, --insecure-skip-tls-verify', "accept the server's certificate unchecked (a generated self-signed one)")

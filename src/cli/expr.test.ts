@@ -19,7 +19,12 @@ describe('plugflow expr eval', () => {
   it('prints a selector result as JSON, building metadata from raw headers', () => {
     const io = sink();
     const env = JSON.stringify({ payload: { message: 'hi' }, headers: { 'X-Name': ['value'], Authorization: ['Bearer x'] } });
-    const code = runEval('selector', 'payload.message != nil && metadata["x-name"] == ["value"] && !("authorization" in metadata)', env, io);
+    const code = runEval(
+      'selector',
+      'payload.message != nil && metadata["x-name"] == ["value"] && !("authorization" in metadata)',
+      env,
+      io,
+    );
     expect(code).toBe(0);
     expect(io.stdout).toEqual(['true']);
   });
@@ -27,7 +32,9 @@ describe('plugflow expr eval', () => {
   it('prints the error with its caret and exits 1', () => {
     const io = sink();
     expect(runEval('selector', 'payload.message', '{"payload": {"message": "garbage"}}', io)).toBe(1);
-    expect(io.stderr.join('\n')).toBe('selector must evaluate to a boolean, got string of 7 bytes at 1:1\n  payload.message\n  ^^^^^^^^^^^^^^^');
+    expect(io.stderr.join('\n')).toBe(
+      'selector must evaluate to a boolean, got string of 7 bytes at 1:1\n  payload.message\n  ^^^^^^^^^^^^^^^',
+    );
     expect(io.stdout).toEqual([]);
   });
 
@@ -85,7 +92,11 @@ describe('plugflow expr test', () => {
     const io = sink();
     expect(runTest(file, io)).toBe(1);
     expect(io.stdout[0]).toBe(`FAIL ${file}:2 expression "a == 1": expected true, got false`);
-    expect(io.stdout[1]).toMatch(new RegExp(`^FAIL ${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:3 expression "a \\+": expected 1, got error: expression: unexpected end of expression at 1:4`));
+    expect(io.stdout[1]).toMatch(
+      new RegExp(
+        `^FAIL ${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:3 expression "a \\+": expected 1, got error: expression: unexpected end of expression at 1:4`,
+      ),
+    );
     expect(io.stdout[2]).toBe('1 passed, 2 failed');
   });
 });

@@ -60,7 +60,8 @@ export function loadEnv(spec: string | undefined): Record<string, unknown> {
       }
     }
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('--env must be a JSON/YAML object of names to values');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new Error('--env must be a JSON/YAML object of names to values');
   return value as Record<string, unknown>;
 }
 
@@ -70,7 +71,8 @@ export function evaluateKind(kind: EvalKind, source: string, env: Record<string,
     case 'selector': {
       // Raw `headers` (as a client would send them) are turned into `metadata` like the server does.
       const { headers, ...rest } = env as { headers?: Record<string, string | string[]>; metadata?: unknown };
-      const selectorEnv = headers !== undefined && rest.metadata === undefined ? { ...rest, metadata: eventMetadataFromHeaders(headers) } : env;
+      const selectorEnv =
+        headers !== undefined && rest.metadata === undefined ? { ...rest, metadata: eventMetadataFromHeaders(headers) } : env;
       return compileBoolean(source, 'selector').evaluate(selectorEnv);
     }
     case 'retry':
@@ -131,7 +133,10 @@ export function registerExprCommands(program: Command, io: Output = processOutpu
     .command('eval')
     .description('evaluate an expression and print the result as JSON (exit code 1 and the error on failure)')
     .addOption(new Option('-k, --kind <kind>', 'how the expression is used').choices([...EVAL_KINDS]).default('value'))
-    .option('-e, --env <FILE|JSON>', 'the environment: inline JSON or a JSON/YAML file (for selectors: payload, metadata or headers, discriminator, namespace)')
+    .option(
+      '-e, --env <FILE|JSON>',
+      'the environment: inline JSON or a JSON/YAML file (for selectors: payload, metadata or headers, discriminator, namespace)',
+    )
     .argument('<expr>', 'the expression (or template, when, depends text)')
     .action((source: string, opts: { kind: string; env?: string }) => {
       process.exitCode = runEval(opts.kind, source, opts.env, io);

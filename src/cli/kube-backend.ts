@@ -41,13 +41,25 @@ export function kubeBackend(flags: BackendFlags & { context?: string }): Workflo
     where: kc.getCurrentCluster()!.server,
     create: (namespace, wf, dryRun) =>
       call<Workflow>(`creating Workflow in ${namespace}`, async () =>
-        (await kube()).create(WORKFLOWS, namespace, { ...wf, apiVersion: API_VERSION, kind: 'Workflow', metadata: { ...wf.metadata, namespace } }, { dryRun }),
+        (await kube()).create(
+          WORKFLOWS,
+          namespace,
+          { ...wf, apiVersion: API_VERSION, kind: 'Workflow', metadata: { ...wf.metadata, namespace } },
+          { dryRun },
+        ),
       ),
     list: (namespace, o: ListOptions) =>
       call<WorkflowList>(`listing Workflows in ${namespace}`, async () =>
-        (await kube()).list(WORKFLOWS, { namespace, labelSelector: o.labelSelector, fieldSelector: o.fieldSelector, limit: o.limit, continue: o.continue }),
+        (await kube()).list(WORKFLOWS, {
+          namespace,
+          labelSelector: o.labelSelector,
+          fieldSelector: o.fieldSelector,
+          limit: o.limit,
+          continue: o.continue,
+        }),
       ),
-    get: (namespace, name) => call<Workflow>(`reading Workflow ${namespace}/${name}`, async () => (await kube()).get(WORKFLOWS, namespace, name)),
+    get: (namespace, name) =>
+      call<Workflow>(`reading Workflow ${namespace}/${name}`, async () => (await kube()).get(WORKFLOWS, namespace, name)),
     delete: async (namespace, name) => {
       await call(`deleting Workflow ${namespace}/${name}`, async () => (await kube()).delete(WORKFLOWS, namespace, name));
     },

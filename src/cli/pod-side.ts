@@ -16,7 +16,7 @@ export function registerPodSideCommands(program: Command): void {
 
   executor
     .command('install')
-    .description('copy the emissary binary into DIR (the step pod\'s shared volume)')
+    .description("copy the emissary binary into DIR (the step pod's shared volume)")
     .argument('<dir>', 'target directory')
     .action((dir: string) => {
       const target = installEmissary(dir);

@@ -80,7 +80,12 @@ export class RestClient {
   }
 
   /** Posts an event; returns status and body (a 503 is returned, not thrown, so callers can retry). */
-  async sendEvent(namespace: string, discriminator: string, body: string, headers: Record<string, string | string[]> = {}): Promise<EventReply> {
+  async sendEvent(
+    namespace: string,
+    discriminator: string,
+    body: string,
+    headers: Record<string, string | string[]> = {},
+  ): Promise<EventReply> {
     const res = await this.raw('POST', `/api/v1/events/${enc(namespace)}/${discriminator ? enc(discriminator) : ''}`, body, headers);
     return { status: res.status, body: res.body };
   }
@@ -92,7 +97,12 @@ export class RestClient {
     throw new RestError(res.status, err?.code, `${method} ${path}: ${res.status} ${err?.message ?? JSON.stringify(res.body)}`);
   }
 
-  private async raw(method: string, path: string, body: string | undefined, extra: Record<string, string | string[]>): Promise<{ status: number; body: unknown }> {
+  private async raw(
+    method: string,
+    path: string,
+    body: string | undefined,
+    extra: Record<string, string | string[]>,
+  ): Promise<{ status: number; body: unknown }> {
     const headers: Record<string, string | string[]> = { accept: 'application/json', ...extra };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (this.opts.token) headers.authorization = this.opts.token.startsWith('Bearer ') ? this.opts.token : `Bearer ${this.opts.token}`;
@@ -106,7 +116,9 @@ export class RestClient {
       bodyTimeout: timeout,
     }).catch((err: Error & { code?: string; cause?: { code?: string } }) => {
       const code = err.code ?? err.cause?.code;
-      const hint = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY/.test(String(code)) ? ' (a generated certificate? pass --insecure-skip-tls-verify)' : '';
+      const hint = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY/.test(String(code))
+        ? ' (a generated certificate? pass --insecure-skip-tls-verify)'
+        : '';
       throw new Error(`cannot reach ${this.base}: ${err.message}${code ? ` [${code}]` : ''}${hint}`);
     });
     const text = await res.body.text();

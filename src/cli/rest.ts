@@ -29,8 +29,10 @@ export function readWorkflowFile(path: string): Workflow[] {
   const text = path === '-' ? readFileSync(0, 'utf8') : readFileSync(path, 'utf8');
   const out: Workflow[] = [];
   for (const obj of readYamlDocuments(text, path === '-' ? '<stdin>' : path) as Workflow[]) {
-    if (typeof obj !== 'object' || Array.isArray(obj)) throw new Error(`${path}: a document is ${Array.isArray(obj) ? 'a list' : JSON.stringify(obj)}, not a Workflow object`);
-    if ((obj as { kind?: string }).kind !== undefined && obj.kind !== 'Workflow') throw new Error(`${path}: expected kind Workflow, got ${String(obj.kind)}`);
+    if (typeof obj !== 'object' || Array.isArray(obj))
+      throw new Error(`${path}: a document is ${Array.isArray(obj) ? 'a list' : JSON.stringify(obj)}, not a Workflow object`);
+    if ((obj as { kind?: string }).kind !== undefined && obj.kind !== 'Workflow')
+      throw new Error(`${path}: expected kind Workflow, got ${String(obj.kind)}`);
     out.push(obj);
   }
   if (out.length === 0) throw new Error(`${path}: no workflow in the file`);
@@ -87,7 +89,11 @@ export function refuseUnsupportedFields(wf: Workflow, ns: string): void {
   if (issues.length > 0) throw new ValidationError(`Workflow ${ns}/${wf.metadata?.name ?? `${wf.metadata?.generateName ?? ''}*`}`, issues);
 }
 
-export async function runSubmit(file: string, flags: CommonFlags & { parameter: string[]; serverDryRun?: boolean; wait?: boolean; watch?: boolean; generateName?: string }, p = consolePrinter): Promise<number> {
+export async function runSubmit(
+  file: string,
+  flags: CommonFlags & { parameter: string[]; serverDryRun?: boolean; wait?: boolean; watch?: boolean; generateName?: string },
+  p = consolePrinter,
+): Promise<number> {
   const b = backendFor(flags);
   let failed = false;
   try {
@@ -114,11 +120,19 @@ export async function runSubmit(file: string, flags: CommonFlags & { parameter: 
   return failed ? 1 : 0;
 }
 
-export async function runList(flags: CommonFlags & { selector?: string; fieldSelector?: string; limit?: number; continue?: string }, p = consolePrinter): Promise<number> {
+export async function runList(
+  flags: CommonFlags & { selector?: string; fieldSelector?: string; limit?: number; continue?: string },
+  p = consolePrinter,
+): Promise<number> {
   const b = backendFor(flags);
   try {
     const ns = flags.namespace ?? 'default';
-    const list = await b.list(ns, { labelSelector: flags.selector, fieldSelector: flags.fieldSelector, limit: flags.limit, continue: flags.continue });
+    const list = await b.list(ns, {
+      labelSelector: flags.selector,
+      fieldSelector: flags.fieldSelector,
+      limit: flags.limit,
+      continue: flags.continue,
+    });
     const items = list.items ?? [];
     if (flags.output === 'json') p.out(JSON.stringify(list, null, 2));
     else if (flags.output === 'name') for (const wf of items) p.out(wf.metadata.name ?? '');
@@ -134,7 +148,13 @@ export async function runList(flags: CommonFlags & { selector?: string; fieldSel
       if (items.length === 0) p.out(`No workflows in namespace ${ns}.`);
       else {
         const w = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
-        for (const r of rows) p.out(r.map((cell, c) => cell.padEnd(w[c])).join('  ').trimEnd());
+        for (const r of rows)
+          p.out(
+            r
+              .map((cell, c) => cell.padEnd(w[c]))
+              .join('  ')
+              .trimEnd(),
+          );
       }
       if (list.metadata?.continue) p.out(`(more: --continue ${list.metadata.continue})`);
     }
@@ -202,6 +222,7 @@ export function registerWorkflowCommands(program: Command): void {
   withConnectionFlags(program.command('get <name>').description('show a workflow as a tree of its steps'))
     .option('-o, --output <format>', 'tree (default), json or yaml')
     .action(async (name: string, flags) => done(await runGet(name, flags)));
-  withConnectionFlags(program.command('delete <names...>').description('delete workflows'))
-    .action(async (names: string[], flags) => done(await runDelete(names, flags)));
+  withConnectionFlags(program.command('delete <names...>').description('delete workflows')).action(async (names: string[], flags) =>
+    done(await runDelete(names, flags)),
+  );
 }

@@ -22,18 +22,33 @@ export function registerRunnerCommands(program: Command): void {
     .option('--dir <dir>', 'directory for container logs, volumes and the plugflow shim', defaultRunnerDir())
     .option('-n, --namespace <namespace>', 'only run pods of this namespace (default: all namespaces)')
     .option('--no-mount-namespaces', 'run containers without private mount namespaces even where possible')
-    .action(async (opts: { kubeconfig?: string; context?: string; nodeName?: string; dir: string; namespace?: string; mountNamespaces: boolean }) => {
-      const kc = loadKubeConfig(opts.kubeconfig, opts.context);
-      const runner = new PodRunner({ kubeConfig: kc, dir: opts.dir, nodeName: opts.nodeName, namespace: opts.namespace, namespaces: opts.mountNamespaces });
-      await runner.start();
-      await new Promise<void>((resolve) => {
-        const stop = () => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          runner.stop().then(resolve, resolve);
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-      });
-    });
+    .action(
+      async (opts: {
+        kubeconfig?: string;
+        context?: string;
+        nodeName?: string;
+        dir: string;
+        namespace?: string;
+        mountNamespaces: boolean;
+      }) => {
+        const kc = loadKubeConfig(opts.kubeconfig, opts.context);
+        const runner = new PodRunner({
+          kubeConfig: kc,
+          dir: opts.dir,
+          nodeName: opts.nodeName,
+          namespace: opts.namespace,
+          namespaces: opts.mountNamespaces,
+        });
+        await runner.start();
+        await new Promise<void>((resolve) => {
+          const stop = () => {
+            process.off('SIGINT', stop);
+            process.off('SIGTERM', stop);
+            runner.stop().then(resolve, resolve);
+          };
+          process.on('SIGINT', stop);
+          process.on('SIGTERM', stop);
+        });
+      },
+    );
 }

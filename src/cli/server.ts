@@ -31,7 +31,10 @@ function port(v: string): number {
 }
 
 function namespaces(v: string): string[] {
-  return v.split(',').map((n) => n.trim()).filter((n) => n !== '');
+  return v
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n !== '');
 }
 
 function oneOf<T extends string>(...allowed: T[]) {
@@ -71,10 +74,25 @@ export function registerServerCommands(program: Command): void {
     .option('--secure [bool]', 'serve HTTPS (--secure=false for plain HTTP)', bool, true)
     .option('--tls-cert <file>', 'PEM certificate (default: a generated self-signed one)')
     .option('--tls-key <file>', 'PEM private key of --tls-cert')
-    .option('--auth-mode <mode>', "client: callers' bearer tokens decide (RBAC); server: the server's own account", oneOf<AuthMode>('client', 'server'), DEFAULTS.authMode)
-    .option('--event-operation-queue-size <n>', 'most events in process at once; beyond it 503', positiveInt, DEFAULTS.eventOperationQueueSize)
+    .option(
+      '--auth-mode <mode>',
+      "client: callers' bearer tokens decide (RBAC); server: the server's own account",
+      oneOf<AuthMode>('client', 'server'),
+      DEFAULTS.authMode,
+    )
+    .option(
+      '--event-operation-queue-size <n>',
+      'most events in process at once; beyond it 503',
+      positiveInt,
+      DEFAULTS.eventOperationQueueSize,
+    )
     .option('--event-worker-count <n>', 'events dispatched at once', positiveInt, DEFAULTS.eventWorkerCount)
-    .option('--event-dispatch <mode>', 'async: reply at once; sync: reply with the workflows created', oneOf<DispatchMode>('async', 'sync'), DEFAULTS.eventDispatch)
+    .option(
+      '--event-dispatch <mode>',
+      'async: reply at once; sync: reply with the workflows created',
+      oneOf<DispatchMode>('async', 'sync'),
+      DEFAULTS.eventDispatch,
+    )
     .option('--max-body-size <bytes>', 'largest request body; beyond it 413', positiveInt, DEFAULTS.maxBodyBytes)
     .option('--namespace <ns>', 'watch WorkflowEventBindings in this namespace only (default: all)')
     .option('--metrics-port <port>', '/metrics on its own port (plain HTTP), not on the API port', port, DEFAULTS.metricsPort)
@@ -82,12 +100,20 @@ export function registerServerCommands(program: Command): void {
     .option('--allowed-namespaces <a,b>', 'serve only these namespaces (403 for others)', namespaces)
     .option('--unsafe-server-mode-without-auth', '--auth-mode=server with no token: ANYONE who reaches the port acts as the server')
     .option('--max-connections <n>', 'most open connections', positiveInt, LIMIT_DEFAULTS.maxConnections)
-    .option('--max-bodies-in-flight <bytes>', 'most bytes of request bodies being received at once; beyond it 503', positiveInt, LIMIT_DEFAULTS.maxBodiesInFlightBytes)
+    .option(
+      '--max-bodies-in-flight <bytes>',
+      'most bytes of request bodies being received at once; beyond it 503',
+      positiveInt,
+      LIMIT_DEFAULTS.maxBodiesInFlightBytes,
+    )
     .option('--kubeconfig <path>', "the server's own kubeconfig (default: $KUBECONFIG, ~/.kube/config or in-cluster)")
     .action(async (flags: ServerFlags) => {
       const kc = loadKubeConfig(flags.kubeconfig);
       const logger = createLogger('server');
-      if (flags.serverTokenFile && flags.authMode !== 'server') throw new InvalidArgumentError('--server-token-file is for --auth-mode=server (in client mode callers send their own Kubernetes tokens)');
+      if (flags.serverTokenFile && flags.authMode !== 'server')
+        throw new InvalidArgumentError(
+          '--server-token-file is for --auth-mode=server (in client mode callers send their own Kubernetes tokens)',
+        );
       const serverToken = flags.serverTokenFile ? readFileSync(flags.serverTokenFile, 'utf8') : undefined;
       const server = await startServer({
         kubeConfig: kc,

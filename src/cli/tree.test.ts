@@ -10,14 +10,35 @@ describe('renderTree', () => {
   it('shows steps under their parent, lifting group nodes, with phase, pod, duration and message', () => {
     const nodes = Object.fromEntries(
       [
-        node({ id: 'wf', name: 'wf', type: 'Steps', phase: 'Failed', children: ['g0'], templateName: 'main', startedAt: '2026-01-01T00:00:00Z', finishedAt: '2026-01-01T00:01:05Z' }),
+        node({
+          id: 'wf',
+          name: 'wf',
+          type: 'Steps',
+          phase: 'Failed',
+          children: ['g0'],
+          templateName: 'main',
+          startedAt: '2026-01-01T00:00:00Z',
+          finishedAt: '2026-01-01T00:01:05Z',
+        }),
         node({ id: 'g0', type: 'StepGroup', phase: 'Failed', children: ['a', 'b'] }),
-        node({ id: 'a', displayName: 'left', type: 'Pod', phase: 'Succeeded', templateName: 'say', podName: 'wf-a', startedAt: '2026-01-01T00:00:00Z', finishedAt: '2026-01-01T00:00:03Z' }),
+        node({
+          id: 'a',
+          displayName: 'left',
+          type: 'Pod',
+          phase: 'Succeeded',
+          templateName: 'say',
+          podName: 'wf-a',
+          startedAt: '2026-01-01T00:00:00Z',
+          finishedAt: '2026-01-01T00:00:03Z',
+        }),
         node({ id: 'b', displayName: 'right', type: 'Pod', phase: 'Failed', templateName: 'say', podName: 'wf-b', message: 'exit code 3' }),
         node({ id: 'x', name: 'wf.onExit', type: 'Pod', phase: 'Succeeded', templateName: 'report', startedAt: '2026-01-01T00:01:00Z' }),
       ].map((n) => [n.id, n]),
     );
-    const text = renderTree({ metadata: { name: 'wf', namespace: 'ns' }, status: { phase: 'Failed', nodes, startedAt: '2026-01-01T00:00:00Z', finishedAt: '2026-01-01T00:01:05Z' } });
+    const text = renderTree({
+      metadata: { name: 'wf', namespace: 'ns' },
+      status: { phase: 'Failed', nodes, startedAt: '2026-01-01T00:00:00Z', finishedAt: '2026-01-01T00:01:05Z' },
+    });
     const lines = text.split('\n');
     expect(lines.slice(0, 4)).toEqual(['Name:      wf', 'Namespace: ns', 'Status:    Failed', 'Duration:  1m05s']);
     const body = lines.slice(lines.indexOf('') + 1);
@@ -34,6 +55,11 @@ describe('renderTree', () => {
   });
 
   it('formats durations the way people read them', () => {
-    expect([formatDuration(850), formatDuration(42_000), formatDuration(185_000), formatDuration(3_720_000)]).toEqual(['850ms', '42s', '3m05s', '1h02m']);
+    expect([formatDuration(850), formatDuration(42_000), formatDuration(185_000), formatDuration(3_720_000)]).toEqual([
+      '850ms',
+      '42s',
+      '3m05s',
+      '1h02m',
+    ]);
   });
 });

@@ -77,6 +77,11 @@ export function renderTree(wf: TreeWorkflow, now = Date.now()): string {
   };
   for (const r of roots(nodes)) walk(r, '', true, true);
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => [...r[c]].length)));
-  const table = rows.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell + ' '.repeat(widths[c] - [...cell].length))).join('  ').trimEnd());
+  const table = rows.map((r) =>
+    r
+      .map((cell, c) => (c === r.length - 1 ? cell : cell + ' '.repeat(widths[c] - [...cell].length)))
+      .join('  ')
+      .trimEnd(),
+  );
   return [...header, '', ...(Object.keys(nodes).length ? table : ['(no steps yet)'])].join('\n');
 }

@@ -56,7 +56,11 @@ function stepPods(pods: V1Pod[]): V1Pod[] {
     .sort((a, b) => String(a.metadata?.creationTimestamp ?? '').localeCompare(String(b.metadata?.creationTimestamp ?? '')));
 }
 
-export async function runLogs(name: string, flags: OpsFlags & { follow?: boolean; container?: string }, out = (l: string) => console.log(l)): Promise<number> {
+export async function runLogs(
+  name: string,
+  flags: OpsFlags & { follow?: boolean; container?: string },
+  out = (l: string) => console.log(l),
+): Promise<number> {
   const namespace = flags.namespace ?? 'default';
   return withClient(flags, async (kube) => {
     const list = await kube.list<V1Pod>(PODS, { namespace, labelSelector: `${LABEL_WORKFLOW}=${name}` }).catch((err: unknown) => {
@@ -72,7 +76,11 @@ export async function runLogs(name: string, flags: OpsFlags & { follow?: boolean
       const podName = pod.metadata!.name!;
       const prefix = `${podName.padEnd(width)} | `;
       try {
-        await printLines(await kube.podLog(namespace, podName, { container: flags.container ?? 'main', follow: flags.follow ?? false }), prefix, out);
+        await printLines(
+          await kube.podLog(namespace, podName, { container: flags.container ?? 'main', follow: flags.follow ?? false }),
+          prefix,
+          out,
+        );
       } catch (err) {
         out(`${prefix}(no log: ${errorMessage(err)})`);
       }
@@ -84,7 +92,11 @@ export async function runLogs(name: string, flags: OpsFlags & { follow?: boolean
   });
 }
 
-export async function runResume(name: string, flags: OpsFlags & { node?: string; parameter?: string[] }, out = (l: string) => console.log(l)): Promise<number> {
+export async function runResume(
+  name: string,
+  flags: OpsFlags & { node?: string; parameter?: string[] },
+  out = (l: string) => console.log(l),
+): Promise<number> {
   const namespace = flags.namespace ?? 'default';
   const parameters: Record<string, string> = {};
   for (const p of flags.parameter ?? []) {

@@ -35,7 +35,10 @@ async function harness(seed: (fake: FakeKubeClient) => void = () => {}) {
   const fake = new FakeKubeClient();
   fake.seed(NAMESPACES, { metadata: { name: 'ns', labels: {} } });
   fake.seed(SERVICE_ACCOUNTS, { metadata: { name: AGENT_ACCOUNT, namespace: 'ns' } });
-  const wf = fake.seed<Workflow & KubeObject>(WORKFLOWS, { metadata: { name: 'w', namespace: 'ns' }, spec: { entrypoint: 'main', templates: [main] } });
+  const wf = fake.seed<Workflow & KubeObject>(WORKFLOWS, {
+    metadata: { name: 'w', namespace: 'ns' },
+    spec: { entrypoint: 'main', templates: [main] },
+  });
   seed(fake);
   const caches = new ControllerCaches({ client: fake.asClient(), namespace: 'ns', resyncMs: 0, watchdogMs: 60_000, log });
   caches.start();
@@ -94,7 +97,10 @@ describe('ActionApplier: pods', () => {
     const h = await harness();
     h.fake.failNext(1, 422, { verb: 'create', resource: 'pods' }, 'Pod "w-1" is invalid: spec.containers[0].image: Required value');
     expect(await h.applier.apply(h.wf, [createPod('w-1')])).toEqual({ requeueNow: true });
-    expect(h.failures.podFailures(h.uid)?.get('w-1')).toEqual({ nodeId: 'node-w-1', message: expect.stringMatching(/^the pod was refused: .*422 Invalid: Pod "w-1" is invalid/) });
+    expect(h.failures.podFailures(h.uid)?.get('w-1')).toEqual({
+      nodeId: 'node-w-1',
+      message: expect.stringMatching(/^the pod was refused: .*422 Invalid: Pod "w-1" is invalid/),
+    });
     await h.applier.apply(h.wf, [createPod('w-1')]);
     expect(h.fake.callsOf('create', 'pods')).toHaveLength(1);
   });
@@ -154,7 +160,9 @@ describe('ActionApplier: pods', () => {
   });
 
   it('does not delete a pod that is gone from the cache or already terminating', async () => {
-    const h = await harness((fake) => fake.seed(PODS, { ...stepPod('w-2'), metadata: { ...stepPod('w-2').metadata, deletionTimestamp: '2024-01-01T00:00:00Z' } }));
+    const h = await harness((fake) =>
+      fake.seed(PODS, { ...stepPod('w-2'), metadata: { ...stepPod('w-2').metadata, deletionTimestamp: '2024-01-01T00:00:00Z' } }),
+    );
     await h.applier.apply(h.wf, [deletePod('w-1'), deletePod('w-2')]);
     expect(h.fake.callsOf('delete')).toHaveLength(0);
   });
@@ -168,7 +176,9 @@ describe('ActionApplier: the TaskSet', () => {
     await h.applier.apply(h.wf, [{ kind: 'writeTask', nodeId: 'n1', template: http('http://a') }]);
     const ts = h.fake.peek<WorkflowTaskSet & KubeObject>(WORKFLOW_TASK_SETS, 'ns', 'w')!;
     expect(ts.spec.tasks).toEqual({ n1: http('http://a') });
-    expect((ts.metadata as { ownerReferences?: unknown[] }).ownerReferences).toEqual([expect.objectContaining({ kind: 'Workflow', name: 'w', uid: h.uid, controller: true })]);
+    expect((ts.metadata as { ownerReferences?: unknown[] }).ownerReferences).toEqual([
+      expect.objectContaining({ kind: 'Workflow', name: 'w', uid: h.uid, controller: true }),
+    ]);
   });
 
   it('patches a TaskSet that exists but is not cached yet (AlreadyExists on create), instead of failing', async () => {
@@ -177,12 +187,18 @@ describe('ActionApplier: the TaskSet', () => {
     h.fake.seed(WORKFLOW_TASK_SETS, { metadata: { name: 'w', namespace: 'ns' }, spec: { tasks: { n0: http('http://zero') } } });
     await h.applier.apply(h.wf, [{ kind: 'writeTask', nodeId: 'n1', template: http('http://a') }]);
     expect(h.fake.callsOf('create').map((c) => c.code)).toEqual([409]);
-    expect(h.fake.peek<WorkflowTaskSet>(WORKFLOW_TASK_SETS, 'ns', 'w')!.spec.tasks).toEqual({ n0: http('http://zero'), n1: http('http://a') });
+    expect(h.fake.peek<WorkflowTaskSet>(WORKFLOW_TASK_SETS, 'ns', 'w')!.spec.tasks).toEqual({
+      n0: http('http://zero'),
+      n1: http('http://a'),
+    });
   });
 
   it('sends one merge patch with only the entries that differ, and drops results of removed tasks from status', async () => {
     const h = await harness((fake) => {
-      fake.seed(WORKFLOW_TASK_SETS, { metadata: { name: 'w', namespace: 'ns' }, spec: { tasks: { same: http('http://s'), gone: http('http://g') } } });
+      fake.seed(WORKFLOW_TASK_SETS, {
+        metadata: { name: 'w', namespace: 'ns' },
+        spec: { tasks: { same: http('http://s'), gone: http('http://g') } },
+      });
       void fake.mergePatch(WORKFLOW_TASK_SETS, 'ns', 'w', { status: { nodes: { gone: { phase: 'Succeeded' } } } }, 'status');
     });
     await h.applier.apply(h.wf, [
@@ -201,7 +217,9 @@ describe('ActionApplier: the TaskSet', () => {
   });
 
   it('writes nothing when every task is already as wanted', async () => {
-    const h = await harness((fake) => fake.seed(WORKFLOW_TASK_SETS, { metadata: { name: 'w', namespace: 'ns' }, spec: { tasks: { same: http('http://s') } } }));
+    const h = await harness((fake) =>
+      fake.seed(WORKFLOW_TASK_SETS, { metadata: { name: 'w', namespace: 'ns' }, spec: { tasks: { same: http('http://s') } } }),
+    );
     await h.applier.apply(h.wf, [{ kind: 'writeTask', nodeId: 'same', template: http('http://s') }]);
     expect(h.fake.calls.filter((c) => c.verb !== 'watch' && c.verb !== 'list')).toEqual([]);
   });
@@ -222,7 +240,9 @@ describe('ActionApplier: the agent pod', () => {
     const h = await harness();
     await h.fake.delete(SERVICE_ACCOUNTS, 'ns', AGENT_ACCOUNT);
     expect(await h.applier.apply(h.wf, [{ kind: 'ensureAgent' }])).toEqual({ requeueNow: true });
-    expect(h.failures.agentFailure(h.uid)).toMatch(/service account ns\/plugflow-agent, which the agent runs as, does not exist; create it .*kubectl create serviceaccount plugflow-agent -n ns/);
+    expect(h.failures.agentFailure(h.uid)).toMatch(
+      /service account ns\/plugflow-agent, which the agent runs as, does not exist; create it .*kubectl create serviceaccount plugflow-agent -n ns/,
+    );
     expect(h.fake.callsOf('create')).toHaveLength(0);
   });
 

@@ -153,11 +153,23 @@ export class ActionApplier {
     if (this.o.failures.podFailures(wf.metadata.uid!)?.has(a.podName)) return false;
     let pod: V1Pod;
     try {
-      pod = buildStepPod({ workflow: wf, nodeId: a.nodeId, podName: a.podName, template: a.template, workflowPodSpecPatch: a.workflowPodSpecPatch, executorImage: this.o.executorImage });
+      pod = buildStepPod({
+        workflow: wf,
+        nodeId: a.nodeId,
+        podName: a.podName,
+        template: a.template,
+        workflowPodSpecPatch: a.workflowPodSpecPatch,
+        executorImage: this.o.executorImage,
+      });
     } catch (err) {
       return this.podFailed(wf, a.podName, a.nodeId, `cannot build the pod: ${errorMessage(err)}`);
     }
-    const refusal = await this.admission.refusal(ns, `pod ${a.podName}`, pod, checkStepServiceAccount(pod.spec, this.o.agent.serviceAccountName, EXECUTOR_PLUGIN_SUFFIX));
+    const refusal = await this.admission.refusal(
+      ns,
+      `pod ${a.podName}`,
+      pod,
+      checkStepServiceAccount(pod.spec, this.o.agent.serviceAccountName, EXECUTOR_PLUGIN_SUFFIX),
+    );
     if (refusal) return this.podFailed(wf, a.podName, a.nodeId, refusal);
     try {
       await this.o.client.create(PODS, ns, pod);
@@ -176,7 +188,11 @@ export class ActionApplier {
   }
 
   private podFailed(wf: Obj<Workflow>, podName: string, nodeId: string, message: string): boolean {
-    this.o.log.warn('pod cannot be created; its node fails', { workflow: `${wf.metadata.namespace}/${wf.metadata.name}`, pod: podName, reason: message });
+    this.o.log.warn('pod cannot be created; its node fails', {
+      workflow: `${wf.metadata.namespace}/${wf.metadata.name}`,
+      pod: podName,
+      reason: message,
+    });
     this.o.failures.addPodFailure(wf.metadata.uid!, podName, { nodeId, message });
     return true;
   }
@@ -232,7 +248,12 @@ export class ActionApplier {
     return this.patchTaskSet(wf, existing, writes, complete);
   }
 
-  private async patchTaskSet(wf: Obj<Workflow>, ts: Obj<WorkflowTaskSet>, writes: Record<string, Template | null>, complete: boolean): Promise<void> {
+  private async patchTaskSet(
+    wf: Obj<Workflow>,
+    ts: Obj<WorkflowTaskSet>,
+    writes: Record<string, Template | null>,
+    complete: boolean,
+  ): Promise<void> {
     const current = ts.spec?.tasks ?? {};
     const tasks: Record<string, Template | null> = {};
     for (const [id, t] of Object.entries(writes)) {
@@ -243,7 +264,12 @@ export class ActionApplier {
     if (complete && !isTaskSetCompleted(ts)) patch.metadata = { labels: taskSetCompletedLabels() };
     if (Object.keys(patch).length > 0) {
       try {
-        const updated = await this.o.client.mergePatch<Obj<WorkflowTaskSet>>(WORKFLOW_TASK_SETS, wf.metadata.namespace, wf.metadata.name!, patch);
+        const updated = await this.o.client.mergePatch<Obj<WorkflowTaskSet>>(
+          WORKFLOW_TASK_SETS,
+          wf.metadata.namespace,
+          wf.metadata.name!,
+          patch,
+        );
         this.o.caches.rememberTaskSet(updated);
       } catch (err) {
         if (isNotFound(err) && !patch.spec) return;
@@ -260,13 +286,24 @@ export class ActionApplier {
    * cannot take the task for a new one. Once the workflow is complete every result goes (a
    * controller killed between the workflow's status write and this prune catches up here).
    */
-  private async pruneTaskResults(wf: Obj<Workflow>, ts: Obj<WorkflowTaskSet>, writes: Record<string, Template | null>, complete: boolean): Promise<void> {
+  private async pruneTaskResults(
+    wf: Obj<Workflow>,
+    ts: Obj<WorkflowTaskSet>,
+    writes: Record<string, Template | null>,
+    complete: boolean,
+  ): Promise<void> {
     const results = ts.status?.nodes ?? {};
     const nodes: Record<string, null> = {};
     for (const id of Object.keys(results)) if (complete || writes[id] === null) nodes[id] = null;
     if (Object.keys(nodes).length === 0) return;
     try {
-      const updated = await this.o.client.mergePatch<Obj<WorkflowTaskSet>>(WORKFLOW_TASK_SETS, wf.metadata.namespace, wf.metadata.name!, { status: { nodes } }, 'status');
+      const updated = await this.o.client.mergePatch<Obj<WorkflowTaskSet>>(
+        WORKFLOW_TASK_SETS,
+        wf.metadata.namespace,
+        wf.metadata.name!,
+        { status: { nodes } },
+        'status',
+      );
       this.o.caches.rememberTaskSet(updated);
     } catch (err) {
       if (!isNotFound(err)) throw err;
@@ -322,7 +359,11 @@ export class ActionApplier {
       await this.o.client.create(PODS, ns, pod);
       this.o.metrics.podsCreated.inc();
       this.o.creations.expect(key);
-      this.o.log.info('created agent pod', { workflow: `${ns}/${wf.metadata.name}`, pod: name, plugins: plugins.map((p) => `${p.namespace}/${p.name}`) });
+      this.o.log.info('created agent pod', {
+        workflow: `${ns}/${wf.metadata.name}`,
+        pod: name,
+        plugins: plugins.map((p) => `${p.namespace}/${p.name}`),
+      });
     } catch (err) {
       if (isAlreadyExists(err)) {
         this.o.creations.expect(key);
@@ -335,7 +376,10 @@ export class ActionApplier {
   }
 
   private agentFailed(wf: Obj<Workflow>, message: string): boolean {
-    this.o.log.warn('agent pod cannot be created; unfinished plugin and http steps fail', { workflow: `${wf.metadata.namespace}/${wf.metadata.name}`, reason: message });
+    this.o.log.warn('agent pod cannot be created; unfinished plugin and http steps fail', {
+      workflow: `${wf.metadata.namespace}/${wf.metadata.name}`,
+      reason: message,
+    });
     this.o.failures.setAgentFailure(wf.metadata.uid!, message);
     return true;
   }
@@ -355,7 +399,10 @@ export class ActionApplier {
       try {
         account = await this.o.client.get(SERVICE_ACCOUNTS, sa.namespace, sa.name);
       } catch (err) {
-        if (isNotFound(err)) throw new Error(`plugin ${p.namespace}/${p.name} asks for a service account token but service account ${sa.namespace}/${sa.name} does not exist`);
+        if (isNotFound(err))
+          throw new Error(
+            `plugin ${p.namespace}/${p.name} asks for a service account token but service account ${sa.namespace}/${sa.name} does not exist`,
+          );
         throw err;
       }
       if (sa.namespace !== namespace) {

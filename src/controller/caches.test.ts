@@ -112,7 +112,12 @@ describe('ControllerCaches', () => {
     fake.seed(PODS, p('v-1', 'v'));
     fake.seed(PODS, { metadata: { name: 'unrelated', namespace: 'ns' } });
     const caches = await synced(fake);
-    expect(caches.podsOf('ns', 'w').map((x) => x.metadata?.name).sort()).toEqual(['w-1', 'w-2']);
+    expect(
+      caches
+        .podsOf('ns', 'w')
+        .map((x) => x.metadata?.name)
+        .sort(),
+    ).toEqual(['w-1', 'w-2']);
     expect(caches.pods.list()).toHaveLength(3);
     const cached = caches.pods.get('ns', 'w-1')!;
     expect(cached.spec).toBeUndefined();
@@ -120,7 +125,12 @@ describe('ControllerCaches', () => {
     expect(cached.status?.phase).toBe('Running');
     await fake.mergePatch(PODS, 'ns', 'w-2', { metadata: { labels: { [LABEL_WORKFLOW]: 'v' } } });
     expect(caches.podsOf('ns', 'w').map((x) => x.metadata?.name)).toEqual(['w-1']);
-    expect(caches.podsOf('ns', 'v').map((x) => x.metadata?.name).sort()).toEqual(['v-1', 'w-2']);
+    expect(
+      caches
+        .podsOf('ns', 'v')
+        .map((x) => x.metadata?.name)
+        .sort(),
+    ).toEqual(['v-1', 'w-2']);
   });
 
   it('watches only its own namespace object in a single-namespace install, with its labels', async () => {
@@ -146,6 +156,8 @@ describe('isNewer', () => {
     expect(isNewer({ metadata: { resourceVersion: '9' } }, { metadata: { resourceVersion: '10' } })).toBe(false);
     expect(isNewer({ metadata: { resourceVersion: '7' } }, { metadata: { resourceVersion: '7' } })).toBe(false);
     expect(isNewer({ metadata: { resourceVersion: 'b' } }, { metadata: { resourceVersion: 'a' } })).toBe(false);
-    expect(isNewer({ metadata: { resourceVersion: '18446744073709551617' } }, { metadata: { resourceVersion: '18446744073709551616' } })).toBe(true);
+    expect(
+      isNewer({ metadata: { resourceVersion: '18446744073709551617' } }, { metadata: { resourceVersion: '18446744073709551616' } }),
+    ).toBe(true);
   });
 });

@@ -64,7 +64,12 @@ export class ControllerCaches {
     this.pods = new Informer<CachedPod>({ ...common, type: PODS, labelSelector: LABEL_WORKFLOW, transform: slimPod, resyncMs: 0 });
     this.pods.addIndex(BY_WORKFLOW, (p) => workflowIndex(p));
     this.taskSets = new Informer<Obj<WorkflowTaskSet>>({ ...common, type: WORKFLOW_TASK_SETS, transform: dropManagedFields, resyncMs: 0 });
-    this.workflowTemplates = new Informer<Obj<WorkflowTemplate>>({ ...common, type: WORKFLOW_TEMPLATES, transform: dropManagedFields, resyncMs: 0 });
+    this.workflowTemplates = new Informer<Obj<WorkflowTemplate>>({
+      ...common,
+      type: WORKFLOW_TEMPLATES,
+      transform: dropManagedFields,
+      resyncMs: 0,
+    });
     this.clusterWorkflowTemplates = new Informer<Obj<ClusterWorkflowTemplate>>({
       ...common,
       namespace: undefined,

@@ -112,7 +112,10 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
   const identity = opts.identity ?? process.env.POD_NAME ?? `${hostname()}-${randomBytes(4).toString('hex')}`;
 
   const plugins = pluginsEnabled ? new PluginDiscovery(client, installNamespace, log, { watchdogMs: opts.watchdogMs }) : undefined;
-  const caches = new ControllerCaches({ client, namespace: opts.namespace, resyncMs: opts.resyncMs, watchdogMs: opts.watchdogMs, log }, plugins);
+  const caches = new ControllerCaches(
+    { client, namespace: opts.namespace, resyncMs: opts.resyncMs, watchdogMs: opts.watchdogMs, log },
+    plugins,
+  );
   const queue = new WorkQueue();
   const failures = new FailureMemory();
   const creations = new Expectations();
@@ -120,7 +123,8 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
   const events = new WorkflowEventRecorder(client, log, identity, opts.recordEvents ?? true);
   const executorImage = opts.executorImage ?? process.env.PLUGFLOW_EXECUTOR_IMAGE ?? DEFAULT_IMAGE;
   const envLevel = process.env[ENV_POD_SECURITY_LEVEL];
-  const podSecurityLevel = opts.podSecurityLevel ?? (envLevel ? parsePodSecurityLevel(envLevel, ENV_POD_SECURITY_LEVEL) : DEFAULT_POD_SECURITY_LEVEL);
+  const podSecurityLevel =
+    opts.podSecurityLevel ?? (envLevel ? parsePodSecurityLevel(envLevel, ENV_POD_SECURITY_LEVEL) : DEFAULT_POD_SECURITY_LEVEL);
   const applier = new ActionApplier({
     client,
     caches,
@@ -229,7 +233,8 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
       log.info(drain ? 'controller stopping: draining the work queue' : 'controller stopping without draining the queue');
       const drained = queue.shutDown({ drain });
       const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), opts.drainTimeoutMs ?? 30_000).unref());
-      if ((await Promise.race([drained, timeout])) === 'timeout') log.warn('stopped before the queue was drained', { queued: queue.len(), inFlight: queue.inFlight() });
+      if ((await Promise.race([drained, timeout])) === 'timeout')
+        log.warn('stopped before the queue was drained', { queued: queue.len(), inFlight: queue.inFlight() });
       await Promise.race([Promise.all(workers), timeout]);
       await events.flush();
       await caches.stop();

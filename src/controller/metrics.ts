@@ -63,7 +63,8 @@ export class ControllerMetrics {
       registers,
       collect() {
         this.reset();
-        for (const [informer, ms] of Object.entries(self.live?.informerAges() ?? {})) this.set({ informer }, Number.isFinite(ms) ? ms / 1000 : -1);
+        for (const [informer, ms] of Object.entries(self.live?.informerAges() ?? {}))
+          this.set({ informer }, Number.isFinite(ms) ? ms / 1000 : -1);
       },
     });
     new Gauge({

@@ -26,7 +26,10 @@ function pod(name: string, owner: string, extra: Partial<CachedPod> = {}, compon
 }
 
 const templates: Record<string, WorkflowTemplate> = {
-  lib: { metadata: { name: 'lib', namespace: 'ns' }, spec: { templates: [{ name: 't', steps: [[{ name: 'x', templateRef: { name: 'base', template: 'b', clusterScope: true } }]] }] } },
+  lib: {
+    metadata: { name: 'lib', namespace: 'ns' },
+    spec: { templates: [{ name: 't', steps: [[{ name: 'x', templateRef: { name: 'base', template: 'b', clusterScope: true } }]] }] },
+  },
 };
 
 function inputs(extra: Partial<ObservationInputs> = {}): ObservationInputs {
@@ -34,7 +37,8 @@ function inputs(extra: Partial<ObservationInputs> = {}): ObservationInputs {
     workflow: wf,
     pods: [],
     workflowTemplate: (ns, name) => (ns === 'ns' ? templates[name] : undefined),
-    clusterWorkflowTemplate: (name) => (name === 'base' ? { metadata: { name: 'base' }, spec: { templates: [{ name: 'b', container: { image: 'x' } }] } } : undefined),
+    clusterWorkflowTemplate: (name) =>
+      name === 'base' ? { metadata: { name: 'base' }, spec: { templates: [{ name: 'b', container: { image: 'x' } }] } } : undefined,
     now: new Date('2024-01-01T00:00:00Z'),
     pluginsEnabled: false,
     ...extra,
@@ -58,42 +62,111 @@ describe('buildObservations', () => {
   });
 
   it('reports a failed agent pod with the reason its containers give, and a deleted one as failed', () => {
-    const failed = pod('w-agent', 'uid-1', {
-      status: {
-        phase: 'Failed',
-        containerStatuses: [{ name: 'main', image: 'i', imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode: 2, reason: 'Error', message: 'boom' } } }],
+    const failed = pod(
+      'w-agent',
+      'uid-1',
+      {
+        status: {
+          phase: 'Failed',
+          containerStatuses: [
+            {
+              name: 'main',
+              image: 'i',
+              imageID: '',
+              ready: false,
+              restartCount: 0,
+              state: { terminated: { exitCode: 2, reason: 'Error', message: 'boom' } },
+            },
+          ],
+        },
       },
-    }, 'agent');
-    expect(buildObservations(inputs({ pods: [failed] })).agent).toEqual({ phase: 'Failed', message: 'agent pod w-agent failed: main: Error (exit code 2): boom', replacing: true, ...agentPod });
+      'agent',
+    );
+    expect(buildObservations(inputs({ pods: [failed] })).agent).toEqual({
+      phase: 'Failed',
+      message: 'agent pod w-agent failed: main: Error (exit code 2): boom',
+      replacing: true,
+      ...agentPod,
+    });
     const deleting = pod('w-agent', 'uid-1', { status: { phase: 'Running' } }, 'agent');
     deleting.metadata!.deletionTimestamp = new Date();
-    expect(buildObservations(inputs({ pods: [deleting] })).agent).toEqual({ phase: 'Failed', message: 'agent pod w-agent was deleted', replacing: true, deleted: true, ...agentPod });
+    expect(buildObservations(inputs({ pods: [deleting] })).agent).toEqual({
+      phase: 'Failed',
+      message: 'agent pod w-agent was deleted',
+      replacing: true,
+      deleted: true,
+      ...agentPod,
+    });
     // An agent pod that cannot be built or created is a recorded failure, final even over a failed pod.
     expect(buildObservations(inputs({ pods: [failed], agentFailure: 'gave up' })).agent).toEqual({ phase: 'Failed', message: 'gave up' });
   });
 
   it('reports a Running agent pod whose main container or a plugin sidecar died as failed', () => {
-    const dead = pod('w-agent', 'uid-1', {
-      status: {
-        phase: 'Running',
-        containerStatuses: [
-          { name: 'main', image: 'i', imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode: 1, reason: 'Error', message: 'listen EADDRINUSE 0.0.0.0:9766' } } },
-          { name: 'hello', image: 'i', imageID: '', ready: true, restartCount: 0, state: { running: {} } },
-        ],
+    const dead = pod(
+      'w-agent',
+      'uid-1',
+      {
+        status: {
+          phase: 'Running',
+          containerStatuses: [
+            {
+              name: 'main',
+              image: 'i',
+              imageID: '',
+              ready: false,
+              restartCount: 0,
+              state: { terminated: { exitCode: 1, reason: 'Error', message: 'listen EADDRINUSE 0.0.0.0:9766' } },
+            },
+            { name: 'hello', image: 'i', imageID: '', ready: true, restartCount: 0, state: { running: {} } },
+          ],
+        },
       },
-    }, 'agent');
-    expect(buildObservations(inputs({ pods: [dead] })).agent).toEqual({ phase: 'Failed', message: 'agent pod w-agent failed: main: Error (exit code 1): listen EADDRINUSE 0.0.0.0:9766', replacing: true, ...agentPod });
-    const sidecarGone = pod('w-agent', 'uid-1', {
-      status: {
-        phase: 'Running',
-        containerStatuses: [
-          { name: 'main', image: 'i', imageID: '', ready: true, restartCount: 0, state: { running: {} } },
-          { name: 'hello', image: 'i', imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode: 137, reason: 'Error' } } },
-        ],
+      'agent',
+    );
+    expect(buildObservations(inputs({ pods: [dead] })).agent).toEqual({
+      phase: 'Failed',
+      message: 'agent pod w-agent failed: main: Error (exit code 1): listen EADDRINUSE 0.0.0.0:9766',
+      replacing: true,
+      ...agentPod,
+    });
+    const sidecarGone = pod(
+      'w-agent',
+      'uid-1',
+      {
+        status: {
+          phase: 'Running',
+          containerStatuses: [
+            { name: 'main', image: 'i', imageID: '', ready: true, restartCount: 0, state: { running: {} } },
+            {
+              name: 'hello',
+              image: 'i',
+              imageID: '',
+              ready: false,
+              restartCount: 0,
+              state: { terminated: { exitCode: 137, reason: 'Error' } },
+            },
+          ],
+        },
       },
-    }, 'agent');
-    expect(buildObservations(inputs({ pods: [sidecarGone] })).agent).toEqual({ phase: 'Failed', message: 'agent pod w-agent failed: hello: Error (exit code 137)', replacing: true, ...agentPod });
-    const running = pod('w-agent', 'uid-1', { status: { phase: 'Running', containerStatuses: [{ name: 'main', image: 'i', imageID: '', ready: true, restartCount: 0, state: { running: {} } }] } }, 'agent');
+      'agent',
+    );
+    expect(buildObservations(inputs({ pods: [sidecarGone] })).agent).toEqual({
+      phase: 'Failed',
+      message: 'agent pod w-agent failed: hello: Error (exit code 137)',
+      replacing: true,
+      ...agentPod,
+    });
+    const running = pod(
+      'w-agent',
+      'uid-1',
+      {
+        status: {
+          phase: 'Running',
+          containerStatuses: [{ name: 'main', image: 'i', imageID: '', ready: true, restartCount: 0, state: { running: {} } }],
+        },
+      },
+      'agent',
+    );
     expect(buildObservations(inputs({ pods: [running] })).agent).toEqual({ phase: 'Running' });
   });
 
@@ -110,7 +183,11 @@ describe('buildObservations', () => {
 
   it('turns TaskSet results into task observations, only for a TaskSet this workflow owns', () => {
     const ts = {
-      metadata: { name: 'w', namespace: 'ns', ownerReferences: [{ apiVersion: 'plugflow.io/v1alpha1', kind: 'Workflow', name: 'w', uid: 'uid-1' }] },
+      metadata: {
+        name: 'w',
+        namespace: 'ns',
+        ownerReferences: [{ apiVersion: 'plugflow.io/v1alpha1', kind: 'Workflow', name: 'w', uid: 'uid-1' }],
+      },
       spec: {},
       status: { nodes: { n1: { phase: 'Succeeded' as const, outputs: { result: 'r' } }, n2: { message: 'no phase yet' } } },
     };

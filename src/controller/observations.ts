@@ -105,7 +105,8 @@ function agentState(pod: CachedPod): AgentObservation {
   const status = pod.status ?? {};
   const phase = status.phase === 'Running' || status.phase === 'Succeeded' || status.phase === 'Failed' ? status.phase : 'Pending';
   if (phase !== 'Failed') {
-    if (pod.metadata?.deletionTimestamp) return { phase: 'Failed', message: `agent pod ${pod.metadata.name} was deleted`, replacing: true, deleted: true };
+    if (pod.metadata?.deletionTimestamp)
+      return { phase: 'Failed', message: `agent pod ${pod.metadata.name} was deleted`, replacing: true, deleted: true };
     if (phase === 'Succeeded') return { phase };
     // restartPolicy Never: the pod stays Running while some containers live on, but without its
     // main container nobody runs the tasks, and without a plugin sidecar every call to that
@@ -119,7 +120,10 @@ function agentState(pod: CachedPod): AgentObservation {
   for (const c of [...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])]) {
     const t = c.state?.terminated;
     const sidecar = c.name !== AGENT_CONTAINER && !(status.initContainerStatuses ?? []).includes(c);
-    if (t && (t.exitCode !== 0 || sidecar)) reasons.push(`${c.name}: ${t.reason || (t.exitCode ? 'Error' : 'Completed')} (exit code ${t.exitCode})${t.message ? `: ${t.message.trim().slice(0, 300)}` : ''}`);
+    if (t && (t.exitCode !== 0 || sidecar))
+      reasons.push(
+        `${c.name}: ${t.reason || (t.exitCode ? 'Error' : 'Completed')} (exit code ${t.exitCode})${t.message ? `: ${t.message.trim().slice(0, 300)}` : ''}`,
+      );
   }
   const why = reasons.length ? reasons.join('; ') : [status.reason, status.message].filter(Boolean).join(': ') || 'unknown reason';
   return { phase: 'Failed', message: `agent pod ${pod.metadata?.name} failed: ${why}`, replacing: true };

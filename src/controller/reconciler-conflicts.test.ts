@@ -29,7 +29,10 @@ afterEach(async () => {
 async function harness(o: { maxConflicts?: number } = {}) {
   const fake = new FakeKubeClient();
   fake.seed(NAMESPACES, { metadata: { name: 'ns' } });
-  fake.seed(WORKFLOWS, { metadata: { name: 'w', namespace: 'ns' }, spec: { entrypoint: 'main', templates: [{ name: 'main', suspend: {} }] } });
+  fake.seed(WORKFLOWS, {
+    metadata: { name: 'w', namespace: 'ns' },
+    spec: { entrypoint: 'main', templates: [{ name: 'main', suspend: {} }] },
+  });
   const client = fake.asClient();
   const caches = new ControllerCaches({ client, namespace: 'ns', resyncMs: 0, watchdogMs: 60_000, log });
   running.push(caches);
@@ -73,7 +76,8 @@ async function harness(o: { maxConflicts?: number } = {}) {
   return { fake, caches, reconciler, seen, metrics };
 }
 
-const statusWrites = (fake: FakeKubeClient) => fake.callsOf('patch', WORKFLOWS.plural + '.' + WORKFLOWS.group).filter((c) => c.subresource === 'status');
+const statusWrites = (fake: FakeKubeClient) =>
+  fake.callsOf('patch', WORKFLOWS.plural + '.' + WORKFLOWS.group).filter((c) => c.subresource === 'status');
 
 describe('Reconciler: status writes', () => {
   it('writes the status conditionally; on 409 it re-reads the workflow and runs the engine again on the fresh copy', async () => {

@@ -11,7 +11,15 @@ describe('engineFailureStatus', () => {
       startedAt: '2024-01-01T00:00:00.000Z',
       nodes: {
         wf: { id: 'wf', name: 'wf', displayName: 'wf', type: 'Steps', phase: 'Running', startedAt: '2024-01-01T00:00:00.000Z' },
-        'wf-1': { id: 'wf-1', name: 'wf[0].a', displayName: 'a', type: 'Pod', phase: 'Succeeded', startedAt: '2024-01-01T00:00:00.000Z', finishedAt: '2024-01-01T00:00:30.000Z' },
+        'wf-1': {
+          id: 'wf-1',
+          name: 'wf[0].a',
+          displayName: 'a',
+          type: 'Pod',
+          phase: 'Succeeded',
+          startedAt: '2024-01-01T00:00:00.000Z',
+          finishedAt: '2024-01-01T00:00:30.000Z',
+        },
       },
     };
     const status = engineFailureStatus(previous, new RangeError('Maximum call stack size exceeded'), now);

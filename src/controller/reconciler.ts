@@ -15,7 +15,15 @@
  * Kubernetes API (status writes, actions) are not the engine's and are retried with backoff —
  * except a status too large to store, which ends the workflow in Error at once (status-size.ts).
  */
-import { FINAL_NODE_PHASES, FINAL_WORKFLOW_PHASES, LABEL_COMPLETED, LABEL_PHASE, type Workflow, type WorkflowPhase, type WorkflowStatus } from '../api/index.js';
+import {
+  FINAL_NODE_PHASES,
+  FINAL_WORKFLOW_PHASES,
+  LABEL_COMPLETED,
+  LABEL_PHASE,
+  type Workflow,
+  type WorkflowPhase,
+  type WorkflowStatus,
+} from '../api/index.js';
 import type { Observations, ReconcileResult } from '../engine/index.js';
 import type { KubeClient } from '../kube/client.js';
 import { isConflict, isNotFound, isTooLarge } from '../kube/errors.js';
@@ -84,7 +92,7 @@ export class Reconciler {
     // Set when the API server refused a status as too large: 1 keeps the stored nodes, 2 drops them.
     let refusedAsTooLarge: { attempt: number; message: string } | undefined;
     let last: Computed | undefined;
-    for (let conflicts = 0; !result; ) {
+    for (let conflicts = 0; !result;) {
       // After a refusal the engine need not run again (a large status is slow to compute).
       last = refusedAsTooLarge && last ? last : this.run(wf);
       const computed = this.bounded(wf, last, refusedAsTooLarge);
@@ -101,8 +109,16 @@ export class Reconciler {
           // Never retried as is: the same write cannot succeed. End the workflow in Error.
           const size = serializedSize(wf, computed.status);
           const nodes = Object.keys(computed.status.nodes ?? {}).length;
-          refusedAsTooLarge = { attempt: (refusedAsTooLarge?.attempt ?? 0) + 1, message: refusedAsTooLarge?.message ?? refusedAsTooLargeMessage(size, nodes, errorMessage(err)) };
-          this.d.log.warn('the API server refused the status as too large; ending the workflow in Error', { workflow: key, bytes: size, nodes, error: errorMessage(err) });
+          refusedAsTooLarge = {
+            attempt: (refusedAsTooLarge?.attempt ?? 0) + 1,
+            message: refusedAsTooLarge?.message ?? refusedAsTooLargeMessage(size, nodes, errorMessage(err)),
+          };
+          this.d.log.warn('the API server refused the status as too large; ending the workflow in Error', {
+            workflow: key,
+            bytes: size,
+            nodes,
+            error: errorMessage(err),
+          });
           continue;
         }
         if (!isConflict(err) || ++conflicts > (this.d.maxConflicts ?? 5)) throw err;
@@ -123,7 +139,10 @@ export class Reconciler {
     const final = FINAL_WORKFLOW_PHASES.includes(phase);
     if (phase !== before) this.announce(wf, before, phase, result.status.message);
     // The phase labels and the actions touch different objects: one round trip for both.
-    const [, outcome] = await Promise.all([this.label(wf, phase, final), this.d.applier.apply({ ...wf, spec: result.effective.spec }, result.actions)]);
+    const [, outcome] = await Promise.all([
+      this.label(wf, phase, final),
+      this.d.applier.apply({ ...wf, spec: result.effective.spec }, result.actions),
+    ]);
     if (final) {
       await this.d.applier.deleteAgent(wf);
       if (!outcome.requeueNow) this.d.failures.forget(wf.metadata.uid!);
@@ -144,7 +163,12 @@ export class Reconciler {
     if (size <= limit) return computed;
     const nodes = Object.keys(computed.status.nodes ?? {}).length;
     const message = tooLargeMessage(size, limit, nodes);
-    this.d.log.warn('the workflow status is over the size limit; ending the workflow in Error', { workflow: `${wf.metadata.namespace}/${wf.metadata.name}`, bytes: size, limit, nodes });
+    this.d.log.warn('the workflow status is over the size limit; ending the workflow in Error', {
+      workflow: `${wf.metadata.namespace}/${wf.metadata.name}`,
+      bytes: size,
+      limit,
+      nodes,
+    });
     const kept = tooLargeStatus(wf.status, message, now, true);
     return { ...computed, status: serializedSize(wf, kept) <= limit ? kept : tooLargeStatus(wf.status, message, now, false), actions: [] };
   }
@@ -202,7 +226,12 @@ export class Reconciler {
     if (FINAL_WORKFLOW_PHASES.includes(phase)) {
       const type = phase === 'Succeeded' ? 'Normal' : 'Warning';
       this.d.log.info('workflow finished', { workflow: key, phase, message });
-      this.d.events.record(wf, type, `Workflow${phase}`, message ? `Workflow ${phase.toLowerCase()}: ${message}` : `Workflow ${phase.toLowerCase()}`);
+      this.d.events.record(
+        wf,
+        type,
+        `Workflow${phase}`,
+        message ? `Workflow ${phase.toLowerCase()}: ${message}` : `Workflow ${phase.toLowerCase()}`,
+      );
     } else if (phase === 'Running' && (before === '' || before === 'Pending')) {
       this.d.log.info('workflow started', { workflow: key });
       this.d.events.record(wf, 'Normal', 'WorkflowRunning', 'Workflow started');

@@ -13,8 +13,14 @@ const node = (id: string, phase: NodeStatus['phase'], extra: Partial<NodeStatus>
 
 describe('keepFinishedResults', () => {
   it('passes a status through that keeps every final node', () => {
-    const stored: WorkflowStatus = { phase: 'Running', nodes: { a: node('a', 'Succeeded', { finishedAt: 't1' }), b: node('b', 'Running') } };
-    const next: WorkflowStatus = { phase: 'Running', nodes: { a: node('a', 'Succeeded', { finishedAt: 't1' }), b: node('b', 'Failed'), c: node('c', 'Pending') } };
+    const stored: WorkflowStatus = {
+      phase: 'Running',
+      nodes: { a: node('a', 'Succeeded', { finishedAt: 't1' }), b: node('b', 'Running') },
+    };
+    const next: WorkflowStatus = {
+      phase: 'Running',
+      nodes: { a: node('a', 'Succeeded', { finishedAt: 't1' }), b: node('b', 'Failed'), c: node('c', 'Pending') },
+    };
     expect(keepFinishedResults(stored, next)).toEqual({ status: next, restored: [] });
   });
 

@@ -20,7 +20,15 @@ describe('a status too large to store', () => {
       progress: '1/2',
       nodes: {
         wf: { id: 'wf', name: 'wf', displayName: 'wf', type: 'Steps', phase: 'Running', startedAt: '2024-01-01T00:00:00.000Z' },
-        'wf-1': { id: 'wf-1', name: 'wf[0].a', displayName: 'a', type: 'Pod', phase: 'Succeeded', startedAt: '2024-01-01T00:00:00.000Z', finishedAt: '2024-01-01T00:00:30.000Z' },
+        'wf-1': {
+          id: 'wf-1',
+          name: 'wf[0].a',
+          displayName: 'a',
+          type: 'Pod',
+          phase: 'Succeeded',
+          startedAt: '2024-01-01T00:00:00.000Z',
+          finishedAt: '2024-01-01T00:00:30.000Z',
+        },
       },
     };
     const message = tooLargeMessage(2_725_715, 1_572_864, 9_001);
@@ -38,7 +46,12 @@ describe('a status too large to store', () => {
   });
 
   it('a write refused as too large is final, never transient', () => {
-    const etcd = new ApiError(500, '', 'rpc error: code = ResourceExhausted desc = trying to send message larger than max (2725715 vs. 2097152)', 'PATCH x');
+    const etcd = new ApiError(
+      500,
+      '',
+      'rpc error: code = ResourceExhausted desc = trying to send message larger than max (2725715 vs. 2097152)',
+      'PATCH x',
+    );
     const body = new ApiError(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728', 'PATCH x');
     const etcdRequest = new ApiError(500, 'InternalError', 'etcdserver: request is too large', 'PATCH x');
     for (const e of [etcd, body, etcdRequest]) {

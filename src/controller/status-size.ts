@@ -51,7 +51,14 @@ export function tooLargeStatus(previous: WorkflowStatus | undefined, message: st
     node.message = "stopped: the workflow's status is too large to store";
     node.finishedAt ??= now;
   }
-  const out: WorkflowStatus = { ...(previous ?? {}), phase: 'Error', message, startedAt: previous?.startedAt ?? now, finishedAt: now, nodes };
+  const out: WorkflowStatus = {
+    ...(previous ?? {}),
+    phase: 'Error',
+    message,
+    startedAt: previous?.startedAt ?? now,
+    finishedAt: now,
+    nodes,
+  };
   delete out.progress;
   return out;
 }

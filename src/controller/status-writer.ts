@@ -26,7 +26,11 @@ export async function writeStatus(client: KubeClient, wf: Obj<Workflow>, status:
  * conditional: only this controller writes these keys, and a merge patch of them leaves every
  * other field alone, so a concurrent writer cannot be overwritten.
  */
-export async function writePhaseLabels(client: KubeClient, wf: Obj<Workflow>, labels: Record<string, string>): Promise<Obj<Workflow> | undefined> {
+export async function writePhaseLabels(
+  client: KubeClient,
+  wf: Obj<Workflow>,
+  labels: Record<string, string>,
+): Promise<Obj<Workflow> | undefined> {
   const current = wf.metadata.labels ?? {};
   const changed = Object.fromEntries(Object.entries(labels).filter(([k, v]) => current[k] !== v));
   if (Object.keys(changed).length === 0) return undefined;

@@ -28,19 +28,33 @@ describe('triggers', () => {
     expect(podAddMatters(pod({ phase: 'Pending' }))).toBe(false);
     expect(podAddMatters(pod({ phase: 'Running' }))).toBe(true);
     expect(
-      podAddMatters(pod({ phase: 'Pending', containerStatuses: [{ name: 'main', image: 'x', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: 'ErrImagePull' } } }] })),
+      podAddMatters(
+        pod({
+          phase: 'Pending',
+          containerStatuses: [
+            { name: 'main', image: 'x', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: 'ErrImagePull' } } },
+          ],
+        }),
+      ),
     ).toBe(true);
     expect(podAddMatters(pod({ phase: 'Pending' }, 'agent'))).toBe(false);
     expect(podAddMatters(pod({ phase: 'Failed' }, 'agent'))).toBe(true);
   });
 
-  it("reacts to an agent pod whose main container died while plugin sidecars keep it Running", () => {
+  it('reacts to an agent pod whose main container died while plugin sidecars keep it Running', () => {
     const running = (main: { exitCode: number } | undefined) =>
       pod(
         {
           phase: 'Running',
           containerStatuses: [
-            { name: 'main', image: 'x', imageID: '', ready: !main, restartCount: 0, state: main ? { terminated: { exitCode: main.exitCode } } : { running: {} } },
+            {
+              name: 'main',
+              image: 'x',
+              imageID: '',
+              ready: !main,
+              restartCount: 0,
+              state: main ? { terminated: { exitCode: main.exitCode } } : { running: {} },
+            },
             { name: 'hello', image: 'x', imageID: '', ready: true, restartCount: 0, state: { running: {} } },
           ],
         },
@@ -60,9 +74,17 @@ describe('triggers', () => {
   });
 
   it('recognises the echo of our own status and label writes by content, and nothing else', () => {
-    const old: Workflow = { metadata: { name: 'w', resourceVersion: '1', labels: { team: 'a' } }, spec: { entrypoint: 'main' }, status: { phase: 'Running' } };
+    const old: Workflow = {
+      metadata: { name: 'w', resourceVersion: '1', labels: { team: 'a' } },
+      spec: { entrypoint: 'main' },
+      status: { phase: 'Running' },
+    };
     const written = { phase: 'Running' as const, progress: '1/2' };
-    const echo: Workflow = { ...old, metadata: { ...old.metadata, resourceVersion: '2', labels: { team: 'a', [LABEL_PHASE]: 'Running' } }, status: written };
+    const echo: Workflow = {
+      ...old,
+      metadata: { ...old.metadata, resourceVersion: '2', labels: { team: 'a', [LABEL_PHASE]: 'Running' } },
+      status: written,
+    };
     expect(isOwnEcho(old, echo, written)).toBe(true);
     expect(isOwnEcho(old, echo, undefined)).toBe(false);
     expect(isOwnEcho(old, { ...echo, status: { phase: 'Running', progress: '2/2' } }, written)).toBe(false); // someone else's status

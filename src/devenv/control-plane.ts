@@ -108,7 +108,8 @@ export class ControlPlane {
   async start(): Promise<void> {
     this.binDir ??= await ensureControlPlaneBinaries(this.log);
     const previous = await reapDir(this.dir);
-    if (previous.state === 'live') throw new Error(`${this.dir} is in use by a running control plane (pid ${previous.owner.pid}); stop it or use another directory`);
+    if (previous.state === 'live')
+      throw new Error(`${this.dir} is in use by a running control plane (pid ${previous.owner.pid}); stop it or use another directory`);
     if (previous.state === 'stale') {
       // Its etcd data, certificates and tokens belong to a cluster that is gone.
       rmSync(this.dir, { recursive: true, force: true });
@@ -123,18 +124,24 @@ export class ControlPlane {
     this.procs.push({
       name: 'etcd',
       args: [
-        '--name=plugflow', `--data-dir=${join(this.dir, 'etcd')}`,
-        `--listen-client-urls=${etcdUrl}`, `--advertise-client-urls=${etcdUrl}`,
-        `--listen-peer-urls=http://127.0.0.1:${peerPort}`, `--initial-advertise-peer-urls=http://127.0.0.1:${peerPort}`,
+        '--name=plugflow',
+        `--data-dir=${join(this.dir, 'etcd')}`,
+        `--listen-client-urls=${etcdUrl}`,
+        `--advertise-client-urls=${etcdUrl}`,
+        `--listen-peer-urls=http://127.0.0.1:${peerPort}`,
+        `--initial-advertise-peer-urls=http://127.0.0.1:${peerPort}`,
         `--initial-cluster=plugflow=http://127.0.0.1:${peerPort}`,
-        '--unsafe-no-fsync', '--log-level=warn',
+        '--unsafe-no-fsync',
+        '--log-level=warn',
       ],
     });
     this.procs.push({
       name: 'kube-apiserver',
       args: [
         `--etcd-servers=${etcdUrl}`,
-        '--bind-address=127.0.0.1', '--advertise-address=127.0.0.1', `--secure-port=${apiPort}`,
+        '--bind-address=127.0.0.1',
+        '--advertise-address=127.0.0.1',
+        `--secure-port=${apiPort}`,
         `--cert-dir=${join(this.dir, 'certs')}`,
         `--token-auth-file=${join(this.dir, 'tokens.csv')}`,
         '--authorization-mode=Node,RBAC',
@@ -157,7 +164,9 @@ export class ControlPlane {
         '--controllers=garbage-collector-controller,namespace-controller,serviceaccount-controller,serviceaccount-token-controller,root-ca-certificate-publisher-controller',
         `--service-account-private-key-file=${join(this.dir, 'sa.key')}`,
         `--root-ca-file=${join(this.dir, 'certs', 'apiserver.crt')}`,
-        '--leader-elect=false', '--bind-address=127.0.0.1', `--secure-port=${kcmPort}`,
+        '--leader-elect=false',
+        '--bind-address=127.0.0.1',
+        `--secure-port=${kcmPort}`,
         '--use-service-account-credentials=true',
         '--concurrent-gc-syncs=5',
       ],
@@ -169,7 +178,9 @@ export class ControlPlane {
     await this.startApiServer();
     this.writeKubeconfigs();
     this.spawn(this.procs[2]);
-    this.log(`[control-plane] ready in ${((Date.now() - t0) / 1000).toFixed(1)}s at ${this.apiServerUrl} (kubeconfig ${this.kubeconfigPath})`);
+    this.log(
+      `[control-plane] ready in ${((Date.now() - t0) / 1000).toFixed(1)}s at ${this.apiServerUrl} (kubeconfig ${this.kubeconfigPath})`,
+    );
   }
 
   /** Stops and starts the API server again (same port, same data): for fault tests. */
@@ -197,18 +208,35 @@ export class ControlPlane {
   kubeconfigYaml(token: string, user = 'user'): string {
     const ca = readFileSync(join(this.dir, 'certs', 'apiserver.crt')).toString('base64');
     return [
-      'apiVersion: v1', 'kind: Config',
-      'clusters:', '- name: plugflow', '  cluster:', `    server: ${this.apiServerUrl}`, `    certificate-authority-data: ${ca}`,
-      'users:', `- name: ${user}`, '  user:', `    token: ${token}`,
-      'contexts:', '- name: plugflow', '  context:', '    cluster: plugflow', `    user: ${user}`,
-      'current-context: plugflow', '',
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters:',
+      '- name: plugflow',
+      '  cluster:',
+      `    server: ${this.apiServerUrl}`,
+      `    certificate-authority-data: ${ca}`,
+      'users:',
+      `- name: ${user}`,
+      '  user:',
+      `    token: ${token}`,
+      'contexts:',
+      '- name: plugflow',
+      '  context:',
+      '    cluster: plugflow',
+      `    user: ${user}`,
+      'current-context: plugflow',
+      '',
     ].join('\n');
   }
 
   private async startApiServer(): Promise<void> {
     this.spawn(this.procs[1]);
     this.tls ??= new Agent({ connect: { rejectUnauthorized: false } });
-    await this.waitFor('kube-apiserver', async () => (await fetchStatus(`${this.apiServerUrl}/readyz`, this.adminToken, this.tls)) === 200, 120_000);
+    await this.waitFor(
+      'kube-apiserver',
+      async () => (await fetchStatus(`${this.apiServerUrl}/readyz`, this.adminToken, this.tls)) === 200,
+      120_000,
+    );
   }
 
   private writeCredentials(): void {
@@ -240,7 +268,8 @@ export class ControlPlane {
     child.on('exit', (code, signal) => {
       forget();
       if (p.child === child) p.child = undefined;
-      if (!this.stopping && code !== null && code !== 0) this.log(`[control-plane] ${p.name} exited with ${code ?? signal}; see ${this.logPath(p.name)}`);
+      if (!this.stopping && code !== null && code !== 0)
+        this.log(`[control-plane] ${p.name} exited with ${code ?? signal}; see ${this.logPath(p.name)}`);
     });
     p.child = child;
     this.recordChildren();

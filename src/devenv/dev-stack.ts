@@ -64,8 +64,15 @@ export interface DevStack {
 }
 
 /** A KubeConfig for the same cluster that authenticates as a service account (TokenRequest). */
-export async function serviceAccountKubeConfig(admin: KubeConfig, namespace: string, name: string, seconds = 24 * 3600): Promise<KubeConfig> {
-  const token = await withClient(admin, (client) => requestServiceAccountToken(client, namespace, name, { audiences: [], expirationSeconds: seconds }));
+export async function serviceAccountKubeConfig(
+  admin: KubeConfig,
+  namespace: string,
+  name: string,
+  seconds = 24 * 3600,
+): Promise<KubeConfig> {
+  const token = await withClient(admin, (client) =>
+    requestServiceAccountToken(client, namespace, name, { audiences: [], expirationSeconds: seconds }),
+  );
   const cluster = admin.getCurrentCluster();
   if (!cluster) throw new Error('the kubeconfig has no current cluster');
   const kc = new KubeConfig();
@@ -166,7 +173,10 @@ export async function startDevStack(opts: DevStackOptions = {}): Promise<DevStac
     say('installing CRDs and RBAC…');
     await installBase(admin, workflowNamespaces);
     for (const file of opts.pluginConfigMaps ?? []) {
-      const docs = readManifests(file).map((o) => ({ ...o, metadata: { ...o.metadata, namespace: o.metadata?.namespace ?? DEFAULT_INSTALL_NAMESPACE } }));
+      const docs = readManifests(file).map((o) => ({
+        ...o,
+        metadata: { ...o.metadata, namespace: o.metadata?.namespace ?? DEFAULT_INSTALL_NAMESPACE },
+      }));
       await applyAndWait(admin, docs);
       say(`installed plugin ConfigMap ${file}`);
     }

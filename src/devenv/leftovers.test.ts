@@ -28,7 +28,11 @@ function deadPid(): number {
   return Number(spawnSync('sh', ['-c', 'echo $$'], { encoding: 'utf8' }).stdout.trim());
 }
 
-function ownerFile(dir: string, owner: { pid: number; start?: string }, children: Array<{ name: string; pid: number; start?: string }>): void {
+function ownerFile(
+  dir: string,
+  owner: { pid: number; start?: string },
+  children: Array<{ name: string; pid: number; start?: string }>,
+): void {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, OWNER_FILE), JSON.stringify({ owner: { name: 'owner', ...owner }, children }));
 }
@@ -43,28 +47,34 @@ describe('leftovers of killed runs', () => {
     expect(processStartTime(deadPid())).toBeUndefined();
   });
 
-  it.runIf(process.platform === 'linux')('kills what a gone owner left running (not a reused pid) and removes its directory; leaves a live owner alone', async () => {
-    const parent = mkdtempSync(join(tmpdir(), 'plugflow-leftovers-'));
-    const leftover = recordProcess('etcd', sleeper());
-    const reused = recordProcess('kube-apiserver', sleeper());
-    ownerFile(join(parent, 'dev-1', 'control-plane'), { pid: deadPid(), start: '1' }, [leftover, { ...reused, start: String(Number(reused.start) + 7) }]);
-    writeFileSync(join(parent, 'dev-1', 'control-plane', 'etcd-data'), 'old');
-    // A live run: this process owns it.
-    mkdirSync(join(parent, 'dev-2', 'control-plane'), { recursive: true });
-    writeOwnerFile(join(parent, 'dev-2', 'control-plane'), [recordProcess('etcd', sleeper())]);
-    // No owner file (a run that stopped cleanly): not touched.
-    mkdirSync(join(parent, 'dev-3'));
+  it.runIf(process.platform === 'linux')(
+    'kills what a gone owner left running (not a reused pid) and removes its directory; leaves a live owner alone',
+    async () => {
+      const parent = mkdtempSync(join(tmpdir(), 'plugflow-leftovers-'));
+      const leftover = recordProcess('etcd', sleeper());
+      const reused = recordProcess('kube-apiserver', sleeper());
+      ownerFile(join(parent, 'dev-1', 'control-plane'), { pid: deadPid(), start: '1' }, [
+        leftover,
+        { ...reused, start: String(Number(reused.start) + 7) },
+      ]);
+      writeFileSync(join(parent, 'dev-1', 'control-plane', 'etcd-data'), 'old');
+      // A live run: this process owns it.
+      mkdirSync(join(parent, 'dev-2', 'control-plane'), { recursive: true });
+      writeOwnerFile(join(parent, 'dev-2', 'control-plane'), [recordProcess('etcd', sleeper())]);
+      // No owner file (a run that stopped cleanly): not touched.
+      mkdirSync(join(parent, 'dev-3'));
 
-    const lines = await reapLeftovers(parent, 'dev-', 'control-plane');
-    expect(lines).toEqual([
-      `cleaned up after a run that did not stop (pid ${lines[0]!.match(/pid (\d+)/)![1]}): killed etcd (pid ${leftover.pid}); removed ${join(parent, 'dev-1')}`,
-      `${join(parent, 'dev-2')} is in use by a running process (pid ${process.pid}); left alone`,
-    ]);
-    expect(stillRunning(leftover)).toBe(false);
-    expect(stillRunning(reused)).toBe(true);
-    expect(existsSync(join(parent, 'dev-1'))).toBe(false);
-    expect(existsSync(join(parent, 'dev-2', 'control-plane', OWNER_FILE))).toBe(true);
-    expect(existsSync(join(parent, 'dev-3'))).toBe(true);
-    expect(await reapDir(join(parent, 'dev-3'))).toEqual({ state: 'none' });
-  });
+      const lines = await reapLeftovers(parent, 'dev-', 'control-plane');
+      expect(lines).toEqual([
+        `cleaned up after a run that did not stop (pid ${lines[0]!.match(/pid (\d+)/)![1]}): killed etcd (pid ${leftover.pid}); removed ${join(parent, 'dev-1')}`,
+        `${join(parent, 'dev-2')} is in use by a running process (pid ${process.pid}); left alone`,
+      ]);
+      expect(stillRunning(leftover)).toBe(false);
+      expect(stillRunning(reused)).toBe(true);
+      expect(existsSync(join(parent, 'dev-1'))).toBe(false);
+      expect(existsSync(join(parent, 'dev-2', 'control-plane', OWNER_FILE))).toBe(true);
+      expect(existsSync(join(parent, 'dev-3'))).toBe(true);
+      expect(await reapDir(join(parent, 'dev-3'))).toEqual({ state: 'none' });
+    },
+  );
 });

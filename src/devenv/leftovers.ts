@@ -76,9 +76,7 @@ export function readOwnerFile(dir: string): OwnerRecord | undefined {
 }
 
 export type DirState =
-  | { state: 'none' }
-  | { state: 'live'; owner: RecordedProcess }
-  | { state: 'stale'; owner: RecordedProcess; killed: RecordedProcess[] };
+  { state: 'none' } | { state: 'live'; owner: RecordedProcess } | { state: 'stale'; owner: RecordedProcess; killed: RecordedProcess[] };
 
 /**
  * Looks at the owner file of `dir`. A live owner (another process) is left alone. A gone owner
@@ -105,7 +103,9 @@ export async function reapDir(dir: string): Promise<DirState> {
 
 /** One line for the user about a stale directory that was cleaned up. */
 export function describeReaped(dir: string, s: { owner: RecordedProcess; killed: RecordedProcess[] }, removed: boolean): string {
-  const killed = s.killed.length ? `killed ${s.killed.map((c) => `${c.name} (pid ${c.pid})`).join(', ')}` : 'no process of it was still running';
+  const killed = s.killed.length
+    ? `killed ${s.killed.map((c) => `${c.name} (pid ${c.pid})`).join(', ')}`
+    : 'no process of it was still running';
   return `cleaned up after a run that did not stop (pid ${s.owner.pid}): ${killed}${removed ? `; removed ${dir}` : ''}`;
 }
 

@@ -4,7 +4,13 @@ import { decideAgent, MAX_AGENT_REPLACEMENTS } from './agent-replacement.js';
 import type { AgentObservation } from './contract.js';
 import { World } from './test-world.js';
 
-const failed = (uid: string): AgentObservation => ({ phase: 'Failed', message: 'agent pod wf-agent failed: main: Error (exit code 2)', replacing: true, podName: 'wf-agent', podUID: uid });
+const failed = (uid: string): AgentObservation => ({
+  phase: 'Failed',
+  message: 'agent pod wf-agent failed: main: Error (exit code 2)',
+  replacing: true,
+  podName: 'wf-agent',
+  podUID: uid,
+});
 
 describe('agent replacement decided in the engine', () => {
   it('replaces the first failed pod and counts it', () => {
@@ -36,7 +42,14 @@ describe('agent replacement decided in the engine', () => {
   });
 
   it('replaces a deleted (not failed) pod without counting, and leaves other observations alone', () => {
-    const deleted: AgentObservation = { phase: 'Failed', message: 'agent pod wf-agent was deleted', replacing: true, deleted: true, podName: 'wf-agent', podUID: 'p1' };
+    const deleted: AgentObservation = {
+      phase: 'Failed',
+      message: 'agent pod wf-agent was deleted',
+      replacing: true,
+      deleted: true,
+      podName: 'wf-agent',
+      podUID: 'p1',
+    };
     expect(decideAgent({ replacements: MAX_AGENT_REPLACEMENTS, replacedPodUID: 'p0' }, deleted)).toEqual({ agent: deleted });
     const cannotCreate: AgentObservation = { phase: 'Failed', message: 'the agent pod cannot be built' };
     expect(decideAgent(undefined, cannotCreate)).toEqual({ agent: cannotCreate });
@@ -70,7 +83,10 @@ describe('agent replacement over reconciles (count kept in status.agent)', () =>
     w.agent = failed('p6');
     w.reconcile();
     expect(w.lastActions.some((a) => a.kind === 'replaceAgent' || a.kind === 'ensureAgent')).toBe(false);
-    expect(w.node('greet')).toMatchObject({ phase: 'Error', message: `${failed('p6').message}; it failed 6 times, the controller gave up replacing it` });
+    expect(w.node('greet')).toMatchObject({
+      phase: 'Error',
+      message: `${failed('p6').message}; it failed 6 times, the controller gave up replacing it`,
+    });
     expect(w.status.phase).toBe('Error');
   });
 

@@ -78,7 +78,14 @@ export function expandCalls(site: CallSite, baseName: string, outer: Vars, where
     return { ok: false, error: `${field}${errorMessage(err)}` };
   }
   const calls = items.map((item, i) =>
-    call(site, loopItemName(baseName, i, item), `${displayBase}(${i}:${itemLabel(item)})`, { ...vars, ...itemVariables(item) }, where, local),
+    call(
+      site,
+      loopItemName(baseName, i, item),
+      `${displayBase}(${i}:${itemLabel(item)})`,
+      { ...vars, ...itemVariables(item) },
+      where,
+      local,
+    ),
   );
   return { ok: true, looped: true, calls };
 }

@@ -12,11 +12,15 @@ const diamond = buildDagGraph([
 describe('dag graph', () => {
   it('knows dependents and a stable topological order', () => {
     expect(diamond.dependents.get('a')).toEqual(['b', 'c']);
-    expect(topologicalOrder(buildDagGraph([
-      { name: 'z', dependsOn: ['y'] },
-      { name: 'y', dependsOn: [] },
-      { name: 'x', dependsOn: [] },
-    ]))).toEqual(['y', 'z', 'x']);
+    expect(
+      topologicalOrder(
+        buildDagGraph([
+          { name: 'z', dependsOn: ['y'] },
+          { name: 'y', dependsOn: [] },
+          { name: 'x', dependsOn: [] },
+        ]),
+      ),
+    ).toEqual(['y', 'z', 'x']);
     expect(topologicalOrder(diamond)).toEqual(['a', 'b', 'c', 'd', 'e']);
   });
 

@@ -39,7 +39,10 @@ describe('effectiveSpec once per reconcile', () => {
     expect(result.actions.map((a) => a.kind)).toContain('createPod');
 
     merge.mockClear();
-    reconcileWorkflow({ ...workflow, status: result.status }, { pods: [], tasks: [], templates, now: '2024-01-01T00:00:01Z', pluginsEnabled: false });
+    reconcileWorkflow(
+      { ...workflow, status: result.status },
+      { pods: [], tasks: [], templates, now: '2024-01-01T00:00:01Z', pluginsEnabled: false },
+    );
     expect(merge).toHaveBeenCalledTimes(1);
   });
 });

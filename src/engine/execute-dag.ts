@@ -122,7 +122,11 @@ export function executeDag(run: EngineRun, ex: Execution): NodeStatus | undefine
   const failure = unhandledFailure(st, tasks, needed, depends, true);
   if (failure) {
     const phase = failure.phase === 'Error' ? 'Error' : 'Failed';
-    return run.setPhase(dag, phase, `task "${failure.displayName}" ${phase === 'Error' ? 'errored' : 'failed'}: ${failure.message ?? phase}`);
+    return run.setPhase(
+      dag,
+      phase,
+      `task "${failure.displayName}" ${phase === 'Error' ? 'errored' : 'failed'}: ${failure.message ?? phase}`,
+    );
   }
   const collected = collectOutputs(template.outputs, undefined, valueSource(live(st)), ex.where);
   if (!collected.ok) return run.setPhase(dag, 'Error', collected.error);
@@ -162,7 +166,9 @@ function advanceTask(st: DagState, task: DAGTask, node: NodeStatus): void {
     if (node.type !== 'TaskGroup') st.running++;
     return;
   }
-  const vars = itemNodes ? loopVariables(`tasks.${task.name}`, itemNodes, current.phase, current.id) : finishedTaskVariables(st, task, current);
+  const vars = itemNodes
+    ? loopVariables(`tasks.${task.name}`, itemNodes, current.phase, current.id)
+    : finishedTaskVariables(st, task, current);
   if (!advanceExitHook(run, task, current, { ...live(st), ...vars }, st.ex.resolved.scope, where)) {
     st.running++;
     return;
@@ -175,7 +181,10 @@ function advanceTask(st: DagState, task: DAGTask, node: NodeStatus): void {
 function finishedTaskVariables(st: DagState, task: DAGTask, node: NodeStatus): Vars {
   const prefix = `tasks.${task.name}`;
   const where = `${st.ex.where}.dag.tasks[${task.name}]`;
-  return { ...nodeVariables(prefix, node), ...skippedOutputVariables(st.run, prefix, node, referenceOf(task, where), st.ex.resolved.scope) };
+  return {
+    ...nodeVariables(prefix, node),
+    ...skippedOutputVariables(st.run, prefix, node, referenceOf(task, where), st.ex.resolved.scope),
+  };
 }
 
 /** Runs the items of a looped task; ends the TaskGroup when all are done. Returns the item nodes. */
@@ -222,12 +231,21 @@ function advanceItems(st: DagState, task: DAGTask, group: NodeStatus, where: str
 }
 
 function createTaskNode(st: DagState, task: DAGTask, phase: 'Error' | 'Omitted' | 'Skipped', message: string): NodeStatus {
-  return st.run.createNode({ name: taskName(st.dag.name, task.name), displayName: task.name, type: 'Skipped', phase, message, boundaryID: st.dag.id });
+  return st.run.createNode({
+    name: taskName(st.dag.name, task.name),
+    displayName: task.name,
+    type: 'Skipped',
+    phase,
+    message,
+    boundaryID: st.dag.id,
+  });
 }
 
 /** Links a new task node under the DAG node (no dependencies) or under each dependency's node. */
 function link(st: DagState, deps: CompiledDepends | undefined, node: NodeStatus): void {
-  const parents = (deps?.names ?? []).map((d) => st.run.nodeByName(taskName(st.dag.name, d))).filter((n): n is NodeStatus => n !== undefined);
+  const parents = (deps?.names ?? [])
+    .map((d) => st.run.nodeByName(taskName(st.dag.name, d)))
+    .filter((n): n is NodeStatus => n !== undefined);
   if (parents.length === 0) st.run.addChild(st.dag, node);
   for (const p of parents) st.run.addChild(p, node);
 }

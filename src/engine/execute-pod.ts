@@ -47,7 +47,14 @@ export function executePod(run: EngineRun, ex: Execution): NodeStatus | undefine
       return run.setPhase(node, 'Failed', limit);
     }
     if (!obs) {
-      run.emit({ kind: 'createPod', nodeId: node.id, podName, template, nodeName: node.name, ...(workflowPodSpecPatch !== undefined ? { workflowPodSpecPatch } : {}) });
+      run.emit({
+        kind: 'createPod',
+        nodeId: node.id,
+        podName,
+        template,
+        nodeName: node.name,
+        ...(workflowPodSpecPatch !== undefined ? { workflowPodSpecPatch } : {}),
+      });
       return node;
     }
     run.setPhase(node, obs.phase === 'Running' ? 'Running' : 'Pending', obs.message ?? '');

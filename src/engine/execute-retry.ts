@@ -49,7 +49,7 @@ export function executeRetry(run: EngineRun, ex: Execution, runAttempt: AttemptR
     }
     if (last && !isFailure(last.phase)) {
       if (last.outputs) node.outputs = last.outputs;
-      return run.setPhase(node, last.phase, last.phase === 'Succeeded' ? '' : last.message ?? '');
+      return run.setPhase(node, last.phase, last.phase === 'Succeeded' ? '' : (last.message ?? ''));
     }
     if (last) {
       const decision = decideRetry(params, attempts.map(summary(run)), run.nowMs, () =>
@@ -92,7 +92,13 @@ function timeoutPassed(run: EngineRun, ex: Execution, startMs: number): boolean 
   return run.nowMs >= startMs + parseSecondsOrDuration(timeout, { field: `${ex.where}.timeout` });
 }
 
-function attemptExecution(ex: Execution, node: NodeStatus, index: number, existing: NodeStatus | undefined, timing: { timeoutStartMs: number }): Execution {
+function attemptExecution(
+  ex: Execution,
+  node: NodeStatus,
+  index: number,
+  existing: NodeStatus | undefined,
+  timing: { timeoutStartMs: number },
+): Execution {
   const name = retryAttemptName(node.name, index);
   // An attempt is a plain run of the template: the retry strategy is this wrapper's, and its
   // fields are rendered here (retryParams, retryExpressionVerdict) with what only the wrapper
@@ -168,10 +174,13 @@ export function retryParams(strategy: RetryStrategy, vars: Vars, where: string):
   const params: RetryParams = { policy: (strategy.retryPolicy ?? 'OnFailure') as RetryPolicyName };
   if (strategy.limit !== undefined) params.limit = intOrStringToNumber(text(strategy.limit, `${where}.limit`), `${where}.limit`);
   const b = strategy.backoff;
-  if (b?.duration !== undefined) params.backoffMs = parseSecondsOrDuration(text(b.duration, `${where}.backoff.duration`), { field: `${where}.backoff.duration` });
+  if (b?.duration !== undefined)
+    params.backoffMs = parseSecondsOrDuration(text(b.duration, `${where}.backoff.duration`), { field: `${where}.backoff.duration` });
   if (b?.factor !== undefined) params.factor = intOrStringToFloat(text(b.factor, `${where}.backoff.factor`), `${where}.backoff.factor`);
   if (b?.maxDuration !== undefined) {
-    params.maxDurationMs = parseSecondsOrDuration(text(b.maxDuration, `${where}.backoff.maxDuration`), { field: `${where}.backoff.maxDuration` });
+    params.maxDurationMs = parseSecondsOrDuration(text(b.maxDuration, `${where}.backoff.maxDuration`), {
+      field: `${where}.backoff.maxDuration`,
+    });
   }
   return params;
 }

@@ -146,7 +146,11 @@ function groupVariables(run: EngineRun, entries: Entry[], group: NodeStatus, sco
     const nodes = entry.calls.map((c) => run.nodeByName(c.name)).filter((n): n is NodeStatus => n !== undefined);
     if (entry.looped) Object.assign(vars, loopVariables(`steps.${name}`, nodes, group.phase));
     else if (nodes[0]) {
-      Object.assign(vars, nodeVariables(`steps.${name}`, nodes[0]), skippedOutputVariables(run, `steps.${name}`, nodes[0], entry.calls[0]!.ref, scope));
+      Object.assign(
+        vars,
+        nodeVariables(`steps.${name}`, nodes[0]),
+        skippedOutputVariables(run, `steps.${name}`, nodes[0], entry.calls[0]!.ref, scope),
+      );
     }
   }
   return vars;

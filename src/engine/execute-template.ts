@@ -95,17 +95,20 @@ function executeInvocation(run: EngineRun, inv: Invocation, existing: NodeStatus
     if (!run.canStart()) return undefined;
     const scope: Vars = { ...run.globals, ...inv.local, 'node.name': inv.name };
     // A pod template without retries knows its pod name already (execute-pod.ts names it so).
-    if ((kind === 'container' || kind === 'script') && !template.retryStrategy) scope['pod.name'] = podNameFor(run.workflowName, inv.name, resolved.templateName);
+    if ((kind === 'container' || kind === 'script') && !template.retryStrategy)
+      scope['pod.name'] = podNameFor(run.workflowName, inv.name, resolved.templateName);
     const bound = bindInputs(template.inputs, inv.args, where, scope, inv.absent);
-    if (!bound.ok) return run.createNode({ ...base, ...seedTemplate(resolved), type: nodeTypeOf(kind, template), phase: 'Error', message: bound.error });
+    if (!bound.ok)
+      return run.createNode({ ...base, ...seedTemplate(resolved), type: nodeTypeOf(kind, template), phase: 'Error', message: bound.error });
     inputs = bound.inputs;
   }
   const seed: NodeSeed = { ...base, ...seedTemplate(resolved), inputs };
   const ex: Execution = { seed, resolved, where, existing, timing: {}, ...(inv.local ? { local: inv.local } : {}) };
   if (kind === undefined || !SUPPORTED.has(kind)) {
-    const message = kind === undefined
-      ? `${where}: the template has no kind (one of container, script, steps, dag, suspend, plugin, http)`
-      : `${where}: templates of kind "${kind}" are not supported by plugflow`;
+    const message =
+      kind === undefined
+        ? `${where}: the template has no kind (one of container, script, steps, dag, suspend, plugin, http)`
+        : `${where}: templates of kind "${kind}" are not supported by plugflow`;
     return existing ? run.setPhase(existing, 'Error', message) : run.createNode({ ...seed, type: 'Pod', phase: 'Error', message });
   }
   const before = existing?.phase;

@@ -28,7 +28,14 @@ export function exitHookOf(site: CallSite): LifecycleHook | undefined {
  * Advances the exit hook of the finished node `owner`; true when there is nothing left to wait
  * for (no hook, hook finished, or hooks do not run because the workflow was terminated).
  */
-export function advanceExitHook(run: EngineRun, site: CallSite, owner: NodeStatus, vars: Vars, scope: string | undefined, where: string): boolean {
+export function advanceExitHook(
+  run: EngineRun,
+  site: CallSite,
+  owner: NodeStatus,
+  vars: Vars,
+  scope: string | undefined,
+  where: string,
+): boolean {
   const hook = exitHookOf(site);
   if (!hook || !isFinal(owner.phase)) return hook === undefined;
   if (run.shutdown && !run.shutdown.runExitHandlers && !run.nodeByName(exitHookName(owner.name))) return true;
@@ -38,7 +45,15 @@ export function advanceExitHook(run: EngineRun, site: CallSite, owner: NodeStatu
     if (args) args = renderValue(args, vars, `${where}.hooks.exit.arguments`);
   } catch (err) {
     const existing = run.nodeByName(name);
-    const node = existing ?? run.createNode({ name, type: 'Pod', phase: 'Error', message: errorMessage(err), ...(owner.boundaryID ? { boundaryID: owner.boundaryID } : {}) });
+    const node =
+      existing ??
+      run.createNode({
+        name,
+        type: 'Pod',
+        phase: 'Error',
+        message: errorMessage(err),
+        ...(owner.boundaryID ? { boundaryID: owner.boundaryID } : {}),
+      });
     run.addChild(owner, node);
     return true;
   }
@@ -47,7 +62,10 @@ export function advanceExitHook(run: EngineRun, site: CallSite, owner: NodeStatu
       name,
       displayName: `${owner.displayName}.onExit`,
       ...(owner.boundaryID ? { boundaryID: owner.boundaryID } : {}),
-      ref: { ...(hook.template !== undefined ? { template: hook.template } : {}), ...(hook.templateRef ? { templateRef: hook.templateRef } : {}) },
+      ref: {
+        ...(hook.template !== undefined ? { template: hook.template } : {}),
+        ...(hook.templateRef ? { templateRef: hook.templateRef } : {}),
+      },
       scope,
       args,
     }),

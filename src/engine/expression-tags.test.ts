@@ -51,7 +51,35 @@ describe('substituteExpressionTags', () => {
   });
 
   it('keeps any value one operand (randomised over quotes, escapes, operators and brackets)', () => {
-    const alphabet = ['a', '1', '-', '.', 'e', ' ', '"', "'", '`', '\\', ',', '[', ']', '{', '}', '(', ')', '|', '&', '=', '!', 'true', 'nil', '\n', '\u2028', '\u0000', 'é'];
+    const alphabet = [
+      'a',
+      '1',
+      '-',
+      '.',
+      'e',
+      ' ',
+      '"',
+      "'",
+      '`',
+      '\\',
+      ',',
+      '[',
+      ']',
+      '{',
+      '}',
+      '(',
+      ')',
+      '|',
+      '&',
+      '=',
+      '!',
+      'true',
+      'nil',
+      '\n',
+      '\u2028',
+      '\u0000',
+      'é',
+    ];
     let seed = 20261123;
     const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
     for (let n = 0; n < 400; n++) {

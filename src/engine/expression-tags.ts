@@ -57,7 +57,9 @@ function quoted(s: string, start: number, valueOf: TagValue): { text: string; en
       const end = tagEnd(s, i);
       const value = valueOf(s.slice(i, end));
       if (q === '`' && value.includes('`')) {
-        throw new ExpressionTagError(`the value of ${s.slice(i, end)} holds a backtick, which a \`raw string\` cannot hold: quote the tag with '…' instead`);
+        throw new ExpressionTagError(
+          `the value of ${s.slice(i, end)} holds a backtick, which a \`raw string\` cannot hold: quote the tag with '…' instead`,
+        );
       }
       text += q === '`' ? value : escapeFor(q, value);
       i = end;
@@ -119,7 +121,10 @@ function literal(value: string): string {
 function jsonLiteral(v: unknown): string {
   if (v === null) return 'nil';
   if (Array.isArray(v)) return `[${v.map(jsonLiteral).join(', ')}]`;
-  if (typeof v === 'object') return `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `${JSON.stringify(k)}: ${jsonLiteral(x)}`).join(', ')}}`;
+  if (typeof v === 'object')
+    return `{${Object.entries(v as Record<string, unknown>)
+      .map(([k, x]) => `${JSON.stringify(k)}: ${jsonLiteral(x)}`)
+      .join(', ')}}`;
   return JSON.stringify(v);
 }
 

@@ -73,7 +73,8 @@ export function renderLeafTemplate(template: Template, vars: Vars, where: string
   if (inputs && (inputs.parameters?.length || inputs.artifacts?.length)) rest.inputs = inputs;
   const render = leafRenderer(vars);
   const rendered = mapStrings(rest, where, render) as Template;
-  if (podSpecPatch !== undefined) rendered.podSpecPatch = wrap(`${where}.podSpecPatch`, () => renderStructuredText(podSpecPatch, `${where}.podSpecPatch`, render));
+  if (podSpecPatch !== undefined)
+    rendered.podSpecPatch = wrap(`${where}.podSpecPatch`, () => renderStructuredText(podSpecPatch, `${where}.podSpecPatch`, render));
   if (metrics !== undefined) rendered.metrics = metrics;
   return rendered;
 }
@@ -171,7 +172,8 @@ export function checkTags(text: string): string | undefined {
     compileTemplate(text);
     return undefined;
   } catch (err) {
-    if (err instanceof ExprError) return `has a malformed tag: ${err.reason}${err.line !== undefined ? ` (at ${err.line}:${err.column})` : ''}`;
+    if (err instanceof ExprError)
+      return `has a malformed tag: ${err.reason}${err.line !== undefined ? ` (at ${err.line}:${err.column})` : ''}`;
     throw err;
   }
 }
@@ -182,7 +184,8 @@ export function checkWhen(text: string): string | undefined {
     compileWhen(text);
     return undefined;
   } catch (err) {
-    if (err instanceof ExprError) return `is not a valid condition: ${err.reason}${err.line !== undefined ? ` (at ${err.line}:${err.column})` : ''}`;
+    if (err instanceof ExprError)
+      return `is not a valid condition: ${err.reason}${err.line !== undefined ? ` (at ${err.line}:${err.column})` : ''}`;
     throw err;
   }
 }
@@ -193,7 +196,8 @@ export function checkExpression(text: string): string | undefined {
     compile(text);
     return undefined;
   } catch (err) {
-    if (err instanceof ExprError) return `is not a valid expression: ${err.reason}${err.line !== undefined ? ` (at ${err.line}:${err.column})` : ''}`;
+    if (err instanceof ExprError)
+      return `is not a valid expression: ${err.reason}${err.line !== undefined ? ` (at ${err.line}:${err.column})` : ''}`;
     throw err;
   }
 }

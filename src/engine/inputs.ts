@@ -33,7 +33,13 @@ export type BoundInputs = { ok: true; inputs: Inputs } | { ok: false; error: str
  * @param vars the scope the parameter's own `value`/`default` tags are rendered in
  * @param absent arguments left out because they only referenced an absent output
  */
-export function bindInputs(declared: Inputs | undefined, args: Arguments | undefined, where: string, vars: Vars = {}, absent: readonly string[] = []): BoundInputs {
+export function bindInputs(
+  declared: Inputs | undefined,
+  args: Arguments | undefined,
+  where: string,
+  vars: Vars = {},
+  absent: readonly string[] = [],
+): BoundInputs {
   const parameters: Parameter[] = [];
   const scope: Vars = { ...vars };
   for (const p of declared?.parameters ?? []) {
@@ -45,7 +51,10 @@ export function bindInputs(declared: Inputs | undefined, args: Arguments | undef
     if (raw === undefined && p.value !== undefined) [raw, own] = [p.value, 'value'];
     if (raw === undefined && p.default !== undefined) [raw, own] = [p.default, 'default'];
     if (raw === undefined && absent.includes(p.name)) {
-      return { ok: false, error: `${field}: the argument references an output of a skipped or omitted step that declares no default (give the output a valueFrom.default or this parameter a default)` };
+      return {
+        ok: false,
+        error: `${field}: the argument references an output of a skipped or omitted step that declares no default (give the output a valueFrom.default or this parameter a default)`,
+      };
     }
     if (raw === undefined) {
       return { ok: false, error: `${field}: no value supplied (pass an argument named "${p.name}" or give the parameter a default)` };
@@ -104,7 +113,9 @@ export function inputVariables(inputs: Inputs | undefined): Record<string, strin
   const params = inputs?.parameters ?? [];
   for (const p of params) vars[`inputs.parameters.${p.name}`] = p.value === undefined ? '' : anyStringToString(p.value);
   if (params.length > 0) {
-    vars['inputs.parameters'] = JSON.stringify(params.map((p) => ({ name: p.name, value: p.value === undefined ? '' : anyStringToString(p.value) })));
+    vars['inputs.parameters'] = JSON.stringify(
+      params.map((p) => ({ name: p.name, value: p.value === undefined ? '' : anyStringToString(p.value) })),
+    );
   }
   return vars;
 }

@@ -55,7 +55,13 @@ export function templateWhere(resolved: ResolvedTemplate, nodeName: string): str
  * where to write them.
  */
 export function templateVariables(globals: Vars, ex: Pick<Execution, 'seed' | 'resolved' | 'local'>): Vars {
-  return { ...globals, ...ex.local, 'node.name': ex.seed.name, ...inputVariables(ex.seed.inputs), ...outputPathVariables(ex.resolved.template) };
+  return {
+    ...globals,
+    ...ex.local,
+    'node.name': ex.seed.name,
+    ...inputVariables(ex.seed.inputs),
+    ...outputPathVariables(ex.resolved.template),
+  };
 }
 
 /** `outputs.parameters.<p>.path` and `outputs.artifacts.<a>.path` of the paths `template` declares. */

@@ -20,7 +20,13 @@ export interface LeafTiming {
 }
 
 /** Returns the message to fail the node with when a limit is reached, else undefined (and requeues). */
-export function leafLimitReached(run: EngineRun, node: NodeStatus, template: Template, timing: LeafTiming, where: string): string | undefined {
+export function leafLimitReached(
+  run: EngineRun,
+  node: NodeStatus,
+  template: Template,
+  timing: LeafTiming,
+  where: string,
+): string | undefined {
   if (run.shutdown) return run.shutdown.message;
   const started = toMs(node.startedAt, run.nowMs);
   const limits: Array<{ at: number; message: string }> = [];

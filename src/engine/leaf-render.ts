@@ -44,7 +44,14 @@ export function leafLimitMessage(run: EngineRun, node: NodeStatus, template: Tem
 }
 
 /** Ends a leaf whose work succeeded: its declared outputs from what was reported, or Error when one cannot be collected. */
-export function succeedLeaf(run: EngineRun, node: NodeStatus, leaf: { vars: Vars; template: Template }, reported: Outputs | undefined, ex: Execution, message: string): NodeStatus {
+export function succeedLeaf(
+  run: EngineRun,
+  node: NodeStatus,
+  leaf: { vars: Vars; template: Template },
+  reported: Outputs | undefined,
+  ex: Execution,
+  message: string,
+): NodeStatus {
   const collected = collectOutputs(leaf.template.outputs, reported, valueSource(leaf.vars), ex.where);
   if (!collected.ok) return run.setPhase(node, 'Error', collected.error);
   node.outputs = collected.outputs;

@@ -46,7 +46,10 @@ export function expandLoop(src: LoopSource): unknown[] {
     try {
       parsed = parseUserJson(src.withParam, 'withParam');
     } catch (err) {
-      throw new LoopError('withParam', err instanceof SyntaxError ? `is not a JSON list: ${preview(src.withParam)}` : `${errorMessage(err).replace(/^withParam: /, '')}`);
+      throw new LoopError(
+        'withParam',
+        err instanceof SyntaxError ? `is not a JSON list: ${preview(src.withParam)}` : `${errorMessage(err).replace(/^withParam: /, '')}`,
+      );
     }
     if (!Array.isArray(parsed)) throw new LoopError('withParam', `is not a JSON list: ${preview(src.withParam)}`);
     return parsed;

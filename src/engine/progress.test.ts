@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import type { NodeStatus } from '../api/index.js';
 import { updateProgress } from './progress.js';
 
-const node = (id: string, type: NodeStatus['type'], phase: NodeStatus['phase'], extra: Partial<NodeStatus> = {}): NodeStatus => ({ id, name: id, displayName: id, type, phase, ...extra });
+const node = (id: string, type: NodeStatus['type'], phase: NodeStatus['phase'], extra: Partial<NodeStatus> = {}): NodeStatus => ({
+  id,
+  name: id,
+  displayName: id,
+  type,
+  phase,
+  ...extra,
+});
 
 describe('updateProgress', () => {
   // A DAG `job → report` where job is a plugin task that reported 3/3: the DAG links report as

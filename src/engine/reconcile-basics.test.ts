@@ -18,9 +18,7 @@ describe('reconcile basics', () => {
     const w = new World({ entrypoint: 'echo', templates: [echo] });
     const r = w.reconcile();
     expect(r.status.phase).toBe('Running');
-    expect(r.actions).toEqual([
-      { kind: 'createPod', nodeId: 'wf', podName: `wf-echo-${fnv1a32('wf')}`, template: echo, nodeName: 'wf' },
-    ]);
+    expect(r.actions).toEqual([{ kind: 'createPod', nodeId: 'wf', podName: `wf-echo-${fnv1a32('wf')}`, template: echo, nodeName: 'wf' }]);
     expect(w.node('wf')).toMatchObject({ type: 'Pod', phase: 'Pending', templateName: 'echo' });
     w.startPod('wf');
     w.reconcile();
@@ -159,7 +157,10 @@ describe('reconcile basics', () => {
 
   it('rejects an observation time that is not a time', () => {
     expect(() =>
-      reconcileWorkflow({ metadata: { name: 'wf' }, spec: { entrypoint: 'echo', templates: [echo] } }, { pods: [], tasks: [], now: 'yesterday', pluginsEnabled: true }),
+      reconcileWorkflow(
+        { metadata: { name: 'wf' }, spec: { entrypoint: 'echo', templates: [echo] } },
+        { pods: [], tasks: [], now: 'yesterday', pluginsEnabled: true },
+      ),
     ).toThrow(/observations.now is not an ISO-8601 time/);
   });
 });

@@ -16,7 +16,12 @@ const diamond: DAGTask[] = [
   { name: 'a', template: 'echo' },
   { name: 'b', template: 'echo', dependencies: ['a'] },
   { name: 'c', template: 'echo', depends: 'a' },
-  { name: 'd', template: 'echo', depends: 'b && c', arguments: { parameters: [{ name: 'msg', value: '{{tasks.b.outputs.result}}+{{tasks.c.outputs.result}}' }] } },
+  {
+    name: 'd',
+    template: 'echo',
+    depends: 'b && c',
+    arguments: { parameters: [{ name: 'msg', value: '{{tasks.b.outputs.result}}+{{tasks.c.outputs.result}}' }] },
+  },
 ];
 
 describe('dag', () => {
@@ -123,7 +128,12 @@ describe('dag', () => {
   });
 
   it('lets dependents run after a failure with continueOn, and the DAG succeeds', () => {
-    const w = new World(dag([{ name: 'a', template: 'echo', continueOn: { failed: true } }, { name: 'b', template: 'echo', dependencies: ['a'] }]));
+    const w = new World(
+      dag([
+        { name: 'a', template: 'echo', continueOn: { failed: true } },
+        { name: 'b', template: 'echo', dependencies: ['a'] },
+      ]),
+    );
     w.reconcile();
     w.failPod('a');
     w.reconcile();
@@ -134,7 +144,12 @@ describe('dag', () => {
   });
 
   it('skips a task whose when is false; bare depends treats Skipped as done', () => {
-    const w = new World(dag([{ name: 'a', template: 'echo', when: '1 == 2' }, { name: 'b', template: 'echo', depends: 'a' }]));
+    const w = new World(
+      dag([
+        { name: 'a', template: 'echo', when: '1 == 2' },
+        { name: 'b', template: 'echo', depends: 'a' },
+      ]),
+    );
     w.reconcile();
     expect(w.node('a')).toMatchObject({ phase: 'Skipped', type: 'Skipped' });
     expect(w.runningPods()).toEqual(['b']);
@@ -143,8 +158,18 @@ describe('dag', () => {
   it('runs looped tasks as a TaskGroup and lets depends use AnySucceeded', () => {
     const w = new World(
       dag([
-        { name: 'fan', template: 'echo', withItems: [{ n: 1 }, { n: 2 }], arguments: { parameters: [{ name: 'msg', value: 'n={{item.n}}' }] } },
-        { name: 'any', template: 'echo', depends: 'fan.AnySucceeded', arguments: { parameters: [{ name: 'msg', value: '{{tasks.fan.outputs.result}}' }] } },
+        {
+          name: 'fan',
+          template: 'echo',
+          withItems: [{ n: 1 }, { n: 2 }],
+          arguments: { parameters: [{ name: 'msg', value: 'n={{item.n}}' }] },
+        },
+        {
+          name: 'any',
+          template: 'echo',
+          depends: 'fan.AnySucceeded',
+          arguments: { parameters: [{ name: 'msg', value: '{{tasks.fan.outputs.result}}' }] },
+        },
       ]),
     );
     w.reconcile();
@@ -166,7 +191,20 @@ describe('dag', () => {
   it('bounds running tasks with template parallelism', () => {
     const w = new World({
       entrypoint: 'main',
-      templates: [{ name: 'main', parallelism: 2, dag: { tasks: [{ name: 'x', template: 'echo' }, { name: 'y', template: 'echo' }, { name: 'z', template: 'echo' }] } }, echo],
+      templates: [
+        {
+          name: 'main',
+          parallelism: 2,
+          dag: {
+            tasks: [
+              { name: 'x', template: 'echo' },
+              { name: 'y', template: 'echo' },
+              { name: 'z', template: 'echo' },
+            ],
+          },
+        },
+        echo,
+      ],
     });
     w.reconcile();
     expect(w.runningPods()).toEqual(['x', 'y']);
@@ -181,10 +219,24 @@ describe('dag', () => {
       templates: [
         {
           name: 'main',
-          dag: { tasks: [{ name: 'a', template: 'gen' }, { name: 'b', template: 'echo', depends: 'a', arguments: { parameters: [{ name: 'msg', value: '{{workflow.outputs.parameters.color}}' }] } }] },
+          dag: {
+            tasks: [
+              { name: 'a', template: 'gen' },
+              {
+                name: 'b',
+                template: 'echo',
+                depends: 'a',
+                arguments: { parameters: [{ name: 'msg', value: '{{workflow.outputs.parameters.color}}' }] },
+              },
+            ],
+          },
           outputs: { parameters: [{ name: 'out', valueFrom: { parameter: '{{tasks.a.outputs.parameters.c}}' } }] },
         },
-        { name: 'gen', outputs: { parameters: [{ name: 'c', globalName: 'color', valueFrom: { path: '/tmp/c' } }] }, container: { image: 'alpine' } },
+        {
+          name: 'gen',
+          outputs: { parameters: [{ name: 'c', globalName: 'color', valueFrom: { path: '/tmp/c' } }] },
+          container: { image: 'alpine' },
+        },
         echo,
       ],
     });
@@ -200,7 +252,12 @@ describe('dag', () => {
   });
 
   it('fails at once on a cycle, naming the template', () => {
-    const w = new World(dag([{ name: 'a', template: 'echo', depends: 'b' }, { name: 'b', template: 'echo', depends: 'a' }]));
+    const w = new World(
+      dag([
+        { name: 'a', template: 'echo', depends: 'b' },
+        { name: 'b', template: 'echo', depends: 'a' },
+      ]),
+    );
     w.reconcile();
     expect(w.status.phase).toBe('Failed');
     expect(w.status.message).toContain('spec.templates[main].dag.tasks have a dependency cycle: a → b → a');

@@ -7,7 +7,19 @@ const sleep: Template = { name: 'sleep', container: { image: 'alpine', command: 
 function parallel(extra: Partial<WorkflowSpec> = {}, leaf: Template = sleep): WorkflowSpec {
   return {
     entrypoint: 'main',
-    templates: [{ name: 'main', steps: [[{ name: 'a', template: leaf.name }, { name: 'b', template: leaf.name }], [{ name: 'c', template: leaf.name }]] }, leaf],
+    templates: [
+      {
+        name: 'main',
+        steps: [
+          [
+            { name: 'a', template: leaf.name },
+            { name: 'b', template: leaf.name },
+          ],
+          [{ name: 'c', template: leaf.name }],
+        ],
+      },
+      leaf,
+    ],
     ...extra,
   };
 }
@@ -30,7 +42,11 @@ describe('deadlines, timeouts and shutdown', () => {
     expect(w.node('a')).toMatchObject({ phase: 'Failed', message: 'Workflow exceeded its deadline (spec.activeDeadlineSeconds 300)' });
     expect(w.node('b').phase).toBe('Succeeded');
     expect(w.nodesNamed('c')).toHaveLength(0);
-    expect(w.status).toMatchObject({ phase: 'Failed', message: 'Workflow exceeded its deadline (spec.activeDeadlineSeconds 300)', finishedAt: '2024-01-01T00:05:00.000Z' });
+    expect(w.status).toMatchObject({
+      phase: 'Failed',
+      message: 'Workflow exceeded its deadline (spec.activeDeadlineSeconds 300)',
+      finishedAt: '2024-01-01T00:05:00.000Z',
+    });
     expect(r.actions.some((a) => a.kind === 'requeueAt')).toBe(false);
   });
 
@@ -66,7 +82,11 @@ describe('deadlines, timeouts and shutdown', () => {
   });
 
   it('stops with spec.shutdown Stop: running pods end, the exit handler still runs', () => {
-    const w = new World({ ...parallel(), onExit: 'cleanup', templates: [...parallel().templates!, { name: 'cleanup', container: { image: 'alpine' } }] });
+    const w = new World({
+      ...parallel(),
+      onExit: 'cleanup',
+      templates: [...parallel().templates!, { name: 'cleanup', container: { image: 'alpine' } }],
+    });
     w.reconcile();
     w.startPod('a');
     w.startPod('b');
@@ -81,7 +101,11 @@ describe('deadlines, timeouts and shutdown', () => {
   });
 
   it('terminates with spec.shutdown Terminate: no exit handler', () => {
-    const w = new World({ ...parallel(), onExit: 'cleanup', templates: [...parallel().templates!, { name: 'cleanup', container: { image: 'alpine' } }] });
+    const w = new World({
+      ...parallel(),
+      onExit: 'cleanup',
+      templates: [...parallel().templates!, { name: 'cleanup', container: { image: 'alpine' } }],
+    });
     w.reconcile();
     w.workflow.spec.shutdown = 'Terminate';
     w.reconcile();

@@ -13,7 +13,12 @@ const report: Template = {
 };
 
 function withExit(extra: Partial<WorkflowSpec> = {}): WorkflowSpec {
-  return { entrypoint: 'main', onExit: 'report', templates: [{ name: 'main', steps: [[{ name: 'a', template: 'echo' }]] }, echo, report], ...extra };
+  return {
+    entrypoint: 'main',
+    onExit: 'report',
+    templates: [{ name: 'main', steps: [[{ name: 'a', template: 'echo' }]] }, echo, report],
+    ...extra,
+  };
 }
 
 describe('exit handlers and hooks', () => {
@@ -28,7 +33,14 @@ describe('exit handlers and hooks', () => {
     const args = w.created.get(w.pod('onExit').podName)!.template.container?.args ?? [];
     expect(args[0]).toBe('Failed');
     expect(JSON.parse(args[1]!)).toEqual([
-      { displayName: 'a', message: 'boom', templateName: 'echo', phase: 'Failed', podName: w.node('a').podName, finishedAt: '2024-01-01T00:00:00.000Z' },
+      {
+        displayName: 'a',
+        message: 'boom',
+        templateName: 'echo',
+        phase: 'Failed',
+        podName: w.node('a').podName,
+        finishedAt: '2024-01-01T00:00:00.000Z',
+      },
     ]);
     w.succeedPod('onExit');
     w.reconcile();
@@ -84,7 +96,14 @@ describe('exit handlers and hooks', () => {
         {
           name: 'main',
           steps: [
-            [{ name: 'a', template: 'echo', continueOn: { failed: true }, hooks: { exit: { template: 'echo', arguments: { parameters: [{ name: 'msg', value: 'a was {{steps.a.status}}' }] } } } }],
+            [
+              {
+                name: 'a',
+                template: 'echo',
+                continueOn: { failed: true },
+                hooks: { exit: { template: 'echo', arguments: { parameters: [{ name: 'msg', value: 'a was {{steps.a.status}}' }] } } },
+              },
+            ],
             [{ name: 'b', template: 'echo' }],
           ],
         },
@@ -107,7 +126,18 @@ describe('exit handlers and hooks', () => {
   it('runs a DAG task exit hook (deprecated onExit form) before dependents', () => {
     const w = new World({
       entrypoint: 'main',
-      templates: [{ name: 'main', dag: { tasks: [{ name: 'a', template: 'echo', onExit: 'echo' }, { name: 'b', template: 'echo', depends: 'a' }] } }, echo],
+      templates: [
+        {
+          name: 'main',
+          dag: {
+            tasks: [
+              { name: 'a', template: 'echo', onExit: 'echo' },
+              { name: 'b', template: 'echo', depends: 'a' },
+            ],
+          },
+        },
+        echo,
+      ],
     });
     w.reconcile();
     w.succeedPod('a');

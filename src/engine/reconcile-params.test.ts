@@ -32,7 +32,16 @@ describe('parameters and variables', () => {
   });
 
   it('fails at once on a workflow argument outside the enum', () => {
-    const w = new World({ entrypoint: 'show', arguments: { parameters: [{ name: 'x', value: '1' }, { name: 'mode', value: 'medium' }] }, templates: [show] });
+    const w = new World({
+      entrypoint: 'show',
+      arguments: {
+        parameters: [
+          { name: 'x', value: '1' },
+          { name: 'mode', value: 'medium' },
+        ],
+      },
+      templates: [show],
+    });
     w.reconcile();
     expect(w.status).toMatchObject({ phase: 'Failed' });
     expect(w.status.message).toContain('spec.arguments.parameters[mode] value "medium" is not one of the allowed values ["fast","slow"]');
@@ -42,7 +51,24 @@ describe('parameters and variables', () => {
     const w = new World({
       entrypoint: 'main',
       templates: [
-        { name: 'main', steps: [[{ name: 'gen', template: 'gen' }], [{ name: 'use', template: 'show', arguments: { parameters: [{ name: 'x', value: '1' }, { name: 'mode', value: '{{steps.gen.outputs.result}}' }] } }]] },
+        {
+          name: 'main',
+          steps: [
+            [{ name: 'gen', template: 'gen' }],
+            [
+              {
+                name: 'use',
+                template: 'show',
+                arguments: {
+                  parameters: [
+                    { name: 'x', value: '1' },
+                    { name: 'mode', value: '{{steps.gen.outputs.result}}' },
+                  ],
+                },
+              },
+            ],
+          ],
+        },
         { name: 'gen', script: { image: 'python', source: 'print("turbo")' } },
         show,
       ],
@@ -66,7 +92,15 @@ describe('parameters and variables', () => {
           name: 'main',
           container: {
             image: 'alpine',
-            args: ['{{workflow.name}}', '{{workflow.namespace}}', '{{workflow.uid}}', '{{workflow.parameters.n}}', '{{=asInt(workflow.parameters.n) * 2}}', '{{pod.name}}', '{{unknown.thing}}'],
+            args: [
+              '{{workflow.name}}',
+              '{{workflow.namespace}}',
+              '{{workflow.uid}}',
+              '{{workflow.parameters.n}}',
+              '{{=asInt(workflow.parameters.n) * 2}}',
+              '{{pod.name}}',
+              '{{unknown.thing}}',
+            ],
           },
         },
       ],
@@ -76,7 +110,10 @@ describe('parameters and variables', () => {
   });
 
   it('errors a node whose expression tag cannot be evaluated', () => {
-    const w = new World({ entrypoint: 'main', templates: [{ name: 'main', container: { image: 'alpine', args: ['{{=workflow.parameters.missing + 1}}'] } }] });
+    const w = new World({
+      entrypoint: 'main',
+      templates: [{ name: 'main', container: { image: 'alpine', args: ['{{=workflow.parameters.missing + 1}}'] } }],
+    });
     w.reconcile();
     expect(w.node('wf').phase).toBe('Error');
     // `workflow.parameters` is a map (it holds `json`), so the missing member is nil.
@@ -114,8 +151,23 @@ describe('parameters and variables', () => {
           name: 'main',
           steps: [
             [
-              { name: 'objs', template: 'show', withItems: [{ x: 'a', mode: 'slow' }], arguments: { parameters: [{ name: 'x', value: '{{item.x}}' }, { name: 'mode', value: '{{item.mode}}' }] } },
-              { name: 'nums', template: 'show', withSequence: { start: '1', end: '2', format: 'n%02d' }, arguments: { parameters: [{ name: 'x', value: '{{item}}' }] } },
+              {
+                name: 'objs',
+                template: 'show',
+                withItems: [{ x: 'a', mode: 'slow' }],
+                arguments: {
+                  parameters: [
+                    { name: 'x', value: '{{item.x}}' },
+                    { name: 'mode', value: '{{item.mode}}' },
+                  ],
+                },
+              },
+              {
+                name: 'nums',
+                template: 'show',
+                withSequence: { start: '1', end: '2', format: 'n%02d' },
+                arguments: { parameters: [{ name: 'x', value: '{{item}}' }] },
+              },
             ],
           ],
         },
@@ -150,7 +202,9 @@ describe('parameter values that are not AnyString', () => {
     w.workflow.apiVersion = '';
     const r = w.reconcile();
     expect(r.status.phase).toBe('Failed');
-    expect(r.status.message).toBe('invalid spec: spec.templates[main].steps[1][third].arguments.parameters[msg].value must be a string, number or boolean, got a list');
+    expect(r.status.message).toBe(
+      'invalid spec: spec.templates[main].steps[1][third].arguments.parameters[msg].value must be a string, number or boolean, got a list',
+    );
     expect(r.actions).toEqual([]);
   });
 });

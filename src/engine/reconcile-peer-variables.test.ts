@@ -46,7 +46,11 @@ describe('input value and default with tags', () => {
       entrypoint: 'main',
       templates: [
         { name: 'main', steps: [[{ name: 'gen', template: 'gen' }], [{ name: 'use', template: 'show' }]] },
-        { name: 'gen', container: { image: 'alpine' }, outputs: { parameters: [{ name: 'c', globalName: 'colour', valueFrom: { path: '/tmp/c' } }] } },
+        {
+          name: 'gen',
+          container: { image: 'alpine' },
+          outputs: { parameters: [{ name: 'c', globalName: 'colour', valueFrom: { path: '/tmp/c' } }] },
+        },
         show,
       ],
     });
@@ -61,7 +65,11 @@ describe('input value and default with tags', () => {
       entrypoint: 'main',
       templates: [
         { name: 'main', steps: [[{ name: 'a', template: 'show', arguments: { parameters: [{ name: 'x', value: 'literal' }] } }]] },
-        { name: 'show', inputs: { parameters: [{ name: 'x', default: '{{workflow.outputs.parameters.nothing}}' }] }, container: { image: 'alpine', args: ['{{inputs.parameters.x}}'] } },
+        {
+          name: 'show',
+          inputs: { parameters: [{ name: 'x', default: '{{workflow.outputs.parameters.nothing}}' }] },
+          container: { image: 'alpine', args: ['{{inputs.parameters.x}}'] },
+        },
       ],
     });
     w.reconcile();
@@ -72,9 +80,26 @@ describe('input value and default with tags', () => {
     const w = new World({
       entrypoint: 'main',
       templates: [
-        { name: 'main', steps: [[{ name: 'a', template: 'pod' }, { name: 'b', template: 'retried' }]] },
-        { name: 'pod', inputs: { parameters: [{ name: 'x', default: '{{pod.name}} {{.Values.tag}}' }] }, container: { image: 'alpine', args: ['{{inputs.parameters.x}}'] } },
-        { name: 'retried', retryStrategy: { limit: 1 }, inputs: { parameters: [{ name: 'x', default: 'try {{retries}}' }] }, container: { image: 'alpine', args: ['{{inputs.parameters.x}}'] } },
+        {
+          name: 'main',
+          steps: [
+            [
+              { name: 'a', template: 'pod' },
+              { name: 'b', template: 'retried' },
+            ],
+          ],
+        },
+        {
+          name: 'pod',
+          inputs: { parameters: [{ name: 'x', default: '{{pod.name}} {{.Values.tag}}' }] },
+          container: { image: 'alpine', args: ['{{inputs.parameters.x}}'] },
+        },
+        {
+          name: 'retried',
+          retryStrategy: { limit: 1 },
+          inputs: { parameters: [{ name: 'x', default: 'try {{retries}}' }] },
+          container: { image: 'alpine', args: ['{{inputs.parameters.x}}'] },
+        },
       ],
     });
     w.reconcile();
@@ -85,11 +110,19 @@ describe('input value and default with tags', () => {
   it('errors the node naming the field when a default tag cannot resolve', () => {
     const w = new World({
       entrypoint: 'main',
-      templates: [{ name: 'main', inputs: { parameters: [{ name: 'x', default: '{{workflow.outputs.parameters.never}}' }] }, container: { image: 'alpine' } }],
+      templates: [
+        {
+          name: 'main',
+          inputs: { parameters: [{ name: 'x', default: '{{workflow.outputs.parameters.never}}' }] },
+          container: { image: 'alpine' },
+        },
+      ],
     });
     w.reconcile();
     expect(w.node('wf').phase).toBe('Error');
-    expect(w.node('wf').message).toMatch(/^spec\.templates\[main\]\.inputs\.parameters\[x\]\.default: cannot resolve tag: \{\{workflow\.outputs\.parameters\.never\}\}/);
+    expect(w.node('wf').message).toMatch(
+      /^spec\.templates\[main\]\.inputs\.parameters\[x\]\.default: cannot resolve tag: \{\{workflow\.outputs\.parameters\.never\}\}/,
+    );
     expect(w.created.size).toBe(0);
   });
 });
@@ -115,12 +148,19 @@ describe('variables the peer defines', () => {
     expect(argsOf(w, 'first-task')).toEqual(['first-task']);
   });
 
-  it('accepts {{steps.name}} / {{tasks.name}} in a call\'s own arguments (the validator used to refuse them)', () => {
-    const show: Template = { name: 'show', inputs: { parameters: [{ name: 'who' }] }, container: { image: 'alpine', args: ['{{inputs.parameters.who}}'] } };
+  it("accepts {{steps.name}} / {{tasks.name}} in a call's own arguments (the validator used to refuse them)", () => {
+    const show: Template = {
+      name: 'show',
+      inputs: { parameters: [{ name: 'who' }] },
+      container: { image: 'alpine', args: ['{{inputs.parameters.who}}'] },
+    };
     const w = new World({
       entrypoint: 'main',
       templates: [
-        { name: 'main', dag: { tasks: [{ name: 'greet', template: 'show', arguments: { parameters: [{ name: 'who', value: 'task {{tasks.name}}' }] } }] } },
+        {
+          name: 'main',
+          dag: { tasks: [{ name: 'greet', template: 'show', arguments: { parameters: [{ name: 'who', value: 'task {{tasks.name}}' }] } }] },
+        },
         show,
       ],
     });
@@ -129,7 +169,13 @@ describe('variables the peer defines', () => {
     expect(argsOf(w, 'greet')).toEqual(['task greet']);
     const s = new World({
       entrypoint: 'main',
-      templates: [{ name: 'main', steps: [[{ name: 'greet', template: 'show', arguments: { parameters: [{ name: 'who', value: 'step {{steps.name}}' }] } }]] }, show],
+      templates: [
+        {
+          name: 'main',
+          steps: [[{ name: 'greet', template: 'show', arguments: { parameters: [{ name: 'who', value: 'step {{steps.name}}' }] } }]],
+        },
+        show,
+      ],
     });
     s.reconcile();
     expect(argsOf(s, 'greet')).toEqual(['step greet']);
@@ -138,7 +184,12 @@ describe('variables the peer defines', () => {
   it('offers workflow.duration in seconds with six decimals, and workflow.parameters.json as the parameter list', () => {
     const w = new World({
       entrypoint: 'main',
-      arguments: { parameters: [{ name: 'p', value: 'v' }, { name: 'n', value: 3 }] },
+      arguments: {
+        parameters: [
+          { name: 'p', value: 'v' },
+          { name: 'n', value: 3 },
+        ],
+      },
       templates: [
         { name: 'main', steps: [[{ name: 'a', template: 'sleep' }], [{ name: 'b', template: 'show' }]] },
         { name: 'sleep', container: { image: 'alpine' } },
@@ -195,7 +246,14 @@ describe('inline templates', () => {
     // Validation names it after its task.
     const v = new World({
       entrypoint: 'graph',
-      templates: [{ name: 'graph', dag: { tasks: [{ name: 'needs', inline: { name: '', inputs: { parameters: [{ name: 'q' }] }, container: { image: 'alpine' } } }] } }],
+      templates: [
+        {
+          name: 'graph',
+          dag: {
+            tasks: [{ name: 'needs', inline: { name: '', inputs: { parameters: [{ name: 'q' }] }, container: { image: 'alpine' } } }],
+          },
+        },
+      ],
     });
     v.reconcile();
     expect(v.status.message).toBe(
@@ -207,12 +265,25 @@ describe('inline templates', () => {
       templates: [
         {
           name: 'graph',
-          dag: { tasks: [{ name: 'needs', inline: { name: '', inputs: { parameters: [{ name: 'q', default: '{{workflow.outputs.parameters.none}}' }] }, container: { image: 'alpine' } } }] },
+          dag: {
+            tasks: [
+              {
+                name: 'needs',
+                inline: {
+                  name: '',
+                  inputs: { parameters: [{ name: 'q', default: '{{workflow.outputs.parameters.none}}' }] },
+                  container: { image: 'alpine' },
+                },
+              },
+            ],
+          },
         },
       ],
     });
     d.reconcile();
-    expect(d.node('needs').message).toMatch(/^spec\.templates\[graph\]\.dag\.tasks\[needs\]\.inline\.inputs\.parameters\[q\]\.default: cannot resolve/);
+    expect(d.node('needs').message).toMatch(
+      /^spec\.templates\[graph\]\.dag\.tasks\[needs\]\.inline\.inputs\.parameters\[q\]\.default: cannot resolve/,
+    );
   });
 });
 

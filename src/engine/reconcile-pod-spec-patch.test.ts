@@ -14,8 +14,20 @@ function podOf(spec: WorkflowSpec) {
   const result = w.reconcile();
   const create = result.actions.find((a): a is Extract<EngineAction, { kind: 'createPod' }> => a.kind === 'createPod');
   if (!create) throw new Error(`no pod: ${w.status.message}`);
-  const workflow = { apiVersion: 'plugflow.io/v1alpha1', kind: 'Workflow' as const, metadata: { name: 'wf', namespace: 'ns', uid: 'u' }, spec };
-  return buildStepPod({ workflow, nodeId: create.nodeId, podName: create.podName, template: create.template, workflowPodSpecPatch: create.workflowPodSpecPatch, executorImage: 'x' });
+  const workflow = {
+    apiVersion: 'plugflow.io/v1alpha1',
+    kind: 'Workflow' as const,
+    metadata: { name: 'wf', namespace: 'ns', uid: 'u' },
+    spec,
+  };
+  return buildStepPod({
+    workflow,
+    nodeId: create.nodeId,
+    podName: create.podName,
+    template: create.template,
+    workflowPodSpecPatch: create.workflowPodSpecPatch,
+    executorImage: 'x',
+  });
 }
 
 const main = (podSpecPatch?: string) => ({
@@ -31,16 +43,31 @@ describe('podSpecPatch rendering', () => {
   it('renders the workflow-level patch (it reached the API server with its tags before)', () => {
     const pod = podOf({
       entrypoint: 'main',
-      arguments: { parameters: [{ name: 'mem', value: '300Mi' }, { name: 'cpu', value: '2' }] },
+      arguments: {
+        parameters: [
+          { name: 'mem', value: '300Mi' },
+          { name: 'cpu', value: '2' },
+        ],
+      },
       podSpecPatch: 'containers:\n  - name: main\n    resources:\n      limits:\n        memory: "{{workflow.parameters.mem}}"\n',
-      templates: [{ ...main('{"containers": [{"name": "main", "resources": {"limits": {"cpu": "{{inputs.parameters.cpu}}"}}}]}'), inputs: { parameters: [{ name: 'cpu', value: '{{workflow.parameters.cpu}}' }] } }],
+      templates: [
+        {
+          ...main('{"containers": [{"name": "main", "resources": {"limits": {"cpu": "{{inputs.parameters.cpu}}"}}}]}'),
+          inputs: { parameters: [{ name: 'cpu', value: '{{workflow.parameters.cpu}}' }] },
+        },
+      ],
     });
     expect(limits(pod)).toEqual({ memory: '300Mi', cpu: '2' });
     expect(JSON.stringify(pod)).not.toContain('{{');
   });
 
   it('a workflow-level tag that cannot be resolved errors the node naming spec.podSpecPatch', () => {
-    const w = new World({ entrypoint: 'main', arguments: { parameters: [{ name: 'cpu', value: '1' }] }, podSpecPatch: '{"priority": "{{workflow.parameters.nope}}"}', templates: [main()] });
+    const w = new World({
+      entrypoint: 'main',
+      arguments: { parameters: [{ name: 'cpu', value: '1' }] },
+      podSpecPatch: '{"priority": "{{workflow.parameters.nope}}"}',
+      templates: [main()],
+    });
     w.reconcile();
     expect(w.node('wf')).toMatchObject({ phase: 'Error', message: expect.stringContaining('spec.podSpecPatch.priority') });
   });
@@ -50,7 +77,13 @@ describe('podSpecPatch rendering', () => {
     '1\nhostPID: true\nvolumes:\n  - name: h\n    hostPath: {path: /}\n',
     "1'}}]}, hostPID: true, x: [{y: {z: '",
   ];
-  for (const [level, i] of [['template', 0], ['template', 1], ['template', 2], ['workflow', 0], ['workflow', 1]] as const) {
+  for (const [level, i] of [
+    ['template', 0],
+    ['template', 1],
+    ['template', 2],
+    ['workflow', 0],
+    ['workflow', 1],
+  ] as const) {
     it(`a parameter cannot rewrite the ${level} patch (injection ${i})`, () => {
       const patch = '{"containers": [{"name": "main", "resources": {"limits": {"cpu": "{{workflow.parameters.cpu}}"}}}]}';
       const pod = podOf({

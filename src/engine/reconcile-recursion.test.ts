@@ -27,7 +27,9 @@ describe('recursion depth', () => {
     const t0 = performance.now();
     w.reconcile();
     expect(performance.now() - t0).toBeLessThan(2000);
-    expect(w.status.message).toBe(`maximum recursion depth exceeded: template "loop" nested ${MAX_TEMPLATE_DEPTH + 1} deep (templates may nest at most ${MAX_TEMPLATE_DEPTH} deep)`);
+    expect(w.status.message).toBe(
+      `maximum recursion depth exceeded: template "loop" nested ${MAX_TEMPLATE_DEPTH + 1} deep (templates may nest at most ${MAX_TEMPLATE_DEPTH} deep)`,
+    );
     expectEndedAtOnce(w);
     expect(w.node('wf')).toMatchObject({ phase: 'Error', message: w.status.message });
     // Finished is finished: the next reconcile changes nothing.
@@ -50,7 +52,11 @@ describe('recursion depth', () => {
   });
 
   it('fails a recursive exit handler', () => {
-    const w = new World({ entrypoint: 'echo', onExit: 'loop', templates: [echo, { name: 'loop', dag: { tasks: [{ name: 'x', template: 'loop' }] } }] });
+    const w = new World({
+      entrypoint: 'echo',
+      onExit: 'loop',
+      templates: [echo, { name: 'loop', dag: { tasks: [{ name: 'x', template: 'loop' }] } }],
+    });
     w.reconcile();
     w.succeedPod('wf');
     w.reconcile();

@@ -120,7 +120,9 @@ describe('retryStrategy', () => {
     w.failPod('try(0)');
     w.reconcile();
     expect(w.node('try').phase).toBe('Failed');
-    expect(w.node('try').message).toMatch(/^spec\.templates\[flaky\]\.retryStrategy\.expression: retry expression must evaluate to a boolean/);
+    expect(w.node('try').message).toMatch(
+      /^spec\.templates\[flaky\]\.retryStrategy\.expression: retry expression must evaluate to a boolean/,
+    );
   });
 
   it('renders tags in the expression: inputs as numbers, quoted strings, workflow parameters', () => {
@@ -134,7 +136,8 @@ describe('retryStrategy', () => {
           inputs: { parameters: [{ name: 'max-code' }] },
           retryStrategy: {
             limit: 5,
-            expression: "asInt(lastRetry.exitCode) <= {{inputs.parameters.max-code}} && lastRetry.message != '{{workflow.parameters.stop}}'",
+            expression:
+              "asInt(lastRetry.exitCode) <= {{inputs.parameters.max-code}} && lastRetry.message != '{{workflow.parameters.stop}}'",
           },
           container: { image: 'alpine' },
         },
@@ -150,7 +153,7 @@ describe('retryStrategy', () => {
     expect(w.node('try')).toMatchObject({ phase: 'Failed', message: 'retryStrategy.expression is false: exit 6' });
   });
 
-  it('accepts the peer documentation\'s form: the whole expression as one {{=…}} tag', () => {
+  it("accepts the peer documentation's form: the whole expression as one {{=…}} tag", () => {
     const w = retried({ limit: 5, retryPolicy: 'Always', expression: '{{=asInt(lastRetry.exitCode) < 2}}' });
     w.reconcile();
     expect(w.status.phase).toBe('Running');
@@ -168,7 +171,11 @@ describe('retryStrategy', () => {
       arguments: { parameters: [{ name: 'status', value: 'x" || true || "' }] },
       templates: [
         { name: 'main', steps: [[{ name: 'try', template: 'flaky' }]] },
-        { name: 'flaky', retryStrategy: { limit: 5, expression: 'lastRetry.status == "{{workflow.parameters.status}}"' }, container: { image: 'alpine' } },
+        {
+          name: 'flaky',
+          retryStrategy: { limit: 5, expression: 'lastRetry.status == "{{workflow.parameters.status}}"' },
+          container: { image: 'alpine' },
+        },
       ],
     });
     w.reconcile();
@@ -201,7 +208,14 @@ describe('retryStrategy', () => {
     const w = new World({
       entrypoint: 'main',
       arguments: { parameters: [{ name: 'n', value: '1' }] },
-      templates: [{ name: 'main', inputs: { parameters: [{ name: 'n' }] }, retryStrategy: { limit: '{{inputs.parameters.n}}' }, container: { image: 'alpine' } }],
+      templates: [
+        {
+          name: 'main',
+          inputs: { parameters: [{ name: 'n' }] },
+          retryStrategy: { limit: '{{inputs.parameters.n}}' },
+          container: { image: 'alpine' },
+        },
+      ],
     });
     w.reconcile();
     w.failPod('wf(0)');

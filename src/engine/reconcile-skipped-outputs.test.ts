@@ -16,7 +16,11 @@ const produce: Template = {
     ],
   },
 };
-const consume: Template = { name: 'consume', inputs: { parameters: [{ name: 'm' }] }, container: { image: 'alpine', args: ['{{inputs.parameters.m}}'] } };
+const consume: Template = {
+  name: 'consume',
+  inputs: { parameters: [{ name: 'm' }] },
+  container: { image: 'alpine', args: ['{{inputs.parameters.m}}'] },
+};
 
 function argsOf(w: World, name: string): string[] | undefined {
   return w.created.get(w.pod(name).podName)!.template.container?.args;
@@ -31,7 +35,13 @@ describe('outputs of skipped and omitted nodes', () => {
           name: 'main',
           steps: [
             [{ name: 'maybe', template: 'produce', when: 'false' }],
-            [{ name: 'use', template: 'consume', arguments: { parameters: [{ name: 'm', value: '{{steps.maybe.outputs.parameters.msg}}' }] } }],
+            [
+              {
+                name: 'use',
+                template: 'consume',
+                arguments: { parameters: [{ name: 'm', value: '{{steps.maybe.outputs.parameters.msg}}' }] },
+              },
+            ],
           ],
           outputs: { parameters: [{ name: 'out', valueFrom: { parameter: '{{steps.maybe.outputs.parameters.msg}}' } }] },
         },
@@ -56,7 +66,10 @@ describe('outputs of skipped and omitted nodes', () => {
       templates: [
         {
           name: 'main',
-          steps: [[{ name: 'maybe', template: 'produce', when: 'false' }], [{ name: 'use', template: consumer.name, arguments: { parameters: [{ name: 'm', value }] } }]],
+          steps: [
+            [{ name: 'maybe', template: 'produce', when: 'false' }],
+            [{ name: 'use', template: consumer.name, arguments: { parameters: [{ name: 'm', value }] } }],
+          ],
         },
         produce,
         consumer,
@@ -65,7 +78,11 @@ describe('outputs of skipped and omitted nodes', () => {
   }
 
   it('an output without a default is absent: a bare reference lets the consumer input default apply', () => {
-    const w = afterSkip('{{steps.maybe.outputs.parameters.bare}}', { ...consume, name: 'consume-default', inputs: { parameters: [{ name: 'm', default: 'input-default' }] } });
+    const w = afterSkip('{{steps.maybe.outputs.parameters.bare}}', {
+      ...consume,
+      name: 'consume-default',
+      inputs: { parameters: [{ name: 'm', default: 'input-default' }] },
+    });
     w.reconcile();
     expect(argsOf(w, 'use')).toEqual(['input-default']);
   });
@@ -105,11 +122,15 @@ describe('outputs of skipped and omitted nodes', () => {
                 name: 'use',
                 template: 'consume',
                 depends: 'gate && (omitted.Succeeded || omitted.Omitted) && skipped',
-                arguments: { parameters: [{ name: 'm', value: '{{tasks.omitted.outputs.parameters.msg}}/{{tasks.skipped.outputs.parameters.msg}}' }] },
+                arguments: {
+                  parameters: [{ name: 'm', value: '{{tasks.omitted.outputs.parameters.msg}}/{{tasks.skipped.outputs.parameters.msg}}' }],
+                },
               },
             ],
           },
-          outputs: { parameters: [{ name: 'via-expr', valueFrom: { expression: 'tasks.omitted.outputs.parameters.bare', default: 'agg-default' } }] },
+          outputs: {
+            parameters: [{ name: 'via-expr', valueFrom: { expression: 'tasks.omitted.outputs.parameters.bare', default: 'agg-default' } }],
+          },
         },
         produce,
         consume,
@@ -117,7 +138,12 @@ describe('outputs of skipped and omitted nodes', () => {
     });
     w.reconcile();
     expect(w.node('skipped').phase).toBe('Skipped');
-    w.succeedPod('gate', { parameters: [{ name: 'msg', value: 'm' }, { name: 'bare', value: 'b' }] });
+    w.succeedPod('gate', {
+      parameters: [
+        { name: 'msg', value: 'm' },
+        { name: 'bare', value: 'b' },
+      ],
+    });
     w.reconcile();
     expect(w.node('omitted').phase).toBe('Omitted');
     expect(argsOf(w, 'use')).toEqual(['fallback/fallback']);

@@ -14,7 +14,17 @@ function spec(main: Omit<Template, 'name'>, ...more: Template[]): WorkflowSpec {
 
 describe('steps', () => {
   it('runs groups one after another and the steps of a group in parallel', () => {
-    const w = new World(spec({ steps: [[{ name: 'a', template: 'echo' }, { name: 'b', template: 'echo' }], [{ name: 'c', template: 'echo' }]] }));
+    const w = new World(
+      spec({
+        steps: [
+          [
+            { name: 'a', template: 'echo' },
+            { name: 'b', template: 'echo' },
+          ],
+          [{ name: 'c', template: 'echo' }],
+        ],
+      }),
+    );
     w.reconcile();
     expect(w.runningPods()).toEqual(['a', 'b']);
     w.succeedPod('a');
@@ -32,12 +42,25 @@ describe('steps', () => {
 
   it('passes outputs of earlier steps to later ones', () => {
     const w = new World(
-      spec({
-        steps: [
-          [{ name: 'gen', template: 'gen' }],
-          [{ name: 'use', template: 'echo', arguments: { parameters: [{ name: 'msg', value: '{{steps.gen.outputs.result}}-{{steps.gen.outputs.parameters.p}}' }] } }],
-        ],
-      }, { name: 'gen', outputs: { parameters: [{ name: 'p', valueFrom: { path: '/tmp/p' } }] }, script: { image: 'python', source: 'print(1)' } }),
+      spec(
+        {
+          steps: [
+            [{ name: 'gen', template: 'gen' }],
+            [
+              {
+                name: 'use',
+                template: 'echo',
+                arguments: { parameters: [{ name: 'msg', value: '{{steps.gen.outputs.result}}-{{steps.gen.outputs.parameters.p}}' }] },
+              },
+            ],
+          ],
+        },
+        {
+          name: 'gen',
+          outputs: { parameters: [{ name: 'p', valueFrom: { path: '/tmp/p' } }] },
+          script: { image: 'python', source: 'print(1)' },
+        },
+      ),
     );
     w.reconcile();
     w.succeedPod('gen', { result: '42', parameters: [{ name: 'p', value: 'x' }] });
@@ -59,7 +82,14 @@ describe('steps', () => {
   });
 
   it('lets the other items of a loop finish when one fails, then fails', () => {
-    const w = new World(spec({ steps: [[{ name: 'x', template: 'echo', withItems: ['a', 'b', 'c'], arguments: { parameters: [{ name: 'msg', value: '{{item}}' }] } }], [{ name: 'after', template: 'echo' }]] }));
+    const w = new World(
+      spec({
+        steps: [
+          [{ name: 'x', template: 'echo', withItems: ['a', 'b', 'c'], arguments: { parameters: [{ name: 'msg', value: '{{item}}' }] } }],
+          [{ name: 'after', template: 'echo' }],
+        ],
+      }),
+    );
     w.reconcile();
     expect(w.runningPods()).toEqual(['x(0:a)', 'x(1:b)', 'x(2:c)']);
     expect(w.created.get(w.pod('x(1:b)').podName)!.template.container?.args).toEqual(['b']);
@@ -118,7 +148,14 @@ describe('steps', () => {
   });
 
   it('continues past a failed step with continueOn.failed', () => {
-    const w = new World(spec({ steps: [[{ name: 'a', template: 'echo', continueOn: { failed: true } }], [{ name: 'b', template: 'echo', arguments: { parameters: [{ name: 'msg', value: '{{steps.a.status}}' }] } }]] }));
+    const w = new World(
+      spec({
+        steps: [
+          [{ name: 'a', template: 'echo', continueOn: { failed: true } }],
+          [{ name: 'b', template: 'echo', arguments: { parameters: [{ name: 'msg', value: '{{steps.a.status}}' }] } }],
+        ],
+      }),
+    );
     w.reconcile();
     w.failPod('a');
     w.reconcile();
@@ -129,7 +166,9 @@ describe('steps', () => {
   });
 
   it('does not continue past an Error with only continueOn.failed', () => {
-    const w = new World(spec({ steps: [[{ name: 'a', template: 'echo', continueOn: { failed: true } }], [{ name: 'b', template: 'echo' }]] }));
+    const w = new World(
+      spec({ steps: [[{ name: 'a', template: 'echo', continueOn: { failed: true } }], [{ name: 'b', template: 'echo' }]] }),
+    );
     w.reconcile();
     w.pod('a').phase = 'Deleted';
     w.reconcile();
@@ -142,7 +181,14 @@ describe('steps', () => {
       spec({
         steps: [
           [{ name: 'gen', template: 'echo' }],
-          [{ name: 'each', template: 'echo', withParam: '{{steps.gen.outputs.result}}', arguments: { parameters: [{ name: 'msg', value: '{{item.os}}/{{item.n}}' }] } }],
+          [
+            {
+              name: 'each',
+              template: 'echo',
+              withParam: '{{steps.gen.outputs.result}}',
+              arguments: { parameters: [{ name: 'msg', value: '{{item.os}}/{{item.n}}' }] },
+            },
+          ],
           [{ name: 'sum', template: 'echo', arguments: { parameters: [{ name: 'msg', value: '{{steps.each.outputs.result}}' }] } }],
         ],
       }),
@@ -159,11 +205,18 @@ describe('steps', () => {
   });
 
   it('fails a step whose withParam is not a JSON list, naming the field', () => {
-    const w = new World(spec({ steps: [[{ name: 'gen', template: 'echo' }], [{ name: 'each', template: 'echo', withParam: '{{steps.gen.outputs.result}}' }]] }));
+    const w = new World(
+      spec({
+        steps: [[{ name: 'gen', template: 'echo' }], [{ name: 'each', template: 'echo', withParam: '{{steps.gen.outputs.result}}' }]],
+      }),
+    );
     w.reconcile();
     w.succeedPod('gen', { result: 'not json' });
     w.reconcile();
-    expect(w.node('each')).toMatchObject({ phase: 'Error', message: 'spec.templates[main].steps[1][each].withParam: is not a JSON list: "not json"' });
+    expect(w.node('each')).toMatchObject({
+      phase: 'Error',
+      message: 'spec.templates[main].steps[1][each].withParam: is not a JSON list: "not json"',
+    });
     expect(w.status.phase).toBe('Error');
   });
 
@@ -175,7 +228,9 @@ describe('steps', () => {
   });
 
   it('runs nested steps templates with their own boundary', () => {
-    const w = new World(spec({ steps: [[{ name: 'outer', template: 'inner' }]] }, { name: 'inner', steps: [[{ name: 'leaf', template: 'echo' }]] }));
+    const w = new World(
+      spec({ steps: [[{ name: 'outer', template: 'inner' }]] }, { name: 'inner', steps: [[{ name: 'leaf', template: 'echo' }]] }),
+    );
     w.reconcile();
     const outer = w.node('outer');
     expect(outer.type).toBe('Steps');
@@ -196,8 +251,15 @@ describe('steps', () => {
         },
         {
           name: 'pair',
-          steps: [[{ name: 'a', template: 'echo' }, { name: 'b', template: 'echo' }]],
-          outputs: { parameters: [{ name: 'sum', valueFrom: { expression: 'asInt(steps.a.outputs.result) + asInt(steps.b.outputs.result)' } }] },
+          steps: [
+            [
+              { name: 'a', template: 'echo' },
+              { name: 'b', template: 'echo' },
+            ],
+          ],
+          outputs: {
+            parameters: [{ name: 'sum', valueFrom: { expression: 'asInt(steps.a.outputs.result) + asInt(steps.b.outputs.result)' } }],
+          },
         },
         echo,
       ],
@@ -215,8 +277,21 @@ describe('steps', () => {
     const w = new World(
       spec({
         steps: [
-          [{ name: 'code', inline: { name: '', script: { image: 'python', command: ['python'], source: 'import sys; sys.exit(3)' } }, continueOn: { failed: true } }],
-          [{ name: 'check', template: 'echo', when: '{{=steps.code.exitCode == "3"}}', arguments: { parameters: [{ name: 'msg', value: 'code={{steps.code.exitCode}}' }] } }],
+          [
+            {
+              name: 'code',
+              inline: { name: '', script: { image: 'python', command: ['python'], source: 'import sys; sys.exit(3)' } },
+              continueOn: { failed: true },
+            },
+          ],
+          [
+            {
+              name: 'check',
+              template: 'echo',
+              when: '{{=steps.code.exitCode == "3"}}',
+              arguments: { parameters: [{ name: 'msg', value: 'code={{steps.code.exitCode}}' }] },
+            },
+          ],
         ],
       }),
     );
@@ -229,4 +304,3 @@ describe('steps', () => {
     expect(w.created.get(w.pod('check').podName)!.template.container?.args).toEqual(['code=3']);
   });
 });
-

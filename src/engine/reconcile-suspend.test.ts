@@ -15,7 +15,16 @@ function withSuspend(suspend: Template): WorkflowSpec {
     templates: [
       {
         name: 'main',
-        steps: [[{ name: 'wait', template: suspend.name }], [{ name: 'after', template: 'echo', arguments: { parameters: [{ name: 'msg', value: '{{steps.wait.outputs.parameters.answer}}' }] } }]],
+        steps: [
+          [{ name: 'wait', template: suspend.name }],
+          [
+            {
+              name: 'after',
+              template: 'echo',
+              arguments: { parameters: [{ name: 'msg', value: '{{steps.wait.outputs.parameters.answer}}' }] },
+            },
+          ],
+        ],
       },
       suspend,
       echo,
@@ -25,7 +34,13 @@ function withSuspend(suspend: Template): WorkflowSpec {
 
 describe('suspend', () => {
   it('resumes by itself after its duration and asks to be requeued then', () => {
-    const w = new World(withSuspend({ name: 'pause', suspend: { duration: '2m' }, outputs: { parameters: [{ name: 'answer', valueFrom: { supplied: {}, default: 'timeout' } }] } }));
+    const w = new World(
+      withSuspend({
+        name: 'pause',
+        suspend: { duration: '2m' },
+        outputs: { parameters: [{ name: 'answer', valueFrom: { supplied: {}, default: 'timeout' } }] },
+      }),
+    );
     w.reconcile();
     expect(w.node('wait')).toMatchObject({ type: 'Suspend', phase: 'Running' });
     expect(w.requeueAt).toBe('2024-01-01T00:02:00.000Z');
@@ -39,7 +54,13 @@ describe('suspend', () => {
   });
 
   it('waits for a resume, which supplies output parameters', () => {
-    const w = new World(withSuspend({ name: 'approve', suspend: {}, outputs: { parameters: [{ name: 'answer', enum: ['yes', 'no'], valueFrom: { supplied: {} } }] } }));
+    const w = new World(
+      withSuspend({
+        name: 'approve',
+        suspend: {},
+        outputs: { parameters: [{ name: 'answer', enum: ['yes', 'no'], valueFrom: { supplied: {} } }] },
+      }),
+    );
     w.reconcile();
     w.advance(3600);
     w.reconcile();
@@ -47,7 +68,9 @@ describe('suspend', () => {
     expect(w.requeueAt).toBeUndefined();
 
     expect(() => resumeWorkflow(w.status, { now: '2024-01-01T01:00:00Z' })).toThrow(ResumeError);
-    expect(() => resumeWorkflow(w.status, { now: '2024-01-01T01:00:00Z', parameters: { answer: 'maybe' } })).toThrow(/not one of the allowed values/);
+    expect(() => resumeWorkflow(w.status, { now: '2024-01-01T01:00:00Z', parameters: { answer: 'maybe' } })).toThrow(
+      /not one of the allowed values/,
+    );
     const { status, resumed } = resumeWorkflow(w.status, { now: '2024-01-01T01:00:00Z', parameters: { answer: 'yes' } });
     expect(resumed).toEqual(['wf[0].wait']);
     w.workflow.status = status;
@@ -59,7 +82,18 @@ describe('suspend', () => {
   it('resumes only the named node', () => {
     const w = new World({
       entrypoint: 'main',
-      templates: [{ name: 'main', steps: [[{ name: 'one', template: 'hold' }, { name: 'two', template: 'hold' }]] }, { name: 'hold', suspend: {} }],
+      templates: [
+        {
+          name: 'main',
+          steps: [
+            [
+              { name: 'one', template: 'hold' },
+              { name: 'two', template: 'hold' },
+            ],
+          ],
+        },
+        { name: 'hold', suspend: {} },
+      ],
     });
     w.reconcile();
     const { status, resumed } = resumeWorkflow(w.status, { now: '2024-01-01T00:00:10Z', node: 'two' });

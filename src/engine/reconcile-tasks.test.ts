@@ -38,7 +38,15 @@ describe('plugin and http nodes', () => {
 
     w.reportTask('greet', 'Succeeded', { outputs: { parameters: [{ name: 'reply', value: 'hello back' }] }, progress: '4/4' });
     const done = w.reconcile();
-    expect(w.node('greet')).toMatchObject({ phase: 'Succeeded', outputs: { parameters: [{ name: 'reply', value: 'hello back' }, { name: 'extra', value: 'none' }] } });
+    expect(w.node('greet')).toMatchObject({
+      phase: 'Succeeded',
+      outputs: {
+        parameters: [
+          { name: 'reply', value: 'hello back' },
+          { name: 'extra', value: 'none' },
+        ],
+      },
+    });
     expect(done.actions).toEqual([{ kind: 'removeTask', nodeId: node.id }, { kind: 'completeTaskSet' }]);
     expect(w.status).toMatchObject({ phase: 'Succeeded', progress: '4/4' });
     expect(w.taskSpecs.size).toBe(0);
@@ -100,7 +108,10 @@ describe('plugin and http nodes', () => {
   it('runs the retry of a task lost with its agent pod on the replacement pod', () => {
     const w = new World({
       entrypoint: 'main',
-      templates: [{ name: 'main', steps: [[{ name: 'greet', template: 'hello' }]] }, { ...hello, retryStrategy: { limit: 1, retryPolicy: 'Always' } }],
+      templates: [
+        { name: 'main', steps: [[{ name: 'greet', template: 'hello' }]] },
+        { ...hello, retryStrategy: { limit: 1, retryPolicy: 'Always' } },
+      ],
     });
     w.reconcile();
     w.reportTask('greet(0)', 'Running');
@@ -133,7 +144,10 @@ describe('plugin and http nodes', () => {
   it('retries plugin nodes with their retryStrategy', () => {
     const w = new World({
       entrypoint: 'main',
-      templates: [{ name: 'main', steps: [[{ name: 'greet', template: 'hello' }]] }, { ...hello, retryStrategy: { limit: 1 } }],
+      templates: [
+        { name: 'main', steps: [[{ name: 'greet', template: 'hello' }]] },
+        { ...hello, retryStrategy: { limit: 1 } },
+      ],
     });
     w.reconcile();
     w.reportTask('greet(0)', 'Failed', { message: '403: forbidden' });
@@ -162,7 +176,10 @@ describe('plugin and http nodes', () => {
     w.reconcile();
     w.reportTask('greet', 'Succeeded', {});
     w.reconcile();
-    expect(w.node('greet')).toMatchObject({ phase: 'Error', message: 'spec.templates[hello].outputs.parameters[reply]: no value was produced and there is no default' });
+    expect(w.node('greet')).toMatchObject({
+      phase: 'Error',
+      message: 'spec.templates[hello].outputs.parameters[reply]: no value was produced and there is no default',
+    });
   });
 });
 

@@ -6,7 +6,11 @@ import { World } from './test-world.js';
 
 const lib: TemplateSource = {
   templates: [
-    { name: 'greet', inputs: { parameters: [{ name: 'who' }] }, steps: [[{ name: 'say', template: 'say', arguments: { parameters: [{ name: 'who', value: '{{inputs.parameters.who}}' }] } }]] },
+    {
+      name: 'greet',
+      inputs: { parameters: [{ name: 'who' }] },
+      steps: [[{ name: 'say', template: 'say', arguments: { parameters: [{ name: 'who', value: '{{inputs.parameters.who}}' }] } }]],
+    },
     { name: 'say', inputs: { parameters: [{ name: 'who' }] }, container: { image: 'alpine', args: ['hello {{inputs.parameters.who}}'] } },
   ],
 };
@@ -25,7 +29,12 @@ describe('templateRef and workflowTemplateRef', () => {
     };
     const w = new World(
       { entrypoint: 'main', templates: [main] },
-      { templates: { [templateSourceKey('WorkflowTemplate', 'lib')]: lib, [templateSourceKey('ClusterWorkflowTemplate', 'shared')]: cluster } },
+      {
+        templates: {
+          [templateSourceKey('WorkflowTemplate', 'lib')]: lib,
+          [templateSourceKey('ClusterWorkflowTemplate', 'shared')]: cluster,
+        },
+      },
     );
     w.reconcile();
     expect(w.node('hi')).toMatchObject({ type: 'Steps', templateRef: { name: 'lib', template: 'greet' } });
@@ -38,7 +47,10 @@ describe('templateRef and workflowTemplateRef', () => {
   });
 
   it('fails at once when a referenced WorkflowTemplate is missing', () => {
-    const w = new World({ entrypoint: 'main', templates: [{ name: 'main', steps: [[{ name: 'x', templateRef: { name: 'nope', template: 't' } }]] }] });
+    const w = new World({
+      entrypoint: 'main',
+      templates: [{ name: 'main', steps: [[{ name: 'x', templateRef: { name: 'nope', template: 't' } }]] }],
+    });
     w.reconcile();
     expect(w.status.phase).toBe('Failed');
     expect(w.status.message).toContain('spec.templates[main].steps[0][x].templateRef WorkflowTemplate "nope" not found');
@@ -68,12 +80,24 @@ describe('templateRef and workflowTemplateRef', () => {
     const wf = { metadata: { name: 'wf' }, spec: { workflowTemplateRef: { name: 'top' } } };
     expect(missingTemplateSources(wf)).toEqual([{ kind: 'WorkflowTemplate', name: 'top' }]);
     const top: TemplateSource = {
-      templates: [{ name: 'main', dag: { tasks: [{ name: 'a', templateRef: { name: 'shared', template: 'ping', clusterScope: true } }, { name: 'b', templateRef: { name: 'lib', template: 'say' } }] } }],
+      templates: [
+        {
+          name: 'main',
+          dag: {
+            tasks: [
+              { name: 'a', templateRef: { name: 'shared', template: 'ping', clusterScope: true } },
+              { name: 'b', templateRef: { name: 'lib', template: 'say' } },
+            ],
+          },
+        },
+      ],
     };
     expect(missingTemplateSources(wf, { 'WorkflowTemplate/top': top })).toEqual([
       { kind: 'ClusterWorkflowTemplate', name: 'shared' },
       { kind: 'WorkflowTemplate', name: 'lib' },
     ]);
-    expect(missingTemplateSources(wf, { 'WorkflowTemplate/top': top, 'ClusterWorkflowTemplate/shared': cluster, 'WorkflowTemplate/lib': lib })).toEqual([]);
+    expect(
+      missingTemplateSources(wf, { 'WorkflowTemplate/top': top, 'ClusterWorkflowTemplate/shared': cluster, 'WorkflowTemplate/lib': lib }),
+    ).toEqual([]);
   });
 });

@@ -19,7 +19,14 @@
  *    (not after Terminate); then the workflow ends: Succeeded only if both succeeded.
  * Templates nested deeper than MAX_TEMPLATE_DEPTH (recursion) fail the workflow at once.
  */
-import { FINAL_WORKFLOW_PHASES, type NodeStatus, type Parameter, type Workflow, type WorkflowSpec, type WorkflowStatus } from '../api/index.js';
+import {
+  FINAL_WORKFLOW_PHASES,
+  type NodeStatus,
+  type Parameter,
+  type Workflow,
+  type WorkflowSpec,
+  type WorkflowStatus,
+} from '../api/index.js';
 import type { EngineAction, Observations, ReconcileResult } from './contract.js';
 import { effectiveSpec } from './effective-spec.js';
 import { decideAgent } from './agent-replacement.js';
@@ -53,7 +60,14 @@ export function reconcileWorkflow(workflow: Workflow, observations: Observations
   }
   const name = workflow.metadata?.name ?? '';
   const agent = decideAgent(previous.agent, observations.agent);
-  const run = new EngineRun(name, previous.nodes, { ...observations, agent: agent.agent }, new TemplateResolver(spec.templates ?? [], sources), spec.parallelism, workflowVariables(workflow, spec, []));
+  const run = new EngineRun(
+    name,
+    previous.nodes,
+    { ...observations, agent: agent.agent },
+    new TemplateResolver(spec.templates ?? [], sources),
+    spec.parallelism,
+    workflowVariables(workflow, spec, []),
+  );
   restoreGlobals(run);
   run.podSpecPatch = spec.podSpecPatch;
   run.activePods = countActivePods(run);
@@ -119,14 +133,19 @@ function walk(run: EngineRun, name: string, spec: WorkflowSpec): Walked {
         executeTemplate(run, {
           name: exitHookName(name),
           displayName: 'onExit',
-          ref: { ...(exitHook.template !== undefined ? { template: exitHook.template } : {}), ...(exitHook.templateRef ? { templateRef: exitHook.templateRef } : {}) },
+          ref: {
+            ...(exitHook.template !== undefined ? { template: exitHook.template } : {}),
+            ...(exitHook.templateRef ? { templateRef: exitHook.templateRef } : {}),
+          },
           scope: undefined,
           args,
         }),
       );
     } catch (err) {
       if (err instanceof RecursionLimitError) throw err;
-      exitNode = run.nodeByName(exitHookName(name)) ?? run.createNode({ name: exitHookName(name), displayName: 'onExit', type: 'Pod', phase: 'Error', message: errorMessage(err) });
+      exitNode =
+        run.nodeByName(exitHookName(name)) ??
+        run.createNode({ name: exitHookName(name), displayName: 'onExit', type: 'Pod', phase: 'Error', message: errorMessage(err) });
     }
     exitDone = exitNode !== undefined && isFinal(exitNode.phase);
   }
@@ -180,20 +199,28 @@ function shutdownOf(spec: WorkflowSpec, startedMs: number, run: EngineRun): Shut
   if (spec.activeDeadlineSeconds !== undefined && spec.activeDeadlineSeconds !== null) {
     const deadline = startedMs + spec.activeDeadlineSeconds * 1000;
     if (run.nowMs >= deadline) {
-      return { message: `Workflow exceeded its deadline (spec.activeDeadlineSeconds ${spec.activeDeadlineSeconds})`, runExitHandlers: true };
+      return {
+        message: `Workflow exceeded its deadline (spec.activeDeadlineSeconds ${spec.activeDeadlineSeconds})`,
+        runExitHandlers: true,
+      };
     }
     run.requeueAt(deadline);
   }
   return undefined;
 }
 
-function outcome(root: NodeStatus | undefined, exitNode: NodeStatus | undefined, shutdown: Shutdown | undefined): { phase: 'Succeeded' | 'Failed' | 'Error'; message?: string } {
+function outcome(
+  root: NodeStatus | undefined,
+  exitNode: NodeStatus | undefined,
+  shutdown: Shutdown | undefined,
+): { phase: 'Succeeded' | 'Failed' | 'Error'; message?: string } {
   if (!root) return { phase: 'Failed', message: shutdown?.message ?? 'the entrypoint never started' };
   if (root.phase !== 'Succeeded' && root.phase !== 'Skipped') {
     const phase = root.phase === 'Error' ? 'Error' : 'Failed';
     return { phase, message: shutdown?.message ?? root.message ?? phase };
   }
-  if (exitNode && isFailure(exitNode.phase)) return { phase: 'Failed', message: `exit handler failed: ${exitNode.message ?? exitNode.phase}` };
+  if (exitNode && isFailure(exitNode.phase))
+    return { phase: 'Failed', message: `exit handler failed: ${exitNode.message ?? exitNode.phase}` };
   return { phase: 'Succeeded' };
 }
 
@@ -208,7 +235,12 @@ function cleanupActions(status: WorkflowStatus, observations: Observations, comp
     if (pod.phase !== 'Pending' && pod.phase !== 'Running') continue;
     const node = nodes[pod.nodeId];
     if (complete || !node || isFinal(node.phase)) {
-      actions.push({ kind: 'deletePod', podName: pod.podName, nodeId: pod.nodeId, reason: complete ? 'workflow completed' : 'its node has finished' });
+      actions.push({
+        kind: 'deletePod',
+        podName: pod.podName,
+        nodeId: pod.nodeId,
+        reason: complete ? 'workflow completed' : 'its node has finished',
+      });
     }
   }
   for (const task of observations.tasks) {
@@ -240,7 +272,10 @@ function finalize(actions: EngineAction[]): EngineAction[] {
     seen.add(key);
     unique.push(a);
   }
-  return unique.map((a, i) => [a, i] as const).sort((x, y) => ORDER[x[0].kind] - ORDER[y[0].kind] || x[1] - y[1]).map(([a]) => a);
+  return unique
+    .map((a, i) => [a, i] as const)
+    .sort((x, y) => ORDER[x[0].kind] - ORDER[y[0].kind] || x[1] - y[1])
+    .map(([a]) => a);
 }
 
 function actionKey(a: EngineAction): string {

@@ -45,7 +45,8 @@ export type RetryDecision =
   | { kind: 'stop'; message: string };
 
 /** Messages of errors that are worth retrying under `OnTransientError`. */
-const TRANSIENT = /pod deleted|imminent node shutdown|connection (refused|reset)|timeout|timed out|temporarily unavailable|too many requests|agent/i;
+const TRANSIENT =
+  /pod deleted|imminent node shutdown|connection (refused|reset)|timeout|timed out|temporarily unavailable|too many requests|agent/i;
 
 export function decideRetry(
   params: RetryParams,

@@ -18,11 +18,34 @@ export function startCall(run: EngineRun, call: ExpandedCall, boundaryID: string
   const base = { name: call.name, displayName: call.displayName, boundaryID };
   if (prepared.kind === 'skip') return run.createNode({ ...base, type: 'Skipped', phase: 'Skipped', message: prepared.message });
   if (prepared.kind === 'error') return run.createNode({ ...base, type: 'Skipped', phase: 'Error', message: prepared.message });
-  return executeTemplate(run, { ...base, ref: prepared.ref, scope, args: prepared.args, local: call.local, ...(prepared.absent ? { absent: prepared.absent } : {}) });
+  return executeTemplate(run, {
+    ...base,
+    ref: prepared.ref,
+    scope,
+    args: prepared.args,
+    local: call.local,
+    ...(prepared.absent ? { absent: prepared.absent } : {}),
+  });
 }
 
 /** Advances the call's existing node (inputs were bound when it was created). */
-export function advanceCall(run: EngineRun, call: ExpandedCall, existing: NodeStatus, boundaryID: string, scope: string | undefined): NodeStatus {
+export function advanceCall(
+  run: EngineRun,
+  call: ExpandedCall,
+  existing: NodeStatus,
+  boundaryID: string,
+  scope: string | undefined,
+): NodeStatus {
   if (isFinal(existing.phase)) return existing;
-  return executeTemplate(run, { name: call.name, displayName: call.displayName, boundaryID, ref: call.ref, scope, args: undefined, local: call.local }) ?? existing;
+  return (
+    executeTemplate(run, {
+      name: call.name,
+      displayName: call.displayName,
+      boundaryID,
+      ref: call.ref,
+      scope,
+      args: undefined,
+      local: call.local,
+    }) ?? existing
+  );
 }

@@ -18,7 +18,13 @@ import type { Vars } from './variables.js';
  * `<prefix>.outputs.parameters.<p>` for the declared defaults of the template `ref` names, when
  * `node` was skipped or omitted and has no outputs of its own; `{}` otherwise.
  */
-export function skippedOutputVariables(run: EngineRun, prefix: string, node: NodeStatus, ref: TemplateReference, scope: string | undefined): Vars {
+export function skippedOutputVariables(
+  run: EngineRun,
+  prefix: string,
+  node: NodeStatus,
+  ref: TemplateReference,
+  scope: string | undefined,
+): Vars {
   if (node.outputs || (node.phase !== 'Skipped' && node.phase !== 'Omitted')) return {};
   const res = run.templates.resolve(ref, scope);
   if (!res.ok) return {};

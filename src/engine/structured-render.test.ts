@@ -7,7 +7,7 @@ const withValue = (value: string) => (text: string) => text.replaceAll('{{v}}', 
 const HOSTILE = [
   '"}}], "hostPID": true, "x": [{"a": "',
   '1Gi"}}]}, "hostNetwork": true, "y": {"z": "',
-  "1Gi\nhostPID: true\n",
+  '1Gi\nhostPID: true\n',
   'a: b',
   '1Gi\n---\nhostPID: true',
   "' ]}  , hostIPC: true, q: ['",
@@ -22,7 +22,11 @@ describe('renderStructuredText (podSpecPatch)', () => {
   const yaml = 'containers:\n  - name: main\n    resources:\n      limits:\n        memory: "{{v}}"\n';
   const yamlPlain = 'containers:\n  - name: main\n    resources:\n      limits:\n        memory: {{v}}\n';
 
-  for (const [form, text] of [['JSON', json], ['YAML', yaml], ['unquoted YAML', yamlPlain]] as const) {
+  for (const [form, text] of [
+    ['JSON', json],
+    ['YAML', yaml],
+    ['unquoted YAML', yamlPlain],
+  ] as const) {
     it(`a value is one string leaf, never structure (${form})`, () => {
       for (const value of HOSTILE) {
         const out = JSON.parse(renderStructuredText(text, 'spec.podSpecPatch', withValue(value)));
@@ -42,7 +46,8 @@ describe('renderStructuredText (podSpecPatch)', () => {
   });
 
   it('a whole unquoted tag gives a number or boolean when it reads as one, quoted ones stay strings', () => {
-    const render = (v: string) => JSON.parse(renderStructuredText('{"activeDeadlineSeconds": {{v}}, "q": "{{v}}", "s": {{v}}x}', 'f', withValue(v)));
+    const render = (v: string) =>
+      JSON.parse(renderStructuredText('{"activeDeadlineSeconds": {{v}}, "q": "{{v}}", "s": {{v}}x}', 'f', withValue(v)));
     expect(render('30')).toEqual({ activeDeadlineSeconds: 30, q: '30', s: '30x' });
     expect(render('true')).toEqual({ activeDeadlineSeconds: true, q: 'true', s: 'truex' });
     expect(render('null')).toEqual({ activeDeadlineSeconds: 'null', q: 'null', s: 'nullx' });
@@ -59,14 +64,42 @@ describe('renderStructuredText (podSpecPatch)', () => {
   });
 
   it('refuses tags in keys, bad documents and __proto__, naming the field', () => {
-    expect(() => renderStructuredText('{"{{v}}": 1}', 'spec.podSpecPatch', withValue('hostPID'))).toThrow(/spec.podSpecPatch.*a key may not hold a tag/);
+    expect(() => renderStructuredText('{"{{v}}": 1}', 'spec.podSpecPatch', withValue('hostPID'))).toThrow(
+      /spec.podSpecPatch.*a key may not hold a tag/,
+    );
     expect(() => renderStructuredText('{"a": {{v}', 'spec.podSpecPatch', withValue('x'))).toThrow(/unclosed/);
-    expect(() => renderStructuredText('a: [{{v}}', 'spec.podSpecPatch', withValue('x'))).toThrow(/spec.podSpecPatch is not valid YAML or JSON/);
+    expect(() => renderStructuredText('a: [{{v}}', 'spec.podSpecPatch', withValue('x'))).toThrow(
+      /spec.podSpecPatch is not valid YAML or JSON/,
+    );
     expect(() => renderStructuredText('{"__proto__": {"a": "{{v}}"}}', 'spec.podSpecPatch', withValue('x'))).toThrow(/__proto__/);
   });
 
   it('pure fuzz: any mix of metacharacters stays one string leaf, in every form', () => {
-    const alphabet = ['"', "'", '}', ']', '{', '[', '\n', ': ', '{{', '}}', '---', '...', '#', '- ', ',', '\\', '&a', '*a', '!!', '|', '>', ' ', 'x'];
+    const alphabet = [
+      '"',
+      "'",
+      '}',
+      ']',
+      '{',
+      '[',
+      '\n',
+      ': ',
+      '{{',
+      '}}',
+      '---',
+      '...',
+      '#',
+      '- ',
+      ',',
+      '\\',
+      '&a',
+      '*a',
+      '!!',
+      '|',
+      '>',
+      ' ',
+      'x',
+    ];
     let seed = 7;
     const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let i = 0; i < 400; i++) {

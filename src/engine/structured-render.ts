@@ -31,7 +31,8 @@ const NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?$/;
  */
 export function renderStructuredText(text: string, field: string, renderLeaf: (text: string, field: string) => string): string {
   if (!text.includes('{{')) return text;
-  if (text.includes(OPEN) || text.includes(CLOSE)) throw new Error(`${field} may not contain the characters U+E000 and U+E001 (plugflow uses them to mask tags)`);
+  if (text.includes(OPEN) || text.includes(CLOSE))
+    throw new Error(`${field} may not contain the characters U+E000 and U+E001 (plugflow uses them to mask tags)`);
   const spans = compileTemplate(text, field).tagSpans;
   let masked = '';
   let at = 0;
@@ -46,12 +47,16 @@ export function renderStructuredText(text: string, field: string, renderLeaf: (t
   // YAML 1.1 with last-key-wins and merge keys so a patch with tags means what it means without
   // them (src/yaml reads those, as kubectl does).
   const doc = parseDocument(masked, { version: '1.1', uniqueKeys: false, merge: true });
-  if (doc.errors.length > 0) throw new Error(`${field} is not valid YAML or JSON: ${unmask(doc.errors[0]!.message.split('\n')[0]!, spans)}`);
+  if (doc.errors.length > 0)
+    throw new Error(`${field} is not valid YAML or JSON: ${unmask(doc.errors[0]!.message.split('\n')[0]!, spans)}`);
   visit(doc, {
     Scalar(key, node, path) {
       if (typeof node.value !== 'string' || !node.value.includes(OPEN)) return;
       const leaf = leafField(field, path, node);
-      if (key === 'key') throw new Error(`${leaf}: a key may not hold a tag (${JSON.stringify(unmask(node.value, spans))}); tags are rendered in values only`);
+      if (key === 'key')
+        throw new Error(
+          `${leaf}: a key may not hold a tag (${JSON.stringify(unmask(node.value, spans))}); tags are rendered in values only`,
+        );
       const source = unmask(node.value, spans);
       const rendered = renderLeaf(source, leaf);
       node.value = WHOLE.test(node.value) && node.type === 'PLAIN' ? plainScalar(rendered) : rendered;

@@ -3,7 +3,12 @@ import type { Workflow, WorkflowSpec } from '../api/index.js';
 import type { SourceRef } from './effective-spec.js';
 import { fetchTemplateSources, resolveTemplateSources, type SourceResolution } from './template-sources.js';
 
-const wf = (spec: WorkflowSpec): Workflow => ({ apiVersion: 'plugflow.io/v1alpha1', kind: 'Workflow', metadata: { name: 'w', namespace: 'ns' }, spec });
+const wf = (spec: WorkflowSpec): Workflow => ({
+  apiVersion: 'plugflow.io/v1alpha1',
+  kind: 'Workflow',
+  metadata: { name: 'w', namespace: 'ns' },
+  spec,
+});
 const call = (name: string, cluster = false): WorkflowSpec['templates'] => [
   { name: 'main', steps: [[{ name: 's', templateRef: { name, template: 't', ...(cluster ? { clusterScope: true } : {}) } }]] },
 ];
@@ -12,7 +17,10 @@ const call = (name: string, cluster = false): WorkflowSpec['templates'] => [
 const store: Record<string, WorkflowSpec> = {
   'WorkflowTemplate/a': { templates: [{ name: 't', container: { image: 'x' } }, ...call('b', true)!.map((t) => ({ ...t, name: 'u' }))] },
   'ClusterWorkflowTemplate/b': { templates: [{ name: 't', container: { image: 'y' } }, ...call('a')!.map((t) => ({ ...t, name: 'u' }))] },
-  'WorkflowTemplate/c': { entrypoint: 't', templates: [{ name: 't', container: { image: 'z' } }, ...call('gone')!.map((t) => ({ ...t, name: 'u' }))] },
+  'WorkflowTemplate/c': {
+    entrypoint: 't',
+    templates: [{ name: 't', container: { image: 'z' } }, ...call('gone')!.map((t) => ({ ...t, name: 'u' }))],
+  },
 };
 
 /** Runs both drivers on the same store; they must agree; returns the result and the lookups made. */
@@ -41,7 +49,12 @@ describe('template sources resolved once (sync over a cache, async over fetches)
   it('follows spec.workflowTemplateRef and leaves a missing source out (asked once)', async () => {
     const { result, lookups } = await both({ workflowTemplateRef: { name: 'c' } });
     expect(lookups).toEqual(['WorkflowTemplate/c', 'WorkflowTemplate/gone']);
-    expect(result).toEqual({ ok: true, sources: { 'WorkflowTemplate/c': { templates: store['WorkflowTemplate/c']!.templates, entrypoint: 't', spec: store['WorkflowTemplate/c'] } } });
+    expect(result).toEqual({
+      ok: true,
+      sources: {
+        'WorkflowTemplate/c': { templates: store['WorkflowTemplate/c']!.templates, entrypoint: 't', spec: store['WorkflowTemplate/c'] },
+      },
+    });
   });
 
   it('stops with the limit message once it would look up more than maxSources', async () => {
@@ -53,8 +66,16 @@ describe('template sources resolved once (sync over a cache, async over fetches)
 
   it('ends with the error of a lookup that throws', async () => {
     const refused = new Error('forbidden');
-    expect(() => resolveTemplateSources(wf({ templates: call('a') }), () => { throw refused; })).toThrow(refused);
-    await expect(fetchTemplateSources(wf({ templates: call('a') }), async () => { throw refused; })).rejects.toBe(refused);
+    expect(() =>
+      resolveTemplateSources(wf({ templates: call('a') }), () => {
+        throw refused;
+      }),
+    ).toThrow(refused);
+    await expect(
+      fetchTemplateSources(wf({ templates: call('a') }), async () => {
+        throw refused;
+      }),
+    ).rejects.toBe(refused);
   });
 
   it('looks nothing up for a workflow without references', async () => {

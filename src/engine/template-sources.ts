@@ -43,7 +43,11 @@ export function resolveTemplateSources(workflow: Workflow, lookup: SourceLookup,
 }
 
 /** Follows the references of `workflow` with an asynchronous fetch (one at a time). */
-export async function fetchTemplateSources(workflow: Workflow, fetch: SourceFetch, options: ResolveOptions = {}): Promise<SourceResolution> {
+export async function fetchTemplateSources(
+  workflow: Workflow,
+  fetch: SourceFetch,
+  options: ResolveOptions = {},
+): Promise<SourceResolution> {
   const walk = resolution(workflow, options);
   let step = walk.next();
   while (!step.done) step = walk.next(await fetch(step.value));

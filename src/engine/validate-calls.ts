@@ -9,7 +9,15 @@ import { ancestors, buildDagGraph, findCycle, parseTargets } from './dag-graph.j
 import { dependsText } from './dag-depends.js';
 import { checkTags, checkWhen, compileDependsText, tagNames } from './expressions.js';
 import { checkEnum } from './inputs.js';
-import { checkInputRef, checkParameterValues, detailOf, tagged, validateTemplate, walkStrings, type TemplateContext } from './validate-template.js';
+import {
+  checkInputRef,
+  checkParameterValues,
+  detailOf,
+  tagged,
+  validateTemplate,
+  walkStrings,
+  type TemplateContext,
+} from './validate-template.js';
 
 /**
  * Most tasks in one DAG template and steps in one steps template (all groups together). Above
@@ -25,7 +33,10 @@ export const MAX_STEPS = 1000;
 export function validateSteps(t: Template, where: string, scope: string | undefined, ctx: TemplateContext): void {
   const count = (t.steps ?? []).reduce((n, group) => n + (Array.isArray(group) ? group.length : 0), 0);
   if (count > MAX_STEPS) {
-    ctx.add(`${where}.steps`, `has ${count} steps; a steps template may have at most ${MAX_STEPS} (use withItems/withParam for fan-out, or split it into several templates)`);
+    ctx.add(
+      `${where}.steps`,
+      `has ${count} steps; a steps template may have at most ${MAX_STEPS} (use withItems/withParam for fan-out, or split it into several templates)`,
+    );
     return;
   }
   const declared = new Set((t.inputs?.parameters ?? []).map((p) => p.name));
@@ -45,9 +56,12 @@ export function validateSteps(t: Template, where: string, scope: string | undefi
         if (ref.startsWith('steps.')) {
           const target = ref.split('.')[1] ?? '';
           if (!earlier.has(target)) {
-            ctx.add(field, all.has(target)
-              ? `refers to {{${ref}}} but step "${target}" does not run before this one (only steps of earlier groups can be used)`
-              : `refers to {{${ref}}} but there is no step "${target}"`);
+            ctx.add(
+              field,
+              all.has(target)
+                ? `refers to {{${ref}}} but step "${target}" does not run before this one (only steps of earlier groups can be used)`
+                : `refers to {{${ref}}} but there is no step "${target}"`,
+            );
           }
         } else checkInputRef(ref, declared, field, ctx);
       });
@@ -60,7 +74,10 @@ export function validateSteps(t: Template, where: string, scope: string | undefi
 export function validateDag(t: Template, where: string, scope: string | undefined, ctx: TemplateContext): void {
   const tasks = t.dag?.tasks ?? [];
   if (tasks.length > MAX_DAG_TASKS) {
-    ctx.add(`${where}.dag.tasks`, `has ${tasks.length} tasks; a DAG template may have at most ${MAX_DAG_TASKS} (use withItems/withParam for fan-out, or split it into several templates)`);
+    ctx.add(
+      `${where}.dag.tasks`,
+      `has ${tasks.length} tasks; a DAG template may have at most ${MAX_DAG_TASKS} (use withItems/withParam for fan-out, or split it into several templates)`,
+    );
     return;
   }
   const declared = new Set((t.inputs?.parameters ?? []).map((p) => p.name));
@@ -86,13 +103,17 @@ export function validateDag(t: Template, where: string, scope: string | undefine
       }
     }
     if (task.depends) for (const d of found) if (!names.has(d)) ctx.add(`${at}.depends`, `names an unknown task "${d}"`);
-    deps.set(task.name, found.filter((d) => names.has(d)));
+    deps.set(
+      task.name,
+      found.filter((d) => names.has(d)),
+    );
   }
   const graph = buildDagGraph(tasks.map((x) => ({ name: x.name, dependsOn: deps.get(x.name) ?? [] })));
   const cycle = findCycle(graph);
   if (cycle) ctx.add(`${where}.dag.tasks`, `have a dependency cycle: ${cycle.join(' → ')}`);
   if (t.dag?.target && !tagged(t.dag.target)) {
-    for (const target of parseTargets(t.dag.target)) if (!names.has(target)) ctx.add(`${where}.dag.target`, `names an unknown task "${target}"`);
+    for (const target of parseTargets(t.dag.target))
+      if (!names.has(target)) ctx.add(`${where}.dag.target`, `names an unknown task "${target}"`);
   }
   // Whether a task runs after another: answered from per-task bit sets built in topological
   // order (linear in the graph, no recursion); only asked when there is no cycle.
@@ -104,7 +125,8 @@ export function validateDag(t: Template, where: string, scope: string | undefine
       if (ref.startsWith('tasks.')) {
         const target = ref.split('.')[1] ?? '';
         if (!names.has(target)) ctx.add(field, `refers to {{${ref}}} but there is no task "${target}"`);
-        else if (runsAfter && !runsAfter(task.name, target)) ctx.add(field, `refers to {{${ref}}} but task "${target}" is not among the tasks "${task.name}" depends on`);
+        else if (runsAfter && !runsAfter(task.name, target))
+          ctx.add(field, `refers to {{${ref}}} but task "${target}" is not among the tasks "${task.name}" depends on`);
       } else checkInputRef(ref, declared, field, ctx);
     });
   }
@@ -112,7 +134,13 @@ export function validateDag(t: Template, where: string, scope: string | undefine
 }
 
 /** Checks shared by steps and tasks; `onRef` judges each `{{name}}` used in the call's fields. */
-function validateCall(site: CallSite, at: string, scope: string | undefined, ctx: TemplateContext, onRef: (ref: string, field: string) => void): void {
+function validateCall(
+  site: CallSite,
+  at: string,
+  scope: string | undefined,
+  ctx: TemplateContext,
+  onRef: (ref: string, field: string) => void,
+): void {
   const refs = [site.template !== undefined, site.templateRef !== undefined, site.inline !== undefined].filter(Boolean).length;
   if (refs !== 1) ctx.add(at, 'must have exactly one of template, templateRef or inline');
   const loops = [site.withItems, site.withParam, site.withSequence].filter((x) => x !== undefined).length;
@@ -143,7 +171,16 @@ function validateCall(site: CallSite, at: string, scope: string | undefined, ctx
       continue;
     }
     checkParameterValues(hook.arguments?.parameters, `${at}.hooks.exit.arguments.parameters`, ctx.add);
-    checkCallee({ ...(hook.template !== undefined ? { template: hook.template } : {}), ...(hook.templateRef ? { templateRef: hook.templateRef } : {}), ...(hook.arguments ? { arguments: hook.arguments } : {}) }, `${at}.hooks.exit`, scope, ctx);
+    checkCallee(
+      {
+        ...(hook.template !== undefined ? { template: hook.template } : {}),
+        ...(hook.templateRef ? { templateRef: hook.templateRef } : {}),
+        ...(hook.arguments ? { arguments: hook.arguments } : {}),
+      },
+      `${at}.hooks.exit`,
+      scope,
+      ctx,
+    );
   }
   if (site.onExit !== undefined) checkCallee({ template: site.onExit }, `${at}.onExit`, scope, ctx);
   if (inline) validateTemplate(inline, `${at}.inline`, scope, ctx);
@@ -153,9 +190,19 @@ function validateCall(site: CallSite, at: string, scope: string | undefined, ctx
 /** The callee exists, and the call supplies its required inputs with allowed values. */
 function checkCallee(site: CallSite, at: string, scope: string | undefined, ctx: TemplateContext): void {
   if (site.templateRef && !ctx.checkRefs) return;
-  const res = ctx.resolver.resolve({ ...(site.template !== undefined ? { template: site.template } : {}), ...(site.templateRef ? { templateRef: site.templateRef } : {}), ...(site.inline ? { inline: site.inline, ...(site.name ? { inlineName: site.name } : {}) } : {}) }, scope);
+  const res = ctx.resolver.resolve(
+    {
+      ...(site.template !== undefined ? { template: site.template } : {}),
+      ...(site.templateRef ? { templateRef: site.templateRef } : {}),
+      ...(site.inline ? { inline: site.inline, ...(site.name ? { inlineName: site.name } : {}) } : {}),
+    },
+    scope,
+  );
   if (!res.ok) {
-    ctx.add(site.templateRef ? `${at}.templateRef` : `${at}.template`, res.error.replace(/^template (".*") not found/, 'names template $1, which does not exist'));
+    ctx.add(
+      site.templateRef ? `${at}.templateRef` : `${at}.template`,
+      res.error.replace(/^template (".*") not found/, 'names template $1, which does not exist'),
+    );
     return;
   }
   const callee = res.value.template;

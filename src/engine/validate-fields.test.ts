@@ -54,7 +54,9 @@ describe('no field is silently ignored', () => {
       'spec.templates[main].inputs.artifacts',
       'spec.templates[main].outputs.artifacts',
     ]);
-    expect(found).toContain('spec.templates[main].memoize is not supported yet: memoization is not implemented yet: the step would run every time');
+    expect(found).toContain(
+      'spec.templates[main].memoize is not supported yet: memoization is not implemented yet: the step would run every time',
+    );
   });
 
   it('walks steps, tasks, inline templates, hooks and arguments', () => {
@@ -63,7 +65,15 @@ describe('no field is silently ignored', () => {
       templates: [
         {
           name: 'main',
-          steps: [[{ name: 'a', inline: { container: { image: 'alpine', command: ['true'] }, daemon: true } as Template, arguments: { artifacts: [{ name: 'x' }] } }]],
+          steps: [
+            [
+              {
+                name: 'a',
+                inline: { container: { image: 'alpine', command: ['true'] }, daemon: true } as Template,
+                arguments: { artifacts: [{ name: 'x' }] },
+              },
+            ],
+          ],
         },
         { name: 'd', dag: { tasks: [{ name: 't', template: 'echo', hooks: { exit: { template: 'echo', expression: 'true' } } }] } },
         { ...echo, retryStrategy: { limit: 1, affinity: { nodeAntiAffinity: {} } } },
@@ -78,15 +88,21 @@ describe('no field is silently ignored', () => {
   });
 
   it('refuses unknown fields, including keys named like Object.prototype members', () => {
-    const spec = JSON.parse('{"entrypoint":"echo","templates":[{"name":"echo","container":{"image":"a","command":["x"],"comand":["y"]}}],"constructor":1,"entrypont":"x"}') as WorkflowSpec;
+    const spec = JSON.parse(
+      '{"entrypoint":"echo","templates":[{"name":"echo","container":{"image":"a","command":["x"],"comand":["y"]}}],"constructor":1,"entrypont":"x"}',
+    ) as WorkflowSpec;
     expect(messages(spec)).toEqual([
       'spec.templates[echo].container.comand is not a field plugflow knows (Container); check its spelling or remove it',
       'spec.constructor is not a field plugflow knows (WorkflowSpec); check its spelling or remove it',
       'spec.entrypont is not a field plugflow knows (WorkflowSpec); check its spelling or remove it',
     ]);
     // A __proto__ key is refused before the field walk, as hostile user JSON (src/api/user-json.ts).
-    const hostile = JSON.parse('{"entrypoint":"echo","templates":[{"name":"echo","container":{"image":"a"}}],"__proto__":{"x":1}}') as WorkflowSpec;
-    expect(messages(hostile)).toEqual(['spec.__proto__ is a key named "__proto__", which plugflow refuses in user JSON and YAML (it could rewrite object prototypes): rename or remove it']);
+    const hostile = JSON.parse(
+      '{"entrypoint":"echo","templates":[{"name":"echo","container":{"image":"a"}}],"__proto__":{"x":1}}',
+    ) as WorkflowSpec;
+    expect(messages(hostile)).toEqual([
+      'spec.__proto__ is a key named "__proto__", which plugflow refuses in user JSON and YAML (it could rewrite object prototypes): rename or remove it',
+    ]);
   });
 
   it('checks templates reached in WorkflowTemplates, transitively, and the spec a workflowTemplateRef brings', () => {
@@ -98,9 +114,18 @@ describe('no field is silently ignored', () => {
           { ...echo, name: 'unused', daemon: true },
         ],
       },
-      'WorkflowTemplate/base': { templates: [echo], entrypoint: 'echo', spec: { entrypoint: 'echo', templates: [echo], podGC: { strategy: 'OnPodSuccess' } } },
+      'WorkflowTemplate/base': {
+        templates: [echo],
+        entrypoint: 'echo',
+        spec: { entrypoint: 'echo', templates: [echo], podGC: { strategy: 'OnPodSuccess' } },
+      },
     };
-    expect(messages({ entrypoint: 'main', templates: [{ name: 'main', steps: [[{ name: 'x', templateRef: { name: 'shared', template: 'outer' } }]] }] }, sources)).toEqual([
+    expect(
+      messages(
+        { entrypoint: 'main', templates: [{ name: 'main', steps: [[{ name: 'x', templateRef: { name: 'shared', template: 'outer' } }]] }] },
+        sources,
+      ),
+    ).toEqual([
       'WorkflowTemplate/shared spec.templates[inner].memoize is not supported yet: memoization is not implemented yet: the step would run every time',
     ]);
     expect(messages({ workflowTemplateRef: { name: 'base' } }, sources).filter(refused)).toEqual([
@@ -113,7 +138,9 @@ describe('no field is silently ignored', () => {
     const examples = join(import.meta.dirname, '../../examples');
     const files = [
       ...readdirSync(dir).map((f) => join(dir, f)),
-      ...['hello-world.yaml', 'events/workflow-template.yaml', 'plugins/hello/workflow.yaml', 'plugins/progress/workflow.yaml'].map((f) => join(examples, f)),
+      ...['hello-world.yaml', 'events/workflow-template.yaml', 'plugins/hello/workflow.yaml', 'plugins/progress/workflow.yaml'].map((f) =>
+        join(examples, f),
+      ),
     ];
     const problems: string[] = [];
     for (const file of files) {
@@ -129,16 +156,35 @@ describe('no field is silently ignored', () => {
 
 describe('workflow argument enum', () => {
   it('binds the value of a workflow argument to its own enum', () => {
-    expect(messages({ entrypoint: 'echo', templates: [echo], arguments: { parameters: [{ name: 'env', value: 'prod', enum: ['dev', 'test'] }] } })).toEqual([
-      'spec.arguments.parameters[env] value "prod" is not one of the allowed values ["dev","test"]',
-    ]);
-    expect(messages({ entrypoint: 'echo', templates: [echo], arguments: { parameters: [{ name: 'env', value: 'dev', enum: ['dev', 'test'] }] } })).toEqual([]);
+    expect(
+      messages({
+        entrypoint: 'echo',
+        templates: [echo],
+        arguments: { parameters: [{ name: 'env', value: 'prod', enum: ['dev', 'test'] }] },
+      }),
+    ).toEqual(['spec.arguments.parameters[env] value "prod" is not one of the allowed values ["dev","test"]']);
+    expect(
+      messages({
+        entrypoint: 'echo',
+        templates: [echo],
+        arguments: { parameters: [{ name: 'env', value: 'dev', enum: ['dev', 'test'] }] },
+      }),
+    ).toEqual([]);
   });
 });
 
 describe('hostile shapes', () => {
   it('never throws, whatever the spec holds', () => {
-    const shapes: unknown[] = [null, 1, 'x', [], { templates: 'x' }, { templates: [null, 1, { steps: 'x', dag: 'y' }, { steps: [null, [null, 1]], dag: { tasks: [null] } }] }, { hooks: [1] }, { arguments: { parameters: 'x' } }];
+    const shapes: unknown[] = [
+      null,
+      1,
+      'x',
+      [],
+      { templates: 'x' },
+      { templates: [null, 1, { steps: 'x', dag: 'y' }, { steps: [null, [null, 1]], dag: { tasks: [null] } }] },
+      { hooks: [1] },
+      { arguments: { parameters: 'x' } },
+    ];
     const sources: Record<string, TemplateSource> = { 'WorkflowTemplate/x': { templates: [null as never] } };
     for (const spec of shapes) {
       expect(() => checkSpecFields(spec as WorkflowSpec, () => {})).not.toThrow();

@@ -17,7 +17,6 @@ import type { TemplateResolver, TemplateReference } from './template-resolver.js
 
 type Add = (field: string, detail: string) => void;
 
-
 /** The message for a refused field (the field's path comes first, as in every FieldError). */
 export function refusedDetail(reason: string): string {
   return `is not supported yet: ${reason}`;
@@ -72,7 +71,9 @@ export function checkReferencedTemplates(spec: WorkflowSpec, resolver: TemplateR
   if (!isObject(spec)) return;
   const seen = new Set<string>();
   const own: unknown[] = Array.isArray(spec.templates) ? spec.templates : [];
-  const pending: Array<{ t: Template; scope: string | undefined }> = own.filter(isObject).map((t) => ({ t: t as unknown as Template, scope: undefined }));
+  const pending: Array<{ t: Template; scope: string | undefined }> = own
+    .filter(isObject)
+    .map((t) => ({ t: t as unknown as Template, scope: undefined }));
   const follow = (ref: TemplateReference, scope: string | undefined): void => {
     if (!ref.templateRef && scope === undefined) return; // the workflow's own: already walked
     if (ref.inline) return; // walked with the template that holds it
@@ -95,7 +96,14 @@ export function checkReferencedTemplates(spec: WorkflowSpec, resolver: TemplateR
       follow(ref, scope);
       if (site.onExit !== undefined) follow({ template: site.onExit }, scope);
       const hook = site.hooks?.exit;
-      if (hook) follow({ ...(hook.template !== undefined ? { template: hook.template } : {}), ...(hook.templateRef ? { templateRef: hook.templateRef } : {}) }, scope);
+      if (hook)
+        follow(
+          {
+            ...(hook.template !== undefined ? { template: hook.template } : {}),
+            ...(hook.templateRef ? { templateRef: hook.templateRef } : {}),
+          },
+          scope,
+        );
       if (isObject(site.inline)) pending.push({ t: site.inline as Template, scope });
     }
   }
@@ -104,7 +112,8 @@ export function checkReferencedTemplates(spec: WorkflowSpec, resolver: TemplateR
 /** The steps and DAG tasks of a template. */
 function callSites(t: Template): WorkflowStep[] {
   const out: WorkflowStep[] = [];
-  if (Array.isArray(t.steps)) for (const group of t.steps as unknown[]) if (Array.isArray(group)) out.push(...(group.filter(isObject) as WorkflowStep[]));
+  if (Array.isArray(t.steps))
+    for (const group of t.steps as unknown[]) if (Array.isArray(group)) out.push(...(group.filter(isObject) as WorkflowStep[]));
   const tasks: unknown = isObject(t.dag) ? t.dag.tasks : undefined;
   if (Array.isArray(tasks)) out.push(...(tasks.filter(isObject) as WorkflowStep[]));
   return out;

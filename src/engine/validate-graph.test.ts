@@ -9,7 +9,11 @@ import { ancestors, buildDagGraph, findCycle, tasksNeededFor, topologicalOrder }
 import { validateWorkflow } from './validate.js';
 import { MAX_DAG_TASKS, MAX_STEPS } from './validate-calls.js';
 
-const echo: Template = { name: 'echo', inputs: { parameters: [{ name: 'msg' }] }, container: { image: 'alpine', args: ['{{inputs.parameters.msg}}'] } };
+const echo: Template = {
+  name: 'echo',
+  inputs: { parameters: [{ name: 'msg' }] },
+  container: { image: 'alpine', args: ['{{inputs.parameters.msg}}'] },
+};
 
 function dagWorkflow(tasks: DAGTask[]): Workflow {
   return { metadata: { name: 'wf', namespace: 'ns' }, spec: { entrypoint: 'main', templates: [{ name: 'main', dag: { tasks } }, echo] } };
@@ -33,9 +37,19 @@ function timed<T>(f: () => T): { value: T; ms: number } {
 
 describe('validation of large graphs', () => {
   it('refuses the reported 5,000-task chain plus 6,000 dependents at once, naming the field', () => {
-    const tasks = [...chain(5000), ...Array.from({ length: 6000 }, (_, i) => ({ name: `f${i}`, template: 'echo', depends: 't4999', arguments: { parameters: [{ name: 'msg', value: '{{tasks.t0.id}}' }] } }))];
+    const tasks = [
+      ...chain(5000),
+      ...Array.from({ length: 6000 }, (_, i) => ({
+        name: `f${i}`,
+        template: 'echo',
+        depends: 't4999',
+        arguments: { parameters: [{ name: 'msg', value: '{{tasks.t0.id}}' }] },
+      })),
+    ];
     const { value, ms } = timed(() => validateWorkflow(dagWorkflow(tasks)).map((e) => e.message));
-    expect(value).toEqual([`spec.templates[main].dag.tasks has 11000 tasks; a DAG template may have at most ${MAX_DAG_TASKS} (use withItems/withParam for fan-out, or split it into several templates)`]);
+    expect(value).toEqual([
+      `spec.templates[main].dag.tasks has 11000 tasks; a DAG template may have at most ${MAX_DAG_TASKS} (use withItems/withParam for fan-out, or split it into several templates)`,
+    ]);
     expect(ms).toBeLessThan(500);
   });
 
@@ -60,8 +74,13 @@ describe('validation of large graphs', () => {
   });
 
   it('refuses a steps template over the cap, naming the field', () => {
-    const steps = Array.from({ length: MAX_STEPS + 1 }, (_, i) => [{ name: `s${i}`, template: 'echo', arguments: { parameters: [{ name: 'msg', value: 'x' }] } }]);
-    const wf: Workflow = { metadata: { name: 'wf', namespace: 'ns' }, spec: { entrypoint: 'main', templates: [{ name: 'main', steps }, echo] } };
+    const steps = Array.from({ length: MAX_STEPS + 1 }, (_, i) => [
+      { name: `s${i}`, template: 'echo', arguments: { parameters: [{ name: 'msg', value: 'x' }] } },
+    ]);
+    const wf: Workflow = {
+      metadata: { name: 'wf', namespace: 'ns' },
+      spec: { entrypoint: 'main', templates: [{ name: 'main', steps }, echo] },
+    };
     expect(validateWorkflow(wf).map((e) => e.message)).toEqual([
       `spec.templates[main].steps has ${MAX_STEPS + 1} steps; a steps template may have at most ${MAX_STEPS} (use withItems/withParam for fan-out, or split it into several templates)`,
     ]);
@@ -72,7 +91,7 @@ describe('graph helpers on long chains (no recursion)', () => {
   const n = 100_000;
   const graph = buildDagGraph(Array.from({ length: n }, (_, i) => ({ name: `t${i}`, dependsOn: i > 0 ? [`t${i - 1}`] : [] })));
 
-  it('find no cycle, order, and collect a target\'s ancestors', () => {
+  it("find no cycle, order, and collect a target's ancestors", () => {
     expect(findCycle(graph)).toBeUndefined();
     expect(topologicalOrder(graph)[n - 1]).toBe(`t${n - 1}`);
     expect(tasksNeededFor(graph, [`t${n - 1}`]).size).toBe(n);
@@ -93,6 +112,12 @@ describe('graph helpers on long chains (no recursion)', () => {
       { name: 'd', dependsOn: [] },
     ]);
     const after = ancestors(small);
-    expect([after('c', 'a'), after('c', 'b'), after('a', 'c'), after('c', 'd'), after('c', 'c')]).toEqual([true, true, false, false, false]);
+    expect([after('c', 'a'), after('c', 'b'), after('a', 'c'), after('c', 'd'), after('c', 'c')]).toEqual([
+      true,
+      true,
+      false,
+      false,
+      false,
+    ]);
   });
 });

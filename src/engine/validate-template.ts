@@ -93,7 +93,10 @@ function checkParameters(t: Template, where: string, ctx: TemplateContext): void
     else if (inputs.has(p.name)) ctx.add(field, 'is declared twice');
     inputs.add(p.name);
     if (p.enum && isAnyString(p.default) && p.enum.every(isAnyString) && !p.enum.map(String).includes(String(p.default))) {
-      ctx.add(`${field}.default`, `${JSON.stringify(String(p.default))} is not one of the allowed values ${JSON.stringify(p.enum.map(String))}`);
+      ctx.add(
+        `${field}.default`,
+        `${JSON.stringify(String(p.default))} is not one of the allowed values ${JSON.stringify(p.enum.map(String))}`,
+      );
     }
   }
   const outputs = new Set<string>();
@@ -104,9 +107,12 @@ function checkParameters(t: Template, where: string, ctx: TemplateContext): void
     outputs.add(p.name);
     const vf = p.valueFrom;
     if (!vf) continue;
-    const sources = (['path', 'parameter', 'expression', 'supplied', 'jsonPath', 'jqFilter', 'configMapKeyRef', 'event'] as const).filter((k) => vf[k] !== undefined);
+    const sources = (['path', 'parameter', 'expression', 'supplied', 'jsonPath', 'jqFilter', 'configMapKeyRef', 'event'] as const).filter(
+      (k) => vf[k] !== undefined,
+    );
     if (sources.length > 1) ctx.add(`${field}.valueFrom`, `has more than one source (${sources.join(', ')}); keep one`);
-    if (vf.path !== undefined && !t.container && !t.script) ctx.add(`${field}.valueFrom.path`, 'only works in container and script templates');
+    if (vf.path !== undefined && !t.container && !t.script)
+      ctx.add(`${field}.valueFrom.path`, 'only works in container and script templates');
     if (vf.supplied !== undefined && !t.suspend) ctx.add(`${field}.valueFrom.supplied`, 'only works in suspend templates');
     if (vf.expression !== undefined) expression(vf.expression, `${field}.valueFrom.expression`, ctx);
   }
@@ -132,7 +138,11 @@ function checkAllTags(t: Template, where: string, ctx: TemplateContext): void {
  * template sees, so it is refused here, naming the field, before anything runs.
  * `at` is the list's field, e.g. `spec.templates[main].steps[0][a].arguments.parameters`.
  */
-export function checkParameterValues(params: readonly Parameter[] | undefined, at: string, add: (field: string, detail: string) => void): void {
+export function checkParameterValues(
+  params: readonly Parameter[] | undefined,
+  at: string,
+  add: (field: string, detail: string) => void,
+): void {
   if (!Array.isArray(params)) return;
   params.forEach((p, i) => {
     if (!p || typeof p !== 'object') return;
@@ -164,7 +174,8 @@ export function walkStrings(value: unknown, path: string, fn: (text: string, fie
   if (typeof value === 'string') fn(value, path);
   else if (Array.isArray(value)) value.forEach((v, i) => walkStrings(v, `${path}[${i}]`, fn));
   else if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) walkStrings(v, /^[A-Za-z_][\w-]*$/.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`, fn);
+    for (const [k, v] of Object.entries(value))
+      walkStrings(v, /^[A-Za-z_][\w-]*$/.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`, fn);
   }
 }
 

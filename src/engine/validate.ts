@@ -14,7 +14,16 @@
  * Templates in WorkflowTemplates are checked when `sources` holds them; without `sources`,
  * references into WorkflowTemplates are not checked (the REST server passes what it fetched).
  */
-import { anyStringToString, FieldError, isAnyString, PROTO_KEY_DETAIL, protoKeyPath, SHUTDOWN_STRATEGIES, type Template, type Workflow } from '../api/index.js';
+import {
+  anyStringToString,
+  FieldError,
+  isAnyString,
+  PROTO_KEY_DETAIL,
+  protoKeyPath,
+  SHUTDOWN_STRATEGIES,
+  type Template,
+  type Workflow,
+} from '../api/index.js';
 import type { TemplateSource } from './contract.js';
 import { effectiveSpec, type EffectiveSpec } from './effective-spec.js';
 import { checkEnum } from './inputs.js';
@@ -26,7 +35,11 @@ import { checkParameterValues, validateTemplate, type TemplateContext } from './
  * `merged` is the workflow's effective spec when the caller has it already (the engine merges
  * once per reconcile and hands it here); without it, it is computed from `sources`.
  */
-export function validateWorkflow(workflow: Workflow, sources?: Readonly<Record<string, TemplateSource>>, merged?: EffectiveSpec): FieldError[] {
+export function validateWorkflow(
+  workflow: Workflow,
+  sources?: Readonly<Record<string, TemplateSource>>,
+  merged?: EffectiveSpec,
+): FieldError[] {
   const errors: FieldError[] = [];
   const add = (field: string, detail: string) => errors.push(new FieldError(field, detail));
   // User JSON (src/api/user-json.ts): a `__proto__` key anywhere stops the workflow before any copy.
@@ -83,14 +96,21 @@ export function validateWorkflow(workflow: Workflow, sources?: Readonly<Record<s
   });
 
   if (spec.onExit !== undefined && spec.hooks?.exit) add('spec.onExit', 'and spec.hooks.exit are both set; keep one');
-  if (spec.onExit !== undefined && !templates.some((t) => t.name === spec.onExit)) add('spec.onExit', `names template "${spec.onExit}", which does not exist`);
+  if (spec.onExit !== undefined && !templates.some((t) => t.name === spec.onExit))
+    add('spec.onExit', `names template "${spec.onExit}", which does not exist`);
   for (const [key, hook] of Object.entries(spec.hooks ?? {})) {
     if (key !== 'exit') {
       add(`spec.hooks.${key}`, 'is not supported: only the exit hook is (hooks.exit)');
       continue;
     }
     checkParameterValues(hook.arguments?.parameters, 'spec.hooks.exit.arguments.parameters', add);
-    const res = resolver.resolve({ ...(hook.template !== undefined ? { template: hook.template } : {}), ...(hook.templateRef ? { templateRef: hook.templateRef } : {}) }, undefined);
+    const res = resolver.resolve(
+      {
+        ...(hook.template !== undefined ? { template: hook.template } : {}),
+        ...(hook.templateRef ? { templateRef: hook.templateRef } : {}),
+      },
+      undefined,
+    );
     if (!res.ok && (hook.templateRef === undefined || ctx.checkRefs)) add('spec.hooks.exit', res.error);
   }
   if (spec.parallelism !== undefined && !(Number.isInteger(spec.parallelism) && spec.parallelism >= 1)) {
@@ -119,13 +139,21 @@ function checkOwnTemplates(templates: readonly Template[], ctx: TemplateContext 
 }
 
 /** The workflow's arguments must supply every entrypoint input without a value or default. */
-function checkEntrypointInputs(entry: Template, workflow: Workflow, args: ReadonlyArray<{ name: string; value?: unknown; default?: unknown }>, add: (f: string, d: string) => void): void {
+function checkEntrypointInputs(
+  entry: Template,
+  workflow: Workflow,
+  args: ReadonlyArray<{ name: string; value?: unknown; default?: unknown }>,
+  add: (f: string, d: string) => void,
+): void {
   void workflow;
   for (const p of entry.inputs?.parameters ?? []) {
     const arg = args.find((a) => a.name === p.name);
     const raw = arg?.value ?? arg?.default ?? p.value ?? p.default;
     if (raw === undefined) {
-      add(`spec.arguments.parameters`, `is missing "${p.name}", which the entrypoint template "${entry.name}" requires (inputs.parameters[${p.name}] has no default)`);
+      add(
+        `spec.arguments.parameters`,
+        `is missing "${p.name}", which the entrypoint template "${entry.name}" requires (inputs.parameters[${p.name}] has no default)`,
+      );
       continue;
     }
     let value: string;
@@ -135,7 +163,11 @@ function checkEntrypointInputs(entry: Template, workflow: Workflow, args: Readon
       continue;
     }
     if (value.includes('{{')) continue;
-    const bad = checkEnum(p, value, arg ? `spec.arguments.parameters[${p.name}]` : `spec.templates[${entry.name}].inputs.parameters[${p.name}]`);
+    const bad = checkEnum(
+      p,
+      value,
+      arg ? `spec.arguments.parameters[${p.name}]` : `spec.templates[${entry.name}].inputs.parameters[${p.name}]`,
+    );
     if (bad) {
       const i = bad.indexOf(': ');
       add(bad.slice(0, i), bad.slice(i + 2));

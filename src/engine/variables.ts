@@ -22,7 +22,11 @@ import { anyStringToString, parseUserJson, type NodeStatus, type Workflow, type 
  */
 export type Vars = Record<string, string | null>;
 
-export function workflowVariables(workflow: Workflow, spec: WorkflowSpec, globalOutputs: ReadonlyArray<[string, string]>): Record<string, string> {
+export function workflowVariables(
+  workflow: Workflow,
+  spec: WorkflowSpec,
+  globalOutputs: ReadonlyArray<[string, string]>,
+): Record<string, string> {
   const meta = workflow.metadata ?? {};
   const vars: Record<string, string> = {
     'workflow.name': meta.name ?? '',
@@ -88,7 +92,9 @@ export function loopVariables(prefix: string, items: readonly NodeStatus[], stat
     vars[`${prefix}.outputs.parameters.${name}`] = JSON.stringify(values.map((v) => anyStringToString(v)));
   }
   if (names.length > 0) {
-    const maps = items.map((n) => Object.fromEntries((n.outputs?.parameters ?? []).map((p) => [p.name, p.value === undefined ? '' : anyStringToString(p.value)])));
+    const maps = items.map((n) =>
+      Object.fromEntries((n.outputs?.parameters ?? []).map((p) => [p.name, p.value === undefined ? '' : anyStringToString(p.value)])),
+    );
     vars[`${prefix}.outputs.parameters`] = JSON.stringify(maps);
   }
   return vars;
@@ -113,7 +119,11 @@ function parseIfJson(text: string): unknown {
 /** `workflow.status` and `workflow.failures` for exit handlers. */
 export function exitHandlerVariables(phase: string, nodes: Readonly<Record<string, NodeStatus>>): Vars {
   const failures = Object.values(nodes)
-    .filter((n) => (n.phase === 'Failed' || n.phase === 'Error') && (n.type === 'Pod' || n.type === 'Plugin' || n.type === 'HTTP' || n.type === 'Suspend'))
+    .filter(
+      (n) =>
+        (n.phase === 'Failed' || n.phase === 'Error') &&
+        (n.type === 'Pod' || n.type === 'Plugin' || n.type === 'HTTP' || n.type === 'Suspend'),
+    )
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .map((n) => ({
       displayName: n.displayName,

@@ -39,7 +39,8 @@ export function readMember(c: EvalContext, node: MemberNode, obj: Value, key: Va
     return c.fail('type', `cannot read ${keyText(node, key)} of an array (${c.text(node.obj)}); arrays are indexed by number`, node);
   }
   if (typeof obj === 'object') {
-    if (typeof key === 'string') return Object.hasOwn(obj, key) && typeof (obj as ValueMap)[key] !== 'function' ? ((obj as ValueMap)[key] ?? null) : null;
+    if (typeof key === 'string')
+      return Object.hasOwn(obj, key) && typeof (obj as ValueMap)[key] !== 'function' ? ((obj as ValueMap)[key] ?? null) : null;
     return c.fail('type', `map keys are strings, got ${describeValue(key)} to read ${c.text(node.obj)}`, node);
   }
   if (typeof obj === 'string' && (typeof key === 'bigint' || typeof key === 'number')) {
@@ -48,7 +49,8 @@ export function readMember(c: EvalContext, node: MemberNode, obj: Value, key: Va
     const bytes = Buffer.from(obj, 'utf8');
     let i = Math.trunc(Number(key));
     if (i < 0) i += bytes.length;
-    if (i < 0 || i >= bytes.length) return c.fail('index', `index out of range: ${Number(key)} (string length is ${bytes.length} bytes)`, node);
+    if (i < 0 || i >= bytes.length)
+      return c.fail('index', `index out of range: ${Number(key)} (string length is ${bytes.length} bytes)`, node);
     return BigInt(bytes[i]);
   }
   return c.fail('type', `cannot read ${keyText(node, key)} of ${typeName(obj)} ${c.text(node.obj)}`, node);

@@ -98,7 +98,9 @@ export const STRING_BUILTINS: Record<string, BuiltinDef> = {
     fn: (c, args) => {
       const items = list(c, 'join', args, 0);
       const glue = args.length > 1 ? str(c, 'join', args, 1) : '';
-      const parts = items.map((v, i) => (typeof v === 'string' ? v : c.fail('type', `join: element ${i} must be a string, got ${typeName(v)}`)));
+      const parts = items.map((v, i) =>
+        typeof v === 'string' ? v : c.fail('type', `join: element ${i} must be a string, got ${typeName(v)}`),
+      );
       return joinChecked(c, parts, glue, 'join');
     },
   },

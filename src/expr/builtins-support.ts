@@ -17,7 +17,6 @@ export interface BuiltinDef {
   fn: (c: EvalContext, args: Value[]) => Value;
 }
 
-
 export function argError(c: EvalContext, fn: string, index: number, expected: string, got: Value): never {
   return c.fail('type', `${fn}: argument ${index + 1} must be ${expected}, got ${typeName(got)}`);
 }

@@ -16,12 +16,23 @@ const evErr = (src: string, env: Record<string, unknown> = {}): ExprError => {
 
 describe('conversions', () => {
   it('string() prints like Go %v', () => {
-    expect(ev('string(1) + "|" + string(3.0) + "|" + string(1.5) + "|" + string(1e6) + "|" + string(123456.0) + "|" + string(0.00001)')).toBe('1|3|1.5|1e+06|123456|1e-05');
+    expect(
+      ev('string(1) + "|" + string(3.0) + "|" + string(1.5) + "|" + string(1e6) + "|" + string(123456.0) + "|" + string(0.00001)'),
+    ).toBe('1|3|1.5|1e+06|123456|1e-05');
     expect(ev('string(nil) + string(true) + string([1, "a"]) + string({"b": 1, "a": [2]})')).toBe('<nil>true[1 a]map[a:[2] b:1]');
   });
 
   it('formatGoFloat matches Go for large, small and special values', () => {
-    expect([1234567, 1e21, 1e-7, 0.0001, -0, -2.5, Infinity, NaN].map(formatGoFloat)).toEqual(['1.234567e+06', '1e+21', '1e-07', '0.0001', '-0', '-2.5', '+Inf', 'NaN']);
+    expect([1234567, 1e21, 1e-7, 0.0001, -0, -2.5, Infinity, NaN].map(formatGoFloat)).toEqual([
+      '1.234567e+06',
+      '1e+21',
+      '1e-07',
+      '0.0001',
+      '-0',
+      '-2.5',
+      '+Inf',
+      'NaN',
+    ]);
   });
 
   it('int/asInt and float/asFloat parse strings strictly', () => {
@@ -104,7 +115,7 @@ describe('collections and numbers', () => {
   it('jsonpath picks values from JSON text or values', () => {
     const j = JSON.stringify({ some: { path: 'v', list: [{ n: 1 }, { n: 2 }], 'a-b': true } });
     expect(ev('jsonpath(j, "$.some.path")', { j })).toBe('v');
-    expect(ev("jsonpath(j, \"$.some['a-b']\")", { j })).toBe(true);
+    expect(ev('jsonpath(j, "$.some[\'a-b\']")', { j })).toBe(true);
     expect(ev('jsonpath(j, "$.some.list[-1].n")', { j })).toBe(2);
     expect(ev('jsonpath(j, "$.some.list[*].n")', { j })).toEqual([1, 2]);
     expect(ev('jsonpath(j, "$..n")', { j })).toEqual([1, 2]);
@@ -118,11 +129,17 @@ describe('sprig', () => {
     expect(ev('sprig.toString(3.0) + sprig.toString(3) + sprig.toString("x")')).toBe('33x');
     expect(ev('sprig.int("abc") + sprig.int("42") + sprig.int("3.0") + sprig.int(2.9) + sprig.int("0x10")')).toBe(0 + 42 + 3 + 2 + 16);
     expect(ev('sprig.float64("1.5") + sprig.float64("x")')).toBe(1.5);
-    expect(ev('sprig.trim("  x ") + sprig.trimPrefix("v", "v1") + sprig.trimSuffix(".go", "a.go") + sprig.trimAll("$", "$5$")')).toBe('x1a5');
+    expect(ev('sprig.trim("  x ") + sprig.trimPrefix("v", "v1") + sprig.trimSuffix(".go", "a.go") + sprig.trimAll("$", "$5$")')).toBe(
+      'x1a5',
+    );
     expect(ev('sprig.contains("ell", "hello") && sprig.hasPrefix("he", "hello") && sprig.hasSuffix("lo", "hello")')).toBe(true);
-    expect(ev('sprig.replace("a", "b", "banana") + sprig.repeat(2, "x") + sprig.substr(1, 3, "hello") + sprig.trunc(2, "hello")')).toBe('bbnbnbxxelhe');
+    expect(ev('sprig.replace("a", "b", "banana") + sprig.repeat(2, "x") + sprig.substr(1, 3, "hello") + sprig.trunc(2, "hello")')).toBe(
+      'bbnbnbxxelhe',
+    );
     expect(ev('sprig.upper("a") + sprig.lower("B") + sprig.title("hello world")')).toBe('AbHello World');
-    expect(ev('sprig.join(",", ["a", 1, nil]) + sprig.cat("a", 1, nil, "b") + sprig.quote("x") + sprig.squote("y")')).toBe('a,1a 1 b"x"\'y\'');
+    expect(ev('sprig.join(",", ["a", 1, nil]) + sprig.cat("a", 1, nil, "b") + sprig.quote("x") + sprig.squote("y")')).toBe(
+      'a,1a 1 b"x"\'y\'',
+    );
     expect(ev('sprig.splitList(",", "a,b")')).toEqual(['a', 'b']);
     expect(ev('sprig.split(",", "a,b")')).toEqual({ _0: 'a', _1: 'b' });
   });
@@ -165,7 +182,9 @@ describe('sprig.date', () => {
     expect(ev('sprig.date("2006-01-02", 1700000000)')).toBe('2023-11-14');
     expect(ev('sprig.date("2006-01-02T15:04:05Z07:00", t)', { t: '2024-05-01T10:00:00+02:00' })).toBe('2024-05-01T08:00:00Z');
     expect(ev('sprig.date("Mon Jan _2 3:04:05PM MST 2006 -0700", 1700000000)')).toBe('Tue Nov 14 10:13:20PM UTC 2023 +0000');
-    expect(ev('sprig.date("Monday, 02-January-06 .000 .999 002", t)', { t: '2024-02-03T04:05:06.120Z' })).toBe('Saturday, 03-February-24 .120 .12 034');
+    expect(ev('sprig.date("Monday, 02-January-06 .000 .999 002", t)', { t: '2024-02-03T04:05:06.120Z' })).toBe(
+      'Saturday, 03-February-24 .120 .12 034',
+    );
     expect(ev('sprig.date("20060102150405", 1.9)')).toBe('19700101000001');
   });
 

@@ -1,4 +1,16 @@
-import { argError, compareCharged, floatToInt, int, keyString, list, map, parseGoFloat, parseGoInt, str, type BuiltinDef } from './builtins-support.js';
+import {
+  argError,
+  compareCharged,
+  floatToInt,
+  int,
+  keyString,
+  list,
+  map,
+  parseGoFloat,
+  parseGoInt,
+  str,
+  type BuiltinDef,
+} from './builtins-support.js';
 import type { EvalContext } from './context.js';
 import { CHAR_BYTES, chargeKey, charSteps, ELEMENT_BYTES, KEY_BYTES, KEY_STEPS, MAP_BYTES } from './cost.js';
 import { describeValue, formatGo, toJson } from './format.js';
@@ -121,7 +133,8 @@ function bitFn(op: (a: bigint, b: bigint) => bigint, shift = false): BuiltinDef 
     max: 2,
     cost: 'pick',
     fn: (c, [a, b]) => {
-      if (typeof a !== 'bigint' || typeof b !== 'bigint') return c.fail('type', `bit operations take two ints, got ${typeName(a)} and ${typeName(b)}`);
+      if (typeof a !== 'bigint' || typeof b !== 'bigint')
+        return c.fail('type', `bit operations take two ints, got ${typeName(a)} and ${typeName(b)}`);
       if (shift && b < 0n) return c.fail('call', `invalid operation: negative shift count ${b}`);
       if (shift && b > 64n) return 0n;
       return wrapInt(op(a, b));
@@ -221,11 +234,12 @@ export const BUILTINS: Record<string, BuiltinDef> = {
     cost: 'build',
     fn: (c, args) => {
       const s = str(c, 'fromBase64', args, 0);
-      if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(s)) return c.fail('call', 'fromBase64: illegal base64 data');
+      if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(s))
+        return c.fail('call', 'fromBase64: illegal base64 data');
       return Buffer.from(s, 'base64').toString('utf8');
     },
   },
-  first: { min: 1, max: 1, cost: 'pick', fn: (c, args) => (list(c, 'first', args, 0)[0] ?? null) },
+  first: { min: 1, max: 1, cost: 'pick', fn: (c, args) => list(c, 'first', args, 0)[0] ?? null },
   last: {
     min: 1,
     max: 1,

@@ -16,7 +16,17 @@ describe('shared expression cases (../shared/expr-cases.jsonl)', () => {
 
   it('has cases of every kind', () => {
     const kinds = new Set(results.map((r) => r.case?.kind));
-    for (const k of ['event_selector', 'event_selector_raw', 'event_value', 'event_meta', 'when', 'depends', 'retry', 'expression', 'template']) {
+    for (const k of [
+      'event_selector',
+      'event_selector_raw',
+      'event_value',
+      'event_meta',
+      'when',
+      'depends',
+      'retry',
+      'expression',
+      'template',
+    ]) {
       expect(kinds.has(k as never), `no case of kind ${k}`).toBe(true);
     }
     expect(results.length).toBeGreaterThanOrEqual(100);

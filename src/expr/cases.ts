@@ -14,7 +14,17 @@ import { errorMessage } from '../log/error-message.js';
  * `plugflow expr test` and by the test suite, so both judge a case the same way.
  */
 
-export const CASE_KINDS = ['event_selector', 'event_selector_raw', 'event_value', 'event_meta', 'when', 'depends', 'retry', 'expression', 'template'] as const;
+export const CASE_KINDS = [
+  'event_selector',
+  'event_selector_raw',
+  'event_value',
+  'event_meta',
+  'when',
+  'depends',
+  'retry',
+  'expression',
+  'template',
+] as const;
 export type CaseKind = (typeof CASE_KINDS)[number];
 
 export interface ExprCase {
@@ -76,7 +86,14 @@ export function runCase(c: ExprCase, line: number): CaseResult {
   if (error !== null) {
     const message = error instanceof Error ? error.message : String(error);
     const shown = `error: ${message.split('\n')[0]}`;
-    if (!(error instanceof ExprError)) return { line, case: c, passed: false, actual: shown, problem: `unexpected exception (not an expression error): ${message.split('\n')[0]}` };
+    if (!(error instanceof ExprError))
+      return {
+        line,
+        case: c,
+        passed: false,
+        actual: shown,
+        problem: `unexpected exception (not an expression error): ${message.split('\n')[0]}`,
+      };
     if (c.expect === 'error') return { line, case: c, passed: true, actual: shown };
     return { line, case: c, passed: false, actual: shown, problem: `expected ${describeExpect(c.expect)}, got ${shown}` };
   }
@@ -84,7 +101,9 @@ export function runCase(c: ExprCase, line: number): CaseResult {
   if (c.expect === 'error') return { line, case: c, passed: false, actual: shown, problem: `expected an error, got ${shown}` };
   const want = typeof c.expect === 'boolean' ? c.expect : c.expect.value;
   const passed = isDeepStrictEqual(normalize(actual), normalize(want));
-  return passed ? { line, case: c, passed, actual: shown } : { line, case: c, passed, actual: shown, problem: `expected ${describeExpect(c.expect)}, got ${shown}` };
+  return passed
+    ? { line, case: c, passed, actual: shown }
+    : { line, case: c, passed, actual: shown, problem: `expected ${describeExpect(c.expect)}, got ${shown}` };
 }
 
 function describeExpect(e: ExprCase['expect']): string {
@@ -124,7 +143,8 @@ function validateCase(v: unknown): string | null {
   const c = v as Record<string, unknown>;
   if (typeof c.expr !== 'string') return 'field "expr" must be a string';
   if (c.env !== undefined && (typeof c.env !== 'object' || c.env === null || Array.isArray(c.env))) return 'field "env" must be an object';
-  if (!(CASE_KINDS as readonly unknown[]).includes(c.kind)) return `field "kind" must be one of ${CASE_KINDS.join(', ')}, got ${JSON.stringify(c.kind)}`;
+  if (!(CASE_KINDS as readonly unknown[]).includes(c.kind))
+    return `field "kind" must be one of ${CASE_KINDS.join(', ')}, got ${JSON.stringify(c.kind)}`;
   const e = c.expect;
   const ok = e === true || e === false || e === 'error' || (typeof e === 'object' && e !== null && !Array.isArray(e) && 'value' in e);
   if (!ok) return 'field "expect" must be true, false, "error" or {"value": ...}';

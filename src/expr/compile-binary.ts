@@ -159,7 +159,8 @@ function matchesLiteral(node: Node, L: Fn, pattern: Extract<Node, { k: 'str' }>,
   try {
     re = Regex.compile(pattern.v, limits.maxRegexProgram);
   } catch (err) {
-    if (err instanceof RegexSyntaxError) throw nodeError(info, 'regex', `invalid regular expression ${JSON.stringify(pattern.v)}: ${err.message}`, pattern);
+    if (err instanceof RegexSyntaxError)
+      throw nodeError(info, 'regex', `invalid regular expression ${JSON.stringify(pattern.v)}: ${err.message}`, pattern);
     throw err;
   }
   return (c) => {

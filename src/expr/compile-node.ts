@@ -136,7 +136,11 @@ export class NodeCompiler {
           const v = cond(c);
           if (v === true) return then ? then(c) : true;
           if (v === false) return other(c);
-          return c.fail('type', `the condition of ?: must be a bool, got ${typeName(v)} (${sourceText(this.info.source, node.cond)})`, node);
+          return c.fail(
+            'type',
+            `the condition of ?: must be a bool, got ${typeName(v)} (${sourceText(this.info.source, node.cond)})`,
+            node,
+          );
         };
       }
       case 'array': {
@@ -272,9 +276,17 @@ export class NodeCompiler {
   private call(node: Extract<Node, { k: 'call' }>, scope: Scope): Fn {
     const label = node.ns ? `${node.ns}.${node.name}` : node.name;
     if (!node.ns && hasOwn(PREDICATE_BUILTINS, node.name)) return this.predicateCall(node, scope);
-    const def = node.ns === 'sprig' ? (hasOwn(SPRIG, node.name) ? SPRIG[node.name] : undefined) : hasOwn(BUILTINS, node.name) ? BUILTINS[node.name] : undefined;
+    const def =
+      node.ns === 'sprig'
+        ? hasOwn(SPRIG, node.name)
+          ? SPRIG[node.name]
+          : undefined
+        : hasOwn(BUILTINS, node.name)
+          ? BUILTINS[node.name]
+          : undefined;
     if (!def) {
-      if (!node.ns && hasOwn(UNSUPPORTED_BUILTINS, node.name)) return this.fail('syntax', `${node.name}: ${UNSUPPORTED_BUILTINS[node.name]}`, node);
+      if (!node.ns && hasOwn(UNSUPPORTED_BUILTINS, node.name))
+        return this.fail('syntax', `${node.name}: ${UNSUPPORTED_BUILTINS[node.name]}`, node);
       const hint = !node.ns && hasOwn(SPRIG, node.name) ? ` (did you mean sprig.${node.name}?)` : '';
       return this.fail('syntax', `unknown function ${label}${hint}`, node);
     }
@@ -296,7 +308,17 @@ export class NodeCompiler {
     const [arrayNode, predNode, extraNode] = node.args;
     if (!predNode || predNode.k !== 'predicate') {
       if (!predNode && (node.name === 'count' || node.name === 'sum')) {
-        return compilePredicateCall({ name: node.name, node, array: this.compile(arrayNode, scope, false), body: null, extra: null, elemSlot: 0, indexSlot: 0, accSlot: 0, bodyCost: 1 });
+        return compilePredicateCall({
+          name: node.name,
+          node,
+          array: this.compile(arrayNode, scope, false),
+          body: null,
+          extra: null,
+          elemSlot: 0,
+          indexSlot: 0,
+          accSlot: 0,
+          bodyCost: 1,
+        });
       }
       return this.fail('syntax', `${node.name} expects a predicate as its second argument`, node);
     }

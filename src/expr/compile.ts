@@ -69,7 +69,8 @@ export class CompiledExpression {
       // anything else is a bug of ours, reported as such with the original message.
       const at = ctx.at ?? this.rootNode;
       if (err instanceof RangeError) {
-        if (/call stack/i.test(err.message)) throw nodeError(this.info, 'limit', 'evaluation nested too deeply (the input is too deep or cyclic)', at);
+        if (/call stack/i.test(err.message))
+          throw nodeError(this.info, 'limit', 'evaluation nested too deeply (the input is too deep or cyclic)', at);
         throw nodeError(this.info, 'limit', `a value would be too large (${err.message})`, at);
       }
       throw nodeError(this.info, 'call', `internal error (please report it): ${err instanceof Error ? err.message : String(err)}`, at);
@@ -91,12 +92,15 @@ export class CompiledExpression {
       reasonNamesUse: true,
     });
   }
-
 }
 
 export function compile(source: string, options: CompileOptions = {}): CompiledExpression {
   if (typeof source !== 'string') {
-    throw new ExprError({ code: 'syntax', what: options.what, reason: `expression must be a string, got ${source === null ? 'null' : typeof source}` });
+    throw new ExprError({
+      code: 'syntax',
+      what: options.what,
+      reason: `expression must be a string, got ${source === null ? 'null' : typeof source}`,
+    });
   }
   const limits = resolveLimits(options.limits);
   const { node, nodeCount } = parse(source, limits, options.what);
@@ -112,7 +116,12 @@ function checkDepth(root: Node, limits: ExprLimits, info: ProgramInfo): void {
   while (stack.length > 0) {
     const [node, depth] = stack.pop() as [Node, number];
     if (depth > limits.maxDepth) {
-      throw nodeError(info, 'limit', `expression is nested more than ${limits.maxDepth} levels deep (for long lists of alternatives use "x in [...]")`, node);
+      throw nodeError(
+        info,
+        'limit',
+        `expression is nested more than ${limits.maxDepth} levels deep (for long lists of alternatives use "x in [...]")`,
+        node,
+      );
     }
     forEachChild(node, (child) => stack.push([child, depth + 1]));
   }
@@ -138,7 +147,12 @@ function exportDeep(v: Value, memo: Map<object, unknown>, budget: { left: number
   if (typeof v !== 'object' || v === null) return v;
   if (memo.has(v)) return memo.get(v); // shared, or cyclic host data (then the original)
   if (depth > 200) return v; // absurdly deep host data: left as is
-  if (--budget.left < 0) throw new ExprError({ code: 'limit', what: budget.what, reason: `the result is too large to return (more than ${budget.max} steps to convert it)` });
+  if (--budget.left < 0)
+    throw new ExprError({
+      code: 'limit',
+      what: budget.what,
+      reason: `the result is too large to return (more than ${budget.max} steps to convert it)`,
+    });
   memo.set(v, v);
   let result: unknown = v;
   if (Array.isArray(v)) {

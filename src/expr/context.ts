@@ -59,7 +59,10 @@ export class EvalContext implements Meter {
   alloc(bytes: number): void {
     this.bytes += bytes;
     if (this.bytes > this.limits.maxMemory) {
-      this.fail('limit', `evaluation would build more than ${this.limits.maxMemory >> 20} MiB of values (the expression or its input is too large)`);
+      this.fail(
+        'limit',
+        `evaluation would build more than ${this.limits.maxMemory >> 20} MiB of values (the expression or its input is too large)`,
+      );
     }
   }
 

@@ -37,7 +37,11 @@ describe('expression cost: the reported cases stop with a limit error', () => {
   }
 
   it('sprig.replace and sprig.indent fail before building an oversized string (no RangeError)', () => {
-    for (const source of ['sprig.replace("a", repeat("b", 100000), repeat("a", 100000))', 'sprig.indent(100000, repeat("\\n", 100000))', 'sprig.nindent(1000, NL)']) {
+    for (const source of [
+      'sprig.replace("a", repeat("b", 100000), repeat("a", 100000))',
+      'sprig.indent(100000, repeat("\\n", 100000))',
+      'sprig.nindent(1000, NL)',
+    ]) {
       const err = expectBounded(source);
       expect(err?.code, source).toBe('limit');
       expect(err?.reason, source).toMatch(/would build a string longer than 1048576 characters|more than 1000000 steps/);
@@ -46,7 +50,9 @@ describe('expression cost: the reported cases stop with a limit error', () => {
 
   it('the same expression in a {{=…}} template fails as an expression error', () => {
     const t0 = process.cpuUsage();
-    expect(() => renderTemplate('{{=let L = 0..399999; count(0..1999, len(sprig.reverse(L)) > 0)}}', {})).toThrow(/more than 1000000 steps/);
+    expect(() => renderTemplate('{{=let L = 0..399999; count(0..1999, len(sprig.reverse(L)) > 0)}}', {})).toThrow(
+      /more than 1000000 steps/,
+    );
     const cpu = process.cpuUsage(t0);
     expect((cpu.user + cpu.system) / 1000).toBeLessThan(SANE_CPU_MS);
   });
@@ -54,7 +60,9 @@ describe('expression cost: the reported cases stop with a limit error', () => {
   it('the limits are the documented ones, and the messages name them', () => {
     expect(compile('1').limits).toMatchObject({ maxSteps: 1_000_000, maxMemory: 32 << 20, maxStringLength: 1 << 20 });
     expect(expectBounded('len(0..999999)')?.reason).toMatch(/evaluation took more than 1000000 steps/);
-    expect(expectBounded('map(0..99, repeat("ab", 100000))', env, { maxMemory: 1 << 20 })?.reason).toMatch(/evaluation would build more than 1 MiB of values/);
+    expect(expectBounded('map(0..99, repeat("ab", 100000))', env, { maxMemory: 1 << 20 })?.reason).toMatch(
+      /evaluation would build more than 1 MiB of values/,
+    );
   });
 });
 

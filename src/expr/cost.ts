@@ -132,4 +132,3 @@ function isArgument(v: Value, args: Value[]): boolean {
   for (let i = 0; i < args.length; i++) if (args[i] === v) return true;
   return false;
 }
-

@@ -31,7 +31,8 @@ export function sprigDate(c: EvalContext, layout: string, t: Value): string {
 function instant(c: EvalContext, t: Value): Instant {
   if (typeof t === 'bigint' || typeof t === 'number') {
     const secs = typeof t === 'bigint' ? Number(t) : Math.trunc(t);
-    if (!Number.isFinite(secs) || Math.abs(secs) > MAX_SECONDS) return c.fail('call', `sprig.date: ${String(t)} seconds is out of the range of dates`);
+    if (!Number.isFinite(secs) || Math.abs(secs) > MAX_SECONDS)
+      return c.fail('call', `sprig.date: ${String(t)} seconds is out of the range of dates`);
     return { ms: secs * 1000, nanos: 0 };
   }
   if (typeof t === 'string') {
@@ -45,7 +46,10 @@ function instant(c: EvalContext, t: Value): Instant {
       }
       if (!Number.isNaN(ms)) return { ms, nanos: frac ? Number(frac.padEnd(9, '0')) : 0 };
     }
-    return c.fail('call', `sprig.date: ${JSON.stringify(t.length > 40 ? t.slice(0, 40) + '…' : t)} is not an RFC 3339 time (e.g. "2024-05-01T10:00:00Z")`);
+    return c.fail(
+      'call',
+      `sprig.date: ${JSON.stringify(t.length > 40 ? t.slice(0, 40) + '…' : t)} is not an RFC 3339 time (e.g. "2024-05-01T10:00:00Z")`,
+    );
   }
   return c.fail('type', `sprig.date: argument 2 must be Unix seconds or an RFC 3339 time string, got ${typeName(t)}`);
 }
@@ -75,7 +79,14 @@ export function formatLayout(layout: string, d: Date, nanos: number): string {
     else if (ch === '0' && at('002')) [take, text] = [3, pad(yday, 3)];
     else if (ch === '0' && /[1-6]/.test(layout[i + 1] ?? '')) {
       take = 2;
-      text = [pad(month + 1, 2), pad(day, 2), pad(hour % 12 || 12, 2), pad(d.getUTCMinutes(), 2), pad(d.getUTCSeconds(), 2), pad(year % 100, 2)][Number(layout[i + 1]) - 1];
+      text = [
+        pad(month + 1, 2),
+        pad(day, 2),
+        pad(hour % 12 || 12, 2),
+        pad(d.getUTCMinutes(), 2),
+        pad(d.getUTCSeconds(), 2),
+        pad(year % 100, 2),
+      ][Number(layout[i + 1]) - 1];
     } else if (ch === '1' && at('15')) [take, text] = [2, pad(hour, 2)];
     else if (ch === '1') [take, text] = [1, String(month + 1)];
     else if (ch === '2' && at('2006')) [take, text] = [4, pad(year, 4)];

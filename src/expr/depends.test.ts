@@ -42,7 +42,9 @@ describe('depends', () => {
 
   it('reports unknown tasks, unknown results and syntax errors with a caret', () => {
     expect(() => compileDepends('A and not B.Failed')).toThrow(/unexpected "a" \(operators are &&, \|\| and !\)/);
-    expect(() => compileDepends('A && C').evaluate({ A: ok, B: ok })).toThrow(/depends refers to task "C", which is not a task of this DAG \(tasks: A, B\)/);
+    expect(() => compileDepends('A && C').evaluate({ A: ok, B: ok })).toThrow(
+      /depends refers to task "C", which is not a task of this DAG \(tasks: A, B\)/,
+    );
     const err = (() => {
       try {
         compileDepends('A.Succeded');

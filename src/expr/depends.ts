@@ -46,7 +46,8 @@ function fail(text: string, code: 'syntax' | 'unknown-name' | 'limit', reason: s
 
 export function compileDepends(text: string): CompiledDepends {
   if (typeof text !== 'string') throw new ExprError({ code: 'syntax', what: WHAT, reason: `depends must be a string, got ${typeof text}` });
-  if (text.length > DEFAULT_LIMITS.maxSourceLength) fail(text, 'limit', `depends is longer than ${DEFAULT_LIMITS.maxSourceLength} characters`, 0);
+  if (text.length > DEFAULT_LIMITS.maxSourceLength)
+    fail(text, 'limit', `depends is longer than ${DEFAULT_LIMITS.maxSourceLength} characters`, 0);
   let i = 0;
   let depth = 0;
   const names: string[] = [];
@@ -92,7 +93,13 @@ export function compileDepends(text: string): CompiledDepends {
       i++;
       const inner = or();
       skip();
-      if (text[i] !== ')') fail(text, 'syntax', i >= text.length ? `missing ")" for the "(" at column ${s + 1}` : `expected ")" but found ${JSON.stringify(text[i])}`, i);
+      if (text[i] !== ')')
+        fail(
+          text,
+          'syntax',
+          i >= text.length ? `missing ")" for the "(" at column ${s + 1}` : `expected ")" but found ${JSON.stringify(text[i])}`,
+          i,
+        );
       i++;
       depth--;
       return inner;
@@ -112,7 +119,13 @@ export function compileDepends(text: string): CompiledDepends {
       rm.lastIndex = rs;
       const word = rm.exec(text)?.[0] ?? '';
       if (!(TASK_RESULTS as readonly string[]).includes(word)) {
-        fail(text, 'syntax', `unknown task result ${JSON.stringify(word || text[rs] || '')} of ${task} (expected one of ${TASK_RESULTS.join(', ')})`, rs, rs + Math.max(1, word.length));
+        fail(
+          text,
+          'syntax',
+          `unknown task result ${JSON.stringify(word || text[rs] || '')} of ${task} (expected one of ${TASK_RESULTS.join(', ')})`,
+          rs,
+          rs + Math.max(1, word.length),
+        );
       }
       result = word as TaskResult;
       i = rs + word.length;
@@ -169,7 +182,13 @@ function evalNode(text: string, n: DNode, tasks: Readonly<Record<string, Depende
       const state = Object.hasOwn(tasks, n.task) ? tasks[n.task] : undefined;
       if (!state || typeof state !== 'object' || typeof state.phase !== 'string') {
         const known = Object.keys(tasks);
-        return fail(text, 'unknown-name', `depends refers to task ${JSON.stringify(n.task)}, which is not a task of this DAG${known.length ? ` (tasks: ${known.slice(0, 12).join(', ')})` : ''}`, n.s, n.e);
+        return fail(
+          text,
+          'unknown-name',
+          `depends refers to task ${JSON.stringify(n.task)}, which is not a task of this DAG${known.length ? ` (tasks: ${known.slice(0, 12).join(', ')})` : ''}`,
+          n.s,
+          n.e,
+        );
       }
       if (n.result) return taskResult(state, n.result);
       return (

@@ -53,7 +53,9 @@ describe('nil semantics', () => {
   });
 
   it('nil elsewhere is a type error', () => {
-    expect(evError('payload.missing + "x"').reason).toBe('invalid operation: nil + string (an operand is nil: check for nil first or use ??)');
+    expect(evError('payload.missing + "x"').reason).toBe(
+      'invalid operation: nil + string (an operand is nil: check for nil first or use ??)',
+    );
     expect(evError('payload.missing && true').reason).toBe('the left operand of && must be a bool, got nil (payload.missing)');
     expect(evError('!payload.missing').reason).toMatch(/invalid operation: !nil/);
     expect(evError('len(payload.missing)').reason).toBe('invalid argument for len (type nil)');
@@ -89,9 +91,9 @@ describe('operators', () => {
   });
 
   it('keeps int and float apart the way expr-lang does', () => {
-    expect(ev('type(1) + " " + type(1.0) + " " + type(payload.count) + " " + type(4 / 2) + " " + type(2 ** 2) + " " + type(len("x"))')).toBe(
-      'int float float float float int',
-    );
+    expect(
+      ev('type(1) + " " + type(1.0) + " " + type(payload.count) + " " + type(4 / 2) + " " + type(2 ** 2) + " " + type(len("x"))'),
+    ).toBe('int float float float float int');
     expect(ev('7 / 2')).toBe(3.5);
     expect(ev('7 % 3')).toBe(1);
     expect(evError('7.0 % 2').reason).toBe('invalid operation: float % int');
@@ -117,7 +119,9 @@ describe('operators', () => {
   });
 
   it('a non-string needle against a literal list of strings is a type error (expr-lang turns that list into a string set)', () => {
-    expect(evError('payload.count in ["a", "b"]').reason).toBe('invalid operation: float in ["a", "b"] (the list holds only strings; convert with string(...))');
+    expect(evError('payload.count in ["a", "b"]').reason).toBe(
+      'invalid operation: float in ["a", "b"] (the list holds only strings; convert with string(...))',
+    );
     expect(ev('string(payload.count) in ["3", "4"]')).toBe(true);
     expect(ev('payload.missing in ["a"]')).toBe(false);
   });
@@ -175,7 +179,9 @@ describe('predicates and closures', () => {
   });
 
   it('need an array and, for boolean predicates, a bool result', () => {
-    expect(evError('filter(payload.missing, # > 1)').reason).toBe('filter: the first argument must be an array, got nil (use ?? [] for an optional list)');
+    expect(evError('filter(payload.missing, # > 1)').reason).toBe(
+      'filter: the first argument must be an array, got nil (use ?? [] for an optional list)',
+    );
     expect(evError('all([1], #)').reason).toBe('the predicate of all must return a bool, got int');
     expect(evError('reduce([], #acc)').reason).toMatch(/empty and no initial value/);
   });
@@ -185,19 +191,25 @@ describe('result contracts', () => {
   it('boolean uses say what they got', () => {
     const sel = compileBoolean('payload.message', 'selector');
     expect(() => sel.evaluate(env)).toThrow('selector must evaluate to a boolean, got string of 5 bytes');
-    expect(() => compileBoolean('payload.missing', 'retry expression').evaluate(env)).toThrow('retry expression must evaluate to a boolean, got nil');
+    expect(() => compileBoolean('payload.missing', 'retry expression').evaluate(env)).toThrow(
+      'retry expression must evaluate to a boolean, got nil',
+    );
     expect(compileBoolean('payload.flag', 'when').evaluate(env)).toBe(true);
   });
 
   it('string uses refuse numbers and nil', () => {
-    expect(() => compileString('payload.count', 'submit metadata').evaluate(env)).toThrow('submit metadata must evaluate to a string, got float');
+    expect(() => compileString('payload.count', 'submit metadata').evaluate(env)).toThrow(
+      'submit metadata must evaluate to a string, got float',
+    );
     expect(() => compileString('payload.nothing', 'submit metadata').evaluate(env)).toThrow('got nil');
     expect(compileString('"wf-" + payload.message', 'submit metadata').evaluate(env)).toBe('wf-hello');
   });
 
   it('value uses give plain JS values (ints as numbers) and may refuse nil', () => {
     expect(compileValue('[1, 2.5, {a: 3}]', 'valueFrom.expression').evaluate(env)).toEqual([1, 2.5, { a: 3 }]);
-    expect(() => compileValue('payload.missing', 'valueFrom.expression', { allowNil: false }).evaluate(env)).toThrow('valueFrom.expression evaluated to nil');
+    expect(() => compileValue('payload.missing', 'valueFrom.expression', { allowNil: false }).evaluate(env)).toThrow(
+      'valueFrom.expression evaluated to nil',
+    );
   });
 });
 

@@ -24,7 +24,10 @@ describe('event metadata', () => {
 
   it('builds the selector environment', () => {
     const env = eventEnvironment({ payload: { message: 'hi' }, headers: { 'X-Name': 'value' }, discriminator: 'd' });
-    const sel = compileBoolean('payload.message != nil && metadata["x-name"] == ["value"] && discriminator == "d" && namespace == ""', 'selector');
+    const sel = compileBoolean(
+      'payload.message != nil && metadata["x-name"] == ["value"] && discriminator == "d" && namespace == ""',
+      'selector',
+    );
     expect(sel.evaluate(env)).toBe(true);
   });
 });

@@ -137,7 +137,8 @@ class Builder {
   constructor(private readonly meter: Meter) {}
   push(s: string): void {
     this.length += s.length;
-    if (this.length > this.meter.maxStringLength) this.meter.limit(`result string would be longer than ${this.meter.maxStringLength} characters`);
+    if (this.length > this.meter.maxStringLength)
+      this.meter.limit(`result string would be longer than ${this.meter.maxStringLength} characters`);
     this.parts.push(s);
   }
   toString(): string {

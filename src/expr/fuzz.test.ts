@@ -26,12 +26,98 @@ function rng(seed: number): () => number {
   };
 }
 
-const HOSTILE_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', '__defineGetter__', 'length', 'x-name', ''];
+const HOSTILE_KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  '__defineGetter__',
+  'length',
+  'x-name',
+  '',
+];
 const NAMES = ['payload', 'metadata', 'discriminator', 'namespace', '$env', '__proto__', 'constructor', 'toString', 'nope'];
-const OPS = ['&&', '||', '==', '!=', '<', '>', '<=', '>=', '+', '-', '*', '/', '%', '**', '^', '??', 'in', 'not in', 'matches', 'contains', 'startsWith', 'endsWith', '..', 'and', 'or', '|'];
-const FUNCS = ['len', 'string', 'int', 'float', 'lower', 'upper', 'trim', 'split', 'join', 'toJson', 'toJSON', 'fromJSON', 'fromJson', 'asInt', 'asFloat', 'jsonpath', 'keys', 'values', 'sort', 'uniq', 'flatten', 'concat', 'repeat', 'replace', 'type', 'first', 'last', 'get', 'max', 'min', 'sum'];
+const OPS = [
+  '&&',
+  '||',
+  '==',
+  '!=',
+  '<',
+  '>',
+  '<=',
+  '>=',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '**',
+  '^',
+  '??',
+  'in',
+  'not in',
+  'matches',
+  'contains',
+  'startsWith',
+  'endsWith',
+  '..',
+  'and',
+  'or',
+  '|',
+];
+const FUNCS = [
+  'len',
+  'string',
+  'int',
+  'float',
+  'lower',
+  'upper',
+  'trim',
+  'split',
+  'join',
+  'toJson',
+  'toJSON',
+  'fromJSON',
+  'fromJson',
+  'asInt',
+  'asFloat',
+  'jsonpath',
+  'keys',
+  'values',
+  'sort',
+  'uniq',
+  'flatten',
+  'concat',
+  'repeat',
+  'replace',
+  'type',
+  'first',
+  'last',
+  'get',
+  'max',
+  'min',
+  'sum',
+];
 const PREDICATES = ['all', 'any', 'none', 'one', 'filter', 'map', 'count', 'find', 'findIndex', 'groupBy', 'sortBy', 'reduce'];
-const SPRIG = ['toString', 'int', 'trim', 'dict', 'set', 'dig', 'regexMatch', 'regexReplaceAll', 'repeat', 'join', 'splitList', 'toJson', 'fromJson', 'default', 'b64dec'];
+const SPRIG = [
+  'toString',
+  'int',
+  'trim',
+  'dict',
+  'set',
+  'dig',
+  'regexMatch',
+  'regexReplaceAll',
+  'repeat',
+  'join',
+  'splitList',
+  'toJson',
+  'fromJson',
+  'default',
+  'b64dec',
+];
 const REGEX_CHARS = 'a()*+?{}[]|\\^$.,0123456789-:wdsbpPQEiU<>=!';
 
 function genExpr(r: () => number, depth: number): string {
@@ -49,7 +135,9 @@ function genExpr(r: () => number, depth: number): string {
       case 4:
         return `payload.${pick(['message', 'list', 'deep', 'nums', 'map'])}`;
       case 5:
-        return JSON.stringify(Array.from({ length: Math.floor(r() * 8) }, () => REGEX_CHARS[Math.floor(r() * REGEX_CHARS.length)]).join(''));
+        return JSON.stringify(
+          Array.from({ length: Math.floor(r() * 8) }, () => REGEX_CHARS[Math.floor(r() * REGEX_CHARS.length)]).join(''),
+        );
       default:
         return `${pick(NAMES)}[${JSON.stringify(pick(HOSTILE_KEYS))}]`;
     }
@@ -111,12 +199,19 @@ function mutate(r: () => number, s: string, corpus: string[]): string {
 function genValue(r: () => number, depth: number): unknown {
   const roll = Math.floor(r() * 10);
   if (depth <= 0 || roll < 4) {
-    return [null, true, false, 0, -1.5, 3, 1e308, '', 'hello', 'aaaaaaaaaaaaaaaaaaaaaaaa!', '{"a":1}', '1', '__proto__'][Math.floor(r() * 13)];
+    return [null, true, false, 0, -1.5, 3, 1e308, '', 'hello', 'aaaaaaaaaaaaaaaaaaaaaaaa!', '{"a":1}', '1', '__proto__'][
+      Math.floor(r() * 13)
+    ];
   }
   if (roll < 7) return Array.from({ length: Math.floor(r() * 5) }, () => genValue(r, depth - 1));
   const obj: Record<string, unknown> = {};
   for (let i = Math.floor(r() * 5); i > 0; i--) {
-    Object.defineProperty(obj, HOSTILE_KEYS[Math.floor(r() * HOSTILE_KEYS.length)], { value: genValue(r, depth - 1), enumerable: true, configurable: true, writable: true });
+    Object.defineProperty(obj, HOSTILE_KEYS[Math.floor(r() * HOSTILE_KEYS.length)], {
+      value: genValue(r, depth - 1),
+      enumerable: true,
+      configurable: true,
+      writable: true,
+    });
   }
   return obj;
 }
@@ -142,12 +237,26 @@ function payloadEnv(r: () => number): Record<string, unknown> {
   if (r() < 0.2) payload.deep = deepValue(5000);
   if (r() < 0.2) payload.message = 'a'.repeat(20_000) + '!';
   // JSON.parse keeps "__proto__" as an own key: exactly what a hostile event body produces.
-  const hostile = JSON.parse('{"__proto__": {"polluted": "yes"}, "constructor": {"prototype": {"polluted": "yes"}}}') as Record<string, unknown>;
-  return { payload: { ...payload, ...(r() < 0.5 ? { evil: hostile } : {}) }, metadata: { 'x-name': ['value'] }, discriminator: 'd', namespace: 'ns', ...(r() < 0.3 ? hostile : {}) };
+  const hostile = JSON.parse('{"__proto__": {"polluted": "yes"}, "constructor": {"prototype": {"polluted": "yes"}}}') as Record<
+    string,
+    unknown
+  >;
+  return {
+    payload: { ...payload, ...(r() < 0.5 ? { evil: hostile } : {}) },
+    metadata: { 'x-name': ['value'] },
+    discriminator: 'd',
+    namespace: 'ns',
+    ...(r() < 0.3 ? hostile : {}),
+  };
 }
 
 const LIMITS = { maxSteps: 200_000 };
-const protoKeys = (): string[] => [...Object.getOwnPropertyNames(Object.prototype), ...Object.getOwnPropertyNames(Array.prototype), ...Object.getOwnPropertyNames(Function.prototype)].sort();
+const protoKeys = (): string[] =>
+  [
+    ...Object.getOwnPropertyNames(Object.prototype),
+    ...Object.getOwnPropertyNames(Array.prototype),
+    ...Object.getOwnPropertyNames(Function.prototype),
+  ].sort();
 
 function expectPrototypesClean(before: string[]): void {
   expect(protoKeys()).toEqual(before);
@@ -202,7 +311,9 @@ describe('fuzz: random and mutated expressions against random payloads', () => {
         slowest,
         onlyExprErrors(label, () => compile(expr, { limits: LIMITS }).evaluate(env)),
         onlyExprErrors(`${label} as selector`, () => compileBoolean(expr, 'selector', { limits: LIMITS }).evaluate(env)),
-        onlyExprErrors(`${label} as template`, () => renderTemplate(`x {{=${expr}}} {{${expr}}}`, { 'payload.message': 'm', item: 'i' }, { leaveUnresolved: r() < 0.5 })),
+        onlyExprErrors(`${label} as template`, () =>
+          renderTemplate(`x {{=${expr}}} {{${expr}}}`, { 'payload.message': 'm', item: 'i' }, { leaveUnresolved: r() < 0.5 }),
+        ),
         onlyExprErrors(`${label} as when`, () => evaluateWhen(expr, { 'payload.message': 'hello' })),
         onlyExprErrors(`${label} as depends`, () => compileDepends(expr).evaluate({ A: { phase: 'Succeeded' }, B: { phase: 'Failed' } })),
       );
@@ -215,7 +326,9 @@ describe('fuzz: random and mutated expressions against random payloads', () => {
 
 describe('hostile inputs', () => {
   const env = {
-    payload: JSON.parse('{"__proto__": {"polluted": "yes"}, "constructor": {"name": "evil"}, "message": "' + 'a'.repeat(100_000) + '!"}') as unknown,
+    payload: JSON.parse(
+      '{"__proto__": {"polluted": "yes"}, "constructor": {"name": "evil"}, "message": "' + 'a'.repeat(100_000) + '!"}',
+    ) as unknown,
     deep: deepValue(20_000),
   };
 
@@ -251,7 +364,9 @@ describe('hostile inputs', () => {
     const ev = (src: string, e: Record<string, unknown> = env): unknown => compile(src).evaluate(e);
     expect(ev('payload.__proto__.polluted')).toBe('yes');
     expect(ev('payload.constructor.name')).toBe('evil');
-    expect(ev('payload.toString == nil && payload.hasOwnProperty == nil && payload.message.length == nil', { payload: { message: {} } })).toBe(true);
+    expect(
+      ev('payload.toString == nil && payload.hasOwnProperty == nil && payload.message.length == nil', { payload: { message: {} } }),
+    ).toBe(true);
     expect(ev('{}.constructor == nil', {})).toBe(true);
     expect(() => ev('[].length', {})).toThrow(/cannot read "length" of an array/);
     expect(() => ev('constructor', {})).toThrow(/unknown name constructor/);

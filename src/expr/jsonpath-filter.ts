@@ -85,7 +85,11 @@ export function parseFilter(text: string, bad: (why: string) => never): { filter
       i += num[0].length;
       return { t: 'lit', v: Number(num[0]) };
     }
-    for (const [word, v] of [['true', true], ['false', false], ['null', null]] as const) {
+    for (const [word, v] of [
+      ['true', true],
+      ['false', false],
+      ['null', null],
+    ] as const) {
       if (text.startsWith(word, i) && !/[A-Za-z0-9_]/.test(text[i + word.length] ?? '')) {
         i += word.length;
         return { t: 'lit', v };

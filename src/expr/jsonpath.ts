@@ -20,7 +20,8 @@ type Segment =
   | { t: 'filter'; f: Filter; size: number };
 
 function parsePath(c: EvalContext, path: string): { segs: Segment[]; definite: boolean } {
-  const bad = (why: string): never => c.fail('call', `jsonpath: invalid path ${JSON.stringify(path.length > 200 ? path.slice(0, 200) + '…' : path)}: ${why}`);
+  const bad = (why: string): never =>
+    c.fail('call', `jsonpath: invalid path ${JSON.stringify(path.length > 200 ? path.slice(0, 200) + '…' : path)}: ${why}`);
   c.charge(path.length >> 1); // parsed character by character
   let i = 0;
   if (path[0] === '$') i = 1;

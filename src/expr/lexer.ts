@@ -178,7 +178,8 @@ function readQuoted(source: string, i: number, fail: (r: string, o: number, l?: 
     const hexLen = esc === 'x' ? 2 : esc === 'u' ? 4 : esc === 'U' ? 8 : 0;
     if (hexLen > 0) {
       const hex = source.slice(i + 2, i + 2 + hexLen);
-      if (hex.length !== hexLen || !/^[0-9a-fA-F]+$/.test(hex)) fail(`invalid escape \\${esc}${hex}: expected ${hexLen} hex digits`, i, 2 + hex.length);
+      if (hex.length !== hexLen || !/^[0-9a-fA-F]+$/.test(hex))
+        fail(`invalid escape \\${esc}${hex}: expected ${hexLen} hex digits`, i, 2 + hex.length);
       const cp = parseInt(hex, 16);
       if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) fail(`escape \\${esc}${hex} is not a valid code point`, i, 2 + hexLen);
       out += String.fromCodePoint(cp);

@@ -74,7 +74,10 @@ class Parser extends TokenCursor {
           continue;
         }
         if (prevOp === '??' && opTok.value !== '??') {
-          this.fail(`operator ${JSON.stringify(opTok.value)} and nil coalescing (??) cannot be mixed; wrap one of them in parentheses`, opTok);
+          this.fail(
+            `operator ${JSON.stringify(opTok.value)} and nil coalescing (??) cannot be mixed; wrap one of them in parentheses`,
+            opTok,
+          );
         }
         if (info.prec === 20) {
           left = this.parseComparison(left, opTok, negate);
@@ -145,7 +148,8 @@ class Parser extends TokenCursor {
     const letTok = this.next();
     const name = this.cur;
     if (name.kind !== 'ident') this.fail(`expected a variable name after "let", got ${describe(name)}`, name);
-    if (['true', 'false', 'nil', '$env'].includes(name.value)) this.fail(`cannot use ${JSON.stringify(name.value)} as a variable name`, name);
+    if (['true', 'false', 'nil', '$env'].includes(name.value))
+      this.fail(`cannot use ${JSON.stringify(name.value)} as a variable name`, name);
     this.next();
     this.expect('op', '=', 'after the variable name in "let"');
     if (this.is('op', '=')) this.fail('unexpected "=": use "let name = value;"', this.cur);
@@ -172,14 +176,19 @@ class Parser extends TokenCursor {
       return this.parsePostfix(inner);
     }
     if (t.kind === 'op' && (t.value === '#' || t.value === '.')) {
-      if (this.predicateDepth === 0) this.fail(`cannot use ${t.value === '#' ? '#' : 'a leading "."'} outside a predicate (the closure argument of filter, map, all, ...)`, t);
+      if (this.predicateDepth === 0)
+        this.fail(
+          `cannot use ${t.value === '#' ? '#' : 'a leading "."'} outside a predicate (the closure argument of filter, map, all, ...)`,
+          t,
+        );
       let name = '';
       let end = t.end;
       if (t.value === '#') {
         this.next();
         const id = this.cur;
         if (id.kind === 'ident' && id.start === t.end) {
-          if (id.value !== 'index' && id.value !== 'acc') this.fail(`unknown pointer #${id.value} (expected #, #index or #acc)`, { start: t.start, end: id.end });
+          if (id.value !== 'index' && id.value !== 'acc')
+            this.fail(`unknown pointer #${id.value} (expected #, #index or #acc)`, { start: t.start, end: id.end });
           name = id.value;
           end = id.end;
           this.next();
@@ -348,7 +357,11 @@ class Parser extends TokenCursor {
           this.fail(`method calls are not supported (${this.source.slice(node.s, prop.end)}(...)); call a builtin function instead`, prop);
         }
         const key = this.mk({ k: 'str', v: prop.value, s: prop.start, e: prop.end, p: prop.start, pe: prop.end } as const);
-        node = this.wrapChain(node, (obj) => this.mk({ k: 'member', obj, prop: key, optional, s: node.s, e: prop.end, p: prop.start, pe: prop.end }), optional);
+        node = this.wrapChain(
+          node,
+          (obj) => this.mk({ k: 'member', obj, prop: key, optional, s: node.s, e: prop.end, p: prop.start, pe: prop.end }),
+          optional,
+        );
         continue;
       }
       if (t.kind === 'bracket' && t.value === '[') {
@@ -379,7 +392,11 @@ class Parser extends TokenCursor {
       this.next();
       if (!this.is('bracket', ']')) to = this.parseExpression(0);
       const close = this.expect('bracket', ']', `to close the slice opened at ${this.locate(open.start)}`);
-      return this.wrapChain(node, (obj) => this.mk({ k: 'slice', obj, from: null, to, s: node.s, e: close.end, p: open.start, pe: close.end }), optional);
+      return this.wrapChain(
+        node,
+        (obj) => this.mk({ k: 'slice', obj, from: null, to, s: node.s, e: close.end, p: open.start, pe: close.end }),
+        optional,
+      );
     }
     const from = this.parseExpression(0);
     if (this.is('op', ':')) {
@@ -387,11 +404,18 @@ class Parser extends TokenCursor {
       if (!this.is('bracket', ']')) to = this.parseExpression(0);
       const close = this.expect('bracket', ']', `to close the slice opened at ${this.locate(open.start)}`);
       const f = from;
-      return this.wrapChain(node, (obj) => this.mk({ k: 'slice', obj, from: f, to, s: node.s, e: close.end, p: open.start, pe: close.end }), optional);
+      return this.wrapChain(
+        node,
+        (obj) => this.mk({ k: 'slice', obj, from: f, to, s: node.s, e: close.end, p: open.start, pe: close.end }),
+        optional,
+      );
     }
     const close = this.expect('bracket', ']', `to close the index opened at ${this.locate(open.start)}`);
     const prop = from;
-    return this.wrapChain(node, (obj) => this.mk({ k: 'member', obj, prop, optional, s: node.s, e: close.end, p: open.start, pe: close.end }), optional);
+    return this.wrapChain(
+      node,
+      (obj) => this.mk({ k: 'member', obj, prop, optional, s: node.s, e: close.end, p: open.start, pe: close.end }),
+      optional,
+    );
   }
-
 }

@@ -46,7 +46,10 @@ export function compilePredicateCall(p: PredicateParts): Fn {
     const xs = array(c);
     c.at = node;
     if (Array.isArray(xs)) return xs;
-    return c.fail('type', `${name}: the first argument must be an array, got ${typeName(xs)}${xs === null || xs === undefined ? ' (use ?? [] for an optional list)' : ''}`);
+    return c.fail(
+      'type',
+      `${name}: the first argument must be an array, got ${typeName(xs)}${xs === null || xs === undefined ? ' (use ?? [] for an optional list)' : ''}`,
+    );
   };
   switch (name) {
     case 'all':
@@ -146,7 +149,8 @@ export function compilePredicateCall(p: PredicateParts): Fn {
         const keys: Value[] = [];
         for (let i = 0; i < xs.length; i++) keys.push(run(c, xs, i));
         const dir = extra ? extra(c) : 'asc';
-        if (dir !== 'asc' && dir !== 'desc') return c.fail('call', `sortBy: invalid order (${describeValue(dir)}), expected "asc" or "desc"`);
+        if (dir !== 'asc' && dir !== 'desc')
+          return c.fail('call', `sortBy: invalid order (${describeValue(dir)}), expected "asc" or "desc"`);
         const allNum = keys.every((k) => typeof k === 'number' || typeof k === 'bigint');
         const allStr = keys.every((k) => typeof k === 'string');
         if (!allNum && !allStr) return c.fail('type', 'sortBy: the predicate must give only numbers or only strings');

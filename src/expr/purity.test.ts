@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 // may import a module that reaches files, the network, processes or Kubernetes. (node:util's
 // isDeepStrictEqual is pure and allowed.)
 const DIR = fileURLToPath(new URL('.', import.meta.url));
-const IO_MODULES = /^(node:)?(fs|fs\/promises|net|http|https|http2|tls|dgram|dns|child_process|worker_threads|cluster|readline)$|^undici$|^@kubernetes\//;
+const IO_MODULES =
+  /^(node:)?(fs|fs\/promises|net|http|https|http2|tls|dgram|dns|child_process|worker_threads|cluster|readline)$|^undici$|^@kubernetes\//;
 
 function shippedFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>

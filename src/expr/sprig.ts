@@ -185,7 +185,9 @@ export const SPRIG: Record<string, BuiltinDef> = {
   quote: fixed(0, Infinity, 'build', (c, args) => joinArgs(c, 'sprig.quote', args, goQuote)),
   squote: fixed(0, Infinity, 'build', (c, args) => joinArgs(c, 'sprig.squote', args, (s) => `'${s}'`)),
   cat: fixed(0, Infinity, 'build', (c, args) => joinArgs(c, 'sprig.cat', args, (s) => s)),
-  replace: fixed(3, 3, 'build', (c, args) => replaceGo(c, 'sprig.replace', str(c, 'sprig.replace', args, 2), str(c, 'sprig.replace', args, 0), str(c, 'sprig.replace', args, 1), -1)),
+  replace: fixed(3, 3, 'build', (c, args) =>
+    replaceGo(c, 'sprig.replace', str(c, 'sprig.replace', args, 2), str(c, 'sprig.replace', args, 0), str(c, 'sprig.replace', args, 1), -1),
+  ),
   nospace: fixed(1, 1, 'build', (c, args) => str(c, 'sprig.nospace', args, 0).replace(/\s+/gu, '')),
   indent: fixed(2, 2, 'build', (c, args) => indent(c, 'sprig.indent', args, '')),
   nindent: fixed(2, 2, 'build', (c, args) => indent(c, 'sprig.nindent', args, '\n')),
@@ -204,12 +206,19 @@ export const SPRIG: Record<string, BuiltinDef> = {
   join: fixed(2, 2, 'build', (c, args) => {
     const sep = str(c, 'sprig.join', args, 0);
     const items = Array.isArray(args[1]) ? (args[1] as Value[]) : [args[1]];
-    return joinChecked(c, items.filter((v) => v !== null && v !== undefined).map((v) => strval(c, v)), sep, 'sprig.join');
+    return joinChecked(
+      c,
+      items.filter((v) => v !== null && v !== undefined).map((v) => strval(c, v)),
+      sep,
+      'sprig.join',
+    );
   }),
   default: fixed(1, 2, 'scan', (_c, args) => (args.length < 2 || empty(args[1]) ? args[0] : args[1])),
   empty: fixed(1, 1, 'scan', (_c, [v]) => empty(v)),
   coalesce: fixed(0, Infinity, 'scan', (_c, args) => args.find((v) => !empty(v)) ?? null),
-  ternary: fixed(3, 3, 'pick', (c, [a, b, cond]) => (typeof cond === 'boolean' ? (cond ? a : b) : c.fail('type', `sprig.ternary: argument 3 must be a bool, got ${typeName(cond)}`))),
+  ternary: fixed(3, 3, 'pick', (c, [a, b, cond]) =>
+    typeof cond === 'boolean' ? (cond ? a : b) : c.fail('type', `sprig.ternary: argument 3 must be a bool, got ${typeName(cond)}`),
+  ),
   list: fixed(0, Infinity, 'build', (_c, args) => [...args]),
   first: fixed(1, 1, 'pick', (c, args) => list(c, 'sprig.first', args, 0)[0] ?? null),
   last: fixed(1, 1, 'pick', (c, args) => {
@@ -323,12 +332,23 @@ export const SPRIG: Record<string, BuiltinDef> = {
   b64enc: fixed(1, 1, 'build', (c, args) => c.checkString(Buffer.from(str(c, 'sprig.b64enc', args, 0), 'utf8').toString('base64'))),
   b64dec: fixed(1, 1, 'build', (c, args) => {
     const s = str(c, 'sprig.b64dec', args, 0);
-    if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(s)) return c.fail('call', 'sprig.b64dec: illegal base64 data');
+    if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(s))
+      return c.fail('call', 'sprig.b64dec: illegal base64 data');
     return Buffer.from(s, 'base64').toString('utf8');
   }),
-  sha256sum: fixed(1, 1, 'scan', (c, args) => createHash('sha256').update(str(c, 'sprig.sha256sum', args, 0), 'utf8').digest('hex')),
-  sha1sum: fixed(1, 1, 'scan', (c, args) => createHash('sha1').update(str(c, 'sprig.sha1sum', args, 0), 'utf8').digest('hex')),
-  regexMatch: fixed(2, 2, 'scan', (c, args) => regexFor(c, str(c, 'sprig.regexMatch', args, 0)).test(str(c, 'sprig.regexMatch', args, 1), c)),
+  sha256sum: fixed(1, 1, 'scan', (c, args) =>
+    createHash('sha256')
+      .update(str(c, 'sprig.sha256sum', args, 0), 'utf8')
+      .digest('hex'),
+  ),
+  sha1sum: fixed(1, 1, 'scan', (c, args) =>
+    createHash('sha1')
+      .update(str(c, 'sprig.sha1sum', args, 0), 'utf8')
+      .digest('hex'),
+  ),
+  regexMatch: fixed(2, 2, 'scan', (c, args) =>
+    regexFor(c, str(c, 'sprig.regexMatch', args, 0)).test(str(c, 'sprig.regexMatch', args, 1), c),
+  ),
   regexFind: fixed(2, 2, 'build', (c, args) => {
     const s = str(c, 'sprig.regexFind', args, 1);
     const m = regexFor(c, str(c, 'sprig.regexFind', args, 0)).exec(decode(s, c), 0, c);
@@ -366,10 +386,21 @@ export const SPRIG: Record<string, BuiltinDef> = {
 
 function kindOf(v: Value): string {
   const t = typeName(v);
-  return { nil: 'invalid', bool: 'bool', int: 'int', float: 'float64', string: 'string', array: 'slice', map: 'map', unknown: 'invalid' }[t];
+  return { nil: 'invalid', bool: 'bool', int: 'int', float: 'float64', string: 'string', array: 'slice', map: 'map', unknown: 'invalid' }[
+    t
+  ];
 }
 
 function goTypeOf(v: Value): string {
   const t = typeName(v);
-  return { nil: '<nil>', bool: 'bool', int: 'int', float: 'float64', string: 'string', array: '[]interface {}', map: 'map[string]interface {}', unknown: '<nil>' }[t];
+  return {
+    nil: '<nil>',
+    bool: 'bool',
+    int: 'int',
+    float: 'float64',
+    string: 'string',
+    array: '[]interface {}',
+    map: 'map[string]interface {}',
+    unknown: '<nil>',
+  }[t];
 }

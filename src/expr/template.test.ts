@@ -33,7 +33,9 @@ describe('renderTemplate', () => {
   });
 
   it('inserts strings as they are and other values as compact JSON', () => {
-    expect(renderTemplate('{{=[1, 2]}} {{=1/2}} {{=4/2}} {{=true}} {{=toJson({"b": 1, "a": 2})}}', {})).toBe('[1,2] 0.5 2 true {"a":2,"b":1}');
+    expect(renderTemplate('{{=[1, 2]}} {{=1/2}} {{=4/2}} {{=true}} {{=toJson({"b": 1, "a": 2})}}', {})).toBe(
+      '[1,2] 0.5 2 true {"a":2,"b":1}',
+    );
     expect(renderTemplate('{{n}} {{o}}', { n: 5, o: { a: [1] } })).toBe('5 {"a":[1]}');
   });
 
@@ -54,7 +56,9 @@ describe('renderTemplate', () => {
 
   it('can leave unresolved tags in place for a later stage', () => {
     const text = '{{inputs.parameters.foo}}-{{tasks.x.outputs.result}}-{{=tasks.x.outputs.result}}-{{=nope}}';
-    expect(renderTemplate(text, vars, { leaveUnresolved: true })).toBe('3-{{tasks.x.outputs.result}}-{{=tasks.x.outputs.result}}-{{=nope}}');
+    expect(renderTemplate(text, vars, { leaveUnresolved: true })).toBe(
+      '3-{{tasks.x.outputs.result}}-{{=tasks.x.outputs.result}}-{{=nope}}',
+    );
   });
 
   it('fails on nil results and on variables without a value', () => {

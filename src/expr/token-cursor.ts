@@ -40,7 +40,12 @@ export class TokenCursor {
   protected expect(kind: Token['kind'], value: string, context: string): Token {
     if (this.is(kind, value)) return this.next();
     const t = this.cur;
-    return this.fail(t.kind === 'eof' ? `unexpected end of expression, expected ${JSON.stringify(value)} ${context}` : `unexpected token ${describe(t)}, expected ${JSON.stringify(value)} ${context}`, t);
+    return this.fail(
+      t.kind === 'eof'
+        ? `unexpected end of expression, expected ${JSON.stringify(value)} ${context}`
+        : `unexpected token ${describe(t)}, expected ${JSON.stringify(value)} ${context}`,
+      t,
+    );
   }
 
   protected fail(reason: string, at: { start: number; end: number }, code: 'syntax' | 'limit' = 'syntax'): never {

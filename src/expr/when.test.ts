@@ -13,7 +13,12 @@ function fails(text: string, vars: Record<string, unknown> = {}): ExprError {
 }
 
 describe('when', () => {
-  const vars = { 'steps.flip.outputs.result': 'heads', 'inputs.parameters.n': '10', 'inputs.parameters.flag': 'true', 'inputs.parameters.msg': "it's a b" };
+  const vars = {
+    'steps.flip.outputs.result': 'heads',
+    'inputs.parameters.n': '10',
+    'inputs.parameters.flag': 'true',
+    'inputs.parameters.msg': "it's a b",
+  };
 
   it.each([
     ['{{steps.flip.outputs.result}} == heads', true],
@@ -53,7 +58,9 @@ describe('when', () => {
   it('fails on unresolved tags, naming them', () => {
     const err = fails('{{steps.nope.outputs.result}} == x && {{=tasks.a.outputs.result}} == y');
     expect(err.code).toBe('unresolved');
-    expect(err.reason).toMatch(/^cannot resolve \{\{steps.nope.outputs.result\}\} \(1:1\) is not defined; \{\{=tasks.a.outputs.result\}\} \(1:39\) unknown name tasks/);
+    expect(err.reason).toMatch(
+      /^cannot resolve \{\{steps.nope.outputs.result\}\} \(1:1\) is not defined; \{\{=tasks.a.outputs.result\}\} \(1:39\) unknown name tasks/,
+    );
   });
 
   it('points at syntax and type errors', () => {

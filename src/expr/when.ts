@@ -33,7 +33,10 @@ type WNode =
   | { k: 'not' | 'neg'; a: WNode; s: number; e: number }
   | { k: 'bin'; op: string; l: WNode; r: WNode; s: number; e: number };
 
-type Tok = { t: 'word'; parts: Piece[]; quoted: boolean; s: number; e: number } | { t: 'op'; v: string; s: number; e: number } | { t: 'eof'; s: number; e: number };
+type Tok =
+  | { t: 'word'; parts: Piece[]; quoted: boolean; s: number; e: number }
+  | { t: 'op'; v: string; s: number; e: number }
+  | { t: 'eof'; s: number; e: number };
 
 type WValue = { v: string | number | boolean; text: string } | { list: WValue[] };
 
@@ -135,7 +138,10 @@ function lex(text: string): Tok[] {
           const { ref, end } = readTag(i);
           parts.push(ref);
           i = end;
-        } else if (WORD_CHAR.test(text[i]) || (text[i] === '-' && !num && i + 1 < text.length && (WORD_CHAR.test(text[i + 1]) || text.startsWith('{{', i + 1)))) {
+        } else if (
+          WORD_CHAR.test(text[i]) ||
+          (text[i] === '-' && !num && i + 1 < text.length && (WORD_CHAR.test(text[i + 1]) || text.startsWith('{{', i + 1)))
+        ) {
           buf += text[i++];
         } else break;
       }
@@ -204,11 +210,24 @@ function parseWhen(text: string, toks: Tok[]): WNode {
       pos++;
       return { k: 'word', parts: t.parts, quoted: t.quoted, s: t.s, e: t.e };
     }
-    return fail(text, 'syntax', t.t === 'eof' ? 'unexpected end of condition' : `unexpected ${JSON.stringify((t as { v: string }).v)}`, t.s, t.e);
+    return fail(
+      text,
+      'syntax',
+      t.t === 'eof' ? 'unexpected end of condition' : `unexpected ${JSON.stringify((t as { v: string }).v)}`,
+      t.s,
+      t.e,
+    );
   };
   const root = level(0);
   const rest = cur();
-  if (rest.t !== 'eof') fail(text, 'syntax', `unexpected ${rest.t === 'op' ? JSON.stringify(rest.v) : 'operand'} (a tag or word may need quotes)`, rest.s, rest.e);
+  if (rest.t !== 'eof')
+    fail(
+      text,
+      'syntax',
+      `unexpected ${rest.t === 'op' ? JSON.stringify(rest.v) : 'operand'} (a tag or word may need quotes)`,
+      rest.s,
+      rest.e,
+    );
   return root;
 }
 
@@ -218,8 +237,10 @@ function pretty(text: string, offset: number): string {
 }
 
 export function compileWhen(text: string): CompiledWhen {
-  if (typeof text !== 'string') throw new ExprError({ code: 'syntax', what: WHAT, reason: `a when condition must be a string, got ${typeof text}` });
-  if (text.length > DEFAULT_LIMITS.maxSourceLength) fail(text, 'limit', `condition is longer than ${DEFAULT_LIMITS.maxSourceLength} characters`, 0);
+  if (typeof text !== 'string')
+    throw new ExprError({ code: 'syntax', what: WHAT, reason: `a when condition must be a string, got ${typeof text}` });
+  if (text.length > DEFAULT_LIMITS.maxSourceLength)
+    fail(text, 'limit', `condition is longer than ${DEFAULT_LIMITS.maxSourceLength} characters`, 0);
   const root = parseWhen(text, lex(text));
   return { text, evaluate: (vars) => evaluateTree(text, root, vars) };
 }
@@ -276,7 +297,8 @@ function evaluateTree(text: string, root: WNode, vars: FlatVars): boolean {
       if (v === null || v === undefined) unresolved.push(`${ref.raw} (${where}) evaluated to nil`);
       else resolved.set(ref, typeof v === 'string' ? v : toJson(v, standaloneMeter(WHAT)));
     } catch (err) {
-      if (err instanceof ExprError && (err.code === 'unknown-name' || err.code === 'nil-member')) unresolved.push(`${ref.raw} (${where}) ${err.reason}`);
+      if (err instanceof ExprError && (err.code === 'unknown-name' || err.code === 'nil-member'))
+        unresolved.push(`${ref.raw} (${where}) ${err.reason}`);
       else throw err instanceof ExprError ? err.rebase(text, ref.tag.exprStart, WHAT) : err;
     }
   };
@@ -293,11 +315,14 @@ function evaluateTree(text: string, root: WNode, vars: FlatVars): boolean {
     if (s === 'true' || s === 'false') return { v: s === 'true', text: s };
     return { v: s, text: s };
   };
-  const scalar = (n: WNode, x: WValue): string | number | boolean => ('list' in x ? fail(text, 'type', 'a list (a, b) is only allowed after "in"', n.s, n.e) : x.v);
+  const scalar = (n: WNode, x: WValue): string | number | boolean =>
+    'list' in x ? fail(text, 'type', 'a list (a, b) is only allowed after "in"', n.s, n.e) : x.v;
   const kind = (v: string | number | boolean): string => (typeof v === 'number' ? 'number' : typeof v === 'boolean' ? 'bool' : 'string');
   const bool = (n: WNode, x: WValue, op: string): boolean => {
     const v = scalar(n, x);
-    return typeof v === 'boolean' ? v : fail(text, 'type', `the operands of ${op} must be true or false, got ${kind(v)} ${JSON.stringify(v)}`, n.s, n.e);
+    return typeof v === 'boolean'
+      ? v
+      : fail(text, 'type', `the operands of ${op} must be true or false, got ${kind(v)} ${JSON.stringify(v)}`, n.s, n.e);
   };
   const ev = (n: WNode): WValue => {
     switch (n.k) {
@@ -309,7 +334,9 @@ function evaluateTree(text: string, root: WNode, vars: FlatVars): boolean {
         return { v: !bool(n.a, ev(n.a), '!'), text: '' };
       case 'neg': {
         const v = scalar(n.a, ev(n.a));
-        return typeof v === 'number' ? { v: -v, text: formatGoFloat(-v) } : fail(text, 'type', `cannot negate ${kind(v)} ${JSON.stringify(v)}`, n.s, n.e);
+        return typeof v === 'number'
+          ? { v: -v, text: formatGoFloat(-v) }
+          : fail(text, 'type', `cannot negate ${kind(v)} ${JSON.stringify(v)}`, n.s, n.e);
       }
       case 'bin':
         return binary(n);
@@ -343,7 +370,8 @@ function evaluateTree(text: string, root: WNode, vars: FlatVars): boolean {
         try {
           re = Regex.compile(pattern, DEFAULT_LIMITS.maxRegexProgram);
         } catch (err) {
-          if (err instanceof RegexSyntaxError) fail(text, 'regex', `invalid regular expression ${JSON.stringify(pattern)}: ${err.message}`, n.r.s, n.r.e);
+          if (err instanceof RegexSyntaxError)
+            fail(text, 'regex', `invalid regular expression ${JSON.stringify(pattern)}: ${err.message}`, n.r.s, n.r.e);
           throw err;
         }
         const hit = re.test((lx as { text: string }).text, standaloneMeter(WHAT));

@@ -15,20 +15,35 @@ let widgetsServed = false;
 beforeAll(async () => {
   api = await startApiStandIn((req) => {
     if (req.method === 'GET' && req.path === '/api/v1') {
-      return { body: { resources: [{ name: 'configmaps', kind: 'ConfigMap', namespaced: true }, { name: 'namespaces', kind: 'Namespace', namespaced: false }, { name: 'pods/log', kind: 'Pod', namespaced: true }] } };
+      return {
+        body: {
+          resources: [
+            { name: 'configmaps', kind: 'ConfigMap', namespaced: true },
+            { name: 'namespaces', kind: 'Namespace', namespaced: false },
+            { name: 'pods/log', kind: 'Pod', namespaced: true },
+          ],
+        },
+      };
     }
     if (req.method === 'GET' && req.path === '/apis/apiextensions.k8s.io/v1') {
       return { body: { resources: [{ name: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false }] } };
     }
     if (req.method === 'GET' && req.path === '/apis/example.com/v1') {
-      return { body: { resources: widgetsServed ? [{ name: 'widgets', kind: 'Widget', namespaced: true }] : [{ name: 'gadgets', kind: 'Gadget', namespaced: true }] } };
+      return {
+        body: {
+          resources: widgetsServed
+            ? [{ name: 'widgets', kind: 'Widget', namespaced: true }]
+            : [{ name: 'gadgets', kind: 'Gadget', namespaced: true }],
+        },
+      };
     }
     if (req.method === 'GET' && req.path.startsWith('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/')) {
       const established = crdEstablished;
       crdEstablished = true; // established on the second look
       return { body: { status: { conditions: [{ type: 'Established', status: established ? 'True' : 'False' }] } } };
     }
-    if (req.method === 'PATCH' && req.path.endsWith('/configmaps/refused')) return statusReply(422, 'Invalid', 'ConfigMap "refused" is invalid: data: Too long');
+    if (req.method === 'PATCH' && req.path.endsWith('/configmaps/refused'))
+      return statusReply(422, 'Invalid', 'ConfigMap "refused" is invalid: data: Too long');
     // Applying the gadget "installs" widgets, as applying a CRD does.
     if (req.method === 'PATCH' && req.path.includes('/gadgets/')) widgetsServed = true;
     if (req.method === 'PATCH') return { body: req.body };
@@ -82,7 +97,10 @@ data: {a: "1"}
     widgetsServed = false;
     api.requests.length = 0;
     await applyObjects(api.kubeConfig, [gadget, widget]);
-    expect(api.requests.filter((r) => r.method === 'PATCH').map((r) => r.path)).toEqual(['/apis/example.com/v1/namespaces/team/gadgets/g', '/apis/example.com/v1/namespaces/ns/widgets/w']);
+    expect(api.requests.filter((r) => r.method === 'PATCH').map((r) => r.path)).toEqual([
+      '/apis/example.com/v1/namespaces/team/gadgets/g',
+      '/apis/example.com/v1/namespaces/ns/widgets/w',
+    ]);
     expect(api.requests.filter((r) => r.path === '/apis/example.com/v1')).toHaveLength(2);
     // A kind still missing after the second look is an error naming it.
     await expect(applyObjects(api.kubeConfig, [{ apiVersion: 'example.com/v1', kind: 'Gizmo', metadata: { name: 'z' } }])).rejects.toThrow(
@@ -91,7 +109,9 @@ data: {a: "1"}
   });
 
   it("names the object and the API server's reason when a write is refused", async () => {
-    await expect(applyObjects(api.kubeConfig, [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'refused', namespace: 'x' } }])).rejects.toThrow(
+    await expect(
+      applyObjects(api.kubeConfig, [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'refused', namespace: 'x' } }]),
+    ).rejects.toThrow(
       'applying ConfigMap x/refused: PATCH /api/v1/namespaces/x/configmaps/refused: 422 Invalid: ConfigMap "refused" is invalid: data: Too long',
     );
   });

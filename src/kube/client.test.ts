@@ -12,7 +12,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeClient, OWN_IDENTITY, type WatchEvent } from './client.js';
 import { ApiError, isAlreadyExists, isConflict, isGone, isNotFound, isTransient } from './errors.js';
 import { PODS, SELF_SUBJECT_ACCESS_REVIEWS, WORKFLOWS } from './resource.js';
-import { OWN_TOKEN, startApiStandIn, statusReply, type ApiStandIn, type StandInReply, type StandInRequest } from './testing/api-stand-in.js';
+import {
+  OWN_TOKEN,
+  startApiStandIn,
+  statusReply,
+  type ApiStandIn,
+  type StandInReply,
+  type StandInRequest,
+} from './testing/api-stand-in.js';
 
 let api: ApiStandIn;
 /** What the stand-in answers; the default echoes the caller's token. */
@@ -39,7 +46,9 @@ describe('identity', () => {
 
   it("never uses one caller's token for another caller or for its own calls, however the calls interleave", async () => {
     // Replies arrive out of order, so requests overlap on the shared pools.
-    answering((req) => new Promise((r) => setTimeout(() => r({ body: { token: req.token ?? null, path: req.path } }), Math.random() * 20)) as never);
+    answering(
+      (req) => new Promise((r) => setTimeout(() => r({ body: { token: req.token ?? null, path: req.path } }), Math.random() * 20)) as never,
+    );
     const callers = Array.from({ length: 20 }, (_, i) => `caller-${i}`);
     const calls = callers.flatMap((token) => [
       api.client
@@ -80,12 +89,22 @@ describe('identity', () => {
 describe('errors', () => {
   it('turn a Status reply into an ApiError with its code, reason, message and request', async () => {
     answering(() => statusReply(409, 'AlreadyExists', 'workflows.plugflow.io "a" already exists'));
-    const err = await api.client.as({ kind: 'token', token: 't' }).create(WORKFLOWS, 'ns', { metadata: { name: 'a' } }).catch((e: unknown) => e);
+    const err = await api.client
+      .as({ kind: 'token', token: 't' })
+      .create(WORKFLOWS, 'ns', { metadata: { name: 'a' } })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
-    expect(err).toMatchObject({ code: 409, reason: 'AlreadyExists', message: 'workflows.plugflow.io "a" already exists', request: 'POST /apis/plugflow.io/v1alpha1/namespaces/ns/workflows' });
+    expect(err).toMatchObject({
+      code: 409,
+      reason: 'AlreadyExists',
+      message: 'workflows.plugflow.io "a" already exists',
+      request: 'POST /apis/plugflow.io/v1alpha1/namespaces/ns/workflows',
+    });
     expect(isAlreadyExists(err)).toBe(true);
     expect(isConflict(err)).toBe(false);
-    expect((err as ApiError).describe()).toBe('POST /apis/plugflow.io/v1alpha1/namespaces/ns/workflows: 409 AlreadyExists: workflows.plugflow.io "a" already exists');
+    expect((err as ApiError).describe()).toBe(
+      'POST /apis/plugflow.io/v1alpha1/namespaces/ns/workflows: 409 AlreadyExists: workflows.plugflow.io "a" already exists',
+    );
   });
 
   it('keep a reply that is not a Status as the message, with no reason', async () => {
@@ -115,7 +134,10 @@ describe('errors', () => {
     });
     const nowhere = await KubeClient.fromKubeConfig(kc);
     try {
-      const refused = (await nowhere.as({ kind: 'token', token: 't' }).get(PODS, 'ns', 'p').catch((e: unknown) => e)) as ApiError;
+      const refused = (await nowhere
+        .as({ kind: 'token', token: 't' })
+        .get(PODS, 'ns', 'p')
+        .catch((e: unknown) => e)) as ApiError;
       expect(refused).toMatchObject({ code: 0 });
       expect(refused.message).toMatch(/ECONNREFUSED/);
       expect(isTransient(refused)).toBe(true);
@@ -127,10 +149,24 @@ describe('errors', () => {
   it('classify one way: transport, 429 and 5xx are transient; refusals, too-large writes and non-API errors are not', () => {
     const e = (code: number, reason = '', message = 'x') => new ApiError(code, reason, message, 'GET /x');
     for (const t of [e(0), e(429), e(500), e(503), e(504)]) expect(isTransient(t), String(t.code)).toBe(true);
-    for (const f of [e(400), e(401), e(403), e(404), e(409, 'Conflict'), e(410, 'Expired'), e(413), e(500, '', 'etcdserver: request is too large')]) {
+    for (const f of [
+      e(400),
+      e(401),
+      e(403),
+      e(404),
+      e(409, 'Conflict'),
+      e(410, 'Expired'),
+      e(413),
+      e(500, '', 'etcdserver: request is too large'),
+    ]) {
       expect(isTransient(f), `${f.code} ${f.message}`).toBe(false);
     }
-    for (const notApi of [new Error('boom'), new TypeError('x'), Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }), undefined]) {
+    for (const notApi of [
+      new Error('boom'),
+      new TypeError('x'),
+      Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+      undefined,
+    ]) {
       expect(isTransient(notApi)).toBe(false);
     }
     expect(isNotFound(e(404))).toBe(true);
@@ -141,8 +177,15 @@ describe('errors', () => {
 
 describe('requests', () => {
   it('send dry runs, server-side applies and merge patches as the API server expects them', async () => {
-    answering((req) => ({ body: { method: req.method, query: Object.fromEntries(req.query), type: req.headers['content-type'] ?? null, body: req.body ?? null } }));
-    expect(await api.client.create(WORKFLOWS, 'ns', { a: 1 }, { dryRun: true })).toEqual({ method: 'POST', query: { dryRun: 'All' }, type: 'application/json', body: { a: 1 } });
+    answering((req) => ({
+      body: { method: req.method, query: Object.fromEntries(req.query), type: req.headers['content-type'] ?? null, body: req.body ?? null },
+    }));
+    expect(await api.client.create(WORKFLOWS, 'ns', { a: 1 }, { dryRun: true })).toEqual({
+      method: 'POST',
+      query: { dryRun: 'All' },
+      type: 'application/json',
+      body: { a: 1 },
+    });
     expect(await api.client.create(WORKFLOWS, 'ns', { a: 1 })).toMatchObject({ query: {} });
     expect(await api.client.apply(WORKFLOWS, 'ns', 'w', { kind: 'Workflow' }, { fieldManager: 'plugflow', force: true })).toEqual({
       method: 'PATCH',
@@ -150,7 +193,10 @@ describe('requests', () => {
       type: 'application/apply-patch+yaml',
       body: { kind: 'Workflow' },
     });
-    expect(await api.client.mergePatch(WORKFLOWS, 'ns', 'w', { spec: { suspend: null } })).toMatchObject({ type: 'application/merge-patch+json', body: { spec: { suspend: null } } });
+    expect(await api.client.mergePatch(WORKFLOWS, 'ns', 'w', { spec: { suspend: null } })).toMatchObject({
+      type: 'application/merge-patch+json',
+      body: { spec: { suspend: null } },
+    });
     expect(await api.client.create(SELF_SUBJECT_ACCESS_REVIEWS, undefined, {})).toMatchObject({ method: 'POST' });
     expect(api.requests.at(-1)!.path).toBe('/apis/authorization.k8s.io/v1/selfsubjectaccessreviews');
   });
@@ -185,7 +231,12 @@ describe('watch', () => {
     });
     const events: WatchEvent[] = [];
     let opened = false;
-    await api.client.watch(WORKFLOWS, { namespace: 'ns', resourceVersion: '5', allowWatchBookmarks: true, onOpen: () => (opened = true) }, (e) => events.push(e), new AbortController().signal);
+    await api.client.watch(
+      WORKFLOWS,
+      { namespace: 'ns', resourceVersion: '5', allowWatchBookmarks: true, onOpen: () => (opened = true) },
+      (e) => events.push(e),
+      new AbortController().signal,
+    );
     expect(opened).toBe(true);
     expect(events.map((e) => e.type)).toEqual(['ADDED', 'MODIFIED', 'BOOKMARK']);
     expect(events[2].object).toEqual({ metadata: { resourceVersion: '9' } });
@@ -198,7 +249,10 @@ describe('watch', () => {
       return undefined;
     });
     const seen: WatchEvent[] = [];
-    await expect(api.client.watch(PODS, {}, (e) => seen.push(e), new AbortController().signal)).rejects.toMatchObject({ code: 0, message: expect.stringMatching(/^malformed watch line: not json/) });
+    await expect(api.client.watch(PODS, {}, (e) => seen.push(e), new AbortController().signal)).rejects.toMatchObject({
+      code: 0,
+      message: expect.stringMatching(/^malformed watch line: not json/),
+    });
     expect(seen).toHaveLength(1);
 
     answering(() => statusReply(410, 'Expired', 'too old resource version: 1 (5)'));

@@ -145,7 +145,10 @@ export class KubeClient {
     const own = { ...server, cert: tls.cert as string | Buffer | undefined, key: tls.key as string | Buffer | undefined };
     const connections = opts.connections ?? 32;
     const shared: Shared = {
-      own: { pool: new Agent({ connect: own, connections, keepAliveTimeout: 30_000 }), watchPool: new Agent({ connect: own, keepAliveTimeout: 1_000 }) },
+      own: {
+        pool: new Agent({ connect: own, connections, keepAliveTimeout: 30_000 }),
+        watchPool: new Agent({ connect: own, keepAliveTimeout: 1_000 }),
+      },
       callers: {
         pool: new Agent({ connect: server, connections, keepAliveTimeout: 30_000 }),
         watchPool: new Agent({ connect: server, connections, keepAliveTimeout: 1_000 }),
@@ -184,17 +187,36 @@ export class KubeClient {
       method: 'GET',
       type,
       path: resourcePath(type, o.namespace),
-      query: { labelSelector: o.labelSelector, fieldSelector: o.fieldSelector, limit: o.limit, continue: o.continue, resourceVersion: o.resourceVersion },
+      query: {
+        labelSelector: o.labelSelector,
+        fieldSelector: o.fieldSelector,
+        limit: o.limit,
+        continue: o.continue,
+        resourceVersion: o.resourceVersion,
+      },
     });
   }
 
   /** POST; `dryRun` asks the API server to validate and admit without storing (`dryRun=All`). */
   create<T>(type: ResourceType, namespace: string | undefined, body: unknown, options?: { dryRun?: boolean }): Promise<T> {
-    return this.call<T>({ verb: 'create', method: 'POST', type, path: resourcePath(type, namespace), body, query: options?.dryRun ? { dryRun: 'All' } : undefined });
+    return this.call<T>({
+      verb: 'create',
+      method: 'POST',
+      type,
+      path: resourcePath(type, namespace),
+      body,
+      query: options?.dryRun ? { dryRun: 'All' } : undefined,
+    });
   }
 
   /** Server-side apply of a whole object as `fieldManager`; `force` takes over fields others own. */
-  apply<T>(type: ResourceType, namespace: string | undefined, name: string, body: unknown, o: { fieldManager: string; force?: boolean }): Promise<T> {
+  apply<T>(
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    body: unknown,
+    o: { fieldManager: string; force?: boolean },
+  ): Promise<T> {
     return this.call<T>({
       verb: 'patch',
       method: 'PATCH',
@@ -224,7 +246,12 @@ export class KubeClient {
     return this.call<T>({ verb: 'update', method: 'PUT', type, subresource, path: resourcePath(type, namespace, name, subresource), body });
   }
 
-  delete(type: ResourceType, namespace: string | undefined, name: string, options?: { uid?: string; gracePeriodSeconds?: number }): Promise<unknown> {
+  delete(
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    options?: { uid?: string; gracePeriodSeconds?: number },
+  ): Promise<unknown> {
     const body: Record<string, unknown> = {};
     if (options?.uid) body.preconditions = { uid: options.uid };
     if (options?.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = options.gracePeriodSeconds;
@@ -305,7 +332,12 @@ export class KubeClient {
    * aborts). A refusal (no such pod or container, not started yet) rejects with ApiError before
    * any chunk.
    */
-  async podLog(namespace: string, pod: string, o: { container?: string; follow?: boolean }, signal?: AbortSignal): Promise<AsyncIterable<Buffer>> {
+  async podLog(
+    namespace: string,
+    pod: string,
+    o: { container?: string; follow?: boolean },
+    signal?: AbortSignal,
+  ): Promise<AsyncIterable<Buffer>> {
     const path = resourcePath(PODS, namespace, pod, 'log');
     const request = `GET ${path}`;
     const started = Date.now();
@@ -420,7 +452,14 @@ export class KubeClient {
 
   /** POST to an object's subresource: pods/binding, serviceaccounts/token (TokenRequest), pods/eviction. */
   createSubresource<T>(type: ResourceType, namespace: string | undefined, name: string, subresource: string, body: unknown): Promise<T> {
-    return this.call<T>({ verb: 'create', method: 'POST', type, subresource, path: resourcePath(type, namespace, name, subresource), body });
+    return this.call<T>({
+      verb: 'create',
+      method: 'POST',
+      type,
+      subresource,
+      path: resourcePath(type, namespace, name, subresource),
+      body,
+    });
   }
 }
 

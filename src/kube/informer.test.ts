@@ -50,7 +50,12 @@ describe('Informer', () => {
     expect(inf.lastSyncAge()).toBe(Infinity);
     inf.start();
     await inf.waitForSync();
-    expect(inf.list().map((p) => p.metadata?.name).sort()).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(
+      inf
+        .list()
+        .map((p) => p.metadata?.name)
+        .sort(),
+    ).toEqual(['a', 'b', 'c', 'd', 'e']);
     expect(fake.callsOf('list')).toHaveLength(3);
     await eventually(() => fake.openWatches === 1);
     expect(fake.callsOf('watch')[0].body).toEqual({ resourceVersion: fake.resourceVersion, allowWatchBookmarks: true });
@@ -80,7 +85,12 @@ describe('Informer', () => {
     fake.compact();
     await eventually(() => inf.stats.lists === 2 && fake.openWatches === 1);
     expect(inf.stats.relistsOnGone).toBe(1);
-    expect(inf.list().map((p) => p.metadata?.name).sort()).toEqual(['a', 'c']);
+    expect(
+      inf
+        .list()
+        .map((p) => p.metadata?.name)
+        .sort(),
+    ).toEqual(['a', 'c']);
     expect(events).toEqual(['add a', 'add b', 'add c', 'delete b']);
   });
 

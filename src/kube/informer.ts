@@ -82,7 +82,11 @@ export function staleAfterMs(watchdogMs = DEFAULT_WATCHDOG_MS): number {
  * nothing heard from the API server for longer than `staleMs` (a frozen server or a dead
  * connection the watchdog has not managed to replace).
  */
-export function readinessProblem(name: string, informer: Pick<InformerLike, 'hasSynced' | 'lastSyncAge'>, staleMs: number): string | undefined {
+export function readinessProblem(
+  name: string,
+  informer: Pick<InformerLike, 'hasSynced' | 'lastSyncAge'>,
+  staleMs: number,
+): string | undefined {
   if (!informer.hasSynced()) return `informer ${name} has not synced yet`;
   const age = informer.lastSyncAge();
   if (age > staleMs) return `informer ${name} is stale: nothing heard from the API server for ${Math.round(age / 1000)}s`;
@@ -198,7 +202,12 @@ export class Informer<T extends KubeObject> implements InformerLike {
         failures++;
         if (!needList) this.stats.watchErrors++;
         const delay = backoffDelay(this.opts.backoff ?? DEFAULT_BACKOFF, failures);
-        this.opts.log?.warn('informer watch failed; retrying', { informer: this.name, error: errorMessage(err), retryInMs: delay, failures });
+        this.opts.log?.warn('informer watch failed; retrying', {
+          informer: this.name,
+          error: errorMessage(err),
+          retryInMs: delay,
+          failures,
+        });
         await sleep(delay, signal);
       }
     }
@@ -240,13 +249,16 @@ export class Informer<T extends KubeObject> implements InformerLike {
     let failure: Error | undefined;
     let lastHeard = Date.now();
     const watchdogMs = this.opts.watchdogMs ?? DEFAULT_WATCHDOG_MS;
-    const watchdog = setInterval(() => {
-      if (Date.now() - lastHeard > watchdogMs) {
-        this.stats.watchdogRestarts++;
-        this.opts.log?.warn('informer watch silent too long; restarting it', { informer: this.name, silentMs: Date.now() - lastHeard });
-        abort.abort();
-      }
-    }, Math.max(50, Math.min(5_000, watchdogMs / 4)));
+    const watchdog = setInterval(
+      () => {
+        if (Date.now() - lastHeard > watchdogMs) {
+          this.stats.watchdogRestarts++;
+          this.opts.log?.warn('informer watch silent too long; restarting it', { informer: this.name, silentMs: Date.now() - lastHeard });
+          abort.abort();
+        }
+      },
+      Math.max(50, Math.min(5_000, watchdogMs / 4)),
+    );
     const onEvent = (e: WatchEvent): void => {
       if (failure) return;
       lastHeard = Date.now();

@@ -17,7 +17,13 @@ export interface ResourceType {
 export const PODS: ResourceType = { group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true };
 export const NAMESPACES: ResourceType = { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false };
 export const CONFIGMAPS: ResourceType = { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true };
-export const SERVICE_ACCOUNTS: ResourceType = { group: '', version: 'v1', plural: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true };
+export const SERVICE_ACCOUNTS: ResourceType = {
+  group: '',
+  version: 'v1',
+  plural: 'serviceaccounts',
+  kind: 'ServiceAccount',
+  namespaced: true,
+};
 export const EVENTS: ResourceType = { group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true };
 export const LEASES: ResourceType = { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease', namespaced: true };
 export const SELF_SUBJECT_ACCESS_REVIEWS: ResourceType = {
@@ -36,8 +42,20 @@ export const CUSTOM_RESOURCE_DEFINITIONS: ResourceType = {
 };
 export const NODES: ResourceType = { group: '', version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false };
 export const SECRETS: ResourceType = { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true };
-export const PERSISTENT_VOLUME_CLAIMS: ResourceType = { group: '', version: 'v1', plural: 'persistentvolumeclaims', kind: 'PersistentVolumeClaim', namespaced: true };
-export const ROLE_BINDINGS: ResourceType = { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'rolebindings', kind: 'RoleBinding', namespaced: true };
+export const PERSISTENT_VOLUME_CLAIMS: ResourceType = {
+  group: '',
+  version: 'v1',
+  plural: 'persistentvolumeclaims',
+  kind: 'PersistentVolumeClaim',
+  namespaced: true,
+};
+export const ROLE_BINDINGS: ResourceType = {
+  group: 'rbac.authorization.k8s.io',
+  version: 'v1',
+  plural: 'rolebindings',
+  kind: 'RoleBinding',
+  namespaced: true,
+};
 export const WORKFLOWS: ResourceType = { group: GROUP, version: VERSION, plural: PLURAL.workflow, kind: 'Workflow', namespaced: true };
 export const WORKFLOW_TASK_SETS: ResourceType = {
   group: GROUP,

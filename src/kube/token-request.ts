@@ -15,11 +15,20 @@ export interface TokenRequestOptions {
 }
 
 /** Issues a token for `namespace/serviceAccount`; throws naming the account when none comes back. */
-export async function requestServiceAccountToken(client: KubeClient, namespace: string, serviceAccount: string, o: TokenRequestOptions): Promise<string> {
+export async function requestServiceAccountToken(
+  client: KubeClient,
+  namespace: string,
+  serviceAccount: string,
+  o: TokenRequestOptions,
+): Promise<string> {
   const body: AuthenticationV1TokenRequest = {
     apiVersion: 'authentication.k8s.io/v1',
     kind: 'TokenRequest',
-    spec: { audiences: o.audiences ?? [], expirationSeconds: o.expirationSeconds, ...(o.boundObjectRef ? { boundObjectRef: o.boundObjectRef } : {}) },
+    spec: {
+      audiences: o.audiences ?? [],
+      expirationSeconds: o.expirationSeconds,
+      ...(o.boundObjectRef ? { boundObjectRef: o.boundObjectRef } : {}),
+    },
   };
   const res = await client.createSubresource<AuthenticationV1TokenRequest>(SERVICE_ACCOUNTS, namespace, serviceAccount, 'token', body);
   const token = res.status?.token;

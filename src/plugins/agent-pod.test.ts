@@ -37,7 +37,9 @@ describe('buildAgentPod', () => {
   it('is named after the workflow, owned by it and labelled', () => {
     expect(pod.metadata!.name).toBe('wf1-agent');
     expect(pod.metadata!.namespace).toBe('team');
-    expect(pod.metadata!.ownerReferences).toEqual([{ apiVersion: 'plugflow.io/v1alpha1', kind: 'Workflow', name: 'wf1', uid: 'uid-1', controller: true }]);
+    expect(pod.metadata!.ownerReferences).toEqual([
+      { apiVersion: 'plugflow.io/v1alpha1', kind: 'Workflow', name: 'wf1', uid: 'uid-1', controller: true },
+    ]);
     expect(pod.metadata!.labels).toEqual({ 'workflows.plugflow.io/workflow': 'wf1', 'workflows.plugflow.io/component': 'agent' });
     expect(agentPodName('x'.repeat(260)).length).toBeLessThanOrEqual(253);
   });
@@ -45,7 +47,16 @@ describe('buildAgentPod', () => {
   it('has an init container, the main container and one sidecar per plugin', () => {
     expect(pod.spec!.initContainers!.map((c) => c.name)).toEqual(['init']);
     expect(pod.spec!.containers.map((c) => c.name)).toEqual(['main', 'alpha', 'beta']);
-    expect(containerByName(pod, 'init').args).toEqual(['agent', 'init', '--token-dir', AGENT_TOKEN_DIR, '--plugin', 'alpha', '--plugin', 'beta']);
+    expect(containerByName(pod, 'init').args).toEqual([
+      'agent',
+      'init',
+      '--token-dir',
+      AGENT_TOKEN_DIR,
+      '--plugin',
+      'alpha',
+      '--plugin',
+      'beta',
+    ]);
     const args = containerByName(pod, 'main').args!;
     expect(args.slice(0, 2)).toEqual(['agent', '--workflow']);
     expect(args).toContain('alpha=http://localhost:4001');
@@ -77,7 +88,11 @@ describe('buildAgentPod', () => {
     expect(sc).toMatchObject({ runAsNonRoot: true, fsGroup: 8737, seccompProfile: { type: 'RuntimeDefault' } });
     expect(pod.spec!.shareProcessNamespace).toBe(false);
     for (const c of [...pod.spec!.initContainers!, ...pod.spec!.containers]) {
-      expect(c.securityContext, c.name).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+      expect(c.securityContext, c.name).toMatchObject({
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+        capabilities: { drop: ['ALL'] },
+      });
       expect(c.securityContext!.capabilities!.add, c.name).toBeUndefined();
       expect(c.securityContext!.runAsUser, c.name).not.toBe(0);
     }
@@ -107,10 +122,17 @@ describe('buildAgentPod', () => {
     expect(() => buildAgentPod(wf, p, opts)).toThrow(AgentPodError);
     expect(() => buildAgentPod(wf, p, opts)).toThrow(/plugin team\/alpha asks for a service account token.*alpha-executor-plugin/);
     const pod2 = buildAgentPod(wf, p, { ...opts, pluginTokenSecrets: { alpha: 'alpha-executor-plugin-token' } });
-    expect(containerByName(pod2, 'alpha').volumeMounts).toContainEqual({ name: 'sa-alpha', mountPath: SERVICE_ACCOUNT_DIR, readOnly: true });
+    expect(containerByName(pod2, 'alpha').volumeMounts).toContainEqual({
+      name: 'sa-alpha',
+      mountPath: SERVICE_ACCOUNT_DIR,
+      readOnly: true,
+    });
     expect(containerByName(pod2, 'beta').volumeMounts!.some((m) => m.mountPath === SERVICE_ACCOUNT_DIR)).toBe(false);
     expect(pod2.spec!.volumes!.find((v) => v.name === 'sa-alpha')!.secret!.secretName).toBe('alpha-executor-plugin-token');
-    expect(pluginServiceAccount({ namespace: 'plugflow', name: 'alpha' })).toEqual({ namespace: 'plugflow', name: 'alpha-executor-plugin' });
+    expect(pluginServiceAccount({ namespace: 'plugflow', name: 'alpha' })).toEqual({
+      namespace: 'plugflow',
+      name: 'alpha-executor-plugin',
+    });
   });
 
   it('lets a plugin loosen the hardening defaults deliberately', () => {
@@ -120,7 +142,9 @@ describe('buildAgentPod', () => {
   });
 
   it('refuses clashing ports, container names and the health port', () => {
-    expect(() => buildAgentPod(wf, [entry('a', 4000, 1), entry('b', 4000, 1)], opts)).toThrow(/port 4000 is used by plugin team\/a and plugin team\/b/);
+    expect(() => buildAgentPod(wf, [entry('a', 4000, 1), entry('b', 4000, 1)], opts)).toThrow(
+      /port 4000 is used by plugin team\/a and plugin team\/b/,
+    );
     const sameName = entry('b', 4001, 1);
     sameName.container.name = 'a';
     expect(() => buildAgentPod(wf, [entry('a', 4000, 1), sameName], opts)).toThrow(/both name their container "a"/);

@@ -174,7 +174,9 @@ export function buildAgentPod(workflow: AgentWorkflow, plugins: readonly PluginE
   // The floor of plugin sidecars at every pod security level (discovery refuses such plugins
   // already; this holds for any plugin that reaches here).
   const floor = sidecars.flatMap((c, i) =>
-    checkPluginSidecar(c, podSecurity, `plugin ${plugins[i]!.namespace}/${plugins[i]!.name} container "${c.name}"`).map((v) => `${v.field} ${v.problem} (fix: ${v.fix})`),
+    checkPluginSidecar(c, podSecurity, `plugin ${plugins[i]!.namespace}/${plugins[i]!.name} container "${c.name}"`).map(
+      (v) => `${v.field} ${v.problem} (fix: ${v.fix})`,
+    ),
   );
   if (floor.length > 0) throw new AgentPodError(subject, floor);
 
@@ -245,7 +247,8 @@ function checkPlugins(subject: string, plugins: readonly PluginEntry[], opts: Ag
     if (pluginNames.has(p.name)) problems.push(`plugin ${p.name} is listed twice (select plugins with pluginsForWorkflow)`);
     pluginNames.add(p.name);
     const cname = p.container.name ?? '';
-    if (RESERVED_CONTAINER_NAMES.includes(cname)) problems.push(`plugin ${p.namespace}/${p.name} uses the reserved container name "${cname}"`);
+    if (RESERVED_CONTAINER_NAMES.includes(cname))
+      problems.push(`plugin ${p.namespace}/${p.name} uses the reserved container name "${cname}"`);
     const prev = containerNames.get(cname);
     if (prev) problems.push(`plugins ${prev} and ${p.namespace}/${p.name} both name their container "${cname}"`);
     containerNames.set(cname, `${p.namespace}/${p.name}`);

@@ -35,7 +35,10 @@ function plugin(over: Partial<ExecutorPlugin['metadata']> = {}, automount?: bool
 describe('buildPlugin', () => {
   it('makes the labelled ConfigMap with the container as YAML', () => {
     const built = buildPlugin(
-      plugin({ labels: { team: 'a', 'workflows.plugflow.io/configmap-type': 'Other' }, annotations: { 'workflows.plugflow.io/description': 'hi' } }),
+      plugin({
+        labels: { team: 'a', 'workflows.plugflow.io/configmap-type': 'Other' },
+        annotations: { 'workflows.plugflow.io/description': 'hi' },
+      }),
     );
     const cm = built.configMap;
     expect(built.configMapFileName).toBe('hello-executor-plugin-configmap.yaml');

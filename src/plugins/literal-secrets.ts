@@ -101,6 +101,7 @@ export function literalSecretFinding(name: string, value: string): SecretFinding
   const upper = name.toUpperCase();
   const ending = SECRET_NAME_ENDINGS.find((e) => upper === e || upper.endsWith(`_${e}`));
   if (!ending || harmless(value)) return undefined;
-  if (looksGenerated(value)) return { refuse: true, reason: `its name ends in ${ending} and its value looks like a generated key or token` };
+  if (looksGenerated(value))
+    return { refuse: true, reason: `its name ends in ${ending} and its value looks like a generated key or token` };
   return { refuse: false, reason: `its name ends in ${ending} and it has a literal value` };
 }

@@ -65,7 +65,9 @@ function siblingPortClashes(dir: string, name: string, ports: number[]): string[
     if (other.metadata.name === name) continue;
     for (const p of other.spec.sidecar.container.ports ?? []) {
       if (ports.includes(p.containerPort)) {
-        out.push(`port ${p.containerPort} is also used by plugin ${other.metadata.name} (${join(parent, sib)}); both cannot run in one agent pod`);
+        out.push(
+          `port ${p.containerPort} is also used by plugin ${other.metadata.name} (${join(parent, sib)}); both cannot run in one agent pod`,
+        );
       }
     }
   }

@@ -16,7 +16,12 @@ const envVar = obj(
   {
     name: str,
     value: str,
-    valueFrom: obj({ configMapKeyRef: keySelector, fieldRef: fieldSelector, resourceFieldRef: resourceFieldSelector, secretKeyRef: keySelector }),
+    valueFrom: obj({
+      configMapKeyRef: keySelector,
+      fieldRef: fieldSelector,
+      resourceFieldRef: resourceFieldSelector,
+      secretKeyRef: keySelector,
+    }),
   },
   ['name'],
 );
@@ -112,10 +117,12 @@ export const containerShape: Shape = obj(
 /** Fields of ObjectMeta (spec document 3, "Metadata records"); the rest are written by the API server. */
 export const WRITTEN_METADATA_FIELDS: readonly string[] = ['name', 'namespace', 'labels', 'annotations'];
 
-const ownerReference = obj(
-  { apiVersion: str, blockOwnerDeletion: bool, controller: bool, kind: str, name: str, uid: str },
-  ['apiVersion', 'kind', 'name', 'uid'],
-);
+const ownerReference = obj({ apiVersion: str, blockOwnerDeletion: bool, controller: bool, kind: str, name: str, uid: str }, [
+  'apiVersion',
+  'kind',
+  'name',
+  'uid',
+]);
 
 /** The full ObjectMeta, so that metadata copied from a real object (`creationTimestamp: null`) reads. */
 const objectMeta = obj(

@@ -79,8 +79,12 @@ describe('readPluginYaml', () => {
       'spec.sidecar.container.ports[0].containerPort: must be an integer, got a string',
     ]);
     expect(problemsOf(withContainer((c) => (c.ports[0].containerPort = 70000)))[0]).toMatch(/containerPort: 70000 is out of range/);
-    expect(problemsOf(withContainer((c) => (c.command = 'python3')))).toEqual(['spec.sidecar.container.command: must be a list, got a string']);
-    expect(problemsOf(withContainer((c) => (c.resources.limits.cpu = 'lots')))[0]).toMatch(/resources.limits.cpu: "lots" is not a quantity/);
+    expect(problemsOf(withContainer((c) => (c.command = 'python3')))).toEqual([
+      'spec.sidecar.container.command: must be a list, got a string',
+    ]);
+    expect(problemsOf(withContainer((c) => (c.resources.limits.cpu = 'lots')))[0]).toMatch(
+      /resources.limits.cpu: "lots" is not a quantity/,
+    );
   });
 
   it('checks apiVersion, kind and the plugin name', () => {
@@ -90,7 +94,9 @@ describe('readPluginYaml', () => {
     p.metadata.name = 'Hello_World';
     const problems = problemsOf(p);
     expect(problems).toContain('apiVersion: must be plugflow.io/v1alpha1, got "argoproj.io/v1alpha1"');
-    expect(problems.some((m) => m.startsWith('kind: must be ExecutorPlugin, got "Plugin"; plugflow plugin build reads an ExecutorPlugin'))).toBe(true);
+    expect(
+      problems.some((m) => m.startsWith('kind: must be ExecutorPlugin, got "Plugin"; plugflow plugin build reads an ExecutorPlugin')),
+    ).toBe(true);
     expect(problems.some((m) => m.startsWith('metadata.name: "Hello_World" must be a DNS label'))).toBe(true);
     const missing = plugin();
     delete missing.metadata.name;
@@ -144,14 +150,18 @@ describe('readPluginYaml', () => {
       'sidecar is invalid: spec.sidecar.container.securityContext.runAsUser is required (a numeric user id, for example 1000)',
     ]);
     expect(problemsOf(withContainer((c) => delete c.securityContext))).toHaveLength(2);
-    expect(problemsOf(withContainer((c) => (c.securityContext.runAsUser = 0)))[0]).toMatch(/runAsUser is 0 \(root\); plugins never run as root/);
+    expect(problemsOf(withContainer((c) => (c.securityContext.runAsUser = 0)))[0]).toMatch(
+      /runAsUser is 0 \(root\); plugins never run as root/,
+    );
     // Root on purpose is refused too (stricter than spec 000: README "Pod security").
     expect(problemsOf(withContainer((c) => (c.securityContext = { runAsNonRoot: false, runAsUser: 0 })))).toEqual([
       'sidecar is invalid: spec.sidecar.container.securityContext.runAsNonRoot is false; it must be true (plugins never run as root)',
       'sidecar is invalid: spec.sidecar.container.securityContext.runAsUser is 0 (root); plugins never run as root, choose a non-zero user id',
     ]);
     const hostile = problemsOf(
-      withContainer((c) => Object.assign(c.securityContext, { privileged: true, allowPrivilegeEscalation: true, capabilities: { add: ['SYS_ADMIN'] } })),
+      withContainer((c) =>
+        Object.assign(c.securityContext, { privileged: true, allowPrivilegeEscalation: true, capabilities: { add: ['SYS_ADMIN'] } }),
+      ),
     );
     expect(hostile.map((p) => p.split(' ')[3])).toEqual([
       'spec.sidecar.container.securityContext.privileged',
@@ -178,7 +188,15 @@ describe('readPluginYaml', () => {
       ['DATABASE_URL', 'postgres://app:s3cr3t@db:5432/app'],
     ];
     for (const [name, value] of cases) {
-      const problems = problemsOf(withContainer((c) => (c.env = [{ name: 'OK', value: 'fine' }, { name, value }])));
+      const problems = problemsOf(
+        withContainer(
+          (c) =>
+            (c.env = [
+              { name: 'OK', value: 'fine' },
+              { name, value },
+            ]),
+        ),
+      );
       expect(problems, name).toHaveLength(1);
       expect(problems[0]).toMatch(new RegExp(`^sidecar is invalid: spec.sidecar.container.env\\[1\\].value \\(${name}\\): `));
       expect(problems[0]).toContain('env[1].valueFrom.secretKeyRef');
@@ -196,9 +214,23 @@ describe('readPluginYaml', () => {
       ['AWS_SECRET_ACCESS_KEY', 'prod-aws-credentials-2024'],
     ];
     for (const [name, value] of cases) {
-      const { warnings } = readPluginYaml(stringify(withContainer((c) => (c.env = [{ name: 'OK', value: 'fine' }, { name, value }]))));
+      const { warnings } = readPluginYaml(
+        stringify(
+          withContainer(
+            (c) =>
+              (c.env = [
+                { name: 'OK', value: 'fine' },
+                { name, value },
+              ]),
+          ),
+        ),
+      );
       expect(warnings, name).toHaveLength(1);
-      expect(warnings[0]).toMatch(new RegExp(`^spec.sidecar.container.env\\[1\\].value \\(${name}\\): its name ends in [A-Z_]+ and it has a literal value; if it is the secret itself`));
+      expect(warnings[0]).toMatch(
+        new RegExp(
+          `^spec.sidecar.container.env\\[1\\].value \\(${name}\\): its name ends in [A-Z_]+ and it has a literal value; if it is the secret itself`,
+        ),
+      );
       expect(warnings[0]).not.toContain(value);
     }
   });
@@ -227,19 +259,30 @@ describe('readPluginYaml', () => {
   });
 
   it('says what a ConfigMap given as plugin.yaml is and what to do, instead of "data: unknown field"', () => {
-    const built = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'hello-executor-plugin' }, data: { 'sidecar.container': 'name: hello\n' } };
+    const built = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'hello-executor-plugin' },
+      data: { 'sidecar.container': 'name: hello\n' },
+    };
     const [problem, ...rest] = problemsOf(built);
     expect(rest).toEqual([]);
-    expect(problem).toMatch(/^kind: this is a ConfigMap \(kind: ConfigMap\), already a built plugin, not a plugin declaration; plugflow plugin build reads an ExecutorPlugin declaration/);
+    expect(problem).toMatch(
+      /^kind: this is a ConfigMap \(kind: ConfigMap\), already a built plugin, not a plugin declaration; plugflow plugin build reads an ExecutorPlugin declaration/,
+    );
     expect(problem).toContain('To install this one, run kubectl apply -f on it');
-    expect(problemsOf({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' }, data: {} })[0]).toContain('Write a plugin.yaml of kind ExecutorPlugin');
+    expect(problemsOf({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' }, data: {} })[0]).toContain(
+      'Write a plugin.yaml of kind ExecutorPlugin',
+    );
     expect(problemsOf({ apiVersion: 'v1', kind: 'Workflow', metadata: { name: 'x' }, spec: { entrypoint: 'a' } })).toEqual([
       expect.stringMatching(/^kind: must be ExecutorPlugin, got "Workflow"; plugflow plugin build reads/),
     ]);
   });
 
   it('says what is wrong with an empty or multi-document plugin.yaml and what to do', () => {
-    expect(problemsOf('# nothing\n')).toEqual([expect.stringMatching(/^is empty; plugflow plugin build reads an ExecutorPlugin declaration/)]);
+    expect(problemsOf('# nothing\n')).toEqual([
+      expect.stringMatching(/^is empty; plugflow plugin build reads an ExecutorPlugin declaration/),
+    ]);
     const two = `${stringify(plugin())}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra}\n`;
     expect(problemsOf(two)).toEqual([
       'holds 2 YAML documents (ExecutorPlugin "hello", ConfigMap "extra"); plugin.yaml declares exactly one ExecutorPlugin: keep the ExecutorPlugin and move the other documents to files of their own',

@@ -79,7 +79,8 @@ function describeDocument(doc: unknown): string {
 
 /** A document of another kind: say what it is and what to do, instead of listing its fields as unknown. */
 function kindProblem(value: unknown): string | undefined {
-  if (!isPlainObject(value)) return `must be a mapping (an ExecutorPlugin), got ${Array.isArray(value) ? 'a list' : JSON.stringify(value)}; ${WHAT_BUILD_READS}`;
+  if (!isPlainObject(value))
+    return `must be a mapping (an ExecutorPlugin), got ${Array.isArray(value) ? 'a list' : JSON.stringify(value)}; ${WHAT_BUILD_READS}`;
   const kind = value.kind;
   if (kind === undefined || kind === null || kind === 'ExecutorPlugin') return undefined;
   if (kind === 'ConfigMap') {
@@ -87,7 +88,9 @@ function kindProblem(value: unknown): string | undefined {
     const built = DATA_SIDECAR_CONTAINER in data;
     return (
       `kind: this is a ConfigMap (kind: ConfigMap)${built ? ', already a built plugin' : ''}, not a plugin declaration; ${WHAT_BUILD_READS}. ` +
-      (built ? 'To install this one, run kubectl apply -f on it; to change it, edit its plugin.yaml and build again' : 'Write a plugin.yaml of kind ExecutorPlugin')
+      (built
+        ? 'To install this one, run kubectl apply -f on it; to change it, edit its plugin.yaml and build again'
+        : 'Write a plugin.yaml of kind ExecutorPlugin')
     );
   }
   return `kind: must be ExecutorPlugin, got ${JSON.stringify(kind)}; ${WHAT_BUILD_READS}`;
@@ -97,7 +100,9 @@ function kindProblem(value: unknown): string | undefined {
 function unwrittenMetadataWarnings(plugin: ExecutorPlugin): string[] {
   return Object.entries(plugin.metadata)
     .filter(([k, v]) => !WRITTEN_METADATA_FIELDS.includes(k) && v !== '' && !(Array.isArray(v) && v.length === 0))
-    .map(([k]) => `metadata.${k} is not written to the ConfigMap (only ${WRITTEN_METADATA_FIELDS.join(', ')} are); remove it from plugin.yaml`);
+    .map(
+      ([k]) => `metadata.${k} is not written to the ConfigMap (only ${WRITTEN_METADATA_FIELDS.join(', ')} are); remove it from plugin.yaml`,
+    );
 }
 
 function keepWrittenMetadata(plugin: ExecutorPlugin): ExecutorPlugin {

@@ -18,13 +18,22 @@ function container(name: string, port: number, image = 'img:1'): PluginEntry['co
 }
 
 function entry(namespace: string, name: string, port = 4000, image = 'img:1'): PluginEntry {
-  return { namespace, name, configMapName: `${name}-executor-plugin`, container: container(name, port, image), automountServiceAccountToken: false };
+  return {
+    namespace,
+    name,
+    configMapName: `${name}-executor-plugin`,
+    container: container(name, port, image),
+    automountServiceAccountToken: false,
+  };
 }
 
 function configMap(namespace: string, name: string, data?: Record<string, string>, labels?: Record<string, string>): ConfigMapLike {
   return {
     metadata: { namespace, name, labels: labels ?? { 'workflows.plugflow.io/configmap-type': 'ExecutorPlugin' } },
-    data: data ?? { 'sidecar.container': stringify(container(name.replace(/-executor-plugin$/, ''), 4000)), 'sidecar.automountServiceAccountToken': 'false' },
+    data: data ?? {
+      'sidecar.container': stringify(container(name.replace(/-executor-plugin$/, ''), 4000)),
+      'sidecar.automountServiceAccountToken': 'false',
+    },
   };
 }
 
@@ -53,7 +62,10 @@ describe('pluginsForWorkflow', () => {
   });
 
   it('works when the workflow runs in the installation namespace', () => {
-    const got = pluginsForWorkflow([entry('plugflow', 'b'), entry('plugflow', 'a')], { workflowNamespace: 'plugflow', installNamespace: 'plugflow' });
+    const got = pluginsForWorkflow([entry('plugflow', 'b'), entry('plugflow', 'a')], {
+      workflowNamespace: 'plugflow',
+      installNamespace: 'plugflow',
+    });
     expect(got.map((e) => e.name)).toEqual(['a', 'b']);
   });
 });
@@ -109,16 +121,26 @@ describe('parsePluginConfigMap', () => {
 
   it('takes the plugin name from a ConfigMap name without the -executor-plugin suffix as it is (the label identifies a plugin)', () => {
     expect(parsePluginConfigMap(configMap('ns', 'hello'))).toEqual({ ...entry('ns', 'hello'), configMapName: 'hello' });
-    expect(parsePluginConfigMap(configMap('ns', 'executor-plugin'))).toMatchObject({ name: 'executor-plugin', configMapName: 'executor-plugin' });
+    expect(parsePluginConfigMap(configMap('ns', 'executor-plugin'))).toMatchObject({
+      name: 'executor-plugin',
+      configMapName: 'executor-plugin',
+    });
     expect(reasons(configMap('ns', 'my.plugin'))).toContain('metadata.name (the plugin name): "my.plugin" must be a DNS label');
   });
 
   it('reads data["sidecar.container"] strictly but with kubectl\'s meaning of values (YAML 1.1, aliases)', () => {
-    const text = 'name: hello\nimage: img:1\nports: [{containerPort: 4000}]\nresources: &r {requests: {cpu: 10m, memory: 16Mi}, limits: {cpu: 100m, memory: 32Mi}}\nsecurityContext: {runAsNonRoot: yes, runAsUser: 1000}\n';
-    expect(parsePluginConfigMap(configMap('ns', 'hello-executor-plugin', { 'sidecar.container': text })).container.securityContext?.runAsNonRoot).toBe(true);
+    const text =
+      'name: hello\nimage: img:1\nports: [{containerPort: 4000}]\nresources: &r {requests: {cpu: 10m, memory: 16Mi}, limits: {cpu: 100m, memory: 32Mi}}\nsecurityContext: {runAsNonRoot: yes, runAsUser: 1000}\n';
+    expect(
+      parsePluginConfigMap(configMap('ns', 'hello-executor-plugin', { 'sidecar.container': text })).container.securityContext?.runAsNonRoot,
+    ).toBe(true);
     // `null` means unset, as in any Kubernetes object; it is dropped, never handed on.
-    expect(parsePluginConfigMap(configMap('ns', 'hello-executor-plugin', { 'sidecar.container': `${text}env: null\n` })).container).not.toHaveProperty('env');
-    expect(reasons(configMap('ns', 'hello-executor-plugin', { 'sidecar.container': 'name: a\nname: b\n' }))).toMatch(/is not valid YAML: line 2, column \d+: duplicated mapping key/);
+    expect(
+      parsePluginConfigMap(configMap('ns', 'hello-executor-plugin', { 'sidecar.container': `${text}env: null\n` })).container,
+    ).not.toHaveProperty('env');
+    expect(reasons(configMap('ns', 'hello-executor-plugin', { 'sidecar.container': 'name: a\nname: b\n' }))).toMatch(
+      /is not valid YAML: line 2, column \d+: duplicated mapping key/,
+    );
   });
 
   it('gives the reason for each kind of malformed ConfigMap', () => {
@@ -150,7 +172,9 @@ describe('parsePluginConfigMap', () => {
 describe('PluginCatalog', () => {
   it('turns ConfigMap notifications into log events and per-workflow plugin lists', () => {
     const cat = new PluginCatalog();
-    expect(cat.upsert(configMap('plugflow', 'hello-executor-plugin')).events).toEqual([{ type: 'added', namespace: 'plugflow', name: 'hello' }]);
+    expect(cat.upsert(configMap('plugflow', 'hello-executor-plugin')).events).toEqual([
+      { type: 'added', namespace: 'plugflow', name: 'hello' },
+    ]);
     expect(cat.upsert(configMap('plugflow', 'hello-executor-plugin')).events).toEqual([]);
     expect(cat.upsert(configMap('team', 'hello-executor-plugin')).events).toEqual([{ type: 'added', namespace: 'team', name: 'hello' }]);
     expect(cat.forWorkflow({ workflowNamespace: 'team', installNamespace: 'plugflow' }).map((e) => e.namespace)).toEqual(['team']);
@@ -161,7 +185,9 @@ describe('PluginCatalog', () => {
     expect(broken.events).toEqual([{ type: 'removed', namespace: 'team', name: 'hello' }]);
     expect(cat.forWorkflow({ workflowNamespace: 'team', installNamespace: 'plugflow' }).map((e) => e.namespace)).toEqual(['plugflow']);
 
-    expect(cat.remove(configMap('plugflow', 'hello-executor-plugin')).events).toEqual([{ type: 'removed', namespace: 'plugflow', name: 'hello' }]);
+    expect(cat.remove(configMap('plugflow', 'hello-executor-plugin')).events).toEqual([
+      { type: 'removed', namespace: 'plugflow', name: 'hello' },
+    ]);
     expect(cat.remove(configMap('plugflow', 'hello-executor-plugin')).events).toEqual([]);
     expect(cat.all()).toEqual([]);
   });
@@ -180,7 +206,13 @@ describe('PluginCatalog', () => {
 
 /** A plugin whose container is called `containerName` (not necessarily its own name). */
 function named(namespace: string, name: string, containerName: string, port: number): PluginEntry {
-  return { namespace, name, configMapName: `${name}-executor-plugin`, container: container(containerName, port), automountServiceAccountToken: false };
+  return {
+    namespace,
+    name,
+    configMapName: `${name}-executor-plugin`,
+    container: container(containerName, port),
+    automountServiceAccountToken: false,
+  };
 }
 
 const ids = (plugins: readonly PluginEntry[]): string[] => plugins.map((p) => `${p.namespace}/${p.name}`);
@@ -219,15 +251,25 @@ describe('selectAgentPlugins', () => {
     const got = selectAgentPlugins([entry('ns', 'one', 4000), entry('ns', 'two', 4000), entry('ns', 'three', 9766)], { healthPort: 9766 });
     expect(ids(got.plugins)).toEqual(['ns/one']);
     expect(got.excluded.map((x) => [x.plugin.name, x.field, x.reason])).toEqual([
-      ['three', 'data["sidecar.container"].ports[0].containerPort', expect.stringContaining("ports[0].containerPort 9766 is the agent's health port")],
-      ['two', 'data["sidecar.container"].ports[0].containerPort', expect.stringContaining('ports[0].containerPort 4000 is also a port of plugin ns/one (ConfigMap ns/one-executor-plugin)')],
+      [
+        'three',
+        'data["sidecar.container"].ports[0].containerPort',
+        expect.stringContaining("ports[0].containerPort 9766 is the agent's health port"),
+      ],
+      [
+        'two',
+        'data["sidecar.container"].ports[0].containerPort',
+        expect.stringContaining('ports[0].containerPort 4000 is also a port of plugin ns/one (ConfigMap ns/one-executor-plugin)'),
+      ],
     ]);
   });
 
   it('gives a set of plugins an agent pod can be built from', () => {
     const input = [entry('fuzz', 'soak-instant', 17300), named('fuzz', 'fz-clash', 'soak-instant', 17390), entry('fuzz', 'dup', 17390)];
     const wf = { metadata: { name: 'x', namespace: 'fuzz', uid: 'u' } };
-    expect(() => buildAgentPod(wf, input, { image: 'img' })).toThrow('plugins fuzz/soak-instant and fuzz/fz-clash both name their container "soak-instant"');
+    expect(() => buildAgentPod(wf, input, { image: 'img' })).toThrow(
+      'plugins fuzz/soak-instant and fuzz/fz-clash both name their container "soak-instant"',
+    );
     const pod = buildAgentPod(wf, selectAgentPlugins(input).plugins, { image: 'img' });
     expect(pod.spec!.containers.map((c) => c.name)).toEqual(['main', 'dup', 'soak-instant']);
   });
@@ -246,7 +288,10 @@ describe('excludedPlugins', () => {
   it('keeps <name>-executor-plugin when a ConfigMap named <name> defines the same plugin in one namespace, whatever the order', () => {
     const canonical = entry('team', 'hello', 4000);
     const bare = { ...entry('team', 'hello', 4001), configMapName: 'hello' };
-    for (const list of [[canonical, bare], [bare, canonical]]) {
+    for (const list of [
+      [canonical, bare],
+      [bare, canonical],
+    ]) {
       expect(pluginsForWorkflow(list, { workflowNamespace: 'team', installNamespace: 'plugflow' })).toEqual([canonical]);
       const [x, ...rest] = excludedPlugins(list, 'plugflow');
       expect(rest).toEqual([]);
@@ -271,7 +316,9 @@ describe('PluginCatalog: clashes', () => {
     expect(cat.upsert(cm('fuzz', 'fz-clash', 'soak-instant', 17390)).excluded).toEqual([]);
     const added = cat.upsert(cm('fuzz', 'soak-instant', 'soak-instant', 17300));
     expect(added.events).toEqual([{ type: 'added', namespace: 'fuzz', name: 'soak-instant' }]);
-    expect(added.excluded.map((x) => [x.plugin.name, x.keptInstead?.name, x.field])).toEqual([['fz-clash', 'soak-instant', 'data["sidecar.container"].name']]);
+    expect(added.excluded.map((x) => [x.plugin.name, x.keptInstead?.name, x.field])).toEqual([
+      ['fz-clash', 'soak-instant', 'data["sidecar.container"].name'],
+    ]);
     // Unrelated changes do not repeat it.
     expect(cat.upsert(cm('fuzz', 'other', 'other', 17400)).excluded).toEqual([]);
     expect(cat.upsert(cm('fuzz', 'soak-instant', 'soak-instant', 17300)).excluded).toEqual([]);

@@ -123,12 +123,21 @@ export function selectAgentPlugins(plugins: Iterable<PluginEntry>, opts: { healt
   const at = `data["${DATA_SIDECAR_CONTAINER}"]`;
   for (const p of ordered) {
     const leaveOut = (field: string, why: string, keptInstead?: PluginEntry): void => {
-      excluded.push({ plugin: p, field, ...(keptInstead ? { keptInstead } : {}), reason: `ConfigMap ${pluginConfigMapKey(p)} is left out of agent pods: ${why}` });
+      excluded.push({
+        plugin: p,
+        field,
+        ...(keptInstead ? { keptInstead } : {}),
+        reason: `ConfigMap ${pluginConfigMapKey(p)} is left out of agent pods: ${why}`,
+      });
     };
     const cname = p.container.name ?? '';
     const owner = names.get(cname);
     if (owner) {
-      leaveOut(`${at}.name`, `its ${at}.name "${cname}" is also the container name of plugin ${owner.namespace}/${owner.name} (ConfigMap ${pluginConfigMapKey(owner)}), ${whyKept(owner, p)}; rename the container`, owner);
+      leaveOut(
+        `${at}.name`,
+        `its ${at}.name "${cname}" is also the container name of plugin ${owner.namespace}/${owner.name} (ConfigMap ${pluginConfigMapKey(owner)}), ${whyKept(owner, p)}; rename the container`,
+        owner,
+      );
       continue;
     }
     const portList = p.container.ports ?? [];
@@ -138,7 +147,12 @@ export function selectAgentPlugins(plugins: Iterable<PluginEntry>, opts: { healt
       const holder = ports.get(n);
       const field = `${at}.ports[${busy}].containerPort`;
       if (!holder) leaveOut(field, `its ${field} ${n} is the agent's health port; choose another port`);
-      else leaveOut(field, `its ${field} ${n} is also a port of plugin ${holder.namespace}/${holder.name} (ConfigMap ${pluginConfigMapKey(holder)}), ${whyKept(holder, p)}; the plugins of an agent pod share its network, choose another port`, holder);
+      else
+        leaveOut(
+          field,
+          `its ${field} ${n} is also a port of plugin ${holder.namespace}/${holder.name} (ConfigMap ${pluginConfigMapKey(holder)}), ${whyKept(holder, p)}; the plugins of an agent pod share its network, choose another port`,
+          holder,
+        );
       continue;
     }
     names.set(cname, p);
@@ -153,7 +167,11 @@ export function selectAgentPlugins(plugins: Iterable<PluginEntry>, opts: { healt
  * sees its own plugins and the installation namespace's. A clash between the same two plugins
  * is listed once however many namespaces see it.
  */
-export function excludedPlugins(entries: Iterable<PluginEntry>, installNamespace: string, opts: { healthPort?: number } = {}): ExcludedPlugin[] {
+export function excludedPlugins(
+  entries: Iterable<PluginEntry>,
+  installNamespace: string,
+  opts: { healthPort?: number } = {},
+): ExcludedPlugin[] {
   const all = [...entries];
   const namespaces = [...new Set([installNamespace, ...all.map((e) => e.namespace)])].sort();
   const out = new Map<string, ExcludedPlugin>();
@@ -175,7 +193,9 @@ export function exclusionKey(x: ExcludedPlugin): string {
 /** Why `kept` won over `left` (see the order in selectAgentPlugins). */
 function whyKept(kept: PluginEntry, left: PluginEntry): string {
   if (ownsContainerName(kept) && !ownsContainerName(left)) return 'which is kept because its container is named after it';
-  return kept.name !== left.name ? 'which is kept because it comes first by plugin name' : 'which is kept because its namespace comes first';
+  return kept.name !== left.name
+    ? 'which is kept because it comes first by plugin name'
+    : 'which is kept because its namespace comes first';
 }
 
 function compare(a: string, b: string): number {

@@ -51,13 +51,16 @@ export function validateSidecar(container: Container, at: string): SidecarReport
   // security"): stricter than spec 000, which lets a plugin run as root if it says so.
   const sc = container.securityContext;
   if (sc?.runAsNonRoot === undefined) err('securityContext.runAsNonRoot', 'is required and must be true (plugins never run as root)');
-  else if (sc.runAsNonRoot !== true) err('securityContext.runAsNonRoot', `is ${JSON.stringify(sc.runAsNonRoot)}; it must be true (plugins never run as root)`);
+  else if (sc.runAsNonRoot !== true)
+    err('securityContext.runAsNonRoot', `is ${JSON.stringify(sc.runAsNonRoot)}; it must be true (plugins never run as root)`);
   if (sc?.runAsUser === undefined) err('securityContext.runAsUser', 'is required (a numeric user id, for example 1000)');
   else if (sc.runAsUser === 0) err('securityContext.runAsUser', 'is 0 (root); plugins never run as root, choose a non-zero user id');
   const raw = (sc ?? {}) as Record<string, unknown>;
-  if (raw.privileged !== undefined && raw.privileged !== false) err('securityContext.privileged', 'must be false or absent (plugins are never privileged)');
+  if (raw.privileged !== undefined && raw.privileged !== false)
+    err('securityContext.privileged', 'must be false or absent (plugins are never privileged)');
   const add = (raw.capabilities as { add?: unknown } | undefined)?.add;
-  if (add !== undefined && !(Array.isArray(add) && add.length === 0)) err('securityContext.capabilities.add', 'must be absent (plugins get no added capabilities)');
+  if (add !== undefined && !(Array.isArray(add) && add.length === 0))
+    err('securityContext.capabilities.add', 'must be absent (plugins get no added capabilities)');
   if (raw.allowPrivilegeEscalation !== undefined && raw.allowPrivilegeEscalation !== false) {
     err('securityContext.allowPrivilegeEscalation', 'must be false or absent (the agent pod sets false)');
   }

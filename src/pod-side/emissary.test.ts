@@ -35,7 +35,11 @@ describe('emissary + wait', () => {
     expect(code).toBe(0);
     expect(stdout).toBe('hello arg1\n');
     expect(readFileSync(join(dir, 'main.done'), 'utf8')).toBe('');
-    expect(collectReport(dir, [{ name: 'n', path: `${work}/n` }])).toEqual({ exitCode: 0, result: 'hello arg1', parameters: [{ name: 'n', value: '7' }] });
+    expect(collectReport(dir, [{ name: 'n', path: `${work}/n` }])).toEqual({
+      exitCode: 0,
+      result: 'hello arg1',
+      parameters: [{ name: 'n', value: '7' }],
+    });
   });
 
   it('exits with the command exit code and records it', async () => {

@@ -16,6 +16,8 @@ describe('installEmissary', () => {
   });
 
   it('says where it looked when the binary is missing', () => {
-    expect(() => installEmissary('/tmp/x', { PLUGFLOW_EMISSARY: '/nonexistent/emissary' })).toThrow(/\/nonexistent\/emissary does not exist.*PLUGFLOW_EMISSARY/);
+    expect(() => installEmissary('/tmp/x', { PLUGFLOW_EMISSARY: '/nonexistent/emissary' })).toThrow(
+      /\/nonexistent\/emissary does not exist.*PLUGFLOW_EMISSARY/,
+    );
   });
 });

@@ -21,8 +21,18 @@ function readReport(path: string) {
 describe('collectReport', () => {
   it('gathers exit code, result and parameters, dropping one trailing newline', () => {
     const dir = varDir({ 'main.exitcode': '0', stdout: 'heads\n', 'outputs/a': 'one\n\n', 'main.done': '' });
-    const report = collectReport(dir, [{ name: 'a', path: '/tmp/a' }, { name: 'b', path: '/tmp/b', default: 'dflt' }]);
-    expect(report).toEqual({ exitCode: 0, result: 'heads', parameters: [{ name: 'a', value: 'one\n' }, { name: 'b', value: 'dflt' }] });
+    const report = collectReport(dir, [
+      { name: 'a', path: '/tmp/a' },
+      { name: 'b', path: '/tmp/b', default: 'dflt' },
+    ]);
+    expect(report).toEqual({
+      exitCode: 0,
+      result: 'heads',
+      parameters: [
+        { name: 'a', value: 'one\n' },
+        { name: 'b', value: 'dflt' },
+      ],
+    });
   });
 
   it('names the parameter, its path and the reason when a file is missing', () => {
@@ -80,7 +90,9 @@ describe('runWait', () => {
 
 describe('outputsFromEnv', () => {
   it('parses PLUGFLOW_OUTPUTS and names it when malformed', () => {
-    expect(outputsFromEnv({ PLUGFLOW_OUTPUTS: '[{"name":"a","path":"/a","default":"x"}]' })).toEqual([{ name: 'a', path: '/a', default: 'x' }]);
+    expect(outputsFromEnv({ PLUGFLOW_OUTPUTS: '[{"name":"a","path":"/a","default":"x"}]' })).toEqual([
+      { name: 'a', path: '/a', default: 'x' },
+    ]);
     expect(outputsFromEnv({})).toEqual([]);
     expect(() => outputsFromEnv({ PLUGFLOW_OUTPUTS: '{' })).toThrow(/PLUGFLOW_OUTPUTS is not JSON/);
     expect(() => outputsFromEnv({ PLUGFLOW_OUTPUTS: '[{"name":1}]' })).toThrow(/PLUGFLOW_OUTPUTS must be/);

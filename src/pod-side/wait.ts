@@ -43,7 +43,12 @@ export function outputsFromEnv(env: NodeJS.ProcessEnv = process.env): OutputFile
   } catch (err) {
     throw new Error(`${ENV_OUTPUTS} is not JSON: ${errorMessage(err)}`);
   }
-  if (!Array.isArray(data) || !data.every((o) => typeof o?.name === 'string' && typeof o?.path === 'string' && (o.default === undefined || typeof o.default === 'string'))) {
+  if (
+    !Array.isArray(data) ||
+    !data.every(
+      (o) => typeof o?.name === 'string' && typeof o?.path === 'string' && (o.default === undefined || typeof o.default === 'string'),
+    )
+  ) {
     throw new Error(`${ENV_OUTPUTS} must be a JSON list of {name, path, default?} strings`);
   }
   return data as OutputFileSpec[];
@@ -75,7 +80,11 @@ export function collectReport(dir: string, outputs: OutputFileSpec[]): WaitRepor
   const codeText = readText(join(dir, EXIT_CODE_FILE));
   const exitCode = codeText === undefined ? NaN : Number(codeText.trim());
   if (!Number.isInteger(exitCode)) {
-    return { exitCode: -1, parameters: [], error: `the main container finished without recording its exit code in ${join(dir, EXIT_CODE_FILE)}` };
+    return {
+      exitCode: -1,
+      parameters: [],
+      error: `the main container finished without recording its exit code in ${join(dir, EXIT_CODE_FILE)}`,
+    };
   }
   const report: WaitReport = { exitCode, parameters: [] };
   const stdoutPath = join(dir, STDOUT_FILE);
@@ -107,7 +116,11 @@ export async function runWait(opts: WaitOptions): Promise<number> {
   const report: WaitReport =
     how === 'done'
       ? collectReport(opts.dir, opts.outputs)
-      : { exitCode: -1, parameters: [], error: `the main container stopped without reporting (no heartbeat for ${Math.round((opts.staleMs ?? HEARTBEAT_STALE_MS) / 1000)}s); it was probably killed` };
+      : {
+          exitCode: -1,
+          parameters: [],
+          error: `the main container stopped without reporting (no heartbeat for ${Math.round((opts.staleMs ?? HEARTBEAT_STALE_MS) / 1000)}s); it was probably killed`,
+        };
   const text = encodeWaitReport(report);
   writeFileSync(opts.terminationLog, text);
   return report.error ? 1 : 0;

@@ -68,7 +68,13 @@ describe('buildStepPod', () => {
     const pod = buildStepPod(input({ container: fullContainer }));
     const main = pod.spec!.containers[0];
     const env = { GREETING: 'hello', LITERAL: 'no' };
-    expect([...main.command!, ...main.args!].map((a) => expandVars(a, env))).toEqual([EMISSARY_PATH, '--', 'sh', '-c', 'echo hello $(LITERAL)']);
+    expect([...main.command!, ...main.args!].map((a) => expandVars(a, env))).toEqual([
+      EMISSARY_PATH,
+      '--',
+      'sh',
+      '-c',
+      'echo hello $(LITERAL)',
+    ]);
   });
 
   it('lays out init, main, wait and wrapped sidecars around the shared volume', () => {
@@ -97,7 +103,12 @@ describe('buildStepPod', () => {
     const pod = buildStepPod(
       input({
         script: { image: 'python', command: ['bash', '-e'], args: ['extra'], source },
-        outputs: { parameters: [{ name: 'answer', valueFrom: { path: '/tmp/out', default: 'none' } }, { name: 'plain', value: 'x' }] },
+        outputs: {
+          parameters: [
+            { name: 'answer', valueFrom: { path: '/tmp/out', default: 'none' } },
+            { name: 'plain', value: 'x' },
+          ],
+        },
       }),
     );
     const [main, wait] = pod.spec!.containers;
@@ -117,7 +128,13 @@ describe('buildStepPod', () => {
           metadata: { labels: { team: 'a', app: 't' }, annotations: { note: 'n' } },
           nodeSelector: { disk: 'ssd' },
           tolerations: [{ key: 'gpu', operator: 'Exists', effect: 'NoSchedule' }],
-          affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'k', operator: 'In', values: ['v'] }] }] } } },
+          affinity: {
+            nodeAffinity: {
+              requiredDuringSchedulingIgnoredDuringExecution: {
+                nodeSelectorTerms: [{ matchExpressions: [{ key: 'k', operator: 'In', values: ['v'] }] }],
+              },
+            },
+          },
           securityContext: { runAsUser: 2000, fsGroup: 3000 },
           serviceAccountName: 'tmpl-sa',
           schedulerName: 'custom',
@@ -143,9 +160,18 @@ describe('buildStepPod', () => {
     expect(pod.metadata).toMatchObject({
       name: 'wf-step-123',
       namespace: 'ns',
-      labels: { team: 'a', app: 't', extra: 'e', 'workflows.plugflow.io/workflow': 'wf', 'workflows.plugflow.io/node-id': 'wf-123', 'workflows.plugflow.io/component': 'step' },
+      labels: {
+        team: 'a',
+        app: 't',
+        extra: 'e',
+        'workflows.plugflow.io/workflow': 'wf',
+        'workflows.plugflow.io/node-id': 'wf-123',
+        'workflows.plugflow.io/component': 'step',
+      },
       annotations: { note: 'n', wfnote: 'w' },
-      ownerReferences: [{ apiVersion: 'plugflow.io/v1alpha1', kind: 'Workflow', name: 'wf', uid: 'uid-1', controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [
+        { apiVersion: 'plugflow.io/v1alpha1', kind: 'Workflow', name: 'wf', uid: 'uid-1', controller: true, blockOwnerDeletion: true },
+      ],
     });
     expect(pod.spec).toMatchObject({
       nodeSelector: { zone: 'z', disk: 'ssd' },
@@ -156,20 +182,30 @@ describe('buildStepPod', () => {
       priorityClassName: 'high',
       activeDeadlineSeconds: 60,
       automountServiceAccountToken: false,
-      hostAliases: [{ ip: '10.0.0.1', hostnames: ['a'] }, { ip: '10.0.0.2', hostnames: ['b'] }],
+      hostAliases: [
+        { ip: '10.0.0.1', hostnames: ['a'] },
+        { ip: '10.0.0.2', hostnames: ['b'] },
+      ],
       imagePullSecrets: [{ name: 'reg' }],
     });
     expect(pod.spec!.affinity!.nodeAffinity).toBeDefined();
     expect(pod.spec!.volumes!.map((v) => v.name)).toEqual([VAR_VOLUME, 'work', 'shared', 'cfg']);
     expect(pod.spec!.volumes![1]).toEqual({ name: 'work', persistentVolumeClaim: { claimName: 'wf-work' } });
-    expect(buildStepPod({ ...input({ container: { image: 'a', command: ['b'] } }), serviceAccountName: 'forced' }).spec!.serviceAccountName).toBe('forced');
+    expect(
+      buildStepPod({ ...input({ container: { image: 'a', command: ['b'] } }), serviceAccountName: 'forced' }).spec!.serviceAccountName,
+    ).toBe('forced');
   });
 
   it('applies the workflow podSpecPatch, then the template one', () => {
     const pod = buildStepPod(
       input(
-        { container: { image: 'alpine', command: ['true'] }, podSpecPatch: 'containers: [{name: main, resources: {limits: {memory: 1Gi}}}]' },
-        { podSpecPatch: '{"containers":[{"name":"main","resources":{"limits":{"memory":"2Gi","cpu":"2"}}}],"priority":null,"hostname":"h"}' },
+        {
+          container: { image: 'alpine', command: ['true'] },
+          podSpecPatch: 'containers: [{name: main, resources: {limits: {memory: 1Gi}}}]',
+        },
+        {
+          podSpecPatch: '{"containers":[{"name":"main","resources":{"limits":{"memory":"2Gi","cpu":"2"}}}],"priority":null,"hostname":"h"}',
+        },
       ),
     );
     expect(pod.spec!.containers[0].resources).toEqual({ limits: { memory: '1Gi', cpu: '2' } });
@@ -185,7 +221,10 @@ describe('buildStepPod', () => {
       }),
     );
     const s = pod.spec!.containers[2];
-    expect(s.volumeMounts).toEqual([{ name: 'd', mountPath: '/d' }, { name: VAR_VOLUME, mountPath: VAR_DIR, readOnly: true }]);
+    expect(s.volumeMounts).toEqual([
+      { name: 'd', mountPath: '/d' },
+      { name: VAR_VOLUME, mountPath: VAR_DIR, readOnly: true },
+    ]);
     expect(s).not.toHaveProperty('mirrorVolumeMounts');
   });
 
@@ -206,16 +245,32 @@ describe('buildStepPod', () => {
       [{ container: { command: ['x'] } }, /template "t": container.image is required/],
       [{ container: { image: 'a' } }, /template "t": container.command is required/],
       [{ script: { image: 'a', source: 'x' } }, /template "t": script.command is required/],
-      [{ container: { image: 'a', command: ['b'] }, sidecars: [{ name: 'wait', image: 'x', command: ['y'] }] }, /sidecars\[0\].name "wait" is reserved/],
+      [
+        { container: { image: 'a', command: ['b'] }, sidecars: [{ name: 'wait', image: 'x', command: ['y'] }] },
+        /sidecars\[0\].name "wait" is reserved/,
+      ],
       [{ container: { image: 'a', command: ['b'] }, sidecars: [{ name: 's', image: 'x' }] }, /sidecars\[0\].command is required/],
-      [{ container: { image: 'a', command: ['b'] }, initContainers: [{ name: 's', image: 'x' }], sidecars: [{ name: 's', image: 'x', command: ['y'] }] }, /"s" is used twice/],
+      [
+        {
+          container: { image: 'a', command: ['b'] },
+          initContainers: [{ name: 's', image: 'x' }],
+          sidecars: [{ name: 's', image: 'x', command: ['y'] }],
+        },
+        /"s" is used twice/,
+      ],
       [{ container: { image: 'a', command: ['b'] }, podSpecPatch: '{bad' }, /template "t": podSpecPatch is not valid/],
       [{ container: { image: 'a', command: ['b'] }, activeDeadlineSeconds: 'soon' }, /activeDeadlineSeconds must be a positive integer/],
-      [{ container: { image: 'a', command: ['b'], volumeMounts: [{ name: 'x', mountPath: VAR_DIR }] } }, /may not use \/var\/run\/plugflow/],
+      [
+        { container: { image: 'a', command: ['b'], volumeMounts: [{ name: 'x', mountPath: VAR_DIR }] } },
+        /may not use \/var\/run\/plugflow/,
+      ],
     ];
     for (const [template, error] of cases) expect(() => buildStepPod(input(template)), String(error)).toThrow(error);
-    expect(() => buildStepPod({ ...input({ container: { image: 'a', command: ['b'] } }), workflow: { ...workflow, metadata: { name: 'wf', namespace: 'ns' } } })).toThrow(
-      /metadata.uid/,
-    );
+    expect(() =>
+      buildStepPod({
+        ...input({ container: { image: 'a', command: ['b'] } }),
+        workflow: { ...workflow, metadata: { name: 'wf', namespace: 'ns' } },
+      }),
+    ).toThrow(/metadata.uid/);
   });
 });

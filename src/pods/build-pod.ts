@@ -70,7 +70,8 @@ export function buildStepPod(input: StepPodInput): V1Pod {
   const where = `template "${template.name}"`;
   const wfName = workflow.metadata.name;
   const namespace = workflow.metadata.namespace;
-  if (!wfName || !workflow.metadata.uid) throw new Error(`workflow ${wfName ?? '(unnamed)'}: metadata.name and metadata.uid are needed to own its pods`);
+  if (!wfName || !workflow.metadata.uid)
+    throw new Error(`workflow ${wfName ?? '(unnamed)'}: metadata.name and metadata.uid are needed to own its pods`);
   if (!namespace) throw new Error(`workflow ${wfName}: metadata.namespace is needed to create its pods`);
   const body = template.script ?? template.container;
   if (!body) throw new Error(`${where}: a step pod needs a container or script section (this template has neither)`);
@@ -134,7 +135,8 @@ export function buildStepPod(input: StepPodInput): V1Pod {
   };
   for (const [k, v] of Object.entries(optional)) if (v !== undefined) (spec as unknown as Record<string, unknown>)[k] = v;
 
-  if (input.workflowPodSpecPatch) spec = mergePodSpecPatch(spec, parsePodSpecPatch(input.workflowPodSpecPatch, `workflow ${wfName}: spec.podSpecPatch`));
+  if (input.workflowPodSpecPatch)
+    spec = mergePodSpecPatch(spec, parsePodSpecPatch(input.workflowPodSpecPatch, `workflow ${wfName}: spec.podSpecPatch`));
   if (template.podSpecPatch) spec = mergePodSpecPatch(spec, parsePodSpecPatch(template.podSpecPatch, `${where}: podSpecPatch`));
 
   return {
@@ -211,7 +213,8 @@ function mainContainer(template: Template, body: Container, field: string, outpu
   if (source !== undefined) env.push({ name: ENV_SCRIPT, value: escapeVars(source) });
   if (outputs.length) env.push({ name: ENV_OUTPUTS, value: escapeVars(JSON.stringify(outputs.map(({ name, path }) => ({ name, path })))) });
   const mounts = (body.volumeMounts ?? []) as V1VolumeMount[];
-  if (mounts.some((m) => m.mountPath.replace(/\/+$/, '') === VAR_DIR)) throw new Error(`${where}: ${field}.volumeMounts may not use ${VAR_DIR}, plugflow mounts its own volume there`);
+  if (mounts.some((m) => m.mountPath.replace(/\/+$/, '') === VAR_DIR))
+    throw new Error(`${where}: ${field}.volumeMounts may not use ${VAR_DIR}, plugflow mounts its own volume there`);
   return {
     ...copyContainerFields(body),
     name: MAIN_CONTAINER,
@@ -225,7 +228,8 @@ function mainContainer(template: Template, body: Container, field: string, outpu
 /** An init container or sidecar of the template; sidecars run under the emissary. */
 function userContainer(c: UserContainer, field: string, main: V1Container, where: string, sidecar: boolean): V1Container {
   if (!c.name) throw new Error(`${where}: ${field}.name is required`);
-  if (RESERVED_CONTAINER_NAMES.includes(c.name)) throw new Error(`${where}: ${field}.name "${c.name}" is reserved by plugflow (${RESERVED_CONTAINER_NAMES.join(', ')})`);
+  if (RESERVED_CONTAINER_NAMES.includes(c.name))
+    throw new Error(`${where}: ${field}.name "${c.name}" is reserved by plugflow (${RESERVED_CONTAINER_NAMES.join(', ')})`);
   if (!c.image) throw new Error(`${where}: ${field}.image is required`);
   let mounts = [...((c.volumeMounts ?? []) as V1VolumeMount[])];
   if (c.mirrorVolumeMounts) {
@@ -266,7 +270,8 @@ function volumes(workflow: Workflow, template: Template): V1Volume[] {
 function assertUniqueNames(spec: V1PodSpec, where: string): void {
   const seen = new Set<string>();
   for (const c of [...(spec.initContainers ?? []), ...spec.containers]) {
-    if (seen.has(c.name)) throw new Error(`${where}: container name "${c.name}" is used twice (init containers and sidecars share one namespace of names)`);
+    if (seen.has(c.name))
+      throw new Error(`${where}: container name "${c.name}" is used twice (init containers and sidecars share one namespace of names)`);
     seen.add(c.name);
   }
 }
@@ -275,7 +280,8 @@ function activeDeadline(template: Template, where: string): number | undefined {
   const v = template.activeDeadlineSeconds;
   if (v === undefined) return undefined;
   const n = typeof v === 'number' ? v : /^\d+$/.test(v.trim()) ? Number(v) : NaN;
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${where}: activeDeadlineSeconds must be a positive integer, got ${JSON.stringify(v)}`);
+  if (!Number.isInteger(n) || n <= 0)
+    throw new Error(`${where}: activeDeadlineSeconds must be a positive integer, got ${JSON.stringify(v)}`);
   return n;
 }
 

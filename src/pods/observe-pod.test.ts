@@ -14,7 +14,9 @@ function terminated(name: string, exitCode: number, extra: Record<string, unknow
     imageID: '',
     ready: false,
     restartCount: 0,
-    state: { terminated: { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', startedAt: T0 as never, finishedAt: T1 as never, ...extra } },
+    state: {
+      terminated: { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', startedAt: T0 as never, finishedAt: T1 as never, ...extra },
+    },
   };
 }
 function running(name: string): V1ContainerStatus {
@@ -33,7 +35,10 @@ const okReport = encodeWaitReport({ exitCode: 0, result: 'hello\n', parameters: 
 describe('observePod', () => {
   it('reports a succeeded step with result, exit code and parameters', () => {
     const obs = observePod(
-      pod({ phase: 'Succeeded', containerStatuses: [terminated('main', 0), terminated('wait', 0, { message: okReport, finishedAt: T2 }), terminated('side', 0)] }),
+      pod({
+        phase: 'Succeeded',
+        containerStatuses: [terminated('main', 0), terminated('wait', 0, { message: okReport, finishedAt: T2 }), terminated('side', 0)],
+      }),
     );
     expect(obs).toEqual({
       podName: 'wf-p',
@@ -46,7 +51,9 @@ describe('observePod', () => {
   });
 
   it('is final as soon as main and wait terminated, whatever the sidecars do', () => {
-    const obs = observePod(pod({ phase: 'Running', containerStatuses: [terminated('main', 0), terminated('wait', 0, { message: okReport }), running('side')] }));
+    const obs = observePod(
+      pod({ phase: 'Running', containerStatuses: [terminated('main', 0), terminated('wait', 0, { message: okReport }), running('side')] }),
+    );
     expect(obs.phase).toBe('Succeeded');
   });
 
@@ -56,19 +63,28 @@ describe('observePod', () => {
 
   it('fails with the exit code and reason of the main container', () => {
     const report = encodeWaitReport({ exitCode: 3, result: 'partial', parameters: [] });
-    const obs = observePod(pod({ phase: 'Failed', containerStatuses: [terminated('main', 3), terminated('wait', 0, { message: report })] }));
+    const obs = observePod(
+      pod({ phase: 'Failed', containerStatuses: [terminated('main', 3), terminated('wait', 0, { message: report })] }),
+    );
     expect(obs).toMatchObject({ phase: 'Failed', message: 'Error (exit code 3)', outputs: { exitCode: '3', result: 'partial' } });
-    const oom = observePod(pod({ phase: 'Failed', containerStatuses: [terminated('main', 137, { reason: 'OOMKilled' }), terminated('wait', 1)] }));
+    const oom = observePod(
+      pod({ phase: 'Failed', containerStatuses: [terminated('main', 137, { reason: 'OOMKilled' }), terminated('wait', 1)] }),
+    );
     expect(oom).toMatchObject({ phase: 'Failed', message: 'OOMKilled (exit code 137)', outputs: { exitCode: '137' } });
   });
 
   it('fails when the wait container reports an error or cannot report', () => {
     const report = encodeWaitReport({ exitCode: 0, parameters: [], error: 'output parameter "p": /tmp/p: no such file' });
-    expect(observePod(pod({ phase: 'Failed', containerStatuses: [terminated('main', 0), terminated('wait', 1, { message: report })] }))).toMatchObject({
+    expect(
+      observePod(pod({ phase: 'Failed', containerStatuses: [terminated('main', 0), terminated('wait', 1, { message: report })] })),
+    ).toMatchObject({
       phase: 'Failed',
       message: 'output parameter "p": /tmp/p: no such file',
     });
-    expect(observePod(pod({ phase: 'Failed', containerStatuses: [terminated('main', 0), terminated('wait', 0, { message: 'garbage' })] })).message).toMatch(/not JSON/);
+    expect(
+      observePod(pod({ phase: 'Failed', containerStatuses: [terminated('main', 0), terminated('wait', 0, { message: 'garbage' })] }))
+        .message,
+    ).toMatch(/not JSON/);
     expect(observePod(pod({ phase: 'Failed', containerStatuses: [terminated('main', 0), terminated('wait', 2)] })).message).toBe(
       'the wait container failed to collect the outputs: Error (exit code 2)',
     );
@@ -76,27 +92,56 @@ describe('observePod', () => {
 
   it('says when the result was shortened', () => {
     const report = encodeWaitReport({ exitCode: 0, result: 'y'.repeat(9000), parameters: [] });
-    const obs = observePod(pod({ phase: 'Succeeded', containerStatuses: [terminated('main', 0), terminated('wait', 0, { message: report })] }));
+    const obs = observePod(
+      pod({ phase: 'Succeeded', containerStatuses: [terminated('main', 0), terminated('wait', 0, { message: report })] }),
+    );
     expect(obs.phase).toBe('Succeeded');
     expect(obs.message).toMatch(/shortened from 9000 to \d+ bytes/);
   });
 
   it('reports init container failures and pod-level failures', () => {
-    const init = observePod(pod({ phase: 'Failed', initContainerStatuses: [terminated('init', 0), terminated('prep', 2)], containerStatuses: [] }));
+    const init = observePod(
+      pod({ phase: 'Failed', initContainerStatuses: [terminated('init', 0), terminated('prep', 2)], containerStatuses: [] }),
+    );
     expect(init).toMatchObject({ phase: 'Failed', message: 'init container prep: Error (exit code 2)' });
-    const evicted = observePod(pod({ phase: 'Failed', reason: 'DeadlineExceeded', message: 'Pod was active on the node longer than the specified deadline' }));
-    expect(evicted).toMatchObject({ phase: 'Failed', message: 'DeadlineExceeded: Pod was active on the node longer than the specified deadline' });
+    const evicted = observePod(
+      pod({ phase: 'Failed', reason: 'DeadlineExceeded', message: 'Pod was active on the node longer than the specified deadline' }),
+    );
+    expect(evicted).toMatchObject({
+      phase: 'Failed',
+      message: 'DeadlineExceeded: Pod was active on the node longer than the specified deadline',
+    });
   });
 
   it('reports pending, running and deleted pods', () => {
     expect(observePod(pod({ phase: 'Pending' }))).toEqual({ podName: 'wf-p', nodeId: 'n1', phase: 'Pending', startedAt: T0 });
     const stuck = observePod(
-      pod({ phase: 'Pending', containerStatuses: [{ name: 'main', image: 'x', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: 'ErrImagePull', message: 'not found' } } }] }),
+      pod({
+        phase: 'Pending',
+        containerStatuses: [
+          {
+            name: 'main',
+            image: 'x',
+            imageID: '',
+            ready: false,
+            restartCount: 0,
+            state: { waiting: { reason: 'ErrImagePull', message: 'not found' } },
+          },
+        ],
+      }),
     );
     expect(stuck.message).toBe('main: ErrImagePull: not found');
-    const unsched = observePod(pod({ phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/1 nodes are available' }] }));
+    const unsched = observePod(
+      pod({
+        phase: 'Pending',
+        conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/1 nodes are available' }],
+      }),
+    );
     expect(unsched.message).toBe('0/1 nodes are available');
     expect(observePod(pod({ phase: 'Running', containerStatuses: [running('main'), running('wait')] })).phase).toBe('Running');
-    expect(observePod(pod({ phase: 'Running', containerStatuses: [running('main')] }, true))).toMatchObject({ phase: 'Deleted', message: expect.stringMatching(/deleted/) });
+    expect(observePod(pod({ phase: 'Running', containerStatuses: [running('main')] }, true))).toMatchObject({
+      phase: 'Deleted',
+      message: expect.stringMatching(/deleted/),
+    });
   });
 });

@@ -49,7 +49,8 @@ export function observePod(pod: V1Pod): PodObservation {
 
   if (!mainT) {
     const initFailure = (status.initContainerStatuses ?? []).find((s) => (s.state?.terminated?.exitCode ?? 0) !== 0);
-    if (initFailure) return { ...done, phase: 'Failed', message: `init container ${initFailure.name}: ${describe(initFailure.state!.terminated!)}` };
+    if (initFailure)
+      return { ...done, phase: 'Failed', message: `init container ${initFailure.name}: ${describe(initFailure.state!.terminated!)}` };
     const why = [status.reason, status.message].filter(Boolean).join(': ');
     return { ...done, phase: 'Failed', message: why || 'the pod ended before its main container ran' };
   }
@@ -64,7 +65,8 @@ export function observePod(pod: V1Pod): PodObservation {
   if (report?.error) return { ...done, phase: 'Failed', message: report.error, outputs };
   if (parsed && 'error' in parsed) return { ...done, phase: 'Failed', message: parsed.error, outputs };
   if (!waitT) return { ...done, phase: 'Failed', message: 'the wait container did not finish, so the outputs were not collected', outputs };
-  if (waitT.exitCode !== 0 || !report) return { ...done, phase: 'Failed', message: `the wait container failed to collect the outputs: ${describe(waitT)}`, outputs };
+  if (waitT.exitCode !== 0 || !report)
+    return { ...done, phase: 'Failed', message: `the wait container failed to collect the outputs: ${describe(waitT)}`, outputs };
   const note =
     report.resultTruncatedFrom !== undefined
       ? `outputs.result was shortened from ${report.resultTruncatedFrom} to ${Buffer.byteLength(report.result ?? '')} bytes to fit the termination message`

@@ -15,7 +15,14 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { breaches, HOSTILE_CONTAINER_SC, hostileStep, sent, sidecarBreaches, withCleanPrototype } from '../../test/fuzz/pod-policy-cases.js';
+import {
+  breaches,
+  HOSTILE_CONTAINER_SC,
+  hostileStep,
+  sent,
+  sidecarBreaches,
+  withCleanPrototype,
+} from '../../test/fuzz/pod-policy-cases.js';
 import { buildAgentPod } from '../plugins/agent-pod.js';
 import { parsePluginConfigMap } from '../plugins/parse-configmap.js';
 import { buildStepPod } from './build-pod.js';
@@ -41,25 +48,32 @@ describe('pod-policy escapes (property, seeded)', () => {
   it(`no step pod the controller would create breaks its level (${RUNS} hostile workflows, seed ${SEED})`, () => {
     const rng = prng(SEED);
     const tally = { buildErrors: 0, refused: 0, created: 0 };
-    for (let i = 0; i < RUNS; i++) withCleanPrototype(() => {
-      const level = rng.pick<PodSecurityLevel>(['baseline', 'baseline', 'restricted']);
-      const { workflow, template } = hostileStep(rng);
-      let pod: V1Pod;
-      try {
-        pod = buildStepPod({ workflow, nodeId: 'n', podName: 'p', template, executorImage: 'e' });
-      } catch {
-        tally.buildErrors++;
-        return;
-      }
-      const refusal = podPolicyRefusal('pod p', pod, level, 'test', checkStepServiceAccount(pod.spec, 'plugflow-agent', '-executor-plugin'));
-      if (refusal) {
-        tally.refused++;
-        expect(refusal).toMatch(/fix: /);
-        return;
-      }
-      tally.created++;
-      expect(breaches(sent(pod), level), `case ${i} (level ${level}): ${JSON.stringify({ spec: workflow.spec, template })}`).toEqual([]);
-    });
+    for (let i = 0; i < RUNS; i++)
+      withCleanPrototype(() => {
+        const level = rng.pick<PodSecurityLevel>(['baseline', 'baseline', 'restricted']);
+        const { workflow, template } = hostileStep(rng);
+        let pod: V1Pod;
+        try {
+          pod = buildStepPod({ workflow, nodeId: 'n', podName: 'p', template, executorImage: 'e' });
+        } catch {
+          tally.buildErrors++;
+          return;
+        }
+        const refusal = podPolicyRefusal(
+          'pod p',
+          pod,
+          level,
+          'test',
+          checkStepServiceAccount(pod.spec, 'plugflow-agent', '-executor-plugin'),
+        );
+        if (refusal) {
+          tally.refused++;
+          expect(refusal).toMatch(/fix: /);
+          return;
+        }
+        tally.created++;
+        expect(breaches(sent(pod), level), `case ${i} (level ${level}): ${JSON.stringify({ spec: workflow.spec, template })}`).toEqual([]);
+      });
     // Not vacuous: both outcomes happen many times.
     expect(tally.refused).toBeGreaterThan(RUNS / 5);
     expect(tally.created).toBeGreaterThan(RUNS / 10);
@@ -70,7 +84,9 @@ describe('pod-policy escapes (property, seeded)', () => {
     let created = 0;
     let refused = 0;
     for (let i = 0; i < RUNS / 3; i++) {
-      const sc: Record<string, unknown> = rng.chance(0.6) ? { runAsNonRoot: true, runAsUser: rng.pick([1000, 65534]) } : { runAsNonRoot: rng.pick([true, false, undefined]), runAsUser: rng.pick([0, 1000, undefined]) };
+      const sc: Record<string, unknown> = rng.chance(0.6)
+        ? { runAsNonRoot: true, runAsUser: rng.pick([1000, 65534]) }
+        : { runAsNonRoot: rng.pick([true, false, undefined]), runAsUser: rng.pick([0, 1000, undefined]) };
       for (let k = 0; k < 2; k++) if (rng.chance(0.3)) Object.assign(sc, rng.pick(HOSTILE_CONTAINER_SC));
       const container = {
         name: 'hello',
@@ -82,11 +98,17 @@ describe('pod-policy escapes (property, seeded)', () => {
       };
       // Sometimes a hand-written ConfigMap with YAML 1.1 tricks rather than a clean dump.
       const text = rng.chance(0.3) ? `${stringify(container)}\n`.replace(/privileged: true/, 'privileged: yes') : stringify(container);
-      const cm = { metadata: { name: 'hello-executor-plugin', namespace: 'ns', labels: { 'workflows.plugflow.io/configmap-type': 'ExecutorPlugin' } }, data: { 'sidecar.container': text } };
+      const cm = {
+        metadata: { name: 'hello-executor-plugin', namespace: 'ns', labels: { 'workflows.plugflow.io/configmap-type': 'ExecutorPlugin' } },
+        data: { 'sidecar.container': text },
+      };
       let pod: V1Pod;
       try {
         const entry = parsePluginConfigMap(cm);
-        pod = buildAgentPod({ metadata: { name: 'wf', namespace: 'ns', uid: 'u' } }, [entry], { image: 'i', serviceAccountName: 'plugflow-agent' });
+        pod = buildAgentPod({ metadata: { name: 'wf', namespace: 'ns', uid: 'u' } }, [entry], {
+          image: 'i',
+          serviceAccountName: 'plugflow-agent',
+        });
       } catch {
         refused++;
         continue;

@@ -40,18 +40,45 @@ export interface PolicyViolation {
 
 /** Capabilities `baseline` allows a container to add (the container runtimes' default set). */
 export const BASELINE_CAPABILITIES: readonly string[] = [
-  'AUDIT_WRITE', 'CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'MKNOD', 'NET_BIND_SERVICE',
-  'SETFCAP', 'SETGID', 'SETPCAP', 'SETUID', 'SYS_CHROOT',
+  'AUDIT_WRITE',
+  'CHOWN',
+  'DAC_OVERRIDE',
+  'FOWNER',
+  'FSETID',
+  'KILL',
+  'MKNOD',
+  'NET_BIND_SERVICE',
+  'SETFCAP',
+  'SETGID',
+  'SETPCAP',
+  'SETUID',
+  'SYS_CHROOT',
 ];
 /** The "safe" (namespaced, isolated) sysctls `baseline` allows. */
 export const SAFE_SYSCTLS: readonly string[] = [
-  'kernel.shm_rmid_forced', 'net.ipv4.ip_local_port_range', 'net.ipv4.ip_unprivileged_port_start',
-  'net.ipv4.tcp_syncookies', 'net.ipv4.ping_group_range', 'net.ipv4.ip_local_reserved_ports',
-  'net.ipv4.tcp_keepalive_time', 'net.ipv4.tcp_fin_timeout', 'net.ipv4.tcp_keepalive_intvl', 'net.ipv4.tcp_keepalive_probes',
+  'kernel.shm_rmid_forced',
+  'net.ipv4.ip_local_port_range',
+  'net.ipv4.ip_unprivileged_port_start',
+  'net.ipv4.tcp_syncookies',
+  'net.ipv4.ping_group_range',
+  'net.ipv4.ip_local_reserved_ports',
+  'net.ipv4.tcp_keepalive_time',
+  'net.ipv4.tcp_fin_timeout',
+  'net.ipv4.tcp_keepalive_intvl',
+  'net.ipv4.tcp_keepalive_probes',
 ];
 const SELINUX_TYPES = ['', 'container_t', 'container_init_t', 'container_kvm_t', 'container_engine_t'];
 /** Volume sources `restricted` allows (everything else, hostPath included, is refused). */
-export const RESTRICTED_VOLUME_SOURCES: readonly string[] = ['configMap', 'csi', 'downwardAPI', 'emptyDir', 'ephemeral', 'persistentVolumeClaim', 'projected', 'secret'];
+export const RESTRICTED_VOLUME_SOURCES: readonly string[] = [
+  'configMap',
+  'csi',
+  'downwardAPI',
+  'emptyDir',
+  'ephemeral',
+  'persistentVolumeClaim',
+  'projected',
+  'secret',
+];
 const APPARMOR_ANNOTATION = 'container.apparmor.security.beta.kubernetes.io/';
 const SECCOMP_ANNOTATIONS = ['seccomp.security.alpha.kubernetes.io/pod', 'container.seccomp.security.alpha.kubernetes.io/'];
 
@@ -77,7 +104,11 @@ function containersOf(spec: unknown): ContainerRef[] {
     if (!Array.isArray(items)) continue;
     items.forEach((c, i) => {
       const name = own(c, 'name');
-      out.push({ field: `spec.${list}[${i}]${typeof name === 'string' ? ` "${name}"` : ''}`, c: isObj(c) ? c : {}, sc: own(c, 'securityContext') });
+      out.push({
+        field: `spec.${list}[${i}]${typeof name === 'string' ? ` "${name}"` : ''}`,
+        c: isObj(c) ? c : {},
+        sc: own(c, 'securityContext'),
+      });
     });
   }
   return out;
@@ -103,52 +134,84 @@ function baseline(pod: V1Pod, spec: unknown, out: PolicyViolation[]): void {
 
   for (const host of ['hostNetwork', 'hostPID', 'hostIPC']) {
     const val = own(spec, host);
-    if (!unset(val) && val !== false) v(`spec.${host}`, `is ${show(val)}: sharing the node's ${host.slice(4)} namespace`, `remove ${host} (from the workflow spec or the podSpecPatch)`);
+    if (!unset(val) && val !== false)
+      v(
+        `spec.${host}`,
+        `is ${show(val)}: sharing the node's ${host.slice(4)} namespace`,
+        `remove ${host} (from the workflow spec or the podSpecPatch)`,
+      );
   }
-  const scopes: { field: string; sc: unknown }[] = [{ field: 'spec.securityContext', sc: podSc }, ...containers.map((r) => ({ field: `${r.field} securityContext`, sc: r.sc }))];
+  const scopes: { field: string; sc: unknown }[] = [
+    { field: 'spec.securityContext', sc: podSc },
+    ...containers.map((r) => ({ field: `${r.field} securityContext`, sc: r.sc })),
+  ];
   for (const { field, sc } of scopes) {
     const hostProcess = own(own(sc, 'windowsOptions'), 'hostProcess');
-    if (!unset(hostProcess) && hostProcess !== false) v(`${field}.windowsOptions.hostProcess`, `is ${show(hostProcess)}`, 'remove windowsOptions.hostProcess');
+    if (!unset(hostProcess) && hostProcess !== false)
+      v(`${field}.windowsOptions.hostProcess`, `is ${show(hostProcess)}`, 'remove windowsOptions.hostProcess');
     const seLinux = own(sc, 'seLinuxOptions');
     if (!unset(seLinux)) {
       const type = own(seLinux, 'type') ?? '';
-      if (!SELINUX_TYPES.includes(type as string)) v(`${field}.seLinuxOptions.type`, `is ${show(type)}`, `use one of ${SELINUX_TYPES.filter(Boolean).join(', ')} or leave it unset`);
+      if (!SELINUX_TYPES.includes(type as string))
+        v(`${field}.seLinuxOptions.type`, `is ${show(type)}`, `use one of ${SELINUX_TYPES.filter(Boolean).join(', ')} or leave it unset`);
       for (const k of ['user', 'role']) {
         const val = own(seLinux, k);
         if (!unset(val) && val !== '') v(`${field}.seLinuxOptions.${k}`, `is ${show(val)}`, `remove seLinuxOptions.${k}`);
       }
     }
     const seccomp = own(own(sc, 'seccompProfile'), 'type');
-    if (!unset(seccomp) && seccomp !== 'RuntimeDefault' && seccomp !== 'Localhost') v(`${field}.seccompProfile.type`, `is ${show(seccomp)}`, 'use RuntimeDefault or Localhost, or leave it unset');
+    if (!unset(seccomp) && seccomp !== 'RuntimeDefault' && seccomp !== 'Localhost')
+      v(`${field}.seccompProfile.type`, `is ${show(seccomp)}`, 'use RuntimeDefault or Localhost, or leave it unset');
     const appArmor = own(own(sc, 'appArmorProfile'), 'type');
-    if (!unset(appArmor) && appArmor !== 'RuntimeDefault' && appArmor !== 'Localhost') v(`${field}.appArmorProfile.type`, `is ${show(appArmor)}`, 'use RuntimeDefault or Localhost, or leave it unset');
+    if (!unset(appArmor) && appArmor !== 'RuntimeDefault' && appArmor !== 'Localhost')
+      v(`${field}.appArmorProfile.type`, `is ${show(appArmor)}`, 'use RuntimeDefault or Localhost, or leave it unset');
   }
   const sysctls = own(podSc, 'sysctls');
   if (!unset(sysctls)) {
     if (!Array.isArray(sysctls)) v('spec.securityContext.sysctls', `is ${show(sysctls)}, not a list`, 'give a list of {name, value}');
-    else sysctls.forEach((s, i) => {
-      const name = own(s, 'name');
-      if (!SAFE_SYSCTLS.includes(name as string)) v(`spec.securityContext.sysctls[${i}].name`, `${show(name)} is not a safe sysctl`, `use only ${SAFE_SYSCTLS.join(', ')}`);
-    });
+    else
+      sysctls.forEach((s, i) => {
+        const name = own(s, 'name');
+        if (!SAFE_SYSCTLS.includes(name as string))
+          v(`spec.securityContext.sysctls[${i}].name`, `${show(name)} is not a safe sysctl`, `use only ${SAFE_SYSCTLS.join(', ')}`);
+      });
   }
   for (const r of containers) {
     const privileged = own(r.sc, 'privileged');
-    if (!unset(privileged) && privileged !== false) v(`${r.field} securityContext.privileged`, `is ${show(privileged)}`, 'remove securityContext.privileged');
+    if (!unset(privileged) && privileged !== false)
+      v(`${r.field} securityContext.privileged`, `is ${show(privileged)}`, 'remove securityContext.privileged');
     const procMount = own(r.sc, 'procMount');
-    if (!unset(procMount) && procMount !== 'Default') v(`${r.field} securityContext.procMount`, `is ${show(procMount)}`, 'remove procMount (or set Default)');
+    if (!unset(procMount) && procMount !== 'Default')
+      v(`${r.field} securityContext.procMount`, `is ${show(procMount)}`, 'remove procMount (or set Default)');
     const add = own(own(r.sc, 'capabilities'), 'add');
     if (!unset(add)) {
       const extra = Array.isArray(add) ? add.filter((c) => !BASELINE_CAPABILITIES.includes(c as string)) : [add];
-      if (extra.length) v(`${r.field} securityContext.capabilities.add`, `adds ${extra.map(show).join(', ')}`, `add only capabilities of ${BASELINE_CAPABILITIES.join(', ')}`);
+      if (extra.length)
+        v(
+          `${r.field} securityContext.capabilities.add`,
+          `adds ${extra.map(show).join(', ')}`,
+          `add only capabilities of ${BASELINE_CAPABILITIES.join(', ')}`,
+        );
     }
     const ports = own(r.c, 'ports');
-    if (Array.isArray(ports)) ports.forEach((p, i) => {
-      const hostPort = own(p, 'hostPort');
-      if (!unset(hostPort) && hostPort !== 0) v(`${r.field} ports[${i}].hostPort`, `is ${show(hostPort)}: a port of the node`, 'remove hostPort (use a Service to reach the pod)');
-    });
+    if (Array.isArray(ports))
+      ports.forEach((p, i) => {
+        const hostPort = own(p, 'hostPort');
+        if (!unset(hostPort) && hostPort !== 0)
+          v(
+            `${r.field} ports[${i}].hostPort`,
+            `is ${show(hostPort)}: a port of the node`,
+            'remove hostPort (use a Service to reach the pod)',
+          );
+      });
   }
   volumesOf(spec).forEach(({ field, vol }) => {
-    if (!unset(own(vol, 'hostPath'))) v(`${field}.hostPath`, `mounts ${show(own(own(vol, 'hostPath'), 'path'))} of the node`, 'use an emptyDir, a configMap/secret or a persistentVolumeClaim instead of hostPath');
+    if (!unset(own(vol, 'hostPath')))
+      v(
+        `${field}.hostPath`,
+        `mounts ${show(own(own(vol, 'hostPath'), 'path'))} of the node`,
+        'use an emptyDir, a configMap/secret or a persistentVolumeClaim instead of hostPath',
+      );
   });
   const annotations = own(own(pod, 'metadata'), 'annotations');
   if (isObj(annotations)) {
@@ -174,24 +237,43 @@ function restricted(spec: unknown, out: PolicyViolation[]): void {
     if (bad.length) v(`${field}.${bad[0]}`, `is a ${bad.join(', ')} volume`, `use only ${RESTRICTED_VOLUME_SOURCES.join(', ')} volumes`);
   });
   const podNonRoot = own(podSc, 'runAsNonRoot');
-  if (!unset(podNonRoot) && podNonRoot !== true) v('spec.securityContext.runAsNonRoot', `is ${show(podNonRoot)}`, 'set runAsNonRoot: true (or remove it and set it on every container)');
+  if (!unset(podNonRoot) && podNonRoot !== true)
+    v('spec.securityContext.runAsNonRoot', `is ${show(podNonRoot)}`, 'set runAsNonRoot: true (or remove it and set it on every container)');
   if (own(podSc, 'runAsUser') === 0) v('spec.securityContext.runAsUser', 'is 0 (root)', 'run as a non-zero user id');
   const podSeccomp = own(own(podSc, 'seccompProfile'), 'type');
   for (const r of containers) {
     const ape = own(r.sc, 'allowPrivilegeEscalation');
-    if (ape !== false) v(`${r.field} securityContext.allowPrivilegeEscalation`, `is ${unset(ape) ? 'unset (allowed by default)' : show(ape)}`, 'set securityContext.allowPrivilegeEscalation: false');
+    if (ape !== false)
+      v(
+        `${r.field} securityContext.allowPrivilegeEscalation`,
+        `is ${unset(ape) ? 'unset (allowed by default)' : show(ape)}`,
+        'set securityContext.allowPrivilegeEscalation: false',
+      );
     const nonRoot = own(r.sc, 'runAsNonRoot');
     if (nonRoot === false || (nonRoot !== true && podNonRoot !== true)) {
-      v(`${r.field} securityContext.runAsNonRoot`, `is ${unset(nonRoot) ? 'unset (and the pod does not set it)' : show(nonRoot)}`, 'set runAsNonRoot: true in the securityContext of the pod (workflow or template securityContext) or of the container');
+      v(
+        `${r.field} securityContext.runAsNonRoot`,
+        `is ${unset(nonRoot) ? 'unset (and the pod does not set it)' : show(nonRoot)}`,
+        'set runAsNonRoot: true in the securityContext of the pod (workflow or template securityContext) or of the container',
+      );
     }
     if (own(r.sc, 'runAsUser') === 0) v(`${r.field} securityContext.runAsUser`, 'is 0 (root)', 'run as a non-zero user id');
     const seccomp = own(own(r.sc, 'seccompProfile'), 'type');
     if (unset(seccomp) && podSeccomp !== 'RuntimeDefault' && podSeccomp !== 'Localhost') {
-      v(`${r.field} securityContext.seccompProfile.type`, 'is unset (and the pod does not set it)', 'set seccompProfile: {type: RuntimeDefault} in the securityContext of the pod or of the container');
+      v(
+        `${r.field} securityContext.seccompProfile.type`,
+        'is unset (and the pod does not set it)',
+        'set seccompProfile: {type: RuntimeDefault} in the securityContext of the pod or of the container',
+      );
     }
     const caps = own(r.sc, 'capabilities');
     const drop = own(caps, 'drop');
-    if (!(Array.isArray(drop) && drop.includes('ALL'))) v(`${r.field} securityContext.capabilities.drop`, `is ${unset(drop) ? 'unset' : show(drop)}, without "ALL"`, 'set capabilities: {drop: [ALL]}');
+    if (!(Array.isArray(drop) && drop.includes('ALL')))
+      v(
+        `${r.field} securityContext.capabilities.drop`,
+        `is ${unset(drop) ? 'unset' : show(drop)}, without "ALL"`,
+        'set capabilities: {drop: [ALL]}',
+      );
     const add = own(caps, 'add');
     if (!unset(add) && !(Array.isArray(add) && add.every((c) => c === 'NET_BIND_SERVICE'))) {
       v(`${r.field} securityContext.capabilities.add`, `is ${show(add)}`, 'add no capability other than NET_BIND_SERVICE');
@@ -215,16 +297,29 @@ function volumesOf(spec: unknown): { field: string; vol: Obj }[] {
  */
 export function checkPluginSidecar(container: V1Container, podSc: unknown, field: string): PolicyViolation[] {
   const out: PolicyViolation[] = [];
-  const v = (f: string, problem: string, fix: string) => out.push({ level: 'plugin', field: `${field} securityContext.${f}`, problem, fix });
+  const v = (f: string, problem: string, fix: string) =>
+    out.push({ level: 'plugin', field: `${field} securityContext.${f}`, problem, fix });
   const sc = own(container, 'securityContext');
   const eff = (k: string) => (unset(own(sc, k)) ? own(podSc, k) : own(sc, k));
-  if (eff('runAsNonRoot') !== true) v('runAsNonRoot', `is ${show(eff('runAsNonRoot') ?? 'unset')}`, 'set runAsNonRoot: true in the plugin\'s sidecar.container (plugins never run as root)');
+  if (eff('runAsNonRoot') !== true)
+    v(
+      'runAsNonRoot',
+      `is ${show(eff('runAsNonRoot') ?? 'unset')}`,
+      "set runAsNonRoot: true in the plugin's sidecar.container (plugins never run as root)",
+    );
   if (eff('runAsUser') === 0) v('runAsUser', 'is 0 (root)', 'run the plugin as a non-zero user id');
   const privileged = own(sc, 'privileged');
-  if (!unset(privileged) && privileged !== false) v('privileged', `is ${show(privileged)}`, 'remove privileged from the plugin\'s sidecar.container');
+  if (!unset(privileged) && privileged !== false)
+    v('privileged', `is ${show(privileged)}`, "remove privileged from the plugin's sidecar.container");
   const add = own(own(sc, 'capabilities'), 'add');
-  if (!unset(add) && !(Array.isArray(add) && add.length === 0)) v('capabilities.add', `is ${show(add)}`, 'remove capabilities.add: plugin sidecars get no added capabilities');
-  if (own(sc, 'allowPrivilegeEscalation') !== false) v('allowPrivilegeEscalation', `is ${show(own(sc, 'allowPrivilegeEscalation') ?? 'unset')}`, 'set allowPrivilegeEscalation: false (or leave it to the agent pod\'s default)');
+  if (!unset(add) && !(Array.isArray(add) && add.length === 0))
+    v('capabilities.add', `is ${show(add)}`, 'remove capabilities.add: plugin sidecars get no added capabilities');
+  if (own(sc, 'allowPrivilegeEscalation') !== false)
+    v(
+      'allowPrivilegeEscalation',
+      `is ${show(own(sc, 'allowPrivilegeEscalation') ?? 'unset')}`,
+      "set allowPrivilegeEscalation: false (or leave it to the agent pod's default)",
+    );
   return out;
 }
 
@@ -244,7 +339,12 @@ export function checkStepServiceAccount(spec: unknown, agentAccount: string, plu
       out.push({ level: 'account', field: `spec.${key}`, problem: `is ${show(name)}, not a name`, fix: 'give a service account name' });
     } else if (name === agentAccount || name.endsWith(pluginSuffix)) {
       const whose = name === agentAccount ? 'the workflow agent' : 'an executor plugin';
-      out.push({ level: 'account', field: `spec.${key}`, problem: `is "${name}", the service account of ${whose}`, fix: 'run steps under a service account of their own (serviceAccountName of the workflow or template)' });
+      out.push({
+        level: 'account',
+        field: `spec.${key}`,
+        problem: `is "${name}", the service account of ${whose}`,
+        fix: 'run steps under a service account of their own (serviceAccountName of the workflow or template)',
+      });
     }
   }
   return out;
@@ -255,13 +355,27 @@ export function checkStepServiceAccount(spec: unknown, agentAccount: string, plu
  * message its node (or, for the agent pod, its plugin steps) fails with. `extra` are checks
  * beyond the level (checkStepServiceAccount for step pods).
  */
-export function podPolicyRefusal(subject: string, pod: V1Pod, level: PodSecurityLevel, source: string, extra: readonly PolicyViolation[] = []): string | undefined {
+export function podPolicyRefusal(
+  subject: string,
+  pod: V1Pod,
+  level: PodSecurityLevel,
+  source: string,
+  extra: readonly PolicyViolation[] = [],
+): string | undefined {
   const violations = [...extra, ...checkPod(pod, level)];
   return violations.length > 0 ? describeViolations(subject, level, source, violations) : undefined;
 }
 
 /** One line per violation, for the node's message: level, field, problem, fix. */
-export function describeViolations(subject: string, level: PodSecurityLevel, source: string, violations: readonly PolicyViolation[]): string {
-  const lines = violations.map((x) => `${x.field} ${x.problem} (${x.level === 'plugin' ? 'plugin sidecar rule' : x.level === 'account' ? 'service account rule' : `level "${x.level}"`}; fix: ${x.fix})`);
+export function describeViolations(
+  subject: string,
+  level: PodSecurityLevel,
+  source: string,
+  violations: readonly PolicyViolation[],
+): string {
+  const lines = violations.map(
+    (x) =>
+      `${x.field} ${x.problem} (${x.level === 'plugin' ? 'plugin sidecar rule' : x.level === 'account' ? 'service account rule' : `level "${x.level}"`}; fix: ${x.fix})`,
+  );
   return `${subject} breaks the pod security policy (level "${level}", from the ${source}): ${lines.join('; ')}`;
 }

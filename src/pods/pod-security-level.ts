@@ -50,7 +50,8 @@ export function namespaceLevel(labels: Readonly<Record<string, string>> | undefi
   const own = labels && Object.prototype.hasOwnProperty.call(labels, LABEL_POD_SECURITY) ? labels[LABEL_POD_SECURITY] : undefined;
   const psa = labels && Object.prototype.hasOwnProperty.call(labels, LABEL_PSA_ENFORCE) ? labels[LABEL_PSA_ENFORCE] : undefined;
   const candidates: NamespaceLevel[] = [];
-  if (own !== undefined) candidates.push({ level: isPodSecurityLevel(own) ? own : 'restricted', source: `namespace label ${LABEL_POD_SECURITY}=${own}` });
+  if (own !== undefined)
+    candidates.push({ level: isPodSecurityLevel(own) ? own : 'restricted', source: `namespace label ${LABEL_POD_SECURITY}=${own}` });
   if (isPodSecurityLevel(psa)) candidates.push({ level: psa, source: `namespace label ${LABEL_PSA_ENFORCE}=${psa}` });
   for (const c of candidates) if (rank(c.level) > rank(best.level)) best = c;
   return best;

@@ -29,7 +29,11 @@ const build = (workflow: Workflow, templatePatch?: string) =>
     nodeId: `${workflow.metadata.name}-1`,
     podName: `${workflow.metadata.name}-pod`,
     workflowPodSpecPatch: workflow.spec.podSpecPatch,
-    template: { name: 't', container: { image: 'alpine', command: ['true'] }, ...(templatePatch !== undefined ? { podSpecPatch: templatePatch } : {}) },
+    template: {
+      name: 't',
+      container: { image: 'alpine', command: ['true'] },
+      ...(templatePatch !== undefined ? { podSpecPatch: templatePatch } : {}),
+    },
     executorImage: 'plugflow:dev',
   });
 
@@ -61,7 +65,10 @@ describe('podSpecPatch cannot reach object prototypes', () => {
     ['JSON __proto__ written as an escape', `{"\\u005f_proto__": {"podSpecPatch": ${JSON.stringify(PRIVILEGED)}}}`],
     ['YAML __proto__', `__proto__:\n  podSpecPatch: '${PRIVILEGED}'`],
     ['JSON constructor.prototype', `{"constructor": {"prototype": {"podSpecPatch": ${JSON.stringify(PRIVILEGED)}}}}`],
-    ['nested __proto__', `{"containers": [{"name": "main", "__proto__": {"polluted": true}}], "securityContext": {"__proto__": {"hostPID": true}}}`],
+    [
+      'nested __proto__',
+      `{"containers": [{"name": "main", "__proto__": {"polluted": true}}], "securityContext": {"__proto__": {"hostPID": true}}}`,
+    ],
     ['__proto__ in a list element appended', `{"tolerations": [{"__proto__": {"polluted": true}}]}`],
   ];
   for (const [name, patch] of hostile) {

@@ -23,7 +23,10 @@ describe('podSpecPatch', () => {
       name: 'main',
       image: 'alpine',
       args: ['one'],
-      env: [{ name: 'A', value: 'x' }, { name: 'B', value: '2' }],
+      env: [
+        { name: 'A', value: 'x' },
+        { name: 'B', value: '2' },
+      ],
       resources: { limits: { cpu: '1', memory: '1Gi' } },
     });
     expect(out.containers[1]).toEqual(spec.containers[1]);

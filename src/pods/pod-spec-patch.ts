@@ -43,7 +43,9 @@ export function parsePodSpecPatch(text: string, where: string): JsonObject {
   try {
     value = readYamlDocument(text, where);
   } catch (err) {
-    throw new Error(`${where} is not valid YAML or JSON: ${err instanceof YamlReadError ? err.detail : err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+    throw new Error(
+      `${where} is not valid YAML or JSON: ${err instanceof YamlReadError ? err.detail : err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
+    );
   }
   if (!isObject(value)) throw new Error(`${where} must be an object (a partial pod spec), got ${JSON.stringify(value)?.slice(0, 80)}`);
   return checkUserValue(value, where);

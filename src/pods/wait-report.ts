@@ -33,7 +33,11 @@ export function encodeWaitReport(report: WaitReport, limit = TERMINATION_MESSAGE
   if (bytes(full) <= limit) return full;
 
   // A caller that read only the start of a long stdout passes the full size in resultTruncatedFrom.
-  const withoutResult: WaitReport = { ...report, result: '', resultTruncatedFrom: report.resultTruncatedFrom ?? bytes(report.result ?? '') };
+  const withoutResult: WaitReport = {
+    ...report,
+    result: '',
+    resultTruncatedFrom: report.resultTruncatedFrom ?? bytes(report.result ?? ''),
+  };
   if (report.result !== undefined && bytes(JSON.stringify(withoutResult)) <= limit) {
     return JSON.stringify({ ...withoutResult, result: longestPrefixThatFits(report.result, withoutResult, limit) });
   }

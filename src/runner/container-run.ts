@@ -26,7 +26,9 @@ export function containerDirs(runDir: string, name: string): { dir: string; tmp:
 export function containerArgv(c: V1Container, env: Record<string, string>): string[] {
   const argv = [...(c.command ?? []), ...(c.args ?? [])].map((a) => expandVars(a, env));
   if (argv.length === 0) {
-    throw new StartError(`container "${c.name}" has no command or args; the local pod runner ignores images, so it cannot run an image's default entrypoint`);
+    throw new StartError(
+      `container "${c.name}" has no command or args; the local pod runner ignores images, so it cannot run an image's default entrypoint`,
+    );
   }
   return argv;
 }
@@ -57,13 +59,19 @@ export function planContainer({ pod, container: c, env, volumes, runDir }: PlanI
     let source = base;
     if (sub) {
       const n = normalize(sub);
-      if (n.startsWith('/') || n === '..' || n.startsWith('../')) throw new StartError(`volumeMount ${m.mountPath}: subPath "${sub}" must be relative and stay inside the volume`);
+      if (n.startsWith('/') || n === '..' || n.startsWith('../'))
+        throw new StartError(`volumeMount ${m.mountPath}: subPath "${sub}" must be relative and stay inside the volume`);
       source = join(base, n);
       if (!existsSync(source)) mkdirSync(source, { recursive: true, mode: 0o777 });
     }
     mounts.push({ source, target: m.mountPath, readOnly: !!m.readOnly, file: statSync(source).isFile() });
   }
-  mounts.push({ source: dirs.termination, target: c.terminationMessagePath || DEFAULT_TERMINATION_MESSAGE_PATH, readOnly: false, file: true });
+  mounts.push({
+    source: dirs.termination,
+    target: c.terminationMessagePath || DEFAULT_TERMINATION_MESSAGE_PATH,
+    readOnly: false,
+    file: true,
+  });
 
   const sc = c.securityContext ?? {};
   const psc = pod.spec?.securityContext ?? {};

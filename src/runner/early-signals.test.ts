@@ -9,7 +9,16 @@ import { REPO_ROOT } from './shim.js';
  * command installs a handler, that handler decides.
  */
 function runAsPid1(preload: boolean, script: string): Promise<{ code: number | null; ms: number; out: string }> {
-  const args = ['--pid', '--fork', '--mount-proc', '--', process.execPath, ...(preload ? ['--import', join(REPO_ROOT, 'bin', 'early-signals.js')] : []), '-e', script];
+  const args = [
+    '--pid',
+    '--fork',
+    '--mount-proc',
+    '--',
+    process.execPath,
+    ...(preload ? ['--import', join(REPO_ROOT, 'bin', 'early-signals.js')] : []),
+    '-e',
+    script,
+  ];
   const child = spawn('unshare', args, { stdio: ['ignore', 'pipe', 'inherit'], detached: true });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -28,18 +37,23 @@ function runAsPid1(preload: boolean, script: string): Promise<{ code: number | n
 }
 
 const loading = "console.log('pid', process.pid); setTimeout(() => {}, 60000);";
-const handled = "process.on('SIGTERM', () => { console.log('handled'); process.exit(0); }); console.log('pid', process.pid); setTimeout(() => {}, 60000);";
+const handled =
+  "process.on('SIGTERM', () => { console.log('handled'); process.exit(0); }); console.log('pid', process.pid); setTimeout(() => {}, 60000);";
 
 describe('early signals', () => {
-  it.runIf(process.getuid?.() === 0)('PID 1 without a handler ignores SIGTERM; with early-signals it ends with 143; a command\'s own handler wins', async () => {
-    const ignored = await runAsPid1(false, loading);
-    expect(ignored.out).toContain('pid 1');
-    expect(ignored.code).toBe(137); // only the SIGKILL after 3 s ended it
-    const ended = await runAsPid1(true, loading);
-    expect(ended.code).toBe(143);
-    expect(ended.ms).toBeLessThan(2000);
-    const own = await runAsPid1(true, handled);
-    expect(own).toMatchObject({ code: 0 });
-    expect(own.out).toContain('handled');
-  }, 20_000);
+  it.runIf(process.getuid?.() === 0)(
+    "PID 1 without a handler ignores SIGTERM; with early-signals it ends with 143; a command's own handler wins",
+    async () => {
+      const ignored = await runAsPid1(false, loading);
+      expect(ignored.out).toContain('pid 1');
+      expect(ignored.code).toBe(137); // only the SIGKILL after 3 s ended it
+      const ended = await runAsPid1(true, loading);
+      expect(ended.code).toBe(143);
+      expect(ended.ms).toBeLessThan(2000);
+      const own = await runAsPid1(true, handled);
+      expect(own).toMatchObject({ code: 0 });
+      expect(own.out).toContain('handled');
+    },
+    20_000,
+  );
 });

@@ -2,7 +2,10 @@ import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { envReferences, resolveEnv, type EnvSources } from './env.js';
 
-const pod: V1Pod = { metadata: { name: 'p', namespace: 'ns', uid: 'u1', labels: { app: 'a' } }, spec: { containers: [], nodeName: 'n1', serviceAccountName: 'sa' } };
+const pod: V1Pod = {
+  metadata: { name: 'p', namespace: 'ns', uid: 'u1', labels: { app: 'a' } },
+  spec: { containers: [], nodeName: 'n1', serviceAccountName: 'sa' },
+};
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const sources: EnvSources = {
   configMaps: new Map([
@@ -22,7 +25,14 @@ describe('resolveEnv', () => {
       env: [{ name: 'A', value: 'from-env' }],
     };
     const env = resolveEnv(pod, c, sources, base, node);
-    expect(env).toMatchObject({ KUBERNETES_SERVICE_HOST: '127.0.0.1', A: 'from-env', B: 'from-secret', token: 't0k', P_A: 'from-cm', P_B: 'cm-b' });
+    expect(env).toMatchObject({
+      KUBERNETES_SERVICE_HOST: '127.0.0.1',
+      A: 'from-env',
+      B: 'from-secret',
+      token: 't0k',
+      P_A: 'from-cm',
+      P_B: 'cm-b',
+    });
     expect(env).not.toHaveProperty('bad-key');
   });
 
@@ -77,16 +87,27 @@ describe('resolveEnv', () => {
   });
 
   it('fails like CreateContainerConfigError on missing objects and keys', () => {
-    const run = (env: V1Container['env'], envFrom?: V1Container['envFrom']) => () => resolveEnv(pod, { name: 'c', env, envFrom }, sources, {}, node);
-    expect(run([{ name: 'A', valueFrom: { configMapKeyRef: { name: 'missing', key: 'k' } } }])).toThrow('configmap "missing" not found in namespace ns');
-    expect(run([{ name: 'A', valueFrom: { configMapKeyRef: { name: 'cm', key: 'nope' } } }])).toThrow("couldn't find key nope in ConfigMap ns/cm");
+    const run = (env: V1Container['env'], envFrom?: V1Container['envFrom']) => () =>
+      resolveEnv(pod, { name: 'c', env, envFrom }, sources, {}, node);
+    expect(run([{ name: 'A', valueFrom: { configMapKeyRef: { name: 'missing', key: 'k' } } }])).toThrow(
+      'configmap "missing" not found in namespace ns',
+    );
+    expect(run([{ name: 'A', valueFrom: { configMapKeyRef: { name: 'cm', key: 'nope' } } }])).toThrow(
+      "couldn't find key nope in ConfigMap ns/cm",
+    );
     expect(run([{ name: 'A', valueFrom: { secretKeyRef: { name: 's', key: 'nope' } } }])).toThrow("couldn't find key nope in Secret ns/s");
     expect(run([], [{ secretRef: { name: 'other' } }])).toThrow('secret "other" not found');
-    expect(run([{ name: 'A', valueFrom: { fieldRef: { fieldPath: 'spec.bogus' } } }])).toThrow('env A: fieldRef spec.bogus is not supported');
+    expect(run([{ name: 'A', valueFrom: { fieldRef: { fieldPath: 'spec.bogus' } } }])).toThrow(
+      'env A: fieldRef spec.bogus is not supported',
+    );
   });
 
   it('lists what the container references', () => {
-    const refs = envReferences({ name: 'c', envFrom: [{ configMapRef: { name: 'a' } }], env: [{ name: 'X', valueFrom: { secretKeyRef: { name: 'b', key: 'k' } } }] });
+    const refs = envReferences({
+      name: 'c',
+      envFrom: [{ configMapRef: { name: 'a' } }],
+      env: [{ name: 'X', valueFrom: { secretKeyRef: { name: 'b', key: 'k' } } }],
+    });
     expect([...refs.configMaps, ...refs.secrets]).toEqual(['a', 'b']);
   });
 });

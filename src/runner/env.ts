@@ -38,7 +38,13 @@ export function envReferences(c: V1Container): { configMaps: Set<string>; secret
   return { configMaps, secrets };
 }
 
-export function resolveEnv(pod: V1Pod, c: V1Container, sources: EnvSources, serviceEnv: Record<string, string>, node: NodeResources): Record<string, string> {
+export function resolveEnv(
+  pod: V1Pod,
+  c: V1Container,
+  sources: EnvSources,
+  serviceEnv: Record<string, string>,
+  node: NodeResources,
+): Record<string, string> {
   const ns = pod.metadata?.namespace ?? '';
   const defined: Record<string, string> = { ...serviceEnv };
 

@@ -60,7 +60,10 @@ export function resourceFieldValue(container: V1Container, ref: V1ResourceFieldS
   }
   const set = kind === 'limits' ? container.resources?.limits : (container.resources?.requests ?? container.resources?.limits);
   const fallback = kind === 'limits' ? { cpu: node.cpu, memory: node.memory, 'ephemeral-storage': node.ephemeralStorage }[resource]! : 0;
-  const value = set?.[resource] !== undefined ? parseQuantity(set[resource], `resources.${kind}.${resource}`).milli : BigInt(Math.round(fallback * 1000));
+  const value =
+    set?.[resource] !== undefined
+      ? parseQuantity(set[resource], `resources.${kind}.${resource}`).milli
+      : BigInt(Math.round(fallback * 1000));
   const divisor = ref.divisor !== undefined ? parseQuantity(ref.divisor, 'resourceFieldRef.divisor').milli : 1000n;
   if (divisor <= 0n) throw new Error(`resourceFieldRef ${ref.resource}: divisor ${ref.divisor} must be positive`);
   // Rounded up, as the kubelet does (250m of CPU with the default divisor 1 is 1).

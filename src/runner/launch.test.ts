@@ -5,7 +5,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildLaunch, quote, staged, type NamespaceTools } from './launch.js';
 
-const tools: NamespaceTools = { root: '/tmp/r', stage: '/run/stage', unshare: '/usr/bin/unshare', sh: '/bin/sh', mount: '/bin/mount', mkdir: '/bin/mkdir', setpriv: '/usr/bin/setpriv' };
+const tools: NamespaceTools = {
+  root: '/tmp/r',
+  stage: '/run/stage',
+  unshare: '/usr/bin/unshare',
+  sh: '/bin/sh',
+  mount: '/bin/mount',
+  mkdir: '/bin/mkdir',
+  setpriv: '/usr/bin/setpriv',
+};
 
 describe('buildLaunch', () => {
   it('spawns argv directly without namespaces', () => {
@@ -49,7 +57,10 @@ describe('buildLaunch', () => {
   });
 
   it('leaves /tmp alone when a volume is mounted there', () => {
-    const l = buildLaunch({ argv: ['x'], mounts: [{ source: '/v', target: '/tmp/', readOnly: false, file: false }], cwd: '/', privateTmp: '/p' }, tools);
+    const l = buildLaunch(
+      { argv: ['x'], mounts: [{ source: '/v', target: '/tmp/', readOnly: false, file: false }], cwd: '/', privateTmp: '/p' },
+      tools,
+    );
     expect(l.args.join(' ')).not.toContain("'/p'");
   });
 });
@@ -75,7 +86,10 @@ describe('the script in a real mount namespace', () => {
     writeFileSync(join(root, 'f'), 'inside');
     const target = join(mkdtempSync(join(tmpdir(), 'plugflow-target-')), 'mnt');
     const real: NamespaceTools = { root, stage, unshare: 'unshare', sh: '/bin/sh', mount: 'mount', mkdir: 'mkdir' };
-    const l = buildLaunch({ argv: ['cat', `${target}/f`], mounts: [{ source: root, target, readOnly: true, file: false }], cwd: '/' }, real);
+    const l = buildLaunch(
+      { argv: ['cat', `${target}/f`], mounts: [{ source: root, target, readOnly: true, file: false }], cwd: '/' },
+      real,
+    );
     expect(execFileSync(l.file, l.args).toString()).toBe('inside');
     expect(() => execFileSync('cat', [`${target}/f`], { stdio: 'ignore' })).toThrow();
   });

@@ -83,7 +83,8 @@ export function staged(path: string, tools: NamespaceTools): string {
  * parent-death signal (parent-death.ts); without it the process outlives a killed runner.
  */
 export function buildLaunch(plan: LaunchPlan, tools: NamespaceTools | undefined, pdeathsig?: string): Launch {
-  const dying = (file: string, args: string[]) => (pdeathsig ? { file: pdeathsig, args: ['--pdeathsig', 'SIGKILL', '--', file, ...args] } : { file, args });
+  const dying = (file: string, args: string[]) =>
+    pdeathsig ? { file: pdeathsig, args: ['--pdeathsig', 'SIGKILL', '--', file, ...args] } : { file, args };
   if (!tools) return { ...dying(plan.argv[0], plan.argv.slice(1)), cwd: plan.cwd };
   const q = quote;
   const lines = ['set -e', `${q(tools.mount)} --bind ${q(tools.root)} ${q(tools.stage)}`];
@@ -111,6 +112,14 @@ export function buildLaunch(plan: LaunchPlan, tools: NamespaceTools | undefined,
   } else {
     lines.push('exec "$@"');
   }
-  const unshareArgs = ['--mount', '--propagation', 'private', '--pid', '--fork', ...(pdeathsig ? ['--kill-child=SIGKILL'] : []), '--mount-proc'];
+  const unshareArgs = [
+    '--mount',
+    '--propagation',
+    'private',
+    '--pid',
+    '--fork',
+    ...(pdeathsig ? ['--kill-child=SIGKILL'] : []),
+    '--mount-proc',
+  ];
   return { ...dying(tools.unshare, [...unshareArgs, '--', tools.sh, '-c', lines.join('\n'), 'sh', ...plan.argv]), cwd: '/' };
 }

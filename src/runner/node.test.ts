@@ -13,8 +13,9 @@ describe('the runner node', () => {
     expect(goOS('win32')).toBe('windows');
   });
 
-  it('carries the kubelet\'s standard labels with this machine\'s values', () => {
-    const labels = nodeObject('plugflow-box', { cpu: 2, memory: 2 ** 30, ephemeralStorage: 2 ** 30 }, true, new Date().toISOString()).metadata!.labels!;
+  it("carries the kubelet's standard labels with this machine's values", () => {
+    const labels = nodeObject('plugflow-box', { cpu: 2, memory: 2 ** 30, ephemeralStorage: 2 ** 30 }, true, new Date().toISOString())
+      .metadata!.labels!;
     const arch = process.arch === 'x64' ? 'amd64' : process.arch;
     expect(labels).toMatchObject({
       'kubernetes.io/hostname': 'plugflow-box',

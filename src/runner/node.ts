@@ -30,7 +30,18 @@ const STATUS_EVERY_MS = 60_000;
  * `status.nodeInfo.architecture`: Node says x64 where Go says amd64.
  */
 export function goArch(arch: string = process.arch, littleEndian = endianness() === 'LE'): string {
-  const names: Record<string, string> = { x64: 'amd64', ia32: '386', arm: 'arm', arm64: 'arm64', s390x: 's390x', riscv64: 'riscv64', loong64: 'loong64', mips: 'mips', mipsel: 'mipsle', ppc: 'ppc' };
+  const names: Record<string, string> = {
+    x64: 'amd64',
+    ia32: '386',
+    arm: 'arm',
+    arm64: 'arm64',
+    s390x: 's390x',
+    riscv64: 'riscv64',
+    loong64: 'loong64',
+    mips: 'mips',
+    mipsel: 'mipsle',
+    ppc: 'ppc',
+  };
   if (arch === 'ppc64') return littleEndian ? 'ppc64le' : 'ppc64';
   return names[arch] ?? arch;
 }
@@ -60,7 +71,12 @@ export function localNodeResources(): NodeResources {
 }
 
 export function nodeObject(name: string, resources: NodeResources, ready: boolean, now: string, kubeletPort?: number): V1Node {
-  const capacity = { cpu: String(resources.cpu), memory: `${Math.floor(resources.memory / 1024)}Ki`, pods: '110', 'ephemeral-storage': `${Math.floor(resources.ephemeralStorage / 1024)}Ki` };
+  const capacity = {
+    cpu: String(resources.cpu),
+    memory: `${Math.floor(resources.memory / 1024)}Ki`,
+    pods: '110',
+    'ephemeral-storage': `${Math.floor(resources.ephemeralStorage / 1024)}Ki`,
+  };
   const readyCondition: V1NodeCondition = {
     type: 'Ready',
     status: ready ? 'True' : 'False',

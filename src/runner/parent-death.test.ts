@@ -22,7 +22,10 @@ async function until(check: () => boolean, ms: number): Promise<boolean> {
 
 describe('children that die with their parent', () => {
   it('wraps a command in setpriv --pdeathsig when available and leaves it alone otherwise', () => {
-    expect(dieWithParent('etcd', ['--x'], '/usr/bin/setpriv')).toEqual({ file: '/usr/bin/setpriv', args: ['--pdeathsig', 'SIGKILL', '--', 'etcd', '--x'] });
+    expect(dieWithParent('etcd', ['--x'], '/usr/bin/setpriv')).toEqual({
+      file: '/usr/bin/setpriv',
+      args: ['--pdeathsig', 'SIGKILL', '--', 'etcd', '--x'],
+    });
     expect(dieWithParent('etcd', ['--x'], false)).toEqual({ file: 'etcd', args: ['--x'] });
   });
 
@@ -36,7 +39,9 @@ describe('children that die with their parent', () => {
       console.log(c.pid);
       setInterval(() => {}, 1000);`;
     const parent = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const childPid = await new Promise<number>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))));
+    const childPid = await new Promise<number>((resolve) =>
+      parent.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))),
+    );
     expect(await until(() => alive(childPid), 2000)).toBe(true);
     parent.kill('SIGKILL');
     expect(await until(() => !alive(childPid), 3000)).toBe(true);

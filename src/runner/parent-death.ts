@@ -29,7 +29,11 @@ export function pdeathsigTool(): string | undefined {
 }
 
 /** The argv that runs `file args` with a parent-death SIGKILL when available. */
-export function dieWithParent(file: string, args: readonly string[], setpriv: string | false = pdeathsigTool() ?? false): { file: string; args: string[] } {
+export function dieWithParent(
+  file: string,
+  args: readonly string[],
+  setpriv: string | false = pdeathsigTool() ?? false,
+): { file: string; args: string[] } {
   return setpriv ? { file: setpriv, args: ['--pdeathsig', 'SIGKILL', '--', file, ...args] } : { file, args: [...args] };
 }
 

@@ -21,7 +21,11 @@ export class PodWatch {
   /** Watches pods matching fieldSelector in `namespace`, or in all namespaces. */
   constructor(client: KubeClient, fieldSelector: string, handlers: PodWatchHandlers, log: Logger, namespace?: string) {
     this.informer = new Informer({ client, type: PODS, namespace, fieldSelector, log, resyncMs: 60_000 });
-    this.informer.addHandlers({ onAdd: (p) => handlers.upsert(p), onUpdate: (_old, p) => handlers.upsert(p), onDelete: (p) => handlers.remove(p) });
+    this.informer.addHandlers({
+      onAdd: (p) => handlers.upsert(p),
+      onUpdate: (_old, p) => handlers.upsert(p),
+      onDelete: (p) => handlers.remove(p),
+    });
   }
 
   /** Lists (every current pod reaches `upsert`) and keeps watching. */

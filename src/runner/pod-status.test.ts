@@ -4,7 +4,13 @@ import { podPhase, podStatus, type ContainerPhase, type ContainerView, type PodV
 const T = '2025-01-01T00:00:00.000Z';
 const waiting = (reason = 'PodInitializing'): ContainerPhase => ({ kind: 'waiting', reason });
 const running: ContainerPhase = { kind: 'running', startedAt: T };
-const exited = (exitCode: number): ContainerPhase => ({ kind: 'terminated', exitCode, reason: exitCode ? 'Error' : 'Completed', startedAt: T, finishedAt: T });
+const exited = (exitCode: number): ContainerPhase => ({
+  kind: 'terminated',
+  exitCode,
+  reason: exitCode ? 'Error' : 'Completed',
+  startedAt: T,
+  finishedAt: T,
+});
 const c = (name: string, phase: ContainerPhase): ContainerView => ({ name, image: 'img', phase, restartCount: 0 });
 const view = (init: ContainerPhase[], containers: ContainerPhase[], restartPolicy = 'Never'): PodView => ({
   restartPolicy,

@@ -48,7 +48,13 @@ export function podPhase(v: PodView): PodPhase {
     if (c.phase.exitCode !== 0) return willRestart(v.restartPolicy, c.phase.exitCode) ? 'Pending' : 'Failed';
   }
   const phases = v.containers.map((c) => c.phase);
-  if (phases.some((p) => p.kind === 'waiting' && (p.reason === 'PodInitializing' || p.reason === 'ContainerCreating' || p.reason === 'CreateContainerConfigError'))) {
+  if (
+    phases.some(
+      (p) =>
+        p.kind === 'waiting' &&
+        (p.reason === 'PodInitializing' || p.reason === 'ContainerCreating' || p.reason === 'CreateContainerConfigError'),
+    )
+  ) {
     return 'Pending';
   }
   if (phases.some((p) => p.kind !== 'terminated')) return 'Running';

@@ -67,7 +67,12 @@ export class PodWorker {
     this.runDir = join(deps.root, '_run', this.namespace, `${this.name}-${this.uid}`);
     const spec = pod.spec!;
     const hasInit = (spec.initContainers ?? []).length > 0;
-    const view = (c: V1Container, reason: string): ContainerView => ({ name: c.name, image: c.image ?? '', phase: { kind: 'waiting', reason }, restartCount: 0 });
+    const view = (c: V1Container, reason: string): ContainerView => ({
+      name: c.name,
+      image: c.image ?? '',
+      phase: { kind: 'waiting', reason },
+      restartCount: 0,
+    });
     this.view = {
       restartPolicy: spec.restartPolicy ?? 'Always',
       startTime: now(),
@@ -89,7 +94,8 @@ export class PodWorker {
     // A pod created again under an old name starts with fresh logs.
     const logDir = podLogDir(this.deps.root, this.namespace, this.name);
     mkdirSync(logDir, { recursive: true });
-    for (const c of [...(this.pod.spec!.initContainers ?? []), ...this.pod.spec!.containers]) writeFileSync(join(logDir, `${c.name}.log`), '');
+    for (const c of [...(this.pod.spec!.initContainers ?? []), ...this.pod.spec!.containers])
+      writeFileSync(join(logDir, `${c.name}.log`), '');
     this.done ??= this.run()
       .catch((err) => {
         this.deps.log.error('pod worker failed', { pod: this.key, error: String((err as Error)?.stack ?? err) });
@@ -145,7 +151,8 @@ export class PodWorker {
     const volumes = await this.untilReady(
       () => this.volumes.prepare(),
       (msg) => {
-        for (const c of [...this.view.init, ...this.view.containers]) if (c.phase.kind === 'waiting') c.phase = { kind: 'waiting', reason: c.phase.reason, message: msg };
+        for (const c of [...this.view.init, ...this.view.containers])
+          if (c.phase.kind === 'waiting') c.phase = { kind: 'waiting', reason: c.phase.reason, message: msg };
       },
     );
     if (!volumes) return;
@@ -235,8 +242,10 @@ export class PodWorker {
   private async containerEnv(c: V1Container): Promise<Record<string, string>> {
     const refs = envReferences(c);
     const sources: EnvSources = { configMaps: new Map(), secrets: new Map() };
-    for (const name of refs.configMaps) sources.configMaps.set(name, await this.fetch(() => this.deps.client.get<V1ConfigMap>(CONFIGMAPS, this.namespace, name)));
-    for (const name of refs.secrets) sources.secrets.set(name, await this.fetch(() => this.deps.client.get<V1Secret>(SECRETS, this.namespace, name)));
+    for (const name of refs.configMaps)
+      sources.configMaps.set(name, await this.fetch(() => this.deps.client.get<V1ConfigMap>(CONFIGMAPS, this.namespace, name)));
+    for (const name of refs.secrets)
+      sources.secrets.set(name, await this.fetch(() => this.deps.client.get<V1Secret>(SECRETS, this.namespace, name)));
     return resolveEnv(this.pod, c, sources, this.deps.serviceEnv, this.deps.node);
   }
 

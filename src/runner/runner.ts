@@ -77,7 +77,11 @@ export class PodRunner {
   constructor(private readonly opts: RunnerOptions) {
     this.kc = opts.kubeConfig;
     this.dir = resolve(opts.dir);
-    this.nodeName = opts.nodeName ?? `plugflow-${hostname().toLowerCase().replace(/[^a-z0-9.-]/g, '-')}`;
+    this.nodeName =
+      opts.nodeName ??
+      `plugflow-${hostname()
+        .toLowerCase()
+        .replace(/[^a-z0-9.-]/g, '-')}`;
     this.log = opts.log ?? createLogger('runner');
   }
 
@@ -105,14 +109,23 @@ export class PodRunner {
     this.shimDir = this.tools ? staged(binDir, this.tools) : binDir;
     if (emissary) {
       const nodeBound = this.tools?.binds?.some((b) => b.target === NODE_IN_PODS);
-      writeShim({ binDir, emissary, binDirInside: this.shimDir, packageInside: this.tools ? CLI_DIR : REPO_ROOT, nodeInside: nodeBound ? NODE_IN_PODS : process.execPath });
+      writeShim({
+        binDir,
+        emissary,
+        binDirInside: this.shimDir,
+        packageInside: this.tools ? CLI_DIR : REPO_ROOT,
+        nodeInside: nodeBound ? NODE_IN_PODS : process.execPath,
+      });
     }
     const unreadable = this.tools && unreadablePackage();
     if (unreadable) {
-      this.log.warn(`containers that run as another user cannot read the plugflow package at ${REPO_ROOT} (${unreadable}), so agent and step pods will fail; make it readable: chmod -R o+rX ${REPO_ROOT}`);
+      this.log.warn(
+        `containers that run as another user cannot read the plugflow package at ${REPO_ROOT} (${unreadable}), so agent and step pods will fail; make it readable: chmod -R o+rX ${REPO_ROOT}`,
+      );
     }
     this.pdeathsig = pdeathsigTool();
-    if (!this.pdeathsig) this.log.warn('setpriv --pdeathsig (util-linux 2.33+) is not available: if the runner is killed, its containers keep running');
+    if (!this.pdeathsig)
+      this.log.warn('setpriv --pdeathsig (util-linux 2.33+) is not available: if the runner is killed, its containers keep running');
     this.serviceEnv = serviceEnvFor(this.kc);
 
     this.kubelet = await startKubeletServer({
@@ -125,8 +138,20 @@ export class PodRunner {
     this.heartbeat = new NodeHeartbeat(client, this.nodeName, this.resources, this.log, this.kubelet.port);
     await this.heartbeat.start();
 
-    const bound = new PodWatch(client, `spec.nodeName=${this.nodeName}`, { upsert: (p) => this.onPod(p), remove: (p) => this.onPodGone(p) }, this.log, this.opts.namespace);
-    const pending = new PodWatch(client, 'spec.nodeName=', { upsert: (p) => this.onUnscheduled(p), remove: () => {} }, this.log, this.opts.namespace);
+    const bound = new PodWatch(
+      client,
+      `spec.nodeName=${this.nodeName}`,
+      { upsert: (p) => this.onPod(p), remove: (p) => this.onPodGone(p) },
+      this.log,
+      this.opts.namespace,
+    );
+    const pending = new PodWatch(
+      client,
+      'spec.nodeName=',
+      { upsert: (p) => this.onUnscheduled(p), remove: () => {} },
+      this.log,
+      this.opts.namespace,
+    );
     this.watches.push(bound, pending);
     await bound.start();
     await pending.start();
@@ -155,10 +180,12 @@ export class PodRunner {
     this.stopped = true;
     if (this.rescheduler) clearInterval(this.rescheduler);
     await Promise.all(this.watches.map((w) => w.stop()));
-    await Promise.all([...this.workers.values()].map(async (w) => {
-      await w.terminate(graceSeconds);
-      await w.report();
-    }));
+    await Promise.all(
+      [...this.workers.values()].map(async (w) => {
+        await w.terminate(graceSeconds);
+        await w.report();
+      }),
+    );
     await this.heartbeat?.stop();
     await this.client?.close();
     await this.kubelet?.close();
@@ -209,7 +236,8 @@ export class PodRunner {
     const key = `${pod.metadata!.namespace}/${pod.metadata!.name}`;
     for (const port of podPorts(pod)) {
       for (const [holder, ports] of this.heldPorts) {
-        if (holder !== key && ports.has(port)) return `port ${port} is in use by pod ${holder} (the local runner gives all pods one network)`;
+        if (holder !== key && ports.has(port))
+          return `port ${port} is in use by pod ${holder} (the local runner gives all pods one network)`;
       }
     }
     return undefined;
@@ -339,7 +367,20 @@ export class PodRunner {
         statuses?.map((s) =>
           s.state?.terminated
             ? s
-            : { ...s, ready: false, started: false, state: { terminated: { exitCode: 137, reason: 'Error', message: 'the local pod runner restarted; the process was lost', startedAt: s.state?.running?.startedAt, finishedAt } } },
+            : {
+                ...s,
+                ready: false,
+                started: false,
+                state: {
+                  terminated: {
+                    exitCode: 137,
+                    reason: 'Error',
+                    message: 'the local pod runner restarted; the process was lost',
+                    startedAt: s.state?.running?.startedAt,
+                    finishedAt,
+                  },
+                },
+              },
         );
       return {
         ...current.status,

@@ -20,7 +20,9 @@ describe('unschedulableReason', () => {
     expect(unschedulableReason(pod({ nodeSelector: { disk: 'ssd' } }), node)).toBeUndefined();
     expect(unschedulableReason(pod({ nodeSelector: { disk: 'hdd' } }), node)).toMatch(/nodeSelector disk=hdd/);
     const affinity = (operator: string, values?: string[]) => ({
-      nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'disk', operator, values }] }] } },
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'disk', operator, values }] }] },
+      },
     });
     expect(unschedulableReason(pod({ affinity: affinity('In', ['ssd', 'nvme']) }), node)).toBeUndefined();
     expect(unschedulableReason(pod({ affinity: affinity('NotIn', ['ssd']) }), node)).toMatch(/affinity/);
@@ -30,7 +32,9 @@ describe('unschedulableReason', () => {
     const tainted: V1Node = { ...node, spec: { taints: [{ key: 'gpu', value: 'yes', effect: 'NoSchedule' }] } };
     expect(unschedulableReason(pod({}), tainted)).toMatch(/taint gpu=yes:NoSchedule/);
     expect(unschedulableReason(pod({ tolerations: [{ key: 'gpu', operator: 'Exists' }] }), tainted)).toBeUndefined();
-    expect(unschedulableReason(pod({ tolerations: [{ key: 'gpu', operator: 'Equal', value: 'yes', effect: 'NoSchedule' }] }), tainted)).toBeUndefined();
+    expect(
+      unschedulableReason(pod({ tolerations: [{ key: 'gpu', operator: 'Equal', value: 'yes', effect: 'NoSchedule' }] }), tainted),
+    ).toBeUndefined();
     expect(unschedulableReason(pod({ tolerations: [{ key: 'gpu', operator: 'Equal', value: 'no' }] }), tainted)).toMatch(/taint/);
   });
 });

@@ -14,7 +14,8 @@ export function unschedulableReason(pod: V1Pod, node: V1Node, schedulers: readon
   const spec = pod.spec;
   if (!spec) return 'the pod has no spec';
   const scheduler = spec.schedulerName || DEFAULT_SCHEDULER;
-  if (!schedulers.includes(scheduler)) return `schedulerName "${scheduler}" is not served by this runner (it serves ${schedulers.join(', ')})`;
+  if (!schedulers.includes(scheduler))
+    return `schedulerName "${scheduler}" is not served by this runner (it serves ${schedulers.join(', ')})`;
   const labels = node.metadata?.labels ?? {};
   for (const [k, v] of Object.entries(spec.nodeSelector ?? {})) {
     if (labels[k] !== v) return `node ${node.metadata?.name} does not match nodeSelector ${k}=${v}`;
@@ -25,7 +26,8 @@ export function unschedulableReason(pod: V1Pod, node: V1Node, schedulers: readon
   }
   for (const taint of node.spec?.taints ?? []) {
     if (taint.effect === 'PreferNoSchedule') continue;
-    if (!(spec.tolerations ?? []).some((t) => tolerates(t, taint))) return `the pod does not tolerate the node's taint ${taint.key}=${taint.value ?? ''}:${taint.effect}`;
+    if (!(spec.tolerations ?? []).some((t) => tolerates(t, taint)))
+      return `the pod does not tolerate the node's taint ${taint.key}=${taint.value ?? ''}:${taint.effect}`;
   }
   return undefined;
 }
@@ -36,7 +38,10 @@ function termMatches(term: V1NodeSelectorTerm, node: V1Node): boolean {
   // An empty term matches nothing (as in Kubernetes).
   if (exprs.length === 0 && fields.length === 0) return false;
   const labels = node.metadata?.labels ?? {};
-  return exprs.every((r) => requirementMatches(r, labels)) && fields.every((r) => requirementMatches(r, { 'metadata.name': node.metadata?.name ?? '' }));
+  return (
+    exprs.every((r) => requirementMatches(r, labels)) &&
+    fields.every((r) => requirementMatches(r, { 'metadata.name': node.metadata?.name ?? '' }))
+  );
 }
 
 export function requirementMatches(r: V1NodeSelectorRequirement, labels: Record<string, string>): boolean {

@@ -70,7 +70,13 @@ export function executableByOthers(file: string, stat: (p: string) => { mode: nu
  * mount (files not readable by others, e.g. a clone made under umask 077), or undefined.
  */
 export function unreadablePackage(root: string = REPO_ROOT, stat: (p: string) => { mode: number } = statSync): string | undefined {
-  const need: Array<[string, number]> = [[root, 0o005], [join(root, 'bin'), 0o005], [join(root, 'bin', 'plugflow.js'), 0o004], [join(root, 'dist'), 0o005], [join(root, 'node_modules'), 0o005]];
+  const need: Array<[string, number]> = [
+    [root, 0o005],
+    [join(root, 'bin'), 0o005],
+    [join(root, 'bin', 'plugflow.js'), 0o004],
+    [join(root, 'dist'), 0o005],
+    [join(root, 'node_modules'), 0o005],
+  ];
   for (const [path, bits] of need) {
     let mode: number;
     try {

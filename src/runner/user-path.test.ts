@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { pathForUser, reachableByOthers } from './user-path.js';
 
-const modes: Record<string, number> = { '/root': 0o700, '/root/.pyenv': 0o755, '/root/.pyenv/shims': 0o755, '/usr': 0o755, '/usr/bin': 0o755, '/opt': 0o755, '/opt/private': 0o750 };
+const modes: Record<string, number> = {
+  '/root': 0o700,
+  '/root/.pyenv': 0o755,
+  '/root/.pyenv/shims': 0o755,
+  '/usr': 0o755,
+  '/usr/bin': 0o755,
+  '/opt': 0o755,
+  '/opt/private': 0o750,
+};
 const stat = (p: string) => {
   if (!(p in modes)) throw new Error(`ENOENT ${p}`);
   return { mode: modes[p] };

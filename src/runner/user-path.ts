@@ -27,5 +27,10 @@ export function reachableByOthers(dir: string, stat: (p: string) => { mode: numb
 /** The entries of `path` a non-root user can reach; a plain system PATH when none are left. */
 export function pathForUser(path: string, uid: number | undefined, stat?: (p: string) => { mode: number }): string {
   if (!uid) return path;
-  return path.split(':').filter((d) => reachableByOthers(d, stat)).join(':') || FALLBACK;
+  return (
+    path
+      .split(':')
+      .filter((d) => reachableByOthers(d, stat))
+      .join(':') || FALLBACK
+  );
 }

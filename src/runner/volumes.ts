@@ -94,13 +94,29 @@ export class PodVolumes {
     if (v.configMap) {
       makeDir(dir, 0o755);
       const cm = await this.configMap(v.configMap.name, v.configMap.optional);
-      if (cm) writeKeys(dir, configMapData(cm), v.configMap.items, v.configMap.defaultMode ?? DEFAULT_MODE, `configmap "${v.configMap.name}"`, v.configMap.optional);
+      if (cm)
+        writeKeys(
+          dir,
+          configMapData(cm),
+          v.configMap.items,
+          v.configMap.defaultMode ?? DEFAULT_MODE,
+          `configmap "${v.configMap.name}"`,
+          v.configMap.optional,
+        );
       return dir;
     }
     if (v.secret) {
       makeDir(dir, 0o755);
       const s = await this.secret(v.secret.secretName, v.secret.optional);
-      if (s) writeKeys(dir, secretData(s), v.secret.items, v.secret.defaultMode ?? DEFAULT_MODE, `secret "${v.secret.secretName}"`, v.secret.optional);
+      if (s)
+        writeKeys(
+          dir,
+          secretData(s),
+          v.secret.items,
+          v.secret.defaultMode ?? DEFAULT_MODE,
+          `secret "${v.secret.secretName}"`,
+          v.secret.optional,
+        );
       return dir;
     }
     if (v.downwardAPI) {
@@ -199,7 +215,14 @@ function secretData(s: V1Secret): Map<string, Buffer> {
   return out;
 }
 
-function writeKeys(dir: string, data: Map<string, Buffer>, items: V1KeyToPath[] | undefined, mode: number, what: string, optional?: boolean): void {
+function writeKeys(
+  dir: string,
+  data: Map<string, Buffer>,
+  items: V1KeyToPath[] | undefined,
+  mode: number,
+  what: string,
+  optional?: boolean,
+): void {
   if (!items?.length) {
     for (const [k, v] of data) writeAtomic(join(dir, safePath(k)), v, mode);
     return;
@@ -217,7 +240,8 @@ function writeKeys(dir: string, data: Map<string, Buffer>, items: V1KeyToPath[] 
 /** Relative paths only, no `..` (the spec's rule for item paths). */
 function safePath(p: string): string {
   const n = normalize(p);
-  if (n.startsWith('/') || n === '..' || n.startsWith('../')) throw new VolumeError(`path "${p}" must be relative and must not contain ".."`);
+  if (n.startsWith('/') || n === '..' || n.startsWith('../'))
+    throw new VolumeError(`path "${p}" must be relative and must not contain ".."`);
   return n;
 }
 

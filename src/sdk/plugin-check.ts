@@ -84,7 +84,8 @@ function judgeReply(text: string): [boolean, string] {
   }
   if (!reply || typeof reply !== 'object' || !reply.node || typeof reply.node !== 'object') return [false, `no node in ${clip(text)}`];
   const phase = reply.node.phase;
-  if (typeof phase !== 'string' || !PHASES.includes(phase)) return [false, `node.phase ${JSON.stringify(phase)} is not one of ${PHASES.join(', ')}`];
+  if (typeof phase !== 'string' || !PHASES.includes(phase))
+    return [false, `node.phase ${JSON.stringify(phase)} is not one of ${PHASES.join(', ')}`];
   const parts = [`phase ${phase}`];
   if (reply.node.message !== undefined) parts.push(`message ${JSON.stringify(reply.node.message)}`);
   if (reply.node.progress !== undefined) parts.push(`progress ${JSON.stringify(reply.node.progress)}`);

@@ -37,7 +37,11 @@ describe('plugin server (SDK)', () => {
   const call = async (body: unknown, auth: string | null = 'Bearer tok-1', path = '/api/v1/template.execute', method = 'POST') => {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (auth !== null) headers.authorization = auth;
-    const res = await request(`${plugin.url}${path}`, { method: method as 'POST', headers, body: method === 'GET' ? undefined : JSON.stringify(body) });
+    const res = await request(`${plugin.url}${path}`, {
+      method: method as 'POST',
+      headers,
+      body: method === 'GET' ? undefined : JSON.stringify(body),
+    });
     return { status: res.statusCode, text: await res.body.text(), type: res.headers['content-type'] };
   };
   const args = (plugin: Record<string, unknown>) => ({
@@ -49,7 +53,9 @@ describe('plugin server (SDK)', () => {
     const r = await call(args({ demo: { mode: 'ok' } }));
     expect(r.status).toBe(200);
     expect(r.type).toBe('application/json');
-    expect(JSON.parse(r.text)).toEqual({ node: { phase: 'Succeeded', message: 'done', outputs: { parameters: [{ name: 'a', value: '1' }] } } });
+    expect(JSON.parse(r.text)).toEqual({
+      node: { phase: 'Succeeded', message: 'done', outputs: { parameters: [{ name: 'a', value: '1' }] } },
+    });
     const last = seen.at(-1)!;
     expect(last.config).toEqual({ mode: 'ok' });
     expect(last.ctx.workflow).toEqual({ name: 'wf', namespace: 'ns', uid: 'u' });
@@ -99,7 +105,10 @@ describe('plugin server (SDK)', () => {
 
 describe('reply helpers', () => {
   it('build nodes and carry requeue only on interim phases', () => {
-    expect(running('half', { progress: '1/2', requeue: '5s' })).toEqual({ node: { phase: 'Running', message: 'half', progress: '1/2' }, requeue: '5s' });
+    expect(running('half', { progress: '1/2', requeue: '5s' })).toEqual({
+      node: { phase: 'Running', message: 'half', progress: '1/2' },
+      requeue: '5s',
+    });
     expect(pending(undefined, { requeue: '1m' })).toEqual({ node: { phase: 'Pending' }, requeue: '1m' });
     expect(failed('no')).toEqual({ node: { phase: 'Failed', message: 'no' } });
     expect(succeeded()).toEqual({ node: { phase: 'Succeeded' } });

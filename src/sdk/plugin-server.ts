@@ -17,7 +17,13 @@ import { timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PLUGIN_EXECUTE_PATH, PLUGIN_TOKEN_PATH, type ExecuteTemplateArgs, type ExecuteTemplateReply, type Template } from '../api/index.js';
+import {
+  PLUGIN_EXECUTE_PATH,
+  PLUGIN_TOKEN_PATH,
+  type ExecuteTemplateArgs,
+  type ExecuteTemplateReply,
+  type Template,
+} from '../api/index.js';
 import { errorMessage } from '../log/error-message.js';
 
 export interface PluginContext {
@@ -26,7 +32,10 @@ export interface PluginContext {
   args: ExecuteTemplateArgs;
 }
 
-export type ExecuteHandler<C> = (config: C, ctx: PluginContext) => ExecuteTemplateReply | undefined | Promise<ExecuteTemplateReply | undefined>;
+export type ExecuteHandler<C> = (
+  config: C,
+  ctx: PluginContext,
+) => ExecuteTemplateReply | undefined | Promise<ExecuteTemplateReply | undefined>;
 
 export interface PluginServerOptions<C> {
   /** The plugin's name: the key of the template's `plugin` section it serves. */

@@ -15,7 +15,11 @@ export interface Later extends Details {
   requeue?: string;
 }
 
-function node(phase: 'Succeeded' | 'Failed' | 'Running' | 'Pending', message: string | undefined, d: Details): ExecuteTemplateReply['node'] {
+function node(
+  phase: 'Succeeded' | 'Failed' | 'Running' | 'Pending',
+  message: string | undefined,
+  d: Details,
+): ExecuteTemplateReply['node'] {
   return {
     phase,
     ...(message !== undefined ? { message } : {}),

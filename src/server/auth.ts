@@ -49,7 +49,11 @@ export interface Access {
 }
 
 export const EVENT_ACCESS: Access = { verb: 'list', resource: PLURAL.workflowEventBinding, purpose: 'so it may not send events there' };
-export const CREATE_WORKFLOW_ACCESS: Access = { verb: 'create', resource: PLURAL.workflow, purpose: 'so it may not submit workflows there' };
+export const CREATE_WORKFLOW_ACCESS: Access = {
+  verb: 'create',
+  resource: PLURAL.workflow,
+  purpose: 'so it may not submit workflows there',
+};
 
 interface CacheEntry {
   expires: number;
@@ -80,7 +84,13 @@ export interface AuthOptions {
   unknownReviewBurst?: number;
 }
 
-export const AUTH_DEFAULTS = { allowTtlMs: 10_000, denyTtlMs: 2_000, maxEntries: 10_000, unknownReviewsPerSecond: 50, unknownReviewBurst: 100 };
+export const AUTH_DEFAULTS = {
+  allowTtlMs: 10_000,
+  denyTtlMs: 2_000,
+  maxEntries: 10_000,
+  unknownReviewsPerSecond: 50,
+  unknownReviewBurst: 100,
+};
 
 export class Authenticator {
   readonly mode: AuthMode;
@@ -103,7 +113,7 @@ export class Authenticator {
         this.serverTokenHash = sha256(opts.serverToken.trim());
       } else if (!opts.unsafeServerModeWithoutAuth) {
         throw new Error(
-          '--auth-mode=server runs every call with the server\'s own account, so it needs a guard: give --server-token-file (a shared bearer token callers must send) ' +
+          "--auth-mode=server runs every call with the server's own account, so it needs a guard: give --server-token-file (a shared bearer token callers must send) " +
             'and preferably --allowed-namespaces; to run it open to anyone who reaches the port, pass --unsafe-server-mode-without-auth',
         );
       }
@@ -114,7 +124,10 @@ export class Authenticator {
     const max = opts.maxEntries ?? AUTH_DEFAULTS.maxEntries;
     this.reviews = new BoundedCache(max);
     this.known = new BoundedCache(max);
-    this.bucket = new TokenBucket(opts.unknownReviewsPerSecond ?? AUTH_DEFAULTS.unknownReviewsPerSecond, opts.unknownReviewBurst ?? AUTH_DEFAULTS.unknownReviewBurst);
+    this.bucket = new TokenBucket(
+      opts.unknownReviewsPerSecond ?? AUTH_DEFAULTS.unknownReviewsPerSecond,
+      opts.unknownReviewBurst ?? AUTH_DEFAULTS.unknownReviewBurst,
+    );
   }
 
   /** Server mode without any guard (started with the unsafe flag). */
@@ -135,7 +148,10 @@ export class Authenticator {
     if (this.mode === 'server' && !this.serverTokenHash) return SERVER_CALLER;
     const token = bearerToken(authorization, this.mode);
     if (this.mode === 'server') {
-      if (!timingSafeEqual(sha256(token), this.serverTokenHash!)) throw unauthenticated('the bearer token is not this server\'s token (--auth-mode=server accepts only the token of --server-token-file)');
+      if (!timingSafeEqual(sha256(token), this.serverTokenHash!))
+        throw unauthenticated(
+          "the bearer token is not this server's token (--auth-mode=server accepts only the token of --server-token-file)",
+        );
       return SERVER_CALLER;
     }
     // One-shot hashing: no Hash object per request (this runs on every event).
@@ -146,7 +162,10 @@ export class Authenticator {
   /** 403 unless the namespace is in the allow-list (when there is one). */
   checkNamespace(namespace: string): void {
     if (this.allowed && !this.allowed.has(namespace)) {
-      throw new HttpError(Code.PermissionDenied, `namespace "${namespace}" is not served here: this server serves only ${[...this.allowed].map((n) => `"${n}"`).join(', ')} (--allowed-namespaces)`);
+      throw new HttpError(
+        Code.PermissionDenied,
+        `namespace "${namespace}" is not served here: this server serves only ${[...this.allowed].map((n) => `"${n}"`).join(', ')} (--allowed-namespaces)`,
+      );
     }
   }
 
@@ -193,13 +212,18 @@ export class Authenticator {
 
   private async review(identity: Identity, namespace: string, access: Access): Promise<HttpError | undefined> {
     try {
-      const res = await this.kube.as(identity).create<{ status?: { allowed?: boolean; reason?: string } }>(SELF_SUBJECT_ACCESS_REVIEWS, undefined, {
-        apiVersion: 'authorization.k8s.io/v1',
-        kind: 'SelfSubjectAccessReview',
-        spec: { resourceAttributes: { namespace, verb: access.verb, group: GROUP, resource: access.resource } },
-      });
+      const res = await this.kube
+        .as(identity)
+        .create<{ status?: { allowed?: boolean; reason?: string } }>(SELF_SUBJECT_ACCESS_REVIEWS, undefined, {
+          apiVersion: 'authorization.k8s.io/v1',
+          kind: 'SelfSubjectAccessReview',
+          spec: { resourceAttributes: { namespace, verb: access.verb, group: GROUP, resource: access.resource } },
+        });
       if (res.status?.allowed) return undefined;
-      return new HttpError(Code.PermissionDenied, `forbidden: the token may not ${access.verb} ${access.resource}.${GROUP} in namespace "${namespace}", ${access.purpose}`);
+      return new HttpError(
+        Code.PermissionDenied,
+        `forbidden: the token may not ${access.verb} ${access.resource}.${GROUP} in namespace "${namespace}", ${access.purpose}`,
+      );
     } catch (err) {
       if (err instanceof ApiError && err.code !== 0) return fromKube(err);
       return new HttpError(Code.Unavailable, `could not review the token's rights: ${errorMessage(err)}`, { 'retry-after': '1' });
@@ -212,10 +236,12 @@ function bearerToken(authorization: string | undefined, mode: AuthMode): string 
   if (!authorization) throw unauthenticated(`this server runs with --auth-mode=${mode}: send the header "Authorization: Bearer <token>"`);
   const space = authorization.indexOf(' ');
   const scheme = space < 0 ? authorization : authorization.slice(0, space);
-  if (scheme.toLowerCase() !== 'bearer') throw unauthenticated('the Authorization header must use the Bearer scheme: "Authorization: Bearer <token>"');
+  if (scheme.toLowerCase() !== 'bearer')
+    throw unauthenticated('the Authorization header must use the Bearer scheme: "Authorization: Bearer <token>"');
   const token = space < 0 ? '' : authorization.slice(space + 1).trim();
   if (!token) throw unauthenticated('the Authorization header carries an empty bearer token');
-  if (Buffer.byteLength(token) > MAX_TOKEN_BYTES) throw unauthenticated(`the bearer token is longer than ${MAX_TOKEN_BYTES} bytes, which no Kubernetes token is`);
+  if (Buffer.byteLength(token) > MAX_TOKEN_BYTES)
+    throw unauthenticated(`the bearer token is longer than ${MAX_TOKEN_BYTES} bytes, which no Kubernetes token is`);
   return token;
 }
 

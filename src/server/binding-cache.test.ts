@@ -26,7 +26,9 @@ afterEach(async () => {
 
 function cache(fake: FakeKubeClient, o: Partial<BindingCacheOptions> = {}) {
   const warnings: string[] = [];
-  const recorder = { warning: (b: { name: string }, message: string) => warnings.push(`${b.name}: ${message}`) } as unknown as BindingEventRecorder;
+  const recorder = {
+    warning: (b: { name: string }, message: string) => warnings.push(`${b.name}: ${message}`),
+  } as unknown as BindingEventRecorder;
   const metrics = new ServerMetrics(false);
   const c = new BindingCache({ client: fake.asClient(), logger, recorder, metrics, ...o });
   running.push(c);
@@ -38,7 +40,9 @@ describe('BindingCache', () => {
     const fake = new FakeKubeClient();
     fake.failNext(1, 403, { verb: 'list' }, 'workfloweventbindings.plugflow.io is forbidden: User "system:serviceaccount:x:y" cannot list');
     const { c } = cache(fake);
-    await expect(c.start(10_000)).rejects.toThrow(/^cannot list and watch workfloweventbindings\.plugflow\.io with the server's account: .*403 Forbidden: .*cannot list/);
+    await expect(c.start(10_000)).rejects.toThrow(
+      /^cannot list and watch workfloweventbindings\.plugflow\.io with the server's account: .*403 Forbidden: .*cannot list/,
+    );
     expect(fake.callsOf('list')).toHaveLength(1);
     expect(c.synced).toBe(false);
   });
@@ -79,7 +83,11 @@ describe('BindingCache', () => {
 
     fake.seed(WORKFLOW_EVENT_BINDINGS, binding('broken', 'payload.('));
     await eventually(() => c.bindingsIn('ns').length === 3);
-    expect(c.bindingsIn('ns').map((b) => [b.name, b.problems.length > 0])).toEqual([['alpha', false], ['broken', true], ['zeta', false]]);
+    expect(c.bindingsIn('ns').map((b) => [b.name, b.problems.length > 0])).toEqual([
+      ['alpha', false],
+      ['broken', true],
+      ['zeta', false],
+    ]);
     expect(warnings).toEqual([expect.stringMatching(/^broken: binding is invalid and will be skipped: /)]);
     expect((await metrics.registry.getSingleMetric('plugflow_event_bindings_invalid')?.get())?.values[0]?.value).toBe(1);
     // A relist (or a change that keeps the generation, like a label) does not warn again.
@@ -98,7 +106,9 @@ describe('BindingCache', () => {
     await eventually(() => fake.openWatches === 1);
     expect(c.readinessProblem()).toBeUndefined();
     await eventually(() => c.readinessProblem() !== undefined);
-    expect(c.readinessProblem()).toMatch(/^informer workfloweventbindings\.plugflow\.io is stale: nothing heard from the API server for \d+s$/);
+    expect(c.readinessProblem()).toMatch(
+      /^informer workfloweventbindings\.plugflow\.io is stale: nothing heard from the API server for \d+s$/,
+    );
     fake.bookmark();
     expect(c.readinessProblem()).toBeUndefined();
   });

@@ -84,7 +84,9 @@ export class BindingCache {
     this.onStartFailure = undefined;
     if (failure) {
       await this.informer.stop();
-      throw new Error(`cannot list and watch ${resourceLabel(WORKFLOW_EVENT_BINDINGS)} with the server's account: ${errorMessage(failure.err)}`);
+      throw new Error(
+        `cannot list and watch ${resourceLabel(WORKFLOW_EVENT_BINDINGS)} with the server's account: ${errorMessage(failure.err)}`,
+      );
     }
     if (!this.informer.hasSynced()) throw new Error('the WorkflowEventBinding cache was stopped before it synced');
   }
@@ -127,10 +129,17 @@ export class BindingCache {
     if (compiled.problems.length > 0 && !this.reported.has(key)) {
       this.reported.add(key);
       const message = `binding is invalid and will be skipped: ${compiled.problems.join('; ')}`;
-      this.opts.logger.warn('WorkflowEventBinding is invalid', { namespace: compiled.namespace, binding: compiled.name, problems: compiled.problems });
+      this.opts.logger.warn('WorkflowEventBinding is invalid', {
+        namespace: compiled.namespace,
+        binding: compiled.name,
+        problems: compiled.problems,
+      });
       this.opts.recorder.warning(compiled, message);
     } else if (compiled.problems.length === 0) {
-      this.opts.logger.info(before ? 'WorkflowEventBinding updated' : 'WorkflowEventBinding added', { namespace: compiled.namespace, binding: compiled.name });
+      this.opts.logger.info(before ? 'WorkflowEventBinding updated' : 'WorkflowEventBinding added', {
+        namespace: compiled.namespace,
+        binding: compiled.name,
+      });
     }
   }
 

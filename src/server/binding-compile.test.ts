@@ -35,12 +35,20 @@ describe('compiling a binding', () => {
         event: { selector: 'true' },
         submit: {
           workflowTemplateRef: { name: 'build' },
-          arguments: { parameters: [{ name: 'deep', value: deep }, { name: 'wide', value: Array.from({ length: 2_000_000 }, () => 1) }, { name: 'ok', value: { a: 1 } }] },
+          arguments: {
+            parameters: [
+              { name: 'deep', value: deep },
+              { name: 'wide', value: Array.from({ length: 2_000_000 }, () => 1) },
+              { name: 'ok', value: { a: 1 } },
+            ],
+          },
         },
       }),
     );
     expect(c.problems).toEqual([
-      expect.stringMatching(/^spec\.submit\.arguments\.parameters\[0\]\.value \(parameter "deep"\) cannot be used: .*nested more than \d+ levels deep/),
+      expect.stringMatching(
+        /^spec\.submit\.arguments\.parameters\[0\]\.value \(parameter "deep"\) cannot be used: .*nested more than \d+ levels deep/,
+      ),
       expect.stringMatching(/^spec\.submit\.arguments\.parameters\[1\]\.value \(parameter "wide"\) cannot be used: .*too large/),
     ]);
     expect(c.parameters).toEqual([{ name: 'ok', value: '{"a":1}' }]);
@@ -75,7 +83,9 @@ describe('compiling a binding', () => {
       expect.stringMatching(/^spec\.event\.selector is required/),
       expect.stringMatching(/^spec\.submit is required/),
     ]);
-    const c = compileBinding(binding({ event: { selector: 'true' }, submit: { workflowTemplateRef: {}, arguments: { parameters: [{ name: 'x' }] } } }));
+    const c = compileBinding(
+      binding({ event: { selector: 'true' }, submit: { workflowTemplateRef: {}, arguments: { parameters: [{ name: 'x' }] } } }),
+    );
     expect(c.problems).toEqual([
       expect.stringMatching(/^spec\.submit\.workflowTemplateRef\.name is required/),
       expect.stringMatching(/^spec\.submit\.arguments\.parameters\[0\] \(parameter "x"\) needs valueFrom\.event/),
@@ -83,12 +93,22 @@ describe('compiling a binding', () => {
   });
 
   it('refuses non-string metadata values and a binding name too long for a label', () => {
-    const c = compileBinding(binding({ event: { selector: 'true' }, submit: { workflowTemplateRef: { name: 't' }, metadata: { labels: { n: 5 } } } }, 'b'.repeat(64)));
-    expect(c.problems).toEqual([expect.stringMatching(/^metadata\.name is longer than 63/), expect.stringMatching(/^spec\.submit\.metadata\.labels\["n"\] must be a string expression/)]);
+    const c = compileBinding(
+      binding(
+        { event: { selector: 'true' }, submit: { workflowTemplateRef: { name: 't' }, metadata: { labels: { n: 5 } } } },
+        'b'.repeat(64),
+      ),
+    );
+    expect(c.problems).toEqual([
+      expect.stringMatching(/^metadata\.name is longer than 63/),
+      expect.stringMatching(/^spec\.submit\.metadata\.labels\["n"\] must be a string expression/),
+    ]);
   });
 
   it('reads clusterScope for a ClusterWorkflowTemplate', () => {
-    expect(compileBinding(binding({ event: { selector: 'true' }, submit: { workflowTemplateRef: { name: 'c', clusterScope: true } } })).template).toEqual({ name: 'c', clusterScope: true });
+    expect(
+      compileBinding(binding({ event: { selector: 'true' }, submit: { workflowTemplateRef: { name: 'c', clusterScope: true } } })).template,
+    ).toEqual({ name: 'c', clusterScope: true });
   });
 });
 
@@ -144,9 +164,13 @@ describe('an event against a binding', () => {
   });
 
   it('fails with metadata_error when metadata yields a non-string or an invalid name', () => {
-    const num = compileBinding(binding({ event: { selector: 'true' }, submit: { workflowTemplateRef: { name: 't' }, metadata: { labels: { n: 'payload.n' } } } }));
+    const num = compileBinding(
+      binding({ event: { selector: 'true' }, submit: { workflowTemplateRef: { name: 't' }, metadata: { labels: { n: 'payload.n' } } } }),
+    );
     expect(() => evaluateSubmission(num, env(push))).toThrow(/must evaluate to a string, got float( |$)/);
-    const bad = compileBinding(binding({ event: { selector: 'true' }, submit: { workflowTemplateRef: { name: 't' }, metadata: { name: '"Not_Valid"' } } }));
+    const bad = compileBinding(
+      binding({ event: { selector: 'true' }, submit: { workflowTemplateRef: { name: 't' }, metadata: { name: '"Not_Valid"' } } }),
+    );
     try {
       evaluateSubmission(bad, env(push));
       expect.unreachable();
@@ -170,18 +194,54 @@ describe('payload values in failure messages (logged and recorded as Warning Eve
     }
     throw new Error('expected a BindingFailure');
   };
-  const withSelector = (selector: string) => compileBinding(binding({ event: { selector }, submit: { workflowTemplateRef: { name: 'build' } } }));
-  const withParam = (event: string) => compileBinding(binding({ event: { selector: 'true' }, submit: { workflowTemplateRef: { name: 'build' }, arguments: { parameters: [{ name: 'p', valueFrom: { event } }] } } }));
+  const withSelector = (selector: string) =>
+    compileBinding(binding({ event: { selector }, submit: { workflowTemplateRef: { name: 'build' } } }));
+  const withParam = (event: string) =>
+    compileBinding(
+      binding({
+        event: { selector: 'true' },
+        submit: { workflowTemplateRef: { name: 'build' }, arguments: { parameters: [{ name: 'p', valueFrom: { event } }] } },
+      }),
+    );
 
   it.each([
     ['a selector yielding the secret', () => matches(withSelector('payload.secret'), env(payload)), /got string of 32 bytes/],
     ['a selector yielding a list of it', () => matches(withSelector('payload.list'), env(payload)), /got array of 1 items/],
     ['a selector yielding a map of it', () => matches(withSelector('payload.nested'), env(payload)), /got map of 1 keys/],
-    ['int() of the secret', () => matches(withSelector('int(payload.secret) > 0'), env(payload)), /int\(string of 32 bytes\): not an integer/],
-    ['float() of the secret', () => matches(withSelector('float(payload.secret) > 0'), env(payload)), /float\(string of 32 bytes\): not a number/],
-    ['the secret as a regular expression', () => matches(withSelector('"x" matches payload.secret + "("'), env(payload)), /invalid regular expression \(string of 33 bytes\)/],
-    ['the secret as a sort order', () => evaluateSubmission(withParam('sort([1], payload.secret)'), env(payload)), /invalid order \(string of 32 bytes\)/],
-    ['a name made from it', () => evaluateSubmission(compileBinding(binding({ event: { selector: 'true' }, submit: { workflowTemplateRef: { name: 'build' }, metadata: { name: 'payload.secret' } } })), env(payload)), /evaluated to string of 32 bytes, which is not a valid object name/],
+    [
+      'int() of the secret',
+      () => matches(withSelector('int(payload.secret) > 0'), env(payload)),
+      /int\(string of 32 bytes\): not an integer/,
+    ],
+    [
+      'float() of the secret',
+      () => matches(withSelector('float(payload.secret) > 0'), env(payload)),
+      /float\(string of 32 bytes\): not a number/,
+    ],
+    [
+      'the secret as a regular expression',
+      () => matches(withSelector('"x" matches payload.secret + "("'), env(payload)),
+      /invalid regular expression \(string of 33 bytes\)/,
+    ],
+    [
+      'the secret as a sort order',
+      () => evaluateSubmission(withParam('sort([1], payload.secret)'), env(payload)),
+      /invalid order \(string of 32 bytes\)/,
+    ],
+    [
+      'a name made from it',
+      () =>
+        evaluateSubmission(
+          compileBinding(
+            binding({
+              event: { selector: 'true' },
+              submit: { workflowTemplateRef: { name: 'build' }, metadata: { name: 'payload.secret' } },
+            }),
+          ),
+          env(payload),
+        ),
+      /evaluated to string of 32 bytes, which is not a valid object name/,
+    ],
   ])('%s: type and size, never the value', (_what, f, expected) => {
     const message = failure(f);
     expect(message).toMatch(expected);

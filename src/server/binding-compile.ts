@@ -8,7 +8,15 @@
  * are BindingFailures carrying the metrics outcome.
  */
 import { isJsonObject as isObject, PROTO_KEY_DETAIL, protoKeyPath, type WorkflowEventBinding } from '../api/index.js';
-import { compileBoolean, compileString, compileValue, eventValueText, valueToText, type ExprEnv, type TypedExpression } from '../expr/index.js';
+import {
+  compileBoolean,
+  compileString,
+  compileValue,
+  eventValueText,
+  valueToText,
+  type ExprEnv,
+  type TypedExpression,
+} from '../expr/index.js';
 import { describeValue } from '../expr/format.js';
 import type { BindingOutcome } from './metrics.js';
 import type { Submission } from './workflow-from-event.js';
@@ -52,7 +60,6 @@ export class BindingFailure extends Error {
   }
 }
 
-
 export function compileBinding(b: WorkflowEventBinding): CompiledBinding {
   const md = b.metadata ?? {};
   const out: CompiledBinding = {
@@ -88,7 +95,8 @@ export function compileBinding(b: WorkflowEventBinding): CompiledBinding {
     return out;
   }
   const selector = isObject(spec.event) ? spec.event.selector : undefined;
-  if (typeof selector !== 'string' || selector.trim() === '') problem('spec.event.selector is required: an expression over payload, metadata and discriminator that yields true to match');
+  if (typeof selector !== 'string' || selector.trim() === '')
+    problem('spec.event.selector is required: an expression over payload, metadata and discriminator that yields true to match');
   else out.selector = attempt(() => compileBoolean(selector, 'spec.event.selector'));
 
   const submit = isObject(spec.submit) ? spec.submit : undefined;
@@ -97,7 +105,10 @@ export function compileBinding(b: WorkflowEventBinding): CompiledBinding {
     return out;
   }
   const ref = isObject(submit.workflowTemplateRef) ? submit.workflowTemplateRef : undefined;
-  if (!ref || typeof ref.name !== 'string' || ref.name === '') problem('spec.submit.workflowTemplateRef.name is required: the WorkflowTemplate (or, with clusterScope: true, ClusterWorkflowTemplate) to submit');
+  if (!ref || typeof ref.name !== 'string' || ref.name === '')
+    problem(
+      'spec.submit.workflowTemplateRef.name is required: the WorkflowTemplate (or, with clusterScope: true, ClusterWorkflowTemplate) to submit',
+    );
   else out.template = { name: ref.name, clusterScope: ref.clusterScope === true };
 
   const params = submit.arguments?.parameters;
@@ -139,7 +150,8 @@ export function compileBinding(b: WorkflowEventBinding): CompiledBinding {
       }
       for (const [key, source] of Object.entries(map)) {
         const field = `spec.submit.metadata.${kind}[${JSON.stringify(key)}]`;
-        if (typeof source !== 'string') problem(`${field} must be a string expression (a literal is written with inner double quotes: '"value"')`);
+        if (typeof source !== 'string')
+          problem(`${field} must be a string expression (a literal is written with inner double quotes: '"value"')`);
         else {
           const compiled = attempt(() => compileString(source, field));
           if (compiled) out[kind].push([key, compiled]);
@@ -185,7 +197,10 @@ export function evaluateSubmission(b: CompiledBinding, env: EventEnv): Submissio
     name = str(b.workflowName);
     if (name.length > 253 || !OBJECT_NAME.test(name)) {
       // Type and size only: the name is made from the event, whose values are never shown.
-      throw new BindingFailure('metadata_error', `spec.submit.metadata.name evaluated to ${describeValue(name)}, which is not a valid object name (lower-case letters, digits, '-' and '.', at most 253 characters)`);
+      throw new BindingFailure(
+        'metadata_error',
+        `spec.submit.metadata.name evaluated to ${describeValue(name)}, which is not a valid object name (lower-case letters, digits, '-' and '.', at most 253 characters)`,
+      );
     }
   }
   const labels = Object.fromEntries(b.labels.map(([k, x]) => [k, str(x)]));

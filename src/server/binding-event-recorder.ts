@@ -64,7 +64,16 @@ export class BindingEventRecorder {
     }
     const hash = createHash('sha256').update(key).update(String(Date.now())).digest('hex').slice(0, 16);
     const now = new Date().toISOString();
-    const s: Series = { key, name: `${binding.name.slice(0, 200)}.${hash}`, namespace: binding.namespace, count: 1, written: 1, lastWrite: Date.now(), first: now, pending: Promise.resolve() };
+    const s: Series = {
+      key,
+      name: `${binding.name.slice(0, 200)}.${hash}`,
+      namespace: binding.namespace,
+      count: 1,
+      written: 1,
+      lastWrite: Date.now(),
+      first: now,
+      pending: Promise.resolve(),
+    };
     this.series.set(key, s);
     s.pending = this.track(
       this.kube
@@ -72,7 +81,13 @@ export class BindingEventRecorder {
           apiVersion: 'v1',
           kind: 'Event',
           metadata: { name: s.name, namespace: binding.namespace },
-          involvedObject: { apiVersion: API_VERSION, kind: 'WorkflowEventBinding', namespace: binding.namespace, name: binding.name, uid: binding.uid },
+          involvedObject: {
+            apiVersion: API_VERSION,
+            kind: 'WorkflowEventBinding',
+            namespace: binding.namespace,
+            name: binding.name,
+            uid: binding.uid,
+          },
           type: 'Warning',
           reason,
           message: text,
@@ -136,6 +151,10 @@ export class BindingEventRecorder {
 
   private failed(binding: BindingRef, err: unknown): void {
     const detail = err instanceof ApiError ? `${err.code}: ${err.message}` : errorMessage(err);
-    this.logger.warn('could not record a Kubernetes Event on the binding', { namespace: binding.namespace, binding: binding.name, error: detail });
+    this.logger.warn('could not record a Kubernetes Event on the binding', {
+      namespace: binding.namespace,
+      binding: binding.name,
+      error: detail,
+    });
   }
 }

@@ -70,7 +70,12 @@ export class Dispatcher {
     const env: EventEnv | undefined =
       bindings.length === 0
         ? undefined
-        : eventEnvironment({ payload: job.payload, metadata: eventMetadata(job.headers), discriminator: job.discriminator, namespace: job.namespace });
+        : eventEnvironment({
+            payload: job.payload,
+            metadata: eventMetadata(job.headers),
+            discriminator: job.discriminator,
+            namespace: job.namespace,
+          });
     for (const b of bindings) {
       if (b.problems.length > 0) {
         // Reported (log + Event) when the binding entered the cache; only counted here.
@@ -86,7 +91,12 @@ export class Dispatcher {
         const name = await this.submit(b, evaluateSubmission(b, env!), job);
         this.count(b, 'submitted');
         this.o.metrics.eventToWorkflowSeconds.observe((performance.now() - job.receivedAt) / 1000);
-        this.o.logger.info('workflow submitted from event', { namespace: b.namespace, binding: b.name, workflow: name, caller: job.caller.id });
+        this.o.logger.info('workflow submitted from event', {
+          namespace: b.namespace,
+          binding: b.name,
+          workflow: name,
+          caller: job.caller.id,
+        });
         result.workflows.push({ binding: b.name, name });
       } catch (err) {
         const f = err instanceof BindingFailure ? err : new BindingFailure('submit_error', errorMessage(err));
@@ -105,7 +115,9 @@ export class Dispatcher {
     const templateName = s.template.clusterScope ? s.template.name : `${b.namespace}/${s.template.name}`;
     try {
       await this.retrying(`reading ${kind} ${templateName}`, () =>
-        s.template.clusterScope ? kube.get(CLUSTER_WORKFLOW_TEMPLATES, undefined, s.template.name) : kube.get(WORKFLOW_TEMPLATES, b.namespace, s.template.name),
+        s.template.clusterScope
+          ? kube.get(CLUSTER_WORKFLOW_TEMPLATES, undefined, s.template.name)
+          : kube.get(WORKFLOW_TEMPLATES, b.namespace, s.template.name),
       );
     } catch (err) {
       throw classify(err, `reading ${kind} ${templateName}`, {
@@ -130,7 +142,10 @@ export class Dispatcher {
         if (clash && retried) return name;
         if (clash && i < attempts) continue; // a generated name was taken: draw another
         throw classify(err, `creating Workflow ${b.namespace}/${name}`, {
-          409: ['name_clash', `Workflow ${b.namespace}/${name} already exists: spec.submit.metadata.name must yield a new name for each event`],
+          409: [
+            'name_clash',
+            `Workflow ${b.namespace}/${name} already exists: spec.submit.metadata.name must yield a new name for each event`,
+          ],
         });
       }
     }
@@ -149,7 +164,12 @@ export class Dispatcher {
         return await call(attempt);
       } catch (err) {
         if (!isTransient(err) || Date.now() + pause > until) throw err;
-        this.o.logger.warn('API server unavailable while dispatching an event; retrying', { doing, attempt, error: errorMessage(err), retryInMs: pause });
+        this.o.logger.warn('API server unavailable while dispatching an event; retrying', {
+          doing,
+          attempt,
+          error: errorMessage(err),
+          retryInMs: pause,
+        });
         await new Promise((r) => setTimeout(r, pause));
         pause = Math.min(pause * 2, RETRY_MAX_MS);
       }
@@ -162,7 +182,13 @@ export class Dispatcher {
 
   private fail(b: CompiledBinding, f: BindingFailure, job: EventJob): void {
     this.count(b, f.outcome);
-    this.o.logger.warn('event binding failed', { namespace: b.namespace, binding: b.name, outcome: f.outcome, error: f.message, caller: job.caller.id });
+    this.o.logger.warn('event binding failed', {
+      namespace: b.namespace,
+      binding: b.name,
+      outcome: f.outcome,
+      error: f.message,
+      caller: job.caller.id,
+    });
     this.o.recorder.warning(b, f.message);
   }
 }

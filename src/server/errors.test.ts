@@ -23,7 +23,10 @@ describe('error replies', () => {
   });
 
   it("turn the API server's answers into ours, keeping its message", () => {
-    expect(fromKube(new ApiError(403, 'Forbidden', 'workflows is forbidden', 'POST /x')).body()).toEqual({ code: 7, message: 'workflows is forbidden' });
+    expect(fromKube(new ApiError(403, 'Forbidden', 'workflows is forbidden', 'POST /x')).body()).toEqual({
+      code: 7,
+      message: 'workflows is forbidden',
+    });
     expect(fromKube(new ApiError(409, 'AlreadyExists', 'exists', 'POST /x')).code).toBe(Code.AlreadyExists);
     expect(fromKube(new ApiError(422, 'Invalid', 'bad name', 'POST /x')).code).toBe(Code.InvalidArgument);
     expect(fromKube(new ApiError(401, 'Unauthorized', 'Unauthorized', 'POST /x')).code).toBe(Code.Unauthenticated);
@@ -37,10 +40,20 @@ describe('error replies', () => {
   });
 
   it('answer unknown errors with a generic 500, whose details are for the log', () => {
-    for (const thrown of [new TypeError("Cannot read properties of null (reading 'steps')"), new Error('boom'), 'a string', null, undefined, { toString: [] }]) {
+    for (const thrown of [
+      new TypeError("Cannot read properties of null (reading 'steps')"),
+      new Error('boom'),
+      'a string',
+      null,
+      undefined,
+      { toString: [] },
+    ]) {
       expect(toHttpError(thrown).body()).toEqual({ code: 13, message: INTERNAL_MESSAGE });
     }
-    expect(errorDetails(new TypeError('x is not iterable'))).toMatchObject({ error: 'x is not iterable', stack: expect.stringContaining('TypeError') });
+    expect(errorDetails(new TypeError('x is not iterable'))).toMatchObject({
+      error: 'x is not iterable',
+      stack: expect.stringContaining('TypeError'),
+    });
     expect(errorDetails(new HttpError(Code.NotFound, 'gone'))).toEqual({ error: 'gone' });
     expect(errorDetails({ toString: [] })).toEqual({ error: '[object Object]' });
     // Node's own programming errors (ERR_…) are not network failures.

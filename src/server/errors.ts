@@ -123,7 +123,8 @@ export function toHttpError(err: unknown): HttpError {
 
 /** What to log of an error: its message and, for unexpected ones, its stack. */
 export function errorDetails(err: unknown): { error: string; stack?: string } {
-  if (err instanceof Error) return err instanceof HttpError || err instanceof ApiError ? { error: err.message } : { error: err.message, stack: err.stack };
+  if (err instanceof Error)
+    return err instanceof HttpError || err instanceof ApiError ? { error: err.message } : { error: err.message, stack: err.stack };
   try {
     return { error: String(err) };
   } catch {

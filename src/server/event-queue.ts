@@ -36,8 +36,10 @@ export class EventQueue<T, R> {
   private idle: (() => void)[] = [];
 
   constructor(opts: EventQueueOptions<T, R>) {
-    if (!Number.isInteger(opts.capacity) || opts.capacity < 1) throw new Error(`event queue size must be a whole number ≥ 1, got ${opts.capacity}`);
-    if (!Number.isInteger(opts.workers) || opts.workers < 1) throw new Error(`event worker count must be a whole number ≥ 1, got ${opts.workers}`);
+    if (!Number.isInteger(opts.capacity) || opts.capacity < 1)
+      throw new Error(`event queue size must be a whole number ≥ 1, got ${opts.capacity}`);
+    if (!Number.isInteger(opts.workers) || opts.workers < 1)
+      throw new Error(`event worker count must be a whole number ≥ 1, got ${opts.workers}`);
     this.opts = opts;
     this.capacity = opts.capacity;
     // More workers than slots could never all be busy.

@@ -59,7 +59,16 @@ async function start(limits: Partial<ServerLimits> = {}, authOptions: Partial<Au
   const budget = new BodyBudget(all.maxBodiesInFlightBytes);
   const metrics = new ServerMetrics(false);
   const queue = new EventQueue<EventJob, DispatchResult>({ capacity: 8, workers: 1, handle: async () => ({ workflows: [], errors: [] }) });
-  const events = createEventHandler({ auth, queue, metrics, logger, mode: 'async', maxBodyBytes: MAX_BODY, budget, lingerMs: all.lingerMs });
+  const events = createEventHandler({
+    auth,
+    queue,
+    metrics,
+    logger,
+    mode: 'async',
+    maxBodyBytes: MAX_BODY,
+    budget,
+    lingerMs: all.lingerMs,
+  });
   const app = buildApp(undefined, MAX_BODY, logger, metrics, events, { auth, budget, limits: all });
   await app.register(healthRoutes, { notReady: () => undefined });
   await app.register(workflowRoutes, { kube, auth });
@@ -96,7 +105,13 @@ function stall(port: number, head: string, sent: string, waitMs = 3000, untilClo
       const end = text.indexOf('\r\n\r\n');
       const [statusLine, ...lines] = text.slice(0, end < 0 ? undefined : end).split('\r\n');
       const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
-      resolve({ status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine ?? '')?.[1] ?? 0), headers, body: end < 0 ? '' : text.slice(end + 4), closed, ms: (firstByte ?? performance.now()) - started });
+      resolve({
+        status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine ?? '')?.[1] ?? 0),
+        headers,
+        body: end < 0 ? '' : text.slice(end + 4),
+        closed,
+        ms: (firstByte ?? performance.now()) - started,
+      });
     };
     const timer = setTimeout(() => done(false), waitMs);
     socket.once('connect', () => socket.write(head + sent));
@@ -124,7 +139,18 @@ function bigDag(): string {
     ...Array.from({ length: 5000 }, (_, i) => ({ name: `c${i}`, template: 'main', ...(i > 0 ? { dependencies: [`c${i - 1}`] } : {}) })),
     ...Array.from({ length: 6000 }, (_, i) => ({ name: `f${i}`, template: 'main', dependencies: ['c4999'] })),
   ];
-  return JSON.stringify({ workflow: { metadata: { generateName: 'big-' }, spec: { entrypoint: 'dag', templates: [{ name: 'dag', dag: { tasks } }, { name: 'main', container: { image: 'busybox' } }] } } });
+  return JSON.stringify({
+    workflow: {
+      metadata: { generateName: 'big-' },
+      spec: {
+        entrypoint: 'dag',
+        templates: [
+          { name: 'dag', dag: { tasks } },
+          { name: 'main', container: { image: 'busybox' } },
+        ],
+      },
+    },
+  });
 }
 
 describe('authentication before the body', () => {
@@ -162,9 +188,15 @@ describe('authentication before the body', () => {
   });
 
   it('refuses the same DAG from an allowed token with 400 naming the field, quickly', async () => {
-    const res = await fetch(`http://127.0.0.1:${s.port}/api/v1/workflows/ns`, { method: 'POST', headers: { authorization: 'Bearer good-1', 'content-type': 'application/json' }, body: bigDag() });
+    const res = await fetch(`http://127.0.0.1:${s.port}/api/v1/workflows/ns`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer good-1', 'content-type': 'application/json' },
+      body: bigDag(),
+    });
     expect(res.status).toBe(400);
-    expect(((await res.json()) as { message: string }).message).toMatch(/spec\.templates\[dag\]\.dag\.tasks has 11000 tasks; a DAG template may have at most 1000/);
+    expect(((await res.json()) as { message: string }).message).toMatch(
+      /spec\.templates\[dag\]\.dag\.tasks has 11000 tasks; a DAG template may have at most 1000/,
+    );
   });
 });
 
@@ -179,7 +211,9 @@ describe('stalled and oversized uploads', () => {
     s = await start();
     const before = process.memoryUsage().heapUsed;
     const part = 'x'.repeat(64 * 1024);
-    const answers = await Promise.all(Array.from({ length: 300 }, () => stall(s!.port, head('/api/v1/workflows/ns', MAX_BODY - 1), part, 15_000)));
+    const answers = await Promise.all(
+      Array.from({ length: 300 }, () => stall(s!.port, head('/api/v1/workflows/ns', MAX_BODY - 1), part, 15_000)),
+    );
     const outcomes = answers.map((a) => `${a.status} ${a.closed ? 'closed' : 'open'}`);
     expect(outcomes.filter((o) => o !== '401 closed')).toEqual([]);
     expect(process.memoryUsage().heapUsed - before).toBeLessThan(64 * 1024 * 1024);
@@ -214,7 +248,10 @@ describe('stalled and oversized uploads', () => {
 
   it('bodies in flight share a byte budget: beyond it 503 with Retry-After, before reading', async () => {
     s = await start({ maxBodiesInFlightBytes: 2 * MAX_BODY });
-    const held = [stall(s.port, head('/api/v1/events/ns/', MAX_BODY, 'good-3'), '{', 1500), stall(s.port, head('/api/v1/workflows/ns', MAX_BODY, 'good-3'), '{', 1500)];
+    const held = [
+      stall(s.port, head('/api/v1/events/ns/', MAX_BODY, 'good-3'), '{', 1500),
+      stall(s.port, head('/api/v1/workflows/ns', MAX_BODY, 'good-3'), '{', 1500),
+    ];
     await new Promise((r) => setTimeout(r, 300));
     expect(s.budget.inFlight).toBe(2 * MAX_BODY);
     const third = await stall(s.port, head('/api/v1/events/ns/', 100, 'good-3'), '{');
@@ -228,9 +265,17 @@ describe('stalled and oversized uploads', () => {
   it('a client still writing a refused upload reads the refusal (no reset): the rest is discarded for a while', async () => {
     s = await start({ lingerMs: 2000 });
     const big = 'x'.repeat(3 * MAX_BODY);
-    const noAuth = await fetch(`http://127.0.0.1:${s.port}/api/v1/workflows/ns`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: big });
+    const noAuth = await fetch(`http://127.0.0.1:${s.port}/api/v1/workflows/ns`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: big,
+    });
     expect(noAuth.status).toBe(401);
-    const tooBig = await fetch(`http://127.0.0.1:${s.port}/api/v1/events/ns/`, { method: 'POST', headers: { authorization: 'Bearer good-6' }, body: big });
+    const tooBig = await fetch(`http://127.0.0.1:${s.port}/api/v1/events/ns/`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer good-6' },
+      body: big,
+    });
     expect(tooBig.status).toBe(413);
     expect(s.budget.inFlight).toBe(0);
   });
@@ -243,7 +288,15 @@ describe('stalled and oversized uploads', () => {
 
   it('connections beyond the cap are closed at once', async () => {
     s = await start({ maxConnections: 5 });
-    const sockets = await Promise.all(Array.from({ length: 5 }, () => new Promise<Socket>((r) => { const c = connect({ port: s!.port, host: '127.0.0.1' }, () => r(c)); })));
+    const sockets = await Promise.all(
+      Array.from(
+        { length: 5 },
+        () =>
+          new Promise<Socket>((r) => {
+            const c = connect({ port: s!.port, host: '127.0.0.1' }, () => r(c));
+          }),
+      ),
+    );
     await new Promise((r) => setTimeout(r, 100));
     const extra = await stall(s.port, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n', '', 2000);
     expect(extra).toMatchObject({ status: 0, closed: true });
@@ -261,10 +314,14 @@ describe('tokens', () => {
   it('refuses a token over the size limit with a clear 401 and no access review', async () => {
     s = await start();
     const answers = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => stall(s!.port, head('/api/v1/events/ns/', 2, `${i}`.padEnd(MAX_TOKEN_BYTES + 1, 'x')), '{}', 3000, false)),
+      Array.from({ length: 50 }, (_, i) =>
+        stall(s!.port, head('/api/v1/events/ns/', 2, `${i}`.padEnd(MAX_TOKEN_BYTES + 1, 'x')), '{}', 3000, false),
+      ),
     );
     expect(answers.every((a) => a.status === 401)).toBe(true);
-    expect(JSON.parse(answers[0].body).message).toBe(`the bearer token is longer than ${MAX_TOKEN_BYTES} bytes, which no Kubernetes token is`);
+    expect(JSON.parse(answers[0].body).message).toBe(
+      `the bearer token is longer than ${MAX_TOKEN_BYTES} bytes, which no Kubernetes token is`,
+    );
     expect(s.seen.reviews).toBe(0);
   }, 60_000);
 
@@ -273,7 +330,12 @@ describe('tokens', () => {
     const token = (i: number) => `bogus-${i}-`.padEnd(4096, 'y');
     const answers: Answer[] = [];
     const t0 = performance.now();
-    for (let i = 0; i < 400; i += 50) answers.push(...(await Promise.all(Array.from({ length: 50 }, (_, j) => stall(s!.port, head('/api/v1/events/ns/', 2, token(i + j)), '{}', 3000, false)))));
+    for (let i = 0; i < 400; i += 50)
+      answers.push(
+        ...(await Promise.all(
+          Array.from({ length: 50 }, (_, j) => stall(s!.port, head('/api/v1/events/ns/', 2, token(i + j)), '{}', 3000, false)),
+        )),
+      );
     const statuses = answers.map((a) => a.status);
     expect(statuses.filter((x) => x === 401).length).toBe(s.seen.reviews);
     // The bucket: a burst of 20, then 10 a second, however slow the machine made the flood.
@@ -282,7 +344,11 @@ describe('tokens', () => {
     expect(statuses.filter((x) => x === 429).length).toBe(400 - s.seen.reviews);
     expect(answers.find((a) => a.status === 429)!.headers['retry-after']).toBe('1');
     // A token the API server allowed before keeps being served during the flood.
-    const ok = await fetch(`http://127.0.0.1:${s.port}/api/v1/events/ns/`, { method: 'POST', headers: { authorization: 'Bearer good-5' }, body: '{}' });
+    const ok = await fetch(`http://127.0.0.1:${s.port}/api/v1/events/ns/`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer good-5' },
+      body: '{}',
+    });
     expect([200, 429]).toContain(ok.status);
   }, 60_000);
 });
@@ -312,7 +378,9 @@ describe('Authenticator', () => {
   });
 
   it('server mode refuses to start without a guard unless told it is unsafe', () => {
-    expect(() => new Authenticator({ mode: 'server', kube })).toThrow(/--auth-mode=server .* needs a guard: give --server-token-file .* --unsafe-server-mode-without-auth/);
+    expect(() => new Authenticator({ mode: 'server', kube })).toThrow(
+      /--auth-mode=server .* needs a guard: give --server-token-file .* --unsafe-server-mode-without-auth/,
+    );
     expect(new Authenticator({ mode: 'server', kube, unsafeServerModeWithoutAuth: true }).unguarded).toBe(true);
   });
 
@@ -323,6 +391,8 @@ describe('Authenticator', () => {
     const caller = auth.callerOf('Bearer s3cret-shared');
     expect(caller.id).toBe('server');
     await expect(auth.require(caller, 'team-a', CREATE_WORKFLOW_ACCESS)).resolves.toBeUndefined();
-    await expect(auth.require(caller, 'kube-system', CREATE_WORKFLOW_ACCESS)).rejects.toThrow(/namespace "kube-system" is not served here: this server serves only "team-a"/);
+    await expect(auth.require(caller, 'kube-system', CREATE_WORKFLOW_ACCESS)).rejects.toThrow(
+      /namespace "kube-system" is not served here: this server serves only "team-a"/,
+    );
   });
 });

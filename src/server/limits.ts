@@ -145,7 +145,9 @@ export function budgetFull(capacity: number): HttpError {
 
 /** 413 by Content-Length, before any byte of the body is read. */
 export function declaredTooLarge(req: IncomingMessage, maxBodyBytes: number): HttpError | undefined {
-  return Number(req.headers['content-length']) > maxBodyBytes ? new HttpError(Code.ResourceExhausted, `request body too large: the limit is ${maxBodyBytes} bytes (--max-body-size)`) : undefined;
+  return Number(req.headers['content-length']) > maxBodyBytes
+    ? new HttpError(Code.ResourceExhausted, `request body too large: the limit is ${maxBodyBytes} bytes (--max-body-size)`)
+    : undefined;
 }
 
 /**
@@ -156,7 +158,11 @@ export function declaredTooLarge(req: IncomingMessage, maxBodyBytes: number): Ht
  */
 export function refuseUnread(req: IncomingMessage, res: ServerResponse, err: HttpError, lingerMs: number): void {
   const body = JSON.stringify(err.body());
-  res.writeHead(err.status, { ...err.headers, 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)) });
+  res.writeHead(err.status, {
+    ...err.headers,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(body)),
+  });
   res.end(body);
   lingerThenClose(req, lingerMs);
 }

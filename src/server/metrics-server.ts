@@ -22,7 +22,9 @@ export async function startMetricsServer(metrics: ServerMetrics, host: string, p
     req.resume();
     const path = (req.url ?? '').split('?')[0];
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
-      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' }).end('only GET /metrics is served on this port\n');
+      res
+        .writeHead(404, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' })
+        .end('only GET /metrics is served on this port\n');
       return;
     }
     metrics.registry.metrics().then(

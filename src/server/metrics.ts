@@ -59,9 +59,21 @@ export class ServerMetrics {
       labelNames: ['result'],
       registers,
     });
-    this.queueDepth = new Gauge({ name: 'plugflow_event_queue_depth', help: 'Events accepted and not yet dispatched (waiting or in a worker)', registers });
-    this.queueCapacity = new Gauge({ name: 'plugflow_event_queue_capacity', help: 'Most events in process at once (--event-operation-queue-size)', registers });
-    this.eventsDispatched = new Counter({ name: 'plugflow_events_dispatched_total', help: 'Events whose bindings were all evaluated', registers });
+    this.queueDepth = new Gauge({
+      name: 'plugflow_event_queue_depth',
+      help: 'Events accepted and not yet dispatched (waiting or in a worker)',
+      registers,
+    });
+    this.queueCapacity = new Gauge({
+      name: 'plugflow_event_queue_capacity',
+      help: 'Most events in process at once (--event-operation-queue-size)',
+      registers,
+    });
+    this.eventsDispatched = new Counter({
+      name: 'plugflow_events_dispatched_total',
+      help: 'Events whose bindings were all evaluated',
+      registers,
+    });
     this.dispatchSeconds = new Histogram({
       name: 'plugflow_event_dispatch_duration_seconds',
       help: 'Time a worker spent on one event (all bindings)',
@@ -81,6 +93,10 @@ export class ServerMetrics {
       registers,
     });
     this.bindingsCached = new Gauge({ name: 'plugflow_event_bindings', help: 'WorkflowEventBindings in the cache', registers });
-    this.bindingCompileErrors = new Gauge({ name: 'plugflow_event_bindings_invalid', help: 'Cached bindings whose expressions do not compile', registers });
+    this.bindingCompileErrors = new Gauge({
+      name: 'plugflow_event_bindings_invalid',
+      help: 'Cached bindings whose expressions do not compile',
+      registers,
+    });
   }
 }

@@ -22,12 +22,16 @@ describe('prototype keys at the server', () => {
       '{"apiVersion":"plugflow.io/v1alpha1","kind":"Workflow","metadata":{"generateName":"x-"},"spec":{"entrypoint":"m","templates":[{"name":"m","container":{"image":"a","command":["true"],"__proto__":{"polluted":1}}}]}}',
     ) as unknown;
     const problems = workflowShapeProblems(wf);
-    expect(problems.map((p) => p.message)).toEqual([`spec.templates[0].container.__proto__ is a key named "__proto__", which plugflow refuses in user JSON and YAML (it could rewrite object prototypes): rename or remove it`]);
+    expect(problems.map((p) => p.message)).toEqual([
+      `spec.templates[0].container.__proto__ is a key named "__proto__", which plugflow refuses in user JSON and YAML (it could rewrite object prototypes): rename or remove it`,
+    ]);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
   it('a binding with __proto__ is refused and never used', () => {
-    const spec = JSON.parse('{"event":{"selector":"true"},"submit":{"workflowTemplateRef":{"name":"t"},"arguments":{"parameters":[{"name":"p","value":"v","__proto__":{"polluted":1}}]}}}') as unknown;
+    const spec = JSON.parse(
+      '{"event":{"selector":"true"},"submit":{"workflowTemplateRef":{"name":"t"},"arguments":{"parameters":[{"name":"p","value":"v","__proto__":{"polluted":1}}]}}}',
+    ) as unknown;
     const c = compileBinding(binding(spec));
     expect(c.problems).toEqual([expect.stringMatching(/^spec\.submit\.arguments\.parameters\[0\]\.__proto__ is a key named "__proto__"/)]);
     expect(c.selector).toBeUndefined();
@@ -38,7 +42,10 @@ describe('prototype keys at the server', () => {
     const c = compileBinding(
       binding({
         event: { selector: 'payload.constructor.prototype.polluted == 1' },
-        submit: { workflowTemplateRef: { name: 't' }, arguments: { parameters: [{ name: 'p', valueFrom: { event: 'payload.constructor' } }] } },
+        submit: {
+          workflowTemplateRef: { name: 't' },
+          arguments: { parameters: [{ name: 'p', valueFrom: { event: 'payload.constructor' } }] },
+        },
       }),
     );
     expect(c.problems).toEqual([]);

@@ -31,7 +31,9 @@ interface Running {
 
 async function start(tls?: { cert: string; key: string }): Promise<Running> {
   // The API server: no templates; a create echoes the object.
-  const standIn = await startApiStandIn((req) => (req.method === 'POST' ? { status: 201, body: req.body } : statusReply(404, 'NotFound', 'not found')));
+  const standIn = await startApiStandIn((req) =>
+    req.method === 'POST' ? { status: 201, body: req.body } : statusReply(404, 'NotFound', 'not found'),
+  );
   const kube = standIn.client;
   const auth = new Authenticator({ mode: 'server', kube, unsafeServerModeWithoutAuth: true });
   const metrics = new ServerMetrics(false);
@@ -44,7 +46,15 @@ async function start(tls?: { cert: string; key: string }): Promise<Running> {
       return { workflows: [], errors: [] };
     },
   });
-  const handler = createEventHandler({ auth, queue, metrics, logger, mode: 'async', maxBodyBytes: 1024 * 1024, budget: new BodyBudget(64 * 1024 * 1024) });
+  const handler = createEventHandler({
+    auth,
+    queue,
+    metrics,
+    logger,
+    mode: 'async',
+    maxBodyBytes: 1024 * 1024,
+    budget: new BodyBudget(64 * 1024 * 1024),
+  });
   const app = buildApp(tls, 1024 * 1024, logger, metrics, handler);
   await app.register(healthRoutes, { notReady: () => undefined });
   await app.register(workflowRoutes, { kube, auth });
@@ -63,7 +73,9 @@ interface RawAnswer {
 function raw(port: number, request: string, secure = false): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    const socket: Socket = secure ? tlsConnect({ port, host: '127.0.0.1', rejectUnauthorized: false }) : tcpConnect({ port, host: '127.0.0.1' });
+    const socket: Socket = secure
+      ? tlsConnect({ port, host: '127.0.0.1', rejectUnauthorized: false })
+      : tcpConnect({ port, host: '127.0.0.1' });
     socket.setTimeout(5000, () => socket.destroy(new Error('no answer within 5 s')));
     socket.once(secure ? 'secureConnect' : 'connect', () => socket.write(request));
     socket.on('data', (c: Buffer) => chunks.push(c));
@@ -73,7 +85,11 @@ function raw(port: number, request: string, secure = false): Promise<RawAnswer> 
       const end = text.indexOf('\r\n\r\n');
       const [statusLine, ...lines] = text.slice(0, end < 0 ? undefined : end).split('\r\n');
       const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
-      resolve({ status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine ?? '')?.[1] ?? 0), headers, body: end < 0 ? '' : text.slice(end + 4) });
+      resolve({
+        status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine ?? '')?.[1] ?? 0),
+        headers,
+        body: end < 0 ? '' : text.slice(end + 4),
+      });
     });
   });
 }
@@ -84,7 +100,12 @@ function request(method: string, path: string, headers: string[], body?: string,
   return `${method} ${path} HTTP/${version}\r\n${all.map((h) => `${h}\r\n`).join('')}\r\n${body ?? ''}`;
 }
 
-const workflow = JSON.stringify({ workflow: { metadata: { generateName: 'x-' }, spec: { entrypoint: 'main', templates: [{ name: 'main', container: { image: 'busybox' } }] } } });
+const workflow = JSON.stringify({
+  workflow: {
+    metadata: { generateName: 'x-' },
+    spec: { entrypoint: 'main', templates: [{ name: 'main', container: { image: 'busybox' } }] },
+  },
+});
 const NO_HOST = { code: 3, message: 'the request has no Host header, which HTTP/1.1 requires: send "Host: <server address>"' };
 
 describe('a request without a Host header', () => {
@@ -117,7 +138,9 @@ describe('a request without a Host header', () => {
     await raw(s.port, request('POST', '/api/v1/events/ns/', [], '{}'));
     await new Promise((r) => setTimeout(r, 20));
     expect(s.events.length).toBe(before);
-    expect(await s.metrics.registry.getSingleMetricAsString('plugflow_server_requests_total')).toMatch(/route="unmatched",method="POST",status="400"} [1-9]/);
+    expect(await s.metrics.registry.getSingleMetricAsString('plugflow_server_requests_total')).toMatch(
+      /route="unmatched",method="POST",status="400"} [1-9]/,
+    );
   });
 
   it('with Host (even an empty one) the same requests are served', async () => {

@@ -14,7 +14,19 @@ import { Dispatcher, type DispatchResult, type EventJob } from './dispatch.js';
 import { HttpError, badRequest, Code, errorDetails, toHttpError } from './errors.js';
 import { EventQueue } from './event-queue.js';
 import { BindingEventRecorder } from './binding-event-recorder.js';
-import { applyLimits, BodyBudget, budgetFull, connectionsCheckingInterval, declaredTooLarge, firstRequest, hasBody, LIMIT_DEFAULTS, lingerThenClose, refuseUnread, type ServerLimits } from './limits.js';
+import {
+  applyLimits,
+  BodyBudget,
+  budgetFull,
+  connectionsCheckingInterval,
+  declaredTooLarge,
+  firstRequest,
+  hasBody,
+  LIMIT_DEFAULTS,
+  lingerThenClose,
+  refuseUnread,
+  type ServerLimits,
+} from './limits.js';
 import { ServerMetrics } from './metrics.js';
 import { startMetricsServer } from './metrics-server.js';
 import { createEventHandler, type DispatchMode, type EventHandler } from './routes/events.js';
@@ -100,10 +112,19 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const logger = o.logger ?? createLogger('server');
   const metrics = new ServerMetrics(o.processMetrics ?? true);
   // One client: its own identity for the binding Events, `kube.as(caller)` for callers' calls.
-  const kube = await KubeClient.fromKubeConfig(o.kubeConfig, { connections: Math.max(8, o.eventWorkerCount * 2), userAgent: 'plugflow-server' });
+  const kube = await KubeClient.fromKubeConfig(o.kubeConfig, {
+    connections: Math.max(8, o.eventWorkerCount * 2),
+    userAgent: 'plugflow-server',
+  });
   let auth: Authenticator;
   try {
-    auth = new Authenticator({ mode: o.authMode, kube, serverToken: o.serverToken, unsafeServerModeWithoutAuth: o.unsafeServerModeWithoutAuth, allowedNamespaces: o.allowedNamespaces });
+    auth = new Authenticator({
+      mode: o.authMode,
+      kube,
+      serverToken: o.serverToken,
+      unsafeServerModeWithoutAuth: o.unsafeServerModeWithoutAuth,
+      allowedNamespaces: o.allowedNamespaces,
+    });
   } catch (err) {
     await kube.close().catch(() => {});
     throw err;
@@ -125,7 +146,16 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
   const tls = o.secure === false ? undefined : await tlsMaterial(o.tlsCert, o.tlsKey);
   let draining = false;
-  const events = createEventHandler({ auth, queue, metrics, logger, mode: o.eventDispatch, maxBodyBytes: o.maxBodyBytes, budget, lingerMs: limits.lingerMs });
+  const events = createEventHandler({
+    auth,
+    queue,
+    metrics,
+    logger,
+    mode: o.eventDispatch,
+    maxBodyBytes: o.maxBodyBytes,
+    budget,
+    lingerMs: limits.lingerMs,
+  });
   const app = buildApp(tls, o.maxBodyBytes, logger, metrics, events, { auth, budget, limits });
   await app.register(healthRoutes, {
     notReady: () => (draining ? 'shutting down' : bindings.readinessProblem()),
@@ -163,13 +193,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   });
   if (auth.unguarded) {
     logger.error(
-      'UNSAFE: --auth-mode=server with --unsafe-server-mode-without-auth: ANYONE who reaches this port can create, read and delete workflows as the server\'s own account' +
+      "UNSAFE: --auth-mode=server with --unsafe-server-mode-without-auth: ANYONE who reaches this port can create, read and delete workflows as the server's own account" +
         (auth.allowedNamespaces ? ` in ${auth.allowedNamespaces.join(', ')}` : ' in EVERY namespace'),
     );
   } else if (o.authMode === 'server') {
     logger.warn(
-      'auth-mode=server: every call runs as the server\'s own account for anyone holding the shared token of --server-token-file' +
-        (auth.allowedNamespaces ? `, in ${auth.allowedNamespaces.join(', ')}` : ', in EVERY namespace (give --allowed-namespaces to narrow it)'),
+      "auth-mode=server: every call runs as the server's own account for anyone holding the shared token of --server-token-file" +
+        (auth.allowedNamespaces
+          ? `, in ${auth.allowedNamespaces.join(', ')}`
+          : ', in EVERY namespace (give --allowed-namespaces to narrow it)'),
     );
   }
 
@@ -218,7 +250,14 @@ export interface FrontGuard {
  * the size limit and the budget of bodies in flight — else it is refused unread and its
  * connection closed. Exported for tests.
  */
-export function buildApp(tls: { cert: string; key: string } | undefined, bodyLimit: number, logger: Logger, metrics: ServerMetrics, events: EventHandler, guard?: FrontGuard): FastifyInstance {
+export function buildApp(
+  tls: { cert: string; key: string } | undefined,
+  bodyLimit: number,
+  logger: Logger,
+  metrics: ServerMetrics,
+  events: EventHandler,
+  guard?: FrontGuard,
+): FastifyInstance {
   // The event endpoint is served by its own node:http handler in front of fastify (the hot
   // path; see routes/events.ts); every other request goes to fastify's routes.
   const serverFactory = (handler: (req: IncomingMessage, res: ServerResponse) => void) => {
@@ -238,9 +277,15 @@ export function buildApp(tls: { cert: string; key: string } | undefined, bodyLim
     };
     // node:http would answer a request without Host itself, with an empty 400; we answer it
     // (in `front`) with an error body that says what is wrong.
-    const options = { requireHostHeader: false, ...(guard ? { connectionsCheckingInterval: connectionsCheckingInterval(guard.limits) } : {}) };
+    const options = {
+      requireHostHeader: false,
+      ...(guard ? { connectionsCheckingInterval: connectionsCheckingInterval(guard.limits) } : {}),
+    };
     const server = tls
-      ? createHttpsServer({ cert: tls.cert, key: tls.key, ...options, ...(guard ? { handshakeTimeout: guard.limits.headersTimeoutMs } : {}) }, front)
+      ? createHttpsServer(
+          { cert: tls.cert, key: tls.key, ...options, ...(guard ? { handshakeTimeout: guard.limits.headersTimeoutMs } : {}) },
+          front,
+        )
       : createHttpServer(options, front);
     if (guard) applyLimits(server, guard.limits, tls !== undefined);
     return server;
@@ -254,7 +299,8 @@ export function buildApp(tls: { cert: string; key: string } | undefined, bodyLim
   }) as unknown as FastifyInstance;
   app.setErrorHandler((err, req, reply) => {
     const e = toHttpError(err);
-    if (e.status >= 500 && e.code !== Code.Unavailable) logger.error('request failed', { method: req.method, route: req.routeOptions.url, ...errorDetails(err) });
+    if (e.status >= 500 && e.code !== Code.Unavailable)
+      logger.error('request failed', { method: req.method, route: req.routeOptions.url, ...errorDetails(err) });
     void reply.code(e.status).headers(e.headers).send(e.body());
     // Refused before its body was read (auth in onRequest): discard the rest briefly, then cut.
     if (!req.raw.complete) lingerThenClose(req.raw, guard?.limits.lingerMs ?? LIMIT_DEFAULTS.lingerMs);
@@ -276,7 +322,8 @@ export function buildApp(tls: { cert: string; key: string } | undefined, bodyLim
     let timer = timers.get(route);
     if (!timer) timers.set(route, (timer = metrics.requestSeconds.labels(route)));
     timer.observe(reply.elapsedTime / 1000);
-    if (debug) logger.debug('request', { method: req.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 });
+    if (debug)
+      logger.debug('request', { method: req.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 });
     done();
   });
   return app;
@@ -303,7 +350,11 @@ function missingHost(req: IncomingMessage): boolean {
 /** 400 naming the missing header; the body, if any, is not read, so the connection is closed. */
 function rejectMissingHost(req: IncomingMessage, res: ServerResponse, metrics: ServerMetrics): void {
   const body = JSON.stringify(badRequest('the request has no Host header, which HTTP/1.1 requires: send "Host: <server address>"').body());
-  res.writeHead(400, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), connection: 'close' });
+  res.writeHead(400, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(body)),
+    connection: 'close',
+  });
   res.end(body);
   req.resume();
   metrics.requests.labels('unmatched', req.method ?? '', '400').inc();

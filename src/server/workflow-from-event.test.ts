@@ -45,7 +45,10 @@ describe('the submitted workflow', () => {
   });
 
   it('marks a cluster template with clusterScope and its own label, and keeps annotations', () => {
-    const wf = workflowFromSubmission({ ...base, template: { name: 'ctl', clusterScope: true }, annotations: { note: 'x' }, parameters: [] }, 'n');
+    const wf = workflowFromSubmission(
+      { ...base, template: { name: 'ctl', clusterScope: true }, annotations: { note: 'x' }, parameters: [] },
+      'n',
+    );
     expect(wf.spec).toEqual({ workflowTemplateRef: { name: 'ctl', clusterScope: true } });
     expect(wf.metadata.labels).toMatchObject({ [LABEL_CLUSTER_WORKFLOW_TEMPLATE]: 'ctl' });
     expect(wf.metadata.labels?.[LABEL_WORKFLOW_TEMPLATE]).toBeUndefined();

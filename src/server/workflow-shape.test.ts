@@ -42,23 +42,66 @@ describe('workflowShapeProblems', () => {
     ['spec.templates[0] = null', withSpec({ entrypoint: 'main', templates: [null] }), 'spec.templates[0] must be object'],
     ['spec.templates[0] in a list', withSpec({ entrypoint: 'main', templates: [[container]] }), 'spec.templates[0] must be object'],
     ['spec = []', { metadata: { name: 'x' }, spec: [] }, 'spec must be object'],
-    ['metadata.name an object', withSpec({ entrypoint: 'main', templates: [container] }, { metadata: { name: { toString: [1] } } }), 'metadata.name must be string'],
-    ['metadata.generateName a number', withSpec({ entrypoint: 'main', templates: [container] }, { metadata: { generateName: 7 } }), 'metadata.generateName must be string'],
-    ['metadata.namespace a list', withSpec({ entrypoint: 'main', templates: [container] }, { metadata: { name: 'x', namespace: ['a'] } }), 'metadata.namespace must be string'],
-    ['metadata.labels values', withSpec({ entrypoint: 'main', templates: [container] }, { metadata: { name: 'x', labels: { a: 1 } } }), 'metadata.labels.a must be string'],
-    ['apiVersion a list', withSpec({ entrypoint: 'main', templates: [container] }, { apiVersion: ['plugflow.io/v1alpha1'] }), 'apiVersion must be string'],
+    [
+      'metadata.name an object',
+      withSpec({ entrypoint: 'main', templates: [container] }, { metadata: { name: { toString: [1] } } }),
+      'metadata.name must be string',
+    ],
+    [
+      'metadata.generateName a number',
+      withSpec({ entrypoint: 'main', templates: [container] }, { metadata: { generateName: 7 } }),
+      'metadata.generateName must be string',
+    ],
+    [
+      'metadata.namespace a list',
+      withSpec({ entrypoint: 'main', templates: [container] }, { metadata: { name: 'x', namespace: ['a'] } }),
+      'metadata.namespace must be string',
+    ],
+    [
+      'metadata.labels values',
+      withSpec({ entrypoint: 'main', templates: [container] }, { metadata: { name: 'x', labels: { a: 1 } } }),
+      'metadata.labels.a must be string',
+    ],
+    [
+      'apiVersion a list',
+      withSpec({ entrypoint: 'main', templates: [container] }, { apiVersion: ['plugflow.io/v1alpha1'] }),
+      'apiVersion must be string',
+    ],
     ['kind an object', withSpec({ entrypoint: 'main', templates: [container] }, { kind: { toString: [] } }), 'kind must be string'],
     ['steps a number', withSpec({ entrypoint: 'main', templates: [{ name: 'main', steps: -1 }] }), 'spec.templates[0].steps must be array'],
-    ['a step null', withSpec({ entrypoint: 'main', templates: [{ name: 'main', steps: [[null]] }] }), 'spec.templates[0].steps[0][0] must be object'],
-    ['dag.tasks an object', withSpec({ entrypoint: 'main', templates: [{ name: 'main', dag: { tasks: {} } }] }), 'spec.templates[0].dag.tasks must be array'],
-    ['arguments.parameters a string', withSpec({ entrypoint: 'main', templates: [container], arguments: { parameters: 'p' } }), 'spec.arguments.parameters must be array'],
-    ['hooks.exit a string', withSpec({ entrypoint: 'main', templates: [container], hooks: { exit: 'x' } }), 'spec.hooks.exit must be object'],
+    [
+      'a step null',
+      withSpec({ entrypoint: 'main', templates: [{ name: 'main', steps: [[null]] }] }),
+      'spec.templates[0].steps[0][0] must be object',
+    ],
+    [
+      'dag.tasks an object',
+      withSpec({ entrypoint: 'main', templates: [{ name: 'main', dag: { tasks: {} } }] }),
+      'spec.templates[0].dag.tasks must be array',
+    ],
+    [
+      'arguments.parameters a string',
+      withSpec({ entrypoint: 'main', templates: [container], arguments: { parameters: 'p' } }),
+      'spec.arguments.parameters must be array',
+    ],
+    [
+      'hooks.exit a string',
+      withSpec({ entrypoint: 'main', templates: [container], hooks: { exit: 'x' } }),
+      'spec.hooks.exit must be object',
+    ],
     [
       'an inline template of the wrong shape',
-      withSpec({ entrypoint: 'main', templates: [{ name: 'main', steps: [[{ name: 's', inline: { steps: [[{ name: 't', inline: { dag: { tasks: 3 } } }]] } }]] }] }),
+      withSpec({
+        entrypoint: 'main',
+        templates: [{ name: 'main', steps: [[{ name: 's', inline: { steps: [[{ name: 't', inline: { dag: { tasks: 3 } } }]] } }]] }],
+      }),
       'spec.templates[0].steps[0][0].inline.steps[0][0].inline.dag.tasks must be array',
     ],
-    ['an inline template that is not an object', withSpec({ entrypoint: 'main', templates: [{ name: 'main', dag: { tasks: [{ name: 'a', inline: [] }] } }] }), 'spec.templates[0].dag.tasks[0].inline must be object'],
+    [
+      'an inline template that is not an object',
+      withSpec({ entrypoint: 'main', templates: [{ name: 'main', dag: { tasks: [{ name: 'a', inline: [] }] } }] }),
+      'spec.templates[0].dag.tasks[0].inline must be object',
+    ],
   ])('%s: names the field', (_label, doc, expected) => {
     expect(messages(doc)).toContain(expected);
   });
@@ -69,17 +112,36 @@ describe('workflowShapeProblems', () => {
   });
 
   it('refuses nesting beyond the bound, naming where, without recursing', () => {
-    const ok = withSpec({ entrypoint: 'main', templates: [{ name: 'main', steps: [[{ name: 's', template: 'main', withItems: [nested(MAX_WORKFLOW_DEPTH - 10)] }]] }] });
+    const ok = withSpec({
+      entrypoint: 'main',
+      templates: [{ name: 'main', steps: [[{ name: 's', template: 'main', withItems: [nested(MAX_WORKFLOW_DEPTH - 10)] }]] }],
+    });
     expect(messages(ok)).toEqual([]);
     // Far deeper than any recursive walk (JSON.parse builds it iteratively) could follow.
-    const deep = JSON.parse(`{"spec":{"templates":[{"name":"main","steps":[[{"name":"s","template":"main","withItems":${'['.repeat(200_000)}${']'.repeat(200_000)}}]]}]}}`);
+    const deep = JSON.parse(
+      `{"spec":{"templates":[{"name":"main","steps":[[{"name":"s","template":"main","withItems":${'['.repeat(200_000)}${']'.repeat(200_000)}}]]}]}}`,
+    );
     const found = messages(deep);
     expect(found).toHaveLength(1);
-    expect(found[0]).toMatch(/^spec\.templates\[0\]\.steps\[0\]\[0\]\.withItems(\[0\])+ nests arrays and objects more than 100 levels deep$/);
+    expect(found[0]).toMatch(
+      /^spec\.templates\[0\]\.steps\[0\]\[0\]\.withItems(\[0\])+ nests arrays and objects more than 100 levels deep$/,
+    );
   });
 
   it('is total: any JSON value gets an answer, never an exception', () => {
-    for (const v of [null, 0, -1, true, 'x', [], [null], {}, { spec: null }, { spec: { templates: [[null]] } }, { metadata: [], spec: {} }]) {
+    for (const v of [
+      null,
+      0,
+      -1,
+      true,
+      'x',
+      [],
+      [null],
+      {},
+      { spec: null },
+      { spec: { templates: [[null]] } },
+      { metadata: [], spec: {} },
+    ]) {
       expect(() => workflowShapeProblems(v)).not.toThrow();
       expect(workflowShapeProblems(v).length).toBeGreaterThan(0);
     }

@@ -43,7 +43,6 @@ export function workflowShapeValidator(): SchemaValidator {
   return validator;
 }
 
-
 /** Where an inline template is checked: as the only template of an otherwise empty workflow. */
 const WRAPPED = 'spec.templates[0]';
 
@@ -77,7 +76,8 @@ export function workflowShapeProblems(doc: unknown): FieldError[] {
     for (const [call, where] of calls) {
       if (!isObject(call) || call.inline === undefined) continue;
       const inline = call.inline;
-      const named = isObject(inline) && (inline.name === undefined || typeof inline.name === 'string') ? { ...inline, name: 'inline' } : inline;
+      const named =
+        isObject(inline) && (inline.name === undefined || typeof inline.name === 'string') ? { ...inline, name: 'inline' } : inline;
       const found = v.check({ spec: { templates: [named] } });
       for (const p of found) {
         const rest = p.field.startsWith(WRAPPED) ? p.field.slice(WRAPPED.length) : `: ${p.field}`;

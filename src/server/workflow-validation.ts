@@ -44,7 +44,10 @@ export async function validateForCreate(kube: KubeClient, namespace: string, wf:
           : await kube.get<{ spec?: WorkflowSpec }>(WORKFLOW_TEMPLATES, namespace, ref.name);
         // Stored templates passed the API server's schema, but it keeps inline templates opaque.
         const problems = workflowShapeProblems({ spec: t.spec ?? {} });
-        if (problems.length > 0) throw badRequest(`${ref.kind} ${cluster ? '' : `${namespace}/`}${ref.name}, which the workflow refers to, is invalid: ${listProblems(problems.map((p) => p.message))}`);
+        if (problems.length > 0)
+          throw badRequest(
+            `${ref.kind} ${cluster ? '' : `${namespace}/`}${ref.name}, which the workflow refers to, is invalid: ${listProblems(problems.map((p) => p.message))}`,
+          );
         return t.spec ?? {};
       } catch (err) {
         if (isNotFound(err)) return undefined;

@@ -7,16 +7,14 @@
  */
 
 /** The resolved form of a plain scalar. `float` is kept apart from `int` for map keys. */
-export type GoScalar =
-  | { t: 'null' }
-  | { t: 'bool'; v: boolean }
-  | { t: 'int'; v: bigint }
-  | { t: 'float'; v: number }
-  | { t: 'str' };
+export type GoScalar = { t: 'null' } | { t: 'bool'; v: boolean } | { t: 'int'; v: bigint } | { t: 'float'; v: number } | { t: 'str' };
 
 const TABLE: ReadonlyMap<string, GoScalar> = new Map<string, GoScalar>([
   ...['y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON'].map((s): [string, GoScalar] => [s, { t: 'bool', v: true }]),
-  ...['n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF'].map((s): [string, GoScalar] => [s, { t: 'bool', v: false }]),
+  ...['n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF'].map((s): [string, GoScalar] => [
+    s,
+    { t: 'bool', v: false },
+  ]),
   ...['', '~', 'null', 'Null', 'NULL'].map((s): [string, GoScalar] => [s, { t: 'null' }]),
   ...['.nan', '.NaN', '.NAN'].map((s): [string, GoScalar] => [s, { t: 'float', v: Number.NaN }]),
   ...['.inf', '.Inf', '.INF', '+.inf', '+.Inf', '+.INF'].map((s): [string, GoScalar] => [s, { t: 'float', v: Infinity }]),

@@ -6,7 +6,9 @@ import { kubectlMissing, kubectlRead } from './kubectl-oracle.js';
 import { MAX_YAML_DEPTH, readYamlDocument, readYamlDocuments, YamlReadError } from './kube-yaml.js';
 
 const CORPUS = join(import.meta.dirname, '..', '..', 'test', 'yaml-corpus');
-const files = readdirSync(CORPUS).filter((f) => f.endsWith('.yaml')).sort();
+const files = readdirSync(CORPUS)
+  .filter((f) => f.endsWith('.yaml'))
+  .sort();
 const read = (file: string) => readYamlDocuments(readFileSync(join(CORPUS, file), 'utf8'), file);
 
 describe('the YAML corpus, against what kubectl made of it (recorded by hack/yaml-corpus.ts)', () => {
@@ -55,7 +57,9 @@ describe('readYamlDocuments', () => {
   });
 
   it('keeps __proto__ as an own key and never touches a prototype', () => {
-    const [doc] = readYamlDocuments('__proto__: {polluted: true}\nm:\n  <<: {__proto__: {polluted: true}}\n', 'x') as [Record<string, unknown>];
+    const [doc] = readYamlDocuments('__proto__: {polluted: true}\nm:\n  <<: {__proto__: {polluted: true}}\n', 'x') as [
+      Record<string, unknown>,
+    ];
     expect(Object.keys(doc)).toContain('__proto__');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(Object.getPrototypeOf(doc)).toBe(Object.prototype);
@@ -64,7 +68,12 @@ describe('readYamlDocuments', () => {
 
   it('refuses a billion-laughs document quickly', () => {
     const levels = ['a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]'];
-    for (let i = 1; i < 12; i++) levels.push(`a${i}: &a${i} [${Array(10).fill(`*a${i - 1}`).join(', ')}]`);
+    for (let i = 1; i < 12; i++)
+      levels.push(
+        `a${i}: &a${i} [${Array(10)
+          .fill(`*a${i - 1}`)
+          .join(', ')}]`,
+      );
     const t0 = Date.now();
     expect(() => readYamlDocuments(levels.join('\n'), 'laughs.yaml')).toThrow(/excessive aliasing/);
     expect(Date.now() - t0).toBeLessThan(1000);
@@ -95,19 +104,27 @@ describe('readYamlDocuments', () => {
   });
 
   it('refuses integers it cannot keep exactly, naming the line', () => {
-    expect(() => readYamlDocuments('a: 1\nb: 12345678901234567890\n', 'big.yaml')).toThrow(/big\.yaml: line 2: the integer 12345678901234567890/);
+    expect(() => readYamlDocuments('a: 1\nb: 12345678901234567890\n', 'big.yaml')).toThrow(
+      /big\.yaml: line 2: the integer 12345678901234567890/,
+    );
     expect(readYamlDocuments('b: "12345678901234567890"\n', 'big.yaml')).toEqual([{ b: '12345678901234567890' }]);
   });
 
   it('skips empty documents; readYamlDocument refuses several', () => {
     expect(readYamlDocuments('---\n---\n# nothing\n---\na: 1\n...\n', 'x')).toEqual([{ a: 1 }]);
     expect(readYamlDocument('', 'x')).toBeUndefined();
-    expect(() => readYamlDocument('a: 1\n---\nb: 2\n', 'p.yaml', { what: 'one plugin' })).toThrow(/p\.yaml: holds 2 YAML documents .* where one plugin is expected/);
+    expect(() => readYamlDocument('a: 1\n---\nb: 2\n', 'p.yaml', { what: 'one plugin' })).toThrow(
+      /p\.yaml: holds 2 YAML documents .* where one plugin is expected/,
+    );
   });
 
   it('with uniqueKeys, refuses a key given twice, naming the line', () => {
-    expect(() => readYamlDocuments('a: 1\nb:\n  c: 1\n  c: 2\n', 'p.yaml', { uniqueKeys: true })).toThrow(/p\.yaml: line 4, column \d+: duplicated mapping key/);
-    expect(readYamlDocuments('base: &b {x: 1}\nm: {<<: *b, x: 2}\n', 'p.yaml', { uniqueKeys: true })).toEqual([{ base: { x: 1 }, m: { x: 2 } }]);
+    expect(() => readYamlDocuments('a: 1\nb:\n  c: 1\n  c: 2\n', 'p.yaml', { uniqueKeys: true })).toThrow(
+      /p\.yaml: line 4, column \d+: duplicated mapping key/,
+    );
+    expect(readYamlDocuments('base: &b {x: 1}\nm: {<<: *b, x: 2}\n', 'p.yaml', { uniqueKeys: true })).toEqual([
+      { base: { x: 1 }, m: { x: 2 } },
+    ]);
   });
 });
 
@@ -150,7 +167,35 @@ describe('readYamlDocuments on mutated corpus files (seeded)', () => {
       seed = (seed * 1103515245 + 12345) >>> 0;
       return seed % n;
     };
-    const pieces = ['\n', ' ', '  ', ':', '- ', '[', ']', '{', '}', ',', '"', "'", '&a ', '*a', '<<: ', '---\n', '...\n', '!!int ', '!x ', '? ', '|\n', '#', '\t', 'yes', '0x', '__proto__: ', '~'];
+    const pieces = [
+      '\n',
+      ' ',
+      '  ',
+      ':',
+      '- ',
+      '[',
+      ']',
+      '{',
+      '}',
+      ',',
+      '"',
+      "'",
+      '&a ',
+      '*a',
+      '<<: ',
+      '---\n',
+      '...\n',
+      '!!int ',
+      '!x ',
+      '? ',
+      '|\n',
+      '#',
+      '\t',
+      'yes',
+      '0x',
+      '__proto__: ',
+      '~',
+    ];
     const sources = files.map((f) => readFileSync(join(CORPUS, f), 'utf8'));
     let read = 0;
     let refused = 0;

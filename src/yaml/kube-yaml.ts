@@ -110,7 +110,10 @@ const goInt = new jsyaml.Type('tag:yaml.org,2002:int', {
   construct: (data: string) => {
     const v = (resolvePlain(data) as { v: bigint }).v;
     if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER)) {
-      throw new ValueError(`the integer ${data} is beyond ±2^53, which plugflow cannot keep exactly; quote it to keep it as text`, ctx().line);
+      throw new ValueError(
+        `the integer ${data} is beyond ±2^53, which plugflow cannot keep exactly; quote it to keep it as text`,
+        ctx().line,
+      );
     }
     return Number(v);
   },
@@ -135,7 +138,9 @@ const binary = new jsyaml.Type('tag:yaml.org,2002:binary', {
 });
 /** go-yaml ignores tags it does not know: the node keeps its plain meaning. */
 const ignoredTags = ['!', 'tag:'].flatMap((prefix) =>
-  (['scalar', 'sequence', 'mapping'] as const).map((kind) => new jsyaml.Type(prefix, { kind, multi: true, construct: (data: unknown) => data })),
+  (['scalar', 'sequence', 'mapping'] as const).map(
+    (kind) => new jsyaml.Type(prefix, { kind, multi: true, construct: (data: unknown) => data }),
+  ),
 );
 
 const SCHEMA = jsyaml.FAILSAFE_SCHEMA.extend({ implicit: [goNull, goBool, goInt, goFloat, mergeKey], explicit: [binary, ...ignoredTags] });
@@ -186,7 +191,10 @@ export function readYamlDocuments(text: string, source: string, options: ReadYam
 export function readYamlDocument(text: string, source: string, options: ReadYamlOptions & { what?: string } = {}): unknown {
   const docs = readYamlDocuments(text, source, options);
   if (docs.length > 1) {
-    throw new YamlReadError(source, `holds ${docs.length} YAML documents (separated by ---) where ${options.what ?? 'one document'} is expected; keep one document`);
+    throw new YamlReadError(
+      source,
+      `holds ${docs.length} YAML documents (separated by ---) where ${options.what ?? 'one document'} is expected; keep one document`,
+    );
   }
   return docs[0];
 }
@@ -219,7 +227,10 @@ class Expander {
     if (depth > MAX_YAML_DEPTH) throw new ValueError(`values are nested more than ${MAX_YAML_DEPTH} levels deep (counting aliases)`);
     if (v instanceof GoFloat) {
       if (!Number.isFinite(v.v)) {
-        throw new ValueError(`${goFloatKey(v.v)} is not a number JSON can hold (kubectl refuses it too); quote it to keep it as text`, v.line);
+        throw new ValueError(
+          `${goFloatKey(v.v)} is not a number JSON can hold (kubectl refuses it too); quote it to keep it as text`,
+          v.line,
+        );
       }
       return v.v;
     }

@@ -38,50 +38,144 @@ interface Reply {
 const j = (v: unknown) => Buffer.from(JSON.stringify(v));
 
 function hostileReply(rng: Prng): Reply {
-  const ok = (label: string, body: Buffer, mode: Reply['mode'] = 'normal'): Reply => ({ label, status: 200, headers: { 'content-type': 'application/json' }, body, mode });
+  const ok = (label: string, body: Buffer, mode: Reply['mode'] = 'normal'): Reply => ({
+    label,
+    status: 200,
+    headers: { 'content-type': 'application/json' },
+    body,
+    mode,
+  });
   switch (rng.int(0, 19)) {
     case 0:
       return ok('node of the wrong type', j({ node: rng.pick<unknown>(['x', 5, true, [], [{ phase: 'Succeeded' }]]) }));
     case 1:
-      return ok('phase of the wrong type or value', j({ node: { phase: rng.pick<unknown>([5, null, '', 'Bogus', 'succeeded', ['Succeeded'], { a: 1 }]) } }));
+      return ok(
+        'phase of the wrong type or value',
+        j({ node: { phase: rng.pick<unknown>([5, null, '', 'Bogus', 'succeeded', ['Succeeded'], { a: 1 }]) } }),
+      );
     case 2:
-      return ok('outputs of the wrong type', j({ node: { phase: 'Succeeded', outputs: rng.pick<unknown>(['str', 5, [], { parameters: 'x' }, { parameters: [{ name: 5, value: {} }] }, { parameters: [{ value: 'no name' }] }, { result: { a: 1 } }, { exitCode: [] }]) } }));
+      return ok(
+        'outputs of the wrong type',
+        j({
+          node: {
+            phase: 'Succeeded',
+            outputs: rng.pick<unknown>([
+              'str',
+              5,
+              [],
+              { parameters: 'x' },
+              { parameters: [{ name: 5, value: {} }] },
+              { parameters: [{ value: 'no name' }] },
+              { result: { a: 1 } },
+              { exitCode: [] },
+            ]),
+          },
+        }),
+      );
     case 3:
-      return ok('message/progress of the wrong type', j({ node: { phase: rng.pick(['Succeeded', 'Failed', 'Running']), message: jsonValue(rng, 2), progress: jsonValue(rng, 1) }, requeue: rng.chance(0.5) ? '10ms' : undefined }));
+      return ok(
+        'message/progress of the wrong type',
+        j({
+          node: { phase: rng.pick(['Succeeded', 'Failed', 'Running']), message: jsonValue(rng, 2), progress: jsonValue(rng, 1) },
+          requeue: rng.chance(0.5) ? '10ms' : undefined,
+        }),
+      );
     case 4:
-      return ok('bad requeue', j({ node: { phase: rng.pick(['Running', 'Pending']) }, requeue: rng.pick<unknown>([5, 'banana', '-5s', '1y', '100000000h', '', '0s', '1ms', [], { s: 1 }, '1e9s', '٣s']) }));
+      return ok(
+        'bad requeue',
+        j({
+          node: { phase: rng.pick(['Running', 'Pending']) },
+          requeue: rng.pick<unknown>([5, 'banana', '-5s', '1y', '100000000h', '', '0s', '1ms', [], { s: 1 }, '1e9s', '٣s']),
+        }),
+      );
     case 5: {
       const size = rng.pick([3 * 1024 * 1024, 5 * 1024 * 1024, 12 * 1024 * 1024]);
       return ok(`huge message (${size} bytes)`, j({ node: { phase: 'Failed', message: 'm'.repeat(size) } }));
     }
     case 6: {
       const n = rng.pick([10_000, 100_000]);
-      return ok(`${n} output parameters`, j({ node: { phase: 'Succeeded', outputs: { parameters: Array.from({ length: n }, (_, i) => ({ name: `p${i}`, value: String(i) })) } } }));
+      return ok(
+        `${n} output parameters`,
+        j({
+          node: { phase: 'Succeeded', outputs: { parameters: Array.from({ length: n }, (_, i) => ({ name: `p${i}`, value: String(i) })) } },
+        }),
+      );
     }
     case 7:
       return ok('deep nesting', Buffer.from(`{"node":{"phase":"Succeeded","outputs":${deepJson(rng.pick([1000, 100_000]), 'object')}}}`));
     case 8:
-      return ok('not JSON', Buffer.from(rng.pick(['<html>oops</html>', '{"node":', 'nul', '\u0000\u0001', "{'node':{}}", '{"node":{"phase":"Succeeded"}}{"x":1}'])));
+      return ok(
+        'not JSON',
+        Buffer.from(
+          rng.pick(['<html>oops</html>', '{"node":', 'nul', '\u0000\u0001', "{'node':{}}", '{"node":{"phase":"Succeeded"}}{"x":1}']),
+        ),
+      );
     case 9:
-      return ok('JSON that is not an object', Buffer.from(rng.pick(['[]', '"Succeeded"', '42', 'true', '[{"node":{"phase":"Succeeded"}}]'])));
+      return ok(
+        'JSON that is not an object',
+        Buffer.from(rng.pick(['[]', '"Succeeded"', '42', 'true', '[{"node":{"phase":"Succeeded"}}]'])),
+      );
     case 10:
-      return ok('empty or odd bodies', Buffer.from(rng.pick(['', ' ', '{}', 'null', '{"node":null}', '{"node":{}}', '\ufeff{"node":{"phase":"Succeeded"}}'])));
+      return ok(
+        'empty or odd bodies',
+        Buffer.from(rng.pick(['', ' ', '{}', 'null', '{"node":null}', '{"node":{}}', '\ufeff{"node":{"phase":"Succeeded"}}'])),
+      );
     case 11:
-      return { label: 'UTF-16 body', status: 200, headers: { 'content-type': 'application/json; charset=utf-16' }, body: Buffer.from('\ufeff{"node":{"phase":"Succeeded"}}', 'utf16le'), mode: 'normal' };
+      return {
+        label: 'UTF-16 body',
+        status: 200,
+        headers: { 'content-type': 'application/json; charset=utf-16' },
+        body: Buffer.from('\ufeff{"node":{"phase":"Succeeded"}}', 'utf16le'),
+        mode: 'normal',
+      };
     case 12: {
       const status = rng.pick([201, 204, 301, 302, 400, 401, 403, 405, 413, 418, 429, 500, 502, 504]);
-      return { label: `status ${status}`, status, headers: status === 301 || status === 302 ? { location: 'http://127.0.0.1:1/' } : { 'content-type': 'text/html' }, body: status === 204 ? Buffer.alloc(0) : Buffer.from(`<h1>${status}</h1>${hostileString(rng).slice(0, 5000)}`), mode: 'normal' };
+      return {
+        label: `status ${status}`,
+        status,
+        headers: status === 301 || status === 302 ? { location: 'http://127.0.0.1:1/' } : { 'content-type': 'text/html' },
+        body: status === 204 ? Buffer.alloc(0) : Buffer.from(`<h1>${status}</h1>${hostileString(rng).slice(0, 5000)}`),
+        mode: 'normal',
+      };
     }
     case 13:
-      return { label: 'slow trickle', status: 200, headers: { 'content-type': 'application/json' }, body: j({ node: { phase: 'Succeeded', message: 'slow' } }), mode: 'trickle' };
+      return {
+        label: 'slow trickle',
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: j({ node: { phase: 'Succeeded', message: 'slow' } }),
+        mode: 'trickle',
+      };
     case 14:
-      return { label: 'connection dropped mid-body', status: 200, headers: { 'content-type': 'application/json', 'content-length': '500' }, body: Buffer.from('{"node":{"phase":"Succ'), mode: 'drop-mid-body' };
+      return {
+        label: 'connection dropped mid-body',
+        status: 200,
+        headers: { 'content-type': 'application/json', 'content-length': '500' },
+        body: Buffer.from('{"node":{"phase":"Succ'),
+        mode: 'drop-mid-body',
+      };
     case 15:
       return { label: 'no reply at all', status: 200, headers: {}, body: Buffer.alloc(0), mode: 'never' };
     case 16:
-      return { label: 'Content-Length shorter than the body', status: 200, headers: { 'content-type': 'application/json' }, body: j({ node: { phase: 'Succeeded' } }), mode: 'short-body' };
+      return {
+        label: 'Content-Length shorter than the body',
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: j({ node: { phase: 'Succeeded' } }),
+        mode: 'short-body',
+      };
     case 17:
-      return ok('hostile strings in a valid reply', j({ node: { phase: 'Succeeded', message: hostileString(rng), outputs: { result: hostileString(rng), parameters: [{ name: hostileString(rng).slice(0, 300), value: hostileString(rng) }] }, progress: hostileString(rng).slice(0, 300) } }));
+      return ok(
+        'hostile strings in a valid reply',
+        j({
+          node: {
+            phase: 'Succeeded',
+            message: hostileString(rng),
+            outputs: { result: hostileString(rng), parameters: [{ name: hostileString(rng).slice(0, 300), value: hostileString(rng) }] },
+            progress: hostileString(rng).slice(0, 300),
+          },
+        }),
+      );
     case 18:
       return { label: '503 (transient)', status: 503, headers: {}, body: Buffer.from('busy'), mode: 'normal' };
     default:
@@ -97,7 +191,9 @@ async function hostilePlugin(replyFor: (call: number, uid: string) => Reply): Pr
     req.on('end', () => {
       let uid = '';
       try {
-        uid = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { workflow?: { metadata?: { uid?: string } } }).workflow?.metadata?.uid ?? '';
+        uid =
+          (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { workflow?: { metadata?: { uid?: string } } }).workflow?.metadata?.uid ??
+          '';
       } catch {
         // the agent always sends JSON; an empty uid only loses the label in a failure line
       }
@@ -110,7 +206,12 @@ async function hostilePlugin(replyFor: (call: number, uid: string) => Reply): Pr
         return;
       }
       if (r.mode === 'short-body') {
-        res.socket?.end(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 5\r\nConnection: close\r\n\r\n`), r.body]));
+        res.socket?.end(
+          Buffer.concat([
+            Buffer.from(`HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 5\r\nConnection: close\r\n\r\n`),
+            r.body,
+          ]),
+        );
         return;
       }
       res.writeHead(r.status, { ...r.headers, ...(r.mode === 'trickle' ? {} : { 'content-length': String(r.body.length) }) });
@@ -164,21 +265,26 @@ export async function fuzzAgent(rng: Prng, tally: Tally, tasks: number, log: (l:
           const labels: string[] = [];
           let ended = false;
           try {
-            await runTask(`node-${n}`, template, {
-              workflow: { name: 'wf', namespace: 'ns', uid: `uid-${n}` },
-              plugins: ['fuzz'],
-              callPlugin: async (p, body) => {
-                const out = await client.execute(p, body);
-                labels.push(out.kind);
-                return out;
+            await runTask(
+              `node-${n}`,
+              template,
+              {
+                workflow: { name: 'wf', namespace: 'ns', uid: `uid-${n}` },
+                plugins: ['fuzz'],
+                callPlugin: async (p, body) => {
+                  const out = await client.execute(p, body);
+                  labels.push(out.kind);
+                  return out;
+                },
+                runHttp: async () => ({ phase: 'Failed', message: 'no http in this fuzz' }),
+                notImplemented: new Set(),
+                pool: new WorkerPool(4),
+                report: (_id, r) => void reports.push(r),
+                log: createLogger('agent-fuzz', 'error'),
+                retry: { attempts: 2, baseDelayMs: 20, jitter: 0 },
               },
-              runHttp: async () => ({ phase: 'Failed', message: 'no http in this fuzz' }),
-              notImplemented: new Set(),
-              pool: new WorkerPool(4),
-              report: (_id, r) => void reports.push(r),
-              log: createLogger('agent-fuzz', 'error'),
-              retry: { attempts: 2, baseDelayMs: 20, jitter: 0 },
-            }, abort.signal);
+              abort.signal,
+            );
             ended = !abort.signal.aborted;
           } catch (err) {
             tally.fail(TARGET, `task ${n}: runTask threw ${(err as Error)?.message ?? err}`);
@@ -188,16 +294,32 @@ export async function fuzzAgent(rng: Prng, tally: Tally, tasks: number, log: (l:
           t.tried++;
           const bad: string[] = [];
           for (const r of reports) {
-            const problems = validator.check({ apiVersion: 'plugflow.io/v1alpha1', kind: 'WorkflowTaskSet', metadata: { name: 'x' }, status: { nodes: { n: r } } });
-            if (problems.length) bad.push(`a result the API server would refuse (${problems.map((p) => `${p.field}: ${p.detail}`).join('; ').slice(0, 200)}): ${short(r)}`);
+            const problems = validator.check({
+              apiVersion: 'plugflow.io/v1alpha1',
+              kind: 'WorkflowTaskSet',
+              metadata: { name: 'x' },
+              status: { nodes: { n: r } },
+            });
+            if (problems.length)
+              bad.push(
+                `a result the API server would refuse (${problems
+                  .map((p) => `${p.field}: ${p.detail}`)
+                  .join('; ')
+                  .slice(0, 200)}): ${short(r)}`,
+              );
             if (typeof r.message === 'string' && r.message.length > 16_384) bad.push(`a ${r.message.length}-character message (unbounded)`);
-            if ((r.phase === 'Failed' || r.phase === 'Error') && !(typeof r.message === 'string' && r.message.trim().length >= 8)) bad.push(`${r.phase} without a message naming the problem`);
+            if ((r.phase === 'Failed' || r.phase === 'Error') && !(typeof r.message === 'string' && r.message.trim().length >= 8))
+              bad.push(`${r.phase} without a message naming the problem`);
           }
           const last = reports[reports.length - 1];
           // A task ends with a result; an interim phase is final for the agent only when the plugin
           // did not ask to be called again (the contract calls again only on a requeue).
           if (ended && !last) bad.push('the task ended without reporting a result');
-          if (bad.length) tally.fail(TARGET, `task ${n} (replies: ${(answered.get(`uid-${n}`) ?? []).join(', ')}; outcomes: ${labels.join(', ')}): ${bad.join('; ')}`);
+          if (bad.length)
+            tally.fail(
+              TARGET,
+              `task ${n} (replies: ${(answered.get(`uid-${n}`) ?? []).join(', ')}; outcomes: ${labels.join(', ')}): ${bad.join('; ')}`,
+            );
           else if (last?.phase && FINAL.has(last.phase) && last.phase === 'Succeeded') t.accepted++;
           else t.rejected++;
         }),

@@ -33,7 +33,13 @@ import { hostileBindingSpecs, hostileSidecars, hostileWorkflowSpecs } from './ho
 import { namesProblem, type Tally } from './tally.js';
 import { errorMessage } from '../../src/log/error-message.js';
 
-export const BINDINGS: ResourceType = { group: 'plugflow.io', version: 'v1alpha1', plural: 'workfloweventbindings', kind: 'WorkflowEventBinding', namespaced: true };
+export const BINDINGS: ResourceType = {
+  group: 'plugflow.io',
+  version: 'v1alpha1',
+  plural: 'workfloweventbindings',
+  kind: 'WorkflowEventBinding',
+  namespaced: true,
+};
 
 export interface ClusterFuzzTarget {
   client: KubeClient;
@@ -54,7 +60,15 @@ function exampleWorkflows(): Workflow[] {
 }
 
 /** Creates an object; true when stored, false when the API server refused it (counted as rejected). */
-async function create(tally: Tally, target: string, client: KubeClient, type: ResourceType, ns: string, body: unknown, label: string): Promise<boolean> {
+async function create(
+  tally: Tally,
+  target: string,
+  client: KubeClient,
+  type: ResourceType,
+  ns: string,
+  body: unknown,
+  label: string,
+): Promise<boolean> {
   const t = tally.of(target);
   t.tried++;
   try {
@@ -74,42 +88,88 @@ async function create(tally: Tally, target: string, client: KubeClient, type: Re
 function named<T extends object>(value: unknown, name: string, kind: string): T {
   const v = (value && typeof value === 'object' && !Array.isArray(value) ? value : { spec: value }) as Record<string, unknown>;
   const meta = v.metadata && typeof v.metadata === 'object' && !Array.isArray(v.metadata) ? (v.metadata as Record<string, unknown>) : {};
-  return { ...v, apiVersion: 'plugflow.io/v1alpha1', kind, metadata: { ...meta, name, namespace: undefined, generateName: undefined } } as T;
+  return {
+    ...v,
+    apiVersion: 'plugflow.io/v1alpha1',
+    kind,
+    metadata: { ...meta, name, namespace: undefined, generateName: undefined },
+  } as T;
 }
 
 export async function fuzzCluster(rng: Prng, t: ClusterFuzzTarget, tally: Tally, per: number, log: (l: string) => void): Promise<void> {
   const { client, namespace: ns } = t;
 
   // WorkflowTemplates first: some hostile workflows refer to fz-t-0 and fz-t-1.
-  const template = parseManifests(readFileSync(join(REPO_ROOT, 'examples', 'events', 'workflow-template.yaml'), 'utf8'))[0] as unknown as Record<string, unknown>;
+  const template = parseManifests(
+    readFileSync(join(REPO_ROOT, 'examples', 'events', 'workflow-template.yaml'), 'utf8'),
+  )[0] as unknown as Record<string, unknown>;
   for (let i = 0; i < Math.ceil(per / 2); i++) {
     const m = mutate(rng, template, rng.int(1, 3));
-    await create(tally, 'cluster: WorkflowTemplates', client, WORKFLOW_TEMPLATES, ns, named(m.value, `fz-t-${i}`, 'WorkflowTemplate'), m.changes.join('; '));
+    await create(
+      tally,
+      'cluster: WorkflowTemplates',
+      client,
+      WORKFLOW_TEMPLATES,
+      ns,
+      named(m.value, `fz-t-${i}`, 'WorkflowTemplate'),
+      m.changes.join('; '),
+    );
   }
 
   // Workflows: hand-written hostile specs, then random mutations of the examples.
   const stored: { name: string; label: string }[] = [];
   for (const [i, h] of hostileWorkflowSpecs().entries()) {
     const name = `fz-h-${i}`;
-    if (await create(tally, 'cluster: workflows (hostile)', client, WORKFLOWS, ns, { apiVersion: 'plugflow.io/v1alpha1', kind: 'Workflow', metadata: { name }, spec: h.spec }, h.label)) stored.push({ name, label: h.label });
+    if (
+      await create(
+        tally,
+        'cluster: workflows (hostile)',
+        client,
+        WORKFLOWS,
+        ns,
+        { apiVersion: 'plugflow.io/v1alpha1', kind: 'Workflow', metadata: { name }, spec: h.spec },
+        h.label,
+      )
+    )
+      stored.push({ name, label: h.label });
   }
   const examples = exampleWorkflows();
   for (let i = 0; i < per; i++) {
     const base = rng.pick(examples);
     const m = mutate(rng, base, rng.int(1, 4));
     const name = `fz-w-${i}`;
-    if (await create(tally, 'cluster: workflows (mutated)', client, WORKFLOWS, ns, named(m.value, name, 'Workflow'), m.changes.join('; '))) stored.push({ name, label: m.changes.join('; ') });
+    if (await create(tally, 'cluster: workflows (mutated)', client, WORKFLOWS, ns, named(m.value, name, 'Workflow'), m.changes.join('; ')))
+      stored.push({ name, label: m.changes.join('; ') });
   }
   log(`  cluster: ${stored.length} workflows stored; waiting for the controller to look at each`);
 
   // Bindings: hostile specs and mutations of the example, then events through them.
-  const binding = parseManifests(readFileSync(join(REPO_ROOT, 'examples', 'events', 'binding.yaml'), 'utf8'))[0] as unknown as Record<string, unknown>;
+  const binding = parseManifests(readFileSync(join(REPO_ROOT, 'examples', 'events', 'binding.yaml'), 'utf8'))[0] as unknown as Record<
+    string,
+    unknown
+  >;
   for (const [i, h] of hostileBindingSpecs().entries()) {
-    await create(tally, 'cluster: event bindings', client, BINDINGS, ns, { apiVersion: 'plugflow.io/v1alpha1', kind: 'WorkflowEventBinding', metadata: { name: `fz-hb-${i}` }, spec: h.spec }, h.label);
+    await create(
+      tally,
+      'cluster: event bindings',
+      client,
+      BINDINGS,
+      ns,
+      { apiVersion: 'plugflow.io/v1alpha1', kind: 'WorkflowEventBinding', metadata: { name: `fz-hb-${i}` }, spec: h.spec },
+      h.label,
+    );
   }
   for (let i = 0; i < Math.ceil(per / 2); i++) {
     const m = mutate(rng, binding, rng.int(1, 3));
-    await create(tally, 'cluster: event bindings', client, BINDINGS, ns, named(m.value, `fz-b-${i}`, 'WorkflowEventBinding'), m.changes.join('; '));
+    await create(
+      tally,
+      'cluster: event bindings',
+      client,
+      BINDINGS,
+      ns,
+      named(m.value, `fz-b-${i}`, 'WorkflowEventBinding'),
+      m.changes.join('; '),
+    );
   }
   await sleep(2000); // the server's binding cache follows by watch
   const events = tally.of('cluster: events through hostile bindings');
@@ -127,7 +187,18 @@ export async function fuzzCluster(rng: Prng, t: ClusterFuzzTarget, tally: Tally,
   const bad: string[] = [];
   for (const [i, h] of hostileSidecars().entries()) {
     const name = `fz-hp-${i}-executor-plugin`;
-    if (await create(tally, 'cluster: plugin ConfigMaps', client, CONFIGMAPS, ns, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: valid.metadata.labels }, data: h.data }, h.label)) bad.push(name);
+    if (
+      await create(
+        tally,
+        'cluster: plugin ConfigMaps',
+        client,
+        CONFIGMAPS,
+        ns,
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: valid.metadata.labels }, data: h.data },
+        h.label,
+      )
+    )
+      bad.push(name);
   }
   for (let i = 0; i < Math.ceil(per / 4); i++) {
     // Each mutant starts from a plugin on a port of its own: a mutant that is still valid is a
@@ -136,9 +207,20 @@ export async function fuzzCluster(rng: Prng, t: ClusterFuzzTarget, tally: Tally,
     base.data['sidecar.container'] = base.data['sidecar.container']!.replace(/^name: .*$/m, `name: fz-p-${i}`);
     const m = mutate(rng, { data: base.data }, rng.int(1, 3));
     const data = (m.value as { data?: unknown }).data;
-    const strings = data && typeof data === 'object' && !Array.isArray(data) ? Object.fromEntries(Object.entries(data).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v) ?? ''])) : {};
+    const strings =
+      data && typeof data === 'object' && !Array.isArray(data)
+        ? Object.fromEntries(Object.entries(data).map(([k, v]) => [k, typeof v === 'string' ? v : (JSON.stringify(v) ?? '')]))
+        : {};
     const name = `fz-p-${i}-executor-plugin`;
-    await create(tally, 'cluster: plugin ConfigMaps', client, CONFIGMAPS, ns, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: valid.metadata.labels }, data: strings }, `${m.changes.join('; ')}`);
+    await create(
+      tally,
+      'cluster: plugin ConfigMaps',
+      client,
+      CONFIGMAPS,
+      ns,
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: valid.metadata.labels }, data: strings },
+      `${m.changes.join('; ')}`,
+    );
   }
   await sleep(3000);
   const logText = t.controllerLog();
@@ -160,7 +242,15 @@ export async function fuzzCluster(rng: Prng, t: ClusterFuzzTarget, tally: Tally,
   await pluginStillLoaded(t, tally, 'after malformed plugin ConfigMaps');
   // A well-formed plugin added later whose container name clashes with the installed one.
   const clash = soakPluginConfigMaps(ns, 17_390)[0]!;
-  await create(tally, 'cluster: plugin ConfigMaps', client, CONFIGMAPS, ns, { ...clash, metadata: { ...clash.metadata, name: 'fz-clash-executor-plugin' } }, 'a second plugin with the container name of an installed one');
+  await create(
+    tally,
+    'cluster: plugin ConfigMaps',
+    client,
+    CONFIGMAPS,
+    ns,
+    { ...clash, metadata: { ...clash.metadata, name: 'fz-clash-executor-plugin' } },
+    'a second plugin with the container name of an installed one',
+  );
   await sleep(2000);
   await pluginStillLoaded(t, tally, 'after a second plugin with a clashing container name was added');
 
@@ -173,18 +263,29 @@ export async function fuzzCluster(rng: Prng, t: ClusterFuzzTarget, tally: Tally,
     pending = pending.filter((s) => !byName.get(s.name)?.status?.phase);
     if (pending.length) await sleep(2000);
   }
-  for (const s of pending) tally.fail(s.name.startsWith('fz-h-') ? 'cluster: workflows (hostile)' : 'cluster: workflows (mutated)', `${s.name} (${s.label}): no phase after 90 s — the controller never decided on it`);
+  for (const s of pending)
+    tally.fail(
+      s.name.startsWith('fz-h-') ? 'cluster: workflows (hostile)' : 'cluster: workflows (mutated)',
+      `${s.name} (${s.label}): no phase after 90 s — the controller never decided on it`,
+    );
   const list = (await client.list<Workflow>(WORKFLOWS, { namespace: ns })).items;
   for (const w of list) {
     const s = stored.find((x) => x.name === w.metadata.name);
     if (!s) continue;
     const phase = w.status?.phase;
     if (phase && FINAL.has(phase) && phase !== 'Succeeded' && !(w.status?.message && w.status.message.length >= 8)) {
-      tally.fail(s.name.startsWith('fz-h-') ? 'cluster: workflows (hostile)' : 'cluster: workflows (mutated)', `${s.name} (${s.label}): ${phase} without a message naming the problem`);
+      tally.fail(
+        s.name.startsWith('fz-h-') ? 'cluster: workflows (hostile)' : 'cluster: workflows (mutated)',
+        `${s.name} (${s.label}): ${phase} without a message naming the problem`,
+      );
     }
   }
   const outcome = (label: string) => list.find((w) => w.metadata.name === stored.find((s) => s.label === label)?.name);
-  log(`  cluster: hostile workflow outcomes: ${hostileWorkflowSpecs().map((h) => `${h.label} → ${outcome(h.label)?.status?.phase ?? 'refused'}`).join('; ')}`);
+  log(
+    `  cluster: hostile workflow outcomes: ${hostileWorkflowSpecs()
+      .map((h) => `${h.label} → ${outcome(h.label)?.status?.phase ?? 'refused'}`)
+      .join('; ')}`,
+  );
 }
 
 /** A valid event through the valid canary binding must still create exactly one workflow. */
@@ -200,10 +301,19 @@ export async function canaryEvent(t: ClusterFuzzTarget, tally: Tally, when: stri
     await sleep(1000);
     a = await sendEvent(t.serverUrl, t.token, t.namespace, '', JSON.stringify({ canary: true, id }));
   }
-  if (a.status !== 200) return tally.fail(target, `canary event ${when}: answered ${a.status || a.error}${a.status === 503 ? ' for 60 s (the event queue stayed full)' : ''}`);
-  if (Date.now() - started > 2000) tally.warn(target, `canary event ${when}: the event queue was full for ${((Date.now() - started) / 1000).toFixed(0)} s before it was accepted`);
+  if (a.status !== 200)
+    return tally.fail(
+      target,
+      `canary event ${when}: answered ${a.status || a.error}${a.status === 503 ? ' for 60 s (the event queue stayed full)' : ''}`,
+    );
+  if (Date.now() - started > 2000)
+    tally.warn(
+      target,
+      `canary event ${when}: the event queue was full for ${((Date.now() - started) / 1000).toFixed(0)} s before it was accepted`,
+    );
   for (let i = 0; i < 60; i++) {
-    const found = (await t.client.list<Workflow>(WORKFLOWS, { namespace: t.namespace, labelSelector: `fuzz.plugflow.io/canary=${id}` })).items;
+    const found = (await t.client.list<Workflow>(WORKFLOWS, { namespace: t.namespace, labelSelector: `fuzz.plugflow.io/canary=${id}` }))
+      .items;
     if (found.length === 1) return void c.accepted++;
     if (found.length > 1) return tally.fail(target, `canary event ${when} produced ${found.length} workflows`);
     await sleep(500);
@@ -216,21 +326,31 @@ async function pluginStillLoaded(t: ClusterFuzzTarget, tally: Tally, when: strin
   const target = 'canaries (nothing accepted is lost)';
   tally.of(target).tried++;
   const name = `fz-plugin-canary-${Date.now().toString(36)}`;
-  await t.client.create(WORKFLOWS, t.namespace, { apiVersion: 'plugflow.io/v1alpha1', kind: 'Workflow', metadata: { name }, spec: { entrypoint: 'main', templates: [{ name: 'main', plugin: { [INSTANT]: {} } }] } });
+  await t.client.create(WORKFLOWS, t.namespace, {
+    apiVersion: 'plugflow.io/v1alpha1',
+    kind: 'Workflow',
+    metadata: { name },
+    spec: { entrypoint: 'main', templates: [{ name: 'main', plugin: { [INSTANT]: {} } }] },
+  });
   for (let i = 0; i < 60; i++) {
     try {
       const pod = await t.client.get<V1Pod>(PODS, t.namespace, agentPodName(name));
       const names = (pod.spec?.containers ?? []).map((c) => c.name);
       if (names.includes(INSTANT)) return void tally.of(target).accepted++;
-      return tally.fail(target, `${when}: the agent pod of ${name} has containers ${names.join(', ')}: the installed plugin ${INSTANT} is missing`);
+      return tally.fail(
+        target,
+        `${when}: the agent pod of ${name} has containers ${names.join(', ')}: the installed plugin ${INSTANT} is missing`,
+      );
     } catch {
       const wf = await t.client.get<Workflow>(WORKFLOWS, t.namespace, name).catch(() => undefined);
       if (wf?.status?.phase === 'Error' || wf?.status?.phase === 'Failed') {
-        return tally.fail(target, `${when}: the plugin canary ${name} ended ${wf.status.phase} without an agent pod: ${wf.status.message ?? ''}`);
+        return tally.fail(
+          target,
+          `${when}: the plugin canary ${name} ended ${wf.status.phase} without an agent pod: ${wf.status.message ?? ''}`,
+        );
       }
       await sleep(500);
     }
   }
   tally.fail(target, `${when}: no agent pod for the plugin canary ${name} within 30 s`);
 }
-

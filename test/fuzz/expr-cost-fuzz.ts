@@ -11,7 +11,16 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Prng } from '../soak/prng.js';
-import { CPU_BOUND_MS, hostileEnv, MEMORY_BOUND_MIB, measureExpression, OPERATOR_CASES, randomHostile, REPORTED_CASES, type CostSample } from './expr-hostile.js';
+import {
+  CPU_BOUND_MS,
+  hostileEnv,
+  MEMORY_BOUND_MIB,
+  measureExpression,
+  OPERATOR_CASES,
+  randomHostile,
+  REPORTED_CASES,
+  type CostSample,
+} from './expr-hostile.js';
 import { Tally } from './tally.js';
 
 export const EXPR_COST_TARGET = `expression cost (each within ${CPU_BOUND_MS} ms CPU, ${MEMORY_BOUND_MIB} MiB)`;
@@ -28,13 +37,22 @@ export interface ExprCostSummary {
 }
 
 /** Runs `per` random expressions (plus the fixed hostile cases) and records every breach in `tally`. */
-export async function fuzzExpressionCost(rng: Prng, tally: Tally, per: number, say: (line: string) => void = () => {}): Promise<ExprCostSummary> {
+export async function fuzzExpressionCost(
+  rng: Prng,
+  tally: Tally,
+  per: number,
+  say: (line: string) => void = () => {},
+): Promise<ExprCostSummary> {
   const t = tally.of(EXPR_COST_TARGET);
   const summary: ExprCostSummary = { tried: 0, worstCpu: null, worstHeap: null };
   const file = fileURLToPath(import.meta.url);
-  const child = spawn(process.execPath, ['--expose-gc', `--max-old-space-size=${CHILD_HEAP_MIB}`, '--import', 'tsx', file, '--child', String(rng.seed), String(per)], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--expose-gc', `--max-old-space-size=${CHILD_HEAP_MIB}`, '--import', 'tsx', file, '--child', String(rng.seed), String(per)],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
   let last = 'before the first expression';
@@ -66,12 +84,19 @@ export async function fuzzExpressionCost(rng: Prng, tally: Tally, per: number, s
     if (s.outcome === 'other-error') tally.fail(EXPR_COST_TARGET, `${s.message} from ${last}`);
     else if (/internal error/.test(s.message)) tally.fail(EXPR_COST_TARGET, `${s.message} from ${last}`);
     if (s.cpuMs > CPU_BOUND_MS) tally.fail(EXPR_COST_TARGET, `${s.cpuMs.toFixed(0)} ms of CPU (bound ${CPU_BOUND_MS}) for ${last}`);
-    if (s.heapMiB > MEMORY_BOUND_MIB) tally.fail(EXPR_COST_TARGET, `${s.heapMiB.toFixed(1)} MiB of heap (bound ${MEMORY_BOUND_MIB}) for ${last}`);
+    if (s.heapMiB > MEMORY_BOUND_MIB)
+      tally.fail(EXPR_COST_TARGET, `${s.heapMiB.toFixed(1)} MiB of heap (bound ${MEMORY_BOUND_MIB}) for ${last}`);
   }
   const code = await exited;
   clearTimeout(timer);
-  if (code !== 0) tally.fail(EXPR_COST_TARGET, `the evaluating process exited with ${code} after ${last}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`);
-  say(`expression cost: ${summary.tried} expressions, worst ${summary.worstCpu?.cpuMs.toFixed(0)} ms CPU, ${summary.worstHeap?.heapMiB.toFixed(1)} MiB`);
+  if (code !== 0)
+    tally.fail(
+      EXPR_COST_TARGET,
+      `the evaluating process exited with ${code} after ${last}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`,
+    );
+  say(
+    `expression cost: ${summary.tried} expressions, worst ${summary.worstCpu?.cpuMs.toFixed(0)} ms CPU, ${summary.worstHeap?.heapMiB.toFixed(1)} MiB`,
+  );
   return summary;
 }
 

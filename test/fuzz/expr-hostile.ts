@@ -44,7 +44,9 @@ export function hostileEnv(): Record<string, unknown> {
     LS: Array.from({ length: 1000 }, (_, i) => `${i}-` + 'x'.repeat(1000)),
     M,
     D,
-    J: JSON.stringify(Array.from({ length: 100_000 }, (_, i) => ({ a: i }))).slice(0, 1_000_000).replace(/,\{[^}]*$/, ']'),
+    J: JSON.stringify(Array.from({ length: 100_000 }, (_, i) => ({ a: i })))
+      .slice(0, 1_000_000)
+      .replace(/,\{[^}]*$/, ']'),
     T: '2024-05-01T10:00:00.123456789+02:00',
   };
 }
@@ -77,8 +79,12 @@ export function everyBuiltinCall(pool: readonly string[] = BIG): string[] {
   }
   for (const name of Object.keys(PREDICATE_BUILTINS)) {
     for (const big of ['L', 'LS', '0..999999']) {
-      out.push(`${name}(${big}, ${name === 'reduce' ? '#acc' : name === 'map' || name === 'sortBy' || name === 'groupBy' ? 'string(#)' : name === 'sum' ? '1' : 'string(#) != ""'})`);
-      out.push(`${name}(${big}, ${name === 'reduce' ? 'concat(#acc, [#])' : name === 'map' ? 'S' : name === 'sum' ? 'len(S)' : name === 'sortBy' || name === 'groupBy' ? 'S + string(#)' : 'S + string(#) == S'}${name === 'reduce' ? ', []' : ''})`);
+      out.push(
+        `${name}(${big}, ${name === 'reduce' ? '#acc' : name === 'map' || name === 'sortBy' || name === 'groupBy' ? 'string(#)' : name === 'sum' ? '1' : 'string(#) != ""'})`,
+      );
+      out.push(
+        `${name}(${big}, ${name === 'reduce' ? 'concat(#acc, [#])' : name === 'map' ? 'S' : name === 'sum' ? 'len(S)' : name === 'sortBy' || name === 'groupBy' ? 'S + string(#)' : 'S + string(#) == S'}${name === 'reduce' ? ', []' : ''})`,
+      );
     }
   }
   return out;

@@ -37,7 +37,23 @@ const STRINGS = [
   'nil.x.y',
 ];
 
-const KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '', ' ', 'a.b', 'x'.repeat(300), 'name', 'metadata', 'spec', 'phase', 'node', '😀'];
+const KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  '',
+  ' ',
+  'a.b',
+  'x'.repeat(300),
+  'name',
+  'metadata',
+  'spec',
+  'phase',
+  'node',
+  '😀',
+];
 
 export function hostileString(rng: Prng): string {
   if (rng.chance(0.15)) return rng.pick(['x', 'é', '😀', '\u0000', 'ab']).repeat(rng.int(1_000, 200_000));
@@ -65,7 +81,13 @@ export function jsonValue(rng: Prng, depth = 4): unknown {
       return Array.from({ length: rng.int(0, 5) }, () => jsonValue(rng, depth - 1));
     default: {
       const o: Record<string, unknown> = {};
-      for (let i = rng.int(0, 5); i > 0; i--) Object.defineProperty(o, rng.pick(KEYS), { value: jsonValue(rng, depth - 1), enumerable: true, configurable: true, writable: true });
+      for (let i = rng.int(0, 5); i > 0; i--)
+        Object.defineProperty(o, rng.pick(KEYS), {
+          value: jsonValue(rng, depth - 1),
+          enumerable: true,
+          configurable: true,
+          writable: true,
+        });
       return o;
     }
   }
@@ -164,6 +186,7 @@ function collectPaths(v: unknown, prefix: (string | number)[] = [], out: (string
 }
 
 export function short(v: unknown): string {
-  const s = typeof v === 'string' ? JSON.stringify(v.length > 30 ? `${v.slice(0, 30)}…(${v.length})` : v) : JSON.stringify(v) ?? String(v);
+  const s =
+    typeof v === 'string' ? JSON.stringify(v.length > 30 ? `${v.slice(0, 30)}…(${v.length})` : v) : (JSON.stringify(v) ?? String(v));
   return s.length > 60 ? `${s.slice(0, 60)}…` : s;
 }

@@ -30,7 +30,11 @@ export const HOSTILE_CONTAINER_SC: Record<string, unknown>[] = [
   { seLinuxOptions: { type: 'spc_t' } },
   { windowsOptions: { hostProcess: true } },
 ];
-const SAFE_CONTAINER_SC: Record<string, unknown>[] = [{}, { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } }, { runAsNonRoot: true, runAsUser: 1000, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'], add: ['NET_BIND_SERVICE'] } }];
+const SAFE_CONTAINER_SC: Record<string, unknown>[] = [
+  {},
+  { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+  { runAsNonRoot: true, runAsUser: 1000, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'], add: ['NET_BIND_SERVICE'] } },
+];
 const HOSTILE_POD_SC: Record<string, unknown>[] = [
   { runAsUser: 0 },
   { runAsNonRoot: false },
@@ -40,7 +44,12 @@ const HOSTILE_POD_SC: Record<string, unknown>[] = [
   { windowsOptions: { hostProcess: true } },
 ];
 const SAFE_POD_SC: Record<string, unknown>[] = [{}, { runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: 'RuntimeDefault' } }];
-const HOSTILE_VOLUMES = [{ name: 'root', hostPath: { path: '/' } }, { name: 'sock', hostPath: { path: '/var/run/docker.sock', type: 'Socket' } }, { name: 'n', nfs: { server: 'x', path: '/' } }, { name: 'g', gitRepo: { repository: 'x' } }];
+const HOSTILE_VOLUMES = [
+  { name: 'root', hostPath: { path: '/' } },
+  { name: 'sock', hostPath: { path: '/var/run/docker.sock', type: 'Socket' } },
+  { name: 'n', nfs: { server: 'x', path: '/' } },
+  { name: 'g', gitRepo: { repository: 'x' } },
+];
 
 /** podSpecPatch texts, many of them YAML tricks that reach the same dangerous fields. */
 const PATCHES = [
@@ -83,13 +92,35 @@ export function hostileStep(rng: CaseRng): { workflow: Workflow; template: Templ
   if (rng.chance(0.1)) (t.container as Record<string, unknown>).ports = [{ containerPort: 80, hostPort: rng.pick([80, 0]) }];
   if (rng.chance(0.1)) spec.serviceAccountName = rng.pick(['plugflow-agent', 'runner', 'x-executor-plugin']);
   if (rng.chance(0.1)) t.serviceAccountName = rng.pick(['plugflow-agent', 'runner']);
-  if (rng.chance(0.1)) spec.podMetadata = { annotations: { 'container.apparmor.security.beta.kubernetes.io/main': rng.pick(['unconfined', 'runtime/default']) } };
-  const workflow = { apiVersion: 'plugflow.io/v1alpha1', kind: 'Workflow', metadata: { name: 'wf', namespace: 'ns', uid: 'u' }, spec } as unknown as Workflow;
+  if (rng.chance(0.1))
+    spec.podMetadata = {
+      annotations: { 'container.apparmor.security.beta.kubernetes.io/main': rng.pick(['unconfined', 'runtime/default']) },
+    };
+  const workflow = {
+    apiVersion: 'plugflow.io/v1alpha1',
+    kind: 'Workflow',
+    metadata: { name: 'wf', namespace: 'ns', uid: 'u' },
+    spec,
+  } as unknown as Workflow;
   return { workflow, template: t as unknown as Template };
 }
 
 // ---- the oracle: independent of pod-policy.ts, on what the API server would receive ----
-const BASE_CAPS = new Set(['AUDIT_WRITE', 'CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'MKNOD', 'NET_BIND_SERVICE', 'SETFCAP', 'SETGID', 'SETPCAP', 'SETUID', 'SYS_CHROOT']);
+const BASE_CAPS = new Set([
+  'AUDIT_WRITE',
+  'CHOWN',
+  'DAC_OVERRIDE',
+  'FOWNER',
+  'FSETID',
+  'KILL',
+  'MKNOD',
+  'NET_BIND_SERVICE',
+  'SETFCAP',
+  'SETGID',
+  'SETPCAP',
+  'SETUID',
+  'SYS_CHROOT',
+]);
 export type AnyObj = Record<string, any>;
 const EMPTY: AnyObj = Object.freeze(Object.create(null));
 
@@ -103,8 +134,15 @@ export function breaches(sent: AnyObj, level: PodSecurityLevel, step = true): st
   if ((s.securityContext?.sysctls ?? []).some((x: AnyObj) => x.name === 'kernel.core_pattern')) out.push('sysctl');
   if (s.securityContext?.windowsOptions?.hostProcess) out.push('hostProcess');
   if (s.securityContext?.seLinuxOptions?.user) out.push('selinux user');
-  for (const [k, v] of Object.entries(sent.metadata?.annotations ?? EMPTY)) if (k.startsWith('container.apparmor') && v === 'unconfined') out.push('apparmor annotation');
-  if (step && (s.serviceAccountName === 'plugflow-agent' || s.serviceAccount === 'plugflow-agent' || String(s.serviceAccountName ?? '').endsWith('-executor-plugin'))) out.push('agent account');
+  for (const [k, v] of Object.entries(sent.metadata?.annotations ?? EMPTY))
+    if (k.startsWith('container.apparmor') && v === 'unconfined') out.push('apparmor annotation');
+  if (
+    step &&
+    (s.serviceAccountName === 'plugflow-agent' ||
+      s.serviceAccount === 'plugflow-agent' ||
+      String(s.serviceAccountName ?? '').endsWith('-executor-plugin'))
+  )
+    out.push('agent account');
   for (const c of containers) {
     const sc = c.securityContext ?? EMPTY;
     if (sc.privileged !== undefined && sc.privileged !== false) out.push(`${c.name} privileged`);
@@ -148,7 +186,9 @@ export function sidecarBreaches(sent: AnyObj): string[] {
  * the oracle see fields that are not in the text.
  */
 export const sent = (pod: V1Pod): AnyObj =>
-  JSON.parse(JSON.stringify(pod), (_k, v: unknown) => (typeof v === 'object' && v !== null && !Array.isArray(v) ? Object.assign(Object.create(null), v) : v));
+  JSON.parse(JSON.stringify(pod), (_k, v: unknown) =>
+    typeof v === 'object' && v !== null && !Array.isArray(v) ? Object.assign(Object.create(null), v) : v,
+  );
 
 /** Runs `fn`, then removes what a hostile patch may have added to Object.prototype. */
 export function withCleanPrototype(fn: () => void): void {
@@ -156,6 +196,7 @@ export function withCleanPrototype(fn: () => void): void {
   try {
     fn();
   } finally {
-    for (const k of Object.getOwnPropertyNames(Object.prototype)) if (!before.has(k)) delete (Object.prototype as Record<string, unknown>)[k];
+    for (const k of Object.getOwnPropertyNames(Object.prototype))
+      if (!before.has(k)) delete (Object.prototype as Record<string, unknown>)[k];
   }
 }

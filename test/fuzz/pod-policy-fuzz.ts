@@ -32,7 +32,11 @@ export async function fuzzPodPolicy(rng: Prng, t: ClusterFuzzTarget, tally: Tall
   for (let i = 0; i < per; i++) {
     const { workflow, template } = hostileStep(rng);
     const name = `fz-pp-${i}`;
-    const body: Workflow = { ...workflow, metadata: { name }, spec: { ...workflow.spec, entrypoint: template.name, templates: [template] } };
+    const body: Workflow = {
+      ...workflow,
+      metadata: { name },
+      spec: { ...workflow.spec, entrypoint: template.name, templates: [template] },
+    };
     tt.tried++;
     try {
       await client.create(WORKFLOWS, ns, body);
@@ -57,7 +61,12 @@ export async function fuzzPodPolicy(rng: Prng, t: ClusterFuzzTarget, tally: Tall
     const text = stringify(container).replace(/privileged: true/, 'privileged: yes');
     tt.tried++;
     await client
-      .create(CONFIGMAPS, ns, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `fz-pps-${i}-executor-plugin`, labels: { 'workflows.plugflow.io/configmap-type': 'ExecutorPlugin' } }, data: { 'sidecar.container': text } })
+      .create(CONFIGMAPS, ns, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: `fz-pps-${i}-executor-plugin`, labels: { 'workflows.plugflow.io/configmap-type': 'ExecutorPlugin' } },
+        data: { 'sidecar.container': text },
+      })
       .catch((err: Error) => tally.fail(TARGET, `plugin ConfigMap ${i}: ${err.message.slice(0, 200)}`));
   }
 
@@ -81,7 +90,8 @@ export async function fuzzPodPolicy(rng: Prng, t: ClusterFuzzTarget, tally: Tall
     const bad = [...breaches(sent(pod), 'baseline', !isAgent), ...(isAgent ? sidecarBreaches(sent(pod)) : [])];
     if (wf.startsWith('fz-pp-')) created++;
     if (bad.length) tally.fail(TARGET, `pod ${pod.metadata?.name} of workflow ${wf} was created breaking the policy: ${bad.join(', ')}`);
-    if (isAgent && pod.spec?.containers.some((c) => c.name.startsWith('fz-pps-'))) tally.fail(TARGET, `agent pod ${pod.metadata?.name} carries a hostile plugin sidecar`);
+    if (isAgent && pod.spec?.containers.some((c) => c.name.startsWith('fz-pps-')))
+      tally.fail(TARGET, `agent pod ${pod.metadata?.name} carries a hostile plugin sidecar`);
   }
   const list = (await client.list<Workflow>(WORKFLOWS, { namespace: ns })).items.filter((w) => stored.includes(w.metadata.name!));
   let refused = 0;
@@ -94,5 +104,7 @@ export async function fuzzPodPolicy(rng: Prng, t: ClusterFuzzTarget, tally: Tall
   }
   tt.accepted += created;
   tt.rejected += refused;
-  log(`  pod-policy: ${stored.length} hostile workflows stored, ${created} pods created (all checked), ${refused} refused by the policy, ${pods.length} pods checked in all`);
+  log(
+    `  pod-policy: ${stored.length} hostile workflows stored, ${created} pods created (all checked), ${refused} refused by the policy, ${pods.length} pods checked in all`,
+  );
 }

@@ -16,7 +16,15 @@
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
-import { LABEL_WORKFLOW, parseUserJson, setOwn, UnsafeJsonError, type Workflow, type WorkflowEventBinding, type WorkflowSpec } from '../../src/api/index.js';
+import {
+  LABEL_WORKFLOW,
+  parseUserJson,
+  setOwn,
+  UnsafeJsonError,
+  type Workflow,
+  type WorkflowEventBinding,
+  type WorkflowSpec,
+} from '../../src/api/index.js';
 import { classifyReply } from '../../src/agent/plugin-client.js';
 import { checkReply } from '../../src/agent/reply-validation.js';
 import { expandLoop } from '../../src/engine/loop-items.js';
@@ -37,14 +45,24 @@ import { namesProblem, type Tally } from './tally.js';
 import { errorMessage } from '../../src/log/error-message.js';
 
 const MARK = 'pfFuzzPolluted';
-const PRIVILEGED = JSON.stringify({ hostPID: true, volumes: [{ name: 'h', hostPath: { path: '/' } }], containers: [{ name: 'main', securityContext: { privileged: true } }] });
+const PRIVILEGED = JSON.stringify({
+  hostPID: true,
+  volumes: [{ name: 'h', hostPath: { path: '/' } }],
+  containers: [{ name: 'main', securityContext: { privileged: true } }],
+});
 const UNSAFE_KEYS = ['__proto__', 'constructor', 'prototype'] as const;
 const PURE = 'prototype keys: in-process entry points';
 const SYSTEM = 'prototype keys: server and controller';
 const META = 'metacharacter values: rendered podSpecPatch';
 
 /** A payload that would make later objects privileged if it ever reached a prototype. */
-const payload = () => Object.fromEntries([[MARK, true], ['podSpecPatch', PRIVILEGED], ['hostPID', true], ['privileged', true]]);
+const payload = () =>
+  Object.fromEntries([
+    [MARK, true],
+    ['podSpecPatch', PRIVILEGED],
+    ['hostPID', true],
+    ['privileged', true],
+  ]);
 
 /** A JSON object with hostile keys at random places (built with setOwn: `__proto__` stays data). */
 function hostileDoc(rng: Prng): { value: Record<string, unknown>; label: string } {
@@ -57,7 +75,8 @@ function hostileDoc(rng: Prng): { value: Record<string, unknown>; label: string 
         const k = rng.pick(UNSAFE_KEYS);
         keys.push(k);
         setOwn(o, k, k === 'constructor' && rng.chance(0.6) ? Object.fromEntries([['prototype', payload()]]) : payload());
-      } else if (roll === 2 && depth > 0) setOwn(o, rng.pick(['containers', 'volumes', 'tolerations', 'list']), [node(depth - 1), node(depth - 1)]);
+      } else if (roll === 2 && depth > 0)
+        setOwn(o, rng.pick(['containers', 'volumes', 'tolerations', 'list']), [node(depth - 1), node(depth - 1)]);
       else if (depth > 0) setOwn(o, rng.pick(['securityContext', 'spec', 'a', 'nodeSelector']), node(depth - 1));
       else setOwn(o, rng.pick(['name', 'image', 'x']), 'main');
     }
@@ -79,7 +98,10 @@ function asText(rng: Prng, value: unknown): { text: string; form: string } {
     case 0:
       return { text: json, form: 'JSON' };
     case 1:
-      return { text: json.replaceAll('"__proto__"', '"\\u005f_proto__"').replaceAll('"constructor"', '"\\u0063onstructor"'), form: 'JSON with escapes' };
+      return {
+        text: json.replaceAll('"__proto__"', '"\\u005f_proto__"').replaceAll('"constructor"', '"\\u0063onstructor"'),
+        form: 'JSON with escapes',
+      };
     case 2:
       return { text: stringify(value), form: 'YAML' };
     default:
@@ -87,11 +109,24 @@ function asText(rng: Prng, value: unknown): { text: string; form: string } {
   }
 }
 
-const protoSnapshot = () => [Object.getOwnPropertyNames(Object.prototype).sort().join(','), Object.getOwnPropertyNames(Array.prototype).sort().join(',')].join('|');
+const protoSnapshot = () =>
+  [Object.getOwnPropertyNames(Object.prototype).sort().join(','), Object.getOwnPropertyNames(Array.prototype).sort().join(',')].join('|');
 
-const wf = (spec: WorkflowSpec, name = 'wf'): Workflow => ({ apiVersion: 'plugflow.io/v1alpha1', kind: 'Workflow', metadata: { name, namespace: 'ns', uid: `u-${name}` }, spec });
+const wf = (spec: WorkflowSpec, name = 'wf'): Workflow => ({
+  apiVersion: 'plugflow.io/v1alpha1',
+  kind: 'Workflow',
+  metadata: { name, namespace: 'ns', uid: `u-${name}` },
+  spec,
+});
 const container = { image: 'busybox', command: ['true'] };
-const cleanPod = () => buildStepPod({ workflow: wf({ templates: [] }, 'clean'), nodeId: 'n', podName: 'p', template: { name: 'main', container }, executorImage: 'x' });
+const cleanPod = () =>
+  buildStepPod({
+    workflow: wf({ templates: [] }, 'clean'),
+    nodeId: 'n',
+    podName: 'p',
+    template: { name: 'main', container },
+    executorImage: 'x',
+  });
 
 /** Runs `fn`; an error is fine when its message says something (the entry point refused). */
 function attempt(fn: () => unknown): void {
@@ -114,24 +149,54 @@ export function fuzzPrototypeKeysInProcess(rng: Prng, tally: Tally, per: number)
     t.tried++;
     try {
       const inline = JSON.parse(JSON.stringify(doc.value)) as Record<string, unknown>;
-      attempt(() => buildStepPod({ workflow: wf({ templates: [], podSpecPatch: text }), workflowPodSpecPatch: text, nodeId: 'n', podName: 'p', template: { name: 't', container, podSpecPatch: text }, executorImage: 'x' }));
+      attempt(() =>
+        buildStepPod({
+          workflow: wf({ templates: [], podSpecPatch: text }),
+          workflowPodSpecPatch: text,
+          nodeId: 'n',
+          podName: 'p',
+          template: { name: 't', container, podSpecPatch: text },
+          executorImage: 'x',
+        }),
+      );
       attempt(() => renderStructuredText(`${text}\n`.replace(/main/, '{{v}}'), 'f', (s) => s.replace('{{v}}', 'main')));
       attempt(() => parseUserJson(JSON.stringify(doc.value), 'body'));
-      const reply = classifyReply('fz', 200, JSON.stringify({ node: { phase: 'Succeeded', outputs: { artifacts: [{ name: 'a', s3: inline }] }, ...inline } }));
+      const reply = classifyReply(
+        'fz',
+        200,
+        JSON.stringify({ node: { phase: 'Succeeded', outputs: { artifacts: [{ name: 'a', s3: inline }] }, ...inline } }),
+      );
       if (reply.kind === 'reply') checkReply('fz', reply.reply);
-      const b = compileBinding({ metadata: { name: 'b', namespace: 'ns', uid: 'u' }, spec: { event: { selector: 'payload.constructor != nil || true' }, submit: { workflowTemplateRef: { name: 't' }, arguments: { parameters: [{ name: 'p', valueFrom: { event: 'payload' } }, { name: 'q', value: inline }] } } } } as unknown as WorkflowEventBinding);
+      const b = compileBinding({
+        metadata: { name: 'b', namespace: 'ns', uid: 'u' },
+        spec: {
+          event: { selector: 'payload.constructor != nil || true' },
+          submit: {
+            workflowTemplateRef: { name: 't' },
+            arguments: {
+              parameters: [
+                { name: 'p', valueFrom: { event: 'payload' } },
+                { name: 'q', value: inline },
+              ],
+            },
+          },
+        },
+      } as unknown as WorkflowEventBinding);
       let event: unknown;
       try {
         event = parseUserJson(JSON.stringify(doc.value), 'the event body');
       } catch (err) {
         if (!(err instanceof UnsafeJsonError)) throw err;
       }
-      if (event !== undefined && b.problems.length === 0) attempt(() => matches(b, eventEnvironment({ payload: event })) && evaluateSubmission(b, eventEnvironment({ payload: event })));
+      if (event !== undefined && b.problems.length === 0)
+        attempt(() => matches(b, eventEnvironment({ payload: event })) && evaluateSubmission(b, eventEnvironment({ payload: event })));
       const spec = { entrypoint: 'main', templates: [{ name: 'main', plugin: { fz: inline } }] } as unknown as WorkflowSpec;
       workflowShapeProblems(wf(spec));
       validateWorkflow(wf(spec));
       attempt(() => new World(spec).reconcile());
-      attempt(() => new World({ entrypoint: 'main', podSpecPatch: text, templates: [{ name: 'main', container, podSpecPatch: text }] }).reconcile());
+      attempt(() =>
+        new World({ entrypoint: 'main', podSpecPatch: text, templates: [{ name: 'main', container, podSpecPatch: text }] }).reconcile(),
+      );
       attempt(() => expandLoop({ withParam: JSON.stringify([doc.value]) }));
       applyMergePatch({}, inline);
       mergePatchDiff({ a: 1 }, inline);
@@ -139,13 +204,17 @@ export function fuzzPrototypeKeysInProcess(rng: Prng, tally: Tally, per: number)
       tally.fail(PURE, `${label}: ${errorMessage(err).slice(0, 200)}`);
     }
     const now = protoSnapshot();
-    if (now !== before || (({}) as Record<string, unknown>)[MARK] !== undefined) {
-      const added = [...Object.getOwnPropertyNames(Object.prototype), ...Object.getOwnPropertyNames(Array.prototype)].filter((k) => !before.split(/[|,]/).includes(k));
+    if (now !== before || ({} as Record<string, unknown>)[MARK] !== undefined) {
+      const added = [...Object.getOwnPropertyNames(Object.prototype), ...Object.getOwnPropertyNames(Array.prototype)].filter(
+        (k) => !before.split(/[|,]/).includes(k),
+      );
       tally.fail(PURE, `${label}: a prototype changed (new keys: ${added.join(', ')})`);
-      for (const k of Object.getOwnPropertyNames(Object.prototype)) if (!before.includes(k)) delete (Object.prototype as Record<string, unknown>)[k];
+      for (const k of Object.getOwnPropertyNames(Object.prototype))
+        if (!before.includes(k)) delete (Object.prototype as Record<string, unknown>)[k];
       continue;
     }
-    if (JSON.stringify(cleanPod()) !== reference) tally.fail(PURE, `${label}: a clean pod built afterwards differs from the one built before`);
+    if (JSON.stringify(cleanPod()) !== reference)
+      tally.fail(PURE, `${label}: a clean pod built afterwards differs from the one built before`);
     else t.accepted++;
   }
 }
@@ -153,7 +222,9 @@ export function fuzzPrototypeKeysInProcess(rng: Prng, tally: Tally, per: number)
 /** Waits for the controller to create the first pod of workflow `name`. */
 async function podOf(c: ClusterFuzzTarget, name: string, seconds = 60): Promise<V1Pod | undefined> {
   for (let i = 0; i < seconds; i++) {
-    const pods = await c.client.list<V1Pod>(PODS, { namespace: c.namespace, labelSelector: `${LABEL_WORKFLOW}=${name}` }).catch(() => undefined);
+    const pods = await c.client
+      .list<V1Pod>(PODS, { namespace: c.namespace, labelSelector: `${LABEL_WORKFLOW}=${name}` })
+      .catch(() => undefined);
     if (pods?.items.length) return pods.items[0];
     const phase = (await c.client.get<Workflow>(WORKFLOWS, c.namespace, name).catch(() => undefined))?.status?.phase;
     if (phase === 'Failed' || phase === 'Error') return undefined;
@@ -176,11 +247,17 @@ function podProblems(pod: V1Pod): string[] {
 async function cleanProbe(c: ClusterFuzzTarget, tally: Tally, name: string): Promise<void> {
   const t = tally.of(SYSTEM);
   t.tried++;
-  await c.client.create(WORKFLOWS, c.namespace, { apiVersion: 'plugflow.io/v1alpha1', kind: 'Workflow', metadata: { name }, spec: { entrypoint: 'main', templates: [{ name: 'main', container }] } });
+  await c.client.create(WORKFLOWS, c.namespace, {
+    apiVersion: 'plugflow.io/v1alpha1',
+    kind: 'Workflow',
+    metadata: { name },
+    spec: { entrypoint: 'main', templates: [{ name: 'main', container }] },
+  });
   const pod = await podOf(c, name);
   if (!pod) return tally.fail(SYSTEM, `clean probe ${name}: the controller made no pod within 60 s`);
   const problems = podProblems(pod);
-  if (problems.length) tally.fail(SYSTEM, `clean probe ${name} after hostile input got ${problems.join(', ')}: the controller process was polluted`);
+  if (problems.length)
+    tally.fail(SYSTEM, `clean probe ${name} after hostile input got ${problems.join(', ')}: the controller process was polluted`);
   else t.accepted++;
 }
 
@@ -191,7 +268,13 @@ export async function fuzzPrototypeKeysInSystem(rng: Prng, c: ClusterFuzzTarget,
     apiVersion: 'plugflow.io/v1alpha1',
     kind: 'WorkflowEventBinding',
     metadata: { name: 'fz-proto' },
-    spec: { event: { selector: 'payload.proto == true' }, submit: { workflowTemplateRef: { name: 'fz-canary' }, arguments: { parameters: [{ name: 'id', valueFrom: { event: 'payload.doc' } }] } } },
+    spec: {
+      event: { selector: 'payload.proto == true' },
+      submit: {
+        workflowTemplateRef: { name: 'fz-canary' },
+        arguments: { parameters: [{ name: 'id', valueFrom: { event: 'payload.doc' } }] },
+      },
+    },
   });
   await sleep(2000);
   for (let i = 0; i < per; i++) {
@@ -200,13 +283,21 @@ export async function fuzzPrototypeKeysInSystem(rng: Prng, c: ClusterFuzzTarget,
     const escaped = rng.chance(0.5);
     const raw = (v: unknown) => (escaped ? JSON.stringify(v).replaceAll('"__proto__"', '"\\u005f_proto__"') : JSON.stringify(v));
     // REST create: the hostile keys inside a template and in labels.
-    const body = raw({ workflow: { apiVersion: 'plugflow.io/v1alpha1', kind: 'Workflow', metadata: { generateName: 'fz-pr-', labels: inline }, spec: { entrypoint: 'main', templates: [{ name: 'main', container: { ...container, ...inline } }] } } });
+    const body = raw({
+      workflow: {
+        apiVersion: 'plugflow.io/v1alpha1',
+        kind: 'Workflow',
+        metadata: { generateName: 'fz-pr-', labels: inline },
+        spec: { entrypoint: 'main', templates: [{ name: 'main', container: { ...container, ...inline } }] },
+      },
+    });
     for (const [what, answer] of [
       ['REST create', await submitRaw(c, body)],
       ['event', await sendEvent(c.serverUrl, c.token, c.namespace, '', raw({ proto: true, doc: inline, ...inline }))],
     ] as const) {
       t.tried++;
-      if (answer.status === 200 || answer.status === 503 || (answer.status >= 400 && answer.status < 500 && namesProblem(answer.text))) t.accepted++;
+      if (answer.status === 200 || answer.status === 503 || (answer.status >= 400 && answer.status < 500 && namesProblem(answer.text)))
+        t.accepted++;
       else tally.fail(SYSTEM, `${what} with ${doc.label}: answered ${answer.status || answer.error}: ${answer.text.slice(0, 200)}`);
     }
     // Stored straight in the API server: the podSpecPatch texts (the pod builder in the
@@ -215,7 +306,13 @@ export async function fuzzPrototypeKeysInSystem(rng: Prng, c: ClusterFuzzTarget,
     const templates: unknown[] = [{ name: 'main', container, podSpecPatch: asText(rng, doc.value).text }];
     if (rng.chance(0.5)) templates.push({ name: 'p', plugin: { fz: inline } });
     const spec = { entrypoint: 'main', podSpecPatch: asText(rng, doc.value).text, templates };
-    await c.client.create(WORKFLOWS, c.namespace, JSON.parse(raw({ apiVersion: 'plugflow.io/v1alpha1', kind: 'Workflow', metadata: { name }, spec })) as unknown).catch(() => undefined);
+    await c.client
+      .create(
+        WORKFLOWS,
+        c.namespace,
+        JSON.parse(raw({ apiVersion: 'plugflow.io/v1alpha1', kind: 'Workflow', metadata: { name }, spec })) as unknown,
+      )
+      .catch(() => undefined);
   }
   await sleep(3000);
   await cleanProbe(c, tally, `fz-pk-clean-${rng.int(0, 1e6)}`);
@@ -246,7 +343,9 @@ const META_VALUES = [
 function metaPatches(rng: Prng, tag: string): { wf: string; tpl: string } {
   const patch = (env: string) => {
     const v = { containers: [{ name: 'main', env: [{ name: env, value: tag }] }] };
-    return rng.chance(0.5) ? JSON.stringify(v) : `containers:\n  - name: main\n    env:\n      - name: ${env}\n        value: ${rng.chance(0.5) ? `"${tag}"` : `'${tag}'`}\n`;
+    return rng.chance(0.5)
+      ? JSON.stringify(v)
+      : `containers:\n  - name: main\n    env:\n      - name: ${env}\n        value: ${rng.chance(0.5) ? `"${tag}"` : `'${tag}'`}\n`;
   };
   return { wf: patch('FZ_W'), tpl: patch('FZ_T') };
 }
@@ -259,13 +358,25 @@ export async function fuzzRenderedValues(rng: Prng, c: ClusterFuzzTarget, tally:
     apiVersion: 'plugflow.io/v1alpha1',
     kind: 'WorkflowTemplate',
     metadata: { name: 'fz-meta' },
-    spec: { entrypoint: 'main', arguments: { parameters: [{ name: 'v' }] }, podSpecPatch: viaEvent.wf, templates: [{ name: 'main', container, podSpecPatch: viaEvent.tpl }] },
+    spec: {
+      entrypoint: 'main',
+      arguments: { parameters: [{ name: 'v' }] },
+      podSpecPatch: viaEvent.wf,
+      templates: [{ name: 'main', container, podSpecPatch: viaEvent.tpl }],
+    },
   });
   await c.client.create(BINDINGS, c.namespace, {
     apiVersion: 'plugflow.io/v1alpha1',
     kind: 'WorkflowEventBinding',
     metadata: { name: 'fz-meta' },
-    spec: { event: { selector: 'payload.meta == true' }, submit: { workflowTemplateRef: { name: 'fz-meta' }, metadata: { labels: { 'fuzz.plugflow.io/meta': 'payload.id' } }, arguments: { parameters: [{ name: 'v', valueFrom: { event: 'payload.v' } }] } } },
+    spec: {
+      event: { selector: 'payload.meta == true' },
+      submit: {
+        workflowTemplateRef: { name: 'fz-meta' },
+        metadata: { labels: { 'fuzz.plugflow.io/meta': 'payload.id' } },
+        arguments: { parameters: [{ name: 'v', valueFrom: { event: 'payload.v' } }] },
+      },
+    },
   });
   await sleep(2000);
   for (let i = 0; i < per; i++) {
@@ -283,7 +394,8 @@ export async function fuzzRenderedValues(rng: Prng, c: ClusterFuzzTarget, tally:
       // 200 means accepted: the binding's workflow is created by the queue's workers soon after.
       let made: Workflow | undefined;
       for (let k = 0; k < 60 && !made; k++) {
-        made = (await c.client.list<Workflow>(WORKFLOWS, { namespace: c.namespace, labelSelector: `fuzz.plugflow.io/meta=${id}` })).items[0];
+        made = (await c.client.list<Workflow>(WORKFLOWS, { namespace: c.namespace, labelSelector: `fuzz.plugflow.io/meta=${id}` }))
+          .items[0];
         if (!made) await sleep(500);
       }
       if (!made) {
@@ -297,7 +409,12 @@ export async function fuzzRenderedValues(rng: Prng, c: ClusterFuzzTarget, tally:
         apiVersion: 'plugflow.io/v1alpha1',
         kind: 'Workflow',
         metadata: { name },
-        spec: { entrypoint: 'main', arguments: { parameters: [{ name: 'v', value }] }, podSpecPatch: p.wf, templates: [{ name: 'main', container, podSpecPatch: p.tpl }] },
+        spec: {
+          entrypoint: 'main',
+          arguments: { parameters: [{ name: 'v', value }] },
+          podSpecPatch: p.wf,
+          templates: [{ name: 'main', container, podSpecPatch: p.tpl }],
+        },
       });
     }
     const pod = await podOf(c, name);

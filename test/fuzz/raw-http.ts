@@ -103,7 +103,10 @@ function parse(all: Buffer): Omit<RawResponse, 'hung'> {
   if (!m) return { status: 0, headers: {}, body: text.slice(0, 500) };
   const end = text.indexOf('\r\n\r\n');
   const headers: Record<string, string> = {};
-  for (const line of text.slice(0, end < 0 ? undefined : end).split('\r\n').slice(1)) {
+  for (const line of text
+    .slice(0, end < 0 ? undefined : end)
+    .split('\r\n')
+    .slice(1)) {
     const i = line.indexOf(':');
     if (i > 0) headers[line.slice(0, i).trim().toLowerCase()] = line.slice(i + 1).trim();
   }

@@ -57,13 +57,24 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
         apiVersion: 'plugflow.io/v1alpha1',
         kind: 'WorkflowTemplate',
         metadata: { name: 'fz-canary' },
-        spec: { entrypoint: 'main', arguments: { parameters: [{ name: 'id', value: 'none' }] }, templates: [{ name: 'main', container: { image: 'busybox', command: ['echo', '{{workflow.parameters.id}}'] } }] },
+        spec: {
+          entrypoint: 'main',
+          arguments: { parameters: [{ name: 'id', value: 'none' }] },
+          templates: [{ name: 'main', container: { image: 'busybox', command: ['echo', '{{workflow.parameters.id}}'] } }],
+        },
       });
       await client.create(BINDINGS, NS, {
         apiVersion: 'plugflow.io/v1alpha1',
         kind: 'WorkflowEventBinding',
         metadata: { name: 'aaa-canary' },
-        spec: { event: { selector: 'payload.canary == true' }, submit: { workflowTemplateRef: { name: 'fz-canary' }, metadata: { labels: { 'fuzz.plugflow.io/canary': 'payload.id' } }, arguments: { parameters: [{ name: 'id', valueFrom: { event: 'payload.id' } }] } } },
+        spec: {
+          event: { selector: 'payload.canary == true' },
+          submit: {
+            workflowTemplateRef: { name: 'fz-canary' },
+            metadata: { labels: { 'fuzz.plugflow.io/canary': 'payload.id' } },
+            arguments: { parameters: [{ name: 'id', valueFrom: { event: 'payload.id' } }] },
+          },
+        },
       });
       await client.create(CONFIGMAPS, NS, soakPluginConfigMaps(NS, 17_300)[0]);
     },
@@ -74,21 +85,35 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
       namespace: NS,
       serverUrl: system.serverUrl,
       token: system.adminToken,
-      controllerLog: () => Array.from({ length: system.controller.incarnation }, (_, i) => safeRead(system.controller.logPath(i + 1))).join('\n'),
+      controllerLog: () =>
+        Array.from({ length: system.controller.incarnation }, (_, i) => safeRead(system.controller.logPath(i + 1))).join('\n'),
     };
     // Canaries accepted before any hostile input: they must come through whole.
     const canaryName = `canary-${o.seed}`;
     const submitted = await submitWorkflow(system.serverUrl, system.adminToken, CANARY_NS, buildWorkflow('dag', canaryName));
-    if (submitted.status !== 200) throw new Error(`the canary workflow was refused before the fuzz: ${submitted.status} ${submitted.text || submitted.error}`);
+    if (submitted.status !== 200)
+      throw new Error(`the canary workflow was refused before the fuzz: ${submitted.status} ${submitted.text || submitted.error}`);
     await canaryEvent(target, tally, 'before the fuzz');
 
     say(`server: ${o.per} inputs per endpoint group`);
     const port = Number(new URL(system.serverUrl).port);
-    await fuzzServer(rng.fork('server'), { port, token: system.adminToken, namespace: NS, alive: () => system.server.pid !== undefined }, tally, o.per, say);
+    await fuzzServer(
+      rng.fork('server'),
+      { port, token: system.adminToken, namespace: NS, alive: () => system.server.pid !== undefined },
+      tally,
+      o.per,
+      say,
+    );
     await canaryEvent(target, tally, 'after the server fuzz');
 
     say(`server abuse: stalled/trickled/oversized/unauthenticated requests and token floods, ${Math.max(1, Math.ceil(o.per / 25))} rounds`);
-    await fuzzServerAbuse(rng.fork('server-abuse'), { port, token: system.adminToken, namespace: NS, metricsUrl: system.serverMetricsUrl, alive: () => system.server.pid !== undefined }, tally, o.per, say);
+    await fuzzServerAbuse(
+      rng.fork('server-abuse'),
+      { port, token: system.adminToken, namespace: NS, metricsUrl: system.serverMetricsUrl, alive: () => system.server.pid !== undefined },
+      tally,
+      o.per,
+      say,
+    );
     await canaryEvent(target, tally, 'after the server abuse');
 
     say(`agent: ${o.per} tasks against a hostile plugin`);
@@ -117,16 +142,28 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
       if (!['Succeeded', 'Failed', 'Error'].includes(phase ?? '')) await sleep(1000);
     }
     if (phase === 'Succeeded') canaries.accepted++;
-    else tally.fail(canaries.target, `canary workflow ${CANARY_NS}/${canaryName} accepted before the fuzz ended ${phase ?? 'without a phase'}`);
+    else
+      tally.fail(
+        canaries.target,
+        `canary workflow ${CANARY_NS}/${canaryName} accepted before the fuzz ended ${phase ?? 'without a phase'}`,
+      );
     await canaryEvent(target, tally, 'at the end');
 
     const liveness = tally.of('processes');
     for (const c of [system.controller, system.server]) {
       liveness.tried++;
-      for (const e of c.unexpectedExits()) tally.fail(liveness.target, `${c.spec.name} exited on its own (${e.code ?? e.signal}); see ${c.logPath(e.incarnation)}`);
+      for (const e of c.unexpectedExits())
+        tally.fail(liveness.target, `${c.spec.name} exited on its own (${e.code ?? e.signal}); see ${c.logPath(e.incarnation)}`);
       if (!c.pid) tally.fail(liveness.target, `${c.spec.name} is not running at the end`);
     }
-    return { seed: o.seed, per: o.per, seconds: (Date.now() - t0) / 1000, targets: tally.all(), failures: tally.failures(), logDir: `${o.dir}/logs` };
+    return {
+      seed: o.seed,
+      per: o.per,
+      seconds: (Date.now() - t0) / 1000,
+      targets: tally.all(),
+      failures: tally.failures(),
+      logDir: `${o.dir}/logs`,
+    };
   } finally {
     await closeHttp();
     await system.stop();
@@ -142,11 +179,20 @@ function safeRead(path: string): string {
 }
 
 export function fuzzText(r: FuzzReport): string {
-  const lines = [`fuzz — seed ${r.seed}, ${r.per} inputs per target, ${r.seconds.toFixed(0)} s`, '  target                                                        tried  accepted  rejected  failures'];
-  for (const t of r.targets) lines.push(`  ${t.target.padEnd(60)} ${String(t.tried).padStart(6)} ${String(t.accepted).padStart(9)} ${String(t.rejected).padStart(9)} ${String(t.failures.length).padStart(9)}`);
+  const lines = [
+    `fuzz — seed ${r.seed}, ${r.per} inputs per target, ${r.seconds.toFixed(0)} s`,
+    '  target                                                        tried  accepted  rejected  failures',
+  ];
+  for (const t of r.targets)
+    lines.push(
+      `  ${t.target.padEnd(60)} ${String(t.tried).padStart(6)} ${String(t.accepted).padStart(9)} ${String(t.rejected).padStart(9)} ${String(t.failures.length).padStart(9)}`,
+    );
   for (const t of r.targets) for (const f of grouped(t.failures)) lines.push(`  FAIL ${t.target}: ${f}`);
   for (const t of r.targets) for (const w of t.warnings) lines.push(`  note ${t.target}: ${w}`);
-  lines.push(r.failures ? `${r.failures} FAILURES` : 'no crash, no hang, every rejection named its problem, every canary came through', `component logs: ${r.logDir}`);
+  lines.push(
+    r.failures ? `${r.failures} FAILURES` : 'no crash, no hang, every rejection named its problem, every canary came through',
+    `component logs: ${r.logDir}`,
+  );
   return lines.join('\n');
 }
 
@@ -158,7 +204,12 @@ function grouped(lines: string[]): string[] {
 }
 
 /** Safe in a Markdown list: no table pipes, no raw HTML, no control characters. */
-const md = (text: string) => text.replace(/\|/g, '\\|').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/[\u0000-\u001f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const md = (text: string) =>
+  text
+    .replace(/\|/g, '\\|')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/[\u0000-\u001f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 export function fuzzMarkdown(r: FuzzReport, machine: string): string {
   return [
@@ -169,8 +220,21 @@ export function fuzzMarkdown(r: FuzzReport, machine: string): string {
     ...r.targets.map((t) => `| ${t.target} | ${t.tried} | ${t.accepted} | ${t.rejected} | ${t.failures.length} | ${t.warnings.length} |`),
     '',
     `Crashes: ${r.targets.find((t) => t.target === 'processes')?.failures.length ?? 0}. Failures in all: ${r.failures}.`,
-    ...(r.failures ? ['', 'Failures:', '', ...r.targets.flatMap((t) => grouped(t.failures).slice(0, 15).map((f) => `- ${md(t.target)}: ${md(f)}`))] : []),
-    ...(r.targets.some((t) => t.warnings.length) ? ['', 'Notes (not failures):', '', ...r.targets.flatMap((t) => t.warnings.slice(0, 5).map((w) => `- ${md(t.target)}: ${md(w)}`))] : []),
+    ...(r.failures
+      ? [
+          '',
+          'Failures:',
+          '',
+          ...r.targets.flatMap((t) =>
+            grouped(t.failures)
+              .slice(0, 15)
+              .map((f) => `- ${md(t.target)}: ${md(f)}`),
+          ),
+        ]
+      : []),
+    ...(r.targets.some((t) => t.warnings.length)
+      ? ['', 'Notes (not failures):', '', ...r.targets.flatMap((t) => t.warnings.slice(0, 5).map((w) => `- ${md(t.target)}: ${md(w)}`))]
+      : []),
     '',
   ].join('\n');
 }

@@ -54,7 +54,13 @@ function hold(port: number, head: string, sent: Buffer | string, waitMs: number)
       const text = Buffer.concat(chunks).toString('utf8');
       const end = text.indexOf('\r\n\r\n');
       const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(text)?.[1] ?? 0);
-      resolve({ status, body: end < 0 ? '' : text.slice(end + 4), answeredMs: chunks.length ? performance.now() - t0 : undefined, closed, socket });
+      resolve({
+        status,
+        body: end < 0 ? '' : text.slice(end + 4),
+        answeredMs: chunks.length ? performance.now() - t0 : undefined,
+        closed,
+        socket,
+      });
     };
     const timer = setTimeout(() => settle(false), waitMs);
     socket.once('connect', () => socket.write(head + (typeof sent === 'string' ? sent : sent.toString('latin1'))));
@@ -85,14 +91,31 @@ async function rss(url: string): Promise<number | undefined> {
 
 async function healthy(port: number): Promise<string | undefined> {
   const t0 = performance.now();
-  const a = await send(port, { method: 'GET', path: '/healthz', headers: [['Host', '127.0.0.1'], ['Connection', 'close']] }, 5000);
+  const a = await send(
+    port,
+    {
+      method: 'GET',
+      path: '/healthz',
+      headers: [
+        ['Host', '127.0.0.1'],
+        ['Connection', 'close'],
+      ],
+    },
+    5000,
+  );
   const ms = performance.now() - t0;
   if (a.status !== 200) return `/healthz answered ${a.status || 'nothing'}${a.hung ? ' (hung)' : ''}`;
   if (ms > 2000) return `/healthz took ${Math.round(ms)} ms`;
   return undefined;
 }
 
-export async function fuzzServerAbuse(rng: Prng, target: ServerAbuseTarget, tally: Tally, per: number, log: (l: string) => void): Promise<void> {
+export async function fuzzServerAbuse(
+  rng: Prng,
+  target: ServerAbuseTarget,
+  tally: Tally,
+  per: number,
+  log: (l: string) => void,
+): Promise<void> {
   const t = tally.of(TARGET);
   const baseline = await rss(target.metricsUrl);
   if (baseline === undefined) tally.warn(TARGET, `no process_resident_memory_bytes at ${target.metricsUrl}: memory not checked`);
@@ -102,7 +125,8 @@ export async function fuzzServerAbuse(rng: Prng, target: ServerAbuseTarget, tall
     t.tried++;
     if (a.status === 0) return tally.fail(TARGET, `${what}: no answer${a.closed ? ' (closed)' : ' (hung)'} while the body was still owed`);
     if (!expected.includes(a.status)) return tally.fail(TARGET, `${what}: answered ${a.status}, expected ${expected.join('/')}`);
-    if (!namesProblem(a.body)) return tally.fail(TARGET, `${what}: ${a.status} without a JSON message naming the problem: ${a.body.slice(0, 120)}`);
+    if (!namesProblem(a.body))
+      return tally.fail(TARGET, `${what}: ${a.status} without a JSON message naming the problem: ${a.body.slice(0, 120)}`);
     t.rejected++;
   };
   const checkpoint = async (when: string) => {
@@ -111,7 +135,11 @@ export async function fuzzServerAbuse(rng: Prng, target: ServerAbuseTarget, tall
     const now = await rss(target.metricsUrl);
     if (now !== undefined && baseline !== undefined) {
       peak = Math.max(peak, now);
-      if (now - baseline > MAX_RSS_GROWTH) tally.fail(TARGET, `${when}: resident memory ${Math.round(now / 2 ** 20)} MiB, ${Math.round((now - baseline) / 2 ** 20)} MiB above the start`);
+      if (now - baseline > MAX_RSS_GROWTH)
+        tally.fail(
+          TARGET,
+          `${when}: resident memory ${Math.round(now / 2 ** 20)} MiB, ${Math.round((now - baseline) / 2 ** 20)} MiB above the start`,
+        );
     }
   };
 
@@ -124,7 +152,10 @@ export async function fuzzServerAbuse(rng: Prng, target: ServerAbuseTarget, tall
         const path = rng.chance(0.5) ? `/api/v1/workflows/${target.namespace}` : `/api/v1/events/${target.namespace}/`;
         const auth = rng.pick(auths);
         const sent = Buffer.alloc(rng.int(0, 256 * 1024), 0x78);
-        return hold(target.port, head(path, 1024 * 1024 - 1, auth), sent, 10_000).then((a) => ({ a, what: `stalled upload to ${path} with ${auth ? auth.slice(0, 20) : 'no Authorization'}` }));
+        return hold(target.port, head(path, 1024 * 1024 - 1, auth), sent, 10_000).then((a) => ({
+          a,
+          what: `stalled upload to ${path} with ${auth ? auth.slice(0, 20) : 'no Authorization'}`,
+        }));
       }),
     );
     await checkpoint(`round ${round}: while ${sockets} refused uploads stall`);
@@ -135,13 +166,21 @@ export async function fuzzServerAbuse(rng: Prng, target: ServerAbuseTarget, tall
 
     // 2. Stalled uploads WITH the token: the body is awaited, within the byte budget; /healthz stays prompt.
     const owed = await Promise.all(
-      Array.from({ length: rng.int(5, 40) }, () => hold(target.port, head(`/api/v1/events/${target.namespace}/`, 1024 * 1024 - 1, `Bearer ${target.token}`), Buffer.alloc(rng.int(1, 64 * 1024), 0x20), 1500)),
+      Array.from({ length: rng.int(5, 40) }, () =>
+        hold(
+          target.port,
+          head(`/api/v1/events/${target.namespace}/`, 1024 * 1024 - 1, `Bearer ${target.token}`),
+          Buffer.alloc(rng.int(1, 64 * 1024), 0x20),
+          1500,
+        ),
+      ),
     );
     await checkpoint(`round ${round}: while ${owed.length} authenticated uploads stall`);
     for (const a of owed) {
       t.tried++;
       // Nothing yet (waiting for the body) or 503 when the budget is full: both fine, nothing else.
-      if (a.status !== 0 && a.status !== 503) tally.fail(TARGET, `authenticated stalled upload answered ${a.status} before its body arrived`);
+      if (a.status !== 0 && a.status !== 503)
+        tally.fail(TARGET, `authenticated stalled upload answered ${a.status} before its body arrived`);
       else t.accepted++;
       a.socket.destroy();
     }
@@ -149,15 +188,42 @@ export async function fuzzServerAbuse(rng: Prng, target: ServerAbuseTarget, tall
     // 3. Trickle: a small event a few bytes at a time, with and without the token.
     for (const auth of [`Bearer ${target.token}`, undefined]) {
       const body = Buffer.from(JSON.stringify({ fuzz: 'trickle', n: rng.int(0, 1e6) }));
-      const a = await send(target.port, { method: 'POST', path: `/api/v1/events/${target.namespace}/`, headers: [['Host', '127.0.0.1'], ['Connection', 'close'], ['Content-Type', 'application/json'], ['Content-Length', String(body.length)], ...(auth ? [['Authorization', auth] as [string, string]] : [])], body, trickleMs: rng.int(20, 120) }, 40_000);
+      const a = await send(
+        target.port,
+        {
+          method: 'POST',
+          path: `/api/v1/events/${target.namespace}/`,
+          headers: [
+            ['Host', '127.0.0.1'],
+            ['Connection', 'close'],
+            ['Content-Type', 'application/json'],
+            ['Content-Length', String(body.length)],
+            ...(auth ? [['Authorization', auth] as [string, string]] : []),
+          ],
+          body,
+          trickleMs: rng.int(20, 120),
+        },
+        40_000,
+      );
       t.tried++;
-      if (a.hung || a.status === 0) tally.fail(TARGET, `trickled event ${auth ? 'with' : 'without'} a token: ${a.hung ? 'hung' : 'no answer'}`);
-      else if (auth ? ![200, 408, 503].includes(a.status) : a.status !== 401) tally.fail(TARGET, `trickled event ${auth ? 'with' : 'without'} a token answered ${a.status}`);
+      if (a.hung || a.status === 0)
+        tally.fail(TARGET, `trickled event ${auth ? 'with' : 'without'} a token: ${a.hung ? 'hung' : 'no answer'}`);
+      else if (auth ? ![200, 408, 503].includes(a.status) : a.status !== 401)
+        tally.fail(TARGET, `trickled event ${auth ? 'with' : 'without'} a token answered ${a.status}`);
       else t.accepted++;
     }
 
     // 4. Many idle sockets at once (under the connection cap): the server still answers.
-    const idle = await Promise.all(Array.from({ length: rng.int(100, 800) }, () => new Promise<Socket>((r) => { const c = connect({ port: target.port, host: '127.0.0.1' }, () => r(c)); c.on('error', () => r(c)); })));
+    const idle = await Promise.all(
+      Array.from(
+        { length: rng.int(100, 800) },
+        () =>
+          new Promise<Socket>((r) => {
+            const c = connect({ port: target.port, host: '127.0.0.1' }, () => r(c));
+            c.on('error', () => r(c));
+          }),
+      ),
+    );
     await checkpoint(`round ${round}: with ${idle.length} idle sockets open`);
     for (const c of idle) c.destroy();
     t.tried++;
@@ -168,7 +234,21 @@ export async function fuzzServerAbuse(rng: Prng, target: ServerAbuseTarget, tall
     for (let i = 0; i < flood; i += 100) {
       const answers = await Promise.all(
         Array.from({ length: Math.min(100, flood - i) }, (_, j) =>
-          send(target.port, { method: 'POST', path: `/api/v1/events/${target.namespace}/`, headers: [['Host', '127.0.0.1'], ['Connection', 'close'], ['Authorization', `Bearer flood-${round}-${i + j}-${'q'.repeat(rng.int(10, 16_000))}`], ['Content-Length', '2']], body: Buffer.from('{}') }, 10_000),
+          send(
+            target.port,
+            {
+              method: 'POST',
+              path: `/api/v1/events/${target.namespace}/`,
+              headers: [
+                ['Host', '127.0.0.1'],
+                ['Connection', 'close'],
+                ['Authorization', `Bearer flood-${round}-${i + j}-${'q'.repeat(rng.int(10, 16_000))}`],
+                ['Content-Length', '2'],
+              ],
+              body: Buffer.from('{}'),
+            },
+            10_000,
+          ),
         ),
       );
       for (const a of answers) {
@@ -176,12 +256,16 @@ export async function fuzzServerAbuse(rng: Prng, target: ServerAbuseTarget, tall
         if (a.status === 401 || a.status === 429) {
           refused++;
           t.rejected++;
-        } else if (a.status === 431) t.rejected++; // the header is larger than node's header limit
+        } else if (a.status === 431)
+          t.rejected++; // the header is larger than node's header limit
         else tally.fail(TARGET, `flood token answered ${a.status || (a.hung ? 'nothing (hung)' : 'nothing')}`);
       }
     }
     await checkpoint(`round ${round}: after ${flood} made-up tokens`);
-    log(`  server abuse: round ${round + 1}/${rounds}: ${sockets} refused stalls, ${owed.length} owed uploads, ${idle.length} idle sockets, ${refused}/${flood} flood tokens refused`);
+    log(
+      `  server abuse: round ${round + 1}/${rounds}: ${sockets} refused stalls, ${owed.length} owed uploads, ${idle.length} idle sockets, ${refused}/${flood} flood tokens refused`,
+    );
   }
-  if (baseline !== undefined) log(`  server abuse: resident memory ${Math.round(baseline / 2 ** 20)} MiB at the start, peak ${Math.round(peak / 2 ** 20)} MiB`);
+  if (baseline !== undefined)
+    log(`  server abuse: resident memory ${Math.round(baseline / 2 ** 20)} MiB at the start, peak ${Math.round(peak / 2 ** 20)} MiB`);
 }

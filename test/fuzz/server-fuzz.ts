@@ -71,44 +71,173 @@ function hostileBody(rng: Prng, valid: unknown): { label: string; body: Buffer }
 
 /** Header and framing tricks around a body (the path and token stay valid). */
 function trick(rng: Prng, method: string, path: string, token: string, body: Buffer): { label: string; req: RawRequest } {
-  const base: [string, string][] = [['Host', '127.0.0.1'], ['Connection', 'close'], ['Authorization', `Bearer ${token}`]];
+  const base: [string, string][] = [
+    ['Host', '127.0.0.1'],
+    ['Connection', 'close'],
+    ['Authorization', `Bearer ${token}`],
+  ];
   switch (rng.int(0, 16)) {
     case 0:
-      return { label: 'two different Content-Lengths', req: { method, path, headers: [...base, ['Content-Length', String(body.length)], ['Content-Length', String(body.length + 5)]], body } };
+      return {
+        label: 'two different Content-Lengths',
+        req: {
+          method,
+          path,
+          headers: [...base, ['Content-Length', String(body.length)], ['Content-Length', String(body.length + 5)]],
+          body,
+        },
+      };
     case 1:
-      return { label: 'Content-Length and chunked', req: { method, path, headers: [...base, ['Content-Length', String(body.length)], ['Transfer-Encoding', 'chunked']], body: Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from('\r\n0\r\n\r\n')]) } };
+      return {
+        label: 'Content-Length and chunked',
+        req: {
+          method,
+          path,
+          headers: [...base, ['Content-Length', String(body.length)], ['Transfer-Encoding', 'chunked']],
+          body: Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from('\r\n0\r\n\r\n')]),
+        },
+      };
     case 2:
-      return { label: 'bad chunk size', req: { method, path, headers: [...base, ['Transfer-Encoding', 'chunked']], body: Buffer.from('zz\r\nabc\r\n0\r\n\r\n') } };
+      return {
+        label: 'bad chunk size',
+        req: { method, path, headers: [...base, ['Transfer-Encoding', 'chunked']], body: Buffer.from('zz\r\nabc\r\n0\r\n\r\n') },
+      };
     case 3:
-      return { label: 'chunked, valid', req: { method, path, headers: [...base, ['Content-Type', 'application/json'], ['Transfer-Encoding', 'chunked']], body: Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from('\r\n0\r\n\r\n')]) } };
+      return {
+        label: 'chunked, valid',
+        req: {
+          method,
+          path,
+          headers: [...base, ['Content-Type', 'application/json'], ['Transfer-Encoding', 'chunked']],
+          body: Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from('\r\n0\r\n\r\n')]),
+        },
+      };
     case 4:
-      return { label: '20 KB header value', req: { method, path, headers: [...base, ['X-Big', 'v'.repeat(20_000)], ['Content-Length', String(body.length)]], body } };
+      return {
+        label: '20 KB header value',
+        req: { method, path, headers: [...base, ['X-Big', 'v'.repeat(20_000)], ['Content-Length', String(body.length)]], body },
+      };
     case 5:
-      return { label: '1500 x- headers', req: { method, path, headers: [...base, ...Array.from({ length: 1500 }, (_, i): [string, string] => [`X-H${i}`, String(i)]), ['Content-Length', String(body.length)]], body } };
+      return {
+        label: '1500 x- headers',
+        req: {
+          method,
+          path,
+          headers: [
+            ...base,
+            ...Array.from({ length: 1500 }, (_, i): [string, string] => [`X-H${i}`, String(i)]),
+            ['Content-Length', String(body.length)],
+          ],
+          body,
+        },
+      };
     case 6: {
-      const auth = rng.pick(['Bearer', 'Bearer ', `Bearer ${'a'.repeat(8000)}`, 'Basic YWRtaW46YWRtaW4=', `bearer ${token}`, `Bearer ${token} extra`, 'Bearer \u00ff\u00fe', `Bearer ${token}\t`]);
-      return { label: `Authorization ${short(auth)}`, req: { method, path, headers: [['Host', '127.0.0.1'], ['Connection', 'close'], ['Authorization', auth], ['Content-Length', String(body.length)]], body } };
+      const auth = rng.pick([
+        'Bearer',
+        'Bearer ',
+        `Bearer ${'a'.repeat(8000)}`,
+        'Basic YWRtaW46YWRtaW4=',
+        `bearer ${token}`,
+        `Bearer ${token} extra`,
+        'Bearer \u00ff\u00fe',
+        `Bearer ${token}\t`,
+      ]);
+      return {
+        label: `Authorization ${short(auth)}`,
+        req: {
+          method,
+          path,
+          headers: [
+            ['Host', '127.0.0.1'],
+            ['Connection', 'close'],
+            ['Authorization', auth],
+            ['Content-Length', String(body.length)],
+          ],
+          body,
+        },
+      };
     }
     case 7:
-      return { label: 'two Authorization headers', req: { method, path, headers: [...base, ['Authorization', 'Bearer nope'], ['Content-Length', String(body.length)]], body } };
+      return {
+        label: 'two Authorization headers',
+        req: { method, path, headers: [...base, ['Authorization', 'Bearer nope'], ['Content-Length', String(body.length)]], body },
+      };
     case 8: {
-      const ct = rng.pick(['application/json; charset=utf-16', 'text/plain', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', '', 'application/json; charset=nope', '*/*']);
-      return { label: `Content-Type ${JSON.stringify(ct)}`, req: { method, path, headers: [...base, ['Content-Type', ct], ['Content-Length', String(body.length)]], body } };
+      const ct = rng.pick([
+        'application/json; charset=utf-16',
+        'text/plain',
+        'multipart/form-data; boundary=x',
+        'application/x-www-form-urlencoded',
+        '',
+        'application/json; charset=nope',
+        '*/*',
+      ]);
+      return {
+        label: `Content-Type ${JSON.stringify(ct)}`,
+        req: { method, path, headers: [...base, ['Content-Type', ct], ['Content-Length', String(body.length)]], body },
+      };
     }
     case 9:
-      return { label: 'Content-Encoding gzip on a plain body', req: { method, path, headers: [...base, ['Content-Type', 'application/json'], ['Content-Encoding', 'gzip'], ['Content-Length', String(body.length)]], body } };
+      return {
+        label: 'Content-Encoding gzip on a plain body',
+        req: {
+          method,
+          path,
+          headers: [...base, ['Content-Type', 'application/json'], ['Content-Encoding', 'gzip'], ['Content-Length', String(body.length)]],
+          body,
+        },
+      };
     case 10:
-      return { label: 'no Host header', req: { method, path, headers: base.filter(([k]) => k !== 'Host').concat([['Content-Length', String(body.length)]]), body } };
+      return {
+        label: 'no Host header',
+        req: { method, path, headers: base.filter(([k]) => k !== 'Host').concat([['Content-Length', String(body.length)]]), body },
+      };
     case 11:
-      return { label: 'bad header name', req: { method, path, headers: [...base, ['X Bad(name)', 'v'], ['Content-Length', String(body.length)]], body } };
+      return {
+        label: 'bad header name',
+        req: { method, path, headers: [...base, ['X Bad(name)', 'v'], ['Content-Length', String(body.length)]], body },
+      };
     case 12:
-      return { label: 'LF-only line ends', req: { method, path, headers: [], raw: Buffer.concat([Buffer.from(`${method} ${path} HTTP/1.1\nHost: 127.0.0.1\nConnection: close\nAuthorization: Bearer ${token}\nContent-Length: ${body.length}\n\n`), body]) } };
+      return {
+        label: 'LF-only line ends',
+        req: {
+          method,
+          path,
+          headers: [],
+          raw: Buffer.concat([
+            Buffer.from(
+              `${method} ${path} HTTP/1.1\nHost: 127.0.0.1\nConnection: close\nAuthorization: Bearer ${token}\nContent-Length: ${body.length}\n\n`,
+            ),
+            body,
+          ]),
+        },
+      };
     case 13:
-      return { label: 'Content-Length larger than the body, then end of stream', req: { method, path, headers: [...base, ['Content-Length', String(body.length + 100)]], body, endAfterWrite: true } };
+      return {
+        label: 'Content-Length larger than the body, then end of stream',
+        req: { method, path, headers: [...base, ['Content-Length', String(body.length + 100)]], body, endAfterWrite: true },
+      };
     case 14:
-      return { label: 'slow trickle', req: { method, path, headers: [...base, ['Content-Type', 'application/json'], ['Content-Length', String(Math.min(body.length, 200))]], body: body.subarray(0, 200), trickleMs: 20 } };
+      return {
+        label: 'slow trickle',
+        req: {
+          method,
+          path,
+          headers: [...base, ['Content-Type', 'application/json'], ['Content-Length', String(Math.min(body.length, 200))]],
+          body: body.subarray(0, 200),
+          trickleMs: 20,
+        },
+      };
     case 15:
-      return { label: 'Expect: 100-continue', req: { method, path, headers: [...base, ['Expect', '100-continue'], ['Content-Type', 'application/json'], ['Content-Length', String(body.length)]], body } };
+      return {
+        label: 'Expect: 100-continue',
+        req: {
+          method,
+          path,
+          headers: [...base, ['Expect', '100-continue'], ['Content-Type', 'application/json'], ['Content-Length', String(body.length)]],
+          body,
+        },
+      };
     default:
       return { label: 'negative Content-Length', req: { method, path, headers: [...base, ['Content-Length', '-1']], body } };
   }
@@ -148,27 +277,53 @@ function inputs(rng: Prng, t: ServerFuzzTarget, per: number): Input[] {
   for (let i = 0; i < per; i++) {
     const b = hostileBody(rng, event);
     const disc = rng.chance(0.7) ? '' : percent(hostileString(rng).slice(0, 100));
-    out.push({ target: 'POST /api/v1/events/{ns}/{discriminator}: bodies', label: b.label, req: request('POST', `/api/v1/events/${ns}/${disc}`, t.token, b.body, [['X-Fuzz', String(i)]]) });
+    out.push({
+      target: 'POST /api/v1/events/{ns}/{discriminator}: bodies',
+      label: b.label,
+      req: request('POST', `/api/v1/events/${ns}/${disc}`, t.token, b.body, [['X-Fuzz', String(i)]]),
+    });
     const tr = trick(rng, 'POST', `/api/v1/events/${ns}/`, t.token, Buffer.from(JSON.stringify(event)));
     out.push({ target: 'POST /api/v1/events/{ns}/{discriminator}: headers and framing', label: tr.label, req: tr.req });
   }
   for (let i = 0; i < per; i++) {
     const valid = { namespace: ns, workflow: buildWorkflow('container', `fz-${i}-${rng.int(0, 1e9).toString(36)}`) };
     const b = hostileBody(rng, rng.chance(0.5) ? valid : valid.workflow);
-    out.push({ target: 'POST /api/v1/workflows/{ns}: bodies', label: b.label, req: request('POST', `/api/v1/workflows/${ns}`, t.token, b.body) });
+    out.push({
+      target: 'POST /api/v1/workflows/{ns}: bodies',
+      label: b.label,
+      req: request('POST', `/api/v1/workflows/${ns}`, t.token, b.body),
+    });
     const m = mutate(rng, valid.workflow, rng.int(1, 4));
-    out.push({ target: 'POST /api/v1/workflows/{ns}: malformed workflows', label: m.changes.join('; '), req: request('POST', `/api/v1/workflows/${ns}`, t.token, json({ namespace: ns, serverDryRun: rng.chance(0.3), workflow: m.value })) });
-    const tr = trick(rng, 'POST', `/api/v1/workflows/${ns}`, t.token, json({ namespace: ns, serverDryRun: true, workflow: valid.workflow }));
+    out.push({
+      target: 'POST /api/v1/workflows/{ns}: malformed workflows',
+      label: m.changes.join('; '),
+      req: request('POST', `/api/v1/workflows/${ns}`, t.token, json({ namespace: ns, serverDryRun: rng.chance(0.3), workflow: m.value })),
+    });
+    const tr = trick(
+      rng,
+      'POST',
+      `/api/v1/workflows/${ns}`,
+      t.token,
+      json({ namespace: ns, serverDryRun: true, workflow: valid.workflow }),
+    );
     out.push({ target: 'POST /api/v1/workflows/{ns}: headers and framing', label: tr.label, req: tr.req });
   }
   for (let i = 0; i < per; i++) {
     const p = rng.pick(ODD_PATHS)(ns);
     const method = rng.pick(['GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'OPTIONS', 'HEAD', 'TRACE', 'PROPFIND']);
     const body = method === 'POST' || method === 'PUT' || method === 'PATCH' ? json(jsonValue(rng, 3)) : undefined;
-    out.push({ target: 'paths, queries and methods', label: `${method} ${short(p)}`, req: request(method, p, rng.chance(0.9) ? t.token : undefined, body) });
+    out.push({
+      target: 'paths, queries and methods',
+      label: `${method} ${short(p)}`,
+      req: request(method, p, rng.chance(0.9) ? t.token : undefined, body),
+    });
     const name = rng.pick(['does-not-exist', 'x'.repeat(253), 'UPPER', 'a..b', '-x-', percent('ü'), '%2e%2e']);
     const m = rng.pick(['GET', 'DELETE']);
-    out.push({ target: 'GET/DELETE /api/v1/workflows/{ns}/{name}', label: `${m} ${short(name)}`, req: request(m, `/api/v1/workflows/${ns}/${name}`, t.token) });
+    out.push({
+      target: 'GET/DELETE /api/v1/workflows/{ns}/{name}',
+      label: `${m} ${short(name)}`,
+      req: request(m, `/api/v1/workflows/${ns}/${name}`, t.token),
+    });
   }
   for (let i = 0; i < Math.ceil(per / 4); i++) {
     const raw = rng.pick([
@@ -183,7 +338,11 @@ function inputs(rng: Prng, t: ServerFuzzTarget, per: number): Input[] {
       'GET /healthz HTTP/1.1\r\nHost: x\r\nX-Inject: a\rb\r\n\r\n',
       '\u0016\u0003\u0001\u0002\u0000\u0001\u0000\u0001\u00fc\u0003\u0003', // a TLS ClientHello on plain HTTP
     ]);
-    out.push({ target: 'raw protocol garbage', label: short(raw), req: { method: '', path: '', headers: [], raw: Buffer.from(raw, 'latin1') } });
+    out.push({
+      target: 'raw protocol garbage',
+      label: short(raw),
+      req: { method: '', path: '', headers: [], raw: Buffer.from(raw, 'latin1') },
+    });
   }
   return out;
 }
@@ -210,7 +369,11 @@ function judge(tally: Tally, input: Input, res: RawResponse): void {
   if (res.status === 503) return void t.rejected++;
   if (res.status >= 500) return tally.fail(input.target, `${what}${res.status}: ${res.body.slice(0, 200)}`);
   const named = namesProblem(res.body);
-  if (!named && input.req.method !== 'HEAD') return tally.fail(input.target, `${what}${res.status} without a message naming the problem (body ${JSON.stringify(res.body.slice(0, 120))})`);
+  if (!named && input.req.method !== 'HEAD')
+    return tally.fail(
+      input.target,
+      `${what}${res.status} without a message naming the problem (body ${JSON.stringify(res.body.slice(0, 120))})`,
+    );
   t.rejected++;
 }
 
@@ -231,12 +394,23 @@ export async function fuzzServer(rng: Prng, target: ServerFuzzTarget, tally: Tal
     slice.forEach((x, j) => judge(tally, x, answers[j]!));
     const health = await send(target.port, request('GET', '/healthz', undefined));
     if (health.status !== 200 || !target.alive()) {
-      tally.fail('server liveness', `after inputs ${i}–${i + batch - 1} (${slice.map((x) => x.label).join(' | ').slice(0, 300)}): /healthz answered ${health.status || 'nothing'}${target.alive() ? '' : '; the process is gone'}`);
+      tally.fail(
+        'server liveness',
+        `after inputs ${i}–${i + batch - 1} (${slice
+          .map((x) => x.label)
+          .join(' | ')
+          .slice(0, 300)}): /healthz answered ${health.status || 'nothing'}${target.alive() ? '' : '; the process is gone'}`,
+      );
       if (!target.alive()) return;
     }
     if ((i / batch) % 25 === 0) log(`  server: ${i + slice.length}/${all.length} inputs`);
   }
   tally.of('server liveness').tried += Math.ceil(all.length / batch);
   slow.sort((a, b) => b[0] - a[0]);
-  log(`  server: slowest answers: ${slow.slice(0, 6).map(([ms, l]) => `${(ms / 1000).toFixed(1)} s ${l.slice(0, 120)}`).join(' | ')}`);
+  log(
+    `  server: slowest answers: ${slow
+      .slice(0, 6)
+      .map(([ms, l]) => `${(ms / 1000).toFixed(1)} s ${l.slice(0, 120)}`)
+      .join(' | ')}`,
+  );
 }

@@ -46,7 +46,13 @@ describe.skipIf(reason !== undefined)('install on k3s (testcontainers)', () => {
       spec: { entrypoint: 'main', templates: [{ name: 'main', container: { image: 'busybox', command: ['echo', 'hi'] } }] },
     };
     await api.createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: 'default', plural: 'workflows', body: wf });
-    const back = (await api.getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: 'default', plural: 'workflows', name: 'hello' })) as { spec: object };
+    const back = (await api.getNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace: 'default',
+      plural: 'workflows',
+      name: 'hello',
+    })) as { spec: object };
     expect(back.spec).toEqual(wf.spec);
   });
 });

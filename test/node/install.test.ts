@@ -32,7 +32,15 @@ describe.skipIf(reason !== undefined)('plugflow installed on a real node', () =>
     await node.kubectl(['create', 'namespace', NS]);
     // The agent's account, as the README's install section says, for plugin steps in NS.
     await node.kubectl(['create', 'serviceaccount', 'plugflow-agent', '-n', NS]);
-    await node.kubectl(['create', 'rolebinding', 'plugflow-agent', '-n', NS, '--clusterrole=plugflow-agent', `--serviceaccount=${NS}:plugflow-agent`]);
+    await node.kubectl([
+      'create',
+      'rolebinding',
+      'plugflow-agent',
+      '-n',
+      NS,
+      '--clusterrole=plugflow-agent',
+      `--serviceaccount=${NS}:plugflow-agent`,
+    ]);
   }, 600_000);
   afterAll(async () => {
     await node.stop();
@@ -49,7 +57,10 @@ describe.skipIf(reason !== undefined)('plugflow installed on a real node', () =>
     }
     // Ready means the readiness probes (/readyz over HTTP and HTTPS) answered on the pods' own IPs.
     const ips = await node.get(['pods', '-n', SYSTEM], '{.items[*].status.podIP}');
-    expect(ips.split(' ').every((ip) => ip.startsWith('10.88.')), ips).toBe(true);
+    expect(
+      ips.split(' ').every((ip) => ip.startsWith('10.88.')),
+      ips,
+    ).toBe(true);
   }, 240_000);
 
   it('runs every example workflow to its documented end', async () => {
@@ -69,10 +80,14 @@ describe.skipIf(reason !== undefined)('plugflow installed on a real node', () =>
     await node.kubectl(['-n', SYSTEM, 'set', 'env', 'deploy/plugflow-controller', 'WORKFLOW_EXECUTOR_PLUGINS=true']);
     await node.kubectl(['-n', SYSTEM, 'rollout', 'status', 'deploy/plugflow-controller', '--timeout=180s']);
     await node.kubectl(['apply', '-n', SYSTEM, '-f', join(REPO_ROOT, 'examples/plugins/hello/hello-executor-plugin-configmap.yaml')]);
-    await node.waitFor('"Executor plugin added" in the controller log', async () => {
-      const log = await node.kubectl(['-n', SYSTEM, 'logs', 'deploy/plugflow-controller']).catch(() => '');
-      return log.includes('Executor plugin added') && log.includes('"name":"hello"') ? true : undefined;
-    }, 60_000);
+    await node.waitFor(
+      '"Executor plugin added" in the controller log',
+      async () => {
+        const log = await node.kubectl(['-n', SYSTEM, 'logs', 'deploy/plugflow-controller']).catch(() => '');
+        return log.includes('Executor plugin added') && log.includes('"name":"hello"') ? true : undefined;
+      },
+      60_000,
+    );
     const name = await node.submit('examples/plugins/hello/workflow.yaml', NS);
     const r = await node.finished(name, NS);
     expect(r.phase, r.message).toBe('Succeeded');
@@ -82,11 +97,27 @@ describe.skipIf(reason !== undefined)('plugflow installed on a real node', () =>
 
   it('a step over its memory limit is killed by the kernel and ends OOMKilled', async () => {
     const wf = {
-      apiVersion: 'plugflow.io/v1alpha1', kind: 'Workflow', metadata: { generateName: 'oom-' },
-      spec: { entrypoint: 'hog', templates: [{ name: 'hog', container: {
-        image: 'busybox:1.36', command: ['sh', '-c', 'tail /dev/zero'], resources: { limits: { memory: '48Mi' } } } }] },
+      apiVersion: 'plugflow.io/v1alpha1',
+      kind: 'Workflow',
+      metadata: { generateName: 'oom-' },
+      spec: {
+        entrypoint: 'hog',
+        templates: [
+          {
+            name: 'hog',
+            container: {
+              image: 'busybox:1.36',
+              command: ['sh', '-c', 'tail /dev/zero'],
+              resources: { limits: { memory: '48Mi' } },
+            },
+          },
+        ],
+      },
     };
-    const name = (await node.kubectl(['create', '-n', NS, '-o', 'name', '-f', '-'], JSON.stringify(forRegistrylessNode(wf)))).trim().split('/').pop() as string;
+    const name = (await node.kubectl(['create', '-n', NS, '-o', 'name', '-f', '-'], JSON.stringify(forRegistrylessNode(wf))))
+      .trim()
+      .split('/')
+      .pop() as string;
     const r = await node.finished(name, NS);
     const messages = (await node.workflowNodes(name, NS)).map((n) => `${n.type} ${n.phase} ${n.message ?? ''}`).join('; ');
     expect(r.phase, `${r.message}; nodes: ${messages}`).toBe('Failed');
@@ -96,19 +127,33 @@ describe.skipIf(reason !== undefined)('plugflow installed on a real node', () =>
   it('a controller pod deleted mid-run is replaced by its Deployment and the workflow finishes with each step run once', async () => {
     const step = (n: number) => [{ name: `s${n}`, template: 'nap' }];
     const wf = {
-      apiVersion: 'plugflow.io/v1alpha1', kind: 'Workflow', metadata: { generateName: 'survive-' },
-      spec: { entrypoint: 'main', templates: [
-        { name: 'main', steps: [step(1), step(2), step(3)] },
-        { name: 'nap', container: { image: 'busybox:1.36', command: ['sh', '-c', 'sleep 3; echo done'] } },
-      ] },
+      apiVersion: 'plugflow.io/v1alpha1',
+      kind: 'Workflow',
+      metadata: { generateName: 'survive-' },
+      spec: {
+        entrypoint: 'main',
+        templates: [
+          { name: 'main', steps: [step(1), step(2), step(3)] },
+          { name: 'nap', container: { image: 'busybox:1.36', command: ['sh', '-c', 'sleep 3; echo done'] } },
+        ],
+      },
     };
-    const name = (await node.kubectl(['create', '-n', NS, '-o', 'name', '-f', '-'], JSON.stringify(forRegistrylessNode(wf)))).trim().split('/').pop() as string;
-    await node.waitFor('the first step pod to run', async () => ((await node.get(['pods', '-n', NS, '-l', `workflows.plugflow.io/workflow=${name}`], '{.items[*].status.phase}')).includes('Running') ? true : undefined));
+    const name = (await node.kubectl(['create', '-n', NS, '-o', 'name', '-f', '-'], JSON.stringify(forRegistrylessNode(wf))))
+      .trim()
+      .split('/')
+      .pop() as string;
+    await node.waitFor('the first step pod to run', async () =>
+      (await node.get(['pods', '-n', NS, '-l', `workflows.plugflow.io/workflow=${name}`], '{.items[*].status.phase}')).includes('Running')
+        ? true
+        : undefined,
+    );
     const old = await node.get(['pods', '-n', SYSTEM, '-l', 'app.kubernetes.io/name=plugflow-controller'], '{.items[0].metadata.name}');
     await node.kubectl(['delete', 'pod', '-n', SYSTEM, old, '--wait=false']);
     const r = await node.finished(name, NS, 240_000);
     expect(r.phase, r.message).toBe('Succeeded');
-    const pods = (await node.get(['pods', '-n', NS, '-l', `workflows.plugflow.io/workflow=${name}`], '{.items[*].metadata.name}')).split(' ');
+    const pods = (await node.get(['pods', '-n', NS, '-l', `workflows.plugflow.io/workflow=${name}`], '{.items[*].metadata.name}')).split(
+      ' ',
+    );
     expect(pods, 'one pod per step: none lost, none run twice').toHaveLength(3);
     const now = await node.get(['pods', '-n', SYSTEM, '-l', 'app.kubernetes.io/name=plugflow-controller'], '{.items[*].metadata.name}');
     expect(now).not.toContain(old);
@@ -126,13 +171,30 @@ describe.skipIf(reason !== undefined)('plugflow installed on a real node', () =>
     const url = `https://${ip}:2746/api/v1/events/${NS}/`;
     const selector = 'workflows.plugflow.io/workflow-event-binding=greet-on-push';
     // The servers learn of the new binding through their watch: send until one submits.
-    const name = await node.waitFor('a workflow submitted by the event', async () => {
-      const { stdout } = await run('curl', ['-sS', '-k', '-w', ' %{http_code}', url, '-H', `Authorization: Bearer ${token}`,
-        '-H', 'Content-Type: application/json', '-H', 'X-Event-Type: push', '--data-binary', `@${join(REPO_ROOT, 'examples/events/event.json')}`]);
-      expect(stdout.trim().split(' ').pop(), stdout).toBe('200');
-      await new Promise((r) => setTimeout(r, 1000));
-      return (await node.get(['workflows', '-n', NS, '-l', selector], '{.items[0].metadata.name}')) || undefined;
-    }, 60_000);
+    const name = await node.waitFor(
+      'a workflow submitted by the event',
+      async () => {
+        const { stdout } = await run('curl', [
+          '-sS',
+          '-k',
+          '-w',
+          ' %{http_code}',
+          url,
+          '-H',
+          `Authorization: Bearer ${token}`,
+          '-H',
+          'Content-Type: application/json',
+          '-H',
+          'X-Event-Type: push',
+          '--data-binary',
+          `@${join(REPO_ROOT, 'examples/events/event.json')}`,
+        ]);
+        expect(stdout.trim().split(' ').pop(), stdout).toBe('200');
+        await new Promise((r) => setTimeout(r, 1000));
+        return (await node.get(['workflows', '-n', NS, '-l', selector], '{.items[0].metadata.name}')) || undefined;
+      },
+      60_000,
+    );
     const r = await node.finished(name, NS);
     expect(r.phase, r.message).toBe('Succeeded');
   }, 240_000);

@@ -33,7 +33,9 @@ function script(name: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn('bash', [join(REPO_ROOT, 'hack/node', name)], { stdio: ['ignore', 'inherit', 'inherit'] });
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`hack/node/${name} exited with ${code}; its step logs are in ${NODE_DIR}/logs`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`hack/node/${name} exited with ${code}; its step logs are in ${NODE_DIR}/logs`)),
+    );
   });
 }
 
@@ -66,7 +68,9 @@ export class NodeCluster {
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       child.stderr.on('data', (d: Buffer) => (err += d.toString()));
       child.on('error', reject);
-      child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`kubectl ${args.join(' ')} exited with ${code}: ${err.trim()}`))));
+      child.on('exit', (code) =>
+        code === 0 ? resolve(out) : reject(new Error(`kubectl ${args.join(' ')} exited with ${code}: ${err.trim()}`)),
+      );
       child.stdin.end(input ?? '');
     });
   }
@@ -82,14 +86,17 @@ export class NodeCluster {
     for (;;) {
       const v = await check();
       if (v !== undefined) return v;
-      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}; the cluster then:\n${await this.snapshot()}`);
+      if (Date.now() > deadline)
+        throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}; the cluster then:\n${await this.snapshot()}`);
       await new Promise((r) => setTimeout(r, 500));
     }
   }
 
   /** The entries of a workflow's status.nodes. */
   async workflowNodes(name: string, ns: string): Promise<{ type?: string; phase?: string; message?: string; outputs?: unknown }[]> {
-    const wf = JSON.parse(await this.kubectl(['get', 'workflow', name, '-n', ns, '-o', 'json'])) as { status?: { nodes?: Record<string, object> } };
+    const wf = JSON.parse(await this.kubectl(['get', 'workflow', name, '-n', ns, '-o', 'json'])) as {
+      status?: { nodes?: Record<string, object> };
+    };
     return Object.values(wf.status?.nodes ?? {});
   }
 
@@ -111,7 +118,8 @@ export class NodeCluster {
    */
   async submit(file: string, ns: string): Promise<string> {
     const docs = readYamlDocuments(readFileSync(join(REPO_ROOT, file), 'utf8'), file) as Record<string, unknown>[];
-    for (const d of docs.filter((d) => d.kind !== 'Workflow')) await this.kubectl(['apply', '-n', ns, '-f', '-'], JSON.stringify(forRegistrylessNode(d)));
+    for (const d of docs.filter((d) => d.kind !== 'Workflow'))
+      await this.kubectl(['apply', '-n', ns, '-f', '-'], JSON.stringify(forRegistrylessNode(d)));
     const wf = docs.find((d) => d.kind === 'Workflow');
     if (!wf) throw new Error(`${file} has no Workflow`);
     const out = await this.kubectl(['create', '-n', ns, '-o', 'name', '-f', '-'], JSON.stringify(forRegistrylessNode(wf)));
@@ -120,10 +128,14 @@ export class NodeCluster {
 
   /** Waits for a workflow to finish; returns its phase and message. */
   async finished(name: string, ns: string, timeoutMs = 120_000): Promise<{ phase: string; message: string }> {
-    return this.waitFor(`workflow ${ns}/${name} to finish`, async () => {
-      const [phase, message] = (await this.get(['workflow', name, '-n', ns], '{.status.phase}{"\\t"}{.status.message}')).split('\t');
-      return ['Succeeded', 'Failed', 'Error'].includes(phase) ? { phase, message: message ?? '' } : undefined;
-    }, timeoutMs);
+    return this.waitFor(
+      `workflow ${ns}/${name} to finish`,
+      async () => {
+        const [phase, message] = (await this.get(['workflow', name, '-n', ns], '{.status.phase}{"\\t"}{.status.message}')).split('\t');
+        return ['Succeeded', 'Failed', 'Error'].includes(phase) ? { phase, message: message ?? '' } : undefined;
+      },
+      timeoutMs,
+    );
   }
 }
 
@@ -134,7 +146,10 @@ export class NodeCluster {
  */
 export function forRegistrylessNode(workflow: Record<string, unknown>): Record<string, unknown> {
   const copy = structuredClone(workflow);
-  const templates = ((copy.spec as { templates?: unknown[] } | undefined)?.templates ?? []) as Record<string, Record<string, unknown> | undefined>[];
+  const templates = ((copy.spec as { templates?: unknown[] } | undefined)?.templates ?? []) as Record<
+    string,
+    Record<string, unknown> | undefined
+  >[];
   for (const t of templates) {
     for (const key of ['container', 'script'] as const) {
       const c = t[key];

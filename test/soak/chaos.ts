@@ -93,7 +93,10 @@ async function act(ctx: ChaosContext, kind: ChaosKind): Promise<{ detail: string
       await sleep(pause);
       const t = Date.now();
       await system.controller.start();
-      return { detail: `pid ${pid} killed; new controller pid ${system.controller.pid} ready ${Date.now() - t} ms after start`, downMs: pause + Date.now() - t };
+      return {
+        detail: `pid ${pid} killed; new controller pid ${system.controller.pid} ready ${Date.now() - t} ms after start`,
+        downMs: pause + Date.now() - t,
+      };
     }
     case 'server-kill':
     case 'server-term': {
@@ -135,7 +138,9 @@ async function act(ctx: ChaosContext, kind: ChaosKind): Promise<{ detail: string
       if (!pod) return { detail: 'no running agent pod with a running sidecar within 90 s', skipped: true };
       const target = rng.pick(sidecars(pod));
       process.kill(-target.pid, 'SIGKILL');
-      return { detail: `killed sidecar ${target.name} (process group ${target.pid}) of agent pod ${pod.metadata!.namespace}/${pod.metadata!.name}` };
+      return {
+        detail: `killed sidecar ${target.name} (process group ${target.pid}) of agent pod ${pod.metadata!.namespace}/${pod.metadata!.name}`,
+      };
     }
   }
 }

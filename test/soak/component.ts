@@ -104,7 +104,14 @@ export class Component {
       const expected = this.expectingExit;
       const log = recent.join('\n');
       const reason = [...recent].reverse().find((l) => /"level":"(error|warn)"|Error|error/.test(l)) ?? '';
-      this.exits.push({ incarnation, code, signal, expected, designed: !expected && !!this.spec.designedExit?.test(log), reason: reason.slice(0, 300) });
+      this.exits.push({
+        incarnation,
+        code,
+        signal,
+        expected,
+        designed: !expected && !!this.spec.designedExit?.test(log),
+        reason: reason.slice(0, 300),
+      });
       if (!expected && this.wanted && this.spec.supervise) void this.restartLater();
     });
     this.child = child;
@@ -137,10 +144,13 @@ export class Component {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       if (child.exitCode !== null || child.signalCode !== null) {
-        throw new Error(`${this.spec.name} exited during start-up (${child.exitCode ?? child.signalCode}); see ${this.logPath()}:\n${tail(this.logPath())}`);
+        throw new Error(
+          `${this.spec.name} exited during start-up (${child.exitCode ?? child.signalCode}); see ${this.logPath()}:\n${tail(this.logPath())}`,
+        );
       }
       if (await ok(this.spec.readyUrl)) return;
-      if (Date.now() > deadline) throw new Error(`${this.spec.name} was not ready within ${timeoutMs / 1000}s; see ${this.logPath()}:\n${tail(this.logPath())}`);
+      if (Date.now() > deadline)
+        throw new Error(`${this.spec.name} was not ready within ${timeoutMs / 1000}s; see ${this.logPath()}:\n${tail(this.logPath())}`);
       await sleep(250);
     }
   }

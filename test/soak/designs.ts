@@ -25,7 +25,11 @@ export interface Design {
 export const SOAK_LABEL = 'soak.plugflow.io/design';
 export const EVENT_LABEL = 'soak.plugflow.io/event';
 
-const sh = (name: string, script: string, extra: Partial<Template> = {}): Template => ({ name, container: { image: 'busybox', command: ['sh', '-c', script] }, ...extra });
+const sh = (name: string, script: string, extra: Partial<Template> = {}): Template => ({
+  name,
+  container: { image: 'busybox', command: ['sh', '-c', script] },
+  ...extra,
+});
 const retry = { limit: 3, retryPolicy: 'OnError' as const, backoff: { duration: '3s', factor: 2 } };
 
 function wf(name: string, design: DesignName, spec: Workflow['spec']): Workflow {
@@ -46,18 +50,25 @@ function rootResult(w: Workflow): string | undefined {
   return w.status?.nodes?.[w.metadata.name!]?.outputs?.result;
 }
 
-const expectEq = (what: string, got: unknown, want: unknown) => (got === want ? undefined : `${what} is ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`);
+const expectEq = (what: string, got: unknown, want: unknown) =>
+  got === want ? undefined : `${what} is ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`;
 
 export const DESIGNS: Record<DesignName, Design> = {
   container: { name: 'container', expected: 'Succeeded', check: (w) => expectEq('outputs.result', rootResult(w), 'ok') },
   'container-fail': { name: 'container-fail', expected: 'Failed' },
   script: { name: 'script', expected: 'Succeeded', check: (w) => expectEq('outputs.result', rootResult(w), '42') },
   dag: { name: 'dag', expected: 'Succeeded', check: (w) => expectEq('task c output', output(w, 'c', 'v'), 'from-a') },
-  loop: { name: 'loop', expected: 'Succeeded', check: (w) => expectEq('loop nodes', Object.values(w.status?.nodes ?? {}).filter((n) => n.type === 'Pod' && n.phase === 'Succeeded').length, 2) },
+  loop: {
+    name: 'loop',
+    expected: 'Succeeded',
+    check: (w) =>
+      expectEq('loop nodes', Object.values(w.status?.nodes ?? {}).filter((n) => n.type === 'Pod' && n.phase === 'Succeeded').length, 2),
+  },
   plugins: {
     name: 'plugins',
     expected: 'Succeeded',
-    check: (w) => expectEq('instant echo', output(w, 'a', 'echo'), w.metadata.name) ?? expectEq('requeue polls', output(w, 'b', 'polls'), '3'),
+    check: (w) =>
+      expectEq('instant echo', output(w, 'a', 'echo'), w.metadata.name) ?? expectEq('requeue polls', output(w, 'b', 'polls'), '3'),
   },
   'plugin-fail': { name: 'plugin-fail', expected: 'Failed' },
   event: { name: 'event', expected: 'Succeeded' },
@@ -71,7 +82,10 @@ export function buildWorkflow(design: Exclude<DesignName, 'event'>, name: string
     case 'container-fail':
       return wf(name, design, { entrypoint: 'main', templates: [sh('main', 'echo failing on purpose; exit 3')] });
     case 'script':
-      return wf(name, design, { entrypoint: 'main', templates: [{ name: 'main', script: { image: 'busybox', command: ['sh'], source: 'echo $((6*7))' } }] });
+      return wf(name, design, {
+        entrypoint: 'main',
+        templates: [{ name: 'main', script: { image: 'busybox', command: ['sh'], source: 'echo $((6*7))' } }],
+      });
     case 'dag':
       return wf(name, design, {
         entrypoint: 'main',
@@ -81,21 +95,45 @@ export function buildWorkflow(design: Exclude<DesignName, 'event'>, name: string
             dag: {
               tasks: [
                 { name: 'a', template: 'produce' },
-                { name: 'b', template: 'consume', depends: 'a', arguments: { parameters: [{ name: 'v', value: '{{tasks.a.outputs.parameters.v}}' }] } },
-                { name: 'c', template: 'consume', depends: 'a', arguments: { parameters: [{ name: 'v', value: '{{tasks.a.outputs.parameters.v}}' }] } },
+                {
+                  name: 'b',
+                  template: 'consume',
+                  depends: 'a',
+                  arguments: { parameters: [{ name: 'v', value: '{{tasks.a.outputs.parameters.v}}' }] },
+                },
+                {
+                  name: 'c',
+                  template: 'consume',
+                  depends: 'a',
+                  arguments: { parameters: [{ name: 'v', value: '{{tasks.a.outputs.parameters.v}}' }] },
+                },
               ],
             },
           },
           sh('produce', 'echo -n from-a > /tmp/v', { outputs: { parameters: [{ name: 'v', valueFrom: { path: '/tmp/v' } }] } }),
-          { name: 'consume', inputs: { parameters: [{ name: 'v' }] }, outputs: { parameters: [{ name: 'v', value: '{{inputs.parameters.v}}' }] }, container: { image: 'busybox', command: ['echo', '{{inputs.parameters.v}}'] } },
+          {
+            name: 'consume',
+            inputs: { parameters: [{ name: 'v' }] },
+            outputs: { parameters: [{ name: 'v', value: '{{inputs.parameters.v}}' }] },
+            container: { image: 'busybox', command: ['echo', '{{inputs.parameters.v}}'] },
+          },
         ],
       });
     case 'loop':
       return wf(name, design, {
         entrypoint: 'main',
         templates: [
-          { name: 'main', steps: [[{ name: 'each', template: 'show', arguments: { parameters: [{ name: 'v', value: '{{item}}' }] }, withItems: ['x', 'y'] }]] },
-          { name: 'show', inputs: { parameters: [{ name: 'v' }] }, container: { image: 'busybox', command: ['echo', '{{inputs.parameters.v}}'] } },
+          {
+            name: 'main',
+            steps: [
+              [{ name: 'each', template: 'show', arguments: { parameters: [{ name: 'v', value: '{{item}}' }] }, withItems: ['x', 'y'] }],
+            ],
+          },
+          {
+            name: 'show',
+            inputs: { parameters: [{ name: 'v' }] },
+            container: { image: 'busybox', command: ['echo', '{{inputs.parameters.v}}'] },
+          },
         ],
       });
     case 'plugins':
@@ -113,12 +151,20 @@ export function buildWorkflow(design: Exclude<DesignName, 'event'>, name: string
             },
           },
           { name: 'instant', plugin: { [INSTANT]: { echo: name } }, outputs: { parameters: [{ name: 'echo' }] }, retryStrategy: retry },
-          { name: 'requeue', plugin: { [REQUEUE]: { polls: 3, every: '500ms' } }, outputs: { parameters: [{ name: 'polls' }] }, retryStrategy: retry },
+          {
+            name: 'requeue',
+            plugin: { [REQUEUE]: { polls: 3, every: '500ms' } },
+            outputs: { parameters: [{ name: 'polls' }] },
+            retryStrategy: retry,
+          },
           { name: 'flaky', plugin: { [FLAKY]: {} }, retryStrategy: retry },
         ],
       });
     case 'plugin-fail':
-      return wf(name, design, { entrypoint: 'main', templates: [{ name: 'main', plugin: { [INSTANT]: { fail: true } }, retryStrategy: retry }] });
+      return wf(name, design, {
+        entrypoint: 'main',
+        templates: [{ name: 'main', plugin: { [INSTANT]: { fail: true } }, retryStrategy: retry }],
+      });
   }
 }
 
@@ -132,7 +178,13 @@ export function eventObjects(namespace: string): { template: object; binding: ob
       spec: {
         entrypoint: 'main',
         arguments: { parameters: [{ name: 'id' }] },
-        templates: [{ name: 'main', inputs: { parameters: [{ name: 'id', value: '{{workflow.parameters.id}}' }] }, container: { image: 'busybox', command: ['echo', 'event {{inputs.parameters.id}}'] } }],
+        templates: [
+          {
+            name: 'main',
+            inputs: { parameters: [{ name: 'id', value: '{{workflow.parameters.id}}' }] },
+            container: { image: 'busybox', command: ['echo', 'event {{inputs.parameters.id}}'] },
+          },
+        ],
       },
     },
     binding: {

@@ -15,11 +15,21 @@ export interface Answer {
 let pool: Agent | undefined;
 const agent = () => (pool ??= new Agent({ connections: 16, keepAliveTimeout: 4000, connect: { timeout: 5000 } }));
 
-export async function call(url: string, method: 'GET' | 'POST' | 'DELETE', token: string | undefined, body?: string, headers: Record<string, string> = {}): Promise<Answer> {
+export async function call(
+  url: string,
+  method: 'GET' | 'POST' | 'DELETE',
+  token: string | undefined,
+  body?: string,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   try {
     const res = await request(url, {
       method,
-      headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+      headers: {
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...headers,
+      },
       body,
       dispatcher: agent(),
       headersTimeout: 15_000,

@@ -17,7 +17,12 @@ import { checkInvariants, memoryGrowth, type FinalState } from './invariants.js'
 import { Ledger } from './ledger.js';
 import { Prng } from './prng.js';
 
-const wf = (name: string, phase: string | undefined, labels: Record<string, string>, extra: Partial<Workflow['status']> = {}): Workflow => ({
+const wf = (
+  name: string,
+  phase: string | undefined,
+  labels: Record<string, string>,
+  extra: Partial<Workflow['status']> = {},
+): Workflow => ({
   apiVersion: 'plugflow.io/v1alpha1',
   kind: 'Workflow',
   metadata: { name, namespace: 'soak', labels, creationTimestamp: new Date().toISOString() },
@@ -30,9 +35,20 @@ describe('checkInvariants', () => {
   it('accepts a clean run', () => {
     const ledger = new Ledger();
     ledger.events.push({ id: 'e-0', kind: 'match', sentAt: 1000, status: 200 }, { id: 'e-1', kind: 'nomatch', sentAt: 1100, status: 200 });
-    ledger.submissions.set('soak/c-0', { name: 'c-0', namespace: 'soak', design: 'container-fail', expected: 'Failed', tries: 1, accepted: true, errors: [] });
+    ledger.submissions.set('soak/c-0', {
+      name: 'c-0',
+      namespace: 'soak',
+      design: 'container-fail',
+      expected: 'Failed',
+      tries: 1,
+      accepted: true,
+      errors: [],
+    });
     const state = empty();
-    state.workflows.push(wf('ev-0', 'Succeeded', { [EVENT_LABEL]: 'e-0', [SOAK_LABEL]: 'event' }), wf('c-0', 'Failed', { [SOAK_LABEL]: 'container-fail' }));
+    state.workflows.push(
+      wf('ev-0', 'Succeeded', { [EVENT_LABEL]: 'e-0', [SOAK_LABEL]: 'event' }),
+      wf('c-0', 'Failed', { [SOAK_LABEL]: 'container-fail' }),
+    );
     const r = checkInvariants(ledger, state, [], []);
     expect(r.violations).toEqual([]);
     expect(r.events.delivered).toBe(1);
@@ -45,7 +61,15 @@ describe('checkInvariants', () => {
       { id: 'twice', kind: 'match', sentAt: 1000, status: 200 },
       { id: 'refused', kind: 'match', sentAt: 1000, status: 503 },
     );
-    ledger.submissions.set('soak/c-1', { name: 'c-1', namespace: 'soak', design: 'container', expected: 'Succeeded', tries: 1, accepted: true, errors: [] });
+    ledger.submissions.set('soak/c-1', {
+      name: 'c-1',
+      namespace: 'soak',
+      design: 'container',
+      expected: 'Succeeded',
+      tries: 1,
+      accepted: true,
+      errors: [],
+    });
     const state = empty();
     state.workflows.push(
       wf('a', 'Succeeded', { [EVENT_LABEL]: 'twice' }),
@@ -65,7 +89,10 @@ describe('checkInvariants', () => {
   it('excuses only events accepted shortly before a server SIGKILL', () => {
     const ledger = new Ledger();
     ledger.chaos.push({ kind: 'server-kill', at: 9000, signalAt: 10_000, detail: '' });
-    ledger.events.push({ id: 'in-queue', kind: 'match', sentAt: 9500, status: 200 }, { id: 'after', kind: 'match', sentAt: 11_000, status: 200 });
+    ledger.events.push(
+      { id: 'in-queue', kind: 'match', sentAt: 9500, status: 200 },
+      { id: 'after', kind: 'match', sentAt: 11_000, status: 200 },
+    );
     const r = checkInvariants(ledger, empty(), [], []);
     expect(r.events.lostToServerKill).toBe(1);
     expect(r.violations).toEqual(['event after was accepted (200 at 11.0s) but produced no workflow']);
@@ -73,12 +100,32 @@ describe('checkInvariants', () => {
 
   it('flags orphaned pods, agent pods and TaskSet entries left', () => {
     const ledger = new Ledger();
-    ledger.submissions.set('soak/p-0', { name: 'p-0', namespace: 'soak', design: 'plugin-fail', expected: 'Failed', tries: 1, accepted: true, errors: [] });
+    ledger.submissions.set('soak/p-0', {
+      name: 'p-0',
+      namespace: 'soak',
+      design: 'plugin-fail',
+      expected: 'Failed',
+      tries: 1,
+      accepted: true,
+      errors: [],
+    });
     const state = empty();
-    state.workflows.push(wf('p-0', 'Failed', { [SOAK_LABEL]: 'plugin-fail' }, { nodes: { n1: { id: 'n1', name: 'p-0', phase: 'Failed' } } as never }));
-    const pod = (name: string, wfName: string, labels: Record<string, string> = {}, phase = 'Running'): V1Pod => ({ metadata: { name, namespace: 'soak', labels: { 'workflows.plugflow.io/workflow': wfName, ...labels } }, status: { phase } });
+    state.workflows.push(
+      wf('p-0', 'Failed', { [SOAK_LABEL]: 'plugin-fail' }, { nodes: { n1: { id: 'n1', name: 'p-0', phase: 'Failed' } } as never }),
+    );
+    const pod = (name: string, wfName: string, labels: Record<string, string> = {}, phase = 'Running'): V1Pod => ({
+      metadata: { name, namespace: 'soak', labels: { 'workflows.plugflow.io/workflow': wfName, ...labels } },
+      status: { phase },
+    });
     state.pods.push(pod('orphan', 'gone'), pod('p-0-agent', 'p-0', { 'workflows.plugflow.io/component': 'agent' }), pod('p-0-step', 'p-0'));
-    const ts = (name: string, tasks: object, nodes: object): WorkflowTaskSet => ({ apiVersion: 'plugflow.io/v1alpha1', kind: 'WorkflowTaskSet', metadata: { name, namespace: 'soak' }, spec: { tasks }, status: { nodes } }) as never;
+    const ts = (name: string, tasks: object, nodes: object): WorkflowTaskSet =>
+      ({
+        apiVersion: 'plugflow.io/v1alpha1',
+        kind: 'WorkflowTaskSet',
+        metadata: { name, namespace: 'soak' },
+        spec: { tasks },
+        status: { nodes },
+      }) as never;
     state.taskSets.push(ts('p-0', { n1: {} }, { n1: { phase: 'Failed' } }), ts('gone', {}, {}));
     const r = checkInvariants(ledger, state, [], []);
     const v = r.violations.join('\n');
@@ -91,9 +138,20 @@ describe('checkInvariants', () => {
   });
 
   it('tells levelled memory from growth', () => {
-    const series = (f: (i: number) => number) => Array.from({ length: 20 }, (_, i) => ({ at: i * 1000, controller: f(i), driver: 0, controllerIncarnation: 1, serverIncarnation: 1 }));
-    expect(memoryGrowth('controller', series(() => 200_000)).bounded).toBe(true);
-    expect(memoryGrowth('controller', series((i) => 200_000 + i * 40_000)).bounded).toBe(false);
+    const series = (f: (i: number) => number) =>
+      Array.from({ length: 20 }, (_, i) => ({ at: i * 1000, controller: f(i), driver: 0, controllerIncarnation: 1, serverIncarnation: 1 }));
+    expect(
+      memoryGrowth(
+        'controller',
+        series(() => 200_000),
+      ).bounded,
+    ).toBe(true);
+    expect(
+      memoryGrowth(
+        'controller',
+        series((i) => 200_000 + i * 40_000),
+      ).bounded,
+    ).toBe(false);
   });
 });
 

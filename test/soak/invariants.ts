@@ -70,7 +70,15 @@ export function checkInvariants(ledger: Ledger, state: FinalState, crashes: stri
     answers.set(e.kind, m);
   }
   const breakdown = [...answers].map(([k, m]) => `${k}: ${[...m].map(([st, n]) => `${st || 'no answer'}×${n}`).join(' ')}`).join('; ');
-  const tally: EventTally = { sent: ledger.events.length, accepted: 0, rejected: 0, unanswered: 0, delivered: 0, lostToServerKill: 0, breakdown };
+  const tally: EventTally = {
+    sent: ledger.events.length,
+    accepted: 0,
+    rejected: 0,
+    unanswered: 0,
+    delivered: 0,
+    lostToServerKill: 0,
+    breakdown,
+  };
   const sentIds = new Set<string>();
   for (const e of ledger.events) {
     sentIds.add(e.id);
@@ -78,9 +86,15 @@ export function checkInvariants(ledger: Ledger, state: FinalState, crashes: stri
     if (e.status === 200) tally.accepted++;
     else if (e.status === 0) tally.unanswered++;
     else tally.rejected++;
-    if (made.length > 1) violations.push(`event ${e.id} (${e.kind}, answered ${e.status}) produced ${made.length} workflows: ${made.map((w) => w.metadata.name).join(', ')}`);
+    if (made.length > 1)
+      violations.push(
+        `event ${e.id} (${e.kind}, answered ${e.status}) produced ${made.length} workflows: ${made.map((w) => w.metadata.name).join(', ')}`,
+      );
     if (e.kind !== 'match' || (e.status !== 200 && e.status !== 0)) {
-      if (made.length > 0) violations.push(`event ${e.id} (${e.kind}, answered ${e.status}) should produce no workflow but produced ${made.map((w) => w.metadata.name).join(', ')}`);
+      if (made.length > 0)
+        violations.push(
+          `event ${e.id} (${e.kind}, answered ${e.status}) should produce no workflow but produced ${made.map((w) => w.metadata.name).join(', ')}`,
+        );
       continue;
     }
     if (e.status === 0) continue; // no answer (server killed mid-request): zero or one workflow
@@ -90,7 +104,14 @@ export function checkInvariants(ledger: Ledger, state: FinalState, crashes: stri
       else violations.push(`event ${e.id} was accepted (200 at ${(e.sentAt / 1000).toFixed(1)}s) but produced no workflow`);
     }
   }
-  for (const id of byEvent.keys()) if (!sentIds.has(id)) violations.push(`workflow(s) ${byEvent.get(id)!.map((w) => w.metadata.name).join(', ')} carry event id ${id}, which was never sent`);
+  for (const id of byEvent.keys())
+    if (!sentIds.has(id))
+      violations.push(
+        `workflow(s) ${byEvent
+          .get(id)!
+          .map((w) => w.metadata.name)
+          .join(', ')} carry event id ${id}, which was never sent`,
+      );
 
   // 2. workflows
   const workflowsByDesign: InvariantResult['workflowsByDesign'] = {};
@@ -153,8 +174,10 @@ export function checkInvariants(ledger: Ledger, state: FinalState, crashes: stri
       continue;
     }
     const done = FINAL.has(w.status?.phase ?? '');
-    if (p.metadata?.labels?.[LABEL_COMPONENT] === AGENT_COMPONENT) violations.push(`agent ${where} still exists (phase ${p.status?.phase}); its workflow is ${w.status?.phase ?? 'not started'}`);
-    else if (done && (p.status?.phase === 'Running' || p.status?.phase === 'Pending')) violations.push(`${where} is ${p.status?.phase} but its workflow ended ${w.status?.phase}`);
+    if (p.metadata?.labels?.[LABEL_COMPONENT] === AGENT_COMPONENT)
+      violations.push(`agent ${where} still exists (phase ${p.status?.phase}); its workflow is ${w.status?.phase ?? 'not started'}`);
+    else if (done && (p.status?.phase === 'Running' || p.status?.phase === 'Pending'))
+      violations.push(`${where} is ${p.status?.phase} but its workflow ended ${w.status?.phase}`);
   }
   let staleResults = 0;
   let staleTaskSets = 0;
@@ -184,7 +207,10 @@ export function checkInvariants(ledger: Ledger, state: FinalState, crashes: stri
   // 4. memory
   const memory = (['controller', 'server'] as const).map((c) => memoryGrowth(c, rss));
   for (const m of memory) {
-    if (!m.bounded) violations.push(`${m.component} memory grew from ${mib(m.firstKiB)} to ${mib(m.lastKiB)} (×${m.growth.toFixed(2)}) within one incarnation`);
+    if (!m.bounded)
+      violations.push(
+        `${m.component} memory grew from ${mib(m.firstKiB)} to ${mib(m.lastKiB)} (×${m.growth.toFixed(2)}) within one incarnation`,
+      );
   }
   return { violations, findings, events: tally, workflowsByDesign, memory };
 }
@@ -212,7 +238,8 @@ export function memoryGrowth(component: 'controller' | 'server', rss: RssSample[
   const all = rss.map((s) => s[component]).filter((v): v is number => v !== undefined);
   const peakKiB = all.length ? Math.max(...all) : 0;
   // Too few samples of one incarnation to tell a trend: no verdict (growth NaN), not a violation.
-  if (longest.length < 8) return { component, firstKiB: longest[0] ?? 0, peakKiB, lastKiB: longest[longest.length - 1] ?? 0, growth: Number.NaN, bounded: true };
+  if (longest.length < 8)
+    return { component, firstKiB: longest[0] ?? 0, peakKiB, lastKiB: longest[longest.length - 1] ?? 0, growth: Number.NaN, bounded: true };
   const q = Math.floor(longest.length / 4);
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const early = median(longest.slice(q, 2 * q));

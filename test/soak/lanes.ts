@@ -45,7 +45,12 @@ export async function trySubmit(ctx: LaneContext, s: Submission, workflow: Workf
   return false;
 }
 
-function newSubmission(ctx: LaneContext, namespace: string, design: Exclude<DesignName, 'event'>, n: number): { s: Submission; wf: Workflow } {
+function newSubmission(
+  ctx: LaneContext,
+  namespace: string,
+  design: Exclude<DesignName, 'event'>,
+  n: number,
+): { s: Submission; wf: Workflow } {
   const name = `soak-${design}-${n}`;
   const s: Submission = { name, namespace, design, expected: DESIGNS[design].expected, tries: 0, accepted: false, errors: [] };
   ctx.ledger.submissions.set(`${namespace}/${name}`, s);
@@ -106,7 +111,15 @@ async function waitNoAgentPod(ctx: LaneContext, namespace: string, timeoutMs: nu
 export async function pluginLane(ctx: LaneContext, rng: Prng, namespace: string): Promise<void> {
   let n = 0;
   while (Date.now() < ctx.deadline && !ctx.aborted()) {
-    const { s, wf } = newSubmission(ctx, namespace, rng.weighted([[4, 'plugins'], [1, 'plugin-fail']] as const), n++);
+    const { s, wf } = newSubmission(
+      ctx,
+      namespace,
+      rng.weighted([
+        [4, 'plugins'],
+        [1, 'plugin-fail'],
+      ] as const),
+      n++,
+    );
     while (!s.accepted && s.tries < 10 && !ctx.aborted()) {
       if (!(await trySubmit(ctx, s, wf))) await sleep(1500);
     }
@@ -155,7 +168,14 @@ export class EventSender {
 export async function eventLane(ctx: LaneContext, rng: Prng, sender: EventSender, everyMs: number): Promise<void> {
   while (Date.now() < ctx.deadline && !ctx.aborted()) {
     if (rng.chance(0.05)) await sender.burst(10);
-    else await sender.send(rng.weighted([[8, 'match'], [1, 'nomatch'], [1, 'invalid']] as const));
+    else
+      await sender.send(
+        rng.weighted([
+          [8, 'match'],
+          [1, 'nomatch'],
+          [1, 'invalid'],
+        ] as const),
+      );
     await sleep(everyMs * (0.5 + rng.next()));
   }
 }

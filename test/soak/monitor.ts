@@ -63,7 +63,10 @@ function serverCounters(text: string): ServerCounters {
     shuttingDown: v('plugflow_events_received_total', 'result="shutting_down"'),
     dispatched: v('plugflow_events_dispatched_total'),
     submitted: v('plugflow_event_binding_total', 'outcome="submitted"'),
-    bindingErrors: v('plugflow_event_binding_total') - v('plugflow_event_binding_total', 'outcome="submitted"') - v('plugflow_event_binding_total', 'outcome="no_match"'),
+    bindingErrors:
+      v('plugflow_event_binding_total') -
+      v('plugflow_event_binding_total', 'outcome="submitted"') -
+      v('plugflow_event_binding_total', 'outcome="no_match"'),
   };
 }
 

@@ -70,10 +70,15 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     namespaces,
     say,
     prepare: async (client) => {
-      for (const [i, ns] of lanes.entries()) for (const cm of soakPluginConfigMaps(ns, 17_100 + 10 * i)) await client.create(CONFIGMAPS, ns, cm);
+      for (const [i, ns] of lanes.entries())
+        for (const cm of soakPluginConfigMaps(ns, 17_100 + 10 * i)) await client.create(CONFIGMAPS, ns, cm);
       const { template, binding } = eventObjects(SOAK_NS);
       await client.create(WORKFLOW_TEMPLATES, SOAK_NS, template);
-      await client.create({ group: 'plugflow.io', version: 'v1alpha1', plural: 'workfloweventbindings', kind: 'WorkflowEventBinding', namespaced: true }, SOAK_NS, binding);
+      await client.create(
+        { group: 'plugflow.io', version: 'v1alpha1', plural: 'workfloweventbindings', kind: 'WorkflowEventBinding', namespaced: true },
+        SOAK_NS,
+        binding,
+      );
     },
   });
   const ledger = new Ledger();
@@ -82,16 +87,33 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
   try {
     monitor.start();
     let aborted = false;
-    const ctx: LaneContext = { ledger, serverUrl: system.serverUrl, token: system.adminToken, client: system.client, deadline: Date.now() + o.durationMs, aborted: () => aborted };
-    const plan = o.chaos ? planChaos(rng.fork('chaos-plan'), o.durationMs, o.chaosActions ?? Math.max(6, Math.round(o.durationMs / 50_000))) : [];
-    say(`workload for ${o.durationMs / 1000}s, seed ${o.seed}${o.chaos ? `, chaos: ${plan.map((p) => `${p.kind}@${(p.at / 1000).toFixed(0)}s`).join(', ')}` : ', no chaos'}`);
+    const ctx: LaneContext = {
+      ledger,
+      serverUrl: system.serverUrl,
+      token: system.adminToken,
+      client: system.client,
+      deadline: Date.now() + o.durationMs,
+      aborted: () => aborted,
+    };
+    const plan = o.chaos
+      ? planChaos(rng.fork('chaos-plan'), o.durationMs, o.chaosActions ?? Math.max(6, Math.round(o.durationMs / 50_000)))
+      : [];
+    say(
+      `workload for ${o.durationMs / 1000}s, seed ${o.seed}${o.chaos ? `, chaos: ${plan.map((p) => `${p.kind}@${(p.at / 1000).toFixed(0)}s`).join(', ')}` : ', no chaos'}`,
+    );
     const sender = new EventSender(ctx, SOAK_NS);
     const guard = (p: Promise<void>) => p.catch((err) => ((aborted = true), (failure ??= err)));
     await Promise.all([
       guard(restLane(ctx, rng.fork('rest'), SOAK_NS, o.restEveryMs ?? 3000)),
       guard(eventLane(ctx, rng.fork('events'), sender, o.eventEveryMs ?? 1500)),
       ...lanes.map((ns) => guard(pluginLane(ctx, rng.fork(ns), ns))),
-      guard(runChaos({ system, ledger, rng: rng.fork('chaos'), pluginNamespaces: lanes, monitor, events: sender, aborted: () => aborted }, plan, ledger.started)),
+      guard(
+        runChaos(
+          { system, ledger, rng: rng.fork('chaos'), pluginNamespaces: lanes, monitor, events: sender, aborted: () => aborted },
+          plan,
+          ledger.started,
+        ),
+      ),
     ]);
     if (failure) throw failure;
     say(`workload done at ${(ledger.now() / 1000).toFixed(0)}s; settling`);
@@ -101,10 +123,16 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     await monitor.stop();
     const state = await finalState(system, namespaces);
     const crashes = [system.controller, system.server].flatMap((c) =>
-      c.unexpectedExits().map((e) => `${c.spec.name} incarnation ${e.incarnation} crashed (exit ${e.code ?? e.signal}): ${e.reason || '(no error in its log)'}; see ${c.logPath(e.incarnation)}`),
+      c
+        .unexpectedExits()
+        .map(
+          (e) =>
+            `${c.spec.name} incarnation ${e.incarnation} crashed (exit ${e.code ?? e.signal}): ${e.reason || '(no error in its log)'}; see ${c.logPath(e.incarnation)}`,
+        ),
     );
     const result = checkInvariants(ledger, state, crashes, monitor.rss);
-    if (!settled) result.violations.unshift(`the system did not settle within ${(o.settleMs ?? 240_000) / 1000}s after the workload stopped`);
+    if (!settled)
+      result.violations.unshift(`the system did not settle within ${(o.settleMs ?? 240_000) / 1000}s after the workload stopped`);
     const subs = [...ledger.submissions.values()];
     const done = (k: string) => ledger.chaos.filter((c) => c.kind === k && !c.skipped && !c.detail.startsWith('FAILED')).length;
     return {
@@ -148,7 +176,12 @@ async function settle(system: System, namespaces: string[], timeoutMs: number): 
       const s = await finalState(system, namespaces);
       const busy =
         s.workflows.some((w) => !['Succeeded', 'Failed', 'Error'].includes(w.status?.phase ?? '')) ||
-        s.pods.some((p) => p.status?.phase === 'Running' || p.status?.phase === 'Pending' || p.metadata?.labels?.['workflows.plugflow.io/component'] === 'agent');
+        s.pods.some(
+          (p) =>
+            p.status?.phase === 'Running' ||
+            p.status?.phase === 'Pending' ||
+            p.metadata?.labels?.['workflows.plugflow.io/component'] === 'agent',
+        );
       const depth = await scrapeMetric(system.serverMetricsUrl, 'plugflow_event_queue_depth');
       stable = !busy && depth === 0 && s.workflows.length === lastCount ? stable + 1 : 0;
       lastCount = s.workflows.length;

@@ -14,19 +14,28 @@ import { runSoak } from './run-soak.js';
 
 const seconds = Number(process.env.SOAK_CI_SECONDS ?? 75);
 
-it(`soak with chaos for ${seconds} s keeps every invariant`, async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'plugflow-soak-'));
-  const report = await runSoak({
-    seed: parseSeed(process.env.SOAK_SEED, 20261122),
-    durationMs: seconds * 1000,
-    chaos: true,
-    dir,
-    sampleEveryMs: 5000,
-    settleMs: 180_000,
-    say: (line) => console.log(`[soak] ${line}`),
-  });
-  console.log(textReport(report));
-  expect(report.chaosDone.filter((c) => !c.skipped).map((c) => c.kind).sort()).toEqual(['agent-delete', 'apiserver-restart', 'controller-kill', 'server-kill', 'server-term', 'sidecar-kill']);
-  expect(report.result.violations).toEqual([]);
-  rmSync(dir, { recursive: true, force: true }); // kept (with every log) when the test fails
-}, 15 * 60_000);
+it(
+  `soak with chaos for ${seconds} s keeps every invariant`,
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'plugflow-soak-'));
+    const report = await runSoak({
+      seed: parseSeed(process.env.SOAK_SEED, 20261122),
+      durationMs: seconds * 1000,
+      chaos: true,
+      dir,
+      sampleEveryMs: 5000,
+      settleMs: 180_000,
+      say: (line) => console.log(`[soak] ${line}`),
+    });
+    console.log(textReport(report));
+    expect(
+      report.chaosDone
+        .filter((c) => !c.skipped)
+        .map((c) => c.kind)
+        .sort(),
+    ).toEqual(['agent-delete', 'apiserver-restart', 'controller-kill', 'server-kill', 'server-term', 'sidecar-kill']);
+    expect(report.result.violations).toEqual([]);
+    rmSync(dir, { recursive: true, force: true }); // kept (with every log) when the test fails
+  },
+  15 * 60_000,
+);

@@ -103,7 +103,12 @@ export async function startSystem(opts: SystemOptions): Promise<System> {
     await opts.prepare?.(client);
     say('control plane, CRDs and RBAC ready');
 
-    const runner = new PodRunner({ kubeConfig: admin, dir: join(opts.dir, 'runner'), namespace: opts.runnerNamespace, log: createLogger('runner', 'warn') });
+    const runner = new PodRunner({
+      kubeConfig: admin,
+      dir: join(opts.dir, 'runner'),
+      namespace: opts.runnerNamespace,
+      log: createLogger('runner', 'warn'),
+    });
     await runner.start();
     stops.push(() => runner.stop(2));
 
@@ -112,7 +117,16 @@ export async function startSystem(opts: SystemOptions): Promise<System> {
     const metricsPort = await freePort();
     const controller = new Component({
       name: 'controller',
-      args: ['controller', '--kubeconfig', await serviceAccountFile(admin, client, opts.dir, 'plugflow-controller'), '--metrics-port', String(metricsPort), '--leader-elect', '--workers', String(opts.controllerWorkers ?? 8)],
+      args: [
+        'controller',
+        '--kubeconfig',
+        await serviceAccountFile(admin, client, opts.dir, 'plugflow-controller'),
+        '--metrics-port',
+        String(metricsPort),
+        '--leader-elect',
+        '--workers',
+        String(opts.controllerWorkers ?? 8),
+      ],
       env: { WORKFLOW_EXECUTOR_PLUGINS: 'true', PLUGFLOW_NAMESPACE: DEFAULT_INSTALL_NAMESPACE },
       readyUrl: `http://127.0.0.1:${metricsPort}/readyz`,
       logDir,
@@ -124,7 +138,21 @@ export async function startSystem(opts: SystemOptions): Promise<System> {
     const serverMetricsPort = await freePort();
     const server = new Component({
       name: 'server',
-      args: ['server', '--kubeconfig', await serviceAccountFile(admin, client, opts.dir, 'plugflow-server'), '--port', String(serverPort), '--metrics-port', String(serverMetricsPort), '--host', '127.0.0.1', '--secure=false', '--auth-mode', 'client', ...(opts.serverArgs ?? [])],
+      args: [
+        'server',
+        '--kubeconfig',
+        await serviceAccountFile(admin, client, opts.dir, 'plugflow-server'),
+        '--port',
+        String(serverPort),
+        '--metrics-port',
+        String(serverMetricsPort),
+        '--host',
+        '127.0.0.1',
+        '--secure=false',
+        '--auth-mode',
+        'client',
+        ...(opts.serverArgs ?? []),
+      ],
       readyUrl: `http://127.0.0.1:${serverPort}/readyz`,
       logDir,
       supervise: true,

@@ -10,6 +10,11 @@ export async function applyCrds(kubeconfigPath: string): Promise<void> {
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfigPath);
   const dir = join(REPO_ROOT, 'crds');
-  const files = readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort();
-  await applyAndWait(kc, files.flatMap((f) => readManifests(join(dir, f))));
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort();
+  await applyAndWait(
+    kc,
+    files.flatMap((f) => readManifests(join(dir, f))),
+  );
 }

@@ -62,13 +62,18 @@ export async function serviceAccountToken(namespace: string, name: string): Prom
 /** Creates a namespace with a random suffix and returns its name. */
 export async function createTestNamespace(prefix: string): Promise<string> {
   const name = `${prefix}-${randomBytes(3).toString('hex')}`.toLowerCase();
-  await adminKubeConfig().makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name } } });
+  await adminKubeConfig()
+    .makeApiClient(CoreV1Api)
+    .createNamespace({ body: { metadata: { name } } });
   return name;
 }
 
 /** Deletes a namespace (the namespace controller removes what it holds). */
 export async function deleteTestNamespace(name: string): Promise<void> {
-  await adminKubeConfig().makeApiClient(CoreV1Api).deleteNamespace({ name }).catch(() => {});
+  await adminKubeConfig()
+    .makeApiClient(CoreV1Api)
+    .deleteNamespace({ name })
+    .catch(() => {});
 }
 
 /** Grants a user a ClusterRole inside one namespace. */

@@ -24,7 +24,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import winston from 'winston';
-import { DEFAULT_INSTALL_NAMESPACE, FINAL_WORKFLOW_PHASES, GROUP, PLURAL, VERSION, type ExecutorPlugin, type NodeStatus, type Workflow, type WorkflowPhase } from '../../src/api/index.js';
+import {
+  DEFAULT_INSTALL_NAMESPACE,
+  FINAL_WORKFLOW_PHASES,
+  GROUP,
+  PLURAL,
+  VERSION,
+  type ExecutorPlugin,
+  type NodeStatus,
+  type Workflow,
+  type WorkflowPhase,
+} from '../../src/api/index.js';
 import { applyObjects } from '../../src/kube/apply.js';
 import { renderTree } from '../../src/cli/tree.js';
 import { restBackend, type WorkflowBackend } from '../../src/cli/workflow-backend.js';
@@ -104,7 +114,10 @@ export async function waitFor<T>(
 export async function within<T>(promise: Promise<T>, ms: number, what: string | (() => string)): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms / 1000}s waiting for ${typeof what === 'string' ? what : what()}`)), ms);
+    timer = setTimeout(
+      () => reject(new Error(`timed out after ${ms / 1000}s waiting for ${typeof what === 'string' ? what : what()}`)),
+      ms,
+    );
   });
   try {
     return await Promise.race([promise, timeout]);
@@ -152,7 +165,10 @@ export interface E2eStack {
 
 /** Creates a service account token, retrying while a fresh account is not yet known to the API server. */
 async function saKubeConfig(admin: KubeConfig, namespace: string, name: string): Promise<KubeConfig> {
-  return waitFor(`a token of service account ${namespace}/${name}`, () => serviceAccountKubeConfig(admin, namespace, name, 3600), { timeoutMs: 60_000, everyMs: 300 });
+  return waitFor(`a token of service account ${namespace}/${name}`, () => serviceAccountKubeConfig(admin, namespace, name, 3600), {
+    timeoutMs: 60_000,
+    everyMs: 300,
+  });
 }
 
 export async function startE2eStack(opts: E2eStackOptions): Promise<E2eStack> {
@@ -175,9 +191,9 @@ export async function startE2eStack(opts: E2eStackOptions): Promise<E2eStack> {
     // deletion of the namespace's pods as a kubelet would, so nothing is left Terminating.
     const deleteNamespaces = async () => {
       await Promise.all(owned.map((ns) => deleteTestNamespace(ns)));
-      await waitFor(`the pods of ${namespace} to be gone`, async () => (await core.listNamespacedPod({ namespace })).items.length === 0, { timeoutMs: 30_000 }).catch(
-        (err: unknown) => console.warn(`[e2e] ${String(err)}`),
-      );
+      await waitFor(`the pods of ${namespace} to be gone`, async () => (await core.listNamespacedPod({ namespace })).items.length === 0, {
+        timeoutMs: 30_000,
+      }).catch((err: unknown) => console.warn(`[e2e] ${String(err)}`));
     };
     stops.push(deleteNamespaces);
     // Namespace `plugflow` with the component accounts, CRDs, ClusterRoles, and the agent's
@@ -203,7 +219,8 @@ export async function startE2eStack(opts: E2eStackOptions): Promise<E2eStack> {
         if (!process.env.PLUGFLOW_TEST_KEEP_RUNNER_DIR) rmSync(r.dir, { recursive: true, force: true });
       });
       await runner.start();
-      if (!runner.namespacesEnabled) throw new Error('the local pod runner has no mount namespaces here (needs root and unshare): step pods cannot run');
+      if (!runner.namespacesEnabled)
+        throw new Error('the local pod runner has no mount namespaces here (needs root and unshare): step pods cannot run');
     }
 
     const { log, lines } = capturingLogger('controller');
@@ -243,7 +260,10 @@ export async function startE2eStack(opts: E2eStackOptions): Promise<E2eStack> {
       const parts: string[] = [];
       try {
         const wf = await getWorkflow(name);
-        parts.push(`workflow ${namespace}/${name}: phase ${wf.status?.phase || '(none)'}${wf.status?.message ? ` — ${wf.status.message}` : ''}`, renderTree(wf));
+        parts.push(
+          `workflow ${namespace}/${name}: phase ${wf.status?.phase || '(none)'}${wf.status?.message ? ` — ${wf.status.message}` : ''}`,
+          renderTree(wf),
+        );
       } catch (err) {
         parts.push(`workflow ${namespace}/${name}: ${String(err)}`);
       }
@@ -298,10 +318,13 @@ export async function startE2eStack(opts: E2eStackOptions): Promise<E2eStack> {
   }
 }
 
-
 function podLine(p: V1Pod): string {
   const statuses = [...(p.status?.initContainerStatuses ?? []), ...(p.status?.containerStatuses ?? [])].map((s) => {
-    const st = s.state?.terminated ? `terminated(${s.state.terminated.exitCode}${s.state.terminated.reason ? ` ${s.state.terminated.reason}` : ''})` : s.state?.running ? 'running' : `waiting(${s.state?.waiting?.reason ?? ''})`;
+    const st = s.state?.terminated
+      ? `terminated(${s.state.terminated.exitCode}${s.state.terminated.reason ? ` ${s.state.terminated.reason}` : ''})`
+      : s.state?.running
+        ? 'running'
+        : `waiting(${s.state?.waiting?.reason ?? ''})`;
     return `${s.name}=${st}`;
   });
   return `  ${p.metadata?.name} ${p.status?.phase ?? ''} ${statuses.join(' ')}`;
@@ -337,7 +360,9 @@ export interface WorkflowRecorder {
  */
 export async function recordWorkflows(admin: KubeConfig, namespace: string): Promise<WorkflowRecorder> {
   const seen = new Map<string, Workflow[]>();
-  const list = (await admin.makeApiClient(CustomObjectsApi).listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: PLURAL.workflow })) as {
+  const list = (await admin
+    .makeApiClient(CustomObjectsApi)
+    .listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: PLURAL.workflow })) as {
     metadata: { resourceVersion: string };
   };
   let failure: unknown;
@@ -401,10 +426,14 @@ export function typeCounts(wf: Workflow): Record<string, number> {
   return out;
 }
 
-export const outputParameter = (node: NodeStatus, name: string): string | undefined => node.outputs?.parameters?.find((p) => p.name === name)?.value as string | undefined;
+export const outputParameter = (node: NodeStatus, name: string): string | undefined =>
+  node.outputs?.parameters?.find((p) => p.name === name)?.value as string | undefined;
 
 export function expectPhase(wf: Workflow, phase: WorkflowPhase): void {
-  if (wf.status?.phase !== phase) throw new Error(`workflow ${wf.metadata.name} ended ${wf.status?.phase} (${wf.status?.message ?? 'no message'}), expected ${phase}\n${renderTree(wf)}`);
+  if (wf.status?.phase !== phase)
+    throw new Error(
+      `workflow ${wf.metadata.name} ended ${wf.status?.phase} (${wf.status?.message ?? 'no message'}), expected ${phase}\n${renderTree(wf)}`,
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -576,14 +605,31 @@ export function pythonPlugin(o: PythonPluginOptions): ExecutorPlugin {
 
 /** Applies ConfigMaps (server-side apply, as `kubectl apply`) into a namespace. */
 export async function applyInto(admin: KubeConfig, namespace: string, objects: KubernetesObject[]): Promise<void> {
-  await applyObjects(admin, objects.map((o) => ({ ...o, metadata: { ...o.metadata, namespace } })));
+  await applyObjects(
+    admin,
+    objects.map((o) => ({ ...o, metadata: { ...o.metadata, namespace } })),
+  );
 }
 
 /** Waits for the controller's `Executor plugin <event>` line for namespace/name. */
-export function waitForPluginLog(stack: Pick<E2eStack, 'controllerLog'>, event: 'added' | 'updated' | 'removed', namespace: string, name: string, timeoutMs = 30_000): Promise<LogLine> {
+export function waitForPluginLog(
+  stack: Pick<E2eStack, 'controllerLog'>,
+  event: 'added' | 'updated' | 'removed',
+  namespace: string,
+  name: string,
+  timeoutMs = 30_000,
+): Promise<LogLine> {
   return waitFor(
     `the controller to log "Executor plugin ${event}" for ${namespace}/${name}`,
     () => stack.controllerLog.find((l) => l.message === `Executor plugin ${event}` && l.namespace === namespace && l.name === name),
-    { timeoutMs, everyMs: 100, describe: () => stack.controllerLog.filter((l) => String(l.message).startsWith('Executor plugin')).map((l) => JSON.stringify(l)).join('\n') },
+    {
+      timeoutMs,
+      everyMs: 100,
+      describe: () =>
+        stack.controllerLog
+          .filter((l) => String(l.message).startsWith('Executor plugin'))
+          .map((l) => JSON.stringify(l))
+          .join('\n'),
+    },
   );
 }

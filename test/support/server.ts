@@ -20,9 +20,16 @@ let serverKc: Promise<KubeConfig> | undefined;
 export function serverKubeConfig(): Promise<KubeConfig> {
   serverKc ??= (async () => {
     const dir = join(REPO_ROOT, 'manifests', 'base');
-    await applyObjects(adminKubeConfig(), [...readManifests(join(dir, 'namespace.yaml')), ...readManifests(join(dir, 'rbac-server.yaml')), ...readManifests(join(dir, 'rbac-server-mode.yaml'))]);
+    await applyObjects(adminKubeConfig(), [
+      ...readManifests(join(dir, 'namespace.yaml')),
+      ...readManifests(join(dir, 'rbac-server.yaml')),
+      ...readManifests(join(dir, 'rbac-server-mode.yaml')),
+    ]);
     // A service account created a moment ago can answer 429 to a token request until the API server's cache has it.
-    const token = await eventually(() => serviceAccountToken('plugflow', 'plugflow-server').catch(() => undefined), 'a token of plugflow-server');
+    const token = await eventually(
+      () => serviceAccountToken('plugflow', 'plugflow-server').catch(() => undefined),
+      'a token of plugflow-server',
+    );
     return kubeConfigForToken(token, 'plugflow-server');
   })();
   return serverKc;
@@ -59,7 +66,14 @@ export async function startTestServer(opts: Partial<ServerOptions> = {}): Promis
     format: winston.format.combine(winston.format.timestamp(), winston.format.json()),
     transports: [new winston.transports.Stream({ stream: sink })],
   });
-  const server = await startServer({ kubeConfig: await serverKubeConfig(), port: 0, host: '127.0.0.1', processMetrics: false, logger, ...opts });
+  const server = await startServer({
+    kubeConfig: await serverKubeConfig(),
+    port: 0,
+    host: '127.0.0.1',
+    processMetrics: false,
+    logger,
+    ...opts,
+  });
   return Object.assign(server, { logs });
 }
 
@@ -119,18 +133,35 @@ export function customObjects(): CustomObjectsApi {
 
 /** Creates a namespaced plugflow object as admin. */
 export async function createObject(namespace: string, plural: string, body: Record<string, unknown>): Promise<void> {
-  await customObjects().createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural, body: { apiVersion: `${GROUP}/${VERSION}`, ...body } });
+  await customObjects().createNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    namespace,
+    plural,
+    body: { apiVersion: `${GROUP}/${VERSION}`, ...body },
+  });
 }
 
 /** The workflows of a namespace (as admin), optionally by label selector. */
 export async function listWorkflows(namespace: string, labelSelector?: string): Promise<any[]> {
-  const res = await customObjects().listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: PLURAL.workflow, labelSelector });
+  const res = await customObjects().listNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    namespace,
+    plural: PLURAL.workflow,
+    labelSelector,
+  });
   return (res as { items: any[] }).items;
 }
 
 /** Kubernetes Events about one object. */
-export async function eventsAbout(namespace: string, name: string): Promise<{ type?: string; reason?: string; message?: string; count?: number }[]> {
-  const res = await adminKubeConfig().makeApiClient(CoreV1Api).listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${name}` });
+export async function eventsAbout(
+  namespace: string,
+  name: string,
+): Promise<{ type?: string; reason?: string; message?: string; count?: number }[]> {
+  const res = await adminKubeConfig()
+    .makeApiClient(CoreV1Api)
+    .listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${name}` });
   return res.items;
 }
 

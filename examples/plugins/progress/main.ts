@@ -13,7 +13,15 @@
  * Run: PLUGIN_PORT=7422 PLUGIN_TOKEN_PATH=/tmp/token npx tsx examples/plugins/progress/main.ts
  */
 import { pathToFileURL } from 'node:url';
-import { failed, outputParameters, running, servePlugin, succeeded, type PluginContext, type RunningPlugin } from '../../../src/sdk/index.js';
+import {
+  failed,
+  outputParameters,
+  running,
+  servePlugin,
+  succeeded,
+  type PluginContext,
+  type RunningPlugin,
+} from '../../../src/sdk/index.js';
 
 export interface ProgressConfig {
   steps?: number;
@@ -36,7 +44,8 @@ export async function startProgressPlugin(opts: ProgressPluginOptions = {}): Pro
     tokenPath: opts.tokenPath,
     execute: (config, ctx: PluginContext) => {
       const steps = config?.steps ?? 3;
-      if (!Number.isInteger(steps) || steps < 1) return failed(`plugin.progress.steps must be a positive integer, got ${JSON.stringify(steps)}`);
+      if (!Number.isInteger(steps) || steps < 1)
+        return failed(`plugin.progress.steps must be a positive integer, got ${JSON.stringify(steps)}`);
       const key = `${ctx.workflow.uid}/${JSON.stringify(ctx.template)}`;
       const done = (jobs.get(key) ?? 0) + 1;
       jobs.set(key, done);

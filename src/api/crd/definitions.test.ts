@@ -16,7 +16,9 @@ function byKind(kind: string): CustomResourceDefinition {
 describe('crds/ on disk', () => {
   it('matches what hack/gen-crds.ts generates (run `npx tsx hack/gen-crds.ts` after a schema change)', () => {
     const wanted = renderCrdFiles();
-    const onDisk = readdirSync(CRDS_DIR).filter((f) => f.endsWith('.yaml')).sort();
+    const onDisk = readdirSync(CRDS_DIR)
+      .filter((f) => f.endsWith('.yaml'))
+      .sort();
     expect(onDisk).toEqual([...wanted.keys()].sort());
     for (const [name, text] of wanted) {
       expect(readFileSync(join(CRDS_DIR, name), 'utf8'), `crds/${name} is stale`).toBe(text);
@@ -28,7 +30,11 @@ describe('crds/ on disk', () => {
       expect(text.startsWith(`${CRD_FILE_HEADER}\n`), name).toBe(true);
     }
     const byName = (a: any, b: any) => a.metadata.name.localeCompare(b.metadata.name);
-    expect(loadCrds().sort(byName)).toEqual(crdDefinitions().map((c) => parse(JSON.stringify(c))).sort(byName));
+    expect(loadCrds().sort(byName)).toEqual(
+      crdDefinitions()
+        .map((c) => parse(JSON.stringify(c)))
+        .sort(byName),
+    );
   });
 
   it('loadCrds refuses a file that holds something else', async () => {
@@ -80,7 +86,10 @@ describe('CRD definitions', () => {
   });
 
   it('the structural check catches the mistakes it is for', () => {
-    expect(structuralProblems({ properties: { a: { type: 'string' } } })).toEqual(['<root>: no type', '<root>: properties on a untyped node']);
+    expect(structuralProblems({ properties: { a: { type: 'string' } } })).toEqual([
+      '<root>: no type',
+      '<root>: properties on a untyped node',
+    ]);
     expect(structuralProblems({ type: 'array' })).toEqual(['<root>: array without items']);
     expect(structuralProblems({ type: 'string', 'x-kubernetes-int-or-string': true })).toEqual([
       '<root>: int-or-string must not have a type',
@@ -97,9 +106,7 @@ describe('CRD definitions', () => {
         items: { type: 'object', properties: { name: { type: 'string' } } },
       }),
     ).toEqual(['<root>: list-map key name is not required']);
-    expect(structuralProblems({ type: 'object', required: ['x'], properties: {} })).toEqual([
-      '<root>: required field x is not declared',
-    ]);
+    expect(structuralProblems({ type: 'object', required: ['x'], properties: {} })).toEqual(['<root>: required field x is not declared']);
   });
 
   it('keeps the one-key rule of the plugin section in the schema', () => {

@@ -13,7 +13,9 @@ export const CRDS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', '
 /** Every CustomResourceDefinition in `dir` (default crds/), files in name order. */
 export function loadCrds(dir: string = CRDS_DIR): object[] {
   const out: object[] = [];
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()) {
     const path = join(dir, file);
     for (const value of readYamlDocuments(readFileSync(path, 'utf8'), path) as Array<{ kind?: string }>) {
       if (value.kind !== 'CustomResourceDefinition') {

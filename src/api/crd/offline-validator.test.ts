@@ -38,7 +38,10 @@ describe('the sample documents', () => {
 });
 
 describe('the Workflow schema rejects the common mistakes, naming the field', () => {
-  const messages = (doc: unknown) => validator('Workflow').check(doc).map((e) => e.message);
+  const messages = (doc: unknown) =>
+    validator('Workflow')
+      .check(doc)
+      .map((e) => e.message);
 
   it('a plugin section with two keys', () => {
     const doc = workflowWith((wf) => (wf.spec.templates[7].plugin = { a: {}, b: {} }));
@@ -111,9 +114,7 @@ describe('the Workflow schema rejects the common mistakes, naming the field', ()
   });
 
   it('a workflow without a spec', () => {
-    expect(messages({ apiVersion: 'plugflow.io/v1alpha1', kind: 'Workflow', metadata: { name: 'x' } })).toEqual([
-      'spec is required',
-    ]);
+    expect(messages({ apiVersion: 'plugflow.io/v1alpha1', kind: 'Workflow', metadata: { name: 'x' } })).toEqual(['spec is required']);
   });
 
   it('accepts AnyString values of every type and int-or-string fields both ways', () => {
@@ -131,26 +132,37 @@ describe('the binding schema', () => {
     const doc = structuredClone(sampleEventBinding()) as any;
     delete doc.spec.event.selector;
     delete doc.spec.submit.workflowTemplateRef.name;
-    expect(validator('WorkflowEventBinding').check(doc).map((e) => e.message)).toEqual([
-      'spec.event.selector is required',
-      'spec.submit.workflowTemplateRef.name is required',
-    ]);
+    expect(
+      validator('WorkflowEventBinding')
+        .check(doc)
+        .map((e) => e.message),
+    ).toEqual(['spec.event.selector is required', 'spec.submit.workflowTemplateRef.name is required']);
   });
 });
 
 describe('a list of the wrong items', () => {
   it('reports each item, not duplicate names among items that have none', () => {
     const doc = workflowWith((wf) => (wf.spec.templates = [1, null, [], 'x']));
-    expect(validator('Workflow').check(doc).map((e) => e.message)).toEqual([0, 1, 2, 3].map((i) => `spec.templates[${i}] must be object`));
+    expect(
+      validator('Workflow')
+        .check(doc)
+        .map((e) => e.message),
+    ).toEqual([0, 1, 2, 3].map((i) => `spec.templates[${i}] must be object`));
   });
 });
 
 describe('SchemaValidator', () => {
   it('validates against a schema derived from a CRD', () => {
     const root = schemaOf('Workflow');
-    const v = new SchemaValidator({ ...root, properties: { ...root.properties, metadata: { type: 'object', properties: { name: { type: 'string' } } } } });
+    const v = new SchemaValidator({
+      ...root,
+      properties: { ...root.properties, metadata: { type: 'object', properties: { name: { type: 'string' } } } },
+    });
     expect(v.check({ metadata: { name: 'x' }, spec: {} })).toEqual([]);
-    expect(v.check({ metadata: { name: 7 }, spec: { templates: 3 } }).map((e) => e.message)).toEqual(['metadata.name must be string', 'spec.templates must be array']);
+    expect(v.check({ metadata: { name: 7 }, spec: { templates: 3 } }).map((e) => e.message)).toEqual([
+      'metadata.name must be string',
+      'spec.templates must be array',
+    ]);
   });
 });
 

@@ -17,13 +17,7 @@ import {
   stringMap,
   type Schema,
 } from './schema-builders.js';
-import {
-  argumentsSchema,
-  lifecycleHooksSchema,
-  metadataSchema,
-  retryStrategySchema,
-  templateSchema,
-} from './template-schema.js';
+import { argumentsSchema, lifecycleHooksSchema, metadataSchema, retryStrategySchema, templateSchema } from './template-schema.js';
 
 /**
  * WorkflowSpec. The spec does not list its fields, so unknown ones are kept (documents written for
@@ -127,13 +121,8 @@ export const taskSetRootSchema: Schema = obj({
     tasks: mapOf(openObject(), { description: 'Node id to resolved template, written by the controller.' }),
   }),
   status: obj({
-    nodes: mapOf(
-      obj(
-        { phase: str(), message: str(), outputs: openObject(), progress: str() },
-        { open: true },
-      ),
-      { description: 'Node id to result, written by the agent.' },
-    ),
+    nodes: mapOf(obj({ phase: str(), message: str(), outputs: openObject(), progress: str() }, { open: true }), {
+      description: 'Node id to result, written by the agent.',
+    }),
   }),
 });
-

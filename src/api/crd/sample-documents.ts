@@ -37,7 +37,12 @@ export function workflowWithEveryTemplateKind(name = 'every-kind'): Workflow {
           dag: {
             failFast: false,
             tasks: [
-              { name: 'build', template: 'build', arguments: { parameters: [{ name: 'n', value: '{{item}}' }] }, withItems: [1, 'two', { three: 3 }, [4], true, 2.5] },
+              {
+                name: 'build',
+                template: 'build',
+                arguments: { parameters: [{ name: 'n', value: '{{item}}' }] },
+                withItems: [1, 'two', { three: 3 }, [4], true, 2.5],
+              },
               { name: 'script', template: 'script', depends: 'build.Succeeded', withSequence: { count: '3', format: '%02d' } },
               { name: 'steps', template: 'steps', dependencies: ['build'], continueOn: { failed: true } },
               { name: 'wait', template: 'wait', when: '{{workflow.parameters.enabled}} == true' },

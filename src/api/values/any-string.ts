@@ -13,11 +13,7 @@ import type { AnyString } from './scalars.js';
 
 /** True for the values AnyString accepts. */
 export function isAnyString(value: unknown): value is AnyString {
-  return (
-    typeof value === 'string' ||
-    typeof value === 'boolean' ||
-    (typeof value === 'number' && Number.isFinite(value))
-  );
+  return typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
 }
 
 /** The string an AnyString holds; throws a FieldError for null, lists, objects, NaN. */

@@ -28,7 +28,8 @@ export function intOrStringToNumber(value: unknown, field: FieldRef = 'value'): 
       if (Number.isSafeInteger(n)) return n;
       throw new FieldError(field, `${JSON.stringify(value)} is too large for an integer`);
     }
-    if (text.includes('{{')) throw new FieldError(field, `${JSON.stringify(value)} still holds an unresolved tag; it must resolve to an integer`);
+    if (text.includes('{{'))
+      throw new FieldError(field, `${JSON.stringify(value)} still holds an unresolved tag; it must resolve to an integer`);
     throw new FieldError(field, `${JSON.stringify(value)} is not an integer`);
   }
   const got = value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value;

@@ -39,7 +39,9 @@ describe('annotationProblems', () => {
     expect(annotationProblems({ 'Example.COM/Note': 'free text: >= 3, "quotes"' }, 'a')).toEqual([]);
   });
   it('refuses bad keys and a total over 256 KiB', () => {
-    expect(annotationProblems({ 'bad key': 'x' }, 'a')).toEqual([expect.stringMatching(/^a\["bad key"\]: the key has name part "bad key"/)]);
+    expect(annotationProblems({ 'bad key': 'x' }, 'a')).toEqual([
+      expect.stringMatching(/^a\["bad key"\]: the key has name part "bad key"/),
+    ]);
     expect(annotationProblems({ big: 'x'.repeat(MAX_ANNOTATIONS_BYTES) }, 'a')).toEqual([
       `a: keys and values together take ${MAX_ANNOTATIONS_BYTES + 3} bytes, more than Kubernetes' limit of ${MAX_ANNOTATIONS_BYTES} (256 KiB)`,
     ]);

@@ -28,7 +28,8 @@ export function qualifiedNameProblem(key: string): string | undefined {
   if (prefix !== undefined) {
     if (prefix === '') return 'has an empty prefix before "/"';
     if (prefix.length > MAX_PREFIX) return `has a prefix longer than ${MAX_PREFIX} characters`;
-    if (!DNS_SUBDOMAIN.test(prefix)) return `has prefix "${prefix}", which is not a DNS subdomain (lower-case letters, digits, '-' and '.')`;
+    if (!DNS_SUBDOMAIN.test(prefix))
+      return `has prefix "${prefix}", which is not a DNS subdomain (lower-case letters, digits, '-' and '.')`;
   }
   if (name === '') return 'has an empty name part';
   if (name.length > MAX_NAME) return `has a name part longer than ${MAX_NAME} characters`;
@@ -43,8 +44,10 @@ export function labelProblems(labels: Record<string, string> | undefined, field:
     const at = `${field}[${JSON.stringify(key)}]`;
     const keyProblem = qualifiedNameProblem(key);
     if (keyProblem) out.push(`${at}: the key ${keyProblem}; a label key is [prefix/]name (Kubernetes refuses it otherwise)`);
-    if (value.length > MAX_LABEL_VALUE) out.push(`${at}: the value is longer than ${MAX_LABEL_VALUE} characters; put long text in an annotation`);
-    else if (value !== '' && !NAME.test(value)) out.push(`${at}: the value ${JSON.stringify(value)} must be empty or ${ALPHABET}; put free text in an annotation`);
+    if (value.length > MAX_LABEL_VALUE)
+      out.push(`${at}: the value is longer than ${MAX_LABEL_VALUE} characters; put long text in an annotation`);
+    else if (value !== '' && !NAME.test(value))
+      out.push(`${at}: the value ${JSON.stringify(value)} must be empty or ${ALPHABET}; put free text in an annotation`);
   }
   return out;
 }
@@ -55,9 +58,13 @@ export function annotationProblems(annotations: Record<string, string> | undefin
   let bytes = 0;
   for (const [key, value] of Object.entries(annotations ?? {})) {
     const keyProblem = qualifiedNameProblem(key.toLowerCase());
-    if (keyProblem) out.push(`${field}[${JSON.stringify(key)}]: the key ${keyProblem}; an annotation key is [prefix/]name (Kubernetes refuses it otherwise)`);
+    if (keyProblem)
+      out.push(
+        `${field}[${JSON.stringify(key)}]: the key ${keyProblem}; an annotation key is [prefix/]name (Kubernetes refuses it otherwise)`,
+      );
     bytes += Buffer.byteLength(key) + Buffer.byteLength(value);
   }
-  if (bytes > MAX_ANNOTATIONS_BYTES) out.push(`${field}: keys and values together take ${bytes} bytes, more than Kubernetes' limit of ${MAX_ANNOTATIONS_BYTES} (256 KiB)`);
+  if (bytes > MAX_ANNOTATIONS_BYTES)
+    out.push(`${field}: keys and values together take ${bytes} bytes, more than Kubernetes' limit of ${MAX_ANNOTATIONS_BYTES} (256 KiB)`);
   return out;
 }

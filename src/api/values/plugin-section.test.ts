@@ -15,18 +15,12 @@ describe('parsePluginSection', () => {
 
   it('names the field and lists the keys when there are several', () => {
     const field = FieldPath.of('spec').child('templates').index(2).child('plugin');
-    expect(() => parsePluginSection({ a: {}, b: {} }, field)).toThrow(
-      new FieldError(field, 'must have exactly one key, got 2 (a, b)'),
-    );
-    expect(() => parsePluginSection({ a: {}, b: {} }, field)).toThrow(
-      'spec.templates[2].plugin must have exactly one key, got 2 (a, b)',
-    );
+    expect(() => parsePluginSection({ a: {}, b: {} }, field)).toThrow(new FieldError(field, 'must have exactly one key, got 2 (a, b)'));
+    expect(() => parsePluginSection({ a: {}, b: {} }, field)).toThrow('spec.templates[2].plugin must have exactly one key, got 2 (a, b)');
   });
 
   it('rejects an empty section', () => {
-    expect(() => parsePluginSection({}, 'spec.templates[0].plugin')).toThrow(
-      'spec.templates[0].plugin must have exactly one key, got 0',
-    );
+    expect(() => parsePluginSection({}, 'spec.templates[0].plugin')).toThrow('spec.templates[0].plugin must have exactly one key, got 0');
   });
 
   it.each<[unknown, string]>([

@@ -39,7 +39,8 @@ const MAX_MILLI = MAX * 1000n;
 const MAX_EXPONENT = 40;
 
 const GRAMMAR = /^([+-]?)(\d+\.?\d*|\.\d+)(?:(Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E)|[eE]([+-]?\d+))?$/;
-const HINT = 'expected a number with an optional suffix (Ki, Mi, Gi, Ti, Pi, Ei, m, k, M, G, T, P, E) or exponent, for example 500m, 1.5Gi, 2, 1e3';
+const HINT =
+  'expected a number with an optional suffix (Ki, Mi, Gi, Ti, Pi, Ei, m, k, M, G, T, P, E) or exponent, for example 500m, 1.5Gi, 2, 1e3';
 
 /** Parses a quantity; throws a FieldError naming `field` when it is malformed or too large. */
 export function parseQuantity(input: string | number, field: FieldRef = 'quantity'): ParsedQuantity {

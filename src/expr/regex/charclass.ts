@@ -16,8 +16,7 @@ export class RegexSyntaxError extends Error {
   }
 }
 
-export const isWordCp = (cp: number): boolean =>
-  (cp >= 48 && cp <= 57) || (cp >= 65 && cp <= 90) || (cp >= 97 && cp <= 122) || cp === 95;
+export const isWordCp = (cp: number): boolean => (cp >= 48 && cp <= 57) || (cp >= 65 && cp <= 90) || (cp >= 97 && cp <= 122) || cp === 95;
 
 export const rangeTest =
   (ranges: [number, number][]): CharTest =>

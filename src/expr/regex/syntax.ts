@@ -153,7 +153,8 @@ export function parseRegex(pattern: string): ParsedRegex {
             if (groupNames.includes(name)) err(`duplicate capture group name ${JSON.stringify(name)}`, start);
             pos = close + 1;
           } else {
-            if (!/[imsU-]/.test(peek() ?? '')) err('invalid or unsupported group syntax (lookaround and backreferences are not supported)', start);
+            if (!/[imsU-]/.test(peek() ?? ''))
+              err('invalid or unsupported group syntax (lookaround and backreferences are not supported)', start);
             inner = readFlags(flags, start);
             if (!eat(':')) err('invalid or unsupported group syntax (lookaround and backreferences are not supported)', start);
             capture = false;

@@ -16,7 +16,12 @@ describe('FakeKubeClient', () => {
   it('creates with a uid and a fresh resourceVersion, and refuses a second create with AlreadyExists', async () => {
     const fake = new FakeKubeClient();
     const made = await fake.create<Pod>(PODS, 'ns', pod('p'));
-    expect(made.metadata).toMatchObject({ name: 'p', namespace: 'ns', uid: expect.stringMatching(/^uid-/), resourceVersion: fake.resourceVersion });
+    expect(made.metadata).toMatchObject({
+      name: 'p',
+      namespace: 'ns',
+      uid: expect.stringMatching(/^uid-/),
+      resourceVersion: fake.resourceVersion,
+    });
     const err = await fake.create(PODS, 'ns', pod('p')).catch((e: unknown) => e);
     expect(isAlreadyExists(err)).toBe(true);
     expect((err as ApiError).request).toBe('POST /api/v1/namespaces/ns/pods');
@@ -30,7 +35,13 @@ describe('FakeKubeClient', () => {
     await fake.mergePatch(PODS, 'ns', 'p', { spec: { b: 2 }, status: { ignored: true } });
     expect(fake.peek<Pod>(PODS, 'ns', 'p')).toMatchObject({ spec: { a: 1, b: 2 } });
     expect(fake.peek<Pod>(PODS, 'ns', 'p')!.status).toBeUndefined();
-    expect(isConflict(await fake.mergePatch(PODS, 'ns', 'p', { metadata: { resourceVersion: stale }, status: { x: 1 } }, 'status').catch((e: unknown) => e))).toBe(true);
+    expect(
+      isConflict(
+        await fake
+          .mergePatch(PODS, 'ns', 'p', { metadata: { resourceVersion: stale }, status: { x: 1 } }, 'status')
+          .catch((e: unknown) => e),
+      ),
+    ).toBe(true);
     await fake.mergePatch(PODS, 'ns', 'p', { status: { x: 1 }, spec: { ignored: true } }, 'status');
     expect(fake.peek<Pod>(PODS, 'ns', 'p')).toMatchObject({ spec: { a: 1, b: 2 }, status: { x: 1 } });
     expect(fake.peek<Pod>(PODS, 'ns', 'p')!.spec).not.toHaveProperty('ignored');
@@ -42,7 +53,9 @@ describe('FakeKubeClient', () => {
     const refused = await fake.delete(PODS, 'ns', 'p', { uid: 'someone-else' }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(ApiError);
     expect((refused as ApiError).code).toBe(409);
-    expect(isConflict(await fake.replace(PODS, 'ns', 'p', { ...p, metadata: { ...p.metadata, resourceVersion: '1' } }).catch((e: unknown) => e))).toBe(true);
+    expect(
+      isConflict(await fake.replace(PODS, 'ns', 'p', { ...p, metadata: { ...p.metadata, resourceVersion: '1' } }).catch((e: unknown) => e)),
+    ).toBe(true);
     await fake.delete(PODS, 'ns', 'p', { uid: p.metadata!.uid });
     expect(fake.peek(PODS, 'ns', 'p')).toBeUndefined();
   });

@@ -67,9 +67,27 @@ interface Watcher {
 
 type Obj = KubeObject & { metadata: NonNullable<KubeObject['metadata']> & Record<string, unknown> } & Record<string, unknown>;
 
-const METHODS: Record<Verb, string> = { get: 'GET', list: 'GET', watch: 'GET', create: 'POST', update: 'PUT', patch: 'PATCH', delete: 'DELETE' };
+const METHODS: Record<Verb, string> = {
+  get: 'GET',
+  list: 'GET',
+  watch: 'GET',
+  create: 'POST',
+  update: 'PUT',
+  patch: 'PATCH',
+  delete: 'DELETE',
+};
 
-const REASONS: Record<number, string> = { 400: 'BadRequest', 403: 'Forbidden', 404: 'NotFound', 409: 'Conflict', 410: 'Expired', 422: 'Invalid', 429: 'TooManyRequests', 500: 'InternalError', 503: 'ServiceUnavailable' };
+const REASONS: Record<number, string> = {
+  400: 'BadRequest',
+  403: 'Forbidden',
+  404: 'NotFound',
+  409: 'Conflict',
+  410: 'Expired',
+  422: 'Invalid',
+  429: 'TooManyRequests',
+  500: 'InternalError',
+  503: 'ServiceUnavailable',
+};
 
 export class FakeKubeClient implements KubeCalls {
   readonly calls: RecordedCall[] = [];
@@ -117,13 +135,15 @@ export class FakeKubeClient implements KubeCalls {
   /** Sends a BOOKMARK at the current resourceVersion to every watch that asked for bookmarks. */
   bookmark(): void {
     for (const w of this.watchers) {
-      if (w.opts.allowWatchBookmarks) this.deliver(w, { type: 'BOOKMARK', object: { kind: w.type.kind, metadata: { resourceVersion: this.resourceVersion } } });
+      if (w.opts.allowWatchBookmarks)
+        this.deliver(w, { type: 'BOOKMARK', object: { kind: w.type.kind, metadata: { resourceVersion: this.resourceVersion } } });
     }
   }
 
   /** Sends an ERROR event (a Status) to every open watch, as the server does for an expired watch. */
   watchError(code: number, reason = REASONS[code] ?? '', message = `watch error ${code}`): void {
-    for (const w of [...this.watchers]) this.deliver(w, { type: 'ERROR', object: { kind: 'Status', status: 'Failure', code, reason, message } });
+    for (const w of [...this.watchers])
+      this.deliver(w, { type: 'ERROR', object: { kind: 'Status', status: 'Failure', code, reason, message } });
   }
 
   /** Ends every open watch normally, as the server does at its timeoutSeconds. */
@@ -173,7 +193,8 @@ export class FakeKubeClient implements KubeCalls {
     const current = this.existing(type, namespace, name, call);
     const p = (structuredClone(patch) ?? {}) as Record<string, unknown>;
     const wantedRv = (p.metadata as { resourceVersion?: string } | undefined)?.resourceVersion;
-    if (wantedRv !== undefined && wantedRv !== current.metadata.resourceVersion) this.refuse(call, 409, 'Conflict', conflictMessage(type, name));
+    if (wantedRv !== undefined && wantedRv !== current.metadata.resourceVersion)
+      this.refuse(call, 409, 'Conflict', conflictMessage(type, name));
     // The status subresource changes only status; the main resource everything but status.
     const effective: Record<string, unknown> = subresource === 'status' ? { status: p.status } : { ...p };
     if (subresource !== 'status') delete effective.status;
@@ -192,11 +213,21 @@ export class FakeKubeClient implements KubeCalls {
     return structuredClone(this.store(type, 'MODIFIED', next as Obj)) as unknown as T;
   }
 
-  async delete(type: ResourceType, namespace: string | undefined, name: string, options?: { uid?: string; gracePeriodSeconds?: number }): Promise<unknown> {
+  async delete(
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    options?: { uid?: string; gracePeriodSeconds?: number },
+  ): Promise<unknown> {
     const call = this.begin('delete', type, namespace, name, undefined, options);
     const current = this.existing(type, namespace, name, call);
     if (options?.uid && options.uid !== current.metadata.uid) {
-      this.refuse(call, 409, 'Conflict', `Precondition failed: UID in precondition: ${options.uid}, UID in object meta: ${current.metadata.uid}`);
+      this.refuse(
+        call,
+        409,
+        'Conflict',
+        `Precondition failed: UID in precondition: ${options.uid}, UID in object meta: ${current.metadata.uid}`,
+      );
     }
     this.objects.delete(key(type, namespace, name));
     const gone = { ...current, metadata: { ...current.metadata, resourceVersion: String(++this.rv) } };
@@ -206,7 +237,10 @@ export class FakeKubeClient implements KubeCalls {
 
   /** Resolves when the signal aborts, closeWatches() runs, or a handler throws (the real stream ends then too). */
   async watch(type: ResourceType, o: WatchOptions, onEvent: (e: WatchEvent) => void, signal: AbortSignal): Promise<void> {
-    this.begin('watch', type, o.namespace, undefined, undefined, { resourceVersion: o.resourceVersion, allowWatchBookmarks: o.allowWatchBookmarks });
+    this.begin('watch', type, o.namespace, undefined, undefined, {
+      resourceVersion: o.resourceVersion,
+      allowWatchBookmarks: o.allowWatchBookmarks,
+    });
     return new Promise<void>((resolve) => {
       if (signal.aborted) return resolve();
       const since = o.resourceVersion ? Number(o.resourceVersion) : this.rv;
@@ -219,7 +253,16 @@ export class FakeKubeClient implements KubeCalls {
       signal.addEventListener('abort', finish, { once: true });
       o.onOpen?.();
       if (since < this.compactedRv) {
-        onEvent({ type: 'ERROR', object: { kind: 'Status', status: 'Failure', code: 410, reason: 'Expired', message: `too old resource version: ${since} (${this.compactedRv})` } });
+        onEvent({
+          type: 'ERROR',
+          object: {
+            kind: 'Status',
+            status: 'Failure',
+            code: 410,
+            reason: 'Expired',
+            message: `too old resource version: ${since} (${this.compactedRv})`,
+          },
+        });
         return finish();
       }
       // Registered before the replay: a handler that writes must see its own write as a live event.
@@ -227,15 +270,22 @@ export class FakeKubeClient implements KubeCalls {
       const label = resourceLabel(type);
       // Without a resourceVersion the server starts with an ADDED event per existing object.
       if (!o.resourceVersion) {
-        for (const [k, obj] of this.objects) if (k.startsWith(`${label}|`)) this.deliver(watcher, { type: 'ADDED', object: structuredClone(obj) });
+        for (const [k, obj] of this.objects)
+          if (k.startsWith(`${label}|`)) this.deliver(watcher, { type: 'ADDED', object: structuredClone(obj) });
         return;
       }
-      for (const h of this.history) if (h.rv > since && h.resource === label && this.watchers.has(watcher)) this.deliver(watcher, structuredClone(h.event));
+      for (const h of this.history)
+        if (h.rv > since && h.resource === label && this.watchers.has(watcher)) this.deliver(watcher, structuredClone(h.event));
     });
   }
 
   private deliver(w: Watcher, e: WatchEvent): void {
-    if (e.type !== 'BOOKMARK' && e.type !== 'ERROR' && !this.selected(e.object as Obj, w.opts.namespace, w.opts.labelSelector, w.opts.fieldSelector)) return;
+    if (
+      e.type !== 'BOOKMARK' &&
+      e.type !== 'ERROR' &&
+      !this.selected(e.object as Obj, w.opts.namespace, w.opts.labelSelector, w.opts.fieldSelector)
+    )
+      return;
     try {
       w.handler(e);
     } catch {
@@ -245,9 +295,20 @@ export class FakeKubeClient implements KubeCalls {
 
   private begin(verb: Verb, type: ResourceType, namespace?: string, name?: string, subresource?: string, body?: unknown): RecordedCall {
     const path = resourcePath(type, namespace, verb === 'list' || verb === 'watch' || verb === 'create' ? undefined : name, subresource);
-    const call: RecordedCall = { verb, resource: resourceLabel(type), namespace, name, subresource, body, code: 200, request: `${METHODS[verb]} ${path}` };
+    const call: RecordedCall = {
+      verb,
+      resource: resourceLabel(type),
+      namespace,
+      name,
+      subresource,
+      body,
+      code: 200,
+      request: `${METHODS[verb]} ${path}`,
+    };
     this.calls.push(call);
-    const fault = this.faults.find((f) => f.remaining > 0 && (!f.filter.verb || f.filter.verb === verb) && (!f.filter.resource || f.filter.resource === call.resource));
+    const fault = this.faults.find(
+      (f) => f.remaining > 0 && (!f.filter.verb || f.filter.verb === verb) && (!f.filter.resource || f.filter.resource === call.resource),
+    );
     if (fault) {
       fault.remaining--;
       this.refuse(call, fault.code, fault.reason, fault.message);

@@ -154,7 +154,11 @@ class EventEndpoint {
     }
     if (access === undefined) this.readBody(call);
     else if (access instanceof HttpError) this.refuse(call, access);
-    else access.then((refusal) => (refusal ? this.refuse(call, refusal) : this.readBody(call)), (err: unknown) => this.refuse(call, err));
+    else
+      access.then(
+        (refusal) => (refusal ? this.refuse(call, refusal) : this.readBody(call)),
+        (err: unknown) => this.refuse(call, err),
+      );
     return true;
   }
 
@@ -209,7 +213,13 @@ class EventEndpoint {
         return this.fail(call, unavailable('the server is shutting down: send the event to another replica', 1));
       }
       this.receipt('queue_full');
-      return this.fail(call, unavailable(`the event queue is full (${queue.capacity} events in process): retry later, or raise --event-operation-queue-size / --event-worker-count`, 1));
+      return this.fail(
+        call,
+        unavailable(
+          `the event queue is full (${queue.capacity} events in process): retry later, or raise --event-operation-queue-size / --event-worker-count`,
+          1,
+        ),
+      );
     }
     this.receipt('accepted');
     if (!sync) {
@@ -222,7 +232,8 @@ class EventEndpoint {
     const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), wait)));
     void Promise.race([done as Promise<Outcome<DispatchResult>>, timeout]).then((outcome) => {
       clearTimeout(timer);
-      if (outcome === 'timeout') this.send(call, 202, JSON.stringify({ message: `the event is accepted and still being dispatched after ${wait / 1000}s` }));
+      if (outcome === 'timeout')
+        this.send(call, 202, JSON.stringify({ message: `the event is accepted and still being dispatched after ${wait / 1000}s` }));
       else if (outcome.ok) this.send(call, 200, JSON.stringify(outcome.value));
       else this.fail(call, new HttpError(Code.Internal, `dispatching the event failed: ${errorMessage(outcome.error)}`));
     });

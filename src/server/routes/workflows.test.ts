@@ -61,12 +61,21 @@ afterAll(async () => {
 });
 
 async function post(body: unknown): Promise<{ status: number; body: { code?: number; message?: string } }> {
-  const res = await fetch(`${base}/api/v1/workflows/ns`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${base}/api/v1/workflows/ns`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as { code?: number; message?: string } };
 }
 
 const main = { name: 'main', container: { image: 'busybox', command: ['echo', 'hi'] } };
-const valid = () => ({ apiVersion: 'plugflow.io/v1alpha1', kind: 'Workflow', metadata: { generateName: 'hello-' }, spec: { entrypoint: 'main', templates: [structuredClone(main)] } });
+const valid = () => ({
+  apiVersion: 'plugflow.io/v1alpha1',
+  kind: 'Workflow',
+  metadata: { generateName: 'hello-' },
+  spec: { entrypoint: 'main', templates: [structuredClone(main)] },
+});
 /** The valid workflow with `edit` applied. */
 function workflow(edit: (wf: any) => void): unknown {
   const wf = valid();
@@ -83,25 +92,49 @@ describe('POST /api/v1/workflows/{namespace} with a malformed workflow', () => {
     ['spec.templates = "x"', workflow((w) => (w.spec.templates = 'x')), 'spec.templates must be array'],
     ['spec.templates = "\\u0000"', workflow((w) => (w.spec.templates = '\u0000')), 'spec.templates must be array'],
     ['spec.templates = an object', workflow((w) => (w.spec.templates = { main })), 'spec.templates must be array'],
-    ['spec.templates = [[], null]', workflow((w) => (w.spec.templates = [[], null])), 'spec.templates[0] must be object; spec.templates[1] must be object'],
+    [
+      'spec.templates = [[], null]',
+      workflow((w) => (w.spec.templates = [[], null])),
+      'spec.templates[0] must be object; spec.templates[1] must be object',
+    ],
     ['spec.templates[0] = null', workflow((w) => (w.spec.templates[0] = null)), 'spec.templates[0] must be object'],
-    ['spec.templates[0] wrapped in a list', workflow((w) => (w.spec.templates[0] = [w.spec.templates[0]])), 'spec.templates[0] must be object'],
+    [
+      'spec.templates[0] wrapped in a list',
+      workflow((w) => (w.spec.templates[0] = [w.spec.templates[0]])),
+      'spec.templates[0] must be object',
+    ],
     ['metadata.name = {"toString": [...]}', workflow((w) => (w.metadata = { name: { toString: [1, 2] } })), 'metadata.name must be string'],
-    ['metadata.generateName = {"valueOf": 1}', workflow((w) => (w.metadata = { generateName: { valueOf: 1 } })), 'metadata.generateName must be string'],
+    [
+      'metadata.generateName = {"valueOf": 1}',
+      workflow((w) => (w.metadata = { generateName: { valueOf: 1 } })),
+      'metadata.generateName must be string',
+    ],
     ['metadata.namespace = ["ns"]', workflow((w) => (w.metadata.namespace = ['ns'])), 'metadata.namespace must be string'],
     ['metadata.labels = "x"', workflow((w) => (w.metadata.labels = 'x')), 'metadata.labels must be object'],
     ['apiVersion = a list', workflow((w) => (w.apiVersion = ['plugflow.io/v1alpha1'])), 'apiVersion must be string'],
     ['kind = {"toString": [...]}', workflow((w) => (w.kind = { toString: [] })), 'kind must be string'],
     ['spec.entrypoint = {}', workflow((w) => (w.spec.entrypoint = {})), 'spec.entrypoint must be string'],
     ['spec.arguments.parameters = -1', workflow((w) => (w.spec.arguments = { parameters: -1 })), 'spec.arguments.parameters must be array'],
-    ['spec.templates[0].steps = 0', workflow((w) => (w.spec.templates[0] = { name: 'main', steps: 0 })), 'spec.templates[0].steps must be array'],
-    ['spec.templates[0].dag = []', workflow((w) => (w.spec.templates[0] = { name: 'main', dag: [] })), 'spec.templates[0].dag must be object'],
+    [
+      'spec.templates[0].steps = 0',
+      workflow((w) => (w.spec.templates[0] = { name: 'main', steps: 0 })),
+      'spec.templates[0].steps must be array',
+    ],
+    [
+      'spec.templates[0].dag = []',
+      workflow((w) => (w.spec.templates[0] = { name: 'main', dag: [] })),
+      'spec.templates[0].dag must be object',
+    ],
     [
       'an inline template with steps = "x"',
       workflow((w) => (w.spec.templates = [{ name: 'main', steps: [[{ name: 's', inline: { steps: 'x' } }]] }])),
       'spec.templates[0].steps[0][0].inline.steps must be array',
     ],
-    ['spec.workflowTemplateRef = "lib"', workflow((w) => (w.spec = { workflowTemplateRef: 'lib' })), 'spec.workflowTemplateRef must be object'],
+    [
+      'spec.workflowTemplateRef = "lib"',
+      workflow((w) => (w.spec = { workflowTemplateRef: 'lib' })),
+      'spec.workflowTemplateRef must be object',
+    ],
     ['spec = null', workflow((w) => (w.spec = null)), /^workflow\.spec is required/],
     ['metadata = []', workflow((w) => (w.metadata = [])), /^workflow\.metadata must be an object/],
   ])('%s → 400 naming the field', async (_label, wf, expected) => {
@@ -140,7 +173,12 @@ describe('an unexpected failure in a handler', () => {
       const res = await post({ workflow: valid() });
       expect(res).toEqual({ status: 500, body: { code: 13, message: INTERNAL_MESSAGE } });
       const line = logs.find((l) => l.message === 'request failed');
-      expect(line).toMatchObject({ level: 'error', method: 'POST', route: '/api/v1/workflows/:namespace', error: expect.stringMatching(/JSON/) });
+      expect(line).toMatchObject({
+        level: 'error',
+        method: 'POST',
+        route: '/api/v1/workflows/:namespace',
+        error: expect.stringMatching(/JSON/),
+      });
       expect(String(line?.stack)).toContain('SyntaxError');
     } finally {
       fail = undefined;
@@ -153,7 +191,10 @@ describe('an unexpected failure in a handler', () => {
     try {
       const res = await post({ workflow: valid() });
       expect(res.status).toBe(503);
-      expect(res.body).toEqual({ code: 14, message: expect.stringMatching(/^the Kubernetes API server could not be reached: .*other side closed/) });
+      expect(res.body).toEqual({
+        code: 14,
+        message: expect.stringMatching(/^the Kubernetes API server could not be reached: .*other side closed/),
+      });
     } finally {
       fail = undefined;
     }

@@ -29,7 +29,6 @@ interface NameParams extends NsParams {
   name: string;
 }
 
-
 declare module 'fastify' {
   interface FastifyRequest {
     /** Who the request acts as, set by the onRequest hook before the body is read. */
@@ -58,11 +57,13 @@ export async function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDe
     const { namespace } = req.params;
     const body = req.body;
     if (!isObject(body)) throw badRequest('the request body must be a JSON object: {"namespace": …, "serverDryRun": …, "workflow": {…}}');
-    if (body.namespace !== undefined && typeof body.namespace !== 'string') throw badRequest('namespace in the body must be a string (the namespace of the path)');
+    if (body.namespace !== undefined && typeof body.namespace !== 'string')
+      throw badRequest('namespace in the body must be a string (the namespace of the path)');
     if (body.namespace !== undefined && body.namespace !== '' && body.namespace !== namespace) {
       throw badRequest(`namespace "${body.namespace}" in the body differs from "${namespace}" in the path`);
     }
-    if (body.workflow === undefined || body.workflow === null) throw badRequest('workflow is required: the body must carry the workflow to create');
+    if (body.workflow === undefined || body.workflow === null)
+      throw badRequest('workflow is required: the body must carry the workflow to create');
     if (!isObject(body.workflow)) throw badRequest('workflow must be an object (a Workflow with metadata and spec)');
     const raw = body.workflow;
     if (raw.metadata !== undefined && !isObject(raw.metadata)) throw badRequest('workflow.metadata must be an object');
@@ -93,7 +94,8 @@ export async function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDe
       return Array.isArray(v) ? v[v.length - 1] : v;
     };
     const limit = one('limit');
-    if (limit !== undefined && limit !== '' && !/^\d+$/.test(limit)) throw badRequest(`listOptions.limit must be a whole number, got "${limit}"`);
+    if (limit !== undefined && limit !== '' && !/^\d+$/.test(limit))
+      throw badRequest(`listOptions.limit must be a whole number, got "${limit}"`);
     return kube.as(caller.identity).list(WORKFLOWS, {
       namespace: req.params.namespace,
       labelSelector: one('labelSelector'),

@@ -34,7 +34,10 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const calls = new Map<string, number>();
   const sdk = pluginRequestHandler({
     name: FLAKY,
-    execute: (_config: unknown, ctx) => succeeded('served after a 503 and a dropped connection', { outputs: outputParameters({ attempts: String(calls.get(`${ctx.workflow.uid}/${ctx.template.name}`) ?? 0) }) }),
+    execute: (_config: unknown, ctx) =>
+      succeeded('served after a 503 and a dropped connection', {
+        outputs: outputParameters({ attempts: String(calls.get(`${ctx.workflow.uid}/${ctx.template.name}`) ?? 0) }),
+      }),
   });
   await runAsSidecar(FLAKY, async (port) => {
     const server = createServer((req, res) => {
@@ -52,7 +55,12 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
         } else if (answer === 'drop') {
           req.socket.destroy();
         } else {
-          const replay = Object.assign(Readable.from([body]), { method: req.method, url: req.url, headers: req.headers, socket: req.socket });
+          const replay = Object.assign(Readable.from([body]), {
+            method: req.method,
+            url: req.url,
+            headers: req.headers,
+            socket: req.socket,
+          });
           sdk(replay as unknown as IncomingMessage, res);
         }
       });

@@ -20,7 +20,10 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     servePlugin<InstantConfig | null>({
       name: INSTANT,
       port,
-      execute: (config) => (config?.fail ? failed('failed on purpose (soak design)') : succeeded('done', { outputs: outputParameters({ echo: config?.echo ?? '' }) })),
+      execute: (config) =>
+        config?.fail
+          ? failed('failed on purpose (soak design)')
+          : succeeded('done', { outputs: outputParameters({ echo: config?.echo ?? '' }) }),
     }),
   );
 }

@@ -31,7 +31,10 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
           return running(`poll ${done} of ${polls}`, { progress: `${done}/${polls}`, requeue: config?.every ?? '500ms' });
         }
         jobs.delete(key);
-        return succeeded(`done after ${polls} polls`, { progress: `${polls}/${polls}`, outputs: outputParameters({ polls: String(polls) }) });
+        return succeeded(`done after ${polls} polls`, {
+          progress: `${polls}/${polls}`,
+          outputs: outputParameters({ polls: String(polls) }),
+        });
       },
     }),
   );
