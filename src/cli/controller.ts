@@ -12,18 +12,7 @@ import { POD_SECURITY_LEVELS, type PodSecurityLevel } from '../pods/pod-policy.j
 import { DEFAULT_POD_SECURITY_LEVEL, ENV_POD_SECURITY_LEVEL, parsePodSecurityLevel } from '../pods/pod-security-level.js';
 import { DEFAULT_MAX_STATUS_BYTES } from '../controller/status-size.js';
 import { errorMessage } from '../log/error-message.js';
-
-function positiveInt(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number of at least 1');
-  return n;
-}
-
-function port(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('expected a port number (0 picks a free one)');
-  return n;
-}
+import { port, positiveInt } from './option-values.js';
 
 interface ControllerFlags {
   kubeconfig?: string;

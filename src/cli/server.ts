@@ -11,23 +11,12 @@ import { LIMIT_DEFAULTS } from '../server/limits.js';
 import { DEFAULTS, startServer } from '../server/server.js';
 import { errorMessage } from '../log/error-message.js';
 import { loadKubeConfig } from '../kube/kubeconfig.js';
+import { port, positiveInt } from './option-values.js';
 
 function bool(v: string | undefined): boolean {
   if (v === undefined || v === '' || v === 'true') return true;
   if (v === 'false') return false;
   throw new InvalidArgumentError('expected true or false');
-}
-
-function positiveInt(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number of at least 1');
-  return n;
-}
-
-function port(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('expected a port number (0–65535)');
-  return n;
 }
 
 function namespaces(v: string): string[] {

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { runCasesText } from './cases.js';
+import { CASE_KINDS, runCasesText } from './cases.js';
 
 // The shared cases live beside the repository: <repo>/../shared/expr-cases.jsonl. Resolved from
 // this file's location (src/expr/ → repo root), not from the working directory.
@@ -16,18 +16,8 @@ describe('shared expression cases (../shared/expr-cases.jsonl)', () => {
 
   it('has cases of every kind', () => {
     const kinds = new Set(results.map((r) => r.case?.kind));
-    for (const k of [
-      'event_selector',
-      'event_selector_raw',
-      'event_value',
-      'event_meta',
-      'when',
-      'depends',
-      'retry',
-      'expression',
-      'template',
-    ]) {
-      expect(kinds.has(k as never), `no case of kind ${k}`).toBe(true);
+    for (const k of CASE_KINDS) {
+      expect(kinds.has(k), `no case of kind ${k}`).toBe(true);
     }
     expect(results.length).toBeGreaterThanOrEqual(100);
   });
