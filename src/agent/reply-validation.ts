@@ -48,6 +48,7 @@ import {
   type Outputs,
   type Parameter,
 } from '../api/index.js';
+import { getOwn, isJsonObject } from '../api/user-json.js';
 
 /** Largest plugin reply body read. */
 export const MAX_REPLY_BYTES = 1024 * 1024;
@@ -79,11 +80,11 @@ export type CheckedReply =
  */
 export function checkReply(plugin: string, reply: unknown): CheckedReply {
   const issues = new Issues();
-  const value = isRecord(reply) ? reply : {};
-  const result = checkNode(own(value, 'node'), FieldPath.of('node'), issues);
+  const value = isJsonObject(reply) ? reply : {};
+  const result = checkNode(getOwn(value, 'node'), FieldPath.of('node'), issues);
   if (!issues.ok) return invalid(plugin, 'result', issues);
   let requeueMs: number | undefined;
-  const requeue = own(value, 'requeue');
+  const requeue = getOwn(value, 'requeue');
   if (requeue !== undefined && requeue !== null && requeue !== '') {
     if (typeof requeue !== 'string') issues.add('requeue', `must be a duration string such as 30s, got ${describe(requeue)}`);
     else requeueMs = issues.check(() => parseGoDuration(requeue, { field: 'requeue' }));
@@ -152,25 +153,25 @@ function invalid(plugin: string, what: string, issues: Issues): CheckedReply {
 
 /** The node, rebuilt from its checked fields; problems go to `issues`. */
 function checkNode(node: unknown, at: FieldPath, issues: Issues): NodeResult | undefined {
-  if (!isRecord(node)) {
+  if (!isJsonObject(node)) {
     issues.add(at, `must be an object, got ${describe(node)}`);
     return undefined;
   }
   const out: NodeResult = {};
-  const phase = own(node, 'phase');
+  const phase = getOwn(node, 'phase');
   if (phase === undefined || phase === null || phase === '')
     issues.add(at.child('phase'), `is required: one of ${PLUGIN_REPLY_PHASES.join(', ')}`);
   else if (typeof phase !== 'string' || !PLUGIN_REPLY_PHASES.includes(phase as NodePhase)) {
     issues.add(at.child('phase'), `must be one of ${PLUGIN_REPLY_PHASES.join(', ')}, got ${describe(phase)}`);
   } else out.phase = phase as NodePhase;
 
-  const message = own(node, 'message');
+  const message = getOwn(node, 'message');
   if (message !== undefined && message !== null) {
     if (typeof message !== 'string') issues.add(at.child('message'), `must be a string, got ${describe(message)}`);
     else if (message !== '') out.message = bound(message);
   }
 
-  const progress = own(node, 'progress');
+  const progress = getOwn(node, 'progress');
   if (progress !== undefined && progress !== null && progress !== '') {
     const m = typeof progress === 'string' ? PROGRESS.exec(progress) : null;
     const [done, total] = m ? [Number(m[1]), Number(m[2])] : [0, 0];
@@ -182,7 +183,7 @@ function checkNode(node: unknown, at: FieldPath, issues: Issues): NodeResult | u
     } else out.progress = `${done}/${total}`;
   }
 
-  const outputs = own(node, 'outputs');
+  const outputs = getOwn(node, 'outputs');
   if (outputs !== undefined && outputs !== null) {
     const checked = checkOutputs(outputs, at.child('outputs'), issues);
     if (checked) {
@@ -199,28 +200,28 @@ function checkNode(node: unknown, at: FieldPath, issues: Issues): NodeResult | u
 }
 
 function checkOutputs(outputs: unknown, at: FieldPath, issues: Issues): Outputs | undefined {
-  if (!isRecord(outputs)) {
+  if (!isJsonObject(outputs)) {
     issues.add(at, `must be an object, got ${describe(outputs)}`);
     return undefined;
   }
   const out: Outputs = {};
   const before = issues.all.length;
 
-  const parameters = own(outputs, 'parameters');
+  const parameters = getOwn(outputs, 'parameters');
   if (parameters !== undefined && parameters !== null) {
     if (!Array.isArray(parameters)) issues.add(at.child('parameters'), `must be a list of {name, value}, got ${describe(parameters)}`);
     else {
       const list: Parameter[] = [];
       parameters.forEach((p, i) => {
         const pat = at.child('parameters').index(i);
-        if (!isRecord(p)) return issues.add(pat, `must be an object {name, value}, got ${describe(p)}`);
-        const name = own(p, 'name');
+        if (!isJsonObject(p)) return issues.add(pat, `must be an object {name, value}, got ${describe(p)}`);
+        const name = getOwn(p, 'name');
         if (typeof name !== 'string' || name === '')
           issues.add(
             pat.child('name'),
             name === undefined || name === null || name === '' ? 'is required' : `must be a string, got ${describe(name)}`,
           );
-        const value = own(p, 'value');
+        const value = getOwn(p, 'value');
         let text: string | undefined;
         if (value !== undefined && value !== null) {
           if (!isAnyString(value)) issues.add(pat.child('value'), `must be a string, number or boolean, got ${describe(value)}`);
@@ -232,14 +233,14 @@ function checkOutputs(outputs: unknown, at: FieldPath, issues: Issues): Outputs 
     }
   }
 
-  const artifacts = own(outputs, 'artifacts');
+  const artifacts = getOwn(outputs, 'artifacts');
   if (artifacts !== undefined && artifacts !== null) {
     if (!Array.isArray(artifacts)) issues.add(at.child('artifacts'), `must be a list of artifacts, got ${describe(artifacts)}`);
     else {
       artifacts.forEach((a, i) => {
         const aat = at.child('artifacts').index(i);
-        if (!isRecord(a)) return issues.add(aat, `must be an object, got ${describe(a)}`);
-        const name = own(a, 'name');
+        if (!isJsonObject(a)) return issues.add(aat, `must be an object, got ${describe(a)}`);
+        const name = getOwn(a, 'name');
         if (typeof name !== 'string' || name === '')
           issues.add(
             aat.child('name'),
@@ -252,7 +253,7 @@ function checkOutputs(outputs: unknown, at: FieldPath, issues: Issues): Outputs 
   }
 
   for (const key of ['result', 'exitCode'] as const) {
-    const v = own(outputs, key);
+    const v = getOwn(outputs, key);
     if (v === undefined || v === null) continue;
     if (typeof v !== 'string') issues.add(at.child(key), `must be a string, got ${describe(v)}`);
     else out[key] = v;
@@ -270,15 +271,6 @@ function depthOver(value: unknown, max: number): boolean {
     for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
   }
   return false;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
-/** An own property only: `__proto__`, `constructor` and friends are never read from the prototype. */
-function own(o: Record<string, unknown>, key: string): unknown {
-  return Object.hasOwn(o, key) ? o[key] : undefined;
 }
 
 function jsonBytes(v: unknown): number {

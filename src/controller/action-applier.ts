@@ -80,8 +80,8 @@ export { MAX_AGENT_REPLACEMENTS } from '../engine/index.js';
 export class ActionApplier {
   private readonly admission: PodAdmission;
 
-  constructor(private readonly o: ApplierOptions) {
-    this.admission = new PodAdmission(o.client, o.caches, o.podSecurityLevel);
+  constructor(private readonly opts: ApplierOptions) {
+    this.admission = new PodAdmission(opts.client, opts.caches, opts.podSecurityLevel);
   }
 
   async apply(wf: Obj<Workflow>, actions: readonly EngineAction[]): Promise<ApplyOutcome> {
@@ -140,7 +140,7 @@ export class ActionApplier {
    */
   async deleteAgent(wf: Obj<Workflow>): Promise<void> {
     const name = agentPodName(wf.metadata.name!);
-    const pod = this.o.caches.pods.get(wf.metadata.namespace, name);
+    const pod = this.opts.caches.pods.get(wf.metadata.namespace, name);
     if (!pod || pod.metadata?.deletionTimestamp) return;
     await this.deletePod(wf, name, 'workflow completed', AGENT_DELETE_GRACE_SECONDS);
   }
@@ -149,8 +149,8 @@ export class ActionApplier {
   private async createPod(wf: Obj<Workflow>, a: Extract<EngineAction, { kind: 'createPod' }>): Promise<boolean> {
     const ns = wf.metadata.namespace!;
     const key = `${ns}/${a.podName}`;
-    if (this.o.caches.pods.get(ns, a.podName) || this.o.creations.pending(key)) return false;
-    if (this.o.failures.podFailures(wf.metadata.uid!)?.has(a.podName)) return false;
+    if (this.opts.caches.pods.get(ns, a.podName) || this.opts.creations.pending(key)) return false;
+    if (this.opts.failures.podFailures(wf.metadata.uid!)?.has(a.podName)) return false;
     let pod: V1Pod;
     try {
       pod = buildStepPod({
@@ -159,7 +159,7 @@ export class ActionApplier {
         podName: a.podName,
         template: a.template,
         workflowPodSpecPatch: a.workflowPodSpecPatch,
-        executorImage: this.o.executorImage,
+        executorImage: this.opts.executorImage,
       });
     } catch (err) {
       return this.podFailed(wf, a.podName, a.nodeId, `cannot build the pod: ${errorMessage(err)}`);
@@ -168,17 +168,17 @@ export class ActionApplier {
       ns,
       `pod ${a.podName}`,
       pod,
-      checkStepServiceAccount(pod.spec, this.o.agent.serviceAccountName, EXECUTOR_PLUGIN_SUFFIX),
+      checkStepServiceAccount(pod.spec, this.opts.agent.serviceAccountName, EXECUTOR_PLUGIN_SUFFIX),
     );
     if (refusal) return this.podFailed(wf, a.podName, a.nodeId, refusal);
     try {
-      await this.o.client.create(PODS, ns, pod);
-      this.o.metrics.podsCreated.inc();
-      this.o.creations.expect(key);
-      this.o.log.debug('created pod', { workflow: `${ns}/${wf.metadata.name}`, pod: a.podName, node: a.nodeId });
+      await this.opts.client.create(PODS, ns, pod);
+      this.opts.metrics.podsCreated.inc();
+      this.opts.creations.expect(key);
+      this.opts.log.debug('created pod', { workflow: `${ns}/${wf.metadata.name}`, pod: a.podName, node: a.nodeId });
     } catch (err) {
       if (isAlreadyExists(err)) {
-        this.o.creations.expect(key);
+        this.opts.creations.expect(key);
         return false;
       }
       if (isPermanent(err)) return this.podFailed(wf, a.podName, a.nodeId, `the pod was refused: ${errorMessage(err)}`);
@@ -188,31 +188,31 @@ export class ActionApplier {
   }
 
   private podFailed(wf: Obj<Workflow>, podName: string, nodeId: string, message: string): boolean {
-    this.o.log.warn('pod cannot be created; its node fails', {
+    this.opts.log.warn('pod cannot be created; its node fails', {
       workflow: `${wf.metadata.namespace}/${wf.metadata.name}`,
       pod: podName,
       reason: message,
     });
-    this.o.failures.addPodFailure(wf.metadata.uid!, podName, { nodeId, message });
+    this.opts.failures.addPodFailure(wf.metadata.uid!, podName, { nodeId, message });
     return true;
   }
 
   private async deletePod(wf: Obj<Workflow>, podName: string, reason: string, gracePeriodSeconds?: number): Promise<void> {
     const ns = wf.metadata.namespace!;
-    const pod = this.o.caches.pods.get(ns, podName);
+    const pod = this.opts.caches.pods.get(ns, podName);
     if (!pod || pod.metadata?.deletionTimestamp) return;
     const key = deletionKey(pod);
-    if (this.o.deletions.pending(key)) return;
+    if (this.opts.deletions.pending(key)) return;
     // Expected before the call: a pod without a node is gone at once, and the watch can report
     // that before the reply to the delete arrives.
-    this.o.deletions.expect(key);
+    this.opts.deletions.expect(key);
     try {
-      await this.o.client.delete(PODS, ns, podName, { uid: pod.metadata?.uid, gracePeriodSeconds });
-      this.o.log.debug('deleted pod', { workflow: `${ns}/${wf.metadata.name}`, pod: podName, reason });
+      await this.opts.client.delete(PODS, ns, podName, { uid: pod.metadata?.uid, gracePeriodSeconds });
+      this.opts.log.debug('deleted pod', { workflow: `${ns}/${wf.metadata.name}`, pod: podName, reason });
     } catch (err) {
       // NotFound: gone already. Conflict: the uid precondition failed — a different pod now.
       if (isNotFound(err) || (err instanceof ApiError && err.code === 409)) return;
-      this.o.deletions.observed(key);
+      this.opts.deletions.observed(key);
       throw err;
     }
   }
@@ -221,7 +221,7 @@ export class ActionApplier {
   private async updateTaskSet(wf: Obj<Workflow>, writes: Record<string, Template | null>, complete: boolean): Promise<void> {
     const ns = wf.metadata.namespace!;
     const name = wf.metadata.name!;
-    const existing = this.o.caches.taskSetOf(ns, name);
+    const existing = this.opts.caches.taskSetOf(ns, name);
     if (!existing) {
       const tasks = Object.fromEntries(Object.entries(writes).filter(([, t]) => t !== null));
       if (Object.keys(tasks).length === 0) return; // nothing to write, nothing to complete
@@ -237,13 +237,13 @@ export class ActionApplier {
         spec: { tasks: tasks as Record<string, Template> },
       };
       try {
-        this.o.caches.rememberTaskSet(await this.o.client.create<Obj<WorkflowTaskSet>>(WORKFLOW_TASK_SETS, ns, body));
+        this.opts.caches.rememberTaskSet(await this.opts.client.create<Obj<WorkflowTaskSet>>(WORKFLOW_TASK_SETS, ns, body));
         return;
       } catch (err) {
         if (!isAlreadyExists(err)) throw err;
       }
       // Created meanwhile (a previous incarnation of this controller): patch it instead.
-      return this.patchTaskSet(wf, await this.o.client.get<Obj<WorkflowTaskSet>>(WORKFLOW_TASK_SETS, ns, name), writes, complete);
+      return this.patchTaskSet(wf, await this.opts.client.get<Obj<WorkflowTaskSet>>(WORKFLOW_TASK_SETS, ns, name), writes, complete);
     }
     return this.patchTaskSet(wf, existing, writes, complete);
   }
@@ -264,13 +264,13 @@ export class ActionApplier {
     if (complete && !isTaskSetCompleted(ts)) patch.metadata = { labels: taskSetCompletedLabels() };
     if (Object.keys(patch).length > 0) {
       try {
-        const updated = await this.o.client.mergePatch<Obj<WorkflowTaskSet>>(
+        const updated = await this.opts.client.mergePatch<Obj<WorkflowTaskSet>>(
           WORKFLOW_TASK_SETS,
           wf.metadata.namespace,
           wf.metadata.name!,
           patch,
         );
-        this.o.caches.rememberTaskSet(updated);
+        this.opts.caches.rememberTaskSet(updated);
       } catch (err) {
         if (isNotFound(err) && !patch.spec) return;
         throw err;
@@ -297,14 +297,14 @@ export class ActionApplier {
     for (const id of Object.keys(results)) if (complete || writes[id] === null) nodes[id] = null;
     if (Object.keys(nodes).length === 0) return;
     try {
-      const updated = await this.o.client.mergePatch<Obj<WorkflowTaskSet>>(
+      const updated = await this.opts.client.mergePatch<Obj<WorkflowTaskSet>>(
         WORKFLOW_TASK_SETS,
         wf.metadata.namespace,
         wf.metadata.name!,
         { status: { nodes } },
         'status',
       );
-      this.o.caches.rememberTaskSet(updated);
+      this.opts.caches.rememberTaskSet(updated);
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }
@@ -316,9 +316,9 @@ export class ActionApplier {
    * tasks still waiting in the TaskSet.
    */
   private async replaceAgent(wf: Obj<Workflow>, a: Extract<EngineAction, { kind: 'replaceAgent' }>): Promise<void> {
-    const pod = this.o.caches.pods.get(wf.metadata.namespace!, a.podName);
-    if (!pod || pod.metadata?.uid !== a.podUID || pod.metadata.deletionTimestamp || this.o.deletions.pending(deletionKey(pod))) return;
-    this.o.log.warn('agent pod failed; replacing it (tasks it had taken end in Error, the others wait for the new pod)', {
+    const pod = this.opts.caches.pods.get(wf.metadata.namespace!, a.podName);
+    if (!pod || pod.metadata?.uid !== a.podUID || pod.metadata.deletionTimestamp || this.opts.deletions.pending(deletionKey(pod))) return;
+    this.opts.log.warn('agent pod failed; replacing it (tasks it had taken end in Error, the others wait for the new pod)', {
       workflow: `${wf.metadata.namespace}/${wf.metadata.name}`,
       pod: a.podName,
       reason: a.reason,
@@ -336,19 +336,19 @@ export class ActionApplier {
     const name = agentPodName(wf.metadata.name!);
     const key = `${ns}/${name}`;
     const uid = wf.metadata.uid!;
-    if (this.o.failures.agentFailure(uid)) return false;
-    if (this.o.caches.pods.get(ns, name)) return false;
-    if (this.o.creations.pending(key)) return false;
-    const plugins = this.o.pluginsEnabled ? this.o.pluginsFor(ns) : [];
+    if (this.opts.failures.agentFailure(uid)) return false;
+    if (this.opts.caches.pods.get(ns, name)) return false;
+    if (this.opts.creations.pending(key)) return false;
+    const plugins = this.opts.pluginsEnabled ? this.opts.pluginsFor(ns) : [];
     let pod: V1Pod;
     try {
       const pluginTokenSecrets = await this.pluginTokenSecrets(ns, plugins);
       // The agent runs under its own account (never the steps'): the workflow's
       // executor.serviceAccountName, else the controller's (default plugflow-agent), which the
       // namespace's admin creates and binds to the plugflow-agent ClusterRole (README).
-      const serviceAccountName = wf.spec.executor?.serviceAccountName || this.o.agent.serviceAccountName;
+      const serviceAccountName = wf.spec.executor?.serviceAccountName || this.opts.agent.serviceAccountName;
       await this.admission.requireAgentAccount(ns, serviceAccountName);
-      pod = buildAgentPod(wf, plugins, { ...this.o.agent, serviceAccountName, pluginTokenSecrets });
+      pod = buildAgentPod(wf, plugins, { ...this.opts.agent, serviceAccountName, pluginTokenSecrets });
     } catch (err) {
       if (err instanceof ApiError && isTransient(err)) throw err;
       return this.agentFailed(wf, `the agent pod cannot be built: ${errorMessage(err)}`);
@@ -356,17 +356,17 @@ export class ActionApplier {
     const refusal = await this.admission.refusal(ns, `agent pod ${name}`, pod, []);
     if (refusal) return this.agentFailed(wf, refusal);
     try {
-      await this.o.client.create(PODS, ns, pod);
-      this.o.metrics.podsCreated.inc();
-      this.o.creations.expect(key);
-      this.o.log.info('created agent pod', {
+      await this.opts.client.create(PODS, ns, pod);
+      this.opts.metrics.podsCreated.inc();
+      this.opts.creations.expect(key);
+      this.opts.log.info('created agent pod', {
         workflow: `${ns}/${wf.metadata.name}`,
         pod: name,
         plugins: plugins.map((p) => `${p.namespace}/${p.name}`),
       });
     } catch (err) {
       if (isAlreadyExists(err)) {
-        this.o.creations.expect(key);
+        this.opts.creations.expect(key);
         return false;
       }
       if (isPermanent(err)) return this.agentFailed(wf, `the agent pod was refused: ${errorMessage(err)}`);
@@ -376,11 +376,11 @@ export class ActionApplier {
   }
 
   private agentFailed(wf: Obj<Workflow>, message: string): boolean {
-    this.o.log.warn('agent pod cannot be created; unfinished plugin and http steps fail', {
+    this.opts.log.warn('agent pod cannot be created; unfinished plugin and http steps fail', {
       workflow: `${wf.metadata.namespace}/${wf.metadata.name}`,
       reason: message,
     });
-    this.o.failures.setAgentFailure(wf.metadata.uid!, message);
+    this.opts.failures.setAgentFailure(wf.metadata.uid!, message);
     return true;
   }
 
@@ -397,7 +397,7 @@ export class ActionApplier {
       const sa = pluginServiceAccount(p);
       let account: { secrets?: { name?: string }[] };
       try {
-        account = await this.o.client.get(SERVICE_ACCOUNTS, sa.namespace, sa.name);
+        account = await this.opts.client.get(SERVICE_ACCOUNTS, sa.namespace, sa.name);
       } catch (err) {
         if (isNotFound(err))
           throw new Error(

@@ -50,7 +50,7 @@ export class LeaderElector {
   private loop?: Promise<void>;
   private lost?: () => void;
 
-  constructor(private readonly o: LeaderElectionOptions) {}
+  constructor(private readonly opts: LeaderElectionOptions) {}
 
   isLeader(): boolean {
     return this.leader;
@@ -66,7 +66,7 @@ export class LeaderElector {
     while (!signal.aborted) {
       if (await this.tryAcquireOrRenew()) {
         this.leader = true;
-        this.o.log?.info('became leader', { lease: `${this.o.namespace}/${this.o.name}`, identity: this.o.identity });
+        this.opts.log?.info('became leader', { lease: `${this.opts.namespace}/${this.opts.name}`, identity: this.opts.identity });
         this.loop = this.renewLoop();
         return true;
       }
@@ -82,13 +82,13 @@ export class LeaderElector {
     if (!this.leader) return;
     this.leader = false;
     try {
-      const lease = await this.o.client.get<Lease>(LEASES, this.o.namespace, this.o.name);
-      if (lease.spec?.holderIdentity !== this.o.identity) return;
+      const lease = await this.opts.client.get<Lease>(LEASES, this.opts.namespace, this.opts.name);
+      if (lease.spec?.holderIdentity !== this.opts.identity) return;
       lease.spec = { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: microTime() };
-      await this.o.client.replace(LEASES, this.o.namespace, this.o.name, lease);
-      this.o.log?.info('released leader lease', { lease: `${this.o.namespace}/${this.o.name}` });
+      await this.opts.client.replace(LEASES, this.opts.namespace, this.opts.name, lease);
+      this.opts.log?.info('released leader lease', { lease: `${this.opts.namespace}/${this.opts.name}` });
     } catch (err) {
-      this.o.log?.warn('could not release the leader lease', { error: errorMessage(err) });
+      this.opts.log?.warn('could not release the leader lease', { error: errorMessage(err) });
     }
   }
 
@@ -102,9 +102,12 @@ export class LeaderElector {
         lastRenew = Date.now();
         continue;
       }
-      if (Date.now() - lastRenew > (this.o.renewDeadlineMs ?? 10_000) || (this.observed && this.observed.holder !== this.o.identity)) {
+      if (
+        Date.now() - lastRenew > (this.opts.renewDeadlineMs ?? 10_000) ||
+        (this.observed && this.observed.holder !== this.opts.identity)
+      ) {
         this.leader = false;
-        this.o.log?.error('lost leadership', { lease: `${this.o.namespace}/${this.o.name}`, holder: this.observed?.holder });
+        this.opts.log?.error('lost leadership', { lease: `${this.opts.namespace}/${this.opts.name}`, holder: this.observed?.holder });
         this.lost?.();
         return;
       }
@@ -113,8 +116,8 @@ export class LeaderElector {
 
   /** One attempt; true when we hold the lease afterwards. */
   private async tryAcquireOrRenew(): Promise<boolean> {
-    const { client, namespace, name, identity } = this.o;
-    const durationS = Math.ceil((this.o.leaseDurationMs ?? 15_000) / 1000);
+    const { client, namespace, name, identity } = this.opts;
+    const durationS = Math.ceil((this.opts.leaseDurationMs ?? 15_000) / 1000);
     const now = microTime();
     try {
       let lease: Lease;
@@ -147,7 +150,7 @@ export class LeaderElector {
       this.observe(updated);
       return true;
     } catch (err) {
-      if (!isConflict(err) && !isAlreadyExists(err)) this.o.log?.warn('leader election attempt failed', { error: errorMessage(err) });
+      if (!isConflict(err) && !isAlreadyExists(err)) this.opts.log?.warn('leader election attempt failed', { error: errorMessage(err) });
       return false;
     }
   }
@@ -158,6 +161,6 @@ export class LeaderElector {
   }
 
   private retryPeriod(): number {
-    return this.o.retryPeriodMs ?? 2_000;
+    return this.opts.retryPeriodMs ?? 2_000;
   }
 }

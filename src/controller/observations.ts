@@ -49,12 +49,12 @@ export function isAgentPod(pod: CachedPod): boolean {
   return pod.metadata?.labels?.[LABEL_COMPONENT] === AGENT_COMPONENT;
 }
 
-export function buildObservations(i: ObservationInputs): Observations {
-  const uid = i.workflow.metadata.uid;
+export function buildObservations(inputs: ObservationInputs): Observations {
+  const uid = inputs.workflow.metadata.uid;
   const pods: PodObservation[] = [];
   let agent: AgentObservation | undefined;
   const seenPods = new Set<string>();
-  for (const pod of i.pods) {
+  for (const pod of inputs.pods) {
     if (!ownedBy(pod, uid)) continue;
     if (isAgentPod(pod)) {
       agent = observeAgent(pod);
@@ -63,16 +63,16 @@ export function buildObservations(i: ObservationInputs): Observations {
     seenPods.add(pod.metadata?.name ?? '');
     pods.push(observePod(pod));
   }
-  for (const [podName, f] of i.podCreateFailures ?? []) {
+  for (const [podName, f] of inputs.podCreateFailures ?? []) {
     if (!seenPods.has(podName)) pods.push({ podName, nodeId: f.nodeId, phase: 'Failed', message: f.message });
   }
   // A recorded failure is final (the pod cannot be built or is refused): it wins over a failed
   // pod the engine would otherwise replace.
-  if (i.agentFailure) agent = { phase: 'Failed', message: i.agentFailure };
+  if (inputs.agentFailure) agent = { phase: 'Failed', message: inputs.agentFailure };
 
   const tasks: TaskObservation[] = [];
-  if (i.taskSet && ownedBy(i.taskSet, uid)) {
-    for (const [nodeId, r] of Object.entries(i.taskSet.status?.nodes ?? {})) {
+  if (inputs.taskSet && ownedBy(inputs.taskSet, uid)) {
+    for (const [nodeId, r] of Object.entries(inputs.taskSet.status?.nodes ?? {})) {
       if (!r?.phase) continue;
       const t: TaskObservation = { nodeId, phase: r.phase };
       if (r.message !== undefined) t.message = r.message;
@@ -82,8 +82,8 @@ export function buildObservations(i: ObservationInputs): Observations {
     }
   }
 
-  const templates = collectTemplateSources(i);
-  const obs: Observations = { pods, tasks, now: i.now.toISOString(), pluginsEnabled: i.pluginsEnabled };
+  const templates = collectTemplateSources(inputs);
+  const obs: Observations = { pods, tasks, now: inputs.now.toISOString(), pluginsEnabled: inputs.pluginsEnabled };
   if (Object.keys(templates).length > 0) obs.templates = templates;
   if (agent) obs.agent = agent;
   return obs;
@@ -134,10 +134,10 @@ function agentState(pod: CachedPod): AgentObservation {
  * follows references transitively). No lookup limit: a cache lookup costs nothing and each
  * source is looked up once, so the walk is bounded by the templates in the cache.
  */
-function collectTemplateSources(i: ObservationInputs): Record<string, TemplateSource> {
-  const ns = i.workflow.metadata.namespace ?? '';
-  const resolved = resolveTemplateSources(i.workflow, (ref) => {
-    const found = ref.kind === 'WorkflowTemplate' ? i.workflowTemplate(ns, ref.name) : i.clusterWorkflowTemplate(ref.name);
+function collectTemplateSources(inputs: ObservationInputs): Record<string, TemplateSource> {
+  const ns = inputs.workflow.metadata.namespace ?? '';
+  const resolved = resolveTemplateSources(inputs.workflow, (ref) => {
+    const found = ref.kind === 'WorkflowTemplate' ? inputs.workflowTemplate(ns, ref.name) : inputs.clusterWorkflowTemplate(ref.name);
     return found ? (found.spec ?? {}) : undefined;
   });
   // Unlimited, so never refused; the branch keeps the type honest.

@@ -79,12 +79,12 @@ export interface ReconcileOutcome {
 }
 
 export class Reconciler {
-  constructor(private readonly d: ReconcilerDeps) {}
+  constructor(private readonly deps: ReconcilerDeps) {}
 
   async reconcile(key: string): Promise<ReconcileOutcome> {
     const { namespace, name } = splitKey(key);
     if (!namespace) return {};
-    let wf = this.d.caches.workflow(namespace, name);
+    let wf = this.deps.caches.workflow(namespace, name);
     if (!wf || wf.metadata.deletionTimestamp) return {};
     const before: WorkflowPhase = wf.status?.phase ?? '';
 
@@ -96,11 +96,11 @@ export class Reconciler {
       // After a refusal the engine need not run again (a large status is slow to compute).
       last = refusedAsTooLarge && last ? last : this.run(wf);
       const computed = this.bounded(wf, last, refusedAsTooLarge);
-      this.d.caches.expectStatus(namespace, name, computed.status);
+      this.deps.caches.expectStatus(namespace, name, computed.status);
       try {
-        const written = await writeStatus(this.d.client, wf, computed.status);
+        const written = await writeStatus(this.deps.client, wf, computed.status);
         if (written) {
-          this.d.caches.rememberWorkflow(written);
+          this.deps.caches.rememberWorkflow(written);
           wf = written;
         }
         result = computed;
@@ -113,7 +113,7 @@ export class Reconciler {
             attempt: (refusedAsTooLarge?.attempt ?? 0) + 1,
             message: refusedAsTooLarge?.message ?? refusedAsTooLargeMessage(size, nodes, errorMessage(err)),
           };
-          this.d.log.warn('the API server refused the status as too large; ending the workflow in Error', {
+          this.deps.log.warn('the API server refused the status as too large; ending the workflow in Error', {
             workflow: key,
             bytes: size,
             nodes,
@@ -121,16 +121,16 @@ export class Reconciler {
           });
           continue;
         }
-        if (!isConflict(err) || ++conflicts > (this.d.maxConflicts ?? 5)) throw err;
-        this.d.metrics.statusConflicts.inc();
-        this.d.log.debug('status write conflicted; re-reading the workflow', { workflow: key, attempt: conflicts });
+        if (!isConflict(err) || ++conflicts > (this.deps.maxConflicts ?? 5)) throw err;
+        this.deps.metrics.statusConflicts.inc();
+        this.deps.log.debug('status write conflicted; re-reading the workflow', { workflow: key, attempt: conflicts });
         try {
-          wf = await this.d.client.get<Obj<Workflow>>(WORKFLOWS, namespace, name);
+          wf = await this.deps.client.get<Obj<Workflow>>(WORKFLOWS, namespace, name);
         } catch (e) {
           if (isNotFound(e)) return {};
           throw e;
         }
-        this.d.caches.rememberWorkflow(wf);
+        this.deps.caches.rememberWorkflow(wf);
         if (wf.metadata.deletionTimestamp) return {};
       }
     }
@@ -141,11 +141,11 @@ export class Reconciler {
     // The phase labels and the actions touch different objects: one round trip for both.
     const [, outcome] = await Promise.all([
       this.label(wf, phase, final),
-      this.d.applier.apply({ ...wf, spec: result.effective.spec }, result.actions),
+      this.deps.applier.apply({ ...wf, spec: result.effective.spec }, result.actions),
     ]);
     if (final) {
-      await this.d.applier.deleteAgent(wf);
-      if (!outcome.requeueNow) this.d.failures.forget(wf.metadata.uid!);
+      await this.deps.applier.deleteAgent(wf);
+      if (!outcome.requeueNow) this.deps.failures.forget(wf.metadata.uid!);
     }
     return outcome;
   }
@@ -155,7 +155,7 @@ export class Reconciler {
    * API server refused a write as too large) an Error status that fits, and no actions.
    */
   private bounded(wf: Obj<Workflow>, computed: Computed, refused: { attempt: number; message: string } | undefined): Computed {
-    const limit = this.d.maxStatusBytes ?? DEFAULT_MAX_STATUS_BYTES;
+    const limit = this.deps.maxStatusBytes ?? DEFAULT_MAX_STATUS_BYTES;
     const now = new Date().toISOString();
     if (refused) return { ...computed, status: tooLargeStatus(wf.status, refused.message, now, refused.attempt < 2), actions: [] };
     if (FINAL_WORKFLOW_PHASES.includes(wf.status?.phase ?? '')) return computed; // stored already: it fits
@@ -163,7 +163,7 @@ export class Reconciler {
     if (size <= limit) return computed;
     const nodes = Object.keys(computed.status.nodes ?? {}).length;
     const message = tooLargeMessage(size, limit, nodes);
-    this.d.log.warn('the workflow status is over the size limit; ending the workflow in Error', {
+    this.deps.log.warn('the workflow status is over the size limit; ending the workflow in Error', {
       workflow: `${wf.metadata.namespace}/${wf.metadata.name}`,
       bytes: size,
       limit,
@@ -178,8 +178,8 @@ export class Reconciler {
     if (!phase) return;
     const labels: Record<string, string> = { [LABEL_PHASE]: phase };
     if (final) labels[LABEL_COMPLETED] = 'true';
-    const labelled = await writePhaseLabels(this.d.client, wf, labels);
-    if (labelled) this.d.caches.rememberWorkflow(labelled);
+    const labelled = await writePhaseLabels(this.deps.client, wf, labels);
+    if (labelled) this.deps.caches.rememberWorkflow(labelled);
   }
 
   /** One engine run on `wf` with what the caches show now. */
@@ -188,22 +188,22 @@ export class Reconciler {
     const uid = wf.metadata.uid!;
     const observations = buildObservations({
       workflow: wf,
-      pods: this.d.caches.podsOf(ns, wf.metadata.name!),
-      taskSet: this.d.caches.taskSetOf(ns, wf.metadata.name!),
-      podCreateFailures: this.d.failures.podFailures(uid),
-      agentFailure: this.d.failures.agentFailure(uid),
-      workflowTemplate: (n, name) => this.d.caches.workflowTemplates.get(n, name),
-      clusterWorkflowTemplate: (name) => this.d.caches.clusterWorkflowTemplates.get(undefined, name),
+      pods: this.deps.caches.podsOf(ns, wf.metadata.name!),
+      taskSet: this.deps.caches.taskSetOf(ns, wf.metadata.name!),
+      podCreateFailures: this.deps.failures.podFailures(uid),
+      agentFailure: this.deps.failures.agentFailure(uid),
+      workflowTemplate: (n, name) => this.deps.caches.workflowTemplates.get(n, name),
+      clusterWorkflowTemplate: (name) => this.deps.caches.clusterWorkflowTemplates.get(undefined, name),
       now: new Date(),
-      pluginsEnabled: this.d.pluginsEnabled,
+      pluginsEnabled: this.deps.pluginsEnabled,
     });
-    const excluded = this.d.pluginsEnabled ? this.d.excludedPlugins?.(ns) : undefined;
+    const excluded = this.deps.pluginsEnabled ? this.deps.excludedPlugins?.(ns) : undefined;
     if (excluded && Object.keys(excluded).length > 0) observations.excludedPlugins = excluded;
     let out: ReconcileResult;
     try {
-      out = this.d.engine(wf, observations);
+      out = this.deps.engine(wf, observations);
     } catch (err) {
-      this.d.log.error('the workflow engine failed on this workflow; ending it in Error', {
+      this.deps.log.error('the workflow engine failed on this workflow; ending it in Error', {
         workflow: `${ns}/${wf.metadata.name}`,
         error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
         stack: err instanceof Error ? err.stack : undefined,
@@ -212,7 +212,7 @@ export class Reconciler {
     }
     const guarded = keepFinishedResults(wf.status, out.status);
     if (guarded.restored.length > 0) {
-      this.d.log.error('the engine tried to change finished results; they were kept', {
+      this.deps.log.error('the engine tried to change finished results; they were kept', {
         workflow: `${ns}/${wf.metadata.name}`,
         nodes: guarded.restored,
       });
@@ -225,16 +225,16 @@ export class Reconciler {
     const key = `${wf.metadata.namespace}/${wf.metadata.name}`;
     if (FINAL_WORKFLOW_PHASES.includes(phase)) {
       const type = phase === 'Succeeded' ? 'Normal' : 'Warning';
-      this.d.log.info('workflow finished', { workflow: key, phase, message });
-      this.d.events.record(
+      this.deps.log.info('workflow finished', { workflow: key, phase, message });
+      this.deps.events.record(
         wf,
         type,
         `Workflow${phase}`,
         message ? `Workflow ${phase.toLowerCase()}: ${message}` : `Workflow ${phase.toLowerCase()}`,
       );
     } else if (phase === 'Running' && (before === '' || before === 'Pending')) {
-      this.d.log.info('workflow started', { workflow: key });
-      this.d.events.record(wf, 'Normal', 'WorkflowRunning', 'Workflow started');
+      this.deps.log.info('workflow started', { workflow: key });
+      this.deps.events.record(wf, 'Normal', 'WorkflowRunning', 'Workflow started');
     }
   }
 }

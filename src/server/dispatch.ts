@@ -61,12 +61,12 @@ const RETRY_FIRST_MS = 200;
 const RETRY_MAX_MS = 5_000;
 
 export class Dispatcher {
-  constructor(private readonly o: DispatcherOptions) {}
+  constructor(private readonly opts: DispatcherOptions) {}
 
   async dispatch(job: EventJob): Promise<DispatchResult> {
     const started = performance.now();
     const result: DispatchResult = { workflows: [], errors: [] };
-    const bindings = this.o.bindings.bindingsIn(job.namespace);
+    const bindings = this.opts.bindings.bindingsIn(job.namespace);
     const env: EventEnv | undefined =
       bindings.length === 0
         ? undefined
@@ -90,8 +90,8 @@ export class Dispatcher {
         }
         const name = await this.submit(b, evaluateSubmission(b, env!), job);
         this.count(b, 'submitted');
-        this.o.metrics.eventToWorkflowSeconds.observe((performance.now() - job.receivedAt) / 1000);
-        this.o.logger.info('workflow submitted from event', {
+        this.opts.metrics.eventToWorkflowSeconds.observe((performance.now() - job.receivedAt) / 1000);
+        this.opts.logger.info('workflow submitted from event', {
           namespace: b.namespace,
           binding: b.name,
           workflow: name,
@@ -104,13 +104,13 @@ export class Dispatcher {
         result.errors.push({ binding: b.name, reason: f.outcome, message: f.message });
       }
     }
-    this.o.metrics.eventsDispatched.inc();
-    this.o.metrics.dispatchSeconds.observe((performance.now() - started) / 1000);
+    this.opts.metrics.eventsDispatched.inc();
+    this.opts.metrics.dispatchSeconds.observe((performance.now() - started) / 1000);
     return result;
   }
 
   private async submit(b: CompiledBinding, s: Submission, job: EventJob): Promise<string> {
-    const kube = this.o.kube.as(job.caller.identity);
+    const kube = this.opts.kube.as(job.caller.identity);
     const kind = s.template.clusterScope ? 'ClusterWorkflowTemplate' : 'WorkflowTemplate';
     const templateName = s.template.clusterScope ? s.template.name : `${b.namespace}/${s.template.name}`;
     try {
@@ -124,7 +124,7 @@ export class Dispatcher {
         404: ['template_not_found', `${kind} ${templateName} does not exist: create it before events arrive`],
       });
     }
-    const attempts = s.name ? 1 : (this.o.nameAttempts ?? 5);
+    const attempts = s.name ? 1 : (this.opts.nameAttempts ?? 5);
     for (let i = 1; ; i++) {
       const name = s.name ?? defaultWorkflowName(s.template.name, new Date());
       // The name stays the same across retries of a transient failure: a create that reached the
@@ -157,14 +157,14 @@ export class Dispatcher {
    * would lose it to a routine API server restart.
    */
   private async retrying<T>(doing: string, call: (attempt: number) => Promise<T>): Promise<T> {
-    const until = Date.now() + (this.o.retryForMs ?? 60_000);
+    const until = Date.now() + (this.opts.retryForMs ?? 60_000);
     let pause = RETRY_FIRST_MS;
     for (let attempt = 1; ; attempt++) {
       try {
         return await call(attempt);
       } catch (err) {
         if (!isTransient(err) || Date.now() + pause > until) throw err;
-        this.o.logger.warn('API server unavailable while dispatching an event; retrying', {
+        this.opts.logger.warn('API server unavailable while dispatching an event; retrying', {
           doing,
           attempt,
           error: errorMessage(err),
@@ -177,19 +177,19 @@ export class Dispatcher {
   }
 
   private count(b: CompiledBinding, outcome: BindingOutcome): void {
-    this.o.metrics.bindingOutcomes.inc({ namespace: b.namespace, binding: b.name, outcome });
+    this.opts.metrics.bindingOutcomes.inc({ namespace: b.namespace, binding: b.name, outcome });
   }
 
   private fail(b: CompiledBinding, f: BindingFailure, job: EventJob): void {
     this.count(b, f.outcome);
-    this.o.logger.warn('event binding failed', {
+    this.opts.logger.warn('event binding failed', {
       namespace: b.namespace,
       binding: b.name,
       outcome: f.outcome,
       error: f.message,
       caller: job.caller.id,
     });
-    this.o.recorder.warning(b, f.message);
+    this.opts.recorder.warning(b, f.message);
   }
 }
 
