@@ -23,8 +23,28 @@ export type BindingOutcome = (typeof BINDING_OUTCOMES)[number];
 /** What became of an event at the endpoint (label `result` of plugflow_events_received_total). */
 export type EventReceipt = 'accepted' | 'queue_full' | 'invalid' | 'unauthorized' | 'forbidden' | 'rate_limited' | 'busy' | 'shutting_down';
 
+/**
+ * Children of a labelled metric, looked up once per label set: prom-client hashes the labels on
+ * every `labels()` call, which shows on the event endpoint's hot path. The label values come from
+ * fixed sets (routes, methods, statuses, receipts), so the map stays small.
+ */
+class Children<C> {
+  private readonly map = new Map<string, C>();
+  constructor(private readonly make: (labels: string[]) => C) {}
+
+  get(...labels: string[]): C {
+    const key = labels.join('\u0000');
+    let child = this.map.get(key);
+    if (!child) this.map.set(key, (child = this.make(labels)));
+    return child;
+  }
+}
+
 export class ServerMetrics {
   readonly registry = new Registry();
+  private readonly requestCounts = new Children((l) => this.requests.labels(l[0]!, l[1]!, l[2]!));
+  private readonly requestTimes = new Children((l) => this.requestSeconds.labels(l[0]!));
+  private readonly receiptCounts = new Children((l) => this.eventsReceived.labels(l[0]!));
   readonly requests: Counter<'route' | 'method' | 'status'>;
   readonly requestSeconds: Histogram<'route'>;
   readonly eventsReceived: Counter<'result'>;
@@ -36,6 +56,17 @@ export class ServerMetrics {
   readonly bindingOutcomes: Counter<'namespace' | 'binding' | 'outcome'>;
   readonly bindingsCached: Gauge;
   readonly bindingCompileErrors: Gauge;
+
+  /** One answered request: its count by route, method and status, and its time by route. */
+  recordRequest(route: string, method: string, status: number, seconds: number): void {
+    this.requestCounts.get(route, method, String(status)).inc();
+    this.requestTimes.get(route).observe(seconds);
+  }
+
+  /** What became of one event at the endpoint. */
+  recordReceipt(receipt: EventReceipt): void {
+    this.receiptCounts.get(receipt).inc();
+  }
 
   constructor(withProcessMetrics = true) {
     const registers = [this.registry];

@@ -310,18 +310,9 @@ export function buildApp(
     void reply.code(e.status).send(e.body());
   });
   const debug = logger.isDebugEnabled();
-  // Label children are looked up once per (route, method, status): hashing labels per request costs.
-  const counters = new Map<string, { inc(): void }>();
-  const timers = new Map<string, { observe(v: number): void }>();
   app.addHook('onResponse', (req, reply, done) => {
     const route = req.routeOptions.url ?? 'unmatched';
-    const key = `${route} ${req.method} ${reply.statusCode}`;
-    let counter = counters.get(key);
-    if (!counter) counters.set(key, (counter = metrics.requests.labels(route, req.method, String(reply.statusCode))));
-    counter.inc();
-    let timer = timers.get(route);
-    if (!timer) timers.set(route, (timer = metrics.requestSeconds.labels(route)));
-    timer.observe(reply.elapsedTime / 1000);
+    metrics.recordRequest(route, req.method, reply.statusCode, reply.elapsedTime / 1000);
     if (debug)
       logger.debug('request', { method: req.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 });
     done();

@@ -115,9 +115,6 @@ function onError(this: CarryingRequest, err: Error): void {
 class EventEndpoint {
   readonly maxBodyBytes: number;
   private readonly debug: boolean;
-  private readonly receipts = new Map<EventReceipt, { inc(): void }>();
-  private readonly counters = new Map<string, { inc(): void }>();
-  private readonly timers = new Map<string, { observe(v: number): void }>();
 
   constructor(private readonly deps: EventRouteDeps) {
     this.maxBodyBytes = deps.maxBodyBytes;
@@ -262,23 +259,14 @@ class EventEndpoint {
     this.finish(call, status);
   }
 
-  /** Request metrics; children are looked up once per label set (hashing labels per request costs). */
   private finish(call: EventCall, status: number): void {
-    const key = `${call.route} ${status}`;
-    let counter = this.counters.get(key);
-    if (!counter) this.counters.set(key, (counter = this.deps.metrics.requests.labels(call.route, 'POST', String(status))));
-    counter.inc();
-    let timer = this.timers.get(call.route);
-    if (!timer) this.timers.set(call.route, (timer = this.deps.metrics.requestSeconds.labels(call.route)));
     const ms = performance.now() - call.started;
-    timer.observe(ms / 1000);
+    this.deps.metrics.recordRequest(call.route, 'POST', status, ms / 1000);
     if (this.debug) this.deps.logger.debug('request', { method: 'POST', route: call.route, status, ms: Math.round(ms * 10) / 10 });
   }
 
   private receipt(r: EventReceipt): void {
-    let c = this.receipts.get(r);
-    if (!c) this.receipts.set(r, (c = this.deps.metrics.eventsReceived.labels(r)));
-    c.inc();
+    this.deps.metrics.recordReceipt(r);
   }
 }
 
