@@ -12,6 +12,7 @@
 import type { V1Lease, V1Node, V1NodeCondition } from '@kubernetes/client-node';
 import { cpus, endianness, totalmem } from 'node:os';
 import type { KubeClient } from '../kube/client.js';
+import { errorMessage } from '../log/error-message.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../kube/errors.js';
 import { LEASES, NODES, apiVersionOf } from '../kube/resource.js';
 import type { Logger } from '../log/logger.js';
@@ -160,8 +161,8 @@ export class NodeHeartbeat {
 
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
-    await this.writeStatus(false).catch((err) => this.log.warn('marking the node not ready failed', { error: String(err) }));
-    await this.setNotReadyTaint(true).catch((err) => this.log.warn('tainting the node not ready failed', { error: String(err) }));
+    await this.writeStatus(false).catch((err) => this.log.warn('marking the node not ready failed', { error: errorMessage(err) }));
+    await this.setNotReadyTaint(true).catch((err) => this.log.warn('tainting the node not ready failed', { error: errorMessage(err) }));
   }
 
   /** Adds or removes the not-ready NoSchedule taint (and drops a stale unreachable one). */
@@ -189,7 +190,7 @@ export class NodeHeartbeat {
         this.node = await this.setNotReadyTaint(false);
       }
     } catch (err) {
-      this.log.warn('node heartbeat failed; will retry', { node: this.name, error: String(err) });
+      this.log.warn('node heartbeat failed; will retry', { node: this.name, error: errorMessage(err) });
     }
   }
 

@@ -16,6 +16,7 @@ import type { V1ConfigMap, V1DownwardAPIVolumeFile, V1KeyToPath, V1Pod, V1Secret
 import { chmodSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import type { KubeClient } from '../kube/client.js';
+import { errorMessage } from '../log/error-message.js';
 import { isNotFound } from '../kube/errors.js';
 import { CONFIGMAPS, PERSISTENT_VOLUME_CLAIMS, SECRETS } from '../kube/resource.js';
 import { requestServiceAccountToken } from '../kube/token-request.js';
@@ -193,7 +194,7 @@ export class PodVolumes {
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       this.writeToken(path, audience, expirationSeconds, mode).catch((err) =>
-        this.deps.log('refreshing a service account token failed', { pod: this.pod.metadata?.name, path, error: String(err) }),
+        this.deps.log('refreshing a service account token failed', { pod: this.pod.metadata?.name, path, error: errorMessage(err) }),
       );
     }, expirationSeconds * 800);
     timer.unref();
