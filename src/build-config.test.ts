@@ -5,10 +5,12 @@
  */
 import { dirname, join, relative, resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
-const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..');
+// fileURLToPath, not URL.pathname: a checkout under a path with a space is percent-encoded there.
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CONFIG = join(ROOT, 'tsconfig.build.json');
 
 function buildConfig(): { files: string[]; excluded: string[] } {
