@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NPM ?= npm
 export GOTOOLCHAIN := local
 
-.PHONY: deps node-deps control-plane build lint format crds test test-go test-unit test-kube test-system dev bench bench-peer soak fuzz clean image image-verify test-images node node-up node-down test-node
+.PHONY: deps node-deps control-plane build lint format crds test test-go test-unit test-kube test-system dev bench bench-peer soak fuzz clean image image-verify test-images node node-up node-down test-node dev-node
 
 ## deps: everything a fresh machine needs (npm packages, the control plane binaries)
 deps: node-deps control-plane
@@ -66,6 +66,12 @@ test-system: deps build
 ## dev: local control plane (or KUBECONFIG=... / CONTEXT=...), controller, server, pod runner, sample workflow
 dev: deps build
 	node bin/plugflow.js dev $(if $(KUBECONFIG_PATH),--kubeconfig $(KUBECONFIG_PATH)) $(if $(CONTEXT),--context $(CONTEXT)) \
+	  --plugin examples/plugins/hello/hello-executor-plugin-configmap.yaml \
+	  --submit examples/hello-world.yaml --submit examples/plugins/hello/workflow.yaml $(DEV_FLAGS)
+
+## dev-node: the same on a real node here (root): plugflow installed with kubectl apply of manifests/install.yaml and the built image
+dev-node: deps build node image test-images
+	node bin/plugflow.js dev --node=kubelet \
 	  --plugin examples/plugins/hello/hello-executor-plugin-configmap.yaml \
 	  --submit examples/hello-world.yaml --submit examples/plugins/hello/workflow.yaml $(DEV_FLAGS)
 

@@ -6,7 +6,9 @@
  */
 import type { Command } from 'commander';
 import { FINAL_WORKFLOW_PHASES, type Workflow } from '../api/index.js';
-import { startDevStack, type DevStack } from '../devenv/dev-stack.js';
+import { startDevStack } from '../devenv/dev-stack.js';
+import { forRegistrylessNode } from '../devenv/node-cluster.js';
+import { INSTALL_NAMESPACE, startNodeDev } from '../devenv/node-dev.js';
 import { kubeBackend } from './kube-backend.js';
 import { readWorkflowFile } from './rest.js';
 import { renderTree } from './tree.js';
@@ -24,12 +26,19 @@ interface DevFlags {
   secure: boolean;
   exit?: boolean;
   timeout: string;
+  node: string;
 }
 
-async function runSample(stack: DevStack, file: string, timeoutMs: number, say: (l: string) => void): Promise<boolean> {
+async function runSample(
+  stack: { kubeconfigPath: string },
+  file: string,
+  timeoutMs: number,
+  say: (l: string) => void,
+  prepare: (wf: Workflow) => Workflow = (wf) => wf,
+): Promise<boolean> {
   const backend = kubeBackend({ kubeconfig: stack.kubeconfigPath });
   let ok = true;
-  for (const wf of readWorkflowFile(file)) {
+  for (const wf of readWorkflowFile(file).map(prepare)) {
     const ns = wf.metadata?.namespace ?? 'default';
     const created = await backend.create(ns, wf, false);
     const name = created.metadata.name!;
@@ -49,6 +58,9 @@ async function runSample(stack: DevStack, file: string, timeoutMs: number, say: 
 
 export async function runDev(flags: DevFlags): Promise<number> {
   const say = (line: string) => console.log(`[dev] ${line}`);
+  if (flags.node === 'kubelet') return runNodeDev(flags, say);
+  if (flags.node !== 'local') throw new Error(`--node=${flags.node}: use local (the default: the local pod runner) or kubelet (a real node; root)`);
+  say('pods run on the local pod runner (the default; --node=kubelet runs them on a real node)');
   const t0 = Date.now();
   const stack = await startDevStack({
     kubeconfig: flags.kubeconfig,
@@ -108,6 +120,46 @@ export async function runDev(flags: DevFlags): Promise<number> {
   return 0;
 }
 
+/**
+ * --node=kubelet: a real node, plugflow installed on it with kubectl (src/devenv/node-dev.ts), the
+ * sample workflows, then — unless --exit — running until Ctrl-C; stopping restores the host.
+ */
+async function runNodeDev(flags: DevFlags, say: (line: string) => void): Promise<number> {
+  say('pods run on a real node: containerd, kubelet and kube-proxy (--node=kubelet; hack/node/)');
+  const t0 = Date.now();
+  const node = await startNodeDev({ plugins: flags.plugins, pluginConfigMaps: flags.plugin, workflowNamespaces: ['default'], progress: say });
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    say('stopping the node (hack/node/down.sh)…');
+    await node.stop().catch((err: Error) => say(`${err.message}; run hack/node/down.sh`));
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void stop(0));
+  process.on('SIGTERM', () => void stop(0));
+  say(`up in ${((Date.now() - t0) / 1000).toFixed(1)}s`);
+  console.log(
+    [
+      '',
+      `  export KUBECONFIG=${node.kubeconfig}`,
+      `  kubectl -n ${INSTALL_NAMESPACE} get deploy,pods -o wide`,
+      `  kubectl get workflows -A        # short name: wf`,
+      '',
+    ].join('\n'),
+  );
+  const prepare = (wf: Workflow) => forRegistrylessNode(wf as unknown as Record<string, unknown>) as unknown as Workflow;
+  let ok = true;
+  for (const file of flags.submit) ok = (await runSample({ kubeconfigPath: node.kubeconfig }, file, Number(flags.timeout) * 1000, say, prepare)) && ok;
+  if (flags.exit) {
+    await stop(ok ? 0 : 1);
+    return ok ? 0 : 1;
+  }
+  say('running; press Ctrl-C to stop');
+  await new Promise(() => {});
+  return 0;
+}
+
 const collect = (v: string, prev: string[]) => [...prev, v];
 
 export function registerDevCommands(program: Command): void {
@@ -124,6 +176,7 @@ export function registerDevCommands(program: Command): void {
     .option('--no-secure', 'serve plain HTTP instead of HTTPS with a generated certificate')
     .option('--exit', 'stop once the submitted workflows finished (exit code 1 unless all Succeeded)')
     .option('--timeout <seconds>', 'longest wait for each submitted workflow', '300')
+    .option('--node <kind>', 'where pods run: local (the local pod runner) or kubelet (a real node with plugflow installed by kubectl; root)', 'local')
     .action(async (flags: DevFlags) => {
       if (flags.context && !flags.kubeconfig)
         flags.kubeconfig = process.env.KUBECONFIG?.split(':')[0] ?? `${process.env.HOME}/.kube/config`;

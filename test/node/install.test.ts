@@ -15,10 +15,10 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readYamlDocuments } from '../../src/yaml/kube-yaml.js';
 import { REPO_ROOT } from '../support/apply.js';
-import { forRegistrylessNode, NodeCluster, nodeSkipReason } from './node-cluster.js';
+import { forRegistrylessNode, NodeCluster, nodeUnavailableReason } from '../../src/devenv/node-cluster.js';
 
 const run = promisify(execFile);
-const reason = await nodeSkipReason();
+const reason = await nodeUnavailableReason();
 if (reason) console.log(`[node suite] skipped: ${reason}`);
 
 const NS = 'node-e2e';

@@ -1,22 +1,22 @@
 /**
- * The real node for test/node/: starts it with hack/node/up.sh, stops it with hack/node/down.sh,
- * and drives it the way a person does — with kubectl — so the suite checks what the README's
- * install section tells people to run. Where the node cannot start (no root, no containerd, no
- * images) `nodeSkipReason()` says why, and the suite is skipped with that reason.
+ * A real one-node cluster on this machine, for `plugflow dev --node=kubelet` and test/node/: started
+ * by hack/node/up.sh, stopped by hack/node/down.sh, and driven the way a person does — with
+ * kubectl — so both do what the README's install section tells people to run. Where the node
+ * cannot start (no root, no containerd, no images) `nodeUnavailableReason()` says why.
  */
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { readYamlDocuments } from '../../src/yaml/kube-yaml.js';
-import { REPO_ROOT } from '../support/apply.js';
+import { readYamlDocuments } from '../yaml/kube-yaml.js';
+import { REPO_ROOT } from './dev-stack.js';
 
 const run = promisify(execFile);
 const NODE_DIR = process.env.PLUGFLOW_NODE_DIR ?? '/tmp/plugflow-node';
 const IMAGE_DIR = process.env.IMAGE_OUT ?? join(REPO_ROOT, 'out', 'image');
 
 /** Why the node cannot run here, or undefined when it can. */
-export async function nodeSkipReason(): Promise<string | undefined> {
+export async function nodeUnavailableReason(): Promise<string | undefined> {
   try {
     await run('bash', [join(REPO_ROOT, 'hack/node/up.sh'), '--check']);
   } catch (err) {
@@ -117,9 +117,8 @@ export class NodeCluster {
    * then its Workflow (see forRegistrylessNode) — and returns the Workflow's generated name.
    */
   async submit(file: string, ns: string): Promise<string> {
-    const docs = readYamlDocuments(readFileSync(join(REPO_ROOT, file), 'utf8'), file) as Record<string, unknown>[];
-    for (const d of docs.filter((d) => d.kind !== 'Workflow'))
-      await this.kubectl(['apply', '-n', ns, '-f', '-'], JSON.stringify(forRegistrylessNode(d)));
+    const docs = readYamlDocuments(readFileSync(resolve(REPO_ROOT, file), 'utf8'), file) as Record<string, unknown>[];
+    for (const d of docs.filter((d) => d.kind !== 'Workflow')) await this.kubectl(['apply', '-n', ns, '-f', '-'], JSON.stringify(forRegistrylessNode(d)));
     const wf = docs.find((d) => d.kind === 'Workflow');
     if (!wf) throw new Error(`${file} has no Workflow`);
     const out = await this.kubectl(['create', '-n', ns, '-o', 'name', '-f', '-'], JSON.stringify(forRegistrylessNode(wf)));
