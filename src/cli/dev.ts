@@ -59,7 +59,8 @@ async function runSample(
 export async function runDev(flags: DevFlags): Promise<number> {
   const say = (line: string) => console.log(`[dev] ${line}`);
   if (flags.node === 'kubelet') return runNodeDev(flags, say);
-  if (flags.node !== 'local') throw new Error(`--node=${flags.node}: use local (the default: the local pod runner) or kubelet (a real node; root)`);
+  if (flags.node !== 'local')
+    throw new Error(`--node=${flags.node}: use local (the default: the local pod runner) or kubelet (a real node; root)`);
   say('pods run on the local pod runner (the default; --node=kubelet runs them on a real node)');
   const t0 = Date.now();
   const stack = await startDevStack({
@@ -127,7 +128,12 @@ export async function runDev(flags: DevFlags): Promise<number> {
 async function runNodeDev(flags: DevFlags, say: (line: string) => void): Promise<number> {
   say('pods run on a real node: containerd, kubelet and kube-proxy (--node=kubelet; hack/node/)');
   const t0 = Date.now();
-  const node = await startNodeDev({ plugins: flags.plugins, pluginConfigMaps: flags.plugin, workflowNamespaces: ['default'], progress: say });
+  const node = await startNodeDev({
+    plugins: flags.plugins,
+    pluginConfigMaps: flags.plugin,
+    workflowNamespaces: ['default'],
+    progress: say,
+  });
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
@@ -150,7 +156,8 @@ async function runNodeDev(flags: DevFlags, say: (line: string) => void): Promise
   );
   const prepare = (wf: Workflow) => forRegistrylessNode(wf as unknown as Record<string, unknown>) as unknown as Workflow;
   let ok = true;
-  for (const file of flags.submit) ok = (await runSample({ kubeconfigPath: node.kubeconfig }, file, Number(flags.timeout) * 1000, say, prepare)) && ok;
+  for (const file of flags.submit)
+    ok = (await runSample({ kubeconfigPath: node.kubeconfig }, file, Number(flags.timeout) * 1000, say, prepare)) && ok;
   if (flags.exit) {
     await stop(ok ? 0 : 1);
     return ok ? 0 : 1;
@@ -176,7 +183,11 @@ export function registerDevCommands(program: Command): void {
     .option('--no-secure', 'serve plain HTTP instead of HTTPS with a generated certificate')
     .option('--exit', 'stop once the submitted workflows finished (exit code 1 unless all Succeeded)')
     .option('--timeout <seconds>', 'longest wait for each submitted workflow', '300')
-    .option('--node <kind>', 'where pods run: local (the local pod runner) or kubelet (a real node with plugflow installed by kubectl; root)', 'local')
+    .option(
+      '--node <kind>',
+      'where pods run: local (the local pod runner) or kubelet (a real node with plugflow installed by kubectl; root)',
+      'local',
+    )
     .action(async (flags: DevFlags) => {
       if (flags.context && !flags.kubeconfig)
         flags.kubeconfig = process.env.KUBECONFIG?.split(':')[0] ?? `${process.env.HOME}/.kube/config`;

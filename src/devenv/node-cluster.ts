@@ -118,7 +118,8 @@ export class NodeCluster {
    */
   async submit(file: string, ns: string): Promise<string> {
     const docs = readYamlDocuments(readFileSync(resolve(REPO_ROOT, file), 'utf8'), file) as Record<string, unknown>[];
-    for (const d of docs.filter((d) => d.kind !== 'Workflow')) await this.kubectl(['apply', '-n', ns, '-f', '-'], JSON.stringify(forRegistrylessNode(d)));
+    for (const d of docs.filter((d) => d.kind !== 'Workflow'))
+      await this.kubectl(['apply', '-n', ns, '-f', '-'], JSON.stringify(forRegistrylessNode(d)));
     const wf = docs.find((d) => d.kind === 'Workflow');
     if (!wf) throw new Error(`${file} has no Workflow`);
     const out = await this.kubectl(['create', '-n', ns, '-o', 'name', '-f', '-'], JSON.stringify(forRegistrylessNode(wf)));

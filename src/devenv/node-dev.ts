@@ -34,25 +34,43 @@ export async function startNodeDev(opts: NodeDevOptions): Promise<NodeCluster> {
       opts.progress(`${what} (${((Date.now() - t0) / 1000).toFixed(1)}s)`);
     };
     const k = (args: string[]) => node.kubectl(args);
-    await timed('kubectl apply --server-side -f manifests/install.yaml', () => k(['apply', '--server-side', '-f', join(REPO_ROOT, 'manifests/install.yaml')]));
+    await timed('kubectl apply --server-side -f manifests/install.yaml', () =>
+      k(['apply', '--server-side', '-f', join(REPO_ROOT, 'manifests/install.yaml')]),
+    );
     if (opts.plugins) {
       await timed('WORKFLOW_EXECUTOR_PLUGINS=true set on deploy/plugflow-controller', () =>
-        k(['-n', INSTALL_NAMESPACE, 'set', 'env', 'deploy/plugflow-controller', 'WORKFLOW_EXECUTOR_PLUGINS=true']));
+        k(['-n', INSTALL_NAMESPACE, 'set', 'env', 'deploy/plugflow-controller', 'WORKFLOW_EXECUTOR_PLUGINS=true']),
+      );
     }
     for (const d of ['plugflow-controller', 'plugflow-server']) {
       await timed(`deploy/${d} rolled out`, () => k(['-n', INSTALL_NAMESPACE, 'rollout', 'status', `deploy/${d}`, '--timeout=180s']));
     }
     for (const ns of opts.workflowNamespaces) {
       await k(['create', 'serviceaccount', 'plugflow-agent', '-n', ns]).catch(() => undefined);
-      await k(['create', 'rolebinding', 'plugflow-agent', '-n', ns, '--clusterrole=plugflow-agent', `--serviceaccount=${ns}:plugflow-agent`]).catch(() => undefined);
+      await k([
+        'create',
+        'rolebinding',
+        'plugflow-agent',
+        '-n',
+        ns,
+        '--clusterrole=plugflow-agent',
+        `--serviceaccount=${ns}:plugflow-agent`,
+      ]).catch(() => undefined);
     }
     for (const file of opts.pluginConfigMaps) {
       await timed(`plugin ${file} applied`, () => k(['apply', '-n', INSTALL_NAMESPACE, '-f', file]));
     }
     if (opts.plugins && opts.pluginConfigMaps.length > 0) {
       await timed('"Executor plugin added" in the controller log', () =>
-        node.waitFor('"Executor plugin added" in the controller log', async () =>
-          (await k(['-n', INSTALL_NAMESPACE, 'logs', 'deploy/plugflow-controller']).catch(() => '')).includes('Executor plugin added') ? true : undefined, 60_000));
+        node.waitFor(
+          '"Executor plugin added" in the controller log',
+          async () =>
+            (await k(['-n', INSTALL_NAMESPACE, 'logs', 'deploy/plugflow-controller']).catch(() => '')).includes('Executor plugin added')
+              ? true
+              : undefined,
+          60_000,
+        ),
+      );
     }
     return node;
   } catch (err) {
