@@ -4,7 +4,8 @@
 # hack/image/base-rootfs.sh (Debian packages only) and hack/image/node-modules.sh, so keep them in
 # step. The result runs the controller, server, agent and the init/wait containers of step pods.
 #
-#   /app                              package.json, bin/, dist/ (compiled), crds/, production node_modules
+#   /app                              package.json, bin/, dist/ (compiled), crds/, production node_modules,
+#                                     examples/plugins/*/main.js (the TypeScript example plugins, compiled)
 #   /usr/local/bin/plugflow           launcher on PATH (hack/image/plugflow)
 #   /usr/local/bin/plugflow-emissary  static emissary; `plugflow executor install` copies it into
 #                                     the step pod's shared volume (src/pods/layout.ts)
@@ -28,6 +29,9 @@ COPY src/ src/
 RUN npx tsc -p tsconfig.build.json --outDir /out/app/dist --sourceMap false
 COPY hack/image/node-modules.sh hack/image/
 RUN bash hack/image/node-modules.sh /src /out/app
+COPY examples/plugins/ examples/plugins/
+COPY hack/image/compile-examples.ts hack/image/
+RUN npx tsx hack/image/compile-examples.ts /out/app
 COPY package.json /out/app/
 COPY bin/ /out/app/bin/
 COPY crds/ /out/app/crds/

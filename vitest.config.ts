@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 // Three projects: `unit` runs pure tests beside the code (no cluster, fast); `kube` runs the
@@ -7,9 +8,13 @@ import { defineConfig } from 'vitest/config';
 // pods on the local runner share the host's ports (`make test` runs it after the others, with
 // --no-file-parallelism).
 export default defineConfig({
+  // `plugflow/sdk` (package.json "exports", what plugin authors import) from the sources, so the
+  // example plugins' tests need no build; Node itself resolves it to dist/ (the image, tsx).
+  resolve: { alias: { 'plugflow/sdk': fileURLToPath(new URL('./src/sdk/index.ts', import.meta.url)) } },
   test: {
     projects: [
       {
+        extends: true,
         test: {
           name: 'unit',
           include: ['src/**/*.test.ts'],
@@ -17,6 +22,7 @@ export default defineConfig({
         },
       },
       {
+        extends: true,
         test: {
           name: 'kube',
           include: ['test/**/*.test.ts'],
@@ -29,6 +35,7 @@ export default defineConfig({
       },
       {
         // plugflow installed on a real node (hack/node/up.sh); its own cluster, no global setup.
+        extends: true,
         test: {
           name: 'node',
           include: ['test/node/**/*.test.ts'],
@@ -38,6 +45,7 @@ export default defineConfig({
         },
       },
       {
+        extends: true,
         test: {
           name: 'system',
           include: ['test/soak/soak.test.ts', 'test/fuzz/fuzz.test.ts'],

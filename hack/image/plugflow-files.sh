@@ -2,6 +2,7 @@
 # them as the image's second layer. The Dockerfile makes the same tree; keep the two in step.
 #
 #   /app/{package.json,bin/,dist/,crds/,node_modules/}   the CLI; production dependencies only
+#   /app/examples/plugins/*/main.js                       the TypeScript example plugins, compiled
 #   /usr/local/bin/plugflow                               launcher on PATH (hack/image/plugflow)
 #   /usr/local/bin/plugflow-emissary                      static Go emissary; `plugflow executor
 #                                                         install` copies it (src/pods/layout.ts
@@ -24,6 +25,8 @@ compile() {
   # The whole bin/ directory: plugflow.js imports its siblings (early-signals.js).
   mkdir -p "$APP/app/bin" && install -m 0755 "$ROOT"/bin/*.js "$APP/app/bin/"
   cp -r "$ROOT/crds" "$APP/app/crds"
+  # The TypeScript example plugins, runnable with node (they import `plugflow/sdk`, see package.json exports).
+  (cd "$ROOT" && npx tsx "$HERE/compile-examples.ts" "$APP/app")
   install -D -m 0755 "$HERE/plugflow" "$APP/usr/local/bin/plugflow"
 }
 FIX="the TypeScript must compile: run make build (or make lint) and fix what it reports, then make image" \

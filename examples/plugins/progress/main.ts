@@ -21,7 +21,7 @@ import {
   succeeded,
   type PluginContext,
   type RunningPlugin,
-} from '../../../src/sdk/index.js';
+} from 'plugflow/sdk';
 
 export interface ProgressConfig {
   steps?: number;
