@@ -122,7 +122,12 @@ export class NodeCluster {
       await this.kubectl(['apply', '-n', ns, '-f', '-'], JSON.stringify(forRegistrylessNode(d)));
     const wf = docs.find((d) => d.kind === 'Workflow');
     if (!wf) throw new Error(`${file} has no Workflow`);
-    const out = await this.kubectl(['create', '-n', ns, '-o', 'name', '-f', '-'], JSON.stringify(forRegistrylessNode(wf)));
+    return this.create(wf, ns);
+  }
+
+  /** Creates one object (see forRegistrylessNode) in `ns` and returns its (generated) name. */
+  async create(obj: Record<string, unknown>, ns: string): Promise<string> {
+    const out = await this.kubectl(['create', '-n', ns, '-o', 'name', '-f', '-'], JSON.stringify(forRegistrylessNode(obj)));
     return out.trim().split('/').pop() as string;
   }
 

@@ -43,19 +43,16 @@ export async function startNodeDev(opts: NodeDevOptions): Promise<NodeCluster> {
       );
     }
     for (const d of ['plugflow-controller', 'plugflow-server']) {
-      await timed(`deploy/${d} rolled out`, () => k(['-n', INSTALL_NAMESPACE, 'rollout', 'status', `deploy/${d}`, '--timeout=180s']));
+      await timed(`deploy/${d} rolled out`, () =>
+        k(['-n', INSTALL_NAMESPACE, 'rollout', 'status', `deploy/${d}`, '--timeout=180s']).catch(async (err: Error) => {
+          throw new Error(`deploy/${d} did not roll out: ${err.message}\n${await node.snapshot()}`);
+        }),
+      );
     }
     for (const ns of opts.workflowNamespaces) {
-      await k(['create', 'serviceaccount', 'plugflow-agent', '-n', ns]).catch(() => undefined);
-      await k([
-        'create',
-        'rolebinding',
-        'plugflow-agent',
-        '-n',
-        ns,
-        '--clusterrole=plugflow-agent',
-        `--serviceaccount=${ns}:plugflow-agent`,
-      ]).catch(() => undefined);
+      await timed(`namespace ${ns} has the agent's service account and role binding`, () =>
+        node.kubectl(['apply', '-f', '-'], JSON.stringify(agentAccess(ns))),
+      );
     }
     for (const file of opts.pluginConfigMaps) {
       await timed(`plugin ${file} applied`, () => k(['apply', '-n', INSTALL_NAMESPACE, '-f', file]));
@@ -77,4 +74,24 @@ export async function startNodeDev(opts: NodeDevOptions): Promise<NodeCluster> {
     await node.stop().catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * What the README's install section has people create in each namespace that runs plugin steps:
+ * the namespace, the agent's own service account and its binding to the `plugflow-agent` role.
+ * Applied (not created) so that running it again, or on a namespace that has them, changes nothing.
+ */
+function agentAccess(ns: string): Record<string, unknown> {
+  const items: Record<string, unknown>[] = [
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'plugflow-agent', namespace: ns } },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'plugflow-agent', namespace: ns },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'plugflow-agent' },
+      subjects: [{ kind: 'ServiceAccount', name: 'plugflow-agent', namespace: ns }],
+    },
+  ];
+  if (ns !== 'default') items.unshift({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  return { apiVersion: 'v1', kind: 'List', items };
 }

@@ -9,49 +9,44 @@
  * or image archives). About 4 minutes when it runs (node start ~10 s, stop ~15 s).
  */
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseDocument } from 'yaml';
 import { readYamlDocuments } from '../../src/yaml/kube-yaml.js';
 import { REPO_ROOT } from '../support/apply.js';
-import { forRegistrylessNode, NodeCluster, nodeUnavailableReason } from '../../src/devenv/node-cluster.js';
+import { forRegistrylessNode, type NodeCluster, nodeUnavailableReason } from '../../src/devenv/node-cluster.js';
+import { startNodeDev } from '../../src/devenv/node-dev.js';
 
 const run = promisify(execFile);
 const reason = await nodeUnavailableReason();
 if (reason) console.log(`[node suite] skipped: ${reason}`);
 
 const NS = 'node-e2e';
+const VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 const SYSTEM = 'plugflow';
 
 describe.skipIf(reason !== undefined)('plugflow installed on a real node', () => {
-  const node = new NodeCluster();
+  let node: NodeCluster;
 
   beforeAll(async () => {
-    await node.start();
-    await node.kubectl(['create', 'namespace', NS]);
-    // The agent's account, as the README's install section says, for plugin steps in NS.
-    await node.kubectl(['create', 'serviceaccount', 'plugflow-agent', '-n', NS]);
-    await node.kubectl([
-      'create',
-      'rolebinding',
-      'plugflow-agent',
-      '-n',
-      NS,
-      '--clusterrole=plugflow-agent',
-      `--serviceaccount=${NS}:plugflow-agent`,
-    ]);
+    // What `plugflow dev --node=kubelet` does: the node up, install.yaml applied with kubectl,
+    // both Deployments rolled out, the agent's account in NS (README "Install into a cluster").
+    node = await startNodeDev({
+      plugins: false,
+      pluginConfigMaps: [],
+      workflowNamespaces: [NS],
+      progress: (l) => console.log(`[node suite] ${l}`),
+    });
   }, 600_000);
   afterAll(async () => {
-    await node.stop();
+    await node?.stop();
   }, 300_000);
 
   it('manifests/install.yaml applies and both Deployments roll out with their probes passing', async () => {
-    await node.kubectl(['apply', '--server-side', '-f', join(REPO_ROOT, 'manifests/install.yaml')]);
     for (const d of ['plugflow-controller', 'plugflow-server']) {
-      await node.kubectl(['-n', SYSTEM, 'rollout', 'status', `deploy/${d}`, '--timeout=180s']).catch(async (err: Error) => {
-        throw new Error(`${err.message}\n${await node.snapshot()}`);
-      });
       const [want, ready] = (await node.get(['deploy', d, '-n', SYSTEM], '{.spec.replicas} {.status.readyReplicas}')).split(' ');
       expect(ready, `${d} ready replicas`).toBe(want);
     }
@@ -95,6 +90,96 @@ describe.skipIf(reason !== undefined)('plugflow installed on a real node', () =>
     expect(outputs.join(' ')).toContain('Ada');
   }, 300_000);
 
+  it('the TypeScript progress plugin, built for the cluster from its plugin.yaml, runs from the plugflow image', async () => {
+    // What examples/plugins/README.md tells people: the plugflow image carries main.ts compiled.
+    const dir = mkdtempSync(join(tmpdir(), 'plugflow-progress-'));
+    const doc = parseDocument(readFileSync(join(REPO_ROOT, 'examples/plugins/progress/plugin.yaml'), 'utf8'));
+    doc.setIn(['spec', 'sidecar', 'container', 'image'], `plugflow/plugflow:${VERSION}`);
+    doc.setIn(['spec', 'sidecar', 'container', 'command'], ['node', 'examples/plugins/progress/main.js']);
+    doc.setIn(['spec', 'sidecar', 'container', 'securityContext', 'readOnlyRootFilesystem'], true);
+    writeFileSync(join(dir, 'plugin.yaml'), doc.toString());
+    await run('node', [join(REPO_ROOT, 'bin/plugflow.js'), 'plugin', 'build', dir]);
+    await node.kubectl(['apply', '-n', SYSTEM, '-f', join(dir, 'progress-executor-plugin-configmap.yaml')]);
+    rmSync(dir, { recursive: true, force: true });
+    await node.waitFor('"Executor plugin added" for progress in the controller log', async () => {
+      const log = await node.kubectl(['-n', SYSTEM, 'logs', 'deploy/plugflow-controller']).catch(() => '');
+      return log.split('\n').some((l) => l.includes('Executor plugin added') && l.includes('"name":"progress"')) ? true : undefined;
+    });
+    const name = await node.submit('examples/plugins/progress/workflow.yaml', NS);
+    const r = await node.finished(name, NS);
+    expect(r.phase, r.message).toBe('Succeeded');
+    const job = (await node.workflowNodes(name, NS)).find((n) => JSON.stringify(n.outputs ?? {}).includes('"steps"'));
+    expect(JSON.stringify(job?.outputs)).toContain('"value":"3"');
+  }, 300_000);
+
+  it("each plugin container of the agent pod reads its own token and no other, on the kernel's file permissions", async () => {
+    // hello (Python) and progress (TypeScript) are both installed now: one agent pod, two sidecars.
+    const wf = {
+      apiVersion: 'plugflow.io/v1alpha1',
+      kind: 'Workflow',
+      metadata: { generateName: 'tokens-' },
+      spec: {
+        entrypoint: 'main',
+        templates: [
+          {
+            name: 'main',
+            dag: {
+              tasks: [
+                { name: 'greet', template: 'greet' },
+                { name: 'hold', template: 'hold' },
+              ],
+            },
+          },
+          { name: 'greet', plugin: { hello: { name: 'Ada' } } },
+          { name: 'hold', suspend: { duration: '90s' } },
+        ],
+      },
+    };
+    const name = await node.create(wf, NS);
+    const agent = await node.waitFor('the agent pod with every container ready', async () => {
+      const out = await node.get(
+        ['pods', '-n', NS, '-l', `workflows.plugflow.io/workflow=${name},workflows.plugflow.io/component=agent`],
+        '{.items[0].metadata.name} {.items[0].status.containerStatuses[*].ready}',
+      );
+      const [pod, ...ready] = out.split(' ');
+      return pod && ready.length >= 3 && ready.every((x) => x === 'true') ? pod : undefined;
+    });
+    const exec = async (container: string, argv: string[]) =>
+      JSON.parse(await node.kubectl(['exec', '-n', NS, agent, '-c', container, '--', ...argv])) as Record<string, unknown>;
+    const py = `import os,stat,json,hashlib
+d='/var/run/workflow'; st=os.stat(d+'/token')
+try:
+  open(d+'/token','w'); w='written'
+except OSError as e: w=e.strerror
+print(json.dumps({'files':sorted(os.listdir(d)),'mode':oct(stat.S_IMODE(st.st_mode)),'fileGid':st.st_gid,'uid':os.getuid(),'groups':os.getgroups(),
+ 'sha':hashlib.sha256(open(d+'/token','rb').read()).hexdigest(),'write':w,'allTokens':os.path.exists('/var/run/plugflow/tokens'),
+ 'apiToken':os.path.exists('/var/run/secrets/kubernetes.io/serviceaccount/token')}))`;
+    const js = `const fs=require('fs'),c=require('crypto');const d='/var/run/workflow';const st=fs.statSync(d+'/token');let w='written';
+try{fs.writeFileSync(d+'/token','x')}catch(e){w=e.code}
+console.log(JSON.stringify({files:fs.readdirSync(d).sort(),mode:'0o'+(st.mode&0o777).toString(8),fileGid:st.gid,uid:process.getuid(),groups:process.getgroups(),
+sha:c.createHash('sha256').update(fs.readFileSync(d+'/token')).digest('hex'),write:w,allTokens:fs.existsSync('/var/run/plugflow/tokens'),
+apiToken:fs.existsSync('/var/run/secrets/kubernetes.io/serviceaccount/token')}))`;
+    const hello = await exec('hello', ['python3', '-c', py]);
+    const progress = await exec('progress', ['node', '-e', js]);
+    for (const [plugin, seen] of [
+      ['hello', hello],
+      ['progress', progress],
+    ] as const) {
+      expect(seen, plugin).toMatchObject({ files: ['token'], mode: '0o440', uid: 65534, allTokens: false, apiToken: false });
+      expect(seen.write, `${plugin} writing its token`).not.toBe('written');
+      expect(seen.groups as number[], `${plugin}: the token's group (fsGroup) is one of the container's`).toContain(seen.fileGid);
+    }
+    expect(hello.sha, 'two plugins, two tokens').not.toBe(progress.sha);
+    // The agent's main container holds every token (it calls every plugin): the same ones.
+    const main = await exec('main', [
+      'node',
+      '-e',
+      `const fs=require('fs'),c=require('crypto');const h=(p)=>c.createHash('sha256').update(fs.readFileSync('/var/run/plugflow/tokens/'+p+'/token')).digest('hex');console.log(JSON.stringify({hello:h('hello'),progress:h('progress')}))`,
+    ]);
+    expect(main).toEqual({ hello: hello.sha, progress: progress.sha });
+    await node.kubectl(['delete', 'workflow', '-n', NS, name, '--wait=false']);
+  }, 240_000);
+
   it('a step over its memory limit is killed by the kernel and ends OOMKilled', async () => {
     const wf = {
       apiVersion: 'plugflow.io/v1alpha1',
@@ -114,10 +199,7 @@ describe.skipIf(reason !== undefined)('plugflow installed on a real node', () =>
         ],
       },
     };
-    const name = (await node.kubectl(['create', '-n', NS, '-o', 'name', '-f', '-'], JSON.stringify(forRegistrylessNode(wf))))
-      .trim()
-      .split('/')
-      .pop() as string;
+    const name = await node.create(wf, NS);
     const r = await node.finished(name, NS);
     const messages = (await node.workflowNodes(name, NS)).map((n) => `${n.type} ${n.phase} ${n.message ?? ''}`).join('; ');
     expect(r.phase, `${r.message}; nodes: ${messages}`).toBe('Failed');
@@ -138,10 +220,7 @@ describe.skipIf(reason !== undefined)('plugflow installed on a real node', () =>
         ],
       },
     };
-    const name = (await node.kubectl(['create', '-n', NS, '-o', 'name', '-f', '-'], JSON.stringify(forRegistrylessNode(wf))))
-      .trim()
-      .split('/')
-      .pop() as string;
+    const name = await node.create(wf, NS);
     await node.waitFor('the first step pod to run', async () =>
       (await node.get(['pods', '-n', NS, '-l', `workflows.plugflow.io/workflow=${name}`], '{.items[*].status.phase}')).includes('Running')
         ? true
@@ -158,6 +237,31 @@ describe.skipIf(reason !== undefined)('plugflow installed on a real node', () =>
     const now = await node.get(['pods', '-n', SYSTEM, '-l', 'app.kubernetes.io/name=plugflow-controller'], '{.items[*].metadata.name}');
     expect(now).not.toContain(old);
   }, 300_000);
+
+  it('a step pod deleted while it runs ends its step and the workflow in Error "pod deleted"', async () => {
+    const wf = {
+      apiVersion: 'plugflow.io/v1alpha1',
+      kind: 'Workflow',
+      metadata: { generateName: 'deleted-pod-' },
+      spec: { entrypoint: 'nap', templates: [{ name: 'nap', container: { image: 'busybox:1.36', command: ['sleep', '300'] } }] },
+    };
+    const name = await node.create(wf, NS);
+    const pod = await node.waitFor('the step pod to run', async () => {
+      const [podName, phase] = (
+        await node.get(
+          ['pods', '-n', NS, '-l', `workflows.plugflow.io/workflow=${name}`],
+          '{.items[0].metadata.name} {.items[0].status.phase}',
+        )
+      ).split(' ');
+      return phase === 'Running' ? podName : undefined;
+    });
+    await node.kubectl(['delete', 'pod', '-n', NS, pod, '--wait=false']);
+    const r = await node.finished(name, NS, 120_000);
+    const step = (await node.workflowNodes(name, NS)).find((n) => n.type === 'Pod');
+    expect(r.phase, r.message).toBe('Error');
+    expect(step?.phase, JSON.stringify(step)).toBe('Error');
+    expect(step?.message).toMatch(/pod deleted/);
+  }, 180_000);
 
   it('the event endpoint answers through the server Service and its binding submits a workflow', async () => {
     for (const f of ['workflow-template.yaml', 'binding.yaml', 'rbac.yaml']) {
@@ -197,5 +301,65 @@ describe.skipIf(reason !== undefined)('plugflow installed on a real node', () =>
     );
     const r = await node.finished(name, NS);
     expect(r.phase, r.message).toBe('Succeeded');
+  }, 240_000);
+
+  it('a server pod deleted while events arrive is replaced by its Deployment, and every event answered 200 submits its workflow', async () => {
+    // Runs after the test above, which applied the binding, its template and the sender's account.
+    const token = (await node.kubectl(['create', 'token', '-n', NS, 'event-sender'])).trim();
+    const ip = await node.get(['svc', 'plugflow-server', '-n', SYSTEM], '{.spec.clusterIP}');
+    const selector = 'workflows.plugflow.io/workflow-event-binding=greet-on-push';
+    const countWorkflows = async () =>
+      (await node.get(['workflows', '-n', NS, '-l', selector], '{.items[*].metadata.name}')).split(' ').filter(Boolean).length;
+    const before = await countWorkflows();
+    const serverPods = () => node.get(['pods', '-n', SYSTEM, '-l', 'app.kubernetes.io/name=plugflow-server'], '{.items[*].metadata.name}');
+    const victim = (await serverPods()).split(' ')[0];
+    const codes: Record<string, number> = {};
+    const started = Date.now();
+    let deleted = false;
+    // One event every ~400 ms for 12 s through the Service (kube-proxy picks a server each time);
+    // the victim is deleted 2 s in. A refused or failed request is one the sender knows to resend.
+    while (Date.now() - started < 12_000) {
+      if (!deleted && Date.now() - started > 2_000) {
+        await node.kubectl(['delete', 'pod', '-n', SYSTEM, victim, '--wait=false']);
+        deleted = true;
+      }
+      const code = await run('curl', [
+        '-sS',
+        '-k',
+        '-o',
+        '/dev/null',
+        '-w',
+        '%{http_code}',
+        '--max-time',
+        '5',
+        `https://${ip}:2746/api/v1/events/${NS}/`,
+        '-H',
+        `Authorization: Bearer ${token}`,
+        '-H',
+        'Content-Type: application/json',
+        '-H',
+        'X-Event-Type: push',
+        '--data-binary',
+        `@${join(REPO_ROOT, 'examples/events/event.json')}`,
+      ])
+        .then((r) => r.stdout.trim())
+        .catch(() => 'no answer');
+      codes[code] = (codes[code] ?? 0) + 1;
+      await new Promise((r) => setTimeout(r, 400));
+    }
+    const accepted = codes['200'] ?? 0;
+    console.log(`[node suite] answers while a server pod was deleted: ${JSON.stringify(codes)}`);
+    expect(accepted, JSON.stringify(codes)).toBeGreaterThan(5);
+    await node.waitFor(
+      `${accepted} workflows from the accepted events (answers: ${JSON.stringify(codes)})`,
+      async () => ((await countWorkflows()) - before >= accepted ? true : undefined),
+      60_000,
+    );
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(await countWorkflows(), 'one workflow per event answered 200: none lost, none twice').toBe(before + accepted);
+    await node.kubectl(['-n', SYSTEM, 'rollout', 'status', 'deploy/plugflow-server', '--timeout=120s']);
+    const now = await serverPods();
+    expect(now.split(' '), now).toHaveLength(2);
+    expect(now).not.toContain(victim);
   }, 240_000);
 });
