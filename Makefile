@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NPM ?= npm
 export GOTOOLCHAIN := local
 
-.PHONY: deps node-deps control-plane build lint format crds test test-go test-unit test-kube test-system dev bench bench-peer soak fuzz clean image image-verify test-images node node-up node-down test-node dev-node
+.PHONY: deps node-deps control-plane build lint format crds test test-go test-unit test-kube test-system dev bench bench-peer soak fuzz clean image image-verify test-images node node-up node-down test-node dev-node bench-node
 
 ## deps: everything a fresh machine needs (npm packages, the control plane binaries)
 deps: node-deps control-plane
@@ -74,6 +74,10 @@ dev-node: deps build node image test-images
 	node bin/plugflow.js dev --node=kubelet \
 	  --plugin examples/plugins/hello/hello-executor-plugin-configmap.yaml \
 	  --submit examples/hello-world.yaml --submit examples/plugins/hello/workflow.yaml $(DEV_FLAGS)
+
+## bench-node: step pods on a real node beside the local runner (root), figures into bench/RESULTS.md
+bench-node: deps build node image test-images
+	npx tsx bench/node-bench.ts
 
 ## bench: every benchmark in bench/, figures into bench/RESULTS.md
 bench: deps build

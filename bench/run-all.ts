@@ -81,9 +81,10 @@ const ORDER: Record<string, { title: string; stage: 'pure' | 'own-plane' | 'shar
 };
 
 function benchFiles(): string[] {
-  // peer-bench.ts builds and runs the peer's controller: `make bench-peer` runs it on its own.
+  // peer-bench.ts builds and runs the peer's controller: `make bench-peer` runs it on its own;
+  // node-bench.ts needs root, the node's binaries and the images: `make bench-node`.
   return readdirSync(BENCH_DIR)
-    .filter((f) => f.endsWith('-bench.ts') && f !== 'peer-bench.ts')
+    .filter((f) => f.endsWith('-bench.ts') && f !== 'peer-bench.ts' && f !== 'node-bench.ts')
     .sort();
 }
 
