@@ -17,7 +17,7 @@
  * (NODE_BENCH_WORKFLOWS, default 20). Figures into bench/RESULTS.md, section "node".
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Workflow } from '../src/api/index.js';
@@ -38,6 +38,8 @@ interface Measured {
   perMinute: number;
   startP50: number;
   startP99: number;
+  /** The warm-up workflow's pod, alone on the machine. */
+  startSingle: number;
   allWrites: number;
   controllerWrites: number;
   failed: number;
@@ -112,6 +114,8 @@ async function measure(
     120_000,
     `${label}: warm-up`,
   );
+  const one = [...started].map(([p, t]) => t - (created.get(p) ?? t));
+  const startSingle = Math.round(one[0] ?? NaN);
   created.clear();
   started.clear();
   const writes0 = [await controllerWrites(), await apiServerWrites(client)];
@@ -143,6 +147,7 @@ async function measure(
     perMinute: round(n / (seconds / 60)),
     startP50: Math.round(percentile(lat, 50)),
     startP99: Math.round(percentile(lat, 99)),
+    startSingle,
     allWrites: round((writes1[1]! - writes0[1]!) / n),
     controllerWrites: round((writes1[0]! - writes0[0]!) / n),
     failed: done.filter((w) => w.status?.phase !== 'Succeeded').length,
@@ -190,7 +195,7 @@ export async function runNodeBench(): Promise<Figure[]> {
       unit: `ms p50 (p99 ${local.startP99} ms)`,
       goal: 'reported (baseline)',
       met: true,
-      note: 'pod created → main container running, both seen through one watch',
+      note: `pod created → main container running, both seen through one watch; ${n} pods at once on ${cpus().length} cores; one pod alone: ${local.startSingle} ms`,
     },
     {
       name: 'API writes per workflow, local pod runner',
@@ -252,7 +257,7 @@ export async function runNodeBench(): Promise<Figure[]> {
       unit: `ms p50 (p99 ${real.startP99} ms)`,
       goal: 'reported',
       met: true,
-      note: `p50 ${ratio(real.startP50, local.startP50)}`,
+      note: `${n} pods at once; p50 ${ratio(real.startP50, local.startP50)}; one pod alone: ${real.startSingle} ms (${ratio(real.startSingle, local.startSingle)})`,
     },
     {
       name: 'API writes per workflow, real node',
