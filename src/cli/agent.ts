@@ -12,7 +12,7 @@ import { readPluginToken, writePluginTokens } from '../agent/tokens.js';
 import { KubeClient } from '../kube/client.js';
 import { createLogger } from '../log/logger.js';
 import { AGENT_TOKEN_DIR, DEFAULT_AGENT_HEALTH_PORT } from '../plugins/agent-pod.js';
-import { loadKubeConfig } from '../kube/kubeconfig.js';
+import { loadKubeAccess } from '../kube/kube-access.js';
 
 interface AgentFlags {
   workflow: string;
@@ -47,7 +47,7 @@ export async function runAgent(flags: AgentFlags): Promise<number> {
     const { name, address } = parsePluginFlag(p);
     return { name, address, token: readPluginToken(flags.tokenDir, name) };
   });
-  const kc = loadKubeConfig(flags.kubeconfig);
+  const kc = await loadKubeAccess(flags.kubeconfig);
   const kube = await KubeClient.fromKubeConfig(kc, { userAgent: 'plugflow-agent' });
   const agent = new Agent({
     kube,

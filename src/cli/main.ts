@@ -1,41 +1,53 @@
 import { Command } from 'commander';
-import { registerAgentCommands } from './agent.js';
-import { registerControllerCommands } from './controller.js';
-import { registerDevCommands } from './dev.js';
-import { registerEventCommands } from './event.js';
-import { registerExprCommands } from './expr.js';
-import { registerPodSideCommands } from './pod-side.js';
-import { registerRunnerCommands } from './runner.js';
-import { registerPluginCommands } from './plugin.js';
-import { registerWorkflowCommands } from './rest.js';
-import { registerWorkflowOpsCommands } from './workflow-ops.js';
-import { registerServerCommands } from './server.js';
 
 /**
  * The `plugflow` command. Each concern registers its own subcommands from its own module
  * (src/cli/<concern>.ts), so this file stays a list.
  */
-export function buildProgram(): Command {
+export async function buildProgram(): Promise<Command> {
   const program = new Command('plugflow')
     .description('plugflow: Kubernetes workflows whose steps run as pods or through executor plugins')
     .version('0.1.0')
     .showHelpAfterError();
-  registerPluginCommands(program);
-  registerAgentCommands(program);
-  registerControllerCommands(program);
-  registerServerCommands(program);
-  registerWorkflowCommands(program);
-  registerWorkflowOpsCommands(program);
-  registerDevCommands(program);
-  registerEventCommands(program);
-  registerExprCommands(program);
-  registerPodSideCommands(program);
-  registerRunnerCommands(program);
+  const modules = await Promise.all([
+    import('./plugin.js').then((m) => m.registerPluginCommands),
+    import('./agent.js').then((m) => m.registerAgentCommands),
+    import('./controller.js').then((m) => m.registerControllerCommands),
+    import('./server.js').then((m) => m.registerServerCommands),
+    import('./rest.js').then((m) => m.registerWorkflowCommands),
+    import('./workflow-ops.js').then((m) => m.registerWorkflowOpsCommands),
+    import('./dev.js').then((m) => m.registerDevCommands),
+    import('./event.js').then((m) => m.registerEventCommands),
+    import('./expr.js').then((m) => m.registerExprCommands),
+    import('./pod-side.js').then((m) => m.registerPodSideCommands),
+    import('./runner.js').then((m) => m.registerRunnerCommands),
+  ]);
+  for (const register of modules) register(program);
   return program;
 }
 
-buildProgram()
-  .parseAsync(process.argv)
+/**
+ * The long-running processes load only their own command: the full program imports every
+ * subsystem (the dev stack, the CLI's kubeconfig loader — client-node with all its generated
+ * models), about 70 MiB that a controller, server or agent pod never uses (bench/RESULTS.md,
+ * "peer": idle RSS). `plugflow --help` and every other command still see the whole program.
+ */
+const PROCESS_COMMANDS: Record<string, () => Promise<(program: Command) => void>> = {
+  controller: async () => (await import('./controller.js')).registerControllerCommands,
+  server: async () => (await import('./server.js')).registerServerCommands,
+  agent: async () => (await import('./agent.js')).registerAgentCommands,
+};
+
+async function programFor(argv: string[]): Promise<Command> {
+  const only = Object.hasOwn(PROCESS_COMMANDS, argv[2] ?? '') ? PROCESS_COMMANDS[argv[2]!] : undefined;
+  if (!only) return buildProgram();
+  const program = new Command('plugflow').version('0.1.0').showHelpAfterError();
+  (await only())(program);
+  return program;
+}
+
+programFor(process.argv)
+  .then((program) => program.parseAsync(process.argv))
   .catch((err: unknown) => {
     console.error(`plugflow: ${err instanceof Error ? err.message : String(err)}`);
     process.exit(1);

@@ -10,7 +10,7 @@ import type { DispatchMode } from '../server/routes/events.js';
 import { LIMIT_DEFAULTS } from '../server/limits.js';
 import { DEFAULTS, startServer } from '../server/server.js';
 import { errorMessage } from '../log/error-message.js';
-import { loadKubeConfig } from '../kube/kubeconfig.js';
+import { loadKubeAccess } from '../kube/kube-access.js';
 import { port, positiveInt } from './option-values.js';
 
 function bool(v: string | undefined): boolean {
@@ -97,7 +97,7 @@ export function registerServerCommands(program: Command): void {
     )
     .option('--kubeconfig <path>', "the server's own kubeconfig (default: $KUBECONFIG, ~/.kube/config or in-cluster)")
     .action(async (flags: ServerFlags) => {
-      const kc = loadKubeConfig(flags.kubeconfig);
+      const kc = await loadKubeAccess(flags.kubeconfig);
       const logger = createLogger('server');
       if (flags.serverTokenFile && flags.authMode !== 'server')
         throw new InvalidArgumentError(

@@ -11,7 +11,6 @@
  * `stop()` is graceful: no new keys, queued and in-flight reconciles finish (bounded by
  * `drainTimeoutMs`), pending Events are flushed, the lease is released, then connections close.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Registry } from 'prom-client';
@@ -35,14 +34,14 @@ import { Reconciler, type Engine } from './reconciler.js';
 import { wireTriggers } from './wiring.js';
 import { WorkQueue } from './work-queue.js';
 import { errorMessage } from '../log/error-message.js';
-import { loadKubeConfig } from '../kube/kubeconfig.js';
+import { loadKubeAccess, type KubeAccess } from '../kube/kube-access.js';
 
 export const DEFAULT_IMAGE = 'plugflow/plugflow:0.1.0';
 export const DEFAULT_LEASE_NAME = 'plugflow-controller';
 
 export interface ControllerOptions {
-  /** A KubeConfig, a kubeconfig file path, or undefined for the default (in-cluster or ~/.kube/config). */
-  kubeConfig?: KubeConfig | string;
+  /** A loaded kubeconfig (client-node's KubeConfig is one), a kubeconfig file path, or undefined for the default (in-cluster or ~/.kube/config). */
+  kubeConfig?: KubeAccess | string;
   /** Reconcile workflows of this namespace only; all namespaces when undefined. */
   namespace?: string;
   /** Parallel reconciles (different workflows). Default 8. */
@@ -104,7 +103,7 @@ export interface RunningController {
 
 export async function startController(opts: ControllerOptions = {}): Promise<RunningController> {
   const log = opts.log ?? createLogger('controller');
-  const kc = loadKubeConfig(opts.kubeConfig);
+  const kc = await loadKubeAccess(opts.kubeConfig);
   const metrics = new ControllerMetrics({ processMetrics: opts.processMetrics ?? true });
   const client = await KubeClient.fromKubeConfig(kc, { onRequest: metrics.onRequest, userAgent: 'plugflow-controller' });
   const installNamespace = opts.installNamespace ?? process.env.PLUGFLOW_NAMESPACE ?? DEFAULT_INSTALL_NAMESPACE;

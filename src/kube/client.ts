@@ -10,16 +10,16 @@
  * views have the same typed interface, so there is one way to make a call.
  *
  * Why client-node is still a dependency, and only for this: the user asked for that library,
- * and its KubeConfig loader (kubeconfig files, contexts, exec plugins, in-cluster config) and its
- * types (V1Pod, …) are what we use of it. Requests go through undici because client-node's
+ * and its KubeConfig loader (kubeconfig files, contexts, exec plugins — for the cases
+ * src/kube/kube-access.ts does not read itself) and its types (V1Pod, …) are what we use of it. Requests go through undici because client-node's
  * generated API classes (CoreV1Api, CustomObjectsApi, …) build a new HTTP agent, hence a new TLS
  * connection, for every call, and their errors need per-call parsing; here every non-2xx reply
  * is one ApiError (src/kube/errors.ts).
  */
-import type { KubeConfig } from '@kubernetes/client-node';
 import type { RequestOptions } from 'node:https';
 import { Agent, type Dispatcher } from 'undici';
 import { ApiError } from './errors.js';
+import type { KubeAccess } from './kube-access.js';
 import { PODS, resourceLabel, resourcePath, type ResourceType } from './resource.js';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
@@ -122,7 +122,7 @@ interface Shared {
 export class KubeClient {
   private constructor(
     readonly baseUrl: string,
-    private readonly kc: KubeConfig,
+    private readonly kc: KubeAccess,
     private readonly pool: Dispatcher,
     private readonly watchPool: Dispatcher,
     private readonly opts: KubeClientOptions,
@@ -132,7 +132,7 @@ export class KubeClient {
   ) {}
 
   /** A client for the kubeconfig's current cluster and user (its own identity). */
-  static async fromKubeConfig(kc: KubeConfig, opts: KubeClientOptions = {}): Promise<KubeClient> {
+  static async fromKubeConfig(kc: KubeAccess, opts: KubeClientOptions = {}): Promise<KubeClient> {
     const cluster = kc.getCurrentCluster();
     if (!cluster) throw new Error('the kubeconfig has no current cluster');
     const tls: RequestOptions = {};

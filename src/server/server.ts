@@ -2,7 +2,7 @@
  * `startServer(options)`: the workflow REST server and event endpoint, in-process. Used by
  * `plugflow server`, by `plugflow dev` and by the tests. See src/server/README.md.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeAccess } from '../kube/kube-access.js';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -49,7 +49,7 @@ export const DEFAULTS = {
 
 export interface ServerOptions {
   /** The server's own identity: the binding cache, binding Events and --auth-mode=server calls. */
-  kubeConfig: KubeConfig;
+  kubeConfig: KubeAccess;
   /** Port to listen on (default 2746; 0 picks a free one). */
   port?: number;
   /** Address to listen on (default 0.0.0.0). */
