@@ -18,6 +18,9 @@
  *
  *   PEER_POINTS=1,200,1000 PEER_REPEATS=2 PEER_SHAPES=1-node,dag PEER_ENGINES=plugflow,peer,peer-tuned
  *   PEER_NOTE="..." (printed beside the figures, e.g. that the machine was busy)
+ *   PEER_CPU_PROF=DIR  plugflow's controller runs with --cpu-prof into DIR (one profile per run;
+ *                      summarise with `npx tsx bench/profile-summary.ts DIR/*.cpuprofile`); the
+ *                      figures are then printed but not written to RESULTS.md (profiling slows it)
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { execFileSync } from 'node:child_process';
@@ -109,7 +112,15 @@ function controllerFor(engine: Engine, dir: string, kubeconfig: string, peerBin:
     return new ControllerProcess(
       engine,
       process.execPath,
-      [join(REPO_ROOT, 'bin', 'plugflow.js'), 'controller', '--kubeconfig', kubeconfig, '--metrics-port', String(metricsPort)],
+      [
+        ...(process.env.PEER_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PEER_CPU_PROF}`] : []),
+        join(REPO_ROOT, 'bin', 'plugflow.js'),
+        'controller',
+        '--kubeconfig',
+        kubeconfig,
+        '--metrics-port',
+        String(metricsPort),
+      ],
       {},
       log,
     );
@@ -317,7 +328,9 @@ async function main(): Promise<void> {
     table(runs, baselines, engines, shapes, points),
   ].join('\n');
   console.log(`\n${body}`);
-  updateResultsSection('peer', 'Side by side with the peer (`make bench-peer`)', body);
+  if (process.env.PEER_CPU_PROF)
+    console.log(`PEER_CPU_PROF set: figures not written to bench/RESULTS.md; profiles in ${process.env.PEER_CPU_PROF}`);
+  else updateResultsSection('peer', 'Side by side with the peer (`make bench-peer`)', body);
   console.log('\nwritten to bench/RESULTS.md (section "peer")');
   const bad = runs.filter((r) => r.succeeded < r.n);
   if (bad.length) {

@@ -79,7 +79,7 @@ describe('loadKubeAccess reads the simple kubeconfigs itself, the same way clien
       expect(ours, 'read without client-node').toBeDefined();
       const theirs = new KubeConfig();
       theirs.loadFromFile(file);
-      expect(ours!.getCurrentCluster().server).toBe(theirs.getCurrentCluster()!.server);
+      expect(ours!.getCurrentCluster()!.server).toBe(theirs.getCurrentCluster()!.server);
       expect(await applied(ours!)).toEqual(await applied(theirs));
     });
   }
@@ -99,9 +99,9 @@ describe('loadKubeAccess reads the simple kubeconfigs itself, the same way clien
   it('follows --context, and $KUBECONFIG when no file is named', async () => {
     const file = join(dir, 'config');
     writeFileSync(file, kubeconfig({ server: 'https://api.example:6443' }, { token: 't' }));
-    expect(readSimpleAccess(file, 'other', {})!.getCurrentCluster().server).toBe('https://other.example:6443');
+    expect(readSimpleAccess(file, 'other', {})!.getCurrentCluster()!.server).toBe('https://other.example:6443');
     expect((await applied(readSimpleAccess(file, 'other', {})!)).reject).toBe(false);
-    expect(readSimpleAccess(undefined, undefined, { KUBECONFIG: file }, dir)!.getCurrentCluster().server).toBe('https://api.example:6443');
+    expect(readSimpleAccess(undefined, undefined, { KUBECONFIG: file }, dir)!.getCurrentCluster()!.server).toBe('https://api.example:6443');
   });
 
   it('leaves to client-node what it does not read: exec plugins, auth providers, proxies, unknown fields, several files, unknown contexts', async () => {
