@@ -331,7 +331,7 @@ async function main(): Promise<void> {
   if (process.env.PEER_CPU_PROF)
     console.log(`PEER_CPU_PROF set: figures not written to bench/RESULTS.md; profiles in ${process.env.PEER_CPU_PROF}`);
   else updateResultsSection('peer', 'Side by side with the peer (`make bench-peer`)', body);
-  console.log('\nwritten to bench/RESULTS.md (section "peer")');
+  if (!process.env.PEER_CPU_PROF) console.log('\nwritten to bench/RESULTS.md (section "peer")');
   const bad = runs.filter((r) => r.succeeded < r.n);
   if (bad.length) {
     console.log(
