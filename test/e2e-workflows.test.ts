@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { readYamlDocuments } from '../src/yaml/kube-yaml.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GROUP, LABEL_WORKFLOW, PLURAL, VERSION, type NodeStatus, type Workflow } from '../src/api/index.js';
-import { runLogs, runResume } from '../src/cli/workflow-ops.js';
+import { runLogs } from '../src/cli/workflow-ops.js';
+import { runResume } from '../src/cli/workflow-operations.js';
 import { renderTree } from '../src/cli/tree.js';
 import { REPO_ROOT } from '../src/devenv/dev-stack.js';
 import {

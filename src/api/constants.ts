@@ -32,6 +32,8 @@ export const LABEL_WORKFLOW_EVENT_BINDING = `${LABEL_PREFIX}workflow-event-bindi
 export const LABEL_COMPLETED = `${LABEL_PREFIX}completed`;
 /** Label on workflows: their phase (lets `list` select by phase on the server). */
 export const LABEL_PHASE = `${LABEL_PREFIX}phase`;
+/** On a workflow made by `plugflow resubmit`: the name of the workflow it was made from. */
+export const LABEL_RESUBMITTED_FROM = `${LABEL_PREFIX}resubmitted-from-workflow`;
 
 /** Environment variable that turns executor plugins on in the controller. */
 export const FEATURE_GATE_EXECUTOR_PLUGINS = 'WORKFLOW_EXECUTOR_PLUGINS';

@@ -10,6 +10,7 @@ import { KubeClient } from '../kube/client.js';
 import { loadKubeConfig as loadConfig } from '../kube/kubeconfig.js';
 import { WORKFLOWS } from '../kube/resource.js';
 import { errorMessage } from '../log/error-message.js';
+import { changeRunningWorkflow, OperationRefused, resubmitWorkflow, resumeRunningWorkflow } from '../operations/index.js';
 import type { ListOptions, WorkflowList } from './rest-client.js';
 import type { BackendFlags, WorkflowBackend } from './workflow-backend.js';
 
@@ -62,6 +63,23 @@ export function kubeBackend(flags: BackendFlags & { context?: string }): Workflo
       call<Workflow>(`reading Workflow ${namespace}/${name}`, async () => (await kube()).get(WORKFLOWS, namespace, name)),
     delete: async (namespace, name) => {
       await call(`deleting Workflow ${namespace}/${name}`, async () => (await kube()).delete(WORKFLOWS, namespace, name));
+    },
+    operate: async (namespace, name, op) => {
+      const k = await kube();
+      // OperationRefused says what and why itself; the API server's errors get the context.
+      const run = (): Promise<Workflow> => {
+        switch (op.kind) {
+          case 'resume':
+            return resumeRunningWorkflow(k, namespace, name, op).then((r) => r.workflow);
+          case 'resubmit':
+            return resubmitWorkflow(k, namespace, name, op);
+          default:
+            return changeRunningWorkflow(k, namespace, name, op.kind);
+        }
+      };
+      return run().catch((err: unknown) => {
+        throw err instanceof OperationRefused ? err : new Error(`${op.kind} Workflow ${namespace}/${name}: ${errorMessage(err)}`);
+      });
     },
     close: async () => {
       if (client) await (await client.catch(() => undefined))?.close();

@@ -4,6 +4,7 @@
  */
 import { Agent, request, type Dispatcher } from 'undici';
 import type { Workflow } from '../api/index.js';
+import type { WorkflowOperation } from './workflow-backend.js';
 
 export interface RestClientOptions {
   /** Base address, e.g. `https://localhost:2746`. */
@@ -77,6 +78,23 @@ export class RestClient {
 
   async deleteWorkflow(namespace: string, name: string): Promise<void> {
     await this.json('DELETE', `/api/v1/workflows/${enc(namespace)}/${enc(name)}`);
+  }
+
+  /** Any JSON call of the REST API (the typed methods above are the common ones). */
+  call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    return this.json<T>(method, path, body);
+  }
+
+  /** PUT /api/v1/workflows/{ns}/{name}/{operation} with the peer's body form. */
+  operate(namespace: string, name: string, op: WorkflowOperation): Promise<Workflow> {
+    const list = (p?: Record<string, string>) => (p ? Object.entries(p).map(([k, v]) => `${k}=${v}`) : undefined);
+    const body =
+      op.kind === 'resume'
+        ? { nodeFieldSelector: op.node ? `displayName=${op.node}` : undefined, parameters: list(op.parameters) }
+        : op.kind === 'resubmit'
+          ? { memoized: op.memoized ?? false, parameters: list(op.parameters) }
+          : {};
+    return this.json('PUT', `/api/v1/workflows/${enc(namespace)}/${enc(name)}/${op.kind}`, body);
   }
 
   /** Posts an event; returns status and body (a 503 is returned, not thrown, so callers can retry). */

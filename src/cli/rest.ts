@@ -17,9 +17,9 @@ export interface Printer {
   out(line: string): void;
   err(line: string): void;
 }
-const consolePrinter: Printer = { out: (l) => console.log(l), err: (l) => console.error(l) };
+export const consolePrinter: Printer = { out: (l) => console.log(l), err: (l) => console.error(l) };
 
-interface CommonFlags extends BackendFlags {
+export interface CommonFlags extends BackendFlags {
   namespace?: string;
   output?: string;
 }
@@ -63,7 +63,14 @@ function print(p: Printer, wf: Workflow, output: string | undefined): void {
 }
 
 /** Polls until the workflow reaches a final phase; with `watch`, prints the tree on each change. */
-async function follow(b: WorkflowBackend, ns: string, name: string, watch: boolean, p: Printer, intervalMs = 1000): Promise<Workflow> {
+export async function follow(
+  b: WorkflowBackend,
+  ns: string,
+  name: string,
+  watch: boolean,
+  p: Printer,
+  intervalMs = 1000,
+): Promise<Workflow> {
   let last = '';
   for (;;) {
     const wf = await b.get(ns, name);

@@ -14,8 +14,16 @@ export interface WorkflowBackend {
   list(namespace: string, options: ListOptions): Promise<WorkflowList>;
   get(namespace: string, name: string): Promise<Workflow>;
   delete(namespace: string, name: string): Promise<void>;
+  /** stop, terminate, suspend, resume or resubmit (src/operations; REST: PUT …/{name}/{operation}). */
+  operate(namespace: string, name: string, op: WorkflowOperation): Promise<Workflow>;
   close(): Promise<void>;
 }
+
+/** An operation and its arguments, in the REST API's body form. */
+export type WorkflowOperation =
+  | { kind: 'stop' | 'terminate' | 'suspend' }
+  | { kind: 'resume'; node?: string; parameters?: Record<string, string> }
+  | { kind: 'resubmit'; memoized?: boolean; parameters?: Record<string, string> };
 
 export interface BackendFlags {
   server?: string;
@@ -39,6 +47,7 @@ export function restBackend(server: string, token: string | undefined, insecureS
     list: (ns, o) => c.listWorkflows(ns, o),
     get: (ns, name) => c.getWorkflow(ns, name),
     delete: (ns, name) => c.deleteWorkflow(ns, name),
+    operate: (ns, name, op) => c.operate(ns, name, op),
     close: () => c.close(),
   };
 }

@@ -1,20 +1,16 @@
 /**
- * `plugflow logs NAME [-f]` and `plugflow resume NAME`: operations on a running workflow that
- * go straight to Kubernetes with the user's kubeconfig.
+ * `plugflow logs NAME [-f]`: the step pods' logs, straight from Kubernetes with the user's
+ * kubeconfig. (stop, terminate, suspend, resume, resubmit, wait: workflow-operations.ts.)
  *
  * logs: the `main` container of every step pod of the workflow, oldest first, each line
  * prefixed with the step's name, through the pods/log API (a kubelet, or the local runner,
- * serves it). resume: marks waiting suspend nodes Succeeded in the workflow's status (through
- * the status subresource, with the resourceVersion, retried on conflict) and clears
- * spec.suspend; the controller carries on from there.
+ * serves it).
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { Command } from 'commander';
-import { LABEL_COMPONENT, LABEL_WORKFLOW, type Workflow } from '../api/index.js';
-import { resumeWorkflow } from '../engine/resume.js';
+import { LABEL_COMPONENT, LABEL_WORKFLOW } from '../api/index.js';
 import type { KubeClient } from '../kube/client.js';
-import { isConflict } from '../kube/errors.js';
-import { PODS, WORKFLOWS } from '../kube/resource.js';
+import { PODS } from '../kube/resource.js';
 import { errorMessage } from '../log/error-message.js';
 import { cliClient, loadKubeConfig } from './kube-backend.js';
 
@@ -92,43 +88,6 @@ export async function runLogs(
   });
 }
 
-export async function runResume(
-  name: string,
-  flags: OpsFlags & { node?: string; parameter?: string[] },
-  out = (l: string) => console.log(l),
-): Promise<number> {
-  const namespace = flags.namespace ?? 'default';
-  const parameters: Record<string, string> = {};
-  for (const p of flags.parameter ?? []) {
-    const eq = p.indexOf('=');
-    if (eq <= 0) throw new Error(`-p expects name=value, got "${p}"`);
-    parameters[p.slice(0, eq)] = p.slice(eq + 1);
-  }
-  return withClient(flags, async (kube) => {
-    for (let attempt = 0; ; attempt++) {
-      const wf = await kube.get<Workflow>(WORKFLOWS, namespace, name).catch((err: unknown) => {
-        throw new Error(`reading Workflow ${namespace}/${name}: ${errorMessage(err)}`);
-      });
-      const { status, resumed } = resumeWorkflow(wf.status, { now: new Date().toISOString(), node: flags.node, parameters });
-      if (resumed.length === 0 && !wf.spec?.suspend) {
-        out(`Workflow ${namespace}/${name}: nothing is waiting to be resumed`);
-        return 1;
-      }
-      try {
-        // The replace carries the resourceVersion read above: a concurrent change is a 409, retried.
-        if (resumed.length > 0) await kube.replace(WORKFLOWS, namespace, name, { ...wf, status }, 'status');
-        if (wf.spec?.suspend) await kube.mergePatch(WORKFLOWS, namespace, name, { spec: { suspend: null } });
-        out(`Workflow ${namespace}/${name} resumed${resumed.length ? `: ${resumed.join(', ')}` : ''}`);
-        return 0;
-      } catch (err) {
-        if (isConflict(err) && attempt < 5) continue;
-        throw new Error(`resuming Workflow ${namespace}/${name}: ${errorMessage(err)}`);
-      }
-    }
-  });
-}
-
-const collect = (v: string, prev: string[]) => [...prev, v];
 const done = (code: number) => {
   process.exitCode = code;
 };
@@ -143,13 +102,4 @@ export function registerWorkflowOpsCommands(program: Command): void {
     .option('--kubeconfig <path>', 'kubeconfig (default: $KUBECONFIG or ~/.kube/config)')
     .option('--context <name>', 'kubeconfig context')
     .action(async (name: string, flags) => done(await runLogs(name, flags)));
-  program
-    .command('resume <name>')
-    .description('resume a suspended workflow (all waiting suspend steps, or one with --node)')
-    .option('--node <name>', 'resume only the suspend step with this name or display name')
-    .option('-p, --parameter <name=value>', 'value of an output parameter declared with valueFrom.supplied (repeatable)', collect, [])
-    .option('-n, --namespace <ns>', 'namespace', 'default')
-    .option('--kubeconfig <path>', 'kubeconfig (default: $KUBECONFIG or ~/.kube/config)')
-    .option('--context <name>', 'kubeconfig context')
-    .action(async (name: string, flags) => done(await runResume(name, flags)));
 }

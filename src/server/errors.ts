@@ -4,6 +4,7 @@
  * that goes with the code.
  */
 import { ApiError } from '../kube/errors.js';
+import { OperationRefused } from '../operations/errors.js';
 
 /** gRPC status codes used in error bodies. */
 export const Code = {
@@ -13,6 +14,7 @@ export const Code = {
   AlreadyExists: 6,
   PermissionDenied: 7,
   ResourceExhausted: 8,
+  FailedPrecondition: 9,
   Internal: 13,
   Unavailable: 14,
   Unauthenticated: 16,
@@ -27,6 +29,8 @@ const STATUS: Record<Code, number> = {
   [Code.AlreadyExists]: 409,
   [Code.PermissionDenied]: 403,
   [Code.ResourceExhausted]: 413,
+  // The workflow is not in a state the operation applies to (already finished, nothing waiting).
+  [Code.FailedPrecondition]: 409,
   [Code.Internal]: 500,
   [Code.Unavailable]: 503,
   [Code.Unauthenticated]: 401,
@@ -110,6 +114,8 @@ export const INTERNAL_MESSAGE = 'internal error: the server could not handle thi
 export function toHttpError(err: unknown): HttpError {
   if (err instanceof HttpError) return err;
   if (err instanceof ApiError) return fromKube(err);
+  if (err instanceof OperationRefused)
+    return new HttpError(err.reason === 'precondition' ? Code.FailedPrecondition : Code.InvalidArgument, err.message);
   const e = err as { statusCode?: unknown; message?: unknown } | null | undefined;
   const message = typeof e?.message === 'string' ? e.message : '';
   // fastify's own errors (body parsing, size limit, bad content type) carry a statusCode.
@@ -124,7 +130,9 @@ export function toHttpError(err: unknown): HttpError {
 /** What to log of an error: its message and, for unexpected ones, its stack. */
 export function errorDetails(err: unknown): { error: string; stack?: string } {
   if (err instanceof Error)
-    return err instanceof HttpError || err instanceof ApiError ? { error: err.message } : { error: err.message, stack: err.stack };
+    return err instanceof HttpError || err instanceof ApiError || err instanceof OperationRefused
+      ? { error: err.message }
+      : { error: err.message, stack: err.stack };
   try {
     return { error: String(err) };
   } catch {

@@ -1,0 +1,9 @@
+/**
+ * Operations on existing workflows — stop, terminate, suspend, resume, resubmit — in one place
+ * for the CLI (with the user's kubeconfig) and the REST server (with the caller's token): each
+ * takes the KubeClient to act with, so the API server's RBAC decides who may do what.
+ */
+export { OperationRefused } from './errors.js';
+export { resubmitWorkflow, type ResubmitRequest } from './resubmit.js';
+export { resumeRunningWorkflow, type ResumeRequest, type Resumed } from './resume.js';
+export { changeRunningWorkflow, type SpecOperation } from './shutdown.js';

@@ -1,0 +1,53 @@
+/**
+ * resume: the waiting suspend nodes (all, or one) marked Succeeded in the status — the engine's
+ * pure `resumeWorkflow` decides — and spec.suspend cleared. Status writes carry the
+ * resourceVersion read, so a concurrent reconcile is a 409, retried with fresh state.
+ */
+import type { Workflow } from '../api/index.js';
+import { ResumeError, resumeWorkflow } from '../engine/resume.js';
+import type { KubeClient } from '../kube/client.js';
+import { isConflict } from '../kube/errors.js';
+import { WORKFLOWS } from '../kube/resource.js';
+import { OperationRefused } from './errors.js';
+
+export interface ResumeRequest {
+  /** Only the suspend node with this name or display name. */
+  node?: string;
+  /** Values of output parameters declared with `valueFrom.supplied`. */
+  parameters?: Record<string, string>;
+}
+
+export interface Resumed {
+  workflow: Workflow;
+  /** Names of the nodes resumed. */
+  nodes: string[];
+}
+
+export async function resumeRunningWorkflow(kube: KubeClient, namespace: string, name: string, req: ResumeRequest = {}): Promise<Resumed> {
+  for (let attempt = 0; ; attempt++) {
+    const wf = await kube.get<Workflow>(WORKFLOWS, namespace, name);
+    let next;
+    try {
+      next = resumeWorkflow(wf.status, { now: new Date().toISOString(), node: req.node, parameters: req.parameters });
+    } catch (err) {
+      if (err instanceof ResumeError) throw new OperationRefused('invalid', `Workflow ${namespace}/${name}: ${err.message}`);
+      throw err;
+    }
+    if (next.resumed.length === 0 && !wf.spec?.suspend) {
+      throw new OperationRefused(
+        'precondition',
+        `Workflow ${namespace}/${name}: nothing is waiting to be resumed${req.node ? ` (no waiting suspend step named "${req.node}")` : ''}`,
+      );
+    }
+    try {
+      let stored = wf;
+      if (next.resumed.length > 0)
+        stored = await kube.replace<Workflow>(WORKFLOWS, namespace, name, { ...wf, status: next.status }, 'status');
+      if (wf.spec?.suspend) stored = await kube.mergePatch<Workflow>(WORKFLOWS, namespace, name, { spec: { suspend: null } });
+      return { workflow: stored, nodes: next.resumed };
+    } catch (err) {
+      if (isConflict(err) && attempt < 5) continue;
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * Operations on one workflow, with the peer's paths, each made with the caller's identity so the
+ * API server's RBAC decides (src/operations does the work for the CLI and for these routes):
+ *
+ *   PUT /api/v1/workflows/{namespace}/{name}/stop        {}
+ *   PUT /api/v1/workflows/{namespace}/{name}/terminate   {}
+ *   PUT /api/v1/workflows/{namespace}/{name}/suspend     {}
+ *   PUT /api/v1/workflows/{namespace}/{name}/resume      {nodeFieldSelector?: "displayName=X" | "name=X", parameters?: ["name=value", …]}
+ *   PUT /api/v1/workflows/{namespace}/{name}/resubmit    {memoized?: false, parameters?: ["name=value", …]}  → the new workflow
+ *
+ *   POST /api/v1/workflows/{namespace}/lint              {workflow}  → the workflow, or 400 naming every problem
+ *
+ * stop/terminate/suspend/resume answer with the workflow as stored. A workflow that has finished
+ * (or has nothing waiting, for resume) is a 409 with code 9 (FailedPrecondition).
+ */
+import type { FastifyInstance } from 'fastify';
+import { API_VERSION, isJsonObject as isObject, type Workflow } from '../../api/index.js';
+import type { KubeClient } from '../../kube/client.js';
+import { changeRunningWorkflow, resubmitWorkflow, resumeRunningWorkflow, type SpecOperation } from '../../operations/index.js';
+import { badRequest } from '../errors.js';
+import { subjectOf, validateForCreate } from '../workflow-validation.js';
+
+interface NameParams {
+  namespace: string;
+  name: string;
+}
+
+const SPEC_OPERATIONS: SpecOperation[] = ['stop', 'terminate', 'suspend'];
+
+/** `["a=b", …]` (the peer's form) → {a: "b"}; the field named in the error. */
+function parameterList(v: unknown, field: string): Record<string, string> | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (!Array.isArray(v)) throw badRequest(`${field} must be a list of "name=value" strings`);
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const [i, p] of v.entries()) {
+    const eq = typeof p === 'string' ? p.indexOf('=') : -1;
+    if (eq <= 0) throw badRequest(`${field}[${i}] must be "name=value", got ${JSON.stringify(p)}`);
+    out[(p as string).slice(0, eq)] = (p as string).slice(eq + 1);
+  }
+  return out;
+}
+
+function bodyOf(body: unknown): Record<string, unknown> {
+  if (body === undefined || body === null || body === '') return {};
+  if (!isObject(body)) throw badRequest('the request body must be a JSON object');
+  return body;
+}
+
+/** Registered inside workflowRoutes, so its onRequest hook (caller, namespace allow-list) applies. */
+export function workflowOperationRoutes(app: FastifyInstance, kube: KubeClient): void {
+  for (const op of SPEC_OPERATIONS) {
+    app.put<{ Params: NameParams }>(`/api/v1/workflows/:namespace/:name/${op}`, async (req) => {
+      bodyOf(req.body);
+      return changeRunningWorkflow(kube.as(req.caller.identity), req.params.namespace, req.params.name, op);
+    });
+  }
+
+  app.put<{ Params: NameParams }>('/api/v1/workflows/:namespace/:name/resume', async (req) => {
+    const body = bodyOf(req.body);
+    let node: string | undefined;
+    if (body.nodeFieldSelector !== undefined && body.nodeFieldSelector !== '') {
+      const m = typeof body.nodeFieldSelector === 'string' ? /^(displayName|name)=(.+)$/.exec(body.nodeFieldSelector) : null;
+      if (!m) throw badRequest('nodeFieldSelector must be "displayName=<step>" or "name=<node name>" (other selectors are not supported)');
+      node = m[2];
+    }
+    const parameters = parameterList(body.parameters, 'parameters');
+    const { workflow } = await resumeRunningWorkflow(kube.as(req.caller.identity), req.params.namespace, req.params.name, {
+      node,
+      parameters,
+    });
+    return workflow;
+  });
+
+  app.put<{ Params: NameParams }>('/api/v1/workflows/:namespace/:name/resubmit', async (req) => {
+    const body = bodyOf(req.body);
+    if (body.memoized !== undefined && typeof body.memoized !== 'boolean') throw badRequest('memoized must be true or false');
+    const parameters = parameterList(body.parameters, 'parameters');
+    return resubmitWorkflow(kube.as(req.caller.identity), req.params.namespace, req.params.name, {
+      memoized: body.memoized === true,
+      parameters,
+    });
+  });
+
+  app.post<{ Params: { namespace: string } }>('/api/v1/workflows/:namespace/lint', async (req) => {
+    const body = bodyOf(req.body);
+    if (!isObject(body.workflow)) throw badRequest('workflow is required: the body must carry the workflow to lint, {"workflow": {…}}');
+    const { namespace } = req.params;
+    const given = body.workflow as Partial<Workflow> & { kind?: string };
+    if (given.kind !== undefined && given.kind !== 'Workflow')
+      throw badRequest(`workflow.kind must be "Workflow", got "${String(given.kind)}"`);
+    const wf = {
+      ...given,
+      apiVersion: API_VERSION,
+      kind: 'Workflow',
+      metadata: { ...(isObject(given.metadata) ? given.metadata : {}), namespace },
+    } as Workflow;
+    if (!isObject(given.spec))
+      throw badRequest(`${subjectOf(namespace, wf)}: spec is required (the templates and entrypoint of the workflow)`);
+    await validateForCreate(kube.as(req.caller.identity), namespace, wf);
+    return wf;
+  });
+}
