@@ -7,6 +7,8 @@
  *                                                 &listOptions.limit=…&listOptions.continue=…
  *   GET    /api/v1/workflows/{namespace}/{name}
  *   DELETE /api/v1/workflows/{namespace}/{name}   → {}
+ *   PUT    /api/v1/workflows/{namespace}/{name}/{stop|terminate|suspend|resume|resubmit}  (workflow-operations.ts)
+ *   /api/v1/workflow-templates/{namespace}[/{name}], /api/v1/cluster-workflow-templates[/{name}]  (templates.ts)
  */
 import type { FastifyInstance } from 'fastify';
 import { API_VERSION, isJsonObject as isObject, type Workflow } from '../../api/index.js';
@@ -16,6 +18,8 @@ import type { KubeClient } from '../../kube/client.js';
 import { WORKFLOWS } from '../../kube/resource.js';
 import { workflowShapeProblems, workflowShapeValidator } from '../workflow-shape.js';
 import { listProblems, subjectOf, validateForCreate } from '../workflow-validation.js';
+import { templateRoutes } from './templates.js';
+import { workflowOperationRoutes } from './workflow-operations.js';
 
 export interface WorkflowRouteDeps {
   kube: KubeClient;
@@ -49,7 +53,10 @@ export async function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDe
     const { namespace } = req.params as Partial<NsParams>;
     if (namespace === undefined) return;
     auth.checkNamespace(namespace);
-    if (req.method === 'POST') await auth.require(req.caller, namespace, CREATE_WORKFLOW_ACCESS);
+    // Creating workflows (and linting one, which is asking whether a create would pass); the
+    // template routes and operations leave it to the API server's answer to the call itself.
+    const creates = req.routeOptions.url === '/api/v1/workflows/:namespace' || req.routeOptions.url === '/api/v1/workflows/:namespace/lint';
+    if (req.method === 'POST' && creates) await auth.require(req.caller, namespace, CREATE_WORKFLOW_ACCESS);
   });
 
   app.post<{ Params: NsParams; Body: unknown }>('/api/v1/workflows/:namespace', async (req) => {
@@ -116,6 +123,9 @@ export async function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDe
     await kube.as(caller.identity).delete(WORKFLOWS, req.params.namespace, req.params.name);
     return {};
   });
+
+  workflowOperationRoutes(app, kube);
+  templateRoutes(app, kube);
 }
 
 /** `createOptions.dryRun: ["All"]`, the Kubernetes form the peer's clients also send. */

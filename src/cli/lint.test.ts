@@ -1,0 +1,75 @@
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { lintFiles } from './lint.js';
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const dir = mkdtempSync(join(tmpdir(), 'plugflow-lint-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const file = (name: string, text: string) => {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+};
+
+describe('plugflow lint (offline: only the files)', () => {
+  it('finds nothing wrong with the examples', async () => {
+    const files = readdirSync(join(ROOT, 'examples/workflows')).map((f) => join(ROOT, 'examples/workflows', f));
+    const r = await lintFiles(files, { offline: true });
+    expect(r.problems).toEqual([]);
+    expect(r.checked).toBeGreaterThanOrEqual(files.length);
+  });
+
+  it('names the file, the object and the field of every problem', async () => {
+    const bad = file(
+      'bad.yaml',
+      [
+        'kind: Workflow',
+        'metadata: {generateName: bad-}',
+        'spec:',
+        '  entrypoint: nope',
+        '  memoize: {}',
+        '  templates:',
+        '  - name: main',
+        '    steps: [[{name: a, templateRef: {name: elsewhere, template: x}}]]',
+      ].join('\n'),
+    );
+    const r = await lintFiles([bad], { offline: true });
+    expect(r.problems.every((p) => p.startsWith(`${bad}: Workflow bad-*: `))).toBe(true);
+    expect(r.problems.join('\n')).toContain('spec.entrypoint names template "nope"');
+    expect(r.problems.join('\n')).toContain('templateRef WorkflowTemplate "elsewhere" not found');
+  });
+
+  it('uses a WorkflowTemplate given in the same files for the references to it', async () => {
+    const both = file(
+      'both.yaml',
+      [
+        'kind: WorkflowTemplate',
+        'metadata: {name: greet}',
+        'spec:',
+        '  templates: [{name: hello, container: {image: busybox, command: [echo, hi]}}]',
+        '---',
+        'kind: Workflow',
+        'metadata: {generateName: uses-}',
+        'spec:',
+        '  entrypoint: main',
+        '  templates: [{name: main, steps: [[{name: a, templateRef: {name: greet, template: hello}}]]}]',
+      ].join('\n'),
+    );
+    expect(await lintFiles([both], { offline: true })).toEqual({ problems: [], checked: 2 });
+    const wrong = file(
+      'wrong.yaml',
+      (await import('node:fs')).readFileSync(both, 'utf8').replace('template: hello}', 'template: nothere}'),
+    );
+    expect((await lintFiles([wrong], { offline: true })).problems.join('\n')).toContain('nothere');
+  });
+
+  it('says which files it could not read and which documents are not workflows', async () => {
+    const other = file('cm.yaml', 'kind: ConfigMap\nmetadata: {name: x}\n');
+    const r = await lintFiles([join(dir, 'missing.yaml'), other], { offline: true });
+    expect(r.problems[0]).toMatch(/missing\.yaml: .*(ENOENT|no such file)/);
+    expect(r.problems[1]).toBe(`${other}: ConfigMap x: not a Workflow, WorkflowTemplate or ClusterWorkflowTemplate`);
+  });
+});

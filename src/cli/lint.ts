@@ -1,0 +1,107 @@
+/**
+ * `plugflow lint FILE...`: checks workflows before they are submitted, with the check the server
+ * runs on create (src/operations/lint.ts) — shape, fields plugflow does not implement, the
+ * engine's validation — and says every problem with its file and field. (Cluster)WorkflowTemplates
+ * a workflow refers to come from the same files first, then from the cluster of the kubeconfig
+ * (read with your rights), unless `--offline`, where a reference to a template not in the files
+ * is itself a problem to fix or to check online.
+ */
+import type { Command } from 'commander';
+import { readFileSync } from 'node:fs';
+import type { Workflow, WorkflowSpec } from '../api/index.js';
+import type { KubeClient } from '../kube/client.js';
+import { errorMessage } from '../log/error-message.js';
+import { clusterTemplates, workflowProblems, withLocalTemplates } from '../operations/lint.js';
+import { workflowShapeProblems } from '../server/workflow-shape.js';
+import { readYamlDocuments } from '../yaml/kube-yaml.js';
+import { cliClient, loadKubeConfig } from './kube-backend.js';
+import { consolePrinter, type Printer } from './rest.js';
+
+interface LintFlags {
+  namespace?: string;
+  kubeconfig?: string;
+  context?: string;
+  offline?: boolean;
+}
+
+interface Doc {
+  file: string;
+  kind: string;
+  name: string;
+  obj: Record<string, unknown>;
+}
+
+const TEMPLATE_KINDS = new Set(['WorkflowTemplate', 'ClusterWorkflowTemplate']);
+
+function readDocs(files: string[]): { docs: Doc[]; problems: string[] } {
+  const docs: Doc[] = [];
+  const problems: string[] = [];
+  for (const file of files) {
+    let parsed: unknown[];
+    try {
+      parsed = readYamlDocuments(file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8'), file);
+    } catch (err) {
+      problems.push(`${file}: ${errorMessage(err)}`);
+      continue;
+    }
+    parsed.forEach((obj, i) => {
+      if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) {
+        problems.push(`${file}: document ${i + 1} is not an object`);
+        return;
+      }
+      const o = obj as Record<string, unknown>;
+      const kind = typeof o.kind === 'string' ? o.kind : 'Workflow';
+      const md = (typeof o.metadata === 'object' && o.metadata ? o.metadata : {}) as { name?: unknown; generateName?: unknown };
+      const name = typeof md.name === 'string' ? md.name : `${typeof md.generateName === 'string' ? md.generateName : ''}*`;
+      if (kind !== 'Workflow' && !TEMPLATE_KINDS.has(kind))
+        problems.push(`${file}: ${kind} ${name}: not a Workflow, WorkflowTemplate or ClusterWorkflowTemplate`);
+      else docs.push({ file, kind, name, obj: o });
+    });
+  }
+  return { docs, problems };
+}
+
+/** Every problem of the files' documents, each prefixed with its file and object. */
+export async function lintFiles(files: string[], flags: LintFlags): Promise<{ problems: string[]; checked: number }> {
+  const { docs, problems } = readDocs(files);
+  const local = docs
+    .filter((d) => TEMPLATE_KINDS.has(d.kind))
+    .map((d) => ({ kind: d.kind, name: d.name, spec: (d.obj.spec ?? {}) as WorkflowSpec }));
+  let kube: KubeClient | undefined;
+  try {
+    if (!flags.offline) kube = await cliClient(loadKubeConfig(flags.kubeconfig, flags.context));
+    for (const d of docs) {
+      const subject = `${d.file}: ${d.kind} ${d.name}`;
+      if (TEMPLATE_KINDS.has(d.kind)) {
+        for (const p of workflowShapeProblems({ spec: d.obj.spec ?? {} })) problems.push(`${subject}: ${p.message}`);
+        continue;
+      }
+      const ns = (d.obj.metadata as { namespace?: string } | undefined)?.namespace ?? flags.namespace ?? 'default';
+      const fetch = withLocalTemplates(local, kube ? clusterTemplates(kube, ns) : undefined);
+      for (const p of await workflowProblems(d.obj as unknown as Workflow, fetch)) problems.push(`${subject}: ${p}`);
+    }
+  } finally {
+    await kube?.close();
+  }
+  return { problems, checked: docs.length };
+}
+
+export async function runLint(files: string[], flags: LintFlags, p: Printer = consolePrinter): Promise<number> {
+  const { problems, checked } = await lintFiles(files, flags);
+  for (const line of problems) p.err(line);
+  p.out(problems.length ? `${problems.length} problem(s) in ${checked} document(s)` : `${checked} document(s): no problems`);
+  return problems.length ? 1 : 0;
+}
+
+export function registerLintCommands(program: Command): void {
+  program
+    .command('lint <files...>')
+    .description('check workflows (and the templates they use) without submitting them; exit code 1 if anything is wrong')
+    .option('--offline', 'do not read templates from the cluster: only those in the files')
+    .option('-n, --namespace <ns>', 'namespace of WorkflowTemplates for workflows that do not name one', 'default')
+    .option('--kubeconfig <path>', 'kubeconfig for templates the files refer to (default: $KUBECONFIG or ~/.kube/config)')
+    .option('--context <name>', 'kubeconfig context')
+    .action(async (files: string[], flags: LintFlags) => {
+      process.exitCode = await runLint(files, flags);
+    });
+}
