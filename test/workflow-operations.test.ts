@@ -133,6 +133,25 @@ describe('operations on running workflows', () => {
     expect(bad.code).not.toBe(0);
   });
 
+  it('retry: a stopped workflow runs its stopped step again and then the rest; a Succeeded one is refused', async () => {
+    const name = await stack.submit(sleepy('retry', 6));
+    await running(name);
+    expect((await plugflow({ kind: 'stop' }, name)).code).toBe(0);
+    const stopped = await stack.waitForCompletion(name, 60_000);
+    expect(stopped.status?.phase).toBe('Failed');
+    const r = await plugflow({ kind: 'retry' }, name);
+    expect(r.code, r.text).toBe(0);
+    expect(r.text).toContain(`Workflow ${stack.namespace}/${name} retried`);
+    const wf = await stack.waitForCompletion(name, 90_000);
+    expect(wf.status?.phase, JSON.stringify(wf.status?.nodes)).toBe('Succeeded');
+    expect(wf.spec.shutdown).toBeUndefined();
+    expect(nodeNamed(wf, 'nap').phase).toBe('Succeeded');
+    expect(nodeNamed(wf, 'say').outputs?.result).toBe('first');
+    const again = await plugflow({ kind: 'retry' }, name);
+    expect(again.code).toBe(1);
+    expect(again.text).toContain('only a workflow that ended Failed or Error can be retried');
+  });
+
   it("acts with the caller's rights: a user who may read workflows but not change them gets 403 and nothing changes", async () => {
     const name = await stack.submit(sleepy('rbac', 60));
     await running(name);

@@ -10,7 +10,13 @@ import { KubeClient } from '../kube/client.js';
 import { loadKubeConfig as loadConfig } from '../kube/kubeconfig.js';
 import { WORKFLOWS } from '../kube/resource.js';
 import { errorMessage } from '../log/error-message.js';
-import { changeRunningWorkflow, OperationRefused, resubmitWorkflow, resumeRunningWorkflow } from '../operations/index.js';
+import {
+  changeRunningWorkflow,
+  OperationRefused,
+  resubmitWorkflow,
+  resumeRunningWorkflow,
+  retryFailedWorkflow,
+} from '../operations/index.js';
 import type { ListOptions, WorkflowList } from './rest-client.js';
 import type { BackendFlags, WorkflowBackend } from './workflow-backend.js';
 
@@ -73,6 +79,8 @@ export function kubeBackend(flags: BackendFlags & { context?: string }): Workflo
             return resumeRunningWorkflow(k, namespace, name, op).then((r) => r.workflow);
           case 'resubmit':
             return resubmitWorkflow(k, namespace, name, op);
+          case 'retry':
+            return retryFailedWorkflow(k, namespace, name, op).then((r) => r.workflow);
           default:
             return changeRunningWorkflow(k, namespace, name, op.kind);
         }

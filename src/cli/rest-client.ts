@@ -93,7 +93,9 @@ export class RestClient {
         ? { nodeFieldSelector: op.node ? `displayName=${op.node}` : undefined, parameters: list(op.parameters) }
         : op.kind === 'resubmit'
           ? { memoized: op.memoized ?? false, parameters: list(op.parameters) }
-          : {};
+          : op.kind === 'retry'
+            ? { restartSuccessful: op.restartSuccessful ?? false, nodeFieldSelector: op.selector }
+            : {};
     return this.json('PUT', `/api/v1/workflows/${enc(namespace)}/${enc(name)}/${op.kind}`, body);
   }
 

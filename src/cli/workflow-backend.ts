@@ -14,7 +14,7 @@ export interface WorkflowBackend {
   list(namespace: string, options: ListOptions): Promise<WorkflowList>;
   get(namespace: string, name: string): Promise<Workflow>;
   delete(namespace: string, name: string): Promise<void>;
-  /** stop, terminate, suspend, resume or resubmit (src/operations; REST: PUT …/{name}/{operation}). */
+  /** stop, terminate, suspend, resume, retry or resubmit (src/operations; REST: PUT …/{name}/{operation}). */
   operate(namespace: string, name: string, op: WorkflowOperation): Promise<Workflow>;
   close(): Promise<void>;
 }
@@ -23,7 +23,8 @@ export interface WorkflowBackend {
 export type WorkflowOperation =
   | { kind: 'stop' | 'terminate' | 'suspend' }
   | { kind: 'resume'; node?: string; parameters?: Record<string, string> }
-  | { kind: 'resubmit'; memoized?: boolean; parameters?: Record<string, string> };
+  | { kind: 'resubmit'; memoized?: boolean; parameters?: Record<string, string> }
+  | { kind: 'retry'; restartSuccessful?: boolean; selector?: string };
 
 export interface BackendFlags {
   server?: string;

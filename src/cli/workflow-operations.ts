@@ -1,5 +1,5 @@
 /**
- * `plugflow stop|terminate|suspend|resume|resubmit|wait NAME`: operations on an existing
+ * `plugflow stop|terminate|suspend|resume|retry|resubmit|wait NAME`: operations on an existing
  * workflow, through a plugflow server (`--server`, REST `PUT …/{name}/{operation}`) or straight
  * to Kubernetes with the kubeconfig — both run src/operations with the rights of whoever asks.
  */
@@ -36,6 +36,7 @@ const DONE: Record<WorkflowOperation['kind'], string> = {
   suspend: 'suspended (running steps finish, no new step starts)',
   resume: 'resumed',
   resubmit: 'resubmitted',
+  retry: 'retried: its failed steps run again',
 };
 
 export async function runOperation(name: string, op: WorkflowOperation, flags: CommonFlags, p: Printer = consolePrinter): Promise<number> {
@@ -116,6 +117,16 @@ export function registerWorkflowOperationCommands(program: Command): void {
     .option('--memoized', "reuse the old run's successful steps (needs memoize; refused for now)")
     .action(async (name: string, flags: CommonFlags & { parameter?: string[]; memoized?: boolean }) =>
       done(await runOperation(name, { kind: 'resubmit', memoized: flags.memoized, parameters: parameters(flags.parameter) }, flags)),
+    );
+  withConnectionFlags(
+    program.command('retry <name>').description("run a Failed or Error workflow's failed steps again, keeping what succeeded"),
+  )
+    .option('--restart-successful', 'also run again the Succeeded steps --node-field-selector picks')
+    .option('--node-field-selector <selector>', 'displayName=<step>, name=<node> or templateName=<template>')
+    .action(async (name: string, flags: CommonFlags & { restartSuccessful?: boolean; nodeFieldSelector?: string }) =>
+      done(
+        await runOperation(name, { kind: 'retry', restartSuccessful: flags.restartSuccessful, selector: flags.nodeFieldSelector }, flags),
+      ),
     );
   withConnectionFlags(program.command('wait <names...>').description('wait until workflows finish; exit code 0 only if all Succeeded'))
     .option('--timeout <seconds>', 'give up after this long (exit code 2); 0 waits without limit', '0')

@@ -1,9 +1,10 @@
 /**
- * Operations on existing workflows — stop, terminate, suspend, resume, resubmit — in one place
+ * Operations on existing workflows — stop, terminate, suspend, resume, retry, resubmit — in one place
  * for the CLI (with the user's kubeconfig) and the REST server (with the caller's token): each
  * takes the KubeClient to act with, so the API server's RBAC decides who may do what.
  */
 export { OperationRefused } from './errors.js';
 export { resubmitWorkflow, type ResubmitRequest } from './resubmit.js';
 export { resumeRunningWorkflow, type ResumeRequest, type Resumed } from './resume.js';
+export { retryFailedWorkflow, type Retried } from './retry.js';
 export { changeRunningWorkflow, type SpecOperation } from './shutdown.js';

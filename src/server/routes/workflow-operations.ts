@@ -6,6 +6,7 @@
  *   PUT /api/v1/workflows/{namespace}/{name}/terminate   {}
  *   PUT /api/v1/workflows/{namespace}/{name}/suspend     {}
  *   PUT /api/v1/workflows/{namespace}/{name}/resume      {nodeFieldSelector?: "displayName=X" | "name=X", parameters?: ["name=value", …]}
+ *   PUT /api/v1/workflows/{namespace}/{name}/retry       {restartSuccessful?: false, nodeFieldSelector?: "displayName=X"}  (Failed/Error only)
  *   PUT /api/v1/workflows/{namespace}/{name}/resubmit    {memoized?: false, parameters?: ["name=value", …]}  → the new workflow
  *
  *   POST /api/v1/workflows/{namespace}/lint              {workflow}  → the workflow, or 400 naming every problem
@@ -16,7 +17,13 @@
 import type { FastifyInstance } from 'fastify';
 import { API_VERSION, isJsonObject as isObject, type Workflow } from '../../api/index.js';
 import type { KubeClient } from '../../kube/client.js';
-import { changeRunningWorkflow, resubmitWorkflow, resumeRunningWorkflow, type SpecOperation } from '../../operations/index.js';
+import {
+  changeRunningWorkflow,
+  resubmitWorkflow,
+  resumeRunningWorkflow,
+  retryFailedWorkflow,
+  type SpecOperation,
+} from '../../operations/index.js';
 import { badRequest } from '../errors.js';
 import { subjectOf, validateForCreate } from '../workflow-validation.js';
 
@@ -67,6 +74,19 @@ export function workflowOperationRoutes(app: FastifyInstance, kube: KubeClient):
     const { workflow } = await resumeRunningWorkflow(kube.as(req.caller.identity), req.params.namespace, req.params.name, {
       node,
       parameters,
+    });
+    return workflow;
+  });
+
+  app.put<{ Params: NameParams }>('/api/v1/workflows/:namespace/:name/retry', async (req) => {
+    const body = bodyOf(req.body);
+    if (body.restartSuccessful !== undefined && typeof body.restartSuccessful !== 'boolean')
+      throw badRequest('restartSuccessful must be true or false');
+    if (body.nodeFieldSelector !== undefined && typeof body.nodeFieldSelector !== 'string')
+      throw badRequest('nodeFieldSelector must be a string');
+    const { workflow } = await retryFailedWorkflow(kube.as(req.caller.identity), req.params.namespace, req.params.name, {
+      restartSuccessful: body.restartSuccessful === true,
+      selector: (body.nodeFieldSelector as string | undefined) || undefined,
     });
     return workflow;
   });

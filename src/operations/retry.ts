@@ -1,0 +1,79 @@
+/**
+ * retry: runs a failed workflow's failed steps again (src/engine/retry-workflow.ts decides what).
+ * Order matters, because the controller acts on each write:
+ *   1. spec.shutdown / spec.suspend cleared — harmless while the status still says Failed (the
+ *      engine does nothing with a finished workflow);
+ *   2. the removed nodes' pods deleted, and gone — a new attempt reuses the pod name, and an old
+ *      failed pod still there would be taken for the new attempt's result;
+ *   3. the new status written with a fresh resourceVersion (retried on 409);
+ *   4. the `completed` label removed (the controller only ever sets it, on a final phase).
+ */
+import { LABEL_COMPLETED, type Workflow } from '../api/index.js';
+import { RetryError, retryWorkflow, type RetryOptions } from '../engine/retry-workflow.js';
+import type { KubeClient } from '../kube/client.js';
+import { isConflict, isNotFound } from '../kube/errors.js';
+import { PODS, WORKFLOWS } from '../kube/resource.js';
+import { OperationRefused } from './errors.js';
+
+export interface Retried {
+  workflow: Workflow;
+  /** Display names of the steps that run again. */
+  rerun: string[];
+}
+
+const POD_GONE_TIMEOUT_MS = 60_000;
+
+export async function retryFailedWorkflow(kube: KubeClient, namespace: string, name: string, options: RetryOptions = {}): Promise<Retried> {
+  const wf = await kube.get<Workflow>(WORKFLOWS, namespace, name);
+  let plan;
+  try {
+    plan = retryWorkflow(`${namespace}/${name}`, name, wf.status, options);
+  } catch (err) {
+    if (err instanceof RetryError)
+      throw new OperationRefused(err.message.includes('can be retried') ? 'precondition' : 'invalid', err.message);
+    throw err;
+  }
+  if (wf.spec.shutdown || wf.spec.suspend) {
+    await kube.mergePatch(WORKFLOWS, namespace, name, {
+      metadata: { resourceVersion: wf.metadata.resourceVersion },
+      spec: { shutdown: null, suspend: null },
+    });
+  }
+  for (const pod of plan.podsToDelete) {
+    await kube.delete(PODS, namespace, pod, { gracePeriodSeconds: 0 }).catch((err: unknown) => {
+      if (!isNotFound(err)) throw err;
+    });
+  }
+  const deadline = Date.now() + POD_GONE_TIMEOUT_MS;
+  for (const pod of plan.podsToDelete) {
+    for (;;) {
+      const gone = await kube.get(PODS, namespace, pod).then(
+        () => false,
+        (err: unknown) => {
+          if (isNotFound(err)) return true;
+          throw err;
+        },
+      );
+      if (gone) break;
+      if (Date.now() > deadline) {
+        throw new Error(
+          `Workflow ${namespace}/${name}: pod ${pod} is still there after ${POD_GONE_TIMEOUT_MS / 1000}s; retry again once it is gone`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  for (let attempt = 0; ; attempt++) {
+    const current = await kube.get<Workflow>(WORKFLOWS, namespace, name);
+    if (current.metadata.uid !== wf.metadata.uid)
+      throw new OperationRefused('precondition', `Workflow ${namespace}/${name} was replaced while it was being retried`);
+    try {
+      await kube.replace<Workflow>(WORKFLOWS, namespace, name, { ...current, status: plan.status }, 'status');
+      break;
+    } catch (err) {
+      if (!isConflict(err) || attempt >= 5) throw err;
+    }
+  }
+  const workflow = await kube.mergePatch<Workflow>(WORKFLOWS, namespace, name, { metadata: { labels: { [LABEL_COMPLETED]: null } } });
+  return { workflow, rerun: plan.rerun };
+}
