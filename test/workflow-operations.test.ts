@@ -58,7 +58,7 @@ const running = (name: string) =>
   });
 
 describe('operations on running workflows', () => {
-  it('stop: the running step is stopped, nothing after it runs, and the workflow fails saying it was stopped', async () => {
+  it('stop: the running step is stopped, nothing after it runs, and the workflow ends Failed', async () => {
     const name = await stack.submit(sleepy('stop', 120));
     await running(name);
     const r = await plugflow({ kind: 'stop' }, name);
@@ -130,7 +130,7 @@ describe('operations on running workflows', () => {
     expect(nodeNamed(wf, 'say').outputs?.result).toBe('second');
     // An argument the workflow does not have: refused, naming it; nothing created.
     const bad = await plugflow({ kind: 'resubmit', parameters: { nope: 'x' } }, name);
-    expect(bad.code).not.toBe(0);
+    expect(bad).toEqual({ code: 1, text: `Workflow ${stack.namespace}/${name} has no argument "nope" (its arguments: word)` });
   });
 
   it('retry: a stopped workflow runs its stopped step again and then the rest; a Succeeded one is refused', async () => {

@@ -25,9 +25,15 @@ function parameters(list: string[] | undefined): Record<string, string> | undefi
   return out;
 }
 
-/** A refusal (finished workflow, nothing waiting) is exit code 1 with its reason; other errors throw. */
+/**
+ * A refusal — the workflow is not in a state the operation applies to (409, code 9) or the
+ * arguments are wrong (400, code 3) — is exit code 1 with its reason; other errors throw.
+ */
 function refused(err: unknown): boolean {
-  return err instanceof OperationRefused || (err instanceof RestError && err.status === 409 && err.code === 9);
+  return (
+    err instanceof OperationRefused ||
+    (err instanceof RestError && ((err.status === 409 && err.code === 9) || (err.status === 400 && err.code === 3)))
+  );
 }
 
 const DONE: Record<WorkflowOperation['kind'], string> = {
@@ -49,7 +55,7 @@ export async function runOperation(name: string, op: WorkflowOperation, flags: C
     return 0;
   } catch (err) {
     if (!refused(err)) throw err;
-    p.err(errorMessage(err).replace(/^PUT \S+: 409 /, ''));
+    p.err(errorMessage(err).replace(/^PUT \S+: (409|400) /, ''));
     return 1;
   } finally {
     await b.close();
