@@ -13,15 +13,7 @@
  * Run: PLUGIN_PORT=7422 PLUGIN_TOKEN_PATH=/tmp/token npx tsx examples/plugins/progress/main.ts
  */
 import { pathToFileURL } from 'node:url';
-import {
-  failed,
-  outputParameters,
-  running,
-  servePlugin,
-  succeeded,
-  type PluginContext,
-  type RunningPlugin,
-} from 'plugflow/sdk';
+import { failed, outputParameters, running, servePlugin, succeeded, type PluginContext, type RunningPlugin } from 'plugflow/sdk';
 
 export interface ProgressConfig {
   steps?: number;
