@@ -9,6 +9,7 @@ import { FINAL_WORKFLOW_PHASES, type Workflow } from '../api/index.js';
 import { startDevStack } from '../devenv/dev-stack.js';
 import { forRegistrylessNode } from '../devenv/node-cluster.js';
 import { INSTALL_NAMESPACE, startNodeDev } from '../devenv/node-dev.js';
+import { errorMessage } from '../log/error-message.js';
 import { kubeBackend } from './kube-backend.js';
 import { readWorkflowFile } from './rest.js';
 import { renderTree } from './tree.js';
@@ -73,18 +74,49 @@ export async function runDev(flags: DevFlags): Promise<number> {
     secure: flags.secure,
     progress: say,
   });
+  say(`up in ${((Date.now() - t0) / 1000).toFixed(1)}s`);
+  return serveUntilStopped({
+    flags,
+    say,
+    stopping: 'stopping…',
+    stop: () => stack.stop(),
+    banner: [
+      `  export KUBECONFIG=${stack.kubeconfigPath}`,
+      `  kubectl get workflows -A        # short name: wf`,
+      `  server:  ${stack.server.url}   (auth mode client: send "Authorization: Bearer <token>")`,
+      ...(stack.adminToken ? [`  export PLUGFLOW_SERVER=${stack.server.url} PLUGFLOW_TOKEN=${stack.adminToken}`] : []),
+      `  node bin/plugflow.js submit examples/workflows/dag-diamond.yaml --wait`,
+      `  controller metrics: http://127.0.0.1:${stack.controller.metricsPort}/metrics`,
+      ...(stack.runner ? [`  pod logs: ${stack.runner.dir}`] : []),
+    ],
+    sample: (file) => runSample(stack, file, Number(flags.timeout) * 1000, say),
+  });
+}
+
+/**
+ * Both modes once they are up: Ctrl-C / SIGTERM stop them (a stop that hangs past
+ * STOP_TIMEOUT_MS exits anyway, which kills the children: parent-death signal, kill on exit; a
+ * second signal exits at once), the banner, the sample workflows, then --exit or run on.
+ */
+async function serveUntilStopped(o: {
+  flags: DevFlags;
+  say: (line: string) => void;
+  stopping: string;
+  stop: () => Promise<void>;
+  banner: string[];
+  sample: (file: string) => Promise<boolean>;
+}): Promise<number> {
+  const { say } = o;
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
-    say('stopping…');
-    // A stop that hangs must not keep the control plane alive: exiting kills the children
-    // (parent-death signal, kill on exit).
+    say(o.stopping);
     const timer = setTimeout(() => {
       say(`stopping took longer than ${STOP_TIMEOUT_MS / 1000}s; exiting, which kills what is left`);
       process.exit(code || 1);
     }, STOP_TIMEOUT_MS);
-    await stack.stop();
+    await o.stop().catch((err: unknown) => say(errorMessage(err)));
     clearTimeout(timer);
     process.exit(code);
   };
@@ -95,24 +127,10 @@ export async function runDev(flags: DevFlags): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-
-  say(`up in ${((Date.now() - t0) / 1000).toFixed(1)}s`);
-  console.log(
-    [
-      '',
-      `  export KUBECONFIG=${stack.kubeconfigPath}`,
-      `  kubectl get workflows -A        # short name: wf`,
-      `  server:  ${stack.server.url}   (auth mode client: send "Authorization: Bearer <token>")`,
-      ...(stack.adminToken ? [`  export PLUGFLOW_SERVER=${stack.server.url} PLUGFLOW_TOKEN=${stack.adminToken}`] : []),
-      `  node bin/plugflow.js submit examples/workflows/dag-diamond.yaml --wait`,
-      `  controller metrics: http://127.0.0.1:${stack.controller.metricsPort}/metrics`,
-      ...(stack.runner ? [`  pod logs: ${stack.runner.dir}`] : []),
-      '',
-    ].join('\n'),
-  );
+  console.log(['', ...o.banner, ''].join('\n'));
   let ok = true;
-  for (const file of flags.submit) ok = (await runSample(stack, file, Number(flags.timeout) * 1000, say)) && ok;
-  if (flags.exit) {
+  for (const file of o.flags.submit) ok = (await o.sample(file)) && ok;
+  if (o.flags.exit) {
     await stop(ok ? 0 : 1);
     return ok ? 0 : 1;
   }
@@ -134,37 +152,20 @@ async function runNodeDev(flags: DevFlags, say: (line: string) => void): Promise
     workflowNamespaces: ['default'],
     progress: say,
   });
-  let stopping = false;
-  const stop = async (code: number) => {
-    if (stopping) return;
-    stopping = true;
-    say('stopping the node (hack/node/down.sh)…');
-    await node.stop().catch((err: Error) => say(`${err.message}; run hack/node/down.sh`));
-    process.exit(code);
-  };
-  process.on('SIGINT', () => void stop(0));
-  process.on('SIGTERM', () => void stop(0));
   say(`up in ${((Date.now() - t0) / 1000).toFixed(1)}s`);
-  console.log(
-    [
-      '',
+  const prepare = (wf: Workflow) => forRegistrylessNode(wf as unknown as Record<string, unknown>) as unknown as Workflow;
+  return serveUntilStopped({
+    flags,
+    say,
+    stopping: 'stopping the node (hack/node/down.sh)…',
+    stop: () => node.stop(),
+    banner: [
       `  export KUBECONFIG=${node.kubeconfig}`,
       `  kubectl -n ${INSTALL_NAMESPACE} get deploy,pods -o wide`,
       `  kubectl get workflows -A        # short name: wf`,
-      '',
-    ].join('\n'),
-  );
-  const prepare = (wf: Workflow) => forRegistrylessNode(wf as unknown as Record<string, unknown>) as unknown as Workflow;
-  let ok = true;
-  for (const file of flags.submit)
-    ok = (await runSample({ kubeconfigPath: node.kubeconfig }, file, Number(flags.timeout) * 1000, say, prepare)) && ok;
-  if (flags.exit) {
-    await stop(ok ? 0 : 1);
-    return ok ? 0 : 1;
-  }
-  say('running; press Ctrl-C to stop');
-  await new Promise(() => {});
-  return 0;
+    ],
+    sample: (file) => runSample({ kubeconfigPath: node.kubeconfig }, file, Number(flags.timeout) * 1000, say, prepare),
+  });
 }
 
 const collect = (v: string, prev: string[]) => [...prev, v];

@@ -25,6 +25,13 @@ const reason = await nodeUnavailableReason();
 if (reason) console.log(`[node suite] skipped: ${reason}`);
 
 const NS = 'node-e2e';
+/** A Workflow named from `prefix` (the API server adds a suffix). */
+const workflow = (prefix: string, spec: Record<string, unknown>) => ({
+  apiVersion: 'plugflow.io/v1alpha1',
+  kind: 'Workflow',
+  metadata: { generateName: prefix },
+  spec,
+});
 const VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 const SYSTEM = 'plugflow';
 
@@ -114,27 +121,22 @@ describe.skipIf(reason !== undefined)('plugflow installed on a real node', () =>
 
   it("each plugin container of the agent pod reads its own token and no other, on the kernel's file permissions", async () => {
     // hello (Python) and progress (TypeScript) are both installed now: one agent pod, two sidecars.
-    const wf = {
-      apiVersion: 'plugflow.io/v1alpha1',
-      kind: 'Workflow',
-      metadata: { generateName: 'tokens-' },
-      spec: {
-        entrypoint: 'main',
-        templates: [
-          {
-            name: 'main',
-            dag: {
-              tasks: [
-                { name: 'greet', template: 'greet' },
-                { name: 'hold', template: 'hold' },
-              ],
-            },
+    const wf = workflow('tokens-', {
+      entrypoint: 'main',
+      templates: [
+        {
+          name: 'main',
+          dag: {
+            tasks: [
+              { name: 'greet', template: 'greet' },
+              { name: 'hold', template: 'hold' },
+            ],
           },
-          { name: 'greet', plugin: { hello: { name: 'Ada' } } },
-          { name: 'hold', suspend: { duration: '90s' } },
-        ],
-      },
-    };
+        },
+        { name: 'greet', plugin: { hello: { name: 'Ada' } } },
+        { name: 'hold', suspend: { duration: '90s' } },
+      ],
+    });
     const name = await node.create(wf, NS);
     const agent = await node.waitFor('the agent pod with every container ready', async () => {
       const out = await node.get(
@@ -181,24 +183,19 @@ apiToken:fs.existsSync('/var/run/secrets/kubernetes.io/serviceaccount/token')}))
   }, 240_000);
 
   it('a step over its memory limit is killed by the kernel and ends OOMKilled', async () => {
-    const wf = {
-      apiVersion: 'plugflow.io/v1alpha1',
-      kind: 'Workflow',
-      metadata: { generateName: 'oom-' },
-      spec: {
-        entrypoint: 'hog',
-        templates: [
-          {
-            name: 'hog',
-            container: {
-              image: 'busybox:1.36',
-              command: ['sh', '-c', 'tail /dev/zero'],
-              resources: { limits: { memory: '48Mi' } },
-            },
+    const wf = workflow('oom-', {
+      entrypoint: 'hog',
+      templates: [
+        {
+          name: 'hog',
+          container: {
+            image: 'busybox:1.36',
+            command: ['sh', '-c', 'tail /dev/zero'],
+            resources: { limits: { memory: '48Mi' } },
           },
-        ],
-      },
-    };
+        },
+      ],
+    });
     const name = await node.create(wf, NS);
     const r = await node.finished(name, NS);
     const messages = (await node.workflowNodes(name, NS)).map((n) => `${n.type} ${n.phase} ${n.message ?? ''}`).join('; ');
@@ -208,18 +205,13 @@ apiToken:fs.existsSync('/var/run/secrets/kubernetes.io/serviceaccount/token')}))
 
   it('a controller pod deleted mid-run is replaced by its Deployment and the workflow finishes with each step run once', async () => {
     const step = (n: number) => [{ name: `s${n}`, template: 'nap' }];
-    const wf = {
-      apiVersion: 'plugflow.io/v1alpha1',
-      kind: 'Workflow',
-      metadata: { generateName: 'survive-' },
-      spec: {
-        entrypoint: 'main',
-        templates: [
-          { name: 'main', steps: [step(1), step(2), step(3)] },
-          { name: 'nap', container: { image: 'busybox:1.36', command: ['sh', '-c', 'sleep 3; echo done'] } },
-        ],
-      },
-    };
+    const wf = workflow('survive-', {
+      entrypoint: 'main',
+      templates: [
+        { name: 'main', steps: [step(1), step(2), step(3)] },
+        { name: 'nap', container: { image: 'busybox:1.36', command: ['sh', '-c', 'sleep 3; echo done'] } },
+      ],
+    });
     const name = await node.create(wf, NS);
     await node.waitFor('the first step pod to run', async () =>
       (await node.get(['pods', '-n', NS, '-l', `workflows.plugflow.io/workflow=${name}`], '{.items[*].status.phase}')).includes('Running')
@@ -239,12 +231,10 @@ apiToken:fs.existsSync('/var/run/secrets/kubernetes.io/serviceaccount/token')}))
   }, 300_000);
 
   it('a step pod deleted while it runs ends its step and the workflow in Error "pod deleted"', async () => {
-    const wf = {
-      apiVersion: 'plugflow.io/v1alpha1',
-      kind: 'Workflow',
-      metadata: { generateName: 'deleted-pod-' },
-      spec: { entrypoint: 'nap', templates: [{ name: 'nap', container: { image: 'busybox:1.36', command: ['sleep', '300'] } }] },
-    };
+    const wf = workflow('deleted-pod-', {
+      entrypoint: 'nap',
+      templates: [{ name: 'nap', container: { image: 'busybox:1.36', command: ['sleep', '300'] } }],
+    });
     const name = await node.create(wf, NS);
     const pod = await node.waitFor('the step pod to run', async () => {
       const [podName, phase] = (
