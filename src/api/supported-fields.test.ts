@@ -176,7 +176,6 @@ describe('supported fields (one list for the CRD schema and the engine)', () => 
       'metrics',
       'podGC',
       'ttlStrategy',
-      'templateDefaults',
       'archiveLogs',
       'workflowMetadata',
       'artifactRepositoryRef',

@@ -80,6 +80,8 @@ export interface WorkflowSpec {
   imagePullSecrets?: LocalObjectReference[];
   hostNetwork?: boolean;
   dnsPolicy?: string;
+  /** Kubernetes' PodDNSConfig (nameservers, searches, options), given to every step pod. */
+  dnsConfig?: { nameservers?: string[]; searches?: string[]; options?: Array<{ name?: string; value?: string }> };
   onExit?: string;
   hooks?: LifecycleHooks;
   ttlStrategy?: TTLStrategy;

@@ -37,6 +37,7 @@ import { exitHookName } from './node-naming.js';
 import { globalOutputs } from './outputs.js';
 import { updateProgress } from './progress.js';
 import { TemplateResolver } from './template-resolver.js';
+import { templateDecorator } from './template-defaults.js';
 import { validateWorkflow } from './validate.js';
 import { exitHandlerVariables, workflowDuration, workflowVariables } from './variables.js';
 import { errorMessage } from '../log/error-message.js';
@@ -64,7 +65,7 @@ export function reconcileWorkflow(workflow: Workflow, observations: Observations
     name,
     previous.nodes,
     { ...observations, agent: agent.agent },
-    new TemplateResolver(spec.templates ?? [], sources),
+    new TemplateResolver(spec.templates ?? [], sources, templateDecorator(spec)),
     spec.parallelism,
     workflowVariables(workflow, spec, []),
   );

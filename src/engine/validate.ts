@@ -27,6 +27,7 @@ import {
 import type { TemplateSource } from './contract.js';
 import { effectiveSpec, type EffectiveSpec } from './effective-spec.js';
 import { checkEnum } from './inputs.js';
+import { templateDecorator } from './template-defaults.js';
 import { TemplateResolver } from './template-resolver.js';
 import { checkReferencedTemplates, checkSpecFields } from './validate-fields.js';
 import { checkParameterValues, validateTemplate, type TemplateContext } from './validate-template.js';
@@ -64,7 +65,7 @@ export function validateWorkflow(
   }
   const spec = effective.spec;
   const templates = spec.templates ?? [];
-  const resolver = new TemplateResolver(templates, sources ?? {});
+  const resolver = new TemplateResolver(templates, sources ?? {}, templateDecorator(spec));
   const ctx: TemplateContext = { resolver, checkRefs: sources !== undefined, add };
   // Fields plugflow does not implement come first: nothing else matters until they are gone.
   checkSpecFields(spec, add);
