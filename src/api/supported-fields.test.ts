@@ -174,14 +174,10 @@ describe('supported fields (one list for the CRD schema and the engine)', () => 
     for (const f of [
       'synchronization',
       'metrics',
-      'podGC',
-      'ttlStrategy',
       'archiveLogs',
       'workflowMetadata',
       'artifactRepositoryRef',
       'artifactGC',
-      'volumeClaimTemplates',
-      'volumeClaimGC',
     ]) {
       expect(refused('WorkflowSpec', f), `WorkflowSpec.${f}`).toBe(true);
     }
