@@ -175,7 +175,6 @@ describe('supported fields (one list for the CRD schema and the engine)', () => 
       'synchronization',
       'metrics',
       'archiveLogs',
-      'workflowMetadata',
       'artifactRepositoryRef',
       'artifactGC',
     ]) {

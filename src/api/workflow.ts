@@ -105,7 +105,8 @@ export interface WorkflowSpec {
   podMetadata?: Metadata;
   templateDefaults?: Partial<Template>;
   archiveLogs?: boolean;
-  workflowMetadata?: { labels?: StringMap; annotations?: StringMap };
+  /** Labels and annotations the workflow gives itself; labelsFrom values are expressions. */
+  workflowMetadata?: { labels?: StringMap; annotations?: StringMap; labelsFrom?: Record<string, { expression: string }> };
 }
 
 export interface Workflow {

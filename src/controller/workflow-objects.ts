@@ -8,6 +8,7 @@
  * - deletePVC / deletePDB: NotFound counts as done;
  * - gcPod: the ended pod of a finished node (spec.podGC), through the applier's pod deletion
  *   (uid precondition, expectations);
+ * - setWorkflowMetadata: one merge patch of the workflow's labels and annotations;
  * - deleteWorkflow: the finished workflow's ttlStrategy time has passed; the uid precondition
  *   keeps a newer workflow of the same name safe; NotFound counts as done.
  */
@@ -56,6 +57,8 @@ export async function createWorkflowObjects(client: KubeClient, wf: Obj<Workflow
           spec: a.claim.spec,
         };
         await tolerate(client.create(PERSISTENT_VOLUME_CLAIMS, ns, body), isAlreadyExists);
+      } else if (a.kind === 'setWorkflowMetadata') {
+        await client.mergePatch(WORKFLOWS, ns, name, { metadata: { labels: a.labels, annotations: a.annotations } });
       } else if (a.kind === 'createPDB') {
         const body = {
           apiVersion: 'policy/v1',

@@ -161,7 +161,9 @@ export type EngineAction =
   /** Create the workflow's PodDisruptionBudget (named as the workflow, selecting its step pods). AlreadyExists is fine. */
   | { kind: 'createPDB'; spec: NonNullable<WorkflowSpec['podDisruptionBudget']> }
   /** Delete the workflow's PodDisruptionBudget: the workflow has ended. NotFound is fine. */
-  | { kind: 'deletePDB' };
+  | { kind: 'deletePDB' }
+  /** Merge these labels and annotations into the workflow's metadata (spec.workflowMetadata). */
+  | { kind: 'setWorkflowMetadata'; labels: Record<string, string>; annotations: Record<string, string> };
 
 /** What `reconcileWorkflow` returns. */
 export interface ReconcileResult {

@@ -41,6 +41,7 @@ import { templateDecorator } from './template-defaults.js';
 import { validateWorkflow } from './validate.js';
 import { podGCActions, ttlActions } from './workflow-gc.js';
 import { resourceActions } from './workflow-resources.js';
+import { workflowMetadataAction } from './workflow-metadata.js';
 import { exitHandlerVariables, workflowDuration, workflowVariables } from './variables.js';
 import { errorMessage } from '../log/error-message.js';
 
@@ -91,6 +92,9 @@ function reconcileRun(workflow: Workflow, observations: Observations): Reconcile
     workflowVariables(workflow, spec, []),
   );
   restoreGlobals(run);
+  const metadata = workflowMetadataAction(workflow, spec, run.globals);
+  if ('error' in metadata) return failAtOnce(previous, now, metadata.error);
+  if (metadata.action) run.emit(metadata.action);
   run.podSpecPatch = spec.podSpecPatch;
   run.activePods = countActivePods(run);
   const startedAt = previous.startedAt ?? run.now;
@@ -276,6 +280,7 @@ function cleanupActions(status: WorkflowStatus, observations: Observations, comp
 const ORDER: Record<EngineAction['kind'], number> = {
   createPVC: -2,
   createPDB: -1,
+  setWorkflowMetadata: -3,
   createPod: 0,
   writeTask: 1,
   ensureAgent: 2,

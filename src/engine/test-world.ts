@@ -133,6 +133,10 @@ export class World {
       case 'deletePDB':
         this.pdb = false;
         break;
+      case 'setWorkflowMetadata':
+        this.workflow.metadata.labels = { ...this.workflow.metadata.labels, ...a.labels };
+        this.workflow.metadata.annotations = { ...this.workflow.metadata.annotations, ...a.annotations };
+        break;
     }
   }
 

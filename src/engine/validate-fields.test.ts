@@ -23,7 +23,6 @@ describe('no field is silently ignored', () => {
       entrypoint: 'main',
       synchronization: { mutex: { name: 'one' } },
       archiveLogs: true,
-      workflowMetadata: { labels: { a: 'b' } },
       metrics: { prometheus: [] } as never,
       templates: [
         {
@@ -40,7 +39,6 @@ describe('no field is silently ignored', () => {
     expect(found.map((m) => m.slice(0, m.indexOf(' is not supported yet')))).toEqual([
       'spec.synchronization',
       'spec.archiveLogs',
-      'spec.workflowMetadata',
       'spec.metrics',
       'spec.templates[main].memoize',
       'spec.templates[main].synchronization',

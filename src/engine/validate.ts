@@ -30,6 +30,7 @@ import { checkEnum } from './inputs.js';
 import { templateDecorator } from './template-defaults.js';
 import { checkGCFields } from './workflow-gc.js';
 import { checkResourceFields } from './workflow-resources.js';
+import { checkWorkflowMetadata } from './workflow-metadata.js';
 import { TemplateResolver } from './template-resolver.js';
 import { checkReferencedTemplates, checkSpecFields } from './validate-fields.js';
 import { checkParameterValues, validateTemplate, type TemplateContext } from './validate-template.js';
@@ -100,6 +101,7 @@ export function validateWorkflow(
 
   checkGCFields(spec, add);
   checkResourceFields(spec, add);
+  checkWorkflowMetadata(spec, add);
   if (spec.onExit !== undefined && spec.hooks?.exit) add('spec.onExit', 'and spec.hooks.exit are both set; keep one');
   if (spec.onExit !== undefined && !templates.some((t) => t.name === spec.onExit))
     add('spec.onExit', `names template "${spec.onExit}", which does not exist`);
