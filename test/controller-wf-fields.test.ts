@@ -153,7 +153,9 @@ describe('examples/workflow-fields (the peer\'s examples for these fields, API g
 
     const td = await waitForCompletion(client, ns, names['template-defaults.yaml']!);
     expect(td.status?.phase).toBe('Succeeded');
-    const attempts = Object.values(td.status!.nodes!).filter((n) => n.type === 'Pod');
+    const attempts = Object.values(td.status!.nodes!)
+      .filter((n) => n.type === 'Pod')
+      .sort((x, y) => x.name.localeCompare(y.name));
     expect(attempts.map((n) => n.phase)).toEqual(['Failed', 'Succeeded']);
     expect(attempts[1]!.outputs?.result).toBe('hello on attempt 1');
 
