@@ -2,7 +2,9 @@
  * The controller runs within the rights manifests/base/rbac-controller.yaml gives it: started
  * with the plugflow-controller service account's token (RBAC enforced by the real API server),
  * with leader election and executor plugins on, it runs a step pod to Succeeded and sets up a
- * plugin step's TaskSet and agent pod — without a single refused request.
+ * plugin step's TaskSet and agent pod, and a workflow using the workflow-level fields that make
+ * the controller write other objects (workflowMetadata, volumeClaimTemplates, podDisruptionBudget,
+ * podGC, ttlStrategy deleting it) — without a single refused request.
  */
 import { CoreV1Api } from '@kubernetes/client-node';
 import { mkdtempSync } from 'node:fs';
@@ -13,6 +15,7 @@ import type { Workflow } from '../src/api/index.js';
 import { startController, type RunningController } from '../src/controller/controller.js';
 import { applyObjects, readManifests } from '../src/kube/apply.js';
 import { KubeClient } from '../src/kube/client.js';
+import { isNotFound } from '../src/kube/errors.js';
 import { CONFIGMAPS, PODS, WORKFLOWS, WORKFLOW_TASK_SETS } from '../src/kube/resource.js';
 import { createLogger } from '../src/log/logger.js';
 import { AGENT_SERVICE_ACCOUNT, buildPlugin } from '../src/plugins/index.js';
@@ -103,6 +106,24 @@ describe('controller under its own RBAC', () => {
     );
     await eventually(() => client.get(WORKFLOW_TASK_SETS, ns, 'rbac-plugin'), 'the TaskSet');
     await eventually(() => client.get(PODS, ns, 'rbac-plugin-agent'), 'the agent pod');
+
+    await client.create(
+      WORKFLOWS,
+      ns,
+      workflow('rbac-fields', {
+        entrypoint: 'main',
+        ttlStrategy: { secondsAfterSuccess: 0 },
+        podGC: { strategy: 'OnPodCompletion' },
+        workflowMetadata: { labels: { rbac: 'yes' } },
+        podDisruptionBudget: { minAvailable: 1 },
+        volumeClaimTemplates: [{ metadata: { name: 'work' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Mi' } } } }],
+        templates: [{ name: 'main', container: { image: 'alpine:3', command: ['true'], volumeMounts: [{ name: 'work', mountPath: '/work' }] } }],
+      }),
+    );
+    await eventually(
+      () => client.get(WORKFLOWS, ns, 'rbac-fields').then(() => undefined, (err: unknown) => (isNotFound(err) ? true : Promise.reject(err))),
+      'rbac-fields deleted by its ttlStrategy',
+    );
 
     const errors = await controller.metrics.apiErrors.get();
     const refused = errors.values.filter((v) => v.labels.code === '401' || v.labels.code === '403');

@@ -82,7 +82,7 @@ describe('no field is silently ignored (created directly, as kubectl would)', ()
           metadata: { generateName: 'gc-', labels: { suite: 'fields-rest' } },
           spec: {
             entrypoint: 'main',
-            podGC: { strategy: 'OnPodCompletion' },
+            archiveLogs: true,
             templates: [
               {
                 name: 'main',
@@ -96,7 +96,7 @@ describe('no field is silently ignored (created directly, as kubectl would)', ()
     });
     expect(res.status).toBe(400);
     expect(res.body.message).toBe(
-      `Workflow ${ns}/gc-* is invalid: spec.podGC is not supported yet: pod garbage collection is not implemented yet (pods are kept until the workflow is deleted); ` +
+      `Workflow ${ns}/gc-* is invalid: spec.archiveLogs is not supported yet: artifacts are not implemented yet (the field would be ignored and no file would move); ` +
         'spec.templates[main].inputs.artifacts is not supported yet: artifacts are not implemented yet (the field would be ignored and no file would move)',
     );
     expect(await listWorkflows(ns, 'suite=fields-rest')).toEqual([]);

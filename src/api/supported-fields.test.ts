@@ -174,15 +174,9 @@ describe('supported fields (one list for the CRD schema and the engine)', () => 
     for (const f of [
       'synchronization',
       'metrics',
-      'podGC',
-      'ttlStrategy',
-      'templateDefaults',
       'archiveLogs',
-      'workflowMetadata',
       'artifactRepositoryRef',
       'artifactGC',
-      'volumeClaimTemplates',
-      'volumeClaimGC',
     ]) {
       expect(refused('WorkflowSpec', f), `WorkflowSpec.${f}`).toBe(true);
     }

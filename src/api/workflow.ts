@@ -2,7 +2,7 @@
  * Workflow, WorkflowTemplate and ClusterWorkflowTemplate resources and the small records they
  * reference (spec document 001; fields the spec does not show follow the peer system's shapes).
  */
-import type { Affinity, HostAlias, LocalObjectReference, ObjectMeta, PodSecurityContext, StringMap, Toleration } from './container.js';
+import type { Affinity, HostAlias, LabelSelector, LocalObjectReference, ObjectMeta, PodSecurityContext, StringMap, Toleration } from './container.js';
 import type { PersistentVolumeClaimTemplate, Volume } from './volume.js';
 import type { Arguments } from './parameter.js';
 import type { ExecutorConfig, Metadata, Metrics, RetryStrategy, Synchronization, Template } from './template.js';
@@ -57,7 +57,7 @@ export interface TTLStrategy {
 
 export interface PodGC {
   strategy?: string;
-  labelSelector?: Record<string, unknown>;
+  labelSelector?: LabelSelector;
   deleteDelayDuration?: string;
 }
 
@@ -71,6 +71,10 @@ export interface WorkflowSpec {
   executor?: ExecutorConfig;
   volumes?: Volume[];
   volumeClaimTemplates?: PersistentVolumeClaimTemplate[];
+  /** When the claims of volumeClaimTemplates are deleted: OnWorkflowSuccess (default) or OnWorkflowCompletion. */
+  volumeClaimGC?: { strategy?: string };
+  /** Kubernetes' PodDisruptionBudgetSpec without `selector` (plugflow selects the workflow's pods). */
+  podDisruptionBudget?: { minAvailable?: number | string; maxUnavailable?: number | string };
   parallelism?: number;
   /** Set true to suspend the whole workflow; cleared on resume. */
   suspend?: boolean;
@@ -80,6 +84,8 @@ export interface WorkflowSpec {
   imagePullSecrets?: LocalObjectReference[];
   hostNetwork?: boolean;
   dnsPolicy?: string;
+  /** Kubernetes' PodDNSConfig (nameservers, searches, options), given to every step pod. */
+  dnsConfig?: { nameservers?: string[]; searches?: string[]; options?: Array<{ name?: string; value?: string }> };
   onExit?: string;
   hooks?: LifecycleHooks;
   ttlStrategy?: TTLStrategy;
@@ -99,7 +105,8 @@ export interface WorkflowSpec {
   podMetadata?: Metadata;
   templateDefaults?: Partial<Template>;
   archiveLogs?: boolean;
-  workflowMetadata?: { labels?: StringMap; annotations?: StringMap };
+  /** Labels and annotations the workflow gives itself; labelsFrom values are expressions. */
+  workflowMetadata?: { labels?: StringMap; annotations?: StringMap; labelsFrom?: Record<string, { expression: string }> };
 }
 
 export interface Workflow {

@@ -16,6 +16,8 @@
  * - replaceAgent: deletes the failed agent pod the engine decided to replace (the engine counts
  *   and bounds replacements in the workflow's status); ensureAgent then creates its successor;
  * - requeueAt: returned to the caller, who schedules the key.
+ * - createPVC / createPDB first, deletePVC / deletePDB / deleteWorkflow last, gcPod with the pod
+ *   deletions: workflow-objects.ts.
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import {
@@ -41,6 +43,7 @@ import { checkStepServiceAccount, type PodSecurityLevel } from '../pods/pod-poli
 import type { ControllerCaches } from './caches.js';
 import { deletionKey, type Expectations, type FailureMemory } from './failure-memory.js';
 import { PodAdmission } from './pod-admission.js';
+import { createWorkflowObjects, deleteWorkflowObjects } from './workflow-objects.js';
 import type { ControllerMetrics } from './metrics.js';
 import { errorMessage } from '../log/error-message.js';
 
@@ -115,6 +118,9 @@ export class ActionApplier {
         case 'replaceAgent':
           replaceAgent = a;
           break;
+        case 'gcPod':
+          deletes.push({ kind: 'deletePod', podName: a.podName, nodeId: a.nodeId, reason: a.reason });
+          break;
         case 'requeueAt': {
           const at = Date.parse(a.at);
           if (!Number.isNaN(at) && (out.requeueAtMs === undefined || at < out.requeueAtMs)) out.requeueAtMs = at;
@@ -122,6 +128,8 @@ export class ActionApplier {
         }
       }
     }
+    // Claims and budget before the pods that need them; an error stops here (workflow-objects.ts).
+    await createWorkflowObjects(this.opts.client, wf, actions);
     // Pods of a fan-out are created in parallel (bounded): one round trip, not one per pod.
     if ((await inParallel(creates, (a) => this.createPod(wf, a))).some(Boolean)) out.requeueNow = true;
     // Tasks first, so a new agent finds them at once (it watches, so this is speed, not safety).
@@ -129,6 +137,7 @@ export class ActionApplier {
     if (replaceAgent) await this.replaceAgent(wf, replaceAgent);
     if (ensureAgent && (await this.ensureAgent(wf))) out.requeueNow = true;
     await inParallel(deletes, (a) => this.deletePod(wf, a.podName, a.reason));
+    await deleteWorkflowObjects(this.opts.client, wf, actions, this.opts.log);
     return out;
   }
 

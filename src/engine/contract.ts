@@ -14,7 +14,7 @@
  *      two steps loses nothing; applying actions before the status is stored could run a plugin
  *      task twice (a `removeTask` applied, then the status update lost).
  */
-import type { Arguments, NodePhase, Outputs, Template, WorkflowSpec } from '../api/index.js';
+import type { Arguments, NodePhase, Outputs, PersistentVolumeClaimTemplate, Template, WorkflowSpec } from '../api/index.js';
 import type { WorkflowStatus } from '../api/index.js';
 
 /** What the controller saw of one step pod (built by src/pods from a V1Pod). */
@@ -37,6 +37,8 @@ export interface PodObservation {
   outputs?: Outputs;
   startedAt?: string;
   finishedAt?: string;
+  /** The pod's labels, for `spec.podGC.labelSelector` (workflow-gc.ts). */
+  labels?: Record<string, string>;
 }
 
 /** What the agent reported for one plugin/http task (WorkflowTaskSet status.nodes[nodeId]). */
@@ -139,7 +141,29 @@ export type EngineAction =
   /** Mark the TaskSet completed: the workflow is done, the agent stops. */
   | { kind: 'completeTaskSet' }
   /** Reconcile again at `at` (ISO-8601) even if nothing changes: backoff, suspend, deadlines. */
-  | { kind: 'requeueAt'; at: string };
+  | { kind: 'requeueAt'; at: string }
+  /**
+   * Delete the ended pod `podName` of a finished node because `spec.podGC` says so (workflow-gc.ts).
+   * Separate from `deletePod` (which stops pods that must not run on): this one never touches a
+   * running pod. NotFound is fine.
+   */
+  | { kind: 'gcPod'; podName: string; nodeId: string; reason: string }
+  /** Delete the finished workflow itself: its `spec.ttlStrategy` time has passed. NotFound is fine. */
+  | { kind: 'deleteWorkflow'; reason: string }
+  /**
+   * Create the PersistentVolumeClaim of `spec.volumeClaimTemplates` entry `claim` (named
+   * `<workflow>-<claim name>`, owned by the workflow) before any step pod (workflow-resources.ts).
+   * AlreadyExists is fine.
+   */
+  | { kind: 'createPVC'; claim: PersistentVolumeClaimTemplate }
+  /** Delete the claim of the `volumeClaimTemplates` entry named `claimTemplate` (spec.volumeClaimGC). NotFound is fine. */
+  | { kind: 'deletePVC'; claimTemplate: string; reason: string }
+  /** Create the workflow's PodDisruptionBudget (named as the workflow, selecting its step pods). AlreadyExists is fine. */
+  | { kind: 'createPDB'; spec: NonNullable<WorkflowSpec['podDisruptionBudget']> }
+  /** Delete the workflow's PodDisruptionBudget: the workflow has ended. NotFound is fine. */
+  | { kind: 'deletePDB' }
+  /** Merge these labels and annotations into the workflow's metadata (spec.workflowMetadata). */
+  | { kind: 'setWorkflowMetadata'; labels: Record<string, string>; annotations: Record<string, string> };
 
 /** What `reconcileWorkflow` returns. */
 export interface ReconcileResult {

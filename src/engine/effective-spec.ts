@@ -13,10 +13,20 @@
 import { setOwn, type Arguments, type Parameter, type Template, type WorkflowSpec, type Workflow } from '../api/index.js';
 import { templateSourceKey, type TemplateSource, type TemplateSourceKind } from './contract.js';
 import { describeKey, templateRefKey } from './template-resolver.js';
+import { templateDecorator } from './template-defaults.js';
 
 export type EffectiveSpec = { ok: true; spec: WorkflowSpec } | { ok: false; error: string };
 
 export function effectiveSpec(workflow: Workflow, sources: Readonly<Record<string, TemplateSource>>): EffectiveSpec {
+  const merged = mergedSpec(workflow, sources);
+  if (!merged.ok) return merged;
+  // spec.templateDefaults and spec.retryStrategy reach every own template (template-defaults.ts).
+  const decorate = templateDecorator(merged.spec);
+  if (!decorate || !merged.spec.templates) return merged;
+  return { ok: true, spec: { ...merged.spec, templates: merged.spec.templates.map(decorate) } };
+}
+
+function mergedSpec(workflow: Workflow, sources: Readonly<Record<string, TemplateSource>>): EffectiveSpec {
   const own = workflow.spec ?? {};
   const ref = own.workflowTemplateRef;
   if (!ref) return { ok: true, spec: own };

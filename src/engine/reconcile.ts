@@ -37,11 +37,34 @@ import { exitHookName } from './node-naming.js';
 import { globalOutputs } from './outputs.js';
 import { updateProgress } from './progress.js';
 import { TemplateResolver } from './template-resolver.js';
+import { templateDecorator } from './template-defaults.js';
 import { validateWorkflow } from './validate.js';
+import { podGCActions, ttlActions } from './workflow-gc.js';
+import { resourceActions } from './workflow-resources.js';
+import { workflowMetadataAction } from './workflow-metadata.js';
 import { exitHandlerVariables, workflowDuration, workflowVariables } from './variables.js';
 import { errorMessage } from '../log/error-message.js';
 
 export function reconcileWorkflow(workflow: Workflow, observations: Observations): ReconcileResult {
+  const result = reconcileRun(workflow, observations);
+  // Collection (spec.podGC, spec.ttlStrategy) follows from the new status alone (workflow-gc.ts).
+  const spec = result.spec ?? gcSpec(workflow, observations);
+  const nowMs = Date.parse(observations.now);
+  const gc = [
+    ...podGCActions({ podGC: spec.podGC, status: result.status, pods: observations.pods, nowMs }),
+    ...ttlActions({ ttlStrategy: spec.ttlStrategy, status: result.status, nowMs }),
+    ...resourceActions({ spec, status: result.status, pods: observations.pods }),
+  ];
+  return gc.length > 0 ? { ...result, actions: finalize([...result.actions, ...gc]) } : result;
+}
+
+/** The spec whose podGC / ttlStrategy apply when the engine did not walk the workflow. */
+function gcSpec(workflow: Workflow, observations: Observations): WorkflowSpec {
+  const merged = effectiveSpec(workflow, observations.templates ?? {});
+  return merged.ok ? merged.spec : (workflow.spec ?? {});
+}
+
+function reconcileRun(workflow: Workflow, observations: Observations): ReconcileResult {
   const previous: WorkflowStatus = workflow.status ?? {};
   if (previous.phase && FINAL_WORKFLOW_PHASES.includes(previous.phase)) {
     return { status: previous, actions: finalize(cleanupActions(previous, observations, true)) };
@@ -64,11 +87,14 @@ export function reconcileWorkflow(workflow: Workflow, observations: Observations
     name,
     previous.nodes,
     { ...observations, agent: agent.agent },
-    new TemplateResolver(spec.templates ?? [], sources),
+    new TemplateResolver(spec.templates ?? [], sources, templateDecorator(spec)),
     spec.parallelism,
     workflowVariables(workflow, spec, []),
   );
   restoreGlobals(run);
+  const metadata = workflowMetadataAction(workflow, spec, run.globals);
+  if ('error' in metadata) return failAtOnce(previous, now, metadata.error);
+  if (metadata.action) run.emit(metadata.action);
   run.podSpecPatch = spec.podSpecPatch;
   run.activePods = countActivePods(run);
   const startedAt = previous.startedAt ?? run.now;
@@ -252,6 +278,9 @@ function cleanupActions(status: WorkflowStatus, observations: Observations, comp
 }
 
 const ORDER: Record<EngineAction['kind'], number> = {
+  createPVC: -2,
+  createPDB: -1,
+  setWorkflowMetadata: -3,
   createPod: 0,
   writeTask: 1,
   ensureAgent: 2,
@@ -259,14 +288,24 @@ const ORDER: Record<EngineAction['kind'], number> = {
   removeTask: 4,
   deletePod: 5,
   completeTaskSet: 6,
-  requeueAt: 7,
+  gcPod: 7,
+  deletePVC: 7,
+  deletePDB: 7,
+  deleteWorkflow: 8,
+  requeueAt: 9,
 };
 
-/** Removes duplicates (keeping the first) and sorts by kind, keeping walk order within a kind. */
+/**
+ * Removes duplicates (keeping the first; of several `requeueAt`, the earliest) and sorts by kind,
+ * keeping walk order within a kind.
+ */
 function finalize(actions: EngineAction[]): EngineAction[] {
   const seen = new Set<string>();
   const unique: EngineAction[] = [];
-  for (const a of actions) {
+  let requeue: string | undefined;
+  for (const a of actions) if (a.kind === 'requeueAt' && (requeue === undefined || Date.parse(a.at) < Date.parse(requeue))) requeue = a.at;
+  for (const a0 of actions) {
+    const a: EngineAction = a0.kind === 'requeueAt' && requeue !== undefined ? { kind: 'requeueAt', at: requeue } : a0;
     const key = actionKey(a);
     if (seen.has(key)) continue;
     seen.add(key);
@@ -283,7 +322,12 @@ function actionKey(a: EngineAction): string {
     case 'createPod':
       return `createPod/${a.podName}`;
     case 'deletePod':
-      return `deletePod/${a.podName}`;
+    case 'gcPod':
+      return `${a.kind}/${a.podName}`;
+    case 'createPVC':
+      return `createPVC/${a.claim.metadata?.name ?? ''}`;
+    case 'deletePVC':
+      return `deletePVC/${a.claimTemplate}`;
     case 'writeTask':
     case 'removeTask':
       return `${a.kind}/${a.nodeId}`;

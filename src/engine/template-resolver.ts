@@ -52,6 +52,8 @@ export class TemplateResolver {
   constructor(
     ownTemplates: readonly Template[],
     private readonly sources: Readonly<Record<string, TemplateSource>>,
+    /** spec.templateDefaults / spec.retryStrategy, for templates of referred WorkflowTemplates (template-defaults.ts). */
+    private readonly decorate: (t: Template) => Template = (t) => t,
   ) {
     this.own = new Map(ownTemplates.map((t) => [t.name, t]));
   }
@@ -59,7 +61,7 @@ export class TemplateResolver {
   /** Resolves `ref` as seen from a template in `scope`. */
   resolve(ref: TemplateReference, scope: string | undefined): Resolution {
     if (ref.inline) {
-      const template = ref.inline.name ? ref.inline : { ...ref.inline, name: ref.inlineName || INLINE_NAME };
+      const template = this.decorate(ref.inline.name ? ref.inline : { ...ref.inline, name: ref.inlineName || INLINE_NAME });
       const value: ResolvedTemplate = { template, scope, templateName: ref.inline.name || undefined, inline: true };
       if (ref.inlineWhere) value.inlineWhere = ref.inlineWhere;
       return { ok: true, value };
@@ -68,8 +70,9 @@ export class TemplateResolver {
       const key = templateRefKey(ref.templateRef);
       const source = this.sources[key];
       if (!source) return { ok: false, error: `${describeKey(key)} not found` };
-      const template = source.templates.find((t) => t.name === ref.templateRef!.template);
-      if (!template) return { ok: false, error: `template "${ref.templateRef.template}" not found in ${describeKey(key)}` };
+      const found = source.templates.find((t) => t.name === ref.templateRef!.template);
+      if (!found) return { ok: false, error: `template "${ref.templateRef.template}" not found in ${describeKey(key)}` };
+      const template = this.decorate(found);
       return { ok: true, value: { template, scope: key, templateName: template.name, templateRef: ref.templateRef } };
     }
     if (ref.template !== undefined) {
@@ -84,7 +87,8 @@ export class TemplateResolver {
 
   private byName(name: string, scope: string | undefined): Template | undefined {
     if (scope === undefined) return this.own.get(name);
-    return this.sources[scope]?.templates.find((t) => t.name === name);
+    const found = this.sources[scope]?.templates.find((t) => t.name === name);
+    return found && this.decorate(found);
   }
 }
 

@@ -38,6 +38,13 @@ export class World {
   /** Uids of the failed agent pods the engine asked to replace, in order. */
   readonly agentsReplaced: string[] = [];
   lastActions: EngineAction[] = [];
+  /** Pods deleted by `gcPod` (spec.podGC), in order. */
+  readonly collected: string[] = [];
+  /** Set when the engine asked for the workflow to be deleted (spec.ttlStrategy). */
+  workflowDeleted: string | undefined;
+  /** volumeClaimTemplates entries whose claim exists (createPVC / deletePVC), and the PDB. */
+  readonly claims = new Set<string>();
+  pdb = false;
   requeueAt: string | undefined;
 
   constructor(spec: WorkflowSpec, options: WorldOptions = {}) {
@@ -107,6 +114,28 @@ export class World {
         break;
       case 'requeueAt':
         this.requeueAt = a.at;
+        break;
+      case 'gcPod':
+        if (this.pods.delete(a.podName)) this.collected.push(a.podName);
+        break;
+      case 'deleteWorkflow':
+        this.workflowDeleted = a.reason;
+        break;
+      case 'createPVC':
+        this.claims.add(a.claim.metadata!.name!);
+        break;
+      case 'deletePVC':
+        this.claims.delete(a.claimTemplate);
+        break;
+      case 'createPDB':
+        this.pdb = true;
+        break;
+      case 'deletePDB':
+        this.pdb = false;
+        break;
+      case 'setWorkflowMetadata':
+        this.workflow.metadata.labels = { ...this.workflow.metadata.labels, ...a.labels };
+        this.workflow.metadata.annotations = { ...this.workflow.metadata.annotations, ...a.annotations };
         break;
     }
   }

@@ -22,11 +22,7 @@ describe('no field is silently ignored', () => {
     const found = messages({
       entrypoint: 'main',
       synchronization: { mutex: { name: 'one' } },
-      podGC: { strategy: 'OnPodCompletion' },
-      ttlStrategy: { secondsAfterCompletion: 10 },
-      templateDefaults: { timeout: '1m' },
       archiveLogs: true,
-      workflowMetadata: { labels: { a: 'b' } },
       metrics: { prometheus: [] } as never,
       templates: [
         {
@@ -42,11 +38,7 @@ describe('no field is silently ignored', () => {
     }).filter(refused);
     expect(found.map((m) => m.slice(0, m.indexOf(' is not supported yet')))).toEqual([
       'spec.synchronization',
-      'spec.podGC',
-      'spec.ttlStrategy',
-      'spec.templateDefaults',
       'spec.archiveLogs',
-      'spec.workflowMetadata',
       'spec.metrics',
       'spec.templates[main].memoize',
       'spec.templates[main].synchronization',
@@ -117,7 +109,7 @@ describe('no field is silently ignored', () => {
       'WorkflowTemplate/base': {
         templates: [echo],
         entrypoint: 'echo',
-        spec: { entrypoint: 'echo', templates: [echo], podGC: { strategy: 'OnPodSuccess' } },
+        spec: { entrypoint: 'echo', templates: [echo], archiveLogs: true },
       },
     };
     expect(
@@ -129,7 +121,7 @@ describe('no field is silently ignored', () => {
       'WorkflowTemplate/shared spec.templates[inner].memoize is not supported yet: memoization is not implemented yet: the step would run every time',
     ]);
     expect(messages({ workflowTemplateRef: { name: 'base' } }, sources).filter(refused)).toEqual([
-      'spec.podGC is not supported yet: pod garbage collection is not implemented yet (pods are kept until the workflow is deleted)',
+      'spec.archiveLogs is not supported yet: artifacts are not implemented yet (the field would be ignored and no file would move)',
     ]);
   });
 

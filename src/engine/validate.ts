@@ -27,6 +27,10 @@ import {
 import type { TemplateSource } from './contract.js';
 import { effectiveSpec, type EffectiveSpec } from './effective-spec.js';
 import { checkEnum } from './inputs.js';
+import { templateDecorator } from './template-defaults.js';
+import { checkGCFields } from './workflow-gc.js';
+import { checkResourceFields } from './workflow-resources.js';
+import { checkWorkflowMetadata } from './workflow-metadata.js';
 import { TemplateResolver } from './template-resolver.js';
 import { checkReferencedTemplates, checkSpecFields } from './validate-fields.js';
 import { checkParameterValues, validateTemplate, type TemplateContext } from './validate-template.js';
@@ -64,7 +68,7 @@ export function validateWorkflow(
   }
   const spec = effective.spec;
   const templates = spec.templates ?? [];
-  const resolver = new TemplateResolver(templates, sources ?? {});
+  const resolver = new TemplateResolver(templates, sources ?? {}, templateDecorator(spec));
   const ctx: TemplateContext = { resolver, checkRefs: sources !== undefined, add };
   // Fields plugflow does not implement come first: nothing else matters until they are gone.
   checkSpecFields(spec, add);
@@ -95,6 +99,9 @@ export function validateWorkflow(
     }
   });
 
+  checkGCFields(spec, add);
+  checkResourceFields(spec, add);
+  checkWorkflowMetadata(spec, add);
   if (spec.onExit !== undefined && spec.hooks?.exit) add('spec.onExit', 'and spec.hooks.exit are both set; keep one');
   if (spec.onExit !== undefined && !templates.some((t) => t.name === spec.onExit))
     add('spec.onExit', `names template "${spec.onExit}", which does not exist`);

@@ -49,6 +49,13 @@ export const PERSISTENT_VOLUME_CLAIMS: ResourceType = {
   kind: 'PersistentVolumeClaim',
   namespaced: true,
 };
+export const POD_DISRUPTION_BUDGETS: ResourceType = {
+  group: 'policy',
+  version: 'v1',
+  plural: 'poddisruptionbudgets',
+  kind: 'PodDisruptionBudget',
+  namespaced: true,
+};
 export const ROLE_BINDINGS: ResourceType = {
   group: 'rbac.authorization.k8s.io',
   version: 'v1',

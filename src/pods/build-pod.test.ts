@@ -154,6 +154,7 @@ describe('buildStepPod', () => {
           volumes: [{ name: 'shared', emptyDir: {} }],
           volumeClaimTemplates: [{ metadata: { name: 'work' }, spec: { accessModes: ['ReadWriteOnce'] } }],
           imagePullSecrets: [{ name: 'reg' }],
+          dnsConfig: { nameservers: ['10.0.0.53'], options: [{ name: 'ndots', value: '2' }] },
         },
       ),
     );
@@ -187,6 +188,7 @@ describe('buildStepPod', () => {
         { ip: '10.0.0.2', hostnames: ['b'] },
       ],
       imagePullSecrets: [{ name: 'reg' }],
+      dnsConfig: { nameservers: ['10.0.0.53'], options: [{ name: 'ndots', value: '2' }] },
     });
     expect(pod.spec!.affinity!.nodeAffinity).toBeDefined();
     expect(pod.spec!.volumes!.map((v) => v.name)).toEqual([VAR_VOLUME, 'work', 'shared', 'cfg']);

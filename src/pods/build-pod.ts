@@ -131,6 +131,7 @@ export function buildStepPod(input: StepPodInput): V1Pod {
     imagePullSecrets: wfSpec.imagePullSecrets as V1PodSpec['imagePullSecrets'],
     hostNetwork: wfSpec.hostNetwork,
     dnsPolicy: wfSpec.dnsPolicy,
+    dnsConfig: wfSpec.dnsConfig as V1PodSpec['dnsConfig'],
     activeDeadlineSeconds: deadline,
   };
   for (const [k, v] of Object.entries(optional)) if (v !== undefined) (spec as unknown as Record<string, unknown>)[k] = v;

@@ -43,6 +43,7 @@ describe('observePod', () => {
     expect(obs).toEqual({
       podName: 'wf-p',
       nodeId: 'n1',
+      labels: { 'workflows.plugflow.io/node-id': 'n1' },
       phase: 'Succeeded',
       startedAt: T0,
       finishedAt: T2,
@@ -114,7 +115,13 @@ describe('observePod', () => {
   });
 
   it('reports pending, running and deleted pods', () => {
-    expect(observePod(pod({ phase: 'Pending' }))).toEqual({ podName: 'wf-p', nodeId: 'n1', phase: 'Pending', startedAt: T0 });
+    expect(observePod(pod({ phase: 'Pending' }))).toEqual({
+      podName: 'wf-p',
+      nodeId: 'n1',
+      labels: { 'workflows.plugflow.io/node-id': 'n1' },
+      phase: 'Pending',
+      startedAt: T0,
+    });
     const stuck = observePod(
       pod({
         phase: 'Pending',

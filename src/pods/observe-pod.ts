@@ -30,6 +30,7 @@ export function observePod(pod: V1Pod): PodObservation {
   const base = {
     podName: pod.metadata?.name ?? '',
     nodeId: pod.metadata?.labels?.[LABEL_NODE_ID] ?? '',
+    ...(pod.metadata?.labels ? { labels: pod.metadata.labels } : {}),
     ...(status.startTime ? { startedAt: iso(status.startTime) } : {}),
   };
   const statuses = status.containerStatuses ?? [];
