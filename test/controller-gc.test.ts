@@ -30,7 +30,9 @@ const { log } = captureLogger();
 
 type Meta = { metadata: { name?: string; labels?: Record<string, string>; deletionTimestamp?: string } };
 const podsOf = async (wf: string) =>
-  (await client.list<Meta>(PODS, { namespace: ns, labelSelector: `${LABEL_WORKFLOW}=${wf}` })).items.filter((p) => !p.metadata.deletionTimestamp);
+  (await client.list<Meta>(PODS, { namespace: ns, labelSelector: `${LABEL_WORKFLOW}=${wf}` })).items.filter(
+    (p) => !p.metadata.deletionTimestamp,
+  );
 const gone = async (type: typeof PODS, name: string): Promise<boolean> => {
   try {
     const o = await client.get<Meta>(type, ns, name);
@@ -108,9 +110,21 @@ describe('spec.podGC', () => {
       ns,
       workflow('gc-wf', {
         entrypoint: 'main',
-        podGC: { strategy: 'OnWorkflowCompletion', deleteDelayDuration: '6s', labelSelector: { matchExpressions: [{ key: 'keep', operator: 'DoesNotExist' }] } },
+        podGC: {
+          strategy: 'OnWorkflowCompletion',
+          deleteDelayDuration: '6s',
+          labelSelector: { matchExpressions: [{ key: 'keep', operator: 'DoesNotExist' }] },
+        },
         templates: [
-          { name: 'main', steps: [[{ name: 'a', template: 'plain' }, { name: 'b', template: 'kept' }]] },
+          {
+            name: 'main',
+            steps: [
+              [
+                { name: 'a', template: 'plain' },
+                { name: 'b', template: 'kept' },
+              ],
+            ],
+          },
           sh('plain', 'true'),
           sh('kept', 'true', { metadata: { labels: { keep: 'yes' } } }),
         ],
@@ -137,19 +151,43 @@ describe('volumeClaimTemplates and podDisruptionBudget', () => {
       ns,
       workflow('vol', {
         entrypoint: 'main',
-        volumeClaimTemplates: [{ metadata: { name: 'work' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Mi' } } } }],
+        volumeClaimTemplates: [
+          { metadata: { name: 'work' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Mi' } } } },
+        ],
         podDisruptionBudget: { minAvailable: 1 },
         templates: [
           { name: 'main', steps: [[{ name: 'write', template: 'write' }], [{ name: 'read', template: 'read' }]] },
-          { ...sh('write', 'echo shared > /work/f; sleep 2'), container: { image: 'alpine:3', command: ['sh', '-c', 'echo shared > /work/f; sleep 2'], volumeMounts: [{ name: 'work', mountPath: '/work' }] } },
-          { name: 'read', container: { image: 'alpine:3', command: ['cat', '/work/f'], volumeMounts: [{ name: 'work', mountPath: '/work' }] } },
+          {
+            ...sh('write', 'echo shared > /work/f; sleep 2'),
+            container: {
+              image: 'alpine:3',
+              command: ['sh', '-c', 'echo shared > /work/f; sleep 2'],
+              volumeMounts: [{ name: 'work', mountPath: '/work' }],
+            },
+          },
+          {
+            name: 'read',
+            container: { image: 'alpine:3', command: ['cat', '/work/f'], volumeMounts: [{ name: 'work', mountPath: '/work' }] },
+          },
         ],
       }),
     );
-    const pdb = await eventually(async () => client.get<{ spec: { minAvailable: number; selector: { matchLabels: Record<string, string> } } }>(POD_DISRUPTION_BUDGETS, ns, 'vol'), 'the budget');
+    const pdb = await eventually(
+      async () =>
+        client.get<{ spec: { minAvailable: number; selector: { matchLabels: Record<string, string> } } }>(
+          POD_DISRUPTION_BUDGETS,
+          ns,
+          'vol',
+        ),
+      'the budget',
+    );
     expect(pdb.spec.minAvailable).toBe(1);
     expect(pdb.spec.selector.matchLabels[LABEL_WORKFLOW]).toBe('vol');
-    const claim = await client.get<Meta & { metadata: { ownerReferences?: Array<{ name: string }> } }>(PERSISTENT_VOLUME_CLAIMS, ns, 'vol-work');
+    const claim = await client.get<Meta & { metadata: { ownerReferences?: Array<{ name: string }> } }>(
+      PERSISTENT_VOLUME_CLAIMS,
+      ns,
+      'vol-work',
+    );
     expect(claim.metadata.ownerReferences?.[0]?.name).toBe('vol');
     const done = await waitForCompletion(client, ns, 'vol');
     expect(done.status?.phase).toBe('Succeeded');
@@ -164,9 +202,16 @@ describe('volumeClaimTemplates and podDisruptionBudget', () => {
       ns,
       workflow('vol-fail', {
         entrypoint: 'main',
-        volumeClaimTemplates: [{ metadata: { name: 'work' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Mi' } } } }],
+        volumeClaimTemplates: [
+          { metadata: { name: 'work' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Mi' } } } },
+        ],
         podDisruptionBudget: { maxUnavailable: 0 },
-        templates: [{ name: 'main', container: { image: 'alpine:3', command: ['sh', '-c', 'exit 1'], volumeMounts: [{ name: 'work', mountPath: '/work' }] } }],
+        templates: [
+          {
+            name: 'main',
+            container: { image: 'alpine:3', command: ['sh', '-c', 'exit 1'], volumeMounts: [{ name: 'work', mountPath: '/work' }] },
+          },
+        ],
       }),
     );
     expect((await waitForCompletion(client, ns, 'vol-fail')).status?.phase).toBe('Failed');
@@ -180,7 +225,11 @@ describe('spec.ttlStrategy', () => {
     await client.create(
       WORKFLOWS,
       ns,
-      workflow('ttl', { entrypoint: 'main', ttlStrategy: { secondsAfterSuccess: 5, secondsAfterFailure: 0 }, templates: [sh('main', 'true')] }),
+      workflow('ttl', {
+        entrypoint: 'main',
+        ttlStrategy: { secondsAfterSuccess: 5, secondsAfterFailure: 0 },
+        templates: [sh('main', 'true')],
+      }),
     );
     const done = await waitForCompletion(client, ns, 'ttl');
     expect(done.status?.phase).toBe('Succeeded');
@@ -196,7 +245,11 @@ describe('spec.ttlStrategy', () => {
     await client.create(
       WORKFLOWS,
       ns,
-      workflow('ttl-fail', { entrypoint: 'main', ttlStrategy: { secondsAfterFailure: 0, secondsAfterSuccess: 600 }, templates: [sh('main', 'exit 1')] }),
+      workflow('ttl-fail', {
+        entrypoint: 'main',
+        ttlStrategy: { secondsAfterFailure: 0, secondsAfterSuccess: 600 },
+        templates: [sh('main', 'exit 1')],
+      }),
     );
     await eventually(() => gone(WORKFLOWS, 'ttl-fail'), 'the failed workflow deleted', 60_000);
   });

@@ -116,12 +116,23 @@ describe('controller under its own RBAC', () => {
         podGC: { strategy: 'OnPodCompletion' },
         workflowMetadata: { labels: { rbac: 'yes' } },
         podDisruptionBudget: { minAvailable: 1 },
-        volumeClaimTemplates: [{ metadata: { name: 'work' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Mi' } } } }],
-        templates: [{ name: 'main', container: { image: 'alpine:3', command: ['true'], volumeMounts: [{ name: 'work', mountPath: '/work' }] } }],
+        volumeClaimTemplates: [
+          { metadata: { name: 'work' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Mi' } } } },
+        ],
+        templates: [
+          { name: 'main', container: { image: 'alpine:3', command: ['true'], volumeMounts: [{ name: 'work', mountPath: '/work' }] } },
+        ],
       }),
     );
     await eventually(
-      () => client.get(WORKFLOWS, ns, 'rbac-fields').then(() => undefined, (err: unknown) => (isNotFound(err) ? true : Promise.reject(err))),
+      () =>
+        client.get(WORKFLOWS, ns, 'rbac-fields').then(
+          () => undefined,
+          (err: unknown) => {
+            if (isNotFound(err)) return true;
+            throw err;
+          },
+        ),
       'rbac-fields deleted by its ttlStrategy',
     );
 

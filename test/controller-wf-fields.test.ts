@@ -68,15 +68,31 @@ describe('workflow-level fields', () => {
           container: { image: 'alpine:3', env: [{ name: 'FROM', value: 'defaults' }] },
         } as never,
         templates: [
-          { name: 'main', steps: [[{ name: 'a', template: 'plain' }, { name: 'b', template: 'own' }]] },
+          {
+            name: 'main',
+            steps: [
+              [
+                { name: 'a', template: 'plain' },
+                { name: 'b', template: 'own' },
+              ],
+            ],
+          },
           { name: 'plain', container: { command: ['sh', '-c', 'echo $FROM'] } as never },
-          { name: 'own', activeDeadlineSeconds: 200, container: { image: 'alpine:3', command: ['sh', '-c', 'echo $FROM'], env: [{ name: 'FROM', value: 'own' }] } },
+          {
+            name: 'own',
+            activeDeadlineSeconds: 200,
+            container: { image: 'alpine:3', command: ['sh', '-c', 'echo $FROM'], env: [{ name: 'FROM', value: 'own' }] },
+          },
         ],
       }),
     );
     const done = await waitForCompletion(client, ns, 'defaults');
     expect(done.status?.phase).toBe('Succeeded');
-    const results = Object.fromEntries(Object.values(done.status!.nodes!).filter((n) => n.type === 'Pod').map((n) => [n.displayName, n.outputs?.result]));
+    const results = Object.fromEntries(
+      Object.values(done.status!.nodes!)
+        .filter((n) => n.type === 'Pod')
+        .map((n) => [n.displayName, n.outputs?.result]),
+    );
     expect(results).toEqual({ a: 'defaults', b: 'own' });
     const pods = await podsOf('defaults');
     expect(pods.map((p) => p.spec!.activeDeadlineSeconds).sort()).toEqual([200, 300]);
@@ -124,7 +140,7 @@ describe('workflow-level fields', () => {
   });
 });
 
-describe('examples/workflow-fields (the peer\'s examples for these fields, API group adapted)', () => {
+describe("examples/workflow-fields (the peer's examples for these fields, API group adapted)", () => {
   const dir = join(import.meta.dirname, '..', 'examples', 'workflow-fields');
   const submit = async (file: string): Promise<string> => {
     const [doc] = readYamlDocuments(readFileSync(join(dir, file), 'utf8'), file) as Workflow[];
@@ -140,16 +156,29 @@ describe('examples/workflow-fields (the peer\'s examples for these fields, API g
     );
 
   it('covers every file', () => {
-    expect(readdirSync(dir).sort()).toEqual(['pod-gc.yaml', 'template-defaults.yaml', 'ttl.yaml', 'volumes-pvc.yaml', 'workflow-metadata.yaml']);
+    expect(readdirSync(dir).sort()).toEqual([
+      'pod-gc.yaml',
+      'template-defaults.yaml',
+      'ttl.yaml',
+      'volumes-pvc.yaml',
+      'workflow-metadata.yaml',
+    ]);
   });
 
   it('runs each, with the effect it shows', async () => {
     const names = Object.fromEntries(
-      await Promise.all(['pod-gc.yaml', 'template-defaults.yaml', 'ttl.yaml', 'volumes-pvc.yaml', 'workflow-metadata.yaml'].map(async (f) => [f, await submit(f)] as const)),
+      await Promise.all(
+        ['pod-gc.yaml', 'template-defaults.yaml', 'ttl.yaml', 'volumes-pvc.yaml', 'workflow-metadata.yaml'].map(
+          async (f) => [f, await submit(f)] as const,
+        ),
+      ),
     );
     const gc = await waitForCompletion(client, ns, names['pod-gc.yaml']!);
     expect(gc.status?.phase).toBe('Succeeded');
-    await eventually(async () => ((await podsOf(gc.metadata.name!)).filter((p) => !p.metadata?.deletionTimestamp).length === 0 ? true : undefined), 'pod-gc pods collected');
+    await eventually(
+      async () => ((await podsOf(gc.metadata.name!)).filter((p) => !p.metadata?.deletionTimestamp).length === 0 ? true : undefined),
+      'pod-gc pods collected',
+    );
 
     const td = await waitForCompletion(client, ns, names['template-defaults.yaml']!);
     expect(td.status?.phase).toBe('Succeeded');
@@ -162,7 +191,10 @@ describe('examples/workflow-fields (the peer\'s examples for these fields, API g
     const vol = await waitForCompletion(client, ns, names['volumes-pvc.yaml']!);
     expect(vol.status?.phase).toBe('Succeeded');
     expect(Object.values(vol.status!.nodes!).find((n) => n.displayName === 'read')?.outputs?.result).toBe('hello from the claim');
-    await eventually(async () => ((await exists(PERSISTENT_VOLUME_CLAIMS, `${vol.metadata.name}-workdir`)) ? undefined : true), 'the claim deleted');
+    await eventually(
+      async () => ((await exists(PERSISTENT_VOLUME_CLAIMS, `${vol.metadata.name}-workdir`)) ? undefined : true),
+      'the claim deleted',
+    );
 
     const md = await waitForCompletion(client, ns, names['workflow-metadata.yaml']!);
     expect(md.status?.phase).toBe('Succeeded');

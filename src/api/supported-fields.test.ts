@@ -171,13 +171,7 @@ describe('supported fields (one list for the CRD schema and the engine)', () => 
     const refused = (r: RecordName, f: string) => fieldRule(r, f)?.status === 'refused';
     for (const f of ['synchronization', 'memoize', 'metrics', 'daemon', 'archiveLocation'])
       expect(refused('Template', f), `Template.${f}`).toBe(true);
-    for (const f of [
-      'synchronization',
-      'metrics',
-      'archiveLogs',
-      'artifactRepositoryRef',
-      'artifactGC',
-    ]) {
+    for (const f of ['synchronization', 'metrics', 'archiveLogs', 'artifactRepositoryRef', 'artifactGC']) {
       expect(refused('WorkflowSpec', f), `WorkflowSpec.${f}`).toBe(true);
     }
     for (const r of ['Inputs', 'Outputs', 'WorkflowArguments', 'CallArguments'] as const)

@@ -161,7 +161,11 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
   PodGC: { strategy: ok(), labelSelector: ok('matchLabels and matchExpressions, as Kubernetes'), deleteDelayDuration: ok() },
   TTLStrategy: { secondsAfterCompletion: ok(), secondsAfterSuccess: ok(), secondsAfterFailure: ok() },
   VolumeClaimGC: { strategy: ok() },
-  WorkflowMetadata: { labels: ok(), annotations: ok(), labelsFrom: ok('label name → { expression }, evaluated over the workflow variables') },
+  WorkflowMetadata: {
+    labels: ok(),
+    annotations: ok(),
+    labelsFrom: ok('label name → { expression }, evaluated over the workflow variables'),
+  },
   PodDisruptionBudget: {
     minAvailable: ok(KUBE),
     maxUnavailable: ok(KUBE),

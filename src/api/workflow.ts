@@ -2,7 +2,16 @@
  * Workflow, WorkflowTemplate and ClusterWorkflowTemplate resources and the small records they
  * reference (spec document 001; fields the spec does not show follow the peer system's shapes).
  */
-import type { Affinity, HostAlias, LabelSelector, LocalObjectReference, ObjectMeta, PodSecurityContext, StringMap, Toleration } from './container.js';
+import type {
+  Affinity,
+  HostAlias,
+  LabelSelector,
+  LocalObjectReference,
+  ObjectMeta,
+  PodSecurityContext,
+  StringMap,
+  Toleration,
+} from './container.js';
 import type { PersistentVolumeClaimTemplate, Volume } from './volume.js';
 import type { Arguments } from './parameter.js';
 import type { ExecutorConfig, Metadata, Metrics, RetryStrategy, Synchronization, Template } from './template.js';

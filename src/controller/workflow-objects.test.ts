@@ -30,7 +30,11 @@ describe('workflow-objects', () => {
     const actions: EngineAction[] = [claim, { kind: 'createPDB', spec: { minAvailable: 1 } }];
     await createWorkflowObjects(client, wf, actions);
     await createWorkflowObjects(client, wf, actions);
-    const pvc = await fake.get<{ metadata: { ownerReferences: Array<{ name: string }>; labels: Record<string, string> } }>(PERSISTENT_VOLUME_CLAIMS, 'ns', 'wf-work');
+    const pvc = await fake.get<{ metadata: { ownerReferences: Array<{ name: string }>; labels: Record<string, string> } }>(
+      PERSISTENT_VOLUME_CLAIMS,
+      'ns',
+      'wf-work',
+    );
     expect(pvc.metadata.ownerReferences[0]!.name).toBe('wf');
     const pdb = await fake.get<{ spec: Record<string, unknown> }>(POD_DISRUPTION_BUDGETS, 'ns', 'wf');
     expect(pdb.spec).toEqual({
@@ -48,10 +52,17 @@ describe('workflow-objects', () => {
   it('deletes claims, budget and the workflow; NotFound is fine', async () => {
     const { fake, client, wf } = await setup();
     await createWorkflowObjects(client, wf, [claim]);
-    const del: EngineAction[] = [{ kind: 'deletePVC', claimTemplate: 'work', reason: 'r' }, { kind: 'deletePDB' }, { kind: 'deleteWorkflow', reason: 'ttl' }];
+    const del: EngineAction[] = [
+      { kind: 'deletePVC', claimTemplate: 'work', reason: 'r' },
+      { kind: 'deletePDB' },
+      { kind: 'deleteWorkflow', reason: 'ttl' },
+    ];
     await deleteWorkflowObjects(client, wf, del, log);
     await deleteWorkflowObjects(client, wf, del, log);
-    for (const [type, name] of [[PERSISTENT_VOLUME_CLAIMS, 'wf-work'], [WORKFLOWS, 'wf']] as const)
+    for (const [type, name] of [
+      [PERSISTENT_VOLUME_CLAIMS, 'wf-work'],
+      [WORKFLOWS, 'wf'],
+    ] as const)
       await expect(fake.get(type, 'ns', name)).rejects.toSatisfy(isNotFound);
   });
 

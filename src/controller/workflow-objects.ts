@@ -26,7 +26,16 @@ type Obj<T> = T & KubeObject;
 type Of<K extends EngineAction['kind']> = Extract<EngineAction, { kind: K }>;
 
 function ownerRefs(wf: Obj<Workflow>) {
-  return [{ apiVersion: API_VERSION, kind: 'Workflow', name: wf.metadata.name!, uid: wf.metadata.uid!, controller: true, blockOwnerDeletion: true }];
+  return [
+    {
+      apiVersion: API_VERSION,
+      kind: 'Workflow',
+      name: wf.metadata.name!,
+      uid: wf.metadata.uid!,
+      controller: true,
+      blockOwnerDeletion: true,
+    },
+  ];
 }
 
 async function tolerate(p: Promise<unknown>, ok: (err: unknown) => boolean): Promise<void> {
@@ -73,7 +82,12 @@ export async function createWorkflowObjects(client: KubeClient, wf: Obj<Workflow
 }
 
 /** Deletions of claims, budget and the workflow itself (after everything else). */
-export async function deleteWorkflowObjects(client: KubeClient, wf: Obj<Workflow>, actions: readonly EngineAction[], log: Logger): Promise<void> {
+export async function deleteWorkflowObjects(
+  client: KubeClient,
+  wf: Obj<Workflow>,
+  actions: readonly EngineAction[],
+  log: Logger,
+): Promise<void> {
   const ns = wf.metadata.namespace!;
   const name = wf.metadata.name!;
   const key = `${ns}/${name}`;
@@ -90,7 +104,10 @@ export async function deleteWorkflowObjects(client: KubeClient, wf: Obj<Workflow
   const del = actions.find((a): a is Of<'deleteWorkflow'> => a.kind === 'deleteWorkflow');
   if (del) {
     // 409: the uid precondition failed — a newer workflow of that name, which is not ours to delete.
-    await tolerate(client.delete(WORKFLOWS, ns, name, { uid: wf.metadata.uid }), (e) => gone(e) || (e instanceof ApiError && e.code === 409));
+    await tolerate(
+      client.delete(WORKFLOWS, ns, name, { uid: wf.metadata.uid }),
+      (e) => gone(e) || (e instanceof ApiError && e.code === 409),
+    );
     log.info('deleted the finished workflow', { workflow: key, reason: del.reason });
   }
 }

@@ -44,7 +44,13 @@ describe('templateDefaults', () => {
       {
         entrypoint: 'main',
         templateDefaults: { container: { image: 'busybox', env: [{ name: 'D', value: 'd' }] } as never, activeDeadlineSeconds: 7 },
-        templates: [{ name: 'main', steps: [[{ name: 'own', template: 'plain' }], [{ name: 'ref', templateRef: { name: 'lib', template: 'lib-t' } }]] }, { name: 'plain', container: { command: ['true'] } as never }],
+        templates: [
+          {
+            name: 'main',
+            steps: [[{ name: 'own', template: 'plain' }], [{ name: 'ref', templateRef: { name: 'lib', template: 'lib-t' } }]],
+          },
+          { name: 'plain', container: { command: ['true'] } as never },
+        ],
       },
       { templates: { 'WorkflowTemplate/lib': { templates: [{ name: 'lib-t', container: { image: 'alpine', command: ['true'] } }] } } },
     );
@@ -60,10 +66,18 @@ describe('templateDefaults', () => {
   });
 
   it('validates the templates with the defaults merged: an image given only by the defaults is enough', () => {
-    const spec = { entrypoint: 'plain', templateDefaults: { container: { image: 'busybox' } as never }, templates: [{ name: 'plain', container: { command: ['true'] } as never }] };
+    const spec = {
+      entrypoint: 'plain',
+      templateDefaults: { container: { image: 'busybox' } as never },
+      templates: [{ name: 'plain', container: { command: ['true'] } as never }],
+    };
     const wf = { metadata: { name: 'wf' }, spec };
     expect(validateWorkflow(wf, {}).map((e) => e.message)).toEqual([]);
-    expect(validateWorkflow({ ...wf, spec: { ...spec, templateDefaults: undefined } }, {}).map((e) => e.message).join()).toMatch(/image/);
+    expect(
+      validateWorkflow({ ...wf, spec: { ...spec, templateDefaults: undefined } }, {})
+        .map((e) => e.message)
+        .join(),
+    ).toMatch(/image/);
   });
 });
 
@@ -73,7 +87,15 @@ describe('workflow-level retryStrategy', () => {
       entrypoint: 'main',
       retryStrategy: { limit: 1 },
       templates: [
-        { name: 'main', steps: [[{ name: 'a', template: 'plain' }, { name: 'b', template: 'own' }]] },
+        {
+          name: 'main',
+          steps: [
+            [
+              { name: 'a', template: 'plain' },
+              { name: 'b', template: 'own' },
+            ],
+          ],
+        },
         { name: 'plain', container: { image: 'alpine', command: ['false'] } },
         { name: 'own', retryStrategy: { limit: 0 }, container: { image: 'alpine', command: ['false'] } },
       ],

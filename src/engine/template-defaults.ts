@@ -35,7 +35,11 @@ export function templateDecorator(spec: Pick<WorkflowSpec, 'templateDefaults' | 
 }
 
 /** `template` with `defaults` merged under it and `retry` as its retryStrategy when it has none. */
-export function withWorkflowDefaults(template: Template, defaults: Partial<Template> | undefined, retry: RetryStrategy | undefined): Template {
+export function withWorkflowDefaults(
+  template: Template,
+  defaults: Partial<Template> | undefined,
+  retry: RetryStrategy | undefined,
+): Template {
   let out: Template = template;
   if (defaults) {
     const kinds = new Set<string>(TEMPLATE_KINDS);

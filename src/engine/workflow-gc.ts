@@ -16,7 +16,14 @@
  * `spec.ttlStrategy`: the finished workflow is deleted `secondsAfterSuccess` after it succeeded,
  * `secondsAfterFailure` after it failed (Failed or Error), otherwise `secondsAfterCompletion`.
  */
-import { FINAL_WORKFLOW_PHASES, parseGoDuration, type LabelSelector, type PodGC, type TTLStrategy, type WorkflowStatus } from '../api/index.js';
+import {
+  FINAL_WORKFLOW_PHASES,
+  parseGoDuration,
+  type LabelSelector,
+  type PodGC,
+  type TTLStrategy,
+  type WorkflowStatus,
+} from '../api/index.js';
 import type { EngineAction, PodObservation } from './contract.js';
 import { isFinal } from './engine-run.js';
 
@@ -38,12 +45,16 @@ export function checkGCFields(spec: { podGC?: PodGC; ttlStrategy?: TTLStrategy }
     const sel = gc.labelSelector;
     for (const [i, r] of (sel?.matchExpressions ?? []).entries()) {
       if (!['In', 'NotIn', 'Exists', 'DoesNotExist'].includes(r.operator))
-        add(`spec.podGC.labelSelector.matchExpressions[${i}].operator`, `must be In, NotIn, Exists or DoesNotExist, got ${JSON.stringify(r.operator)}`);
+        add(
+          `spec.podGC.labelSelector.matchExpressions[${i}].operator`,
+          `must be In, NotIn, Exists or DoesNotExist, got ${JSON.stringify(r.operator)}`,
+        );
     }
   }
   for (const k of ['secondsAfterCompletion', 'secondsAfterSuccess', 'secondsAfterFailure'] as const) {
     const v = spec.ttlStrategy?.[k];
-    if (v !== undefined && v !== null && (!Number.isInteger(v) || v < 0)) add(`spec.ttlStrategy.${k}`, `must be a whole number of seconds, at least 0, got ${JSON.stringify(v)}`);
+    if (v !== undefined && v !== null && (!Number.isInteger(v) || v < 0))
+      add(`spec.ttlStrategy.${k}`, `must be a whole number of seconds, at least 0, got ${JSON.stringify(v)}`);
   }
 }
 
@@ -54,11 +65,15 @@ export function selectorMatches(selector: LabelSelector | undefined, labels: Rea
     const has = Object.hasOwn(labels, r.key);
     const values = r.values ?? [];
     const ok =
-      r.operator === 'In' ? has && values.includes(labels[r.key]!)
-      : r.operator === 'NotIn' ? !has || !values.includes(labels[r.key]!)
-      : r.operator === 'Exists' ? has
-      : r.operator === 'DoesNotExist' ? !has
-      : false;
+      r.operator === 'In'
+        ? has && values.includes(labels[r.key]!)
+        : r.operator === 'NotIn'
+          ? !has || !values.includes(labels[r.key]!)
+          : r.operator === 'Exists'
+            ? has
+            : r.operator === 'DoesNotExist'
+              ? !has
+              : false;
     if (!ok) return false;
   }
   return true;
@@ -93,7 +108,8 @@ export function podGCActions(input: GCInput): EngineAction[] {
     if (!selectorMatches(gc.labelSelector, pod.labels ?? {})) continue;
     const since = perPod ? (pod.finishedAt ?? node.finishedAt ?? status.finishedAt) : status.finishedAt;
     const due = (since ? Date.parse(since) : input.nowMs) + delayMs;
-    if (due <= input.nowMs) actions.push({ kind: 'gcPod', podName: pod.podName, nodeId: pod.nodeId, reason: `spec.podGC.strategy ${strategy}` });
+    if (due <= input.nowMs)
+      actions.push({ kind: 'gcPod', podName: pod.podName, nodeId: pod.nodeId, reason: `spec.podGC.strategy ${strategy}` });
     else later = Math.min(later ?? due, due);
   }
   if (later !== undefined) actions.push({ kind: 'requeueAt', at: new Date(later).toISOString() });

@@ -33,7 +33,9 @@ export function workflowMetadataAction(workflow: Workflow, spec: WorkflowSpec, v
       return { error: (err as Error).message };
     }
     if (value.length > 63 || !LABEL_VALUE.test(value))
-      return { error: `${field} gave ${JSON.stringify(value)}, which is not a valid label value (at most 63 letters, digits, '-', '_', '.')` };
+      return {
+        error: `${field} gave ${JSON.stringify(value)}, which is not a valid label value (at most 63 letters, digits, '-', '_', '.')`,
+      };
     labels[name] = value;
   }
   const have = workflow.metadata ?? {};
@@ -51,8 +53,11 @@ export function checkWorkflowMetadata(spec: WorkflowSpec, add: (field: string, d
   if (!md) return;
   for (const [k, v] of Object.entries(md.labels ?? {})) {
     if (!LABEL_KEY.test(k)) add(`spec.workflowMetadata.labels.${k}`, 'is not a valid label name');
-    else if (typeof v !== 'string' || v.length > 63 || !LABEL_VALUE.test(v)) add(`spec.workflowMetadata.labels.${k}`, `has ${JSON.stringify(v)}, which is not a valid label value`);
+    else if (typeof v !== 'string' || v.length > 63 || !LABEL_VALUE.test(v))
+      add(`spec.workflowMetadata.labels.${k}`, `has ${JSON.stringify(v)}, which is not a valid label value`);
   }
-  for (const k of Object.keys(md.annotations ?? {})) if (!LABEL_KEY.test(k)) add(`spec.workflowMetadata.annotations.${k}`, 'is not a valid annotation name');
-  for (const k of Object.keys(md.labelsFrom ?? {})) if (!LABEL_KEY.test(k)) add(`spec.workflowMetadata.labelsFrom.${k}`, 'is not a valid label name');
+  for (const k of Object.keys(md.annotations ?? {}))
+    if (!LABEL_KEY.test(k)) add(`spec.workflowMetadata.annotations.${k}`, 'is not a valid annotation name');
+  for (const k of Object.keys(md.labelsFrom ?? {}))
+    if (!LABEL_KEY.test(k)) add(`spec.workflowMetadata.labelsFrom.${k}`, 'is not a valid label name');
 }

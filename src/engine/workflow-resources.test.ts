@@ -5,7 +5,9 @@ import { validateWorkflow } from './validate.js';
 
 const spec = (extra: Partial<WorkflowSpec>): WorkflowSpec => ({
   entrypoint: 'c',
-  volumeClaimTemplates: [{ metadata: { name: 'work' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Mi' } } } }],
+  volumeClaimTemplates: [
+    { metadata: { name: 'work' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Mi' } } } },
+  ],
   templates: [{ name: 'c', container: { image: 'alpine', command: ['true'], volumeMounts: [{ name: 'work', mountPath: '/work' }] } }],
   ...extra,
 });
@@ -51,7 +53,9 @@ describe('volumeClaimTemplates and podDisruptionBudget', () => {
       volumeClaimGC: { strategy: 'Never' },
       podDisruptionBudget: { minAvailable: 1, selector: {} } as never,
     });
-    const msgs = validateWorkflow({ metadata: { name: 'wf' }, spec: bad }, {}).map((e) => e.message).join('\n');
+    const msgs = validateWorkflow({ metadata: { name: 'wf' }, spec: bad }, {})
+      .map((e) => e.message)
+      .join('\n');
     expect(msgs).toMatch(/spec\.volumeClaimTemplates\[0\]\.metadata\.name is required/);
     expect(msgs).toMatch(/spec\.volumeClaimGC\.strategy must be one of OnWorkflowSuccess, OnWorkflowCompletion/);
     expect(msgs).toMatch(/spec\.podDisruptionBudget\.selector is set by plugflow/);
