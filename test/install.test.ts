@@ -105,10 +105,14 @@ describe('manifests/install.yaml', () => {
       '/configmaps': ['get', 'list', 'watch'],
       '/events': ['create'],
       '/namespaces': ['get', 'list', 'watch'],
+      // volumeClaimTemplates and podDisruptionBudget: made before the pods, removed per their GC.
+      '/persistentvolumeclaims': ['create', 'delete'],
+      'policy/poddisruptionbudgets': ['create', 'delete'],
       '/pods': ['create', 'delete', 'get', 'list', 'watch'],
       '/serviceaccounts': ['get'],
       'plugflow.io/clusterworkflowtemplates': ['get', 'list', 'watch'],
-      'plugflow.io/workflows': ['get', 'list', 'patch', 'watch'],
+      // delete: ttlStrategy removes finished workflows.
+      'plugflow.io/workflows': ['delete', 'get', 'list', 'patch', 'watch'],
       'plugflow.io/workflows/finalizers': ['update'],
       'plugflow.io/workflows/status': ['patch', 'update'],
       'plugflow.io/workflowtasksets': ['create', 'get', 'list', 'patch', 'watch'],
@@ -120,7 +124,8 @@ describe('manifests/install.yaml', () => {
     expect(await can(sa, 'create', 'leases', workNs, 'coordination.k8s.io')).toBe(false);
     expect(await can(sa, 'get', 'secrets', workNs)).toBe(false);
     expect(await can(sa, 'create', 'pods', workNs, '', 'exec')).toBe(false);
-    expect(await can(sa, 'delete', 'workflows', workNs, 'plugflow.io')).toBe(false);
+    expect(await can(sa, 'delete', 'workflows', workNs, 'plugflow.io')).toBe(true);
+    expect(await can(sa, 'delete', 'workflowtemplates', workNs, 'plugflow.io')).toBe(false);
   });
 
   it('server: the binding cache and binding events only; workflow writing is a separate role the install does not bind', async () => {
@@ -134,8 +139,11 @@ describe('manifests/install.yaml', () => {
     expect(await can(sa, 'get', 'workflowtemplates', workNs, 'plugflow.io')).toBe(false);
     const role = await adminKubeConfig().makeApiClient(RbacAuthorizationV1Api).readClusterRole({ name: 'plugflow-server-mode' });
     expect(role.rules?.map((r) => [r.resources, r.verbs])).toEqual([
-      [['workflows'], ['create', 'get', 'list', 'delete']],
-      [['workflowtemplates', 'clusterworkflowtemplates'], ['get']],
+      [['workflows'], ['create', 'get', 'list', 'delete', 'patch']],
+      [['workflows/status'], ['update']],
+      [['pods'], ['get', 'delete']],
+      [['workflowtemplates'], ['get', 'list', 'create', 'update', 'delete']],
+      [['clusterworkflowtemplates'], ['get']],
     ]);
     expect(await can(sa, 'delete', 'pods', workNs)).toBe(false);
     expect(await can(sa, 'get', 'secrets', workNs)).toBe(false);
@@ -151,8 +159,10 @@ describe('manifests/install.yaml', () => {
       '/events': ['create', 'patch'],
       'plugflow.io/clusterworkflowtemplates': ['get'],
       'plugflow.io/workfloweventbindings': ['list', 'watch'],
-      'plugflow.io/workflows': ['create', 'delete', 'get', 'list'],
-      'plugflow.io/workflowtemplates': ['get'],
+      'plugflow.io/workflows': ['create', 'delete', 'get', 'list', 'patch'],
+      'plugflow.io/workflows/status': ['update'],
+      'plugflow.io/workflowtemplates': ['create', 'delete', 'get', 'list', 'update'],
+      '/pods': ['delete', 'get'],
     });
     const sa = 'system:serviceaccount:plugflow:plugflow-server';
     expect(await can(sa, 'create', 'workflows', workNs, 'plugflow.io')).toBe(true);
