@@ -7,24 +7,17 @@
  * next, and are deleted per spec.volumeClaimGC; spec.podDisruptionBudget exists while the
  * workflow runs and is deleted when it ends.
  */
-import { CoreV1Api } from '@kubernetes/client-node';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LABEL_WORKFLOW, type Workflow } from '../src/api/index.js';
 import { startController, type RunningController } from '../src/controller/controller.js';
-import { KubeClient } from '../src/kube/client.js';
+import type { KubeClient } from '../src/kube/client.js';
 import { isNotFound } from '../src/kube/errors.js';
 import { PERSISTENT_VOLUME_CLAIMS, POD_DISRUPTION_BUDGETS, PODS, WORKFLOWS } from '../src/kube/resource.js';
-import { createLogger } from '../src/log/logger.js';
-import { PodRunner } from '../src/runner/runner.js';
-import { captureLogger, eventually, waitForCompletion, workflow } from './controller-harness.js';
-import { adminKubeConfig, createTestNamespace, deleteTestNamespace } from './support/cluster.js';
+import { captureLogger, eventually, startRunnerBed, waitForCompletion, workflow, type RunnerBed } from './controller-harness.js';
+import { adminKubeConfig } from './support/cluster.js';
 
 let ns: string;
 let client: KubeClient;
-let runner: PodRunner;
 let controller: RunningController;
 const { log } = captureLogger();
 
@@ -49,31 +42,17 @@ const sh = (name: string, script: string, extra: Record<string, unknown> = {}) =
 });
 const start = () => startController({ kubeConfig: adminKubeConfig(), namespace: ns, metricsPort: 0, workers: 2, log });
 
+let bed: RunnerBed;
+
 beforeAll(async () => {
-  ns = await createTestNamespace('gc');
-  client = await KubeClient.fromKubeConfig(adminKubeConfig());
-  const core = adminKubeConfig().makeApiClient(CoreV1Api);
-  await eventually(() => core.readNamespacedServiceAccount({ name: 'default', namespace: ns }), 'the default service account');
-  runner = new PodRunner({
-    kubeConfig: adminKubeConfig(),
-    dir: mkdtempSync(join(tmpdir(), 'plugflow-gc-runner-')),
-    nodeName: `runner-${ns}`,
-    namespace: ns,
-    log: createLogger('runner', 'warn'),
-  });
-  await runner.start();
+  bed = await startRunnerBed('gc');
+  ({ ns, client } = bed);
   controller = await start();
 }, 180_000);
 
 afterAll(async () => {
   await controller?.stop();
-  await runner?.stop(1);
-  await adminKubeConfig()
-    .makeApiClient(CoreV1Api)
-    .deleteNode({ name: `runner-${ns}` })
-    .catch(() => {});
-  await client?.close();
-  await deleteTestNamespace(ns);
+  await bed?.stop();
 });
 
 describe('spec.podGC', () => {

@@ -3,12 +3,18 @@
  * a log capture, polling, and small workflow builders. No fakes: everything talks to the real
  * API server of the run.
  */
+import { CoreV1Api } from '@kubernetes/client-node';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import winston from 'winston';
 import type { Workflow, WorkflowPhase } from '../src/api/index.js';
-import type { KubeClient } from '../src/kube/client.js';
+import { KubeClient as KubeClientImpl, type KubeClient } from '../src/kube/client.js';
 import { WORKFLOWS } from '../src/kube/resource.js';
-import type { Logger } from '../src/log/logger.js';
+import { createLogger, type Logger } from '../src/log/logger.js';
+import { PodRunner } from '../src/runner/runner.js';
+import { adminKubeConfig, createTestNamespace, deleteTestNamespace } from './support/cluster.js';
 
 export interface LogLine {
   level: string;
@@ -86,4 +92,39 @@ export async function waitForCompletion(client: KubeClient, namespace: string, n
     timeoutMs,
     200,
   );
+}
+
+/** A fresh namespace with the local pod runner as its kubelet, for a suite that starts its own controller. */
+export interface RunnerBed {
+  ns: string;
+  client: KubeClient;
+  runner: PodRunner;
+  /** Stops the runner, removes its Node and the namespace; run after the controller stopped. */
+  stop(): Promise<void>;
+}
+
+export async function startRunnerBed(prefix: string): Promise<RunnerBed> {
+  const ns = await createTestNamespace(prefix);
+  const client = await KubeClientImpl.fromKubeConfig(adminKubeConfig());
+  const core = adminKubeConfig().makeApiClient(CoreV1Api);
+  await eventually(() => core.readNamespacedServiceAccount({ name: 'default', namespace: ns }), 'the default service account');
+  const runner = new PodRunner({
+    kubeConfig: adminKubeConfig(),
+    dir: mkdtempSync(join(tmpdir(), `plugflow-${prefix}-runner-`)),
+    nodeName: `runner-${ns}`,
+    namespace: ns,
+    log: createLogger('runner', 'warn'),
+  });
+  await runner.start();
+  return {
+    ns,
+    client,
+    runner,
+    stop: async () => {
+      await runner.stop(1);
+      await core.deleteNode({ name: `runner-${ns}` }).catch(() => {});
+      await client.close();
+      await deleteTestNamespace(ns);
+    },
+  };
 }

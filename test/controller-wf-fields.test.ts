@@ -4,55 +4,37 @@
  * retries a template that has none, spec.dnsConfig is on the step pods, and spec.workflowMetadata
  * labels (literal and labelsFrom expressions) and annotations are on the workflow.
  */
-import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import type { V1Pod } from '@kubernetes/client-node';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LABEL_WORKFLOW, type Workflow } from '../src/api/index.js';
 import { startController, type RunningController } from '../src/controller/controller.js';
-import { KubeClient } from '../src/kube/client.js';
+import type { KubeClient } from '../src/kube/client.js';
 import { isNotFound } from '../src/kube/errors.js';
 import { PERSISTENT_VOLUME_CLAIMS, PODS, WORKFLOWS } from '../src/kube/resource.js';
 import { readYamlDocuments } from '../src/yaml/kube-yaml.js';
-import { createLogger } from '../src/log/logger.js';
-import { PodRunner } from '../src/runner/runner.js';
-import { captureLogger, eventually, waitForCompletion, workflow } from './controller-harness.js';
-import { adminKubeConfig, createTestNamespace, deleteTestNamespace } from './support/cluster.js';
+import { captureLogger, eventually, startRunnerBed, waitForCompletion, workflow, type RunnerBed } from './controller-harness.js';
+import { adminKubeConfig } from './support/cluster.js';
 
 let ns: string;
 let client: KubeClient;
-let runner: PodRunner;
 let controller: RunningController;
 const { log } = captureLogger();
 
 const podsOf = async (wf: string) => (await client.list<V1Pod>(PODS, { namespace: ns, labelSelector: `${LABEL_WORKFLOW}=${wf}` })).items;
 
+let bed: RunnerBed;
+
 beforeAll(async () => {
-  ns = await createTestNamespace('wff');
-  client = await KubeClient.fromKubeConfig(adminKubeConfig());
-  const core = adminKubeConfig().makeApiClient(CoreV1Api);
-  await eventually(() => core.readNamespacedServiceAccount({ name: 'default', namespace: ns }), 'the default service account');
-  runner = new PodRunner({
-    kubeConfig: adminKubeConfig(),
-    dir: mkdtempSync(join(tmpdir(), 'plugflow-wff-runner-')),
-    nodeName: `runner-${ns}`,
-    namespace: ns,
-    log: createLogger('runner', 'warn'),
-  });
-  await runner.start();
+  bed = await startRunnerBed('wff');
+  ({ ns, client } = bed);
   controller = await startController({ kubeConfig: adminKubeConfig(), namespace: ns, metricsPort: 0, workers: 2, log });
 }, 180_000);
 
 afterAll(async () => {
   await controller?.stop();
-  await runner?.stop(1);
-  await adminKubeConfig()
-    .makeApiClient(CoreV1Api)
-    .deleteNode({ name: `runner-${ns}` })
-    .catch(() => {});
-  await client?.close();
-  await deleteTestNamespace(ns);
+  await bed?.stop();
 });
 
 describe('workflow-level fields', () => {
