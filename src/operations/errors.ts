@@ -13,3 +13,6 @@ export class OperationRefused extends Error {
     this.name = 'OperationRefused';
   }
 }
+
+/** How often an operation reads again and retries after a 409 (the controller wrote meanwhile). */
+export const MAX_CONFLICT_RETRIES = 8;

@@ -8,7 +8,7 @@ import { ResumeError, resumeWorkflow } from '../engine/resume.js';
 import type { KubeClient } from '../kube/client.js';
 import { isConflict } from '../kube/errors.js';
 import { WORKFLOWS } from '../kube/resource.js';
-import { OperationRefused } from './errors.js';
+import { MAX_CONFLICT_RETRIES, OperationRefused } from './errors.js';
 
 export interface ResumeRequest {
   /** Only the suspend node with this name or display name. */
@@ -46,7 +46,7 @@ export async function resumeRunningWorkflow(kube: KubeClient, namespace: string,
       if (wf.spec?.suspend) stored = await kube.mergePatch<Workflow>(WORKFLOWS, namespace, name, { spec: { suspend: null } });
       return { workflow: stored, nodes: next.resumed };
     } catch (err) {
-      if (isConflict(err) && attempt < 5) continue;
+      if (isConflict(err) && attempt < MAX_CONFLICT_RETRIES) continue;
       throw err;
     }
   }

@@ -13,7 +13,7 @@ import { RetryError, retryWorkflow, type RetryOptions } from '../engine/retry-wo
 import type { KubeClient } from '../kube/client.js';
 import { isConflict, isNotFound } from '../kube/errors.js';
 import { PODS, WORKFLOWS } from '../kube/resource.js';
-import { OperationRefused } from './errors.js';
+import { MAX_CONFLICT_RETRIES, OperationRefused } from './errors.js';
 
 export interface Retried {
   workflow: Workflow;
@@ -33,11 +33,22 @@ export async function retryFailedWorkflow(kube: KubeClient, namespace: string, n
       throw new OperationRefused(err.message.includes('can be retried') ? 'precondition' : 'invalid', err.message);
     throw err;
   }
-  if (wf.spec.shutdown || wf.spec.suspend) {
-    await kube.mergePatch(WORKFLOWS, namespace, name, {
-      metadata: { resourceVersion: wf.metadata.resourceVersion },
-      spec: { shutdown: null, suspend: null },
-    });
+  // spec.shutdown / spec.suspend cleared against a fresh read (the controller may still be
+  // writing the finished workflow's labels), retried on 409.
+  for (let attempt = 0; ; attempt++) {
+    const current = attempt === 0 ? wf : await kube.get<Workflow>(WORKFLOWS, namespace, name);
+    if (current.metadata.uid !== wf.metadata.uid)
+      throw new OperationRefused('precondition', `Workflow ${namespace}/${name} was replaced while it was being retried`);
+    if (!current.spec.shutdown && !current.spec.suspend) break;
+    try {
+      await kube.mergePatch(WORKFLOWS, namespace, name, {
+        metadata: { resourceVersion: current.metadata.resourceVersion },
+        spec: { shutdown: null, suspend: null },
+      });
+      break;
+    } catch (err) {
+      if (!isConflict(err) || attempt >= MAX_CONFLICT_RETRIES) throw err;
+    }
   }
   for (const pod of plan.podsToDelete) {
     await kube.delete(PODS, namespace, pod, { gracePeriodSeconds: 0 }).catch((err: unknown) => {
@@ -71,7 +82,7 @@ export async function retryFailedWorkflow(kube: KubeClient, namespace: string, n
       await kube.replace<Workflow>(WORKFLOWS, namespace, name, { ...current, status: plan.status }, 'status');
       break;
     } catch (err) {
-      if (!isConflict(err) || attempt >= 5) throw err;
+      if (!isConflict(err) || attempt >= MAX_CONFLICT_RETRIES) throw err;
     }
   }
   const workflow = await kube.mergePatch<Workflow>(WORKFLOWS, namespace, name, { metadata: { labels: { [LABEL_COMPLETED]: null } } });

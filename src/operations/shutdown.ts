@@ -6,8 +6,9 @@
  */
 import { FINAL_WORKFLOW_PHASES, type Workflow } from '../api/index.js';
 import type { KubeClient } from '../kube/client.js';
+import { isConflict } from '../kube/errors.js';
 import { WORKFLOWS } from '../kube/resource.js';
-import { OperationRefused } from './errors.js';
+import { MAX_CONFLICT_RETRIES, OperationRefused } from './errors.js';
 
 export type SpecOperation = 'stop' | 'terminate' | 'suspend';
 
@@ -19,14 +20,24 @@ const PATCH: Record<SpecOperation, Record<string, unknown>> = {
 
 /** Applies the operation to Workflow `namespace/name` and returns the workflow as stored. */
 export async function changeRunningWorkflow(kube: KubeClient, namespace: string, name: string, op: SpecOperation): Promise<Workflow> {
-  const wf = await kube.get<Workflow>(WORKFLOWS, namespace, name);
-  const phase = wf.status?.phase;
-  if (phase && FINAL_WORKFLOW_PHASES.includes(phase)) {
-    throw new OperationRefused('precondition', `Workflow ${namespace}/${name} has already finished (${phase}): there is nothing to ${op}`);
+  // Checked and patched against one resourceVersion: the controller writes a running workflow
+  // often, so a 409 (it changed between the read and the patch) is read again and retried.
+  for (let attempt = 0; ; attempt++) {
+    const wf = await kube.get<Workflow>(WORKFLOWS, namespace, name);
+    const phase = wf.status?.phase;
+    if (phase && FINAL_WORKFLOW_PHASES.includes(phase)) {
+      throw new OperationRefused(
+        'precondition',
+        `Workflow ${namespace}/${name} has already finished (${phase}): there is nothing to ${op}`,
+      );
+    }
+    try {
+      return await kube.mergePatch<Workflow>(WORKFLOWS, namespace, name, {
+        ...PATCH[op],
+        metadata: { resourceVersion: wf.metadata.resourceVersion },
+      });
+    } catch (err) {
+      if (!isConflict(err) || attempt >= MAX_CONFLICT_RETRIES) throw err;
+    }
   }
-  // The resourceVersion read above makes a concurrent change (or a deletion and re-creation) a 409.
-  return kube.mergePatch<Workflow>(WORKFLOWS, namespace, name, {
-    ...PATCH[op],
-    metadata: { resourceVersion: wf.metadata.resourceVersion },
-  });
 }
