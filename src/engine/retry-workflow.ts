@@ -18,7 +18,15 @@
  */
 import type { NodeStatus, WorkflowStatus } from '../api/index.js';
 
-export class RetryError extends Error {}
+/** `precondition`: the workflow is not one that can be retried; `invalid`: the options or its steps. */
+export class RetryError extends Error {
+  constructor(
+    readonly reason: 'precondition' | 'invalid',
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 export interface RetryOptions {
   restartSuccessful?: boolean;
@@ -39,7 +47,11 @@ const GROUPS = new Set(['Steps', 'StepGroup', 'DAG', 'TaskGroup', 'Retry']);
 function matcher(selector: string | undefined): (n: NodeStatus) => boolean {
   if (!selector) return () => true;
   const m = /^(displayName|name|templateName)=(.+)$/.exec(selector);
-  if (!m) throw new RetryError(`node field selector "${selector}": use displayName=<step>, name=<node name> or templateName=<template>`);
+  if (!m)
+    throw new RetryError(
+      'invalid',
+      `node field selector "${selector}": use displayName=<step>, name=<node name> or templateName=<template>`,
+    );
   const [, field, value] = m;
   return (n) => (field === 'displayName' ? n.displayName : field === 'name' ? n.name : n.templateName) === value;
 }
@@ -53,10 +65,13 @@ export function retryWorkflow(
 ): RetryResult {
   const phase = status?.phase;
   if (phase !== 'Failed' && phase !== 'Error') {
-    throw new RetryError(`Workflow ${name} is ${phase || 'not started'}: only a workflow that ended Failed or Error can be retried`);
+    throw new RetryError(
+      'precondition',
+      `Workflow ${name} is ${phase || 'not started'}: only a workflow that ended Failed or Error can be retried`,
+    );
   }
   if (options.selector && !options.restartSuccessful)
-    throw new RetryError('a node field selector needs --restart-successful (it picks Succeeded steps to run again)');
+    throw new RetryError('invalid', 'a node field selector needs --restart-successful (it picks Succeeded steps to run again)');
   const selected = matcher(options.selector);
   const next: WorkflowStatus = structuredClone(status!);
   const nodes = next.nodes ?? {};
@@ -73,11 +88,13 @@ export function retryWorkflow(
   const refused = [...removed].map((id) => nodes[id]!).filter((n) => n.type === 'Plugin' || n.type === 'HTTP');
   if (refused.length > 0) {
     throw new RetryError(
+      'invalid',
       `Workflow ${name}: retrying plugin and http steps is not supported yet (${refused.map((n) => n.displayName).join(', ')}); resubmit it instead`,
     );
   }
   if (removed.size === 0)
     throw new RetryError(
+      'invalid',
       `Workflow ${name}: nothing to retry (no failed step${options.selector ? ` and none matching ${options.selector}` : ''})`,
     );
 

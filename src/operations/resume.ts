@@ -6,9 +6,8 @@
 import type { Workflow } from '../api/index.js';
 import { ResumeError, resumeWorkflow } from '../engine/resume.js';
 import type { KubeClient } from '../kube/client.js';
-import { isConflict } from '../kube/errors.js';
 import { WORKFLOWS } from '../kube/resource.js';
-import { MAX_CONFLICT_RETRIES, OperationRefused } from './errors.js';
+import { OperationRefused, retryOnConflict } from './errors.js';
 
 export interface ResumeRequest {
   /** Only the suspend node with this name or display name. */
@@ -24,7 +23,7 @@ export interface Resumed {
 }
 
 export async function resumeRunningWorkflow(kube: KubeClient, namespace: string, name: string, req: ResumeRequest = {}): Promise<Resumed> {
-  for (let attempt = 0; ; attempt++) {
+  return retryOnConflict(async () => {
     const wf = await kube.get<Workflow>(WORKFLOWS, namespace, name);
     let next;
     try {
@@ -39,15 +38,11 @@ export async function resumeRunningWorkflow(kube: KubeClient, namespace: string,
         `Workflow ${namespace}/${name}: nothing is waiting to be resumed${req.node ? ` (no waiting suspend step named "${req.node}")` : ''}`,
       );
     }
-    try {
-      let stored = wf;
-      if (next.resumed.length > 0)
-        stored = await kube.replace<Workflow>(WORKFLOWS, namespace, name, { ...wf, status: next.status }, 'status');
-      if (wf.spec?.suspend) stored = await kube.mergePatch<Workflow>(WORKFLOWS, namespace, name, { spec: { suspend: null } });
-      return { workflow: stored, nodes: next.resumed };
-    } catch (err) {
-      if (isConflict(err) && attempt < MAX_CONFLICT_RETRIES) continue;
-      throw err;
-    }
-  }
+    // The status replace carries the resourceVersion read above.
+    let stored = wf;
+    if (next.resumed.length > 0)
+      stored = await kube.replace<Workflow>(WORKFLOWS, namespace, name, { ...wf, status: next.status }, 'status');
+    if (wf.spec?.suspend) stored = await kube.mergePatch<Workflow>(WORKFLOWS, namespace, name, { spec: { suspend: null } });
+    return { workflow: stored, nodes: next.resumed };
+  });
 }

@@ -11,9 +11,9 @@
 import { LABEL_COMPLETED, type Workflow } from '../api/index.js';
 import { RetryError, retryWorkflow, type RetryOptions } from '../engine/retry-workflow.js';
 import type { KubeClient } from '../kube/client.js';
-import { isConflict, isNotFound } from '../kube/errors.js';
+import { isNotFound } from '../kube/errors.js';
 import { PODS, WORKFLOWS } from '../kube/resource.js';
-import { MAX_CONFLICT_RETRIES, OperationRefused } from './errors.js';
+import { OperationRefused, retryOnConflict } from './errors.js';
 
 export interface Retried {
   workflow: Workflow;
@@ -29,27 +29,24 @@ export async function retryFailedWorkflow(kube: KubeClient, namespace: string, n
   try {
     plan = retryWorkflow(`${namespace}/${name}`, name, wf.status, options);
   } catch (err) {
-    if (err instanceof RetryError)
-      throw new OperationRefused(err.message.includes('can be retried') ? 'precondition' : 'invalid', err.message);
+    if (err instanceof RetryError) throw new OperationRefused(err.reason, err.message);
     throw err;
   }
   // spec.shutdown / spec.suspend cleared against a fresh read (the controller may still be
   // writing the finished workflow's labels), retried on 409.
-  for (let attempt = 0; ; attempt++) {
-    const current = attempt === 0 ? wf : await kube.get<Workflow>(WORKFLOWS, namespace, name);
+  const sameWorkflow = (current: Workflow) => {
     if (current.metadata.uid !== wf.metadata.uid)
       throw new OperationRefused('precondition', `Workflow ${namespace}/${name} was replaced while it was being retried`);
-    if (!current.spec.shutdown && !current.spec.suspend) break;
-    try {
-      await kube.mergePatch(WORKFLOWS, namespace, name, {
-        metadata: { resourceVersion: current.metadata.resourceVersion },
-        spec: { shutdown: null, suspend: null },
-      });
-      break;
-    } catch (err) {
-      if (!isConflict(err) || attempt >= MAX_CONFLICT_RETRIES) throw err;
-    }
-  }
+    return current;
+  };
+  await retryOnConflict(async (n) => {
+    const current = sameWorkflow(n === 0 ? wf : await kube.get<Workflow>(WORKFLOWS, namespace, name));
+    if (!current.spec.shutdown && !current.spec.suspend) return;
+    await kube.mergePatch(WORKFLOWS, namespace, name, {
+      metadata: { resourceVersion: current.metadata.resourceVersion },
+      spec: { shutdown: null, suspend: null },
+    });
+  });
   for (const pod of plan.podsToDelete) {
     await kube.delete(PODS, namespace, pod, { gracePeriodSeconds: 0 }).catch((err: unknown) => {
       if (!isNotFound(err)) throw err;
@@ -74,17 +71,10 @@ export async function retryFailedWorkflow(kube: KubeClient, namespace: string, n
       await new Promise((r) => setTimeout(r, 250));
     }
   }
-  for (let attempt = 0; ; attempt++) {
-    const current = await kube.get<Workflow>(WORKFLOWS, namespace, name);
-    if (current.metadata.uid !== wf.metadata.uid)
-      throw new OperationRefused('precondition', `Workflow ${namespace}/${name} was replaced while it was being retried`);
-    try {
-      await kube.replace<Workflow>(WORKFLOWS, namespace, name, { ...current, status: plan.status }, 'status');
-      break;
-    } catch (err) {
-      if (!isConflict(err) || attempt >= MAX_CONFLICT_RETRIES) throw err;
-    }
-  }
+  await retryOnConflict(async () => {
+    const current = sameWorkflow(await kube.get<Workflow>(WORKFLOWS, namespace, name));
+    await kube.replace<Workflow>(WORKFLOWS, namespace, name, { ...current, status: plan.status }, 'status');
+  });
   const workflow = await kube.mergePatch<Workflow>(WORKFLOWS, namespace, name, { metadata: { labels: { [LABEL_COMPLETED]: null } } });
   return { workflow, rerun: plan.rerun };
 }

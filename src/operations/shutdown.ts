@@ -6,9 +6,8 @@
  */
 import { FINAL_WORKFLOW_PHASES, type Workflow } from '../api/index.js';
 import type { KubeClient } from '../kube/client.js';
-import { isConflict } from '../kube/errors.js';
 import { WORKFLOWS } from '../kube/resource.js';
-import { MAX_CONFLICT_RETRIES, OperationRefused } from './errors.js';
+import { OperationRefused, retryOnConflict } from './errors.js';
 
 export type SpecOperation = 'stop' | 'terminate' | 'suspend';
 
@@ -20,9 +19,8 @@ const PATCH: Record<SpecOperation, Record<string, unknown>> = {
 
 /** Applies the operation to Workflow `namespace/name` and returns the workflow as stored. */
 export async function changeRunningWorkflow(kube: KubeClient, namespace: string, name: string, op: SpecOperation): Promise<Workflow> {
-  // Checked and patched against one resourceVersion: the controller writes a running workflow
-  // often, so a 409 (it changed between the read and the patch) is read again and retried.
-  for (let attempt = 0; ; attempt++) {
+  // Checked and patched against one resourceVersion: a 409 reads again (retryOnConflict).
+  return retryOnConflict(async () => {
     const wf = await kube.get<Workflow>(WORKFLOWS, namespace, name);
     const phase = wf.status?.phase;
     if (phase && FINAL_WORKFLOW_PHASES.includes(phase)) {
@@ -31,13 +29,9 @@ export async function changeRunningWorkflow(kube: KubeClient, namespace: string,
         `Workflow ${namespace}/${name} has already finished (${phase}): there is nothing to ${op}`,
       );
     }
-    try {
-      return await kube.mergePatch<Workflow>(WORKFLOWS, namespace, name, {
-        ...PATCH[op],
-        metadata: { resourceVersion: wf.metadata.resourceVersion },
-      });
-    } catch (err) {
-      if (!isConflict(err) || attempt >= MAX_CONFLICT_RETRIES) throw err;
-    }
-  }
+    return kube.mergePatch<Workflow>(WORKFLOWS, namespace, name, {
+      ...PATCH[op],
+      metadata: { resourceVersion: wf.metadata.resourceVersion },
+    });
+  });
 }
