@@ -32,16 +32,20 @@ func runMain(dir string, argv []string) int {
 		// container reports the bad variable itself.
 		fmt.Fprintf(os.Stderr, "emissary: %v\n", err)
 	}
+	packs, err := parsePacks(os.Getenv("PLUGFLOW_ARTIFACTS"))
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "emissary: %v\n", err)
+	}
 	if src, ok := os.LookupEnv("PLUGFLOW_SCRIPT"); ok {
 		if err := writeFileAtomic(filepath.Join(dir, "script"), []byte(src), 0o755); err != nil {
 			fmt.Fprintf(os.Stderr, "emissary: writing the script: %v\n", err)
-			return finish(dir, 1, nil)
+			return finish(dir, 1, nil, nil)
 		}
 	}
 	stdout, err := os.Create(filepath.Join(dir, "stdout"))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "emissary: creating %s: %v\n", filepath.Join(dir, "stdout"), err)
-		return finish(dir, 1, nil)
+		return finish(dir, 1, nil, nil)
 	}
 	stopBeat := heartbeat(filepath.Join(dir, "main.alive"))
 	c := startChild(argv, io.MultiWriter(os.Stdout, stdout))
@@ -50,12 +54,12 @@ func runMain(dir string, argv []string) int {
 	stopSignals()
 	stopBeat()
 	_ = stdout.Close()
-	return finish(dir, c.code, outputs)
+	return finish(dir, c.code, outputs, packs)
 }
 
-// finish copies the output files, records the exit code and marks the main container done,
+// finish copies the output files, packs the output artifacts, records the exit code and marks the main container done,
 // in that order: whoever sees main.done can trust everything else to be complete.
-func finish(dir string, code int, outputs []outputSpec) int {
+func finish(dir string, code int, outputs []outputSpec, packs []packSpec) int {
 	outDir := filepath.Join(dir, "outputs")
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		fmt.Fprintf(os.Stderr, "emissary: %v\n", err)
@@ -63,6 +67,7 @@ func finish(dir string, code int, outputs []outputSpec) int {
 	for _, o := range outputs {
 		copyOutput(outDir, o)
 	}
+	packArtifacts(filepath.Join(dir, "artifacts"), packs)
 	if err := writeFileAtomic(filepath.Join(dir, "main.exitcode"), []byte(strconv.Itoa(code)), 0o644); err != nil {
 		fmt.Fprintf(os.Stderr, "emissary: %v\n", err)
 	}

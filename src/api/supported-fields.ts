@@ -36,7 +36,12 @@ const rec = (record: RecordName, shape: FieldShape = 'one', note?: string): Fiel
 const no = (reason: string): FieldRule => ({ status: 'refused', reason });
 const KUBE = 'passed to Kubernetes unchanged';
 
-const ARTIFACTS = 'artifacts are not implemented yet (the field would be ignored and no file would move)';
+const ARTIFACT_GC = 'artifact garbage collection is not implemented yet: the stored artifacts would be kept, not deleted';
+const ARCHIVE_LOGS = "archiving the main container's log as an artifact is not implemented yet";
+const OBJECT_STORE_ONLY =
+  'plugflow stores and fetches artifacts in S3-compatible object stores (vendorAObject), over http and raw; this location is not implemented yet';
+const INPUT_ONLY = 'applies when an input artifact is placed; an output artifact is read from its path as it is';
+const STORED_IN_STORE = "an output artifact is stored in the workflow's artifact repository or its own vendorAObject";
 const RESOURCE_ONLY = 'only resource templates read it, and they are not implemented yet';
 
 /** The container field set (spec 002): Kubernetes' own container record, passed to the pod. */
@@ -108,6 +113,20 @@ export const RECORD_NAMES = [
   'HTTPHeaderSource',
   'HTTPBodySource',
   'SecretKeySelector',
+  'InputArtifact',
+  'OutputArtifact',
+  'ArgumentArtifact',
+  'ArchiveLocation',
+  'ObjectStoreArtifact',
+  'CreateBucketOptions',
+  'HTTPArtifact',
+  'HTTPArtifactHeader',
+  'HTTPArtifactAuth',
+  'BasicAuth',
+  'RawArtifact',
+  'ArchiveStrategy',
+  'TarStrategy',
+  'ArtifactRepositoryRef',
 ] as const;
 
 export type RecordName = (typeof RECORD_NAMES)[number];
@@ -152,9 +171,9 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     synchronization: no('synchronization (mutexes and semaphores) is not implemented yet: the steps would not wait for the lock'),
     retryStrategy: rec('RetryStrategy', 'one', 'the retryStrategy of every template without one'),
     templateDefaults: rec('Template', 'one', 'merged under every template, its own fields winning'),
-    archiveLogs: no(ARTIFACTS),
-    artifactRepositoryRef: no(ARTIFACTS),
-    artifactGC: no(ARTIFACTS),
+    archiveLogs: no(ARCHIVE_LOGS),
+    artifactRepositoryRef: rec('ArtifactRepositoryRef', 'one', 'the ConfigMap key output artifacts are stored under'),
+    artifactGC: no(ARTIFACT_GC),
     workflowMetadata: rec('WorkflowMetadata', 'one', 'labels and annotations set on the workflow when it runs'),
   },
   WorkflowTemplateRef: { name: ok(), clusterScope: ok() },
@@ -219,7 +238,7 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     memoize: no('memoization is not implemented yet: the step would run every time'),
     metrics: no('custom metrics are not implemented yet'),
     synchronization: no('synchronization (mutexes and semaphores) is not implemented yet: the step would not wait for the lock'),
-    archiveLocation: no(ARTIFACTS),
+    archiveLocation: rec('ArchiveLocation', 'one', "where this template's output artifacts are stored"),
   },
   Container: containerFields(),
   ScriptTemplate: { source: ok(), ...containerFields() },
@@ -240,12 +259,15 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     arguments: rec('CallArguments'),
     expression: no('expression hooks are not implemented yet; only the exit hook runs'),
   },
-  WorkflowArguments: { parameters: rec('WorkflowArgumentParameter', 'list'), artifacts: no(ARTIFACTS) },
-  CallArguments: { parameters: rec('CallArgumentParameter', 'list'), artifacts: no(ARTIFACTS) },
-  Inputs: { parameters: rec('InputParameter', 'list'), artifacts: no(ARTIFACTS) },
+  WorkflowArguments: { parameters: rec('WorkflowArgumentParameter', 'list'), artifacts: rec('ArgumentArtifact', 'list') },
+  CallArguments: { parameters: rec('CallArgumentParameter', 'list'), artifacts: rec('ArgumentArtifact', 'list') },
+  Inputs: {
+    parameters: rec('InputParameter', 'list'),
+    artifacts: rec('InputArtifact', 'list', 'fetched before the main container starts'),
+  },
   Outputs: {
     parameters: rec('OutputParameter', 'list'),
-    artifacts: no(ARTIFACTS),
+    artifacts: rec('OutputArtifact', 'list', 'packed and uploaded after the main container ends'),
     result: no('plugflow fills it in when the step runs (its standard output); a template cannot set it'),
     exitCode: no('plugflow fills it in when the step runs; a template cannot set it'),
   },
@@ -326,7 +348,130 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     optional: no('a missing Secret always fails the step; optional Secrets are not implemented yet'),
   },
   HTTPBodySource: { bytes: ok() },
+  InputArtifact: {
+    name: ok(),
+    path: ok('where the file or directory is placed (required for pods)'),
+    mode: ok(),
+    recurseMode: ok(),
+    optional: ok('nothing is placed when no artifact is supplied'),
+    subPath: ok('only this path inside the fetched artifact is placed'),
+    ...artifactLocations(),
+    from: no("an input takes the call's argument artifact; put from on the argument"),
+    fromExpression: no("an input takes the call's argument artifact; put fromExpression on the argument"),
+    archive: no('archive says how an output is packed; inputs are unpacked by what they hold'),
+    globalName: no('only output artifacts are exported with globalName'),
+    ...artifactRefusals(),
+  },
+  OutputArtifact: {
+    name: ok(),
+    path: ok('the file or directory the step writes'),
+    optional: ok('a missing path is skipped instead of failing the step'),
+    globalName: ok('exported as a workflow output artifact'),
+    archive: rec('ArchiveStrategy'),
+    from: ok('steps and DAG templates: an artifact of one of their steps or tasks'),
+    fromExpression: ok('steps and DAG templates'),
+    vendorAObject: rec('ObjectStoreArtifact', 'one', 'its own location over the repository'),
+    mode: no(INPUT_ONLY),
+    recurseMode: no(INPUT_ONLY),
+    subPath: no(INPUT_ONLY),
+    http: no(STORED_IN_STORE),
+    raw: no(STORED_IN_STORE),
+    git: no(STORED_IN_STORE),
+    hdfs: no(STORED_IN_STORE),
+    vendorB: no(OBJECT_STORE_ONLY),
+    vendorCObject: no(OBJECT_STORE_ONLY),
+    vendorDObject: no(OBJECT_STORE_ONLY),
+    vendorO: no(OBJECT_STORE_ONLY),
+    ...artifactRefusals(),
+  },
+  ArgumentArtifact: {
+    name: ok(),
+    from: ok('an artifact of a previous step, task, input or workflow output'),
+    fromExpression: ok('an expression whose value is such an artifact'),
+    subPath: ok(),
+    optional: ok(),
+    ...artifactLocations(),
+    path: no("the template's input artifact declares the path"),
+    mode: no("the template's input artifact declares the mode"),
+    recurseMode: no("the template's input artifact declares recurseMode"),
+    archive: no('archive says how an output is packed; arguments are unpacked by what they hold'),
+    globalName: no('only output artifacts are exported with globalName'),
+    ...artifactRefusals(),
+  },
+  ArchiveLocation: {
+    vendorAObject: rec('ObjectStoreArtifact', 'one', 'its key is a key format like the repository one'),
+    archiveLogs: no(ARCHIVE_LOGS),
+    http: no(STORED_IN_STORE),
+    raw: no(STORED_IN_STORE),
+    git: no(STORED_IN_STORE),
+    hdfs: no(STORED_IN_STORE),
+    vendorB: no(OBJECT_STORE_ONLY),
+    vendorCObject: no(OBJECT_STORE_ONLY),
+    vendorDObject: no(OBJECT_STORE_ONLY),
+    vendorO: no(OBJECT_STORE_ONLY),
+  },
+  ObjectStoreArtifact: {
+    bucket: ok(),
+    key: ok(),
+    endpoint: ok('host:port, or a URL'),
+    region: ok(),
+    insecure: ok('plain http'),
+    accessKeySecret: rec('SecretKeySelector', 'one', 'given to the init and wait containers only'),
+    secretKeySecret: rec('SecretKeySelector', 'one', 'given to the init and wait containers only'),
+    createBucketIfNotPresent: rec('CreateBucketOptions'),
+    roleARN: no('assuming a role is not implemented; use accessKeySecret and secretKeySecret'),
+    useSDKCreds: no("the SDK's ambient credentials are not used: step pods carry no credentials but the Secrets named here"),
+    encryptionOptions: no('server-side encryption options are not implemented yet'),
+  },
+  CreateBucketOptions: { objectLocking: no('object locking is not implemented yet') },
+  HTTPArtifact: {
+    url: ok(),
+    headers: rec('HTTPArtifactHeader', 'list'),
+    auth: rec('HTTPArtifactAuth'),
+  },
+  HTTPArtifactHeader: { name: ok(), value: ok() },
+  HTTPArtifactAuth: {
+    basicAuth: rec('BasicAuth'),
+    clientCert: no('client certificates for http artifacts are not implemented yet'),
+    oauth2: no('OAuth2 for http artifacts is not implemented yet'),
+  },
+  BasicAuth: {
+    usernameSecret: rec('SecretKeySelector', 'one', 'given to the init container only'),
+    passwordSecret: rec('SecretKeySelector', 'one', 'given to the init container only'),
+  },
+  RawArtifact: { data: ok() },
+  ArchiveStrategy: {
+    tar: rec('TarStrategy', 'one', 'the default: tar + gzip'),
+    none: ok('the file stored as it is (a directory needs tar)'),
+    zip: no('zip archives are not implemented yet; use tar (the default) or none'),
+  },
+  TarStrategy: { compressionLevel: ok('gzip level 0-9') },
+  ArtifactRepositoryRef: { configMap: ok('default artifact-repositories'), key: ok("default: the ConfigMap's default key") },
 };
+
+/** The locations an input or argument artifact can be fetched from. */
+function artifactLocations(): Record<string, FieldRule> {
+  return {
+    vendorAObject: rec('ObjectStoreArtifact'),
+    http: rec('HTTPArtifact'),
+    raw: rec('RawArtifact'),
+    git: no('git artifacts are not implemented yet'),
+    hdfs: no(OBJECT_STORE_ONLY),
+    vendorB: no(OBJECT_STORE_ONLY),
+    vendorCObject: no(OBJECT_STORE_ONLY),
+    vendorDObject: no(OBJECT_STORE_ONLY),
+    vendorO: no(OBJECT_STORE_ONLY),
+  };
+}
+
+/** Artifact fields no artifact may use yet. */
+function artifactRefusals(): Record<string, FieldRule> {
+  return {
+    artifactGC: no(ARTIFACT_GC),
+    archiveLogs: no(ARCHIVE_LOGS),
+    deleted: no('set by artifact garbage collection, which is not implemented yet'),
+  };
+}
 
 function callFields(): Record<string, FieldRule> {
   return {

@@ -114,6 +114,8 @@ export interface WorkflowSpec {
   podMetadata?: Metadata;
   templateDefaults?: Partial<Template>;
   archiveLogs?: boolean;
+  /** Which artifact repository (a ConfigMap key) output artifacts go to; see src/artifacts/repository.ts. */
+  artifactRepositoryRef?: { configMap?: string; key?: string };
   /** Labels and annotations the workflow gives itself; labelsFrom values are expressions. */
   workflowMetadata?: { labels?: StringMap; annotations?: StringMap; labelsFrom?: Record<string, { expression: string }> };
 }

@@ -1,12 +1,14 @@
 /**
  * `plugflow executor …`: the commands that run inside a step pod (see src/pods/layout.ts).
- *   install DIR   init container: copy the emissary into the shared volume
+ *   install DIR   init container: copy the emissary into the shared volume, fetch input artifacts
  *   wait          wait container: report the main container's outputs in the termination message
  */
 import type { Command } from 'commander';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { installEmissary } from '../pod-side/install.js';
 import { outputsFromEnv, runWait } from '../pod-side/wait.js';
+import { fetchInputs, inputPlansFromEnv } from '../pod-side/input-artifacts.js';
+import { outputPlansFromEnv } from '../pod-side/output-artifacts.js';
 import { DEFAULT_TERMINATION_MESSAGE_PATH, ENV_VAR_DIR, VAR_DIR } from '../pods/layout.js';
 import { encodeWaitReport } from '../pods/wait-report.js';
 import { errorMessage } from '../log/error-message.js';
@@ -18,9 +20,24 @@ export function registerPodSideCommands(program: Command): void {
     .command('install')
     .description("copy the emissary binary into DIR (the step pod's shared volume)")
     .argument('<dir>', 'target directory')
-    .action((dir: string) => {
+    .option('--termination-log <path>', 'where a failure is reported', DEFAULT_TERMINATION_MESSAGE_PATH)
+    .action(async (dir: string, opts: { terminationLog: string }) => {
       const target = installEmissary(dir);
       console.log(`installed ${target}`);
+      // Input artifacts: fetched before the main container starts (it mounts them at their paths).
+      try {
+        for (const line of await fetchInputs(dir, inputPlansFromEnv())) console.log(line);
+      } catch (err) {
+        const why = errorMessage(err);
+        console.error(`plugflow executor install: ${why}`);
+        // The kubelet shows this file as the container's message (the log only when it is empty).
+        try {
+          writeFileSync(opts.terminationLog, why.slice(0, 4000));
+        } catch {
+          // not writable (run outside a pod): the log line above says it
+        }
+        process.exitCode = 1;
+      }
     });
 
   executor
@@ -37,7 +54,14 @@ export function registerPodSideCommands(program: Command): void {
       process.once('SIGINT', onSignal);
       let code: number;
       try {
-        code = await runWait({ dir: opts.dir, terminationLog: opts.terminationLog, outputs: outputsFromEnv(), signal: stop.signal });
+        code = await runWait({
+          dir: opts.dir,
+          terminationLog: opts.terminationLog,
+          outputs: outputsFromEnv(),
+          artifacts: outputPlansFromEnv(),
+          log: (line) => console.log(line),
+          signal: stop.signal,
+        });
         // The same report in the container's log, for people reading `kubectl logs -c wait`.
         console.log(readFileSync(opts.terminationLog, 'utf8'));
       } catch (err) {

@@ -44,6 +44,9 @@ import type { ControllerCaches } from './caches.js';
 import { deletionKey, type Expectations, type FailureMemory } from './failure-memory.js';
 import { PodAdmission } from './pod-admission.js';
 import { createWorkflowObjects, deleteWorkflowObjects } from './workflow-objects.js';
+import type { ArtifactRepositories } from './artifact-repositories.js';
+import { ArtifactPlanError, keyVariables, planArtifacts, type ArtifactPlan } from '../artifacts/plan.js';
+import { RepositoryError } from '../artifacts/repository.js';
 import type { ControllerMetrics } from './metrics.js';
 import { errorMessage } from '../log/error-message.js';
 
@@ -63,6 +66,8 @@ export interface ApplierOptions {
   pluginsEnabled: boolean;
   /** The plugins a workflow in this namespace gets (empty when the gate is off). */
   pluginsFor(namespace: string): PluginEntry[];
+  /** Where output artifacts go (artifact-repositories.ts); without it, outputs need their own location. */
+  repositories?: ArtifactRepositories;
 }
 
 export interface ApplyOutcome {
@@ -160,6 +165,13 @@ export class ActionApplier {
     const key = `${ns}/${a.podName}`;
     if (this.opts.caches.pods.get(ns, a.podName) || this.opts.creations.pending(key)) return false;
     if (this.opts.failures.podFailures(wf.metadata.uid!)?.has(a.podName)) return false;
+    let artifacts: ArtifactPlan | undefined;
+    try {
+      artifacts = await this.artifactPlan(wf, a);
+    } catch (err) {
+      if (!(err instanceof RepositoryError || err instanceof ArtifactPlanError)) throw err;
+      return this.podFailed(wf, a.podName, a.nodeId, `artifacts: ${errorMessage(err)}`);
+    }
     let pod: V1Pod;
     try {
       pod = buildStepPod({
@@ -169,6 +181,7 @@ export class ActionApplier {
         template: a.template,
         workflowPodSpecPatch: a.workflowPodSpecPatch,
         executorImage: this.opts.executorImage,
+        ...(artifacts ? { artifacts } : {}),
       });
     } catch (err) {
       return this.podFailed(wf, a.podName, a.nodeId, `cannot build the pod: ${errorMessage(err)}`);
@@ -194,6 +207,33 @@ export class ActionApplier {
       throw err;
     }
     return false;
+  }
+
+  /**
+   * The pod's artifact plan: inputs as the engine bound them, outputs at the locations the
+   * workflow's repository gives (read only when an output needs it).
+   */
+  private async artifactPlan(wf: Obj<Workflow>, a: Extract<EngineAction, { kind: 'createPod' }>): Promise<ArtifactPlan | undefined> {
+    const t = a.template;
+    const outputs = (t.outputs?.artifacts ?? []).filter((o) => o.from === undefined && o.fromExpression === undefined);
+    if (!t.inputs?.artifacts?.length && outputs.length === 0) return undefined;
+    const needsRepository = outputs.some((o) => !(o.vendorAObject?.bucket && o.vendorAObject.endpoint && o.vendorAObject.key));
+    const repository = needsRepository ? await this.opts.repositories?.forWorkflow(wf) : undefined;
+    const meta = wf.metadata;
+    const created = meta.creationTimestamp as unknown as Date | string | undefined;
+    return planArtifacts(
+      t,
+      repository,
+      keyVariables(
+        {
+          name: meta.name!,
+          namespace: meta.namespace!,
+          uid: meta.uid!,
+          ...(created ? { creationTimestamp: typeof created === 'string' ? created : created.toISOString() } : {}),
+        },
+        a.podName,
+      ),
+    );
   }
 
   private podFailed(wf: Obj<Workflow>, podName: string, nodeId: string, message: string): boolean {

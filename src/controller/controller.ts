@@ -22,6 +22,7 @@ import type { PodSecurityLevel } from '../pods/pod-policy.js';
 import { DEFAULT_POD_SECURITY_LEVEL, ENV_POD_SECURITY_LEVEL, parsePodSecurityLevel } from '../pods/pod-security-level.js';
 
 import { createLogger, type Logger } from '../log/logger.js';
+import { ArtifactRepositories } from './artifact-repositories.js';
 import { ActionApplier } from './action-applier.js';
 import { ControllerCaches } from './caches.js';
 import { WorkflowEventRecorder } from './workflow-event-recorder.js';
@@ -140,6 +141,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     podSecurityLevel,
     pluginsEnabled,
     pluginsFor: (ns) => plugins?.pluginsFor(ns) ?? [],
+    repositories: new ArtifactRepositories(client, installNamespace),
   });
   const reconciler = new Reconciler({
     client,

@@ -7,7 +7,8 @@
  * node is never re-decided.
  */
 import type { Arguments, ContinueOn, LifecycleHooks, Sequence, Template, TemplateRef } from '../api/index.js';
-import { evaluateWhenText, renderString, renderValue } from './expressions.js';
+import { resolveFromExpressions } from './artifacts.js';
+import { evaluateWhenText, renderString, renderValue, valueSource } from './expressions.js';
 import { expandLoop, isLooped, itemVariables, LoopError } from './loop-items.js';
 import { itemLabel, loopItemName } from './node-naming.js';
 import { absentArguments } from './skipped-outputs.js';
@@ -119,7 +120,8 @@ function call(site: CallSite, name: string, displayName: string, vars: Vars, whe
         }
         const absent = absentArguments(site.arguments, vars);
         const given = absent.length === 0 ? site.arguments : withoutParameters(site.arguments!, absent);
-        const args = given ? renderValue(given, vars, `${where}.arguments`) : {};
+        const rendered = given ? renderValue(given, vars, `${where}.arguments`) : {};
+        const args = resolveFromExpressions(rendered, valueSource(vars), where);
         return { kind: 'run', ref, args, ...(absent.length > 0 ? { absent } : {}) };
       } catch (err) {
         return { kind: 'error', message: errorMessage(err) };

@@ -5,7 +5,16 @@
  * One EngineRun lives for one call of `reconcileWorkflow` and is thrown away; everything that must
  * survive goes into the node table, which becomes `status.nodes`.
  */
-import { FINAL_NODE_PHASES, type NodePhase, type NodeStatus, type NodeType, type Inputs, type TemplateRef } from '../api/index.js';
+import {
+  FINAL_NODE_PHASES,
+  type Artifact,
+  type NodePhase,
+  type NodeStatus,
+  type NodeType,
+  type Inputs,
+  type TemplateRef,
+} from '../api/index.js';
+import { artifactVariable } from './artifacts.js';
 import type { AgentObservation, EngineAction, Observations, PodObservation, TaskObservation } from './contract.js';
 import { displayNameOf, nodeIdFor } from './node-naming.js';
 import type { TemplateResolver } from './template-resolver.js';
@@ -53,6 +62,8 @@ export class EngineRun {
   readonly globals: Record<string, string>;
   /** Output parameters exported with `globalName`, in export order (becomes status.outputs). */
   readonly globalOutputs = new Map<string, string>();
+  /** Output artifacts exported with `globalName` (status.outputs.artifacts). */
+  readonly globalArtifacts = new Map<string, Artifact>();
   /** The (effective) workflow's `spec.podSpecPatch`, rendered per pod by executePod. */
   podSpecPatch: string | undefined;
   /** Template invocations being executed right now, outermost first (see MAX_TEMPLATE_DEPTH). */
@@ -142,6 +153,14 @@ export class EngineRun {
   exportGlobal(name: string, value: string): void {
     this.globalOutputs.set(name, value);
     this.globals[`workflow.outputs.parameters.${name}`] = value;
+  }
+
+  /** Publishes a `globalName` output artifact: `{{workflow.outputs.artifacts.<name>}}` and status.outputs.artifacts. */
+  exportGlobalArtifact(name: string, artifact: Artifact): void {
+    const record: Artifact = { ...artifact, name };
+    delete record.globalName;
+    this.globalArtifacts.set(name, record);
+    this.globals[`workflow.outputs.artifacts.${name}`] = artifactVariable(record);
   }
 
   /**

@@ -24,7 +24,7 @@ import { executeTask } from './execute-task.js';
 import { bindInputs } from './inputs.js';
 import { templateWhere, type Execution, type NodeSeed } from './invocation.js';
 import { podNameFor } from './node-naming.js';
-import { globalOutputs } from './outputs.js';
+import { globalArtifacts, globalOutputs } from './outputs.js';
 import type { TemplateReference } from './template-resolver.js';
 import type { Vars } from './variables.js';
 
@@ -90,7 +90,6 @@ function executeInvocation(run: EngineRun, inv: Invocation, existing: NodeStatus
   let inputs: Inputs;
   if (existing) {
     inputs = { ...(existing.inputs ?? {}) };
-    if (template.inputs?.artifacts) inputs.artifacts = template.inputs.artifacts;
   } else {
     if (!run.canStart()) return undefined;
     const scope: Vars = { ...run.globals, ...inv.local, 'node.name': inv.name };
@@ -115,6 +114,7 @@ function executeInvocation(run: EngineRun, inv: Invocation, existing: NodeStatus
   const node = template.retryStrategy ? executeRetry(run, ex, (attempt) => executeKind(run, attempt, kind)) : executeKind(run, ex, kind);
   if (node && node.phase === 'Succeeded' && before !== 'Succeeded') {
     for (const [name, value] of globalOutputs(node.outputs)) run.exportGlobal(name, value);
+    for (const [name, artifact] of globalArtifacts(node.outputs)) run.exportGlobalArtifact(name, artifact);
   }
   return node;
 }

@@ -20,6 +20,7 @@
  */
 import { anyStringToString, isAnyString, type Arguments, type Inputs, type Parameter } from '../api/index.js';
 import { renderTemplate } from '../expr/index.js';
+import { artifactVariable, bindInputArtifacts } from './artifacts.js';
 import { ENGINE_PREFIXES, renderString, tagNames } from './expressions.js';
 import type { Vars } from './variables.js';
 import { errorMessage } from '../log/error-message.js';
@@ -75,7 +76,9 @@ export function bindInputs(
   }
   const inputs: Inputs = {};
   if (parameters.length > 0) inputs.parameters = parameters;
-  if (declared?.artifacts) inputs.artifacts = declared.artifacts;
+  const artifacts = bindInputArtifacts(declared?.artifacts, args, where);
+  if (!artifacts.ok) return artifacts;
+  if (artifacts.artifacts.length > 0) inputs.artifacts = artifacts.artifacts;
   return { ok: true, inputs };
 }
 
@@ -107,11 +110,15 @@ export function checkEnum(p: Parameter, value: string, field: string): string | 
   return `${field}: value ${JSON.stringify(value)} is not one of the allowed values ${JSON.stringify(allowed)}`;
 }
 
-/** `inputs.parameters.<name>` variables (and `inputs.parameters` as a JSON list) of bound inputs. */
+/**
+ * `inputs.parameters.<name>` variables (and `inputs.parameters` as a JSON list) of bound inputs, and
+ * `inputs.artifacts.<name>` (the bound record as JSON, so a steps or DAG template can pass its input on).
+ */
 export function inputVariables(inputs: Inputs | undefined): Record<string, string> {
   const vars: Record<string, string> = {};
   const params = inputs?.parameters ?? [];
   for (const p of params) vars[`inputs.parameters.${p.name}`] = p.value === undefined ? '' : anyStringToString(p.value);
+  for (const a of inputs?.artifacts ?? []) vars[`inputs.artifacts.${a.name}`] = artifactVariable(a);
   if (params.length > 0) {
     vars['inputs.parameters'] = JSON.stringify(
       params.map((p) => ({ name: p.name, value: p.value === undefined ? '' : anyStringToString(p.value) })),

@@ -14,8 +14,9 @@
  * `expression` that fails also falls back to `valueFrom.default` (as the peer does), so a steps or
  * DAG template whose producing step was skipped still ends with its outputs.
  */
-import { anyStringToString, type Outputs, type Parameter } from '../api/index.js';
+import { anyStringToString, type Artifact, type Outputs, type Parameter } from '../api/index.js';
 import { errorMessage } from '../log/error-message.js';
+import { collectOutputArtifacts } from './artifacts.js';
 
 /** Substitution and evaluation over the caller's variables (see expressions.ts). */
 export interface ValueSource {
@@ -66,7 +67,9 @@ export function collectOutputs(
     parameters.push(out);
   }
   if (parameters.length > 0) outputs.parameters = parameters;
-  if (declared?.artifacts) outputs.artifacts = declared.artifacts;
+  const artifacts = collectOutputArtifacts(declared?.artifacts, observed?.artifacts, values, where);
+  if (!artifacts.ok) return artifacts;
+  if (artifacts.artifacts.length > 0) outputs.artifacts = artifacts.artifacts;
   return { ok: true, outputs };
 }
 
@@ -84,6 +87,11 @@ function missingReason(p: Parameter): string {
   if (p.valueFrom?.path !== undefined) return `the pod produced no value at path ${JSON.stringify(p.valueFrom.path)}`;
   if (p.valueFrom?.supplied !== undefined) return 'no value was supplied on resume';
   return 'no value was produced';
+}
+
+/** The output artifacts that carry a `globalName`, as `[globalName, record]`. */
+export function globalArtifacts(outputs: Outputs | undefined): Array<[string, Artifact]> {
+  return (outputs?.artifacts ?? []).filter((a) => a.globalName).map((a) => [a.globalName!, a]);
 }
 
 /** The declared output parameters that carry a `globalName`, as `[globalName, value]`. */

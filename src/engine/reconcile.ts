@@ -34,7 +34,7 @@ import { EngineRun, isFailure, isFinal, toMs, type Shutdown } from './engine-run
 import { executeTemplate, RecursionLimitError } from './execute-template.js';
 import { renderValue } from './expressions.js';
 import { exitHookName } from './node-naming.js';
-import { globalOutputs } from './outputs.js';
+import { globalArtifacts, globalOutputs } from './outputs.js';
 import { updateProgress } from './progress.js';
 import { TemplateResolver } from './template-resolver.js';
 import { templateDecorator } from './template-defaults.js';
@@ -121,6 +121,8 @@ function reconcileRun(workflow: Workflow, observations: Observations): Reconcile
   if (run.paused) status.message = 'workflow suspended (spec.suspend is true)';
   const outputs = [...run.globalOutputs].map(([n, value]): Parameter => ({ name: n, value }));
   if (outputs.length > 0) status.outputs = { ...(previous.outputs ?? {}), parameters: outputs };
+  if (run.globalArtifacts.size > 0)
+    status.outputs = { ...(status.outputs ?? previous.outputs ?? {}), artifacts: [...run.globalArtifacts.values()] };
   const progress = updateProgress(run.nodes);
   if (progress) status.progress = progress;
 
@@ -204,7 +206,10 @@ function restoreGlobals(run: EngineRun): void {
   const done = Object.values(run.nodes)
     .filter((n) => n.phase === 'Succeeded')
     .sort((a, b) => (a.finishedAt ?? '').localeCompare(b.finishedAt ?? '') || a.name.localeCompare(b.name));
-  for (const n of done) for (const [g, v] of globalOutputs(n.outputs)) run.exportGlobal(g, v);
+  for (const n of done) {
+    for (const [g, v] of globalOutputs(n.outputs)) run.exportGlobal(g, v);
+    for (const [g, a] of globalArtifacts(n.outputs)) run.exportGlobalArtifact(g, a);
+  }
 }
 
 /** Pods that will still be running after this reconcile (compared with `spec.parallelism`). */

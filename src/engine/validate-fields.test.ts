@@ -31,8 +31,8 @@ describe('no field is silently ignored', () => {
           memoize: { key: 'k', cache: { configMap: { name: 'c', key: 'k' } } },
           synchronization: { mutex: { name: 'm' } },
           metrics: { prometheus: [] } as never,
-          inputs: { artifacts: [{ name: 'in', path: '/in' }] },
-          outputs: { artifacts: [{ name: 'out', path: '/out' }] },
+          inputs: { artifacts: [{ name: 'in', path: '/in', git: { repo: 'https://example.com/r.git' } }] },
+          outputs: { artifacts: [{ name: 'out', path: '/out', archive: { zip: {} }, artifactGC: { strategy: 'OnWorkflowDeletion' } }] },
         },
       ],
     }).filter(refused);
@@ -43,8 +43,9 @@ describe('no field is silently ignored', () => {
       'spec.templates[main].memoize',
       'spec.templates[main].synchronization',
       'spec.templates[main].metrics',
-      'spec.templates[main].inputs.artifacts',
-      'spec.templates[main].outputs.artifacts',
+      'spec.templates[main].inputs.artifacts[in].git',
+      'spec.templates[main].outputs.artifacts[out].archive.zip',
+      'spec.templates[main].outputs.artifacts[out].artifactGC',
     ]);
     expect(found).toContain(
       'spec.templates[main].memoize is not supported yet: memoization is not implemented yet: the step would run every time',
@@ -62,7 +63,7 @@ describe('no field is silently ignored', () => {
               {
                 name: 'a',
                 inline: { container: { image: 'alpine', command: ['true'] }, daemon: true } as Template,
-                arguments: { artifacts: [{ name: 'x' }] },
+                arguments: { artifacts: [{ name: 'x', path: '/x' }] },
               },
             ],
           ],
@@ -73,7 +74,7 @@ describe('no field is silently ignored', () => {
     }).filter(refused);
     expect(found.map((m) => m.slice(0, m.indexOf(' is not supported yet')))).toEqual([
       'spec.templates[main].steps[0][a].inline.daemon',
-      'spec.templates[main].steps[0][a].arguments.artifacts',
+      'spec.templates[main].steps[0][a].arguments.artifacts[x].path',
       'spec.templates[d].dag.tasks[t].hooks.exit.expression',
       'spec.templates[echo].retryStrategy.affinity',
     ]);
@@ -121,7 +122,7 @@ describe('no field is silently ignored', () => {
       'WorkflowTemplate/shared spec.templates[inner].memoize is not supported yet: memoization is not implemented yet: the step would run every time',
     ]);
     expect(messages({ workflowTemplateRef: { name: 'base' } }, sources).filter(refused)).toEqual([
-      'spec.archiveLogs is not supported yet: artifacts are not implemented yet (the field would be ignored and no file would move)',
+      "spec.archiveLogs is not supported yet: archiving the main container's log as an artifact is not implemented yet",
     ]);
   });
 

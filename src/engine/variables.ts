@@ -10,9 +10,10 @@
  *   `workflow.status` and `workflow.failures`;
  * - a finished step or task X (prefix `steps.X` / `tasks.X`): `.id`, `.status`, `.startedAt`,
  *   `.finishedAt`, `.exitCode`, `.outputs.result`, `.outputs.exitCode`,
- *   `.outputs.parameters.<p>`; for a loop, `.outputs.result` and `.outputs.parameters.<p>` are
+ *   `.outputs.parameters.<p>`, `.outputs.artifacts.<a>` (the record as JSON); for a loop, `.outputs.result` and `.outputs.parameters.<p>` are
  *   JSON lists over the items and `.outputs.parameters` a JSON list of `{name: value}` maps.
  */
+import { artifactVariable } from './artifacts.js';
 import { anyStringToString, parseUserJson, type NodeStatus, type Workflow, type WorkflowSpec } from '../api/index.js';
 
 /**
@@ -73,6 +74,8 @@ export function nodeVariables(prefix: string, node: NodeStatus): Vars {
   for (const p of out?.parameters ?? []) {
     if (p.value !== undefined) vars[`${prefix}.outputs.parameters.${p.name}`] = anyStringToString(p.value);
   }
+  // The artifact's record as JSON: `from: "{{steps.X.outputs.artifacts.Y}}"` reads it back (artifacts.ts).
+  for (const a of out?.artifacts ?? []) vars[`${prefix}.outputs.artifacts.${a.name}`] = artifactVariable(a);
   return vars;
 }
 

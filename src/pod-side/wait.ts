@@ -20,6 +20,8 @@ import {
 } from '../pods/layout.js';
 import { encodeWaitReport, type WaitReport } from '../pods/wait-report.js';
 import { errorMessage } from '../log/error-message.js';
+import type { OutputArtifactPlan } from '../artifacts/plan.js';
+import { uploadOutputs } from './output-artifacts.js';
 
 export interface WaitOptions {
   /** The shared directory (VAR_DIR). */
@@ -27,6 +29,12 @@ export interface WaitOptions {
   /** Where the report goes (the container's terminationMessagePath). */
   terminationLog: string;
   outputs: OutputFileSpec[];
+  /** Output artifacts to upload once the main container is done (output-artifacts.ts). */
+  artifacts?: OutputArtifactPlan[];
+  /** Where credentials are read from (default process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** Lines for the container's log (uploads with sizes and checksums). */
+  log?: (line: string) => void;
   pollMs?: number;
   /** Heartbeat age after which the main container is taken for dead. */
   staleMs?: number;
@@ -115,7 +123,7 @@ export async function runWait(opts: WaitOptions): Promise<number> {
   const how = await waitForMain(opts);
   const report: WaitReport =
     how === 'done'
-      ? collectReport(opts.dir, opts.outputs)
+      ? await withArtifacts(collectReport(opts.dir, opts.outputs), opts)
       : {
           exitCode: -1,
           parameters: [],
@@ -124,6 +132,26 @@ export async function runWait(opts: WaitOptions): Promise<number> {
   const text = encodeWaitReport(report);
   writeFileSync(opts.terminationLog, text);
   return report.error ? 1 : 0;
+}
+
+/**
+ * Uploads the packed output artifacts (also after a failed command: what it left is often what
+ * explains the failure). A required artifact that could not be uploaded fails a step whose
+ * command succeeded, like a missing output parameter.
+ */
+async function withArtifacts(report: WaitReport, opts: WaitOptions): Promise<WaitReport> {
+  if (!opts.artifacts?.length || report.exitCode === -1) return report;
+  let outcome;
+  try {
+    outcome = await uploadOutputs(opts.dir, opts.artifacts, opts.env ?? process.env);
+  } catch (err) {
+    return report.exitCode === 0 && !report.error ? { ...report, error: `output artifacts: ${errorMessage(err)}` } : report;
+  }
+  for (const line of outcome.log) opts.log?.(line);
+  const out: WaitReport = { ...report };
+  if (outcome.uploaded.length) out.artifacts = outcome.uploaded;
+  if (outcome.errors.length && report.exitCode === 0) out.error = [report.error, ...outcome.errors].filter(Boolean).join('; ');
+  return out;
 }
 
 function dropNewline(s: string): string {

@@ -28,10 +28,15 @@ import {
 } from '../api/index.js';
 import { escapeVars } from './expand-vars.js';
 import {
+  ANNOTATION_OUTPUT_ARTIFACTS,
   COMPONENT_STEP,
   EMISSARY_PATH,
+  ENV_INPUT_ARTIFACTS,
+  ENV_OUTPUT_ARTIFACTS,
   ENV_OUTPUTS,
+  ENV_PACK_ARTIFACTS,
   ENV_SCRIPT,
+  INPUT_ARTIFACTS_DIR,
   INIT_CONTAINER,
   MAIN_CONTAINER,
   RESERVED_CONTAINER_NAMES,
@@ -42,6 +47,7 @@ import {
   type OutputFileSpec,
 } from './layout.js';
 import { mergePodSpecPatch, parsePodSpecPatch } from './pod-spec-patch.js';
+import type { ArtifactPlan } from '../artifacts/plan.js';
 
 export interface StepPodInput {
   workflow: Workflow;
@@ -58,6 +64,8 @@ export interface StepPodInput {
   executorImage: string;
   /** Overrides the template's and the workflow's service account. */
   serviceAccountName?: string;
+  /** What the pod does with artifacts (src/artifacts/plan.ts); none when absent. */
+  artifacts?: ArtifactPlan;
 }
 
 /** Name of the PVC the controller creates for a workflow's `volumeClaimTemplates` entry. */
@@ -79,7 +87,20 @@ export function buildStepPod(input: StepPodInput): V1Pod {
   if (!body.image) throw new Error(`${where}: ${field}.image is required`);
 
   const outputs = outputFiles(template);
+  const plan = input.artifacts;
   const main = mainContainer(template, body, field, outputs, where);
+  if (plan?.packs.length) main.env!.push({ name: ENV_PACK_ARTIFACTS, value: escapeVars(JSON.stringify(plan.packs)) });
+  for (const a of plan?.inputs ?? [])
+    main.volumeMounts!.push({ name: VAR_VOLUME, mountPath: a.path, subPath: `${INPUT_ARTIFACTS_DIR}/${a.name}` });
+  const secretEnv: V1EnvVar[] = (plan?.secrets ?? []).map((s) => ({
+    name: s.env,
+    valueFrom: { secretKeyRef: { name: s.ref.name, key: s.ref.key } },
+  }));
+  const initEnv: V1EnvVar[] = plan?.inputs.length
+    ? [{ name: ENV_INPUT_ARTIFACTS, value: escapeVars(JSON.stringify(plan.inputs)) }, ...secretEnv]
+    : [];
+  const waitEnv: V1EnvVar[] = outputs.length ? [{ name: ENV_OUTPUTS, value: escapeVars(JSON.stringify(outputs)) }] : [];
+  if (plan?.outputs.length) waitEnv.push({ name: ENV_OUTPUT_ARTIFACTS, value: escapeVars(JSON.stringify(plan.outputs)) }, ...secretEnv);
   const wfSpec = workflow.spec;
   const podMeta = wfSpec.podMetadata ?? {};
 
@@ -90,6 +111,7 @@ export function buildStepPod(input: StepPodInput): V1Pod {
         name: INIT_CONTAINER,
         image: input.executorImage,
         command: ['plugflow', 'executor', 'install', VAR_DIR],
+        ...(initEnv.length ? { env: initEnv } : {}),
         volumeMounts: [{ name: VAR_VOLUME, mountPath: VAR_DIR }],
         terminationMessagePolicy: 'FallbackToLogsOnError',
         securityContext: executorSecurity(),
@@ -102,7 +124,7 @@ export function buildStepPod(input: StepPodInput): V1Pod {
         name: WAIT_CONTAINER,
         image: input.executorImage,
         command: ['plugflow', 'executor', 'wait'],
-        env: outputs.length ? [{ name: ENV_OUTPUTS, value: escapeVars(JSON.stringify(outputs)) }] : [],
+        env: waitEnv,
         volumeMounts: [{ name: VAR_VOLUME, mountPath: VAR_DIR, readOnly: true }],
         terminationMessagePolicy: 'File',
         securityContext: executorSecurity(),
@@ -157,6 +179,7 @@ export function buildStepPod(input: StepPodInput): V1Pod {
         ...podMeta.annotations,
         ...template.metadata?.annotations,
         'kubectl.kubernetes.io/default-container': MAIN_CONTAINER,
+        ...(plan?.outputs.length ? { [ANNOTATION_OUTPUT_ARTIFACTS]: JSON.stringify(plan.outputs.map((o) => o.record)) } : {}),
       },
       ownerReferences: [
         { apiVersion: API_VERSION, kind: 'Workflow', name: wfName, uid: workflow.metadata.uid, controller: true, blockOwnerDeletion: true },

@@ -4,11 +4,13 @@
  * (which reads what the pod reported). One place, so a path or a name is never spelled twice.
  *
  * How a step pod reports its outputs (no API writes from the pod):
- *   init     copies the static `emissary` binary into the shared emptyDir VAR_DIR
+ *   init     copies the static `emissary` binary into the shared emptyDir VAR_DIR, and fetches
+ *            the input artifacts into VAR_DIR/inputs/<name> (mounted at their paths in main)
  *   main     runs `VAR_DIR/emissary -- <command> [script] <args>`; the emissary tees stdout,
- *            copies the declared output files and writes the exit code, then `main.done`
- *   wait     waits for `main.done` and writes a WaitReport (JSON) to its termination message
- *            file, which the kubelet copies into the pod status
+ *            copies the declared output files, packs the output artifacts into
+ *            VAR_DIR/artifacts/<name> and writes the exit code, then `main.done`
+ *   wait     waits for `main.done`, uploads the packed artifacts, and writes a WaitReport (JSON)
+ *            to its termination message file, which the kubelet copies into the pod status
  *   sidecars run under `emissary --sidecar`, which stops them once `main.done` appears
  */
 
@@ -35,6 +37,19 @@ export const HEARTBEAT_FILE = 'main.alive';
 export const ENV_SCRIPT = 'PLUGFLOW_SCRIPT';
 export const ENV_OUTPUTS = 'PLUGFLOW_OUTPUTS';
 export const ENV_VAR_DIR = 'PLUGFLOW_VAR_DIR';
+/** Artifact plans (src/artifacts/plan.ts): init fetches, the emissary packs, wait uploads. */
+export const ENV_INPUT_ARTIFACTS = 'PLUGFLOW_INPUT_ARTIFACTS';
+export const ENV_PACK_ARTIFACTS = 'PLUGFLOW_ARTIFACTS';
+export const ENV_OUTPUT_ARTIFACTS = 'PLUGFLOW_OUTPUT_ARTIFACTS';
+/**
+ * Pod annotation with the output artifacts' records (JSON list, Secret references only): where
+ * the wait container uploads them, read back by the pod observer once it reports them. On the
+ * metadata, because the controller caches pods without their spec.
+ */
+export const ANNOTATION_OUTPUT_ARTIFACTS = 'workflows.plugflow.io/output-artifacts';
+/** Inside VAR_DIR: fetched inputs (`inputs/<name>`) and packed outputs (`artifacts/<name>`). */
+export const INPUT_ARTIFACTS_DIR = 'inputs';
+export const PACKED_ARTIFACTS_DIR = 'artifacts';
 /** Where `plugflow executor install` finds the emissary binary (set by images and the runner). */
 export const ENV_EMISSARY = 'PLUGFLOW_EMISSARY';
 /** The emissary's location inside the plugflow image, when ENV_EMISSARY is not set. */

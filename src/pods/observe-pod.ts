@@ -7,10 +7,10 @@
  * phase is final or both main and wait have terminated.
  */
 import type { V1ContainerStatus, V1ContainerStateTerminated, V1Pod } from '@kubernetes/client-node';
-import type { Outputs } from '../api/index.js';
-import { LABEL_NODE_ID } from '../api/index.js';
+import type { Artifact, Outputs } from '../api/index.js';
+import { LABEL_NODE_ID, parseUserJson } from '../api/index.js';
 import type { PodObservation } from '../engine/contract.js';
-import { MAIN_CONTAINER, WAIT_CONTAINER } from './layout.js';
+import { ANNOTATION_OUTPUT_ARTIFACTS, MAIN_CONTAINER, WAIT_CONTAINER } from './layout.js';
 import { parseWaitReport, type WaitReport } from './wait-report.js';
 
 /** Waiting reasons that mean the pod will not start by itself; reported while Pending. */
@@ -61,6 +61,11 @@ export function observePod(pod: V1Pod): PodObservation {
   const outputs: Outputs = { exitCode: String(mainT.exitCode) };
   if (report?.result !== undefined) outputs.result = report.result;
   if (report?.parameters.length) outputs.parameters = report.parameters.map((p) => ({ name: p.name, value: p.value }));
+  if (report?.artifacts?.length) {
+    const planned = plannedArtifacts(pod);
+    const uploaded = report.artifacts.map((n) => planned.get(n)).filter((a) => a !== undefined);
+    if (uploaded.length) outputs.artifacts = uploaded;
+  }
 
   if (mainT.exitCode !== 0) return { ...done, phase: 'Failed', message: describe(mainT), outputs };
   if (report?.error) return { ...done, phase: 'Failed', message: report.error, outputs };
@@ -73,6 +78,23 @@ export function observePod(pod: V1Pod): PodObservation {
       ? `outputs.result was shortened from ${report.resultTruncatedFrom} to ${Buffer.byteLength(report.result ?? '')} bytes to fit the termination message`
       : undefined;
   return { ...done, phase: 'Succeeded', outputs, ...(note ? { message: note } : {}) };
+}
+
+/**
+ * The artifact records the pod was told to upload (its annotation, written by the controller
+ * from the repository): what the node's outputs show once the wait side reports them uploaded.
+ */
+function plannedArtifacts(pod: V1Pod): Map<string, Artifact> {
+  const out = new Map<string, Artifact>();
+  const text = pod.metadata?.annotations?.[ANNOTATION_OUTPUT_ARTIFACTS];
+  if (!text) return out;
+  try {
+    const records = parseUserJson(text, ANNOTATION_OUTPUT_ARTIFACTS) as Artifact[];
+    for (const r of Array.isArray(records) ? records : []) if (r && typeof r.name === 'string') out.set(r.name, r);
+  } catch {
+    // A pod whose annotation cannot be read reports no artifacts; the engine then names the missing ones.
+  }
+  return out;
 }
 
 /** "OOMKilled (exit code 137)", "Error (exit code 1): <message>". */

@@ -21,6 +21,8 @@ export interface WaitReport {
   /** Set when result was shortened: the full stdout's size in bytes. */
   resultTruncatedFrom?: number;
   parameters: Array<{ name: string; value: string }>;
+  /** Names of the output artifacts uploaded (an optional one that was missing is left out). */
+  artifacts?: string[];
   /** Why the outputs could not be collected; the step fails with this message. */
   error?: string;
 }
@@ -95,8 +97,11 @@ export function parseWaitReport(message: string): { report: WaitReport } | { err
   if (!Array.isArray(params) || !params.every((p) => typeof p?.name === 'string' && typeof p?.value === 'string')) {
     return { error: 'the wait container reported parameters that are not a list of {name, value} strings' };
   }
+  if (r.artifacts !== undefined && (!Array.isArray(r.artifacts) || !r.artifacts.every((a) => typeof a === 'string')))
+    return { error: 'the wait container reported artifacts that are not a list of names' };
   return {
     report: {
+      ...(r.artifacts !== undefined ? { artifacts: r.artifacts as string[] } : {}),
       exitCode: r.exitCode,
       ...(r.result !== undefined ? { result: r.result } : {}),
       ...(typeof r.resultTruncatedFrom === 'number' ? { resultTruncatedFrom: r.resultTruncatedFrom } : {}),

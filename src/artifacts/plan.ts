@@ -1,0 +1,227 @@
+/**
+ * The artifact plan of one step pod: what each of its three plugflow programs does with artifacts.
+ * Pure; the pod builder writes it into the pod as environment variables:
+ *
+ *   init  (PLUGFLOW_INPUT_ARTIFACTS)  fetch each input into VAR_DIR/inputs/<name>, unpacked; the
+ *                                     main container mounts that at the input's `path` (subPath)
+ *   main  (PLUGFLOW_ARTIFACTS)        the emissary packs each output's `path` into
+ *                                     VAR_DIR/artifacts/<name> (tar+gzip, or the file as-is)
+ *   wait  (PLUGFLOW_OUTPUT_ARTIFACTS) upload each packed output to its planned location
+ *
+ * Credentials are never values here: each Secret reference becomes an environment variable of
+ * the init or wait container only (`valueFrom.secretKeyRef`), and the plans name the variable.
+ * The main container sees no credential. The wait plan also holds the artifact record the node's
+ * outputs will show (with its Secret references, never their values); the pod observer reads it
+ * back from the pod spec, so the recorded location is exactly where the pod uploaded.
+ */
+import type { Artifact, SecretKeySelector, Template, VendorAObjectArtifact } from '../api/index.js';
+import { renderTemplate } from '../expr/index.js';
+import { DEFAULT_KEY_FORMAT, type ArtifactRepository } from './repository.js';
+
+/** Where the bytes of one artifact are in an object store, with credentials as variable names. */
+export interface StoreLocation {
+  bucket: string;
+  key: string;
+  endpoint: string;
+  region?: string;
+  insecure?: boolean;
+  createBucketIfNotPresent?: boolean;
+  /** Environment variables holding the access and secret key (absent: anonymous access). */
+  accessKeyEnv?: string;
+  secretKeyEnv?: string;
+}
+
+export interface HttpSource {
+  url: string;
+  headers?: Array<{ name: string; value: string }>;
+  usernameEnv?: string;
+  passwordEnv?: string;
+}
+
+export type InputSource = { store: StoreLocation } | { http: HttpSource } | { raw: string };
+
+export interface InputArtifactPlan {
+  name: string;
+  path: string;
+  mode?: number;
+  recurseMode?: boolean;
+  /** A path inside a fetched archive: only that part is placed at `path`. */
+  subPath?: string;
+  source: InputSource;
+}
+
+/** What the emissary packs (no location, no credentials: it runs in the user's container). */
+export interface PackPlan {
+  name: string;
+  path: string;
+  archive: 'tar' | 'none';
+  compressionLevel?: number;
+}
+
+export interface OutputArtifactPlan {
+  name: string;
+  optional?: boolean;
+  store: StoreLocation;
+  /** The record the node's outputs will hold once uploaded. */
+  record: Artifact;
+}
+
+export interface ArtifactPlan {
+  inputs: InputArtifactPlan[];
+  packs: PackPlan[];
+  outputs: OutputArtifactPlan[];
+  /** Environment variables of the init/wait containers: name → Secret reference. */
+  secrets: Array<{ env: string; ref: { name: string; key: string } }>;
+}
+
+export class ArtifactPlanError extends Error {}
+
+/** Values for the key format: `workflow.name`, `pod.name`, … (see keyVariables). */
+export type KeyVariables = Record<string, string>;
+
+/** `workflow.*` and `pod.name` as key formats use them, plus the creation time's parts. */
+export function keyVariables(
+  workflow: { name: string; namespace: string; uid: string; creationTimestamp?: string },
+  podName: string,
+): KeyVariables {
+  const vars: KeyVariables = {
+    'workflow.name': workflow.name,
+    'workflow.namespace': workflow.namespace,
+    'workflow.uid': workflow.uid,
+    'pod.name': podName,
+  };
+  const t = workflow.creationTimestamp ? new Date(workflow.creationTimestamp) : undefined;
+  if (t && !Number.isNaN(t.getTime())) {
+    const two = (n: number) => String(n).padStart(2, '0');
+    vars['workflow.creationTimestamp'] = t.toISOString();
+    vars['workflow.creationTimestamp.Y'] = String(t.getUTCFullYear());
+    vars['workflow.creationTimestamp.m'] = two(t.getUTCMonth() + 1);
+    vars['workflow.creationTimestamp.d'] = two(t.getUTCDate());
+    vars['workflow.creationTimestamp.H'] = two(t.getUTCHours());
+    vars['workflow.creationTimestamp.M'] = two(t.getUTCMinutes());
+    vars['workflow.creationTimestamp.S'] = two(t.getUTCSeconds());
+  }
+  return vars;
+}
+
+/**
+ * The plan of a rendered leaf template (inputs already bound by the engine). `repository` is the
+ * workflow's artifact repository, needed only for outputs that do not name a full location.
+ */
+export function planArtifacts(template: Template, repository: ArtifactRepository | undefined, keyVars: KeyVariables): ArtifactPlan {
+  const where = `template "${template.name}"`;
+  const secrets = new SecretEnvs();
+  const inputs: InputArtifactPlan[] = [];
+  for (const a of template.inputs?.artifacts ?? []) {
+    const field = `${where}: inputs.artifacts[${a.name}]`;
+    if (!a.path) throw new ArtifactPlanError(`${field}.path is required: it is where the file or directory is placed`);
+    const plan: InputArtifactPlan = { name: a.name, path: a.path, source: inputSource(a, secrets, field) };
+    if (a.mode !== undefined) plan.mode = a.mode;
+    if (a.recurseMode !== undefined) plan.recurseMode = a.recurseMode;
+    if (a.subPath) plan.subPath = a.subPath;
+    inputs.push(plan);
+  }
+  const packs: PackPlan[] = [];
+  const outputs: OutputArtifactPlan[] = [];
+  for (const a of template.outputs?.artifacts ?? []) {
+    if (a.from !== undefined || a.fromExpression !== undefined) continue; // a steps/DAG output, not a pod's
+    const field = `${where}: outputs.artifacts[${a.name}]`;
+    if (!a.path) throw new ArtifactPlanError(`${field}.path is required: it is the file or directory the step writes`);
+    const archive = a.archive?.none ? 'none' : 'tar';
+    const pack: PackPlan = { name: a.name, path: a.path, archive };
+    if (a.archive?.tar?.compressionLevel !== undefined) pack.compressionLevel = a.archive.tar.compressionLevel;
+    packs.push(pack);
+    const location = outputLocation(a, template, repository, keyVars, archive, field);
+    const store = storeLocation(location, secrets, field);
+    const record: Artifact = { name: a.name, path: a.path, vendorAObject: location };
+    if (archive === 'none') record.archive = { none: {} };
+    const out: OutputArtifactPlan = { name: a.name, store, record };
+    if (a.optional) out.optional = true;
+    outputs.push(out);
+  }
+  return { inputs, packs, outputs, secrets: secrets.list() };
+}
+
+/** The output's location: its own record over the template's archiveLocation over the repository. */
+function outputLocation(
+  a: Artifact,
+  template: Template,
+  repository: ArtifactRepository | undefined,
+  keyVars: KeyVariables,
+  archive: 'tar' | 'none',
+  field: string,
+): VendorAObjectArtifact {
+  const base: VendorAObjectArtifact & { keyFormat?: string } = {
+    ...(repository?.vendorAObject ?? {}),
+    ...(template.archiveLocation?.vendorAObject ?? {}),
+    ...(a.vendorAObject ?? {}),
+  };
+  const { keyFormat, ...location } = base;
+  if (!location.bucket || !location.endpoint) {
+    throw new ArtifactPlanError(
+      `${field}: no artifact repository to store it in: create the ConfigMap artifact-repositories in the workflow's namespace ` +
+        '(see the README, "Artifacts"), set spec.artifactRepositoryRef, or give the artifact a vendorAObject with bucket and endpoint',
+    );
+  }
+  if (a.vendorAObject?.key) return location; // the artifact names its own key
+  // A template's archiveLocation key is a format like the repository's.
+  const format = template.archiveLocation?.vendorAObject?.key ?? keyFormat ?? DEFAULT_KEY_FORMAT;
+  let prefix: string;
+  try {
+    prefix = renderTemplate(format, keyVars, {}, `${field} key format`);
+  } catch (err) {
+    throw new ArtifactPlanError(`${field}: the key format ${JSON.stringify(format)} cannot be rendered: ${(err as Error).message}`);
+  }
+  prefix = prefix.replace(/^\/+|\/+$/g, '');
+  return { ...location, key: `${prefix}/${a.name}${archive === 'tar' ? '.tgz' : ''}` };
+}
+
+function inputSource(a: Artifact, secrets: SecretEnvs, field: string): InputSource {
+  if (a.raw) return { raw: a.raw.data ?? '' };
+  if (a.vendorAObject) return { store: storeLocation(a.vendorAObject, secrets, field) };
+  if (a.http) {
+    if (!a.http.url) throw new ArtifactPlanError(`${field}.http.url is required`);
+    const http: HttpSource = { url: a.http.url };
+    if (a.http.headers?.length) http.headers = a.http.headers.map((h) => ({ name: h.name, value: h.value }));
+    const basic = a.http.auth?.basicAuth;
+    if (basic?.usernameSecret) http.usernameEnv = secrets.env(basic.usernameSecret, `${field}.http.auth.basicAuth.usernameSecret`);
+    if (basic?.passwordSecret) http.passwordEnv = secrets.env(basic.passwordSecret, `${field}.http.auth.basicAuth.passwordSecret`);
+    return { http };
+  }
+  throw new ArtifactPlanError(`${field}: has no location plugflow can fetch (vendorAObject, http or raw)`);
+}
+
+function storeLocation(loc: VendorAObjectArtifact, secrets: SecretEnvs, field: string): StoreLocation {
+  if (!loc.bucket) throw new ArtifactPlanError(`${field}.vendorAObject.bucket is required`);
+  if (!loc.endpoint) throw new ArtifactPlanError(`${field}.vendorAObject.endpoint is required`);
+  if (!loc.key) throw new ArtifactPlanError(`${field}.vendorAObject.key is required`);
+  const out: StoreLocation = { bucket: loc.bucket, key: loc.key, endpoint: loc.endpoint };
+  if (loc.region) out.region = loc.region;
+  if (loc.insecure !== undefined) out.insecure = loc.insecure;
+  if (loc.createBucketIfNotPresent) out.createBucketIfNotPresent = true;
+  if (loc.accessKeySecret) out.accessKeyEnv = secrets.env(loc.accessKeySecret, `${field}.vendorAObject.accessKeySecret`);
+  if (loc.secretKeySecret) out.secretKeyEnv = secrets.env(loc.secretKeySecret, `${field}.vendorAObject.secretKeySecret`);
+  return out;
+}
+
+/** One environment variable per distinct Secret key. */
+class SecretEnvs {
+  private readonly byRef = new Map<string, string>();
+  private readonly refs: ArtifactPlan['secrets'] = [];
+
+  env(ref: SecretKeySelector, field: string): string {
+    if (!ref.name || !ref.key) throw new ArtifactPlanError(`${field} needs the name and key of a Secret`);
+    const id = `${ref.name}\u0000${ref.key}`;
+    let env = this.byRef.get(id);
+    if (!env) {
+      env = `PLUGFLOW_SECRET_${this.refs.length}`;
+      this.byRef.set(id, env);
+      this.refs.push({ env, ref: { name: ref.name, key: ref.key } });
+    }
+    return env;
+  }
+
+  list(): ArtifactPlan['secrets'] {
+    return this.refs;
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * Artifact repositories: where output artifacts go when a template does not say.
+ *
+ * A repository is one data key of a ConfigMap, holding YAML with one object-store record
+ * (`vendorAObject`, or `s3` as the peer writes it) plus `archiveLogs`. Which one a workflow uses:
+ *   1. `spec.artifactRepositoryRef: {configMap, key}` — that ConfigMap in the workflow's namespace
+ *      (configMap defaults to `artifact-repositories`, key to the ConfigMap's default);
+ *   2. else the ConfigMap `artifact-repositories` of the workflow's namespace, when it exists;
+ *   3. else the same ConfigMap in the controller's namespace (the controller-wide default).
+ * The key within a ConfigMap: the one named, else the annotation
+ * `workflows.plugflow.io/default-artifact-repository`, else the only key.
+ *
+ * Pure: the controller reads the ConfigMaps and passes them in. Credentials are only ever
+ * Secret references here; the controller never reads a Secret.
+ */
+import { LABEL_PREFIX, type VendorAObjectArtifact } from '../api/index.js';
+import { readYamlDocument } from '../yaml/kube-yaml.js';
+
+export const REPOSITORIES_CONFIGMAP = 'artifact-repositories';
+export const ANNOTATION_DEFAULT_REPOSITORY = `${LABEL_PREFIX}default-artifact-repository`;
+/** The peer's default key format: one directory per pod. */
+export const DEFAULT_KEY_FORMAT = '{{workflow.name}}/{{pod.name}}';
+
+/** An object store as a repository: the location fields plus the key format. */
+export interface ObjectStoreRepository extends VendorAObjectArtifact {
+  keyFormat?: string;
+}
+
+export interface ArtifactRepository {
+  vendorAObject: ObjectStoreRepository;
+  /** Save the main container's log of every step as artifact `main-logs`. */
+  archiveLogs?: boolean;
+  /** Where it was found, for messages and status: `namespace/configmap#key`. */
+  source: string;
+}
+
+export interface RepositoryConfigMap {
+  metadata?: { name?: string; namespace?: string; annotations?: Record<string, string> };
+  data?: Record<string, string>;
+}
+
+export class RepositoryError extends Error {}
+
+const REPOSITORY_FIELDS = new Set(['vendorAObject', 's3', 'archiveLogs']);
+const STORE_FIELDS = new Set([
+  'bucket',
+  'endpoint',
+  'region',
+  'insecure',
+  'accessKeySecret',
+  'secretKeySecret',
+  'keyFormat',
+  'createBucketIfNotPresent',
+  'keyPrefix',
+]);
+
+/** Parses one repository entry; errors name the ConfigMap, key and field. */
+export function parseRepository(text: string, where: string): Omit<ArtifactRepository, 'source'> {
+  const doc = readYamlDocument(text, where);
+  if (!isRecord(doc)) throw new RepositoryError(`${where}: must be a YAML object with a vendorAObject (or s3) section`);
+  for (const k of Object.keys(doc)) {
+    if (!REPOSITORY_FIELDS.has(k))
+      throw new RepositoryError(
+        `${where}: field "${k}" is not supported (plugflow stores artifacts in S3-compatible object stores: use vendorAObject or s3)`,
+      );
+  }
+  const store = doc.vendorAObject ?? doc.s3;
+  if (!isRecord(store)) throw new RepositoryError(`${where}: needs a vendorAObject (or s3) section`);
+  for (const k of Object.keys(store)) {
+    if (!STORE_FIELDS.has(k)) throw new RepositoryError(`${where}: vendorAObject.${k} is not supported`);
+  }
+  if (typeof store.bucket !== 'string' || store.bucket === '') throw new RepositoryError(`${where}: vendorAObject.bucket is required`);
+  if (typeof store.endpoint !== 'string' || store.endpoint === '')
+    throw new RepositoryError(`${where}: vendorAObject.endpoint is required (host:port of the object store)`);
+  checkSecretRef(store.accessKeySecret, `${where}: vendorAObject.accessKeySecret`);
+  checkSecretRef(store.secretKeySecret, `${where}: vendorAObject.secretKeySecret`);
+  const { keyPrefix, ...rest } = store;
+  const repo: ObjectStoreRepository = { ...(rest as ObjectStoreRepository) };
+  // The peer's older spelling: a fixed prefix instead of a format.
+  if (typeof keyPrefix === 'string' && repo.keyFormat === undefined) repo.keyFormat = `${keyPrefix}/${DEFAULT_KEY_FORMAT}`;
+  if (repo.keyFormat !== undefined && typeof repo.keyFormat !== 'string')
+    throw new RepositoryError(`${where}: vendorAObject.keyFormat must be a string`);
+  const out: Omit<ArtifactRepository, 'source'> = { vendorAObject: repo };
+  if (doc.archiveLogs !== undefined) {
+    if (typeof doc.archiveLogs !== 'boolean') throw new RepositoryError(`${where}: archiveLogs must be true or false`);
+    out.archiveLogs = doc.archiveLogs;
+  }
+  return out;
+}
+
+/**
+ * The repository of a ConfigMap: `key`, else the default annotation, else its only key.
+ * `cm` undefined means the ConfigMap does not exist.
+ */
+export function repositoryFrom(cm: RepositoryConfigMap, key: string | undefined): ArtifactRepository {
+  const ns = cm.metadata?.namespace ?? '';
+  const name = cm.metadata?.name ?? REPOSITORIES_CONFIGMAP;
+  const keys = Object.keys(cm.data ?? {});
+  const chosen = key ?? cm.metadata?.annotations?.[ANNOTATION_DEFAULT_REPOSITORY] ?? (keys.length === 1 ? keys[0] : undefined);
+  if (chosen === undefined) {
+    throw new RepositoryError(
+      `ConfigMap ${ns}/${name} holds ${keys.length} repositories and names no default: annotate it with ` +
+        `${ANNOTATION_DEFAULT_REPOSITORY}=<key> or set spec.artifactRepositoryRef.key`,
+    );
+  }
+  const text = Object.hasOwn(cm.data ?? {}, chosen) ? cm.data![chosen] : undefined;
+  if (text === undefined) throw new RepositoryError(`ConfigMap ${ns}/${name} has no key "${chosen}"`);
+  return { ...parseRepository(text, `ConfigMap ${ns}/${name} key "${chosen}"`), source: `${ns}/${name}#${chosen}` };
+}
+
+function checkSecretRef(v: unknown, field: string): void {
+  if (v === undefined) return;
+  if (!isRecord(v) || typeof v.name !== 'string' || typeof v.key !== 'string' || !v.name || !v.key)
+    throw new RepositoryError(`${field} must be {name, key} of a Secret`);
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

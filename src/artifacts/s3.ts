@@ -1,0 +1,160 @@
+/**
+ * The object-store driver (S3 protocol, `vendorAObject`), on the official AWS SDK: uploads
+ * stream a file through the SDK's multipart uploader (each part retried by the SDK on transient
+ * errors), downloads stream the object's body to a file. Nothing is held whole in memory.
+ *
+ * Used by the pod side (wait uploads, init downloads) and by the server (artifact downloads),
+ * with credentials read from the environment variables the plan names, or given directly.
+ */
+import { createReadStream, createWriteStream } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { CreateBucketCommand, GetObjectCommand, HeadBucketCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import type { StoreLocation } from './plan.js';
+
+/** Credentials of one location; absent means anonymous access. */
+export interface StoreCredentials {
+  accessKey: string;
+  secretKey: string;
+}
+
+export class StoreError extends Error {}
+
+/** The credentials a location's plan names, from `env`; an unset variable is an error naming it. */
+export function credentialsFromEnv(loc: StoreLocation, env: NodeJS.ProcessEnv = process.env): StoreCredentials | undefined {
+  if (!loc.accessKeyEnv && !loc.secretKeyEnv) return undefined;
+  const get = (name: string | undefined, what: string): string => {
+    const v = name ? env[name] : undefined;
+    if (v === undefined || v === '')
+      throw new StoreError(`the ${what} of ${describe(loc)} is not available (its Secret key is missing or empty)`);
+    return v;
+  };
+  return { accessKey: get(loc.accessKeyEnv, 'access key'), secretKey: get(loc.secretKeyEnv, 'secret key') };
+}
+
+/** `bucket/key at endpoint`, never credentials. */
+export function describe(loc: Pick<StoreLocation, 'bucket' | 'key' | 'endpoint'>): string {
+  return `s3://${loc.bucket}/${loc.key} at ${loc.endpoint}`;
+}
+
+export function storeClient(loc: StoreLocation, creds: StoreCredentials | undefined): S3Client {
+  // The SDK warns on every process about a Node release plugflow pins itself (package.json engines);
+  // in a step pod that warning would end up in the init container's failure message.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  const endpoint = /^https?:\/\//.test(loc.endpoint) ? loc.endpoint : `${loc.insecure ? 'http' : 'https'}://${loc.endpoint}`;
+  const config: S3ClientConfig = {
+    endpoint,
+    region: loc.region || 'us-east-1',
+    // Path-style addressing works with every S3-compatible server (no per-bucket DNS names).
+    forcePathStyle: true,
+    maxAttempts: 5,
+  };
+  if (creds) config.credentials = { accessKeyId: creds.accessKey, secretAccessKey: creds.secretKey };
+  else config.signer = { sign: async (request) => request };
+  return new S3Client(config);
+}
+
+/** Uploads `file` to the location; returns its size and sha256 (computed while streaming). */
+export async function uploadFile(
+  loc: StoreLocation,
+  creds: StoreCredentials | undefined,
+  file: string,
+): Promise<{ size: number; sha256: string }> {
+  const client = storeClient(loc, creds);
+  try {
+    if (loc.createBucketIfNotPresent) await ensureBucket(client, loc);
+    const hash = createHash('sha256');
+    let size = 0;
+    const counted = createReadStream(file).pipe(
+      new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          hash.update(chunk);
+          size += chunk.length;
+          done(null, chunk);
+        },
+      }),
+    );
+    const upload = new Upload({
+      client,
+      params: { Bucket: loc.bucket, Key: loc.key, Body: counted },
+      partSize: 16 * 1024 * 1024,
+      queueSize: 2,
+    });
+    await upload.done();
+    return { size, sha256: hash.digest('hex') };
+  } catch (err) {
+    throw new StoreError(`uploading to ${describe(loc)}: ${storeMessage(err)}`);
+  } finally {
+    client.destroy();
+  }
+}
+
+/** The object's body as a stream (the caller consumes it); errors name the location. */
+export async function openObject(
+  loc: StoreLocation,
+  creds: StoreCredentials | undefined,
+): Promise<{ body: Readable; size?: number; close(): void }> {
+  const client = storeClient(loc, creds);
+  try {
+    const reply = await client.send(new GetObjectCommand({ Bucket: loc.bucket, Key: loc.key }));
+    if (!reply.Body) throw new Error('the reply has no body');
+    return {
+      body: reply.Body as Readable,
+      ...(reply.ContentLength !== undefined ? { size: reply.ContentLength } : {}),
+      close: () => client.destroy(),
+    };
+  } catch (err) {
+    client.destroy();
+    throw new StoreError(`downloading ${describe(loc)}: ${storeMessage(err)}`);
+  }
+}
+
+/** Downloads the object into `file`. */
+export async function downloadFile(loc: StoreLocation, creds: StoreCredentials | undefined, file: string): Promise<void> {
+  const obj = await openObject(loc, creds);
+  try {
+    await pipeline(obj.body, createWriteStream(file, { mode: 0o600 }));
+  } catch (err) {
+    throw new StoreError(`downloading ${describe(loc)}: ${storeMessage(err)}`);
+  } finally {
+    obj.close();
+  }
+}
+
+async function ensureBucket(client: S3Client, loc: StoreLocation): Promise<void> {
+  try {
+    await client.send(new HeadBucketCommand({ Bucket: loc.bucket }));
+  } catch (err) {
+    if (statusOf(err) !== 404) throw err;
+    try {
+      await client.send(new CreateBucketCommand({ Bucket: loc.bucket }));
+    } catch (createErr) {
+      const name = (createErr as { name?: string }).name;
+      if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw createErr;
+    }
+  }
+}
+
+function statusOf(err: unknown): number | undefined {
+  return (err as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode;
+}
+
+/** What went wrong, in words a user can act on (the SDK's error names are terse). */
+export function storeMessage(err: unknown): string {
+  const name = (err as { name?: string })?.name ?? '';
+  const status = statusOf(err);
+  const hints: Record<string, string> = {
+    NoSuchBucket: 'the bucket does not exist (create it, or set createBucketIfNotPresent)',
+    NoSuchKey: 'no object has that key',
+    NotFound: 'not found',
+    InvalidAccessKeyId: 'the access key is not known to the object store (check the accessKeySecret)',
+    SignatureDoesNotMatch: 'the secret key is wrong (check the secretKeySecret)',
+    AccessDenied: 'access denied (the credentials may not do this)',
+  };
+  const hint = hints[name];
+  const msg = (err as Error)?.message ?? String(err);
+  if (hint) return `${hint} (${name}${status ? `, HTTP ${status}` : ''})`;
+  return `${msg}${status ? ` (HTTP ${status})` : ''}`;
+}

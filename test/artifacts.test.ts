@@ -1,0 +1,366 @@
+/**
+ * Artifacts end to end on real parts: the real API server, the local pod runner as the kubelet
+ * (running the real init/emissary/wait programs), a real MinIO started for the suite, and a real
+ * HTTP server. Files and directories travel from step to step through the object store; bad
+ * input (hostile archives, wrong credentials, missing paths, no repository) fails the node with a
+ * message naming the artifact, and nothing lands outside the artifact's path.
+ */
+import { createServer, type Server } from 'node:http';
+import { PutObjectCommand, GetObjectCommand, CreateBucketCommand } from '@aws-sdk/client-s3';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Workflow } from '../src/api/index.js';
+import { startController, type RunningController } from '../src/controller/controller.js';
+import type { KubeClient } from '../src/kube/client.js';
+import { CONFIGMAPS, SECRETS, WORKFLOWS } from '../src/kube/resource.js';
+import { storeClient } from '../src/artifacts/s3.js';
+import { startObjectStore, type ObjectStore } from '../src/devenv/object-store.js';
+import { captureLogger, startRunnerBed, waitForCompletion, workflow, type RunnerBed } from './controller-harness.js';
+import { adminKubeConfig } from './support/cluster.js';
+
+let ns: string;
+let client: KubeClient;
+let controller: RunningController;
+let bed: RunnerBed;
+let store: ObjectStore;
+let http: Server;
+let httpUrl = '';
+const BUCKET = 'artifacts';
+const { log } = captureLogger();
+
+const sh = (name: string, script: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  ...extra,
+  container: { image: 'alpine:3', command: ['sh', '-c', script] },
+});
+const nodes = (wf: Workflow) => Object.values(wf.status?.nodes ?? {});
+const node = (wf: Workflow, displayName: string) => nodes(wf).find((n) => n.displayName === displayName);
+const s3 = () =>
+  storeClient(
+    { bucket: BUCKET, key: '', endpoint: store.endpoint, insecure: true },
+    { accessKey: store.accessKey, secretKey: store.secretKey },
+  );
+const creds = { accessKeySecret: { name: 'store-creds', key: 'accesskey' }, secretKeySecret: { name: 'store-creds', key: 'secretkey' } };
+
+/** A gzipped tar with the given raw entries (name, type flag, link target, body), written by hand. */
+function tarGz(entries: Array<{ name: string; type?: '0' | '2' | '5'; link?: string; body?: string }>): Buffer {
+  const blocks: Buffer[] = [];
+  for (const e of entries) {
+    const body = Buffer.from(e.body ?? '');
+    const h = Buffer.alloc(512);
+    h.write(e.name, 0, 100);
+    h.write('0000644\0', 100);
+    h.write('0000000\0', 108);
+    h.write('0000000\0', 116);
+    h.write(`${body.length.toString(8).padStart(11, '0')}\0`, 124);
+    h.write('00000000000\0', 136);
+    h.write('        ', 148);
+    h.write(e.type ?? '0', 156);
+    if (e.link) h.write(e.link, 157, 100);
+    h.write('ustar\u000000', 257);
+    let sum = 0;
+    for (const b of h) sum += b;
+    h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148);
+    blocks.push(h, body, Buffer.alloc((512 - (body.length % 512)) % 512));
+  }
+  blocks.push(Buffer.alloc(1024));
+  return gzipSync(Buffer.concat(blocks));
+}
+
+beforeAll(async () => {
+  store = await startObjectStore({ log: (l) => log.info(l) });
+  await s3().send(new CreateBucketCommand({ Bucket: BUCKET }));
+  http = createServer((req, res) => {
+    if (req.url === '/data.txt' && req.headers['x-token'] === 'let-me-in') res.end('from http\n');
+    else if (req.url === '/secret.txt' && req.headers.authorization === `Basic ${Buffer.from('ann:pw').toString('base64')}`)
+      res.end('basic ok');
+    else res.writeHead(404).end('no');
+  });
+  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+  httpUrl = `http://127.0.0.1:${(http.address() as { port: number }).port}`;
+  bed = await startRunnerBed('artifacts');
+  ({ ns, client } = bed);
+  await client.create(SECRETS, ns, {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'store-creds' },
+    stringData: { accesskey: store.accessKey, secretkey: store.secretKey, user: 'ann', pass: 'pw', wrong: 'not-the-key' },
+  });
+  await client.create(CONFIGMAPS, ns, {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'artifact-repositories', annotations: { 'workflows.plugflow.io/default-artifact-repository': 'minio' } },
+    data: {
+      minio: `vendorAObject:\n  bucket: ${BUCKET}\n  endpoint: ${store.endpoint}\n  insecure: true\n  accessKeySecret: {name: store-creds, key: accesskey}\n  secretKeySecret: {name: store-creds, key: secretkey}\n`,
+      other: `s3:\n  bucket: other-bucket\n  endpoint: ${store.endpoint}\n  insecure: true\n  createBucketIfNotPresent: {}\n  keyFormat: "custom/{{workflow.name}}"\n  accessKeySecret: {name: store-creds, key: accesskey}\n  secretKeySecret: {name: store-creds, key: secretkey}\n`,
+    },
+  });
+  controller = await startController({ kubeConfig: adminKubeConfig(), namespace: ns, metricsPort: 0, workers: 2, log });
+}, 300_000);
+
+afterAll(async () => {
+  await controller?.stop();
+  await bed?.stop();
+  await store?.stop();
+  http?.close();
+});
+
+describe('output and input artifacts', () => {
+  it('passes a file, a file stored as-is and a directory tree from one step to the next through the object store', async () => {
+    await client.create(
+      WORKFLOWS,
+      ns,
+      workflow('pass', {
+        entrypoint: 'main',
+        templates: [
+          {
+            name: 'main',
+            steps: [
+              [{ name: 'gen', template: 'gen' }],
+              [
+                {
+                  name: 'use',
+                  template: 'use',
+                  arguments: {
+                    artifacts: [
+                      { name: 'msg', from: '{{steps.gen.outputs.artifacts.msg}}' },
+                      { name: 'plain', from: '{{steps.gen.outputs.artifacts.plain}}' },
+                      { name: 'tree', from: '{{steps.gen.outputs.artifacts.tree}}' },
+                    ],
+                  },
+                },
+              ],
+            ],
+          },
+          sh(
+            'gen',
+            'mkdir -p /tmp/out/sub && echo hello > /tmp/msg.txt && echo as-is > /tmp/plain.txt && echo A > /tmp/out/a && echo B > /tmp/out/sub/b',
+            {
+              outputs: {
+                artifacts: [
+                  { name: 'msg', path: '/tmp/msg.txt' },
+                  { name: 'plain', path: '/tmp/plain.txt', archive: { none: {} } },
+                  { name: 'tree', path: '/tmp/out', archive: { tar: { compressionLevel: 9 } } },
+                ],
+              },
+            },
+          ),
+          sh('use', 'cat /in/msg.txt /in/plain.txt /in/tree/a /in/tree/sub/b; stat -c %a /in/msg.txt', {
+            inputs: {
+              artifacts: [
+                { name: 'msg', path: '/in/msg.txt', mode: 0o600 },
+                { name: 'plain', path: '/in/plain.txt' },
+                { name: 'tree', path: '/in/tree' },
+              ],
+            },
+          }),
+        ],
+      }),
+    );
+    const wf = await waitForCompletion(client, ns, 'pass', 120_000);
+    expect(wf.status?.phase, JSON.stringify(nodes(wf).map((n) => [n.displayName, n.phase, n.message]))).toBe('Succeeded');
+    expect(node(wf, 'use')?.outputs?.result).toBe('hello\nas-is\nA\nB\n600');
+    const gen = node(wf, 'gen')!;
+    const msg = gen.outputs?.artifacts?.find((a) => a.name === 'msg');
+    expect(msg?.vendorAObject).toMatchObject({ bucket: BUCKET, key: `pass/${gen.podName}/msg.tgz`, endpoint: store.endpoint });
+    // Credentials are recorded as Secret references, never as values.
+    expect(JSON.stringify(wf.status)).not.toContain(store.secretKey);
+    const plain = gen.outputs?.artifacts?.find((a) => a.name === 'plain');
+    expect(plain?.vendorAObject?.key).toBe(`pass/${gen.podName}/plain`);
+    const obj = await s3().send(new GetObjectCommand({ Bucket: BUCKET, Key: `pass/${gen.podName}/plain` }));
+    expect(await obj.Body!.transformToString()).toBe('as-is\n');
+  }, 180_000);
+
+  it('takes inputs from raw data, http with headers and basic auth, a DAG task by fromExpression; exports a global artifact', async () => {
+    await client.create(
+      WORKFLOWS,
+      ns,
+      workflow('sources', {
+        entrypoint: 'main',
+        artifactRepositoryRef: { key: 'other' },
+        templates: [
+          {
+            name: 'main',
+            dag: {
+              tasks: [
+                { name: 'make', template: 'make' },
+                {
+                  name: 'read',
+                  template: 'read',
+                  depends: 'make',
+                  arguments: {
+                    artifacts: [
+                      { name: 'made', fromExpression: "tasks.make.status == 'Succeeded' ? tasks.make.outputs.artifacts.out : nil" },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+          sh('make', 'echo made > /tmp/o', { outputs: { artifacts: [{ name: 'out', path: '/tmp/o', globalName: 'final' }] } }),
+          sh('read', 'cat /a/raw /a/web /a/basic /a/made', {
+            inputs: {
+              artifacts: [
+                { name: 'raw', path: '/a/raw', raw: { data: 'raw data\n' } },
+                { name: 'web', path: '/a/web', http: { url: `${httpUrl}/data.txt`, headers: [{ name: 'X-Token', value: 'let-me-in' }] } },
+                {
+                  name: 'basic',
+                  path: '/a/basic',
+                  http: {
+                    url: `${httpUrl}/secret.txt`,
+                    auth: {
+                      basicAuth: {
+                        usernameSecret: { name: 'store-creds', key: 'user' },
+                        passwordSecret: { name: 'store-creds', key: 'pass' },
+                      },
+                    },
+                  },
+                },
+                { name: 'made', path: '/a/made' },
+                { name: 'absent', path: '/a/absent', optional: true },
+              ],
+            },
+          }),
+        ],
+      }),
+    );
+    const wf = await waitForCompletion(client, ns, 'sources', 120_000);
+    expect(wf.status?.phase, JSON.stringify(nodes(wf).map((n) => [n.displayName, n.phase, n.message]))).toBe('Succeeded');
+    expect(node(wf, 'read')?.outputs?.result).toBe('raw data\nfrom http\nbasic okmade');
+    // The repository named by artifactRepositoryRef: its bucket (created on demand) and key format.
+    const made = node(wf, 'make')!.outputs!.artifacts![0]!;
+    expect(made.vendorAObject).toMatchObject({ bucket: 'other-bucket', key: 'custom/sources/out.tgz' });
+    expect(wf.status?.outputs?.artifacts).toEqual([expect.objectContaining({ name: 'final', vendorAObject: made.vendorAObject })]);
+  }, 180_000);
+});
+
+describe('bad input gets a clear error on the node', () => {
+  it('a missing output path fails the step naming the artifact; an optional one is skipped', async () => {
+    await client.create(
+      WORKFLOWS,
+      ns,
+      workflow('missing', {
+        entrypoint: 'main',
+        templates: [
+          { name: 'main', steps: [[{ name: 'opt', template: 'opt' }], [{ name: 'req', template: 'req' }]] },
+          sh('opt', 'true', { outputs: { artifacts: [{ name: 'maybe', path: '/tmp/nothing', optional: true }] } }),
+          sh('req', 'true', { outputs: { artifacts: [{ name: 'needed', path: '/tmp/nothing-here' }] } }),
+        ],
+      }),
+    );
+    const wf = await waitForCompletion(client, ns, 'missing', 120_000);
+    expect(wf.status?.phase).toBe('Failed');
+    expect(node(wf, 'opt')?.phase).toBe('Succeeded');
+    expect(node(wf, 'opt')?.outputs?.artifacts).toBeUndefined();
+    expect(node(wf, 'req')?.message).toContain('output artifact "needed" (path /tmp/nothing-here): /tmp/nothing-here does not exist');
+  }, 180_000);
+
+  it('refuses hostile archives (parent paths, escaping links) before the command runs, leaving nothing behind', async () => {
+    const put = (key: string, body: Buffer) => s3().send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: body }));
+    await put(
+      'hostile/dotdot.tgz',
+      tarGz([
+        { name: 'x/', type: '5' },
+        { name: 'x/../../../../tmp/pwned-by-artifact', body: 'pwned' },
+      ]),
+    );
+    await put(
+      'hostile/link.tgz',
+      tarGz([
+        { name: 'x/', type: '5' },
+        { name: 'x/etc', type: '2', link: '/etc' },
+      ]),
+    );
+    const input = (key: string) => ({
+      name: 'in',
+      path: '/in/x',
+      vendorAObject: { bucket: BUCKET, key, endpoint: store.endpoint, insecure: true, ...creds },
+    });
+    await client.create(
+      WORKFLOWS,
+      ns,
+      workflow('hostile', {
+        entrypoint: 'main',
+        templates: [
+          {
+            name: 'main',
+            steps: [
+              [
+                { name: 'dotdot', template: 'dotdot', continueOn: { failed: true } },
+                { name: 'link', template: 'link', continueOn: { failed: true } },
+              ],
+            ],
+          },
+          sh('dotdot', 'echo ran', { inputs: { artifacts: [input('hostile/dotdot.tgz')] } }),
+          sh('link', 'echo ran', { inputs: { artifacts: [input('hostile/link.tgz')] } }),
+        ],
+      }),
+    );
+    const wf = await waitForCompletion(client, ns, 'hostile', 120_000);
+    expect(node(wf, 'dotdot')?.phase).toBe('Failed');
+    expect(node(wf, 'dotdot')?.message).toMatch(
+      /input artifact "in": the archive was refused and nothing was placed: entry .* outside the artifact's path/,
+    );
+    expect(node(wf, 'link')?.phase).toBe('Failed');
+    expect(node(wf, 'link')?.message).toContain('symbolic link "x/etc" points outside the artifact ("/etc")');
+    // The commands never ran.
+    for (const n of ['dotdot', 'link']) expect(node(wf, n)?.outputs?.result).toBeUndefined();
+  }, 180_000);
+
+  it('wrong credentials, an unknown bucket and a missing key are named on the node', async () => {
+    const loc = (over: Record<string, unknown>) => ({
+      bucket: BUCKET,
+      key: 'pass/none',
+      endpoint: store.endpoint,
+      insecure: true,
+      ...creds,
+      ...over,
+    });
+    await client.create(
+      WORKFLOWS,
+      ns,
+      workflow('bad-store', {
+        entrypoint: 'main',
+        templates: [
+          {
+            name: 'main',
+            steps: [
+              [
+                { name: 'creds', template: 'creds', continueOn: { failed: true } },
+                { name: 'bucket', template: 'bucket', continueOn: { failed: true } },
+                { name: 'key', template: 'key', continueOn: { failed: true } },
+              ],
+            ],
+          },
+          sh('creds', 'true', {
+            inputs: {
+              artifacts: [{ name: 'i', path: '/i', vendorAObject: loc({ secretKeySecret: { name: 'store-creds', key: 'wrong' } }) }],
+            },
+          }),
+          sh('bucket', 'true', { inputs: { artifacts: [{ name: 'i', path: '/i', vendorAObject: loc({ bucket: 'no-such-bucket' }) }] } }),
+          sh('key', 'true', { inputs: { artifacts: [{ name: 'i', path: '/i', vendorAObject: loc({}) }] } }),
+        ],
+      }),
+    );
+    const wf = await waitForCompletion(client, ns, 'bad-store', 120_000);
+    expect(node(wf, 'creds')?.message).toContain('the secret key is wrong');
+    expect(node(wf, 'bucket')?.message).toContain('the bucket does not exist');
+    expect(node(wf, 'key')?.message).toContain(`input artifact "i": downloading s3://${BUCKET}/pass/none`);
+    expect(node(wf, 'key')?.message).toContain('no object has that key');
+  }, 180_000);
+
+  it('a repository reference to a missing ConfigMap fails the step before a pod is made', async () => {
+    await client.create(
+      WORKFLOWS,
+      ns,
+      workflow('no-repo', {
+        entrypoint: 'main',
+        artifactRepositoryRef: { configMap: 'nowhere' },
+        templates: [sh('main', 'echo x > /tmp/x', { outputs: { artifacts: [{ name: 'x', path: '/tmp/x' }] } })],
+      }),
+    );
+    const wf = await waitForCompletion(client, ns, 'no-repo');
+    expect(wf.status?.phase).not.toBe('Succeeded');
+    expect(node(wf, 'no-repo')?.message).toContain(`spec.artifactRepositoryRef: ConfigMap ${ns}/nowhere does not exist`);
+  }, 120_000);
+});
