@@ -118,7 +118,10 @@ export function inputVariables(inputs: Inputs | undefined): Record<string, strin
   const vars: Record<string, string> = {};
   const params = inputs?.parameters ?? [];
   for (const p of params) vars[`inputs.parameters.${p.name}`] = p.value === undefined ? '' : anyStringToString(p.value);
-  for (const a of inputs?.artifacts ?? []) vars[`inputs.artifacts.${a.name}`] = artifactVariable(a);
+  for (const a of inputs?.artifacts ?? []) {
+    vars[`inputs.artifacts.${a.name}`] = artifactVariable(a);
+    if (a.path !== undefined) vars[`inputs.artifacts.${a.name}.path`] = a.path;
+  }
   if (params.length > 0) {
     vars['inputs.parameters'] = JSON.stringify(
       params.map((p) => ({ name: p.name, value: p.value === undefined ? '' : anyStringToString(p.value) })),

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { ANNOTATION_DEFAULT_REPOSITORY, repositoryFrom, RepositoryError } from './repository.js';
+
+const cm = (data: Record<string, string>, annotations?: Record<string, string>) => ({
+  metadata: { name: 'artifact-repositories', namespace: 'team', ...(annotations ? { annotations } : {}) },
+  data,
+});
+const minio = 'vendorAObject:\n  bucket: b\n  endpoint: minio:9000\n  insecure: true\n  accessKeySecret: {name: s, key: a}\n';
+
+describe('artifact repositories', () => {
+  it('picks the named key, else the default annotation, else the only key', () => {
+    expect(repositoryFrom(cm({ one: minio }), undefined)).toMatchObject({
+      vendorAObject: { bucket: 'b', endpoint: 'minio:9000' },
+      source: 'team/artifact-repositories#one',
+    });
+    const two = cm({ a: minio, b: minio.replace('bucket: b', 'bucket: other') }, { [ANNOTATION_DEFAULT_REPOSITORY]: 'b' });
+    expect(repositoryFrom(two, undefined).vendorAObject.bucket).toBe('other');
+    expect(repositoryFrom(two, 'a').vendorAObject.bucket).toBe('b');
+  });
+
+  it("accepts the peer's s3 spelling and keyPrefix", () => {
+    const repo = repositoryFrom(cm({ r: 's3:\n  bucket: b\n  endpoint: e:1\n  keyPrefix: logs\n' }), undefined);
+    expect(repo.vendorAObject).toEqual({ bucket: 'b', endpoint: 'e:1', keyFormat: 'logs/{{workflow.name}}/{{pod.name}}' });
+  });
+
+  it('names the ConfigMap, key and field of what is wrong', () => {
+    expect(() => repositoryFrom(cm({ a: minio, b: minio }), undefined)).toThrow(
+      /ConfigMap team\/artifact-repositories holds 2 repositories and names no default/,
+    );
+    expect(() => repositoryFrom(cm({ a: minio }), 'zzz')).toThrow('ConfigMap team/artifact-repositories has no key "zzz"');
+    expect(() => repositoryFrom(cm({ a: 'gcs:\n  bucket: b\n' }), undefined)).toThrow(/key "a": field "gcs" is not supported/);
+    expect(() => repositoryFrom(cm({ a: 'vendorAObject:\n  endpoint: e\n' }), undefined)).toThrow(/vendorAObject.bucket is required/);
+    expect(() =>
+      repositoryFrom(cm({ a: 'vendorAObject:\n  bucket: b\n  endpoint: e\n  accessKeySecret: plain-text-key\n' }), undefined),
+    ).toThrow(RepositoryError);
+  });
+});

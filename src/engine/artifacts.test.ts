@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import type { Artifact } from '../api/index.js';
+import { artifactVariable, bindInputArtifacts, collectOutputArtifacts, parseArtifactRef, resolveFromExpressions } from './artifacts.js';
+import { valueSource } from './expressions.js';
+
+const stored: Artifact = {
+  name: 'out',
+  path: '/producer/only',
+  vendorAObject: { bucket: 'b', key: 'wf/pod/out.tgz', endpoint: 'minio:9000', accessKeySecret: { name: 's', key: 'a' } },
+};
+
+describe('binding input artifacts', () => {
+  it("takes the location from the argument's from record and the path and mode from the declaration", () => {
+    const bound = bindInputArtifacts(
+      [{ name: 'in', path: '/in', mode: 0o600 }],
+      { artifacts: [{ name: 'in', from: artifactVariable(stored) }] },
+      'spec.templates[t]',
+    );
+    expect(bound).toEqual({ ok: true, artifacts: [{ name: 'in', path: '/in', mode: 0o600, vendorAObject: stored.vendorAObject }] });
+  });
+
+  it("uses the declaration's own location (raw, http) when no argument is given, and leaves out a missing optional input", () => {
+    const bound = bindInputArtifacts(
+      [
+        { name: 'r', path: '/r', raw: { data: 'x' } },
+        { name: 'o', path: '/o', optional: true },
+      ],
+      undefined,
+      'w',
+    );
+    expect(bound).toEqual({ ok: true, artifacts: [{ name: 'r', path: '/r', raw: { data: 'x' } }] });
+  });
+
+  it('fails naming the input when nothing is supplied, and when from is not an artifact', () => {
+    expect(bindInputArtifacts([{ name: 'in', path: '/in' }], undefined, 'spec.templates[t]')).toEqual({
+      ok: false,
+      error: expect.stringContaining('spec.templates[t].inputs.artifacts[in]: no artifact supplied'),
+    });
+    const bad = bindInputArtifacts([{ name: 'in', path: '/in' }], { artifacts: [{ name: 'in', from: 'hello' }] }, 'w');
+    expect(bad).toEqual({
+      ok: false,
+      error: expect.stringContaining('w.inputs.artifacts[in] argument from: expected a reference to an artifact'),
+    });
+  });
+
+  it('never lets a from record reach an object prototype', () => {
+    expect(() => parseArtifactRef('{"__proto__":{"x":1},"raw":{"data":"a"}}', 'f')).toThrow(/__proto__/);
+  });
+});
+
+describe('output artifacts', () => {
+  it('keeps what the pod uploaded, with globalName; skips an optional missing one; fails a required missing one', () => {
+    const values = valueSource({});
+    expect(
+      collectOutputArtifacts(
+        [
+          { name: 'out', path: '/tmp/o', globalName: 'g' },
+          { name: 'maybe', path: '/tmp/m', optional: true },
+        ],
+        [stored],
+        values,
+        'w',
+      ),
+    ).toEqual({ ok: true, artifacts: [{ name: 'out', path: '/tmp/o', globalName: 'g', vendorAObject: stored.vendorAObject }] });
+    expect(collectOutputArtifacts([{ name: 'x', path: '/x' }], [], values, 'w')).toEqual({
+      ok: false,
+      error: 'w.outputs.artifacts[x]: the step produced no such artifact',
+    });
+  });
+
+  it('takes a steps or DAG template output from a step by from and fromExpression', () => {
+    const values = valueSource({ 'steps.a.outputs.artifacts.out': artifactVariable(stored), 'steps.a.status': 'Succeeded' });
+    const got = collectOutputArtifacts(
+      [
+        { name: 'one', from: '{{steps.a.outputs.artifacts.out}}' },
+        { name: 'two', fromExpression: "steps.a.status == 'Succeeded' ? steps.a.outputs.artifacts.out : ''" },
+      ],
+      undefined,
+      values,
+      'w',
+    );
+    expect(got).toEqual({
+      ok: true,
+      artifacts: [
+        { name: 'one', vendorAObject: stored.vendorAObject },
+        { name: 'two', vendorAObject: stored.vendorAObject },
+      ],
+    });
+  });
+
+  it('evaluates fromExpression of arguments into from', () => {
+    const values = valueSource({ 'tasks.a.outputs.artifacts.out': artifactVariable(stored) });
+    const args = resolveFromExpressions({ artifacts: [{ name: 'in', fromExpression: 'tasks.a.outputs.artifacts.out' }] }, values, 'w');
+    expect(args.artifacts?.[0]).toEqual({ name: 'in', from: artifactVariable(stored) });
+  });
+});
