@@ -3,10 +3,10 @@ SHELL := /bin/bash
 NPM ?= npm
 export GOTOOLCHAIN := local
 
-.PHONY: deps node-deps control-plane build lint format crds test test-go test-unit test-kube test-system dev bench bench-peer soak fuzz clean image image-verify test-images node node-up node-down test-node dev-node bench-node
+.PHONY: deps node-deps control-plane object-store build lint format crds test test-go test-unit test-kube test-system dev bench bench-peer soak fuzz clean image image-verify test-images node node-up node-down test-node dev-node bench-node
 
-## deps: everything a fresh machine needs (npm packages, the control plane binaries)
-deps: node-deps control-plane
+## deps: everything a fresh machine needs (npm packages, the control plane binaries, the object store)
+deps: node-deps control-plane object-store
 
 node-deps: node_modules/.package-lock.json
 node_modules/.package-lock.json: package.json package-lock.json
@@ -16,6 +16,10 @@ node_modules/.package-lock.json: package.json package-lock.json
 ## control-plane: build (or reuse) kube-apiserver, kube-controller-manager and etcd in ~/.cache/plugflow
 control-plane:
 	@bash hack/build-control-plane.sh
+
+## object-store: build (or reuse) MinIO in ~/.cache/plugflow, the S3 server artifacts are tested and developed against
+object-store:
+	@bash hack/build-minio.sh
 
 ## build: compile TypeScript to dist/ (the `plugflow` command runs from there)
 build: node-deps
@@ -67,7 +71,7 @@ test-system: deps build
 dev: deps build
 	node bin/plugflow.js dev $(if $(KUBECONFIG_PATH),--kubeconfig $(KUBECONFIG_PATH)) $(if $(CONTEXT),--context $(CONTEXT)) \
 	  --plugin examples/plugins/hello/hello-executor-plugin-configmap.yaml \
-	  --submit examples/hello-world.yaml --submit examples/plugins/hello/workflow.yaml $(DEV_FLAGS)
+	  --submit examples/hello-world.yaml --submit examples/plugins/hello/workflow.yaml --submit examples/artifacts/artifact-passing.yaml $(DEV_FLAGS)
 
 ## dev-node: the same on a real node here (root): plugflow installed with kubectl apply of manifests/install.yaml and the built image
 dev-node: deps build node image test-images

@@ -22,6 +22,8 @@ import { AGENT_SERVICE_ACCOUNT } from '../plugins/index.js';
 import { PodRunner } from '../runner/runner.js';
 import { startServer, type RunningServer } from '../server/server.js';
 import { ControlPlane } from './control-plane.js';
+import { startDevArtifacts } from './dev-artifacts.js';
+import type { ObjectStore } from './object-store.js';
 import { reapLeftovers } from './leftovers.js';
 import { errorMessage } from '../log/error-message.js';
 
@@ -45,6 +47,8 @@ export interface DevStackOptions {
   pluginConfigMaps?: string[];
   /** Start the local pod runner (default: only with a local control plane). */
   runner?: boolean;
+  /** Start an object store and make it the default artifact repository (default: with the local runner). */
+  artifacts?: boolean;
   controllerWorkers?: number;
   progress?: (line: string) => void;
   log?: Logger;
@@ -57,6 +61,8 @@ export interface DevStack {
   adminToken?: string;
   controlPlane?: ControlPlane;
   runner?: PodRunner;
+  /** The object store artifacts go to, when dev mode started one. */
+  objectStore?: ObjectStore;
   controller: RunningController;
   server: RunningServer;
   dir: string;
@@ -188,6 +194,16 @@ export async function startDevStack(opts: DevStackOptions = {}): Promise<DevStac
       await runner.start();
       stops.push(() => runner!.stop());
     }
+    let objectStore: ObjectStore | undefined;
+    if (opts.artifacts ?? runner !== undefined) {
+      const client = await KubeClient.fromKubeConfig(admin);
+      try {
+        objectStore = await startDevArtifacts(client, workflowNamespaces, join(dir, 'object-store'), say);
+      } finally {
+        await client.close();
+      }
+      stops.push(() => objectStore!.stop());
+    }
 
     await waitForServiceAccount(admin, DEFAULT_INSTALL_NAMESPACE, 'plugflow-controller');
     const pluginsEnabled = opts.plugins ?? true;
@@ -215,7 +231,7 @@ export async function startDevStack(opts: DevStackOptions = {}): Promise<DevStac
     stops.push(() => server.close());
 
     const adminToken = controlPlane?.adminToken ?? admin.getCurrentUser()?.token;
-    return { kubeconfigPath, adminKubeConfig: admin, adminToken, controlPlane, runner, controller, server, dir, stop };
+    return { kubeconfigPath, adminKubeConfig: admin, adminToken, controlPlane, runner, objectStore, controller, server, dir, stop };
   } catch (err) {
     await stop();
     throw err;

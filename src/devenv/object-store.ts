@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './control-plane.js';
+import { dieWithParent, killOnExit } from '../runner/parent-death.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -56,21 +57,27 @@ export async function startObjectStore(opts: ObjectStoreOptions = {}): Promise<O
   const [port, consolePort] = [await freePort(), await freePort()];
   const accessKey = `plugflow${randomBytes(4).toString('hex')}`;
   const secretKey = randomBytes(20).toString('hex');
-  const child: ChildProcess = spawn(
-    bin,
-    ['server', join(dir, 'data'), '--address', `${host}:${port}`, '--console-address', `127.0.0.1:${consolePort}`, '--quiet'],
-    {
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: dir,
-        MINIO_ROOT_USER: accessKey,
-        MINIO_ROOT_PASSWORD: secretKey,
-        MINIO_BROWSER: 'off',
-        MINIO_UPDATE: 'off',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  // Dies with this process even when it is SIGKILLed (as the control plane's processes do).
+  const cmd = dieWithParent(bin, [
+    'server',
+    join(dir, 'data'),
+    '--address',
+    `${host}:${port}`,
+    '--console-address',
+    `127.0.0.1:${consolePort}`,
+    '--quiet',
+  ]);
+  const child: ChildProcess = spawn(cmd.file, cmd.args, {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: dir,
+      MINIO_ROOT_USER: accessKey,
+      MINIO_ROOT_PASSWORD: secretKey,
+      MINIO_BROWSER: 'off',
+      MINIO_UPDATE: 'off',
     },
-  );
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const keep = (d: Buffer) => {
     output = (output + d.toString()).slice(-4000);
@@ -78,7 +85,11 @@ export async function startObjectStore(opts: ObjectStoreOptions = {}): Promise<O
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
   let exited: number | null | undefined;
-  child.on('exit', (code) => (exited = code));
+  const forget = killOnExit(child.pid);
+  child.on('exit', (code) => {
+    exited = code;
+    forget();
+  });
   const url = `http://${host}:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
