@@ -18,10 +18,10 @@ type child struct {
 	code int
 }
 
-// startChild starts argv with the container's stdin and stderr; stdout goes to out.
+// startChild starts argv with the container's stdin; stdout goes to out, stderr to errOut.
 // A command that cannot be started yields a child that has already "exited" with the shell's
 // conventional code (127 not found, 126 not executable), so callers handle one path only.
-func startChild(argv []string, out io.Writer) *child {
+func startChild(argv []string, out io.Writer, errOut io.Writer) *child {
 	c := &child{done: make(chan struct{})}
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
@@ -31,7 +31,7 @@ func startChild(argv []string, out io.Writer) *child {
 	c.cmd.Args[0] = argv[0]
 	c.cmd.Stdin = os.Stdin
 	c.cmd.Stdout = out
-	c.cmd.Stderr = os.Stderr
+	c.cmd.Stderr = errOut
 	c.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := c.cmd.Start(); err != nil {
 		return failedChild(c, argv[0], err)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -47,8 +48,20 @@ func runMain(dir string, argv []string) int {
 		fmt.Fprintf(os.Stderr, "emissary: creating %s: %v\n", filepath.Join(dir, "stdout"), err)
 		return finish(dir, 1, nil, nil)
 	}
+	// archiveLogs: both streams, as the container log has them, also go to main.log, which
+	// the plan packs as the artifact main-logs (PLUGFLOW_ARCHIVE_LOGS names it).
+	var outW, errW io.Writer = io.MultiWriter(os.Stdout, stdout), os.Stderr
+	if logPath := os.Getenv("PLUGFLOW_ARCHIVE_LOGS"); logPath != "" {
+		if logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644); err != nil {
+			fmt.Fprintf(os.Stderr, "emissary: %v\n", err)
+		} else {
+			defer logFile.Close()
+			shared := &lockedWriter{w: logFile}
+			outW, errW = io.MultiWriter(os.Stdout, stdout, shared), io.MultiWriter(os.Stderr, shared)
+		}
+	}
 	stopBeat := heartbeat(filepath.Join(dir, "main.alive"))
-	c := startChild(argv, io.MultiWriter(os.Stdout, stdout))
+	c := startChild(argv, outW, errW)
 	stopSignals := forwardSignals(c)
 	<-c.done
 	stopSignals()
@@ -158,4 +171,16 @@ func heartbeat(path string) func() {
 		}
 	}()
 	return func() { close(stop) }
+}
+
+// lockedWriter lets the stdout and stderr copies share one log file without interleaving a write.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -20,7 +20,7 @@ const pollEvery = 250 * time.Millisecond
 // purpose has not failed. A sidecar that exits by itself keeps its own exit code.
 func runSidecar(dir string, argv []string) int {
 	grace := sidecarGrace()
-	c := startChild(argv, os.Stdout)
+	c := startChild(argv, os.Stdout, os.Stderr)
 	stopSignals := forwardSignals(c)
 	defer stopSignals()
 	t := time.NewTicker(pollEvery)

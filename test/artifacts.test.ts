@@ -16,7 +16,12 @@ import { CONFIGMAPS, SECRETS, WORKFLOWS } from '../src/kube/resource.js';
 import { storeClient } from '../src/artifacts/s3.js';
 import { startObjectStore, type ObjectStore } from '../src/devenv/object-store.js';
 import { captureLogger, startRunnerBed, waitForCompletion, workflow, type RunnerBed } from './controller-harness.js';
-import { adminKubeConfig } from './support/cluster.js';
+import { adminKubeConfig, cluster } from './support/cluster.js';
+import { call, grantRole, rule, startTestServer, type TestServer } from './support/server.js';
+import { runCopy } from '../src/cli/cp.js';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 let ns: string;
 let client: KubeClient;
@@ -362,5 +367,88 @@ describe('bad input gets a clear error on the node', () => {
     const wf = await waitForCompletion(client, ns, 'no-repo');
     expect(wf.status?.phase).not.toBe('Succeeded');
     expect(node(wf, 'no-repo')?.message).toContain(`spec.artifactRepositoryRef: ConfigMap ${ns}/nowhere does not exist`);
+  }, 120_000);
+});
+
+describe('getting artifacts out, with the rights of whoever asks', () => {
+  let server: TestServer | undefined;
+  afterAll(async () => server?.close());
+
+  it('plugflow cp copies every output artifact unpacked into DIR/<step>/<artifact>, through the kubeconfig', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'plugflow-cp-'));
+    const lines: string[] = [];
+    const code = await runCopy(
+      'pass',
+      out,
+      { namespace: ns, kubeconfig: cluster().kubeconfigPath },
+      { out: (l) => lines.push(l), err: (l) => lines.push(l) },
+    );
+    expect(code, lines.join('\n')).toBe(0);
+    expect(readFileSync(join(out, 'gen', 'msg'), 'utf8')).toBe('hello\n');
+    expect(readFileSync(join(out, 'gen', 'plain'), 'utf8')).toBe('as-is\n');
+    expect(readFileSync(join(out, 'gen', 'tree', 'sub', 'b'), 'utf8')).toBe('B\n');
+    const none = await runCopy(
+      'pass',
+      out,
+      { namespace: ns, kubeconfig: cluster().kubeconfigPath, artifact: 'nope' },
+      { out: () => {}, err: (l) => lines.push(l) },
+    );
+    expect(none).toBe(1);
+    expect(lines.at(-1)).toBe(`Workflow ${ns}/pass has no output artifacts matching artifact "nope"`);
+  }, 60_000);
+
+  it('the server streams an artifact to a caller who may read the workflow and the Secret, and refuses one who may not', async () => {
+    server = await startTestServer({ authMode: 'client' });
+    await grantRole(ns, 'alice', 'artifact-reader', [
+      rule('workflows', 'get'),
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
+    ]);
+    await grantRole(ns, 'bob', 'workflow-reader', [rule('workflows', 'get')]);
+    const wf = await client.get<Workflow>(WORKFLOWS, ns, 'pass');
+    const gen = node(wf, 'gen')!;
+    const url = `${server.url}/artifact-files/${ns}/workflows/pass/${gen.id}/outputs/plain`;
+    const ok = await call('GET', url, { token: cluster().userTokens.alice });
+    expect(ok.status).toBe(200);
+    expect(ok.text).toBe('as-is\n');
+    expect(ok.headers['content-disposition']).toBe('attachment; filename="plain"');
+    const denied = await call('GET', url, { token: cluster().userTokens.bob });
+    expect(denied.status).toBe(403);
+    expect(denied.body.message).toContain('secrets "store-creds" is forbidden');
+    const missing = await call('GET', url.replace('/plain', '/nothing'), { token: cluster().userTokens.alice });
+    expect(missing.status).toBe(404);
+    expect(missing.body.message).toBe(`workflow ${ns}/pass has no output artifact "nothing" on node "${gen.id}"`);
+    // The same through the CLI's REST path.
+    const out = mkdtempSync(join(tmpdir(), 'plugflow-cp-rest-'));
+    const lines: string[] = [];
+    const code = await runCopy(
+      'pass',
+      out,
+      { namespace: ns, server: server.url, token: cluster().userTokens.alice, insecureSkipTlsVerify: true, node: 'gen', artifact: 'tree' },
+      { out: (l) => lines.push(l), err: (l) => lines.push(l) },
+    );
+    expect(code, lines.join('\n')).toBe(0);
+    expect(readFileSync(join(out, 'gen', 'tree', 'a'), 'utf8')).toBe('A\n');
+  }, 60_000);
+});
+
+describe('archiveLogs', () => {
+  it("saves the main container's stdout and stderr as the artifact main-logs", async () => {
+    await client.create(
+      WORKFLOWS,
+      ns,
+      workflow('logs', { entrypoint: 'main', archiveLogs: true, templates: [sh('main', 'echo to-stdout; echo to-stderr >&2')] }),
+    );
+    const wf = await waitForCompletion(client, ns, 'logs', 120_000);
+    expect(wf.status?.phase).toBe('Succeeded');
+    const logs = node(wf, 'logs')?.outputs?.artifacts?.find((a) => a.name === 'main-logs');
+    expect(logs?.vendorAObject?.key).toBe(`logs/${node(wf, 'logs')!.podName}/main-logs.tgz`);
+    const out = mkdtempSync(join(tmpdir(), 'plugflow-logs-'));
+    expect(await runCopy('logs', out, { namespace: ns, kubeconfig: cluster().kubeconfigPath }, { out: () => {}, err: () => {} })).toBe(0);
+    // Both streams, each line whole (their order across the two streams is not kept, as in a container log).
+    expect(
+      readFileSync(join(out, 'logs', 'main-logs'), 'utf8')
+        .split('\n')
+        .sort(),
+    ).toEqual(['', 'to-stderr', 'to-stdout']);
   }, 120_000);
 });

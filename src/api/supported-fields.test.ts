@@ -170,7 +170,7 @@ describe('supported fields (one list for the CRD schema and the engine)', () => 
   it('refuses the fields issue 18 found silently ignored', () => {
     const refused = (r: RecordName, f: string) => fieldRule(r, f)?.status === 'refused';
     for (const f of ['synchronization', 'memoize', 'metrics', 'daemon']) expect(refused('Template', f), `Template.${f}`).toBe(true);
-    for (const f of ['synchronization', 'metrics', 'archiveLogs', 'artifactGC']) {
+    for (const f of ['synchronization', 'metrics', 'artifactGC']) {
       expect(refused('WorkflowSpec', f), `WorkflowSpec.${f}`).toBe(true);
     }
     // Artifacts work (issue 11) except the locations and features not implemented yet.

@@ -37,7 +37,6 @@ const no = (reason: string): FieldRule => ({ status: 'refused', reason });
 const KUBE = 'passed to Kubernetes unchanged';
 
 const ARTIFACT_GC = 'artifact garbage collection is not implemented yet: the stored artifacts would be kept, not deleted';
-const ARCHIVE_LOGS = "archiving the main container's log as an artifact is not implemented yet";
 const OBJECT_STORE_ONLY =
   'plugflow stores and fetches artifacts in S3-compatible object stores (vendorAObject), over http and raw; this location is not implemented yet';
 const INPUT_ONLY = 'applies when an input artifact is placed; an output artifact is read from its path as it is';
@@ -171,7 +170,7 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     synchronization: no('synchronization (mutexes and semaphores) is not implemented yet: the steps would not wait for the lock'),
     retryStrategy: rec('RetryStrategy', 'one', 'the retryStrategy of every template without one'),
     templateDefaults: rec('Template', 'one', 'merged under every template, its own fields winning'),
-    archiveLogs: no(ARCHIVE_LOGS),
+    archiveLogs: ok("the main container's stdout and stderr saved as the output artifact main-logs of every step pod"),
     artifactRepositoryRef: rec('ArtifactRepositoryRef', 'one', 'the ConfigMap key output artifacts are stored under'),
     artifactGC: no(ARTIFACT_GC),
     workflowMetadata: rec('WorkflowMetadata', 'one', 'labels and annotations set on the workflow when it runs'),
@@ -400,7 +399,7 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
   },
   ArchiveLocation: {
     vendorAObject: rec('ObjectStoreArtifact', 'one', 'its key is a key format like the repository one'),
-    archiveLogs: no(ARCHIVE_LOGS),
+    archiveLogs: ok("this template's main container log saved as the artifact main-logs"),
     http: no(STORED_IN_STORE),
     raw: no(STORED_IN_STORE),
     git: no(STORED_IN_STORE),
@@ -468,7 +467,7 @@ function artifactLocations(): Record<string, FieldRule> {
 function artifactRefusals(): Record<string, FieldRule> {
   return {
     artifactGC: no(ARTIFACT_GC),
-    archiveLogs: no(ARCHIVE_LOGS),
+    archiveLogs: no('set archiveLogs on the workflow, the template (archiveLocation.archiveLogs) or the repository'),
     deleted: no('set by artifact garbage collection, which is not implemented yet'),
   };
 }

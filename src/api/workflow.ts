@@ -14,6 +14,7 @@ import type {
 } from './container.js';
 import type { PersistentVolumeClaimTemplate, Volume } from './volume.js';
 import type { Arguments } from './parameter.js';
+import type { ArtifactGC } from './artifact.js';
 import type { ExecutorConfig, Metadata, Metrics, RetryStrategy, Synchronization, Template } from './template.js';
 import type { WorkflowStatus } from './workflow-status.js';
 import type { IntOrString } from './values/scalars.js';
@@ -114,6 +115,8 @@ export interface WorkflowSpec {
   podMetadata?: Metadata;
   templateDefaults?: Partial<Template>;
   archiveLogs?: boolean;
+  /** When stored output artifacts are deleted (the peer's field; refused until implemented). */
+  artifactGC?: ArtifactGC;
   /** Which artifact repository (a ConfigMap key) output artifacts go to; see src/artifacts/repository.ts. */
   artifactRepositoryRef?: { configMap?: string; key?: string };
   /** Labels and annotations the workflow gives itself; labelsFrom values are expressions. */

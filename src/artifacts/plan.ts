@@ -17,6 +17,7 @@
 import type { Artifact, SecretKeySelector, Template, VendorAObjectArtifact } from '../api/index.js';
 import { renderTemplate } from '../expr/index.js';
 import { DEFAULT_KEY_FORMAT, type ArtifactRepository } from './repository.js';
+import { MAIN_LOGS_ARTIFACT } from '../engine/artifacts.js';
 
 /** Where the bytes of one artifact are in an object store, with credentials as variable names. */
 export interface StoreLocation {
@@ -67,6 +68,8 @@ export interface OutputArtifactPlan {
 }
 
 export interface ArtifactPlan {
+  /** archiveLogs: the emissary writes the main container's stdout and stderr here (packed as main-logs). */
+  logFile?: string;
   inputs: InputArtifactPlan[];
   packs: PackPlan[];
   outputs: OutputArtifactPlan[];
@@ -108,7 +111,12 @@ export function keyVariables(
  * The plan of a rendered leaf template (inputs already bound by the engine). `repository` is the
  * workflow's artifact repository, needed only for outputs that do not name a full location.
  */
-export function planArtifacts(template: Template, repository: ArtifactRepository | undefined, keyVars: KeyVariables): ArtifactPlan {
+export function planArtifacts(
+  template: Template,
+  repository: ArtifactRepository | undefined,
+  keyVars: KeyVariables,
+  options: { archiveLogs?: boolean; logFile?: string } = {},
+): ArtifactPlan {
   const where = `template "${template.name}"`;
   const secrets = new SecretEnvs();
   const inputs: InputArtifactPlan[] = [];
@@ -139,7 +147,34 @@ export function planArtifacts(template: Template, repository: ArtifactRepository
     if (a.optional) out.optional = true;
     outputs.push(out);
   }
-  return { inputs, packs, outputs, secrets: secrets.list() };
+  let logFile: string | undefined;
+  if (options.archiveLogs && options.logFile) {
+    // The log is saved like an optional output artifact: a step never fails for its log's sake.
+    logFile = options.logFile;
+    const archive = 'tar';
+    packs.push({ name: MAIN_LOGS_ARTIFACT, path: logFile, archive });
+    const field = `${where}: archiveLogs`;
+    const location = outputLocation({ name: MAIN_LOGS_ARTIFACT }, template, repository, keyVars, archive, field);
+    outputs.push({
+      name: MAIN_LOGS_ARTIFACT,
+      optional: true,
+      store: storeLocation(location, secrets, field),
+      record: { name: MAIN_LOGS_ARTIFACT, vendorAObject: location },
+    });
+  }
+  return { ...(logFile ? { logFile } : {}), inputs, packs, outputs, secrets: secrets.list() };
+}
+
+/**
+ * Whether a step saves its main container's log (the peer's precedence): the template's
+ * archiveLocation.archiveLogs, else the workflow's spec.archiveLogs, else the repository's.
+ */
+export function archivesLogs(
+  template: Template,
+  workflowArchiveLogs: boolean | undefined,
+  repository: ArtifactRepository | undefined,
+): boolean {
+  return template.archiveLocation?.archiveLogs ?? workflowArchiveLogs ?? repository?.archiveLogs ?? false;
 }
 
 /** The output's location: its own record over the template's archiveLocation over the repository. */

@@ -19,6 +19,7 @@ import {
 } from '../operations/index.js';
 import type { ListOptions, WorkflowList } from './rest-client.js';
 import type { BackendFlags, WorkflowBackend } from './workflow-backend.js';
+import { openNodeArtifact } from '../operations/artifacts.js';
 
 /** The user's kubeconfig; an error naming the flags when it has no cluster. */
 export function loadKubeConfig(path?: string, context?: string): KubeConfig {
@@ -89,6 +90,10 @@ export function kubeBackend(flags: BackendFlags & { context?: string }): Workflo
         throw err instanceof OperationRefused ? err : new Error(`${op.kind} Workflow ${namespace}/${name}: ${errorMessage(err)}`);
       });
     },
+    openArtifact: async (namespace, name, nodeId, artifact) =>
+      openNodeArtifact(await kube(), namespace, name, nodeId, artifact).catch((err: unknown) => {
+        throw err instanceof OperationRefused ? err : new Error(`artifact "${artifact}" of ${namespace}/${name}: ${errorMessage(err)}`);
+      }),
     close: async () => {
       if (client) await (await client.catch(() => undefined))?.close();
     },

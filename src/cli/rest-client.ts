@@ -2,6 +2,7 @@
  * Client of the plugflow server's REST API (the workflow endpoints and the event endpoint), for
  * the CLI. A server with a generated certificate needs `insecureSkipTlsVerify` (`-k`).
  */
+import type { Readable } from 'node:stream';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { Workflow } from '../api/index.js';
 import type { WorkflowOperation } from './workflow-backend.js';
@@ -108,6 +109,27 @@ export class RestClient {
   ): Promise<EventReply> {
     const res = await this.raw('POST', `/api/v1/events/${enc(namespace)}/${discriminator ? enc(discriminator) : ''}`, body, headers);
     return { status: res.status, body: res.body };
+  }
+
+  /** Streams one node's output artifact as stored (a non-2xx reply is a RestError with its message). */
+  async openArtifact(namespace: string, name: string, nodeId: string, artifact: string): Promise<{ body: Readable; close(): void }> {
+    const path = `/artifact-files/${enc(namespace)}/workflows/${enc(name)}/${enc(nodeId)}/outputs/${enc(artifact)}`;
+    const headers: Record<string, string> = {};
+    if (this.opts.token) headers.authorization = this.opts.token.startsWith('Bearer ') ? this.opts.token : `Bearer ${this.opts.token}`;
+    const res = await request(this.base + path, { method: 'GET', headers, dispatcher: this.dispatcher }).catch((err: Error) => {
+      throw new Error(`cannot reach ${this.base}: ${err.message}`);
+    });
+    if (res.statusCode < 200 || res.statusCode >= 300) {
+      const text = await res.body.text();
+      let err: { code?: number; message?: string } = {};
+      try {
+        err = JSON.parse(text) as typeof err;
+      } catch {
+        /* not JSON */
+      }
+      throw new RestError(res.statusCode, err.code, `GET ${path}: ${res.statusCode} ${err.message ?? text.slice(0, 200)}`);
+    }
+    return { body: res.body as unknown as Readable, close: () => res.body.destroy() };
   }
 
   private async json<T>(method: string, path: string, body?: unknown): Promise<T> {

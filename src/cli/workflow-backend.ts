@@ -3,6 +3,7 @@
  * (`--server URL --token T`), or straight to Kubernetes with the kubeconfig. The commands in
  * rest.ts are written against this interface only, so both paths print the same.
  */
+import type { Readable } from 'node:stream';
 import type { Workflow } from '../api/index.js';
 import { kubeBackend } from './kube-backend.js';
 import { RestClient, type ListOptions, type WorkflowList } from './rest-client.js';
@@ -16,7 +17,14 @@ export interface WorkflowBackend {
   delete(namespace: string, name: string): Promise<void>;
   /** stop, terminate, suspend, resume, retry or resubmit (src/operations; REST: PUT …/{name}/{operation}). */
   operate(namespace: string, name: string, op: WorkflowOperation): Promise<Workflow>;
+  /** The stored bytes of one node's output artifact (REST: GET /artifact-files/…). */
+  openArtifact(namespace: string, name: string, nodeId: string, artifact: string): Promise<ArtifactStream>;
   close(): Promise<void>;
+}
+
+export interface ArtifactStream {
+  body: Readable;
+  close(): void;
 }
 
 /** An operation and its arguments, in the REST API's body form. */
@@ -49,6 +57,7 @@ export function restBackend(server: string, token: string | undefined, insecureS
     get: (ns, name) => c.getWorkflow(ns, name),
     delete: (ns, name) => c.deleteWorkflow(ns, name),
     operate: (ns, name, op) => c.operate(ns, name, op),
+    openArtifact: (ns, name, nodeId, artifact) => c.openArtifact(ns, name, nodeId, artifact),
     close: () => c.close(),
   };
 }

@@ -45,8 +45,9 @@ import { deletionKey, type Expectations, type FailureMemory } from './failure-me
 import { PodAdmission } from './pod-admission.js';
 import { createWorkflowObjects, deleteWorkflowObjects } from './workflow-objects.js';
 import type { ArtifactRepositories } from './artifact-repositories.js';
-import { ArtifactPlanError, keyVariables, planArtifacts, type ArtifactPlan } from '../artifacts/plan.js';
-import { RepositoryError } from '../artifacts/repository.js';
+import { ArtifactPlanError, archivesLogs, keyVariables, planArtifacts, type ArtifactPlan } from '../artifacts/plan.js';
+import { MAIN_LOG_FILE } from '../pods/layout.js';
+import { RepositoryError, type ArtifactRepository } from '../artifacts/repository.js';
 import type { ControllerMetrics } from './metrics.js';
 import { errorMessage } from '../log/error-message.js';
 
@@ -216,9 +217,21 @@ export class ActionApplier {
   private async artifactPlan(wf: Obj<Workflow>, a: Extract<EngineAction, { kind: 'createPod' }>): Promise<ArtifactPlan | undefined> {
     const t = a.template;
     const outputs = (t.outputs?.artifacts ?? []).filter((o) => o.from === undefined && o.fromExpression === undefined);
-    if (!t.inputs?.artifacts?.length && outputs.length === 0) return undefined;
-    const needsRepository = outputs.some((o) => !(o.vendorAObject?.bucket && o.vendorAObject.endpoint && o.vendorAObject.key));
-    const repository = needsRepository ? await this.opts.repositories?.forWorkflow(wf) : undefined;
+    const logsAsked = t.archiveLocation?.archiveLogs ?? wf.spec.archiveLogs;
+    // The repository is needed by outputs without a full location of their own and by an explicit
+    // archiveLogs; otherwise it is read only to learn whether it archives logs, and a broken one
+    // then fails nothing (it fails the steps that store artifacts in it, with its reason).
+    const required =
+      logsAsked === true || outputs.some((o) => !(o.vendorAObject?.bucket && o.vendorAObject.endpoint && o.vendorAObject.key));
+    let repository: ArtifactRepository | undefined;
+    if (required) repository = await this.opts.repositories?.forWorkflow(wf);
+    else if (logsAsked === undefined)
+      repository = await this.opts.repositories?.forWorkflow(wf).catch((err: unknown) => {
+        if (err instanceof RepositoryError) return undefined;
+        throw err;
+      });
+    const archiveLogs = archivesLogs(t, wf.spec.archiveLogs, repository);
+    if (!t.inputs?.artifacts?.length && outputs.length === 0 && !archiveLogs) return undefined;
     const meta = wf.metadata;
     const created = meta.creationTimestamp as unknown as Date | string | undefined;
     return planArtifacts(
@@ -233,6 +246,7 @@ export class ActionApplier {
         },
         a.podName,
       ),
+      { archiveLogs, logFile: MAIN_LOG_FILE },
     );
   }
 

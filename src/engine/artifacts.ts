@@ -16,6 +16,9 @@ import { parseUserJson, type Artifact, type Arguments } from '../api/index.js';
 import { errorMessage } from '../log/error-message.js';
 import type { ValueSource } from './outputs.js';
 
+/** The artifact a step's main container log is saved as (archiveLogs). */
+export const MAIN_LOGS_ARTIFACT = 'main-logs';
+
 /** The location fields of an artifact record; exactly one says where the bytes are. */
 export const LOCATION_FIELDS = [
   'vendorAObject',
@@ -135,6 +138,9 @@ export function collectOutputArtifacts(
     if (d.globalName) record.globalName = d.globalName;
     out.push(record);
   }
+  // archiveLogs: the log is recorded although no template declares it.
+  const logs = observed?.find((a) => a.name === MAIN_LOGS_ARTIFACT);
+  if (logs && !out.some((a) => a.name === MAIN_LOGS_ARTIFACT)) out.push(logs);
   return { ok: true, artifacts: out };
 }
 

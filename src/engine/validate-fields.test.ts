@@ -22,7 +22,7 @@ describe('no field is silently ignored', () => {
     const found = messages({
       entrypoint: 'main',
       synchronization: { mutex: { name: 'one' } },
-      archiveLogs: true,
+      artifactGC: { strategy: 'OnWorkflowDeletion' },
       metrics: { prometheus: [] } as never,
       templates: [
         {
@@ -38,7 +38,7 @@ describe('no field is silently ignored', () => {
     }).filter(refused);
     expect(found.map((m) => m.slice(0, m.indexOf(' is not supported yet')))).toEqual([
       'spec.synchronization',
-      'spec.archiveLogs',
+      'spec.artifactGC',
       'spec.metrics',
       'spec.templates[main].memoize',
       'spec.templates[main].synchronization',
@@ -110,7 +110,7 @@ describe('no field is silently ignored', () => {
       'WorkflowTemplate/base': {
         templates: [echo],
         entrypoint: 'echo',
-        spec: { entrypoint: 'echo', templates: [echo], archiveLogs: true },
+        spec: { entrypoint: 'echo', templates: [echo], artifactGC: { strategy: 'OnWorkflowDeletion' } },
       },
     };
     expect(
@@ -122,7 +122,7 @@ describe('no field is silently ignored', () => {
       'WorkflowTemplate/shared spec.templates[inner].memoize is not supported yet: memoization is not implemented yet: the step would run every time',
     ]);
     expect(messages({ workflowTemplateRef: { name: 'base' } }, sources).filter(refused)).toEqual([
-      "spec.archiveLogs is not supported yet: archiving the main container's log as an artifact is not implemented yet",
+      'spec.artifactGC is not supported yet: artifact garbage collection is not implemented yet: the stored artifacts would be kept, not deleted',
     ]);
   });
 

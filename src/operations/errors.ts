@@ -7,8 +7,12 @@ import { isConflict } from '../kube/errors.js';
  */
 export class OperationRefused extends Error {
   constructor(
-    /** `precondition`: the workflow is not in a state the operation applies to; `invalid`: bad arguments. */
-    readonly reason: 'precondition' | 'invalid',
+    /**
+     * `precondition`: the workflow is not in a state the operation applies to; `invalid`: bad
+     * arguments; `not-found`: what was asked for does not exist; `unavailable`: a store it depends
+     * on failed (an artifact's object store).
+     */
+    readonly reason: 'precondition' | 'invalid' | 'not-found' | 'unavailable',
     message: string,
   ) {
     super(message);

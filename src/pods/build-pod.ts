@@ -31,6 +31,7 @@ import {
   ANNOTATION_OUTPUT_ARTIFACTS,
   COMPONENT_STEP,
   EMISSARY_PATH,
+  ENV_ARCHIVE_LOGS,
   ENV_INPUT_ARTIFACTS,
   ENV_OUTPUT_ARTIFACTS,
   ENV_OUTPUTS,
@@ -90,6 +91,7 @@ export function buildStepPod(input: StepPodInput): V1Pod {
   const plan = input.artifacts;
   const main = mainContainer(template, body, field, outputs, where);
   if (plan?.packs.length) main.env!.push({ name: ENV_PACK_ARTIFACTS, value: escapeVars(JSON.stringify(plan.packs)) });
+  if (plan?.logFile) main.env!.push({ name: ENV_ARCHIVE_LOGS, value: escapeVars(plan.logFile) });
   for (const a of plan?.inputs ?? [])
     main.volumeMounts!.push({ name: VAR_VOLUME, mountPath: a.path, subPath: `${INPUT_ARTIFACTS_DIR}/${a.name}` });
   const secretEnv: V1EnvVar[] = (plan?.secrets ?? []).map((s) => ({

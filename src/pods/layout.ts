@@ -32,6 +32,9 @@ export const OUTPUTS_DIR = 'outputs';
 export const EXIT_CODE_FILE = 'main.exitcode';
 export const DONE_FILE = 'main.done';
 export const HEARTBEAT_FILE = 'main.alive';
+/** archiveLogs: the main container's stdout and stderr, packed as the artifact main-logs. */
+export const MAIN_LOG_FILE = `${VAR_DIR}/main.log`;
+export const ENV_ARCHIVE_LOGS = 'PLUGFLOW_ARCHIVE_LOGS';
 
 /** Environment variables the pod builder sets and the emissary / executor read. */
 export const ENV_SCRIPT = 'PLUGFLOW_SCRIPT';

@@ -107,6 +107,13 @@ export function fromKube(err: ApiError): HttpError {
 /** The reply to an error nobody expected: its details go to the server log, not to the caller. */
 export const INTERNAL_MESSAGE = 'internal error: the server could not handle this request (the server log has the details)';
 
+const REFUSAL_CODE: Record<OperationRefused['reason'], Code> = {
+  precondition: Code.FailedPrecondition,
+  invalid: Code.InvalidArgument,
+  'not-found': Code.NotFound,
+  unavailable: Code.Unavailable,
+};
+
 /**
  * Any thrown value as an HttpError. Unknown errors become 500 with a generic message: the
  * caller learns nothing of the server's insides, and the error handler logs the original.
@@ -114,8 +121,7 @@ export const INTERNAL_MESSAGE = 'internal error: the server could not handle thi
 export function toHttpError(err: unknown): HttpError {
   if (err instanceof HttpError) return err;
   if (err instanceof ApiError) return fromKube(err);
-  if (err instanceof OperationRefused)
-    return new HttpError(err.reason === 'precondition' ? Code.FailedPrecondition : Code.InvalidArgument, err.message);
+  if (err instanceof OperationRefused) return new HttpError(REFUSAL_CODE[err.reason], err.message);
   const e = err as { statusCode?: unknown; message?: unknown } | null | undefined;
   const message = typeof e?.message === 'string' ? e.message : '';
   // fastify's own errors (body parsing, size limit, bad content type) carry a statusCode.

@@ -19,6 +19,7 @@ import { WORKFLOWS } from '../../kube/resource.js';
 import { workflowShapeProblems, workflowShapeValidator } from '../workflow-shape.js';
 import { listProblems, subjectOf, validateForCreate } from '../workflow-validation.js';
 import { templateRoutes } from './templates.js';
+import { artifactRoutes } from './artifacts.js';
 import { workflowOperationRoutes } from './workflow-operations.js';
 
 export interface WorkflowRouteDeps {
@@ -126,6 +127,7 @@ export async function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDe
 
   workflowOperationRoutes(app, kube);
   templateRoutes(app, kube);
+  artifactRoutes(app, kube);
 }
 
 /** `createOptions.dryRun: ["All"]`, the Kubernetes form the peer's clients also send. */

@@ -1,0 +1,95 @@
+/**
+ * Getting artifacts out of a workflow, with the rights of whoever asks: the workflow and the
+ * Secrets its artifact locations name are read with the caller's client, so exactly those who may
+ * read both can download (the server's `/artifact-files/…` route and `plugflow cp` use this).
+ */
+import type { V1Secret } from '@kubernetes/client-node';
+import type { Readable } from 'node:stream';
+import type { Artifact, NodeStatus, Workflow } from '../api/index.js';
+import type { StoreLocation } from '../artifacts/plan.js';
+import type { StoreCredentials } from '../artifacts/s3.js';
+import type { KubeClient } from '../kube/client.js';
+import { SECRETS, WORKFLOWS } from '../kube/resource.js';
+import { OperationRefused } from './errors.js';
+
+export interface NodeArtifact {
+  node: NodeStatus;
+  artifact: Artifact;
+}
+
+/**
+ * The output artifacts of a workflow's nodes (pods, and steps/DAGs that pass one on), optionally
+ * of one node (by id, name or display name) and one artifact name. Pure.
+ */
+export function nodeArtifacts(wf: Workflow, node?: string, artifact?: string): NodeArtifact[] {
+  const out: NodeArtifact[] = [];
+  for (const n of Object.values(wf.status?.nodes ?? {})) {
+    if (node !== undefined && n.id !== node && n.name !== node && n.displayName !== node) continue;
+    for (const a of n.outputs?.artifacts ?? []) {
+      if (artifact !== undefined && a.name !== artifact) continue;
+      if (a.vendorAObject?.key) out.push({ node: n, artifact: a });
+    }
+  }
+  return out;
+}
+
+/** Reads the workflow as the caller. */
+export function readWorkflow(client: KubeClient, namespace: string, name: string): Promise<Workflow> {
+  return client.get<Workflow>(WORKFLOWS, namespace, name);
+}
+
+/** The artifact's credentials, reading its Secrets as the caller (who needs `get` on them). */
+export async function artifactCredentials(client: KubeClient, namespace: string, a: Artifact): Promise<StoreCredentials | undefined> {
+  const loc = a.vendorAObject;
+  if (!loc?.accessKeySecret || !loc.secretKeySecret) return undefined;
+  const value = async (ref: { name?: string; key: string }, what: string): Promise<string> => {
+    const secret = await client.get<V1Secret>(SECRETS, namespace, ref.name ?? '');
+    const data = secret.data?.[ref.key];
+    if (data === undefined)
+      throw new OperationRefused(
+        'precondition',
+        `artifact "${a.name}": Secret ${namespace}/${ref.name} has no key "${ref.key}" (its ${what})`,
+      );
+    return Buffer.from(data, 'base64').toString('utf8');
+  };
+  return { accessKey: await value(loc.accessKeySecret, 'access key'), secretKey: await value(loc.secretKeySecret, 'secret key') };
+}
+
+/** Where the artifact's bytes are, in the driver's terms. */
+export function storeLocationOf(a: Artifact): StoreLocation {
+  const loc = a.vendorAObject;
+  if (!loc?.bucket || !loc.key || !loc.endpoint)
+    throw new OperationRefused('precondition', `artifact "${a.name}" has no object-store location`);
+  return {
+    bucket: loc.bucket,
+    key: loc.key,
+    endpoint: loc.endpoint,
+    ...(loc.region ? { region: loc.region } : {}),
+    ...(loc.insecure !== undefined ? { insecure: loc.insecure } : {}),
+  };
+}
+
+/** Opens the stored object of one node's artifact as the caller; the stream is the object as stored. */
+export async function openNodeArtifact(
+  client: KubeClient,
+  namespace: string,
+  workflow: string,
+  node: string,
+  artifact: string,
+): Promise<{ body: Readable; size?: number; fileName: string; close(): void }> {
+  const wf = await readWorkflow(client, namespace, workflow);
+  const found = nodeArtifacts(wf, node, artifact);
+  if (found.length === 0)
+    throw new OperationRefused('not-found', `workflow ${namespace}/${workflow} has no output artifact "${artifact}" on node "${node}"`);
+  const a = found[0]!.artifact;
+  const creds = await artifactCredentials(client, namespace, a);
+  const { openObject } = await import('../artifacts/s3.js');
+  let obj;
+  try {
+    obj = await openObject(storeLocationOf(a), creds);
+  } catch (err) {
+    throw new OperationRefused('unavailable', (err as Error).message);
+  }
+  const base = a.vendorAObject!.key!.split('/').pop() || a.name;
+  return { ...obj, fileName: base };
+}
