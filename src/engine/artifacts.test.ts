@@ -68,6 +68,11 @@ describe('output artifacts', () => {
     });
   });
 
+  it("keeps reported artifacts nobody declared when they have a location (a plugin's reply, main-logs)", () => {
+    const reply: Artifact[] = [{ ...stored, name: 'report' }, { name: 'no-location' }];
+    expect(collectOutputArtifacts(undefined, reply, valueSource({}), 'w')).toEqual({ ok: true, artifacts: [reply[0]] });
+  });
+
   it('takes a steps or DAG template output from a step by from and fromExpression', () => {
     const values = valueSource({ 'steps.a.outputs.artifacts.out': artifactVariable(stored), 'steps.a.status': 'Succeeded' });
     const got = collectOutputArtifacts(

@@ -108,8 +108,9 @@ export type CollectedArtifacts = { ok: true; artifacts: Artifact[] } | { ok: fal
 
 /**
  * A node's output artifacts: for a pod, those its wait side reported as uploaded (by name); for
- * a steps or DAG template, those its `from`/`fromExpression` name. A declared artifact that is
- * missing fails the node unless it is `optional`.
+ * a plugin or http task, those its reply carried; for a steps or DAG template, those its
+ * `from`/`fromExpression` name. A declared artifact that is missing fails the node unless it is
+ * `optional`; a reported one that is not declared is kept when it has a location.
  */
 export function collectOutputArtifacts(
   declared: Artifact[] | undefined,
@@ -138,9 +139,9 @@ export function collectOutputArtifacts(
     if (d.globalName) record.globalName = d.globalName;
     out.push(record);
   }
-  // archiveLogs: the log is recorded although no template declares it.
-  const logs = observed?.find((a) => a.name === MAIN_LOGS_ARTIFACT);
-  if (logs && !out.some((a) => a.name === MAIN_LOGS_ARTIFACT)) out.push(logs);
+  // Reported but not declared: a pod's main-logs (archiveLogs), the artifacts of a plugin's reply.
+  // Recorded as they are when they say where they are, so later steps can take them with from.
+  for (const a of observed ?? []) if (hasLocation(a) && !out.some((o) => o.name === a.name)) out.push(a);
   return { ok: true, artifacts: out };
 }
 
