@@ -76,6 +76,7 @@ const ORDER: Record<string, { title: string; stage: 'pure' | 'own-plane' | 'shar
   'agent-bench.ts': { title: 'agent', stage: 'pure' },
   'control-plane-bench.ts': { title: 'control plane', stage: 'own-plane' },
   'engine-bench.ts': { title: 'controller and engine', stage: 'own-plane' },
+  'artifact-bench.ts': { title: 'artifacts', stage: 'own-plane' },
   'server-bench.ts': { title: 'server: event endpoint', stage: 'shared-plane' },
   'scale-bench.ts': { title: 'scale curves (whole system)', stage: 'stack' },
 };
