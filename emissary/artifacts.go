@@ -75,10 +75,12 @@ func packOne(outDir string, p packSpec) error {
 		return err
 	}
 	defer f.Close()
+	if p.Archive == "none" && st.IsDir() {
+		f.Close()
+		_ = os.Remove(tmp)
+		return copyTree(p.Path, filepath.Join(outDir, p.Name))
+	}
 	if p.Archive == "none" {
-		if st.IsDir() {
-			return fmt.Errorf("%s is a directory: archive none stores a single file (use the default tar archive for a directory)", p.Path)
-		}
 		src, err := os.Open(p.Path)
 		if err != nil {
 			return err
@@ -97,6 +99,49 @@ func packOne(outDir string, p packSpec) error {
 		return err
 	}
 	return os.Rename(tmp, filepath.Join(outDir, p.Name))
+}
+
+// copyTree copies a directory for `archive: none`: the wait side stores each regular file as its
+// own object under the artifact's key. Symbolic links and special files are left out (an object
+// store has no such thing), as the peer does.
+func copyTree(root, dest string) error {
+	tmp := dest + ".tmp"
+	_ = os.RemoveAll(tmp)
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(tmp, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(target, 0o755)
+		case d.Type().IsRegular():
+			src, err := os.Open(path)
+			if err != nil {
+				return err
+			}
+			defer src.Close()
+			out, err := os.OpenFile(target, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+			if err != nil {
+				return err
+			}
+			if _, err := io.Copy(out, src); err != nil {
+				out.Close()
+				return fmt.Errorf("copying %s: %v", path, err)
+			}
+			return out.Close()
+		}
+		return nil
+	})
+	if err != nil {
+		_ = os.RemoveAll(tmp)
+		return fmt.Errorf("copying %s: %v", root, err)
+	}
+	return os.Rename(tmp, dest)
 }
 
 // writeTarGz writes root as a gzipped tar whose entries start with root's base name (a file is

@@ -78,8 +78,8 @@ func TestPackFileAndNone(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dest, "n")); string(b) != "hello" {
 		t.Fatalf("none: %q", b)
 	}
-	if b, _ := os.ReadFile(filepath.Join(dest, "d.error")); !strings.Contains(string(b), "is a directory") {
-		t.Fatalf("none of a directory: %q", b)
+	if b, _ := os.ReadFile(filepath.Join(dest, "d", "msg.txt")); string(b) != "hello" {
+		t.Fatalf("none of a directory is copied as a tree: %q", b)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dest, "m.error")); !strings.Contains(string(b), "does not exist") {
 		t.Fatalf("missing path: %q", b)

@@ -19,7 +19,8 @@ import { captureLogger, startRunnerBed, waitForCompletion, workflow, type Runner
 import { adminKubeConfig, cluster } from './support/cluster.js';
 import { call, grantRole, rule, startTestServer, type TestServer } from './support/server.js';
 import { runCopy } from '../src/cli/cp.js';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { readYamlDocument } from '../src/yaml/kube-yaml.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -451,4 +452,34 @@ describe('archiveLogs', () => {
         .sort(),
     ).toEqual(['', 'to-stderr', 'to-stdout']);
   }, 120_000);
+});
+
+describe('the examples in examples/artifacts run unchanged', () => {
+  const dir = join(import.meta.dirname, '..', 'examples', 'artifacts');
+  // What a step of each example prints, when the data it got proves the artifact arrived.
+  const printed: Record<string, [string, RegExp]> = {
+    'arguments-artifacts.yaml': ['arguments-artifacts-', /^one\ntwo$/],
+    'artifact-passing-subpath.yaml': ['read', /^hello world$/],
+    'artifact-passing.yaml': ['consume', /^hello world\nstatus\nwhen\nok$/],
+    'conditional-artifacts.yaml': ['show', /^it was (heads|tails)$/],
+    'global-output-artifact.yaml': ['report', /^VERSION\napp\nv1$/],
+    'input-artifact-raw.yaml': ['input-artifact-raw-', /^2$/],
+    'key-only-artifact.yaml': ['get', /^stored under a key of my choosing$/],
+  };
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml'))) {
+    it(
+      file,
+      async () => {
+        const wf = readYamlDocument(readFileSync(join(dir, file), 'utf8'), file) as Workflow;
+        const created = await client.create<Workflow>(WORKFLOWS, ns, { ...wf, metadata: { ...wf.metadata, namespace: ns } });
+        const done = await waitForCompletion(client, ns, created.metadata.name!, 120_000);
+        expect(done.status?.phase, JSON.stringify(nodes(done).map((n) => [n.displayName, n.phase, n.message]))).toBe('Succeeded');
+        const [step, pattern] = printed[file] ?? ['', /^$/];
+        expect(file in printed, `add what ${file} prints to the table above`).toBe(true);
+        const leaf = nodes(done).find((n) => n.type === 'Pod' && (n.displayName === step || n.displayName?.startsWith(step)));
+        expect(leaf?.outputs?.result).toMatch(pattern);
+      },
+      150_000,
+    );
+  }
 });

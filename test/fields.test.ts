@@ -82,11 +82,11 @@ describe('no field is silently ignored (created directly, as kubectl would)', ()
           metadata: { generateName: 'gc-', labels: { suite: 'fields-rest' } },
           spec: {
             entrypoint: 'main',
-            archiveLogs: true,
+            artifactGC: { strategy: 'OnWorkflowDeletion' },
             templates: [
               {
                 name: 'main',
-                inputs: { artifacts: [{ name: 'src', path: '/src' }] },
+                inputs: { artifacts: [{ name: 'src', path: '/src', git: { repo: 'https://example.com/r.git' } }] },
                 container: { image: 'alpine:3', command: ['ls', '/src'] },
               },
             ],
@@ -96,8 +96,8 @@ describe('no field is silently ignored (created directly, as kubectl would)', ()
     });
     expect(res.status).toBe(400);
     expect(res.body.message).toBe(
-      `Workflow ${ns}/gc-* is invalid: spec.archiveLogs is not supported yet: artifacts are not implemented yet (the field would be ignored and no file would move); ` +
-        'spec.templates[main].inputs.artifacts is not supported yet: artifacts are not implemented yet (the field would be ignored and no file would move)',
+      `Workflow ${ns}/gc-* is invalid: spec.artifactGC is not supported yet: artifact garbage collection is not implemented yet: the stored artifacts would be kept, not deleted; ` +
+        'spec.templates[main].inputs.artifacts[src].git is not supported yet: git artifacts are not implemented yet',
     );
     expect(await listWorkflows(ns, 'suite=fields-rest')).toEqual([]);
   });

@@ -123,7 +123,7 @@ export function planArtifacts(
   for (const a of template.inputs?.artifacts ?? []) {
     const field = `${where}: inputs.artifacts[${a.name}]`;
     if (!a.path) throw new ArtifactPlanError(`${field}.path is required: it is where the file or directory is placed`);
-    const plan: InputArtifactPlan = { name: a.name, path: a.path, source: inputSource(a, secrets, field) };
+    const plan: InputArtifactPlan = { name: a.name, path: a.path, source: inputSource(withRepository(a, repository), secrets, field) };
     if (a.mode !== undefined) plan.mode = a.mode;
     if (a.recurseMode !== undefined) plan.recurseMode = a.recurseMode;
     if (a.subPath) plan.subPath = a.subPath;
@@ -211,6 +211,21 @@ function outputLocation(
   return { ...location, key: `${prefix}/${a.name}${archive === 'tar' ? '.tgz' : ''}` };
 }
 
+/**
+ * A "key-only" object-store artifact (`vendorAObject: {key: …}`, as the peer allows) takes the
+ * bucket, endpoint and credentials of the workflow's repository; its own fields win.
+ */
+function withRepository(a: Artifact, repository: ArtifactRepository | undefined): Artifact {
+  if (!a.vendorAObject || (a.vendorAObject.bucket && a.vendorAObject.endpoint) || !repository) return a;
+  const { keyFormat: _format, ...repo } = repository.vendorAObject;
+  return { ...a, vendorAObject: { ...repo, ...a.vendorAObject } };
+}
+
+/** Whether an artifact names an object-store key but not where the store is (its repository says). */
+export function isKeyOnly(a: Artifact): boolean {
+  return !!a.vendorAObject && !(a.vendorAObject.bucket && a.vendorAObject.endpoint);
+}
+
 function inputSource(a: Artifact, secrets: SecretEnvs, field: string): InputSource {
   if (a.raw) return { raw: a.raw.data ?? '' };
   if (a.vendorAObject) return { store: storeLocation(a.vendorAObject, secrets, field) };
@@ -227,8 +242,10 @@ function inputSource(a: Artifact, secrets: SecretEnvs, field: string): InputSour
 }
 
 function storeLocation(loc: VendorAObjectArtifact, secrets: SecretEnvs, field: string): StoreLocation {
-  if (!loc.bucket) throw new ArtifactPlanError(`${field}.vendorAObject.bucket is required`);
-  if (!loc.endpoint) throw new ArtifactPlanError(`${field}.vendorAObject.endpoint is required`);
+  if (!loc.bucket || !loc.endpoint)
+    throw new ArtifactPlanError(
+      `${field}.vendorAObject needs bucket and endpoint, or an artifact repository to take them from (only key is given)`,
+    );
   if (!loc.key) throw new ArtifactPlanError(`${field}.vendorAObject.key is required`);
   const out: StoreLocation = { bucket: loc.bucket, key: loc.key, endpoint: loc.endpoint };
   if (loc.region) out.region = loc.region;

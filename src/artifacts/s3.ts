@@ -10,7 +10,16 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { CreateBucketCommand, GetObjectCommand, HeadBucketCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import {
+  CreateBucketCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  ListObjectsV2Command,
+  S3Client,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
+import { mkdirSync, readdirSync } from 'node:fs';
+import { dirname, join, posix } from 'node:path';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { StoreLocation } from './plan.js';
 
@@ -114,6 +123,82 @@ export async function openObject(
     client.destroy();
     throw new StoreError(`downloading ${describe(loc)}: ${storeMessage(err)}`);
   }
+}
+
+/**
+ * Uploads a directory stored without archive (`archive: none`): each regular file becomes the
+ * object `<key>/<relative path>`, as the peer stores it. Returns the file count and bytes.
+ */
+export async function uploadTree(
+  loc: StoreLocation,
+  creds: StoreCredentials | undefined,
+  dir: string,
+): Promise<{ files: number; size: number }> {
+  let files = 0;
+  let size = 0;
+  const walk = async (rel: string): Promise<void> => {
+    for (const e of readdirSync(join(dir, rel), { withFileTypes: true })) {
+      const child = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) await walk(child);
+      else if (e.isFile()) {
+        const r = await uploadFile({ ...loc, key: `${loc.key.replace(/\/+$/, '')}/${child}` }, creds, join(dir, child));
+        files++;
+        size += r.size;
+      }
+    }
+  };
+  await walk('');
+  return { files, size };
+}
+
+/**
+ * Downloads what the location names: the object at its key into `dest` (a file), or — when there
+ * is none and objects exist under `<key>/` (a directory stored without archive) — each of them
+ * into the directory `dest`. Object names that would leave `dest` are refused.
+ */
+export async function downloadStored(loc: StoreLocation, creds: StoreCredentials | undefined, dest: string): Promise<'file' | 'directory'> {
+  try {
+    await downloadFile(loc, creds, dest);
+    return 'file';
+  } catch (err) {
+    if (!(err instanceof StoreError) || !/no object has that key/.test(err.message)) throw err;
+    const keys = await listPrefix(loc, creds, `${loc.key.replace(/\/+$/, '')}/`);
+    if (keys.length === 0) throw err;
+    mkdirSync(dest, { recursive: true, mode: 0o755 });
+    for (const { key, rel } of keys) {
+      const norm = posix.normalize(rel);
+      if (norm.startsWith('../') || norm === '..' || posix.isAbsolute(norm) || norm === '.')
+        throw new StoreError(
+          `downloading ${describe(loc)}: the object ${JSON.stringify(key)} would be written outside the artifact's path`,
+        );
+      mkdirSync(dirname(join(dest, norm)), { recursive: true, mode: 0o755 });
+      await downloadFile({ ...loc, key }, creds, join(dest, norm));
+    }
+    return 'directory';
+  }
+}
+
+async function listPrefix(
+  loc: StoreLocation,
+  creds: StoreCredentials | undefined,
+  prefix: string,
+): Promise<Array<{ key: string; rel: string }>> {
+  const client = storeClient(loc, creds);
+  const out: Array<{ key: string; rel: string }> = [];
+  try {
+    let token: string | undefined;
+    do {
+      const page = await client.send(new ListObjectsV2Command({ Bucket: loc.bucket, Prefix: prefix, ContinuationToken: token }));
+      for (const o of page.Contents ?? [])
+        if (o.Key && o.Key.length > prefix.length) out.push({ key: o.Key, rel: o.Key.slice(prefix.length) });
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  } catch (err) {
+    throw new StoreError(`listing ${describe({ ...loc, key: prefix })}: ${storeMessage(err)}`);
+  } finally {
+    client.destroy();
+  }
+  return out;
 }
 
 /** Downloads the object into `file`. */

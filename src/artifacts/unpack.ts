@@ -36,7 +36,9 @@ export async function placeArtifact(fetched: string, dest: string, what: string,
   const staging = `${dest}.unpack`;
   rmSync(staging, { recursive: true, force: true });
   let placed: string;
-  if (isGzip(fetched)) {
+  if (lstatSync(fetched).isDirectory()) {
+    placed = fetched; // a directory stored without archive, fetched object by object
+  } else if (isGzip(fetched)) {
     mkdirSync(staging, { mode: 0o755 });
     const tarball = await extractSafely(fetched, staging, what, opts);
     if (tarball) {

@@ -45,7 +45,7 @@ import { deletionKey, type Expectations, type FailureMemory } from './failure-me
 import { PodAdmission } from './pod-admission.js';
 import { createWorkflowObjects, deleteWorkflowObjects } from './workflow-objects.js';
 import type { ArtifactRepositories } from './artifact-repositories.js';
-import { ArtifactPlanError, archivesLogs, keyVariables, planArtifacts, type ArtifactPlan } from '../artifacts/plan.js';
+import { ArtifactPlanError, archivesLogs, isKeyOnly, keyVariables, planArtifacts, type ArtifactPlan } from '../artifacts/plan.js';
 import { MAIN_LOG_FILE } from '../pods/layout.js';
 import { RepositoryError, type ArtifactRepository } from '../artifacts/repository.js';
 import type { ControllerMetrics } from './metrics.js';

@@ -4,6 +4,7 @@
  * repository — the same set-up the README asks of an installation, done for you.
  */
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
+import { rmSync } from 'node:fs';
 import { ANNOTATION_DEFAULT_REPOSITORY, REPOSITORIES_CONFIGMAP } from '../artifacts/repository.js';
 import { storeClient } from '../artifacts/s3.js';
 import type { KubeClient } from '../kube/client.js';
@@ -21,6 +22,9 @@ export async function startDevArtifacts(
   say: (line: string) => void,
 ): Promise<ObjectStore> {
   say('starting the object store for artifacts (MinIO)…');
+  // A dev run's artifacts live as long as its cluster: what an earlier run in this directory left
+  // belongs to a cluster that is gone (and to other credentials).
+  rmSync(dir, { recursive: true, force: true });
   const store = await startObjectStore({ dir, log: say });
   const s3 = storeClient(
     { bucket: DEV_BUCKET, key: '', endpoint: store.endpoint, insecure: true },
@@ -28,6 +32,9 @@ export async function startDevArtifacts(
   );
   try {
     await s3.send(new CreateBucketCommand({ Bucket: DEV_BUCKET }));
+  } catch (err) {
+    const name = (err as { name?: string }).name;
+    if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw err;
   } finally {
     s3.destroy();
   }

@@ -19,6 +19,18 @@ describe('binding input artifacts', () => {
     expect(bound).toEqual({ ok: true, artifacts: [{ name: 'in', path: '/in', mode: 0o600, vendorAObject: stored.vendorAObject }] });
   });
 
+  it('reads a path after the reference as a subPath inside the artifact (the peer\'s from: "{{…}}/dir/file")', () => {
+    const bound = bindInputArtifacts(
+      [{ name: 'in', path: '/in' }],
+      { artifacts: [{ name: 'in', from: `${artifactVariable(stored)}/dir/file.txt` }] },
+      'w',
+    );
+    expect(bound).toEqual({
+      ok: true,
+      artifacts: [{ name: 'in', path: '/in', subPath: 'dir/file.txt', vendorAObject: stored.vendorAObject }],
+    });
+  });
+
   it("uses the declaration's own location (raw, http) when no argument is given, and leaves out a missing optional input", () => {
     const bound = bindInputArtifacts(
       [

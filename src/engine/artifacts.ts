@@ -59,6 +59,16 @@ export function parseArtifactRef(text: string, field: string): Artifact {
   return data as Artifact;
 }
 
+/** A rendered `from` that continues after the record with `/a/path`: the record and that path. */
+function splitSuffix(text: string): { text: string; suffix?: string } {
+  const t = text.trim();
+  if (!t.startsWith('{') || t.endsWith('}')) return { text };
+  const end = t.lastIndexOf('}/');
+  if (end < 0) return { text };
+  const suffix = t.slice(end + 2).replace(/^\/+|\/+$/g, '');
+  return suffix ? { text: t.slice(0, end + 1), suffix } : { text: t.slice(0, end + 1) };
+}
+
 /** Only the fields that say where the bytes are (and how they are packed). */
 function locationOf(a: Artifact): Partial<Artifact> {
   const out: Partial<Artifact> = {};
@@ -81,8 +91,12 @@ export function bindInputArtifacts(declared: Artifact[] | undefined, args: Argum
     const arg = args?.artifacts?.find((a) => a.name === d.name);
     let source: Partial<Artifact> | undefined;
     try {
-      if (arg?.from !== undefined && arg.from !== '') source = locationOf(parseArtifactRef(arg.from, `${field} argument from`));
-      else if (hasLocation(arg)) source = locationOf(arg!);
+      if (arg?.from !== undefined && arg.from !== '') {
+        const { text, suffix } = splitSuffix(arg.from);
+        source = locationOf(parseArtifactRef(text, `${field} argument from`));
+        // `{{steps.X.outputs.artifacts.Y}}/dir/file` (the peer's form): one path inside the artifact.
+        if (suffix) source.subPath = suffix;
+      } else if (hasLocation(arg)) source = locationOf(arg!);
       else if (hasLocation(d)) source = locationOf(d);
     } catch (err) {
       return { ok: false, error: errorMessage(err) };
@@ -97,7 +111,7 @@ export function bindInputArtifacts(declared: Artifact[] | undefined, args: Argum
     const bound: Artifact = { ...source, name: d.name };
     for (const k of ['path', 'mode', 'recurseMode', 'optional'] as const)
       if (d[k] !== undefined) (bound as unknown as Record<string, unknown>)[k] = d[k];
-    const subPath = arg?.subPath ?? d.subPath;
+    const subPath = arg?.subPath ?? source.subPath ?? d.subPath;
     if (subPath !== undefined) bound.subPath = subPath;
     out.push(bound);
   }

@@ -37,8 +37,8 @@ export async function fetchInputs(dir: string, plans: InputArtifactPlan[], env: 
         const { downloadHttp } = await import('../artifacts/http.js');
         await downloadHttp(p.source.http, fetched, env);
       } else {
-        const { credentialsFromEnv, downloadFile } = await import('../artifacts/s3.js');
-        await downloadFile(p.source.store, credentialsFromEnv(p.source.store, env), fetched);
+        const { credentialsFromEnv, downloadStored } = await import('../artifacts/s3.js');
+        await downloadStored(p.source.store, credentialsFromEnv(p.source.store, env), fetched);
       }
       await placeArtifact(fetched, join(root, p.name), what, {
         ...(p.subPath ? { subPath: p.subPath } : {}),
@@ -46,11 +46,11 @@ export async function fetchInputs(dir: string, plans: InputArtifactPlan[], env: 
         ...(p.recurseMode ? { recurseMode: true } : {}),
       });
     } catch (err) {
-      rmSync(fetched, { force: true });
+      rmSync(fetched, { recursive: true, force: true });
       const msg = (err as Error).message;
       throw new Error(msg.startsWith(what) ? msg : `${what}: ${msg}`);
     }
-    rmSync(fetched, { force: true });
+    rmSync(fetched, { recursive: true, force: true });
     lines.push(`fetched ${what} for ${p.path} in ${Date.now() - t0} ms`);
   }
   return lines;

@@ -4,7 +4,7 @@
  * An artifact the emissary could not pack (NAME.error) is skipped when optional and otherwise
  * fails the step with the emissary's reason. Returns the names uploaded (for the report).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseUserJson } from '../api/index.js';
 import type { OutputArtifactPlan } from '../artifacts/plan.js';
@@ -33,7 +33,7 @@ export async function uploadOutputs(
 ): Promise<UploadOutcome> {
   const out: UploadOutcome = { uploaded: [], errors: [], log: [] };
   if (plans.length === 0) return out;
-  const { credentialsFromEnv, describe, uploadFile } = await import('../artifacts/s3.js');
+  const { credentialsFromEnv, describe, uploadFile, uploadTree } = await import('../artifacts/s3.js');
   for (const p of plans) {
     const what = `output artifact "${p.name}"`;
     const packed = join(dir, PACKED_ARTIFACTS_DIR, p.name);
@@ -46,9 +46,16 @@ export async function uploadOutputs(
     }
     try {
       const t0 = Date.now();
-      const { size, sha256 } = await uploadFile(p.store, credentialsFromEnv(p.store, env), packed);
+      const creds = credentialsFromEnv(p.store, env);
+      if (statSync(packed).isDirectory()) {
+        // archive: none of a directory: one object per file under the key.
+        const { files, size } = await uploadTree(p.store, creds, packed);
+        out.log.push(`uploaded ${what} to ${describe(p.store)}/: ${files} files, ${size} bytes, ${Date.now() - t0} ms`);
+      } else {
+        const { size, sha256 } = await uploadFile(p.store, creds, packed);
+        out.log.push(`uploaded ${what} to ${describe(p.store)}: ${size} bytes, sha256 ${sha256}, ${Date.now() - t0} ms`);
+      }
       out.uploaded.push(p.name);
-      out.log.push(`uploaded ${what} to ${describe(p.store)}: ${size} bytes, sha256 ${sha256}, ${Date.now() - t0} ms`);
     } catch (err) {
       out.errors.push(`${what}: ${(err as Error).message}`);
     }
