@@ -222,7 +222,9 @@ export class ActionApplier {
     // archiveLogs; otherwise it is read only to learn whether it archives logs, and a broken one
     // then fails nothing (it fails the steps that store artifacts in it, with its reason).
     const required =
-      logsAsked === true || outputs.some((o) => !(o.vendorAObject?.bucket && o.vendorAObject.endpoint && o.vendorAObject.key));
+      logsAsked === true ||
+      outputs.some((o) => !(o.vendorAObject?.bucket && o.vendorAObject.endpoint && o.vendorAObject.key)) ||
+      (t.inputs?.artifacts ?? []).some(isKeyOnly);
     let repository: ArtifactRepository | undefined;
     if (required) repository = await this.opts.repositories?.forWorkflow(wf);
     else if (logsAsked === undefined)
