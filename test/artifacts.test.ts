@@ -21,6 +21,7 @@ import { call, grantRole, rule, startTestServer, type TestServer } from './suppo
 import { runCopy } from '../src/cli/cp.js';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { readYamlDocument } from '../src/yaml/kube-yaml.js';
+import { commitFile, gitCmd, makeRepo, startGitServer, type GitServer } from './support/git-server.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -482,4 +483,68 @@ describe('the examples in examples/artifacts run unchanged', () => {
       150_000,
     );
   }
+});
+
+describe('git input artifacts (a real git http-backend with basic auth)', () => {
+  let git: GitServer;
+  let first = '';
+  beforeAll(async () => {
+    git = await startGitServer({ username: 'ann', password: 'pw' });
+    makeRepo(git.root, 'app', (work) => {
+      first = commitFile(work, 'README', 'v1\n', 'first');
+      gitCmd(work, 'tag', 'v1');
+      commitFile(work, 'README', 'v2\n', 'second');
+      gitCmd(work, 'checkout', '-q', '-b', 'feature');
+      commitFile(work, 'feature.txt', 'on the branch\n', 'feature');
+      gitCmd(work, 'checkout', '-q', 'main');
+    });
+    makeRepo(git.root, 'mods', (work) => {
+      commitFile(work, '.gitmodules', '[submodule "lib"]\n\tpath = lib\n\turl = https://example.com/lib.git\n', 'with a submodule');
+    });
+  });
+  afterAll(() => git?.close());
+
+  it('clones a branch, a tag, a commit, a shallow single branch; refuses wrong credentials and unfetchable submodules', async () => {
+    const auth = { usernameSecret: { name: 'store-creds', key: 'user' }, passwordSecret: { name: 'store-creds', key: 'pass' } };
+    const step = (name: string, gitFields: Record<string, unknown>, script: string) =>
+      sh(name, script, {
+        inputs: { artifacts: [{ name: 'src', path: '/src', git: { repo: `${git.url}/app.git`, ...auth, ...gitFields } }] },
+      });
+    await client.create(
+      WORKFLOWS,
+      ns,
+      workflow('git', {
+        entrypoint: 'main',
+        templates: [
+          {
+            name: 'main',
+            steps: [
+              ['head', 'commit', 'tag', 'branch', 'badauth', 'mods', 'nomods'].map((n) => ({
+                name: n,
+                template: n,
+                continueOn: { failed: true },
+              })),
+            ],
+          },
+          step('head', {}, 'cat /src/README'),
+          step('commit', { revision: first }, 'cat /src/README'),
+          step('tag', { revision: 'v1' }, 'cat /src/README'),
+          step('branch', { branch: 'feature', singleBranch: true, depth: 1 }, 'cat /src/feature.txt'),
+          step('badauth', { passwordSecret: { name: 'store-creds', key: 'wrong' } }, 'true'),
+          step('mods', { repo: `${git.url}/mods.git` }, 'true'),
+          step('nomods', { repo: `${git.url}/mods.git`, disableSubmodules: true }, 'ls -a /src | grep -c gitmodules'),
+        ],
+      }),
+    );
+    const wf = await waitForCompletion(client, ns, 'git', 120_000);
+    const result = (n: string) => [node(wf, n)?.phase, node(wf, n)?.outputs?.result ?? node(wf, n)?.message];
+    expect(result('head')).toEqual(['Succeeded', 'v2']);
+    expect(result('commit')).toEqual(['Succeeded', 'v1']);
+    expect(result('tag')).toEqual(['Succeeded', 'v1']);
+    expect(result('branch')).toEqual(['Succeeded', 'on the branch']);
+    expect(result('badauth')[0]).toBe('Failed');
+    expect(result('badauth')[1]).toContain(`input artifact "src": cloning ${git.url}/app.git: the server refused the credentials`);
+    expect(result('mods')[1]).toContain('the repository has submodules');
+    expect(result('nomods')).toEqual(['Succeeded', '1']);
+  }, 150_000);
 });

@@ -86,7 +86,7 @@ describe('no field is silently ignored (created directly, as kubectl would)', ()
             templates: [
               {
                 name: 'main',
-                inputs: { artifacts: [{ name: 'src', path: '/src', git: { repo: 'https://example.com/r.git' } }] },
+                inputs: { artifacts: [{ name: 'src', path: '/src', hdfs: { path: '/data' } }] },
                 container: { image: 'alpine:3', command: ['ls', '/src'] },
               },
             ],
@@ -97,7 +97,7 @@ describe('no field is silently ignored (created directly, as kubectl would)', ()
     expect(res.status).toBe(400);
     expect(res.body.message).toBe(
       `Workflow ${ns}/gc-* is invalid: spec.artifactGC is not supported yet: artifact garbage collection is not implemented yet: the stored artifacts would be kept, not deleted; ` +
-        'spec.templates[main].inputs.artifacts[src].git is not supported yet: git artifacts are not implemented yet',
+        'spec.templates[main].inputs.artifacts[src].hdfs is not supported yet: plugflow stores and fetches artifacts in S3-compatible object stores (vendorAObject), and fetches them over http, from git and raw; this location is not implemented yet',
     );
     expect(await listWorkflows(ns, 'suite=fields-rest')).toEqual([]);
   });

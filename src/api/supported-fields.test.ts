@@ -175,8 +175,11 @@ describe('supported fields (one list for the CRD schema and the engine)', () => 
     }
     // Artifacts work (issue 11) except the locations and features not implemented yet.
     for (const r of ['InputArtifact', 'OutputArtifact', 'ArgumentArtifact'] as const)
-      for (const f of ['artifactGC', 'archiveLogs', 'vendorB', 'vendorCObject', 'vendorDObject', 'vendorO', 'hdfs', 'git'])
+      for (const f of ['artifactGC', 'archiveLogs', 'vendorB', 'vendorCObject', 'vendorDObject', 'vendorO', 'hdfs'])
         expect(refused(r, f), `${r}.${f}`).toBe(true);
+    expect(refused('OutputArtifact', 'git')).toBe(true);
+    for (const f of ['sshPrivateKeySecret', 'insecureIgnoreHostKey', 'fetch'])
+      expect(refused('GitArtifact', f), `GitArtifact.${f}`).toBe(true);
     expect(refused('ArchiveStrategy', 'zip')).toBe(true);
   });
 

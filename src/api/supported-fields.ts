@@ -38,7 +38,7 @@ const KUBE = 'passed to Kubernetes unchanged';
 
 const ARTIFACT_GC = 'artifact garbage collection is not implemented yet: the stored artifacts would be kept, not deleted';
 const OBJECT_STORE_ONLY =
-  'plugflow stores and fetches artifacts in S3-compatible object stores (vendorAObject), over http and raw; this location is not implemented yet';
+  'plugflow stores and fetches artifacts in S3-compatible object stores (vendorAObject), and fetches them over http, from git and raw; this location is not implemented yet';
 const INPUT_ONLY = 'applies when an input artifact is placed; an output artifact is read from its path as it is';
 const STORED_IN_STORE = "an output artifact is stored in the workflow's artifact repository or its own vendorAObject";
 const RESOURCE_ONLY = 'only resource templates read it, and they are not implemented yet';
@@ -123,6 +123,7 @@ export const RECORD_NAMES = [
   'HTTPArtifactAuth',
   'BasicAuth',
   'RawArtifact',
+  'GitArtifact',
   'ArchiveStrategy',
   'TarStrategy',
   'ArtifactRepositoryRef',
@@ -439,6 +440,19 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     passwordSecret: rec('SecretKeySelector', 'one', 'given to the init container only'),
   },
   RawArtifact: { data: ok() },
+  GitArtifact: {
+    repo: ok('an http(s) URL'),
+    revision: ok('a branch, tag or commit id'),
+    branch: ok(),
+    singleBranch: ok(),
+    depth: ok('a shallow clone'),
+    disableSubmodules: ok('must be true for a repository with submodules (they are not fetched)'),
+    usernameSecret: rec('SecretKeySelector', 'one', 'basic auth, given to the init container only'),
+    passwordSecret: rec('SecretKeySelector', 'one', 'basic auth (or a token), given to the init container only'),
+    sshPrivateKeySecret: no("SSH is not supported by plugflow's git driver; use an http(s) URL with usernameSecret/passwordSecret"),
+    insecureIgnoreHostKey: no('only meaningful with SSH, which is not supported'),
+    fetch: no('extra fetch refspecs are not implemented yet; use revision or branch'),
+  },
   ArchiveStrategy: {
     tar: rec('TarStrategy', 'one', 'the default: tar + gzip'),
     none: ok('the file stored as it is (a directory needs tar)'),
@@ -454,7 +468,7 @@ function artifactLocations(): Record<string, FieldRule> {
     vendorAObject: rec('ObjectStoreArtifact'),
     http: rec('HTTPArtifact'),
     raw: rec('RawArtifact'),
-    git: no('git artifacts are not implemented yet'),
+    git: rec('GitArtifact', 'one', 'cloned over http(s) before the main container starts'),
     hdfs: no(OBJECT_STORE_ONLY),
     vendorB: no(OBJECT_STORE_ONLY),
     vendorCObject: no(OBJECT_STORE_ONLY),

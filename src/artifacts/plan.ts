@@ -17,6 +17,7 @@
 import type { Artifact, SecretKeySelector, Template, VendorAObjectArtifact } from '../api/index.js';
 import { renderTemplate } from '../expr/index.js';
 import { DEFAULT_KEY_FORMAT, type ArtifactRepository } from './repository.js';
+import type { GitSource } from './git.js';
 import { MAIN_LOGS_ARTIFACT } from '../engine/artifacts.js';
 
 /** Where the bytes of one artifact are in an object store, with credentials as variable names. */
@@ -39,7 +40,7 @@ export interface HttpSource {
   passwordEnv?: string;
 }
 
-export type InputSource = { store: StoreLocation } | { http: HttpSource } | { raw: string };
+export type InputSource = { store: StoreLocation } | { http: HttpSource } | { raw: string } | { git: GitSource };
 
 export interface InputArtifactPlan {
   name: string;
@@ -238,7 +239,16 @@ function inputSource(a: Artifact, secrets: SecretEnvs, field: string): InputSour
     if (basic?.passwordSecret) http.passwordEnv = secrets.env(basic.passwordSecret, `${field}.http.auth.basicAuth.passwordSecret`);
     return { http };
   }
-  throw new ArtifactPlanError(`${field}: has no location plugflow can fetch (vendorAObject, http or raw)`);
+  if (a.git) {
+    if (!a.git.repo) throw new ArtifactPlanError(`${field}.git.repo is required`);
+    const g: GitSource = { repo: a.git.repo };
+    for (const k of ['revision', 'branch', 'singleBranch', 'depth', 'disableSubmodules'] as const)
+      if (a.git[k] !== undefined) (g as unknown as Record<string, unknown>)[k] = a.git[k];
+    if (a.git.usernameSecret) g.usernameEnv = secrets.env(a.git.usernameSecret, `${field}.git.usernameSecret`);
+    if (a.git.passwordSecret) g.passwordEnv = secrets.env(a.git.passwordSecret, `${field}.git.passwordSecret`);
+    return { git: g };
+  }
+  throw new ArtifactPlanError(`${field}: has no location plugflow can fetch (vendorAObject, http, git or raw)`);
 }
 
 function storeLocation(loc: VendorAObjectArtifact, secrets: SecretEnvs, field: string): StoreLocation {

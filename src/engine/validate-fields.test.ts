@@ -31,7 +31,7 @@ describe('no field is silently ignored', () => {
           memoize: { key: 'k', cache: { configMap: { name: 'c', key: 'k' } } },
           synchronization: { mutex: { name: 'm' } },
           metrics: { prometheus: [] } as never,
-          inputs: { artifacts: [{ name: 'in', path: '/in', git: { repo: 'https://example.com/r.git' } }] },
+          inputs: { artifacts: [{ name: 'in', path: '/in', hdfs: { path: '/x' } }] },
           outputs: { artifacts: [{ name: 'out', path: '/out', archive: { zip: {} }, artifactGC: { strategy: 'OnWorkflowDeletion' } }] },
         },
       ],
@@ -43,7 +43,7 @@ describe('no field is silently ignored', () => {
       'spec.templates[main].memoize',
       'spec.templates[main].synchronization',
       'spec.templates[main].metrics',
-      'spec.templates[main].inputs.artifacts[in].git',
+      'spec.templates[main].inputs.artifacts[in].hdfs',
       'spec.templates[main].outputs.artifacts[out].archive.zip',
       'spec.templates[main].outputs.artifacts[out].artifactGC',
     ]);

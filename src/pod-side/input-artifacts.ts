@@ -33,6 +33,10 @@ export async function fetchInputs(dir: string, plans: InputArtifactPlan[], env: 
     try {
       if ('raw' in p.source) {
         writeFileSync(fetched, p.source.raw, { mode: 0o644 });
+      } else if ('git' in p.source) {
+        const { cloneGit } = await import('../artifacts/git.js');
+        const { commit } = await cloneGit(p.source.git, fetched, env);
+        lines.push(`cloned ${what} at commit ${commit}`);
       } else if ('http' in p.source) {
         const { downloadHttp } = await import('../artifacts/http.js');
         await downloadHttp(p.source.http, fetched, env);

@@ -1,0 +1,91 @@
+/**
+ * The git driver: an input artifact cloned from a repository over http(s), with isomorphic-git
+ * (a maintained pure-JavaScript git, so the init container needs no git binary). What it does:
+ *   - `repo` over http(s); `usernameSecret`/`passwordSecret` (from the Secret-backed variables the
+ *     plan names) as basic auth — also how tokens are given;
+ *   - `revision`: a branch, a tag, or a commit id (checked out after the clone); `branch` with
+ *     `singleBranch` fetches only that branch; `depth` makes a shallow clone;
+ *   - a repository with submodules is refused unless `disableSubmodules` is true (this driver
+ *     cannot fetch submodules, and a checkout without them would be silently incomplete).
+ * SSH (`sshPrivateKeySecret`, `insecureIgnoreHostKey`) and extra `fetch` refspecs are refused at
+ * validation (src/api/supported-fields.ts), naming the field.
+ */
+import { existsSync } from 'node:fs';
+import fs from 'node:fs';
+import { join } from 'node:path';
+import git from 'isomorphic-git';
+import http from 'isomorphic-git/http/node';
+
+export interface GitSource {
+  repo: string;
+  revision?: string;
+  branch?: string;
+  singleBranch?: boolean;
+  depth?: number;
+  disableSubmodules?: boolean;
+  usernameEnv?: string;
+  passwordEnv?: string;
+}
+
+export class GitArtifactError extends Error {}
+
+const COMMIT_ID = /^[0-9a-f]{40}$/i;
+
+/** Clones into `dest` (a fresh directory) and checks out the revision. */
+export async function cloneGit(src: GitSource, dest: string, env: NodeJS.ProcessEnv = process.env): Promise<{ commit: string }> {
+  const where = redact(src.repo);
+  if (!/^https?:\/\//.test(src.repo))
+    throw new GitArtifactError(`${where}: only http(s) repositories can be cloned (SSH is not supported)`);
+  const auth =
+    src.usernameEnv || src.passwordEnv
+      ? { username: env[src.usernameEnv ?? ''] ?? '', password: env[src.passwordEnv ?? ''] ?? '' }
+      : undefined;
+  const onAuth = auth ? () => auth : undefined;
+  let refused = false;
+  const onAuthFailure = () => {
+    refused = true;
+    return { cancel: true };
+  };
+  const isCommit = src.revision !== undefined && COMMIT_ID.test(src.revision);
+  const ref = src.branch ?? (isCommit ? undefined : src.revision);
+  try {
+    await git.clone({
+      fs,
+      http,
+      dir: dest,
+      url: src.repo,
+      ...(ref ? { ref } : {}),
+      singleBranch: src.singleBranch ?? !!src.branch,
+      ...(src.depth ? { depth: src.depth } : {}),
+      noTags: false,
+      ...(onAuth ? { onAuth } : {}),
+      onAuthFailure,
+    });
+    if (src.revision && (isCommit || (src.branch && src.revision !== src.branch))) {
+      await git.checkout({ fs, dir: dest, ref: src.revision, force: true });
+    }
+  } catch (err) {
+    const e = err as { code?: string; data?: { statusCode?: number }; message?: string };
+    if (refused || e.data?.statusCode === 401 || e.data?.statusCode === 403)
+      throw new GitArtifactError(`cloning ${where}: the server refused the credentials (check usernameSecret and passwordSecret)`);
+    if (e.code === 'NotFoundError' && src.revision)
+      throw new GitArtifactError(`cloning ${where}: revision ${JSON.stringify(src.revision)} was not found`);
+    if (e.data?.statusCode) throw new GitArtifactError(`cloning ${where}: the server answered HTTP ${e.data.statusCode}`);
+    throw new GitArtifactError(`cloning ${where}: ${e.message ?? String(err)}`);
+  }
+  if (existsSync(join(dest, '.gitmodules')) && !src.disableSubmodules)
+    throw new GitArtifactError(
+      `cloning ${where}: the repository has submodules, which plugflow's git driver cannot fetch; set disableSubmodules: true to use it without them`,
+    );
+  return { commit: await git.resolveRef({ fs, dir: dest, ref: 'HEAD' }) };
+}
+
+/** The URL without user information or query string. */
+function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return JSON.stringify(url.slice(0, 100));
+  }
+}
