@@ -6,16 +6,17 @@
  * message naming the artifact, and nothing lands outside the artifact's path.
  */
 import { createServer, type Server } from 'node:http';
-import { PutObjectCommand, GetObjectCommand, CreateBucketCommand } from '@aws-sdk/client-s3';
+import { PutObjectCommand, GetObjectCommand, CreateBucketCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Workflow } from '../src/api/index.js';
 import { startController, type RunningController } from '../src/controller/controller.js';
 import type { KubeClient } from '../src/kube/client.js';
-import { CONFIGMAPS, SECRETS, WORKFLOWS } from '../src/kube/resource.js';
+import { CONFIGMAPS, PODS, SECRETS, SERVICE_ACCOUNTS, WORKFLOW_TEMPLATES, WORKFLOWS } from '../src/kube/resource.js';
+import { isNotFound } from '../src/kube/errors.js';
 import { storeClient } from '../src/artifacts/s3.js';
 import { startObjectStore, type ObjectStore } from '../src/devenv/object-store.js';
-import { captureLogger, startRunnerBed, waitForCompletion, workflow, type RunnerBed } from './controller-harness.js';
+import { captureLogger, eventually, startRunnerBed, waitForCompletion, workflow, type RunnerBed } from './controller-harness.js';
 import { adminKubeConfig, cluster } from './support/cluster.js';
 import { call, grantRole, rule, startTestServer, type TestServer } from './support/server.js';
 import { runCopy } from '../src/cli/cp.js';
@@ -547,4 +548,156 @@ describe('git input artifacts (a real git http-backend with basic auth)', () => 
     expect(result('mods')[1]).toContain('the repository has submodules');
     expect(result('nomods')).toEqual(['Succeeded', '1']);
   }, 150_000);
+});
+
+describe('artifact garbage collection', () => {
+  const exists = async (key: string): Promise<boolean> => {
+    try {
+      await s3().send(new HeadObjectCommand({ Bucket: BUCKET, Key: key }));
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const keysOf = (wf: Workflow) =>
+    Object.fromEntries(
+      nodes(wf).flatMap((n) => (n.type === 'Pod' ? (n.outputs?.artifacts ?? []) : []).map((a) => [a.name, a.vendorAObject!.key!])),
+    );
+  const producer = (name: string, spec: Partial<Workflow['spec']>, artifacts: Array<Record<string, unknown>>) =>
+    workflow(name, {
+      entrypoint: 'main',
+      ...spec,
+      templates: [sh('main', 'echo a > /tmp/a; echo b > /tmp/b; mkdir -p /tmp/d && echo c > /tmp/d/c', { outputs: { artifacts } })],
+    });
+
+  it('OnWorkflowCompletion deletes the artifacts once the workflow finished, keeps those marked Never, in a pod with its service account and metadata', async () => {
+    await client.create(SERVICE_ACCOUNTS, ns, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'gc-sa' } });
+    await client.create(
+      WORKFLOWS,
+      ns,
+      producer(
+        'gc-done',
+        { artifactGC: { strategy: 'OnWorkflowCompletion', serviceAccountName: 'gc-sa', podMetadata: { labels: { team: 'data' } } } },
+        [
+          { name: 'a', path: '/tmp/a' },
+          { name: 'dir', path: '/tmp/d', archive: { none: {} } },
+          { name: 'keep', path: '/tmp/b', artifactGC: { strategy: 'Never' } },
+        ],
+      ),
+    );
+    const done = await waitForCompletion(client, ns, 'gc-done', 120_000);
+    expect(done.status?.phase).toBe('Succeeded');
+    expect(done.metadata.finalizers).toContain('workflows.plugflow.io/artifact-gc');
+    const keys = keysOf(done);
+    const collected = await eventually(async () => {
+      const wf = await client.get<Workflow & { status: { artifactGCStatus?: { strategiesProcessed?: Record<string, boolean> } } }>(
+        WORKFLOWS,
+        ns,
+        'gc-done',
+      );
+      return wf.status.artifactGCStatus?.strategiesProcessed?.OnWorkflowCompletion ? wf : undefined;
+    }, 'OnWorkflowCompletion processed');
+    expect(collected.status?.conditions ?? []).toEqual([]);
+    expect(await exists(keys.a!)).toBe(false);
+    expect(await exists(`${keys.dir}/c`)).toBe(false);
+    expect(await exists(keys.keep!)).toBe(true);
+    const pod = await client.get<{
+      metadata: { labels: Record<string, string> };
+      spec: { automountServiceAccountToken: boolean; serviceAccountName: string };
+    }>(
+      PODS,
+      ns,
+      (
+        await client.list<{ metadata: { name: string } }>(PODS, {
+          namespace: ns,
+          labelSelector: 'workflows.plugflow.io/artifact-gc-workflow=gc-done',
+        })
+      ).items[0]!.metadata.name,
+    );
+    expect(pod.metadata.labels.team).toBe('data');
+    expect(pod.spec.automountServiceAccountToken).toBe(false);
+    expect(pod.spec.serviceAccountName).toBe('gc-sa');
+    // Deleting it now has nothing left to collect: it goes at once.
+    await client.delete(WORKFLOWS, ns, 'gc-done');
+    await eventually(
+      async () =>
+        client.get(WORKFLOWS, ns, 'gc-done').then(
+          () => undefined,
+          (err: unknown) => isNotFound(err),
+        ),
+      'gc-done deleted',
+    );
+  }, 180_000);
+
+  it('a WorkflowTemplate that sets spec.artifactGC collects the artifacts of the workflows made from it', async () => {
+    const template = producer('gc-template', { artifactGC: { strategy: 'OnWorkflowCompletion' } }, [{ name: 'a', path: '/tmp/a' }]);
+    await client.create(WORKFLOW_TEMPLATES, ns, { ...template, kind: 'WorkflowTemplate' });
+    await client.create(WORKFLOWS, ns, workflow('gc-from-template', { workflowTemplateRef: { name: 'gc-template' } } as Workflow['spec']));
+    const done = await waitForCompletion(client, ns, 'gc-from-template', 120_000);
+    expect(done.status?.phase).toBe('Succeeded');
+    const key = keysOf(done).a!;
+    await eventually(async () => ((await exists(key)) ? undefined : true), `${key} deleted`);
+    await client.delete(WORKFLOWS, ns, 'gc-from-template');
+    await eventually(
+      async () =>
+        client.get(WORKFLOWS, ns, 'gc-from-template').then(
+          () => undefined,
+          (err: unknown) => isNotFound(err),
+        ),
+      'gc-from-template deleted',
+    );
+  }, 180_000);
+
+  it('OnWorkflowDeletion holds the deleted workflow until its artifacts are gone; a failed GC is reported and retried when its pod is deleted', async () => {
+    await client.create(SECRETS, ns, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'gc-creds' },
+      stringData: { a: store.accessKey, s: store.secretKey },
+    });
+    const own = {
+      bucket: BUCKET,
+      endpoint: store.endpoint,
+      insecure: true,
+      accessKeySecret: { name: 'gc-creds', key: 'a' },
+      secretKeySecret: { name: 'gc-creds', key: 's' },
+    };
+    await client.create(
+      WORKFLOWS,
+      ns,
+      producer('gc-del', { artifactGC: { strategy: 'OnWorkflowDeletion' } }, [
+        { name: 'a', path: '/tmp/a', vendorAObject: { ...own, key: 'gc-del/a.tgz' } },
+      ]),
+    );
+    const done = await waitForCompletion(client, ns, 'gc-del', 120_000);
+    expect(done.status?.phase).toBe('Succeeded');
+    expect(await exists('gc-del/a.tgz')).toBe(true);
+    // Break the credentials, then delete: the GC pod fails, the workflow stays and says why.
+    await client.mergePatch(SECRETS, ns, 'gc-creds', { stringData: { s: 'wrong' } });
+    await client.delete(WORKFLOWS, ns, 'gc-del');
+    const stuck = await eventually(async () => {
+      const wf = await client.get<Workflow>(WORKFLOWS, ns, 'gc-del');
+      return wf.status?.conditions?.find((c) => c.type === 'ArtifactGCError') ? wf : undefined;
+    }, 'the ArtifactGCError condition');
+    expect(stuck.metadata.deletionTimestamp).toBeDefined();
+    expect(stuck.status!.conditions!.find((c) => c.type === 'ArtifactGCError')!.message).toContain('the secret key is wrong');
+    expect(await exists('gc-del/a.tgz')).toBe(true);
+    // Fix them and delete the failed pod: the next try collects, and the workflow is gone.
+    await client.mergePatch(SECRETS, ns, 'gc-creds', { stringData: { s: store.secretKey } });
+    const gcPods = await client.list<{ metadata: { name: string } }>(PODS, {
+      namespace: ns,
+      labelSelector: 'workflows.plugflow.io/artifact-gc-workflow=gc-del',
+    });
+    for (const p of gcPods.items) await client.delete(PODS, ns, p.metadata.name, { gracePeriodSeconds: 0 });
+    await eventually(
+      async () =>
+        client.get(WORKFLOWS, ns, 'gc-del').then(
+          () => undefined,
+          (err: unknown) => isNotFound(err),
+        ),
+      'gc-del deleted',
+      90_000,
+    );
+    expect(await exists('gc-del/a.tgz')).toBe(false);
+  }, 240_000);
 });

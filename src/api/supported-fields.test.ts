@@ -170,14 +170,15 @@ describe('supported fields (one list for the CRD schema and the engine)', () => 
   it('refuses the fields issue 18 found silently ignored', () => {
     const refused = (r: RecordName, f: string) => fieldRule(r, f)?.status === 'refused';
     for (const f of ['synchronization', 'memoize', 'metrics', 'daemon']) expect(refused('Template', f), `Template.${f}`).toBe(true);
-    for (const f of ['synchronization', 'metrics', 'artifactGC']) {
+    for (const f of ['synchronization', 'metrics', 'priority']) {
       expect(refused('WorkflowSpec', f), `WorkflowSpec.${f}`).toBe(true);
     }
     // Artifacts work (issue 11) except the locations and features not implemented yet.
     for (const r of ['InputArtifact', 'OutputArtifact', 'ArgumentArtifact'] as const)
-      for (const f of ['artifactGC', 'archiveLogs', 'vendorB', 'vendorCObject', 'vendorDObject', 'vendorO', 'hdfs'])
+      for (const f of ['archiveLogs', 'deleted', 'vendorB', 'vendorCObject', 'vendorDObject', 'vendorO', 'hdfs'])
         expect(refused(r, f), `${r}.${f}`).toBe(true);
     expect(refused('OutputArtifact', 'git')).toBe(true);
+    expect(refused('InputArtifact', 'artifactGC') && refused('ArgumentArtifact', 'artifactGC')).toBe(true);
     for (const f of ['sshPrivateKeySecret', 'insecureIgnoreHostKey', 'fetch'])
       expect(refused('GitArtifact', f), `GitArtifact.${f}`).toBe(true);
     expect(refused('ArchiveStrategy', 'zip')).toBe(true);

@@ -36,7 +36,6 @@ const rec = (record: RecordName, shape: FieldShape = 'one', note?: string): Fiel
 const no = (reason: string): FieldRule => ({ status: 'refused', reason });
 const KUBE = 'passed to Kubernetes unchanged';
 
-const ARTIFACT_GC = 'artifact garbage collection is not implemented yet: the stored artifacts would be kept, not deleted';
 const OBJECT_STORE_ONLY =
   'plugflow stores and fetches artifacts in S3-compatible object stores (vendorAObject), and fetches them over http, from git and raw; this location is not implemented yet';
 const INPUT_ONLY = 'applies when an input artifact is placed; an output artifact is read from its path as it is';
@@ -127,6 +126,8 @@ export const RECORD_NAMES = [
   'ArchiveStrategy',
   'TarStrategy',
   'ArtifactRepositoryRef',
+  'ArtifactGC',
+  'ArtifactGCOfArtifact',
 ] as const;
 
 export type RecordName = (typeof RECORD_NAMES)[number];
@@ -173,7 +174,7 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     templateDefaults: rec('Template', 'one', 'merged under every template, its own fields winning'),
     archiveLogs: ok("the main container's stdout and stderr saved as the output artifact main-logs of every step pod"),
     artifactRepositoryRef: rec('ArtifactRepositoryRef', 'one', 'the ConfigMap key output artifacts are stored under'),
-    artifactGC: no(ARTIFACT_GC),
+    artifactGC: rec('ArtifactGC', 'one', "when stored output artifacts are deleted (a pod with the Secrets' credentials does it)"),
     workflowMetadata: rec('WorkflowMetadata', 'one', 'labels and annotations set on the workflow when it runs'),
   },
   WorkflowTemplateRef: { name: ok(), clusterScope: ok() },
@@ -363,6 +364,7 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     ...artifactRefusals(),
   },
   OutputArtifact: {
+    artifactGC: rec('ArtifactGCOfArtifact', 'one', "this artifact's own strategy"),
     name: ok(),
     path: ok('the file or directory the step writes'),
     optional: ok('a missing path is skipped instead of failing the step'),
@@ -382,7 +384,8 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     vendorCObject: no(OBJECT_STORE_ONLY),
     vendorDObject: no(OBJECT_STORE_ONLY),
     vendorO: no(OBJECT_STORE_ONLY),
-    ...artifactRefusals(),
+    archiveLogs: no('set archiveLogs on the workflow, the template (archiveLocation.archiveLogs) or the repository'),
+    deleted: no('plugflow does not mark collected artifacts; status.artifactGCStatus says what was collected'),
   },
   ArgumentArtifact: {
     name: ok(),
@@ -459,6 +462,16 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     zip: no('zip archives are not implemented yet; use tar (the default) or none'),
   },
   TarStrategy: { compressionLevel: ok('gzip level 0-9') },
+  ArtifactGC: {
+    strategy: ok('OnWorkflowCompletion, OnWorkflowDeletion or Never (the default)'),
+    serviceAccountName: ok('the service account of the GC pod'),
+    podMetadata: rec('Metadata', 'one', 'labels and annotations of the GC pod'),
+  },
+  ArtifactGCOfArtifact: {
+    strategy: ok('OnWorkflowCompletion, OnWorkflowDeletion or Never'),
+    serviceAccountName: no("set it on spec.artifactGC: one GC pod deletes all of a strategy's artifacts"),
+    podMetadata: no("set it on spec.artifactGC: one GC pod deletes all of a strategy's artifacts"),
+  },
   ArtifactRepositoryRef: { configMap: ok('default artifact-repositories'), key: ok("default: the ConfigMap's default key") },
 };
 
@@ -477,12 +490,12 @@ function artifactLocations(): Record<string, FieldRule> {
   };
 }
 
-/** Artifact fields no artifact may use yet. */
+/** Fields of input and argument artifacts that only outputs (or the workflow) may set. */
 function artifactRefusals(): Record<string, FieldRule> {
   return {
-    artifactGC: no(ARTIFACT_GC),
+    artifactGC: no('only output artifacts (and spec.artifactGC) say when stored artifacts are deleted'),
     archiveLogs: no('set archiveLogs on the workflow, the template (archiveLocation.archiveLogs) or the repository'),
-    deleted: no('set by artifact garbage collection, which is not implemented yet'),
+    deleted: no('plugflow does not mark collected artifacts; status.artifactGCStatus says what was collected'),
   };
 }
 

@@ -166,6 +166,13 @@ export function planArtifacts(
   return { ...(logFile ? { logFile } : {}), inputs, packs, outputs, secrets: secrets.list() };
 }
 
+/** What an artifact GC pod deletes: each artifact's location, credentials as variables. */
+export function gcPlan(artifacts: readonly Artifact[]): { stores: StoreLocation[]; secrets: ArtifactPlan['secrets'] } {
+  const secrets = new SecretEnvs();
+  const stores = artifacts.map((a) => storeLocation(a.vendorAObject ?? {}, secrets, `artifact "${a.name}"`));
+  return { stores, secrets: secrets.list() };
+}
+
 /**
  * Whether a step saves its main container's log (the peer's precedence): the template's
  * archiveLocation.archiveLogs, else the workflow's spec.archiveLogs, else the repository's.

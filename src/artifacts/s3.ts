@@ -12,6 +12,7 @@ import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
   CreateBucketCommand,
+  DeleteObjectCommand,
   GetObjectCommand,
   HeadBucketCommand,
   ListObjectsV2Command,
@@ -199,6 +200,24 @@ async function listPrefix(
     client.destroy();
   }
   return out;
+}
+
+/**
+ * Deletes what the location names: the object at its key, and every object under `<key>/` (a
+ * directory stored without archive). Deleting what is already gone is not an error. Returns how
+ * many objects were deleted.
+ */
+export async function deleteStored(loc: StoreLocation, creds: StoreCredentials | undefined): Promise<number> {
+  const keys = [loc.key, ...(await listPrefix(loc, creds, `${loc.key.replace(/\/+$/, '')}/`)).map((k) => k.key)];
+  const client = storeClient(loc, creds);
+  try {
+    for (const key of keys) await client.send(new DeleteObjectCommand({ Bucket: loc.bucket, Key: key }));
+  } catch (err) {
+    throw new StoreError(`deleting ${describe(loc)}: ${storeMessage(err)}`);
+  } finally {
+    client.destroy();
+  }
+  return keys.length;
 }
 
 /** Downloads the object into `file`. */

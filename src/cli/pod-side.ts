@@ -1,6 +1,7 @@
 /**
  * `plugflow executor …`: the commands that run inside a step pod (see src/pods/layout.ts).
  *   install DIR   init container: copy the emissary into the shared volume, fetch input artifacts
+ *   gc            artifact GC pod: delete a workflow's stored artifacts
  *   wait          wait container: report the main container's outputs in the termination message
  */
 import type { Command } from 'commander';
@@ -9,6 +10,7 @@ import { installEmissary } from '../pod-side/install.js';
 import { outputsFromEnv, runWait } from '../pod-side/wait.js';
 import { fetchInputs, inputPlansFromEnv } from '../pod-side/input-artifacts.js';
 import { outputPlansFromEnv } from '../pod-side/output-artifacts.js';
+import { runArtifactGC } from '../pod-side/artifact-gc.js';
 import { DEFAULT_TERMINATION_MESSAGE_PATH, ENV_VAR_DIR, VAR_DIR } from '../pods/layout.js';
 import { encodeWaitReport } from '../pods/wait-report.js';
 import { errorMessage } from '../log/error-message.js';
@@ -38,6 +40,17 @@ export function registerPodSideCommands(program: Command): void {
         }
         process.exitCode = 1;
       }
+    });
+
+  executor
+    .command('gc')
+    .description("delete a workflow's stored artifacts (the artifact GC pod), reporting in the termination message")
+    .option('--termination-log <path>', 'where to write the report', DEFAULT_TERMINATION_MESSAGE_PATH)
+    .action(async (opts: { terminationLog: string }) => {
+      const report = await runArtifactGC(opts.terminationLog);
+      console.log(`deleted ${report.deleted} objects${report.errors.length ? `; ${report.errors.length} failed:` : ''}`);
+      for (const e of report.errors) console.error(e);
+      if (report.errors.length) process.exitCode = 1;
     });
 
   executor

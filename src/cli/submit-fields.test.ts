@@ -32,7 +32,7 @@ describe('plugflow submit refuses fields plugflow does not implement', () => {
         'metadata: {name: locked}',
         'spec:',
         '  entrypoint: main',
-        '  artifactGC: {strategy: OnWorkflowDeletion}',
+        '  priority: 1',
         '  templates:',
         '  - name: main',
         '    synchronization: {mutex: {name: one}}',
@@ -40,7 +40,7 @@ describe('plugflow submit refuses fields plugflow does not implement', () => {
       ].join('\n'),
     );
     await expect(runSubmit(file, { server: url, token: 't', parameter: [] }, quiet)).rejects.toThrow(
-      'Workflow default/locked is invalid: spec.artifactGC is not supported yet: artifact garbage collection is not implemented yet: the stored artifacts would be kept, not deleted; ' +
+      'Workflow default/locked is invalid: spec.priority is not supported yet: workflow priority is not implemented yet; ' +
         'spec.templates[main].synchronization is not supported yet: synchronization (mutexes and semaphores) is not implemented yet: the step would not wait for the lock',
     );
     expect(requests).toBe(0);

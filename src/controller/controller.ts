@@ -23,6 +23,7 @@ import { DEFAULT_POD_SECURITY_LEVEL, ENV_POD_SECURITY_LEVEL, parsePodSecurityLev
 
 import { createLogger, type Logger } from '../log/logger.js';
 import { ArtifactRepositories } from './artifact-repositories.js';
+import { ArtifactGC } from './artifact-gc.js';
 import { ActionApplier } from './action-applier.js';
 import { ControllerCaches } from './caches.js';
 import { WorkflowEventRecorder } from './workflow-event-recorder.js';
@@ -154,6 +155,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     engine: opts.engine ?? reconcileWorkflow,
     pluginsEnabled,
     excludedPlugins: (ns) => plugins?.excludedFor(ns) ?? {},
+    artifactGC: new ArtifactGC({ client, log, events, executorImage }),
     ...(opts.maxStatusBytes !== undefined ? { maxStatusBytes: opts.maxStatusBytes } : {}),
   });
   wireTriggers({ caches, queue, failures, creations, deletions });

@@ -39,6 +39,8 @@ import { buildObservations } from './observations.js';
 import { keepFinishedResults } from './status-guard.js';
 import { DEFAULT_MAX_STATUS_BYTES, refusedAsTooLargeMessage, serializedSize, tooLargeMessage, tooLargeStatus } from './status-size.js';
 import { writePhaseLabels, writeStatus } from './status-writer.js';
+import type { ArtifactGC } from './artifact-gc.js';
+import { ARTIFACT_GC_FINALIZER } from '../engine/artifact-gc.js';
 import { errorMessage } from '../log/error-message.js';
 
 type Obj<T> = T & KubeObject;
@@ -69,6 +71,8 @@ export interface ReconcilerDeps {
   maxConflicts?: number;
   /** Largest serialized workflow written; a bigger status ends the workflow in Error (status-size.ts). */
   maxStatusBytes?: number;
+  /** Artifact garbage collection (finalizer, GC pods); none in suites that do not need it. */
+  artifactGC?: ArtifactGC;
 }
 
 export interface ReconcileOutcome {
@@ -85,7 +89,12 @@ export class Reconciler {
     const { namespace, name } = splitKey(key);
     if (!namespace) return {};
     let wf = this.deps.caches.workflow(namespace, name);
-    if (!wf || wf.metadata.deletionTimestamp) return {};
+    if (!wf) return {};
+    // A deleted workflow is only held by finalizers; ours waits for its artifacts (artifact-gc.ts).
+    if (wf.metadata.deletionTimestamp) {
+      if (!this.deps.artifactGC || !wf.metadata.finalizers?.includes(ARTIFACT_GC_FINALIZER)) return {};
+      return this.collectArtifacts(wf, this.run(wf).effective.spec, FINAL_WORKFLOW_PHASES.includes(wf.status?.phase ?? ''));
+    }
     const before: WorkflowPhase = wf.status?.phase ?? '';
 
     let result: Computed | undefined;
@@ -138,6 +147,8 @@ export class Reconciler {
     const phase = result.status.phase ?? '';
     const final = FINAL_WORKFLOW_PHASES.includes(phase);
     if (phase !== before) this.announce(wf, before, phase, result.status.message);
+    // Before the first pod can store an artifact: the workflow is not gone before its artifacts are.
+    await this.deps.artifactGC?.ensureFinalizer(wf, result.effective.spec);
     // The phase labels and the actions touch different objects: one round trip for both.
     const [, outcome] = await Promise.all([
       this.label(wf, phase, final),
@@ -146,8 +157,17 @@ export class Reconciler {
     if (final) {
       await this.deps.applier.deleteAgent(wf);
       if (!outcome.requeueNow) this.deps.failures.forget(wf.metadata.uid!);
+      const gc = await this.collectArtifacts(wf, result.effective.spec, true);
+      if (gc.requeueAtMs !== undefined && (outcome.requeueAtMs === undefined || gc.requeueAtMs < outcome.requeueAtMs))
+        return { ...outcome, requeueAtMs: gc.requeueAtMs };
     }
     return outcome;
+  }
+
+  /** The artifact GC due for a finished or deleting workflow; looks again while its pod runs. */
+  private async collectArtifacts(wf: Obj<Workflow>, effectiveSpec: Workflow['spec'], finished: boolean): Promise<ReconcileOutcome> {
+    const at = await this.deps.artifactGC?.collect(wf, effectiveSpec, finished);
+    return at === undefined ? {} : { requeueAtMs: at };
   }
 
   /**

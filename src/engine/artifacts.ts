@@ -151,6 +151,7 @@ export function collectOutputArtifacts(
     const record: Artifact = { ...locationOf(found), name: d.name };
     if (d.path !== undefined) record.path = d.path;
     if (d.globalName) record.globalName = d.globalName;
+    if (d.artifactGC?.strategy) record.artifactGC = { strategy: d.artifactGC.strategy }; // artifact-gc.ts reads it
     out.push(record);
   }
   // Reported but not declared: a pod's main-logs (archiveLogs), the artifacts of a plugin's reply.

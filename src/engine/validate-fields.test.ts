@@ -22,7 +22,7 @@ describe('no field is silently ignored', () => {
     const found = messages({
       entrypoint: 'main',
       synchronization: { mutex: { name: 'one' } },
-      artifactGC: { strategy: 'OnWorkflowDeletion' },
+      priority: 1,
       metrics: { prometheus: [] } as never,
       templates: [
         {
@@ -32,20 +32,20 @@ describe('no field is silently ignored', () => {
           synchronization: { mutex: { name: 'm' } },
           metrics: { prometheus: [] } as never,
           inputs: { artifacts: [{ name: 'in', path: '/in', hdfs: { path: '/x' } }] },
-          outputs: { artifacts: [{ name: 'out', path: '/out', archive: { zip: {} }, artifactGC: { strategy: 'OnWorkflowDeletion' } }] },
+          outputs: { artifacts: [{ name: 'out', path: '/out', archive: { zip: {} }, deleted: true }] },
         },
       ],
     }).filter(refused);
     expect(found.map((m) => m.slice(0, m.indexOf(' is not supported yet')))).toEqual([
       'spec.synchronization',
-      'spec.artifactGC',
+      'spec.priority',
       'spec.metrics',
       'spec.templates[main].memoize',
       'spec.templates[main].synchronization',
       'spec.templates[main].metrics',
       'spec.templates[main].inputs.artifacts[in].hdfs',
       'spec.templates[main].outputs.artifacts[out].archive.zip',
-      'spec.templates[main].outputs.artifacts[out].artifactGC',
+      'spec.templates[main].outputs.artifacts[out].deleted',
     ]);
     expect(found).toContain(
       'spec.templates[main].memoize is not supported yet: memoization is not implemented yet: the step would run every time',
@@ -110,7 +110,7 @@ describe('no field is silently ignored', () => {
       'WorkflowTemplate/base': {
         templates: [echo],
         entrypoint: 'echo',
-        spec: { entrypoint: 'echo', templates: [echo], artifactGC: { strategy: 'OnWorkflowDeletion' } },
+        spec: { entrypoint: 'echo', templates: [echo], priority: 1 },
       },
     };
     expect(
@@ -122,7 +122,7 @@ describe('no field is silently ignored', () => {
       'WorkflowTemplate/shared spec.templates[inner].memoize is not supported yet: memoization is not implemented yet: the step would run every time',
     ]);
     expect(messages({ workflowTemplateRef: { name: 'base' } }, sources).filter(refused)).toEqual([
-      'spec.artifactGC is not supported yet: artifact garbage collection is not implemented yet: the stored artifacts would be kept, not deleted',
+      'spec.priority is not supported yet: workflow priority is not implemented yet',
     ]);
   });
 

@@ -29,6 +29,7 @@ import { effectiveSpec, type EffectiveSpec } from './effective-spec.js';
 import { checkEnum } from './inputs.js';
 import { templateDecorator } from './template-defaults.js';
 import { checkGCFields } from './workflow-gc.js';
+import { checkArtifactGC } from './artifact-gc.js';
 import { checkResourceFields } from './workflow-resources.js';
 import { checkWorkflowMetadata } from './workflow-metadata.js';
 import { TemplateResolver } from './template-resolver.js';
@@ -100,6 +101,7 @@ export function validateWorkflow(
   });
 
   checkGCFields(spec, add);
+  checkArtifactGC(spec, add);
   checkResourceFields(spec, add);
   checkWorkflowMetadata(spec, add);
   if (spec.onExit !== undefined && spec.hooks?.exit) add('spec.onExit', 'and spec.hooks.exit are both set; keep one');

@@ -1,0 +1,39 @@
+/**
+ * `plugflow executor gc`: the artifact GC pod's one container. Deletes every location of its plan
+ * (PLUGFLOW_GC_ARTIFACTS) with the credentials its environment holds (from the Secrets the
+ * artifacts name) and writes `{deleted, errors}` to its termination message, where the controller
+ * reads it. Like a step pod, it makes no Kubernetes API call.
+ */
+import { writeFileSync } from 'node:fs';
+import { parseUserJson } from '../api/index.js';
+import type { StoreLocation } from '../artifacts/plan.js';
+
+export const ENV_GC_ARTIFACTS = 'PLUGFLOW_GC_ARTIFACTS';
+
+export interface GCReport {
+  deleted: number;
+  errors: string[];
+}
+
+export async function runArtifactGC(terminationLog: string, env: NodeJS.ProcessEnv = process.env): Promise<GCReport> {
+  const text = env[ENV_GC_ARTIFACTS];
+  const stores = text ? parseUserJson(text, ENV_GC_ARTIFACTS) : [];
+  if (!Array.isArray(stores)) throw new Error(`${ENV_GC_ARTIFACTS} must be a JSON list of locations`);
+  const { credentialsFromEnv, deleteStored } = await import('../artifacts/s3.js');
+  const report: GCReport = { deleted: 0, errors: [] };
+  for (const loc of stores as StoreLocation[]) {
+    try {
+      report.deleted += await deleteStored(loc, credentialsFromEnv(loc, env));
+    } catch (err) {
+      report.errors.push((err as Error).message);
+    }
+  }
+  // The kubelet keeps 4096 bytes: the first errors, and how many there were.
+  let json = JSON.stringify(report);
+  while (json.length > 4000 && report.errors.length > 1) {
+    report.errors.pop();
+    json = JSON.stringify({ ...report, errors: [...report.errors, `…and more`] });
+  }
+  writeFileSync(terminationLog, json);
+  return report;
+}
