@@ -3,10 +3,10 @@ SHELL := /bin/bash
 NPM ?= npm
 export GOTOOLCHAIN := local
 
-.PHONY: deps node-deps control-plane object-store build lint format crds test test-go test-unit test-kube test-system dev bench bench-peer soak fuzz clean image image-verify test-images node node-up node-down test-node dev-node bench-node
+.PHONY: deps node-deps control-plane object-store blob-store build lint format crds test test-go test-unit test-kube test-system dev bench bench-peer soak fuzz clean image image-verify test-images node node-up node-down test-node dev-node bench-node
 
 ## deps: everything a fresh machine needs (npm packages, the control plane binaries, the object store)
-deps: node-deps control-plane object-store
+deps: node-deps control-plane object-store blob-store
 
 node-deps: node_modules/.package-lock.json
 node_modules/.package-lock.json: package.json package-lock.json
@@ -20,6 +20,10 @@ control-plane:
 ## object-store: build (or reuse) MinIO in ~/.cache/plugflow, the S3 server artifacts are tested and developed against
 object-store:
 	@bash hack/build-minio.sh
+
+## blob-store: install (or reuse) Azurite in ~/.cache/plugflow, the Azure-compatible blob store vendorB artifacts are tested against
+blob-store:
+	@bash hack/install-azurite.sh
 
 ## build: compile TypeScript to dist/ (the `plugflow` command runs from there)
 build: node-deps

@@ -37,7 +37,7 @@ const no = (reason: string): FieldRule => ({ status: 'refused', reason });
 const KUBE = 'passed to Kubernetes unchanged';
 
 const OBJECT_STORE_ONLY =
-  'plugflow stores and fetches artifacts in S3-compatible object stores (vendorAObject), and fetches them over http, from git and raw; this location is not implemented yet';
+  'plugflow stores and fetches artifacts in S3-compatible object stores (vendorAObject) and Azure-compatible blob stores (vendorB), and fetches them over http, from git and raw; this location is not implemented yet';
 const INPUT_ONLY = 'applies when an input artifact is placed; an output artifact is read from its path as it is';
 const STORED_IN_STORE = "an output artifact is stored in the workflow's artifact repository or its own vendorAObject";
 const RESOURCE_ONLY = 'only resource templates read it, and they are not implemented yet';
@@ -116,6 +116,7 @@ export const RECORD_NAMES = [
   'ArgumentArtifact',
   'ArchiveLocation',
   'ObjectStoreArtifact',
+  'BlobStoreArtifact',
   'CreateBucketOptions',
   'HTTPArtifact',
   'HTTPArtifactHeader',
@@ -373,6 +374,7 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     from: ok('steps and DAG templates: an artifact of one of their steps or tasks'),
     fromExpression: ok('steps and DAG templates'),
     vendorAObject: rec('ObjectStoreArtifact', 'one', 'its own location over the repository'),
+    vendorB: rec('BlobStoreArtifact', 'one', 'its own location over the repository'),
     mode: no(INPUT_ONLY),
     recurseMode: no(INPUT_ONLY),
     subPath: no(INPUT_ONLY),
@@ -380,7 +382,6 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     raw: no(STORED_IN_STORE),
     git: no(STORED_IN_STORE),
     hdfs: no(STORED_IN_STORE),
-    vendorB: no(OBJECT_STORE_ONLY),
     vendorCObject: no(OBJECT_STORE_ONLY),
     vendorDObject: no(OBJECT_STORE_ONLY),
     vendorO: no(OBJECT_STORE_ONLY),
@@ -403,12 +404,12 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
   },
   ArchiveLocation: {
     vendorAObject: rec('ObjectStoreArtifact', 'one', 'its key is a key format like the repository one'),
+    vendorB: rec('BlobStoreArtifact', 'one', 'its blob is a name format like the repository one'),
     archiveLogs: ok("this template's main container log saved as the artifact main-logs"),
     http: no(STORED_IN_STORE),
     raw: no(STORED_IN_STORE),
     git: no(STORED_IN_STORE),
     hdfs: no(STORED_IN_STORE),
-    vendorB: no(OBJECT_STORE_ONLY),
     vendorCObject: no(OBJECT_STORE_ONLY),
     vendorDObject: no(OBJECT_STORE_ONLY),
     vendorO: no(OBJECT_STORE_ONLY),
@@ -425,6 +426,13 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     roleARN: no('assuming a role is not implemented; use accessKeySecret and secretKeySecret'),
     useSDKCreds: no("the SDK's ambient credentials are not used: step pods carry no credentials but the Secrets named here"),
     encryptionOptions: no('server-side encryption options are not implemented yet'),
+  },
+  BlobStoreArtifact: {
+    endpoint: ok('the URL of the storage account: https://ACCOUNT.blob.core.windows.net, or http://host:port/ACCOUNT'),
+    container: ok('it must exist'),
+    blob: ok(),
+    accountKeySecret: rec('SecretKeySelector', 'one', 'the shared key of the account; given to the init and wait containers only'),
+    useSDKCreds: no("the SDK's ambient credentials are not used: step pods carry no credentials but the Secrets named here"),
   },
   CreateBucketOptions: { objectLocking: no('object locking is not implemented yet') },
   HTTPArtifact: {
@@ -482,8 +490,8 @@ function artifactLocations(): Record<string, FieldRule> {
     http: rec('HTTPArtifact'),
     raw: rec('RawArtifact'),
     git: rec('GitArtifact', 'one', 'cloned over http(s) before the main container starts'),
+    vendorB: rec('BlobStoreArtifact'),
     hdfs: no(OBJECT_STORE_ONLY),
-    vendorB: no(OBJECT_STORE_ONLY),
     vendorCObject: no(OBJECT_STORE_ONLY),
     vendorDObject: no(OBJECT_STORE_ONLY),
     vendorO: no(OBJECT_STORE_ONLY),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Template } from '../api/index.js';
-import { keyVariables, planArtifacts } from './plan.js';
+import { keyVariables, planArtifacts, type BlobLocation, type StoreLocation } from './plan.js';
 import type { ArtifactRepository } from './repository.js';
 
 const repo: ArtifactRepository = {
@@ -16,6 +16,46 @@ const repo: ArtifactRepository = {
 const vars = keyVariables({ name: 'wf', namespace: 'ns', uid: 'u', creationTimestamp: '2026-03-04T05:06:07Z' }, 'wf-gen-123');
 
 describe('the artifact plan of a step pod', () => {
+  it('stores outputs in a blob-store repository, and reads a key-only vendorB input from it', () => {
+    const blobRepo: ArtifactRepository = {
+      source: 'ns/artifact-repositories#azure',
+      vendorB: { endpoint: 'http://127.0.0.1:10000/dev', container: 'c', accountKeySecret: { name: 'az', key: 'key' } },
+    };
+    const t: Template = {
+      name: 'gen',
+      inputs: { artifacts: [{ name: 'in', path: '/in', vendorB: { blob: 'some/blob.tgz' } }] },
+      outputs: {
+        artifacts: [
+          { name: 'tree', path: '/out' },
+          { name: 's3', path: '/s3', vendorAObject: { bucket: 'b', endpoint: 'e', key: 'k' } },
+        ],
+      },
+    };
+    const plan = planArtifacts(t, blobRepo, vars);
+    const blob: BlobLocation = {
+      kind: 'blob',
+      endpoint: 'http://127.0.0.1:10000/dev',
+      container: 'c',
+      blob: 'wf/wf-gen-123/tree.tgz',
+      accountKeyEnv: 'PLUGFLOW_SECRET_0',
+    };
+    expect(plan.inputs[0]!.source).toEqual({ store: { ...blob, blob: 'some/blob.tgz' } });
+    expect(plan.outputs[0]!.store).toEqual(blob);
+    expect(plan.outputs[0]!.record).toEqual({
+      name: 'tree',
+      path: '/out',
+      vendorB: {
+        endpoint: 'http://127.0.0.1:10000/dev',
+        container: 'c',
+        blob: 'wf/wf-gen-123/tree.tgz',
+        accountKeySecret: { name: 'az', key: 'key' },
+      },
+    });
+    // An artifact naming its own object store is stored there, whatever the repository is.
+    expect(plan.outputs[1]!.store).toEqual({ bucket: 'b', endpoint: 'e', key: 'k' });
+    expect(plan.secrets).toEqual([{ env: 'PLUGFLOW_SECRET_0', ref: { name: 'az', key: 'key' } }]);
+  });
+
   it("stores outputs under the repository's default key format, credentials as variables of the init/wait side", () => {
     const t: Template = {
       name: 'gen',
@@ -61,7 +101,7 @@ describe('the artifact plan of a step pod', () => {
       },
     };
     const plan = planArtifacts(t, repo, vars);
-    expect(plan.outputs.map((o) => o.store.key)).toEqual(['2026/03/wf/a.tgz', 'fixed/key.tgz']);
+    expect(plan.outputs.map((o) => (o.store as StoreLocation).key)).toEqual(['2026/03/wf/a.tgz', 'fixed/key.tgz']);
   });
 
   it('says where to configure a repository when there is none', () => {

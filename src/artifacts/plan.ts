@@ -14,7 +14,7 @@
  * outputs will show (with its Secret references, never their values); the pod observer reads it
  * back from the pod spec, so the recorded location is exactly where the pod uploaded.
  */
-import type { Artifact, SecretKeySelector, Template, VendorAObjectArtifact } from '../api/index.js';
+import type { Artifact, SecretKeySelector, Template, VendorAObjectArtifact, VendorBArtifact } from '../api/index.js';
 import { renderTemplate } from '../expr/index.js';
 import { DEFAULT_KEY_FORMAT, type ArtifactRepository } from './repository.js';
 import type { GitSource } from './git.js';
@@ -33,6 +33,27 @@ export interface StoreLocation {
   secretKeyEnv?: string;
 }
 
+/** Where the bytes of one artifact are in a blob store (`vendorB`), the account key as a variable name. */
+export interface BlobLocation {
+  kind: 'blob';
+  endpoint: string;
+  container: string;
+  blob: string;
+  accountKeyEnv?: string;
+}
+
+/** A stored artifact's place: an object store (S3 protocol) or a blob store. */
+export type StoredLocation = StoreLocation | BlobLocation;
+
+export function isBlob(loc: StoredLocation): loc is BlobLocation {
+  return (loc as BlobLocation).kind === 'blob';
+}
+
+/** `s3://bucket/key at endpoint` or `blob://container/blob at endpoint`; never credentials. */
+export function describeStored(loc: StoredLocation): string {
+  return isBlob(loc) ? `blob://${loc.container}/${loc.blob} at ${loc.endpoint}` : `s3://${loc.bucket}/${loc.key} at ${loc.endpoint}`;
+}
+
 export interface HttpSource {
   url: string;
   headers?: Array<{ name: string; value: string }>;
@@ -40,7 +61,7 @@ export interface HttpSource {
   passwordEnv?: string;
 }
 
-export type InputSource = { store: StoreLocation } | { http: HttpSource } | { raw: string } | { git: GitSource };
+export type InputSource = { store: StoredLocation } | { http: HttpSource } | { raw: string } | { git: GitSource };
 
 export interface InputArtifactPlan {
   name: string;
@@ -63,7 +84,7 @@ export interface PackPlan {
 export interface OutputArtifactPlan {
   name: string;
   optional?: boolean;
-  store: StoreLocation;
+  store: StoredLocation;
   /** The record the node's outputs will hold once uploaded. */
   record: Artifact;
 }
@@ -141,8 +162,8 @@ export function planArtifacts(
     if (a.archive?.tar?.compressionLevel !== undefined) pack.compressionLevel = a.archive.tar.compressionLevel;
     packs.push(pack);
     const location = outputLocation(a, template, repository, keyVars, archive, field);
-    const store = storeLocation(location, secrets, field);
-    const record: Artifact = { name: a.name, path: a.path, vendorAObject: location };
+    const store = storedLocation(location, secrets, field);
+    const record: Artifact = { name: a.name, path: a.path, ...location };
     if (archive === 'none') record.archive = { none: {} };
     const out: OutputArtifactPlan = { name: a.name, store, record };
     if (a.optional) out.optional = true;
@@ -159,17 +180,17 @@ export function planArtifacts(
     outputs.push({
       name: MAIN_LOGS_ARTIFACT,
       optional: true,
-      store: storeLocation(location, secrets, field),
-      record: { name: MAIN_LOGS_ARTIFACT, vendorAObject: location },
+      store: storedLocation(location, secrets, field),
+      record: { name: MAIN_LOGS_ARTIFACT, ...location },
     });
   }
   return { ...(logFile ? { logFile } : {}), inputs, packs, outputs, secrets: secrets.list() };
 }
 
 /** What an artifact GC pod deletes: each artifact's location, credentials as variables. */
-export function gcPlan(artifacts: readonly Artifact[]): { stores: StoreLocation[]; secrets: ArtifactPlan['secrets'] } {
+export function gcPlan(artifacts: readonly Artifact[]): { stores: StoredLocation[]; secrets: ArtifactPlan['secrets'] } {
   const secrets = new SecretEnvs();
-  const stores = artifacts.map((a) => storeLocation(a.vendorAObject ?? {}, secrets, `artifact "${a.name}"`));
+  const stores = artifacts.map((a) => storedLocation(a, secrets, `artifact "${a.name}"`));
   return { stores, secrets: secrets.list() };
 }
 
@@ -185,7 +206,14 @@ export function archivesLogs(
   return template.archiveLocation?.archiveLogs ?? workflowArchiveLogs ?? repository?.archiveLogs ?? false;
 }
 
-/** The output's location: its own record over the template's archiveLocation over the repository. */
+/** Where an output is stored: one of the two record fields of a stored artifact. */
+export type StoredRecord = Pick<Artifact, 'vendorAObject'> | Pick<Artifact, 'vendorB'>;
+
+/**
+ * The output's location: its own record over the template's archiveLocation over the repository.
+ * Which store it is in follows the first of them that names one (vendorAObject or vendorB); the
+ * others' fields of the same store fill in what it leaves out.
+ */
 function outputLocation(
   a: Artifact,
   template: Template,
@@ -193,30 +221,42 @@ function outputLocation(
   keyVars: KeyVariables,
   archive: 'tar' | 'none',
   field: string,
-): VendorAObjectArtifact {
-  const base: VendorAObjectArtifact & { keyFormat?: string } = {
-    ...(repository?.vendorAObject ?? {}),
-    ...(template.archiveLocation?.vendorAObject ?? {}),
-    ...(a.vendorAObject ?? {}),
+): StoredRecord {
+  const where = template.archiveLocation;
+  const blob = a.vendorB ? true : a.vendorAObject ? false : where?.vendorB ? true : where?.vendorAObject ? false : !!repository?.vendorB;
+  const name = (format: string) => {
+    let prefix: string;
+    try {
+      prefix = renderTemplate(format, keyVars, {}, `${field} key format`);
+    } catch (err) {
+      throw new ArtifactPlanError(`${field}: the key format ${JSON.stringify(format)} cannot be rendered: ${(err as Error).message}`);
+    }
+    return `${prefix.replace(/^\/+|\/+$/g, '')}/${a.name}${archive === 'tar' ? '.tgz' : ''}`;
   };
-  const { keyFormat, ...location } = base;
-  if (!location.bucket || !location.endpoint) {
-    throw new ArtifactPlanError(
+  const noRepository = () =>
+    new ArtifactPlanError(
       `${field}: no artifact repository to store it in: create the ConfigMap artifact-repositories in the workflow's namespace ` +
         '(see the README, "Artifacts"), set spec.artifactRepositoryRef, or give the artifact a vendorAObject with bucket and endpoint',
     );
+  if (blob) {
+    const { blobNameFormat, ...location }: VendorBArtifact & { blobNameFormat?: string } = {
+      ...(repository?.vendorB ?? {}),
+      ...(where?.vendorB ?? {}),
+      ...(a.vendorB ?? {}),
+    };
+    if (!location.endpoint || !location.container) throw noRepository();
+    if (a.vendorB?.blob) return { vendorB: location };
+    return { vendorB: { ...location, blob: name(where?.vendorB?.blob ?? blobNameFormat ?? DEFAULT_KEY_FORMAT) } };
   }
-  if (a.vendorAObject?.key) return location; // the artifact names its own key
+  const { keyFormat, ...location }: VendorAObjectArtifact & { keyFormat?: string } = {
+    ...(repository?.vendorAObject ?? {}),
+    ...(where?.vendorAObject ?? {}),
+    ...(a.vendorAObject ?? {}),
+  };
+  if (!location.bucket || !location.endpoint) throw noRepository();
+  if (a.vendorAObject?.key) return { vendorAObject: location }; // the artifact names its own key
   // A template's archiveLocation key is a format like the repository's.
-  const format = template.archiveLocation?.vendorAObject?.key ?? keyFormat ?? DEFAULT_KEY_FORMAT;
-  let prefix: string;
-  try {
-    prefix = renderTemplate(format, keyVars, {}, `${field} key format`);
-  } catch (err) {
-    throw new ArtifactPlanError(`${field}: the key format ${JSON.stringify(format)} cannot be rendered: ${(err as Error).message}`);
-  }
-  prefix = prefix.replace(/^\/+|\/+$/g, '');
-  return { ...location, key: `${prefix}/${a.name}${archive === 'tar' ? '.tgz' : ''}` };
+  return { vendorAObject: { ...location, key: name(where?.vendorAObject?.key ?? keyFormat ?? DEFAULT_KEY_FORMAT) } };
 }
 
 /**
@@ -224,19 +264,24 @@ function outputLocation(
  * bucket, endpoint and credentials of the workflow's repository; its own fields win.
  */
 function withRepository(a: Artifact, repository: ArtifactRepository | undefined): Artifact {
-  if (!a.vendorAObject || (a.vendorAObject.bucket && a.vendorAObject.endpoint) || !repository) return a;
-  const { keyFormat: _format, ...repo } = repository.vendorAObject;
+  if (!isKeyOnly(a) || !repository) return a;
+  if (a.vendorB) {
+    const { blobNameFormat: _format, ...repo } = repository.vendorB ?? {};
+    return { ...a, vendorB: { ...repo, ...a.vendorB } };
+  }
+  const { keyFormat: _format, ...repo } = repository.vendorAObject ?? {};
   return { ...a, vendorAObject: { ...repo, ...a.vendorAObject } };
 }
 
-/** Whether an artifact names an object-store key but not where the store is (its repository says). */
+/** Whether an artifact names an object key (or blob) but not where the store is (its repository says). */
 export function isKeyOnly(a: Artifact): boolean {
+  if (a.vendorB) return !(a.vendorB.endpoint && a.vendorB.container);
   return !!a.vendorAObject && !(a.vendorAObject.bucket && a.vendorAObject.endpoint);
 }
 
 function inputSource(a: Artifact, secrets: SecretEnvs, field: string): InputSource {
   if (a.raw) return { raw: a.raw.data ?? '' };
-  if (a.vendorAObject) return { store: storeLocation(a.vendorAObject, secrets, field) };
+  if (a.vendorAObject || a.vendorB) return { store: storedLocation(a, secrets, field) };
   if (a.http) {
     if (!a.http.url) throw new ArtifactPlanError(`${field}.http.url is required`);
     const http: HttpSource = { url: a.http.url };
@@ -255,7 +300,21 @@ function inputSource(a: Artifact, secrets: SecretEnvs, field: string): InputSour
     if (a.git.passwordSecret) g.passwordEnv = secrets.env(a.git.passwordSecret, `${field}.git.passwordSecret`);
     return { git: g };
   }
-  throw new ArtifactPlanError(`${field}: has no location plugflow can fetch (vendorAObject, http, git or raw)`);
+  throw new ArtifactPlanError(`${field}: has no location plugflow can fetch (vendorAObject, vendorB, http, git or raw)`);
+}
+
+/** The stored location of a record (vendorB or vendorAObject), credentials as variables. */
+function storedLocation(a: Pick<Artifact, 'vendorAObject' | 'vendorB'>, secrets: SecretEnvs, field: string): StoredLocation {
+  if (!a.vendorB) return storeLocation(a.vendorAObject ?? {}, secrets, field);
+  const b = a.vendorB;
+  if (!b.endpoint || !b.container)
+    throw new ArtifactPlanError(
+      `${field}.vendorB needs endpoint and container, or an artifact repository to take them from (only blob is given)`,
+    );
+  if (!b.blob) throw new ArtifactPlanError(`${field}.vendorB.blob is required`);
+  const out: BlobLocation = { kind: 'blob', endpoint: b.endpoint, container: b.container, blob: b.blob };
+  if (b.accountKeySecret) out.accountKeyEnv = secrets.env(b.accountKeySecret, `${field}.vendorB.accountKeySecret`);
+  return out;
 }
 
 function storeLocation(loc: VendorAObjectArtifact, secrets: SecretEnvs, field: string): StoreLocation {

@@ -14,13 +14,29 @@ describe('artifact repositories', () => {
       source: 'team/artifact-repositories#one',
     });
     const two = cm({ a: minio, b: minio.replace('bucket: b', 'bucket: other') }, { [ANNOTATION_DEFAULT_REPOSITORY]: 'b' });
-    expect(repositoryFrom(two, undefined).vendorAObject.bucket).toBe('other');
-    expect(repositoryFrom(two, 'a').vendorAObject.bucket).toBe('b');
+    expect(repositoryFrom(two, undefined).vendorAObject?.bucket).toBe('other');
+    expect(repositoryFrom(two, 'a').vendorAObject?.bucket).toBe('b');
   });
 
   it("accepts the peer's s3 spelling and keyPrefix", () => {
     const repo = repositoryFrom(cm({ r: 's3:\n  bucket: b\n  endpoint: e:1\n  keyPrefix: logs\n' }), undefined);
     expect(repo.vendorAObject).toEqual({ bucket: 'b', endpoint: 'e:1', keyFormat: 'logs/{{workflow.name}}/{{pod.name}}' });
+  });
+
+  it("takes a blob store (vendorB, or the peer's azure spelling) with its blob name format", () => {
+    const text =
+      'azure:\n  endpoint: https://acct.blob.core.windows.net\n  container: c\n  blobNameFormat: "x/{{workflow.name}}"\n  accountKeySecret: {name: s, key: k}\n';
+    expect(repositoryFrom(cm({ r: text }), undefined).vendorB).toEqual({
+      endpoint: 'https://acct.blob.core.windows.net',
+      container: 'c',
+      blobNameFormat: 'x/{{workflow.name}}',
+      accountKeySecret: { name: 's', key: 'k' },
+    });
+    expect(() => repositoryFrom(cm({ r: 'vendorB:\n  endpoint: e\n' }), undefined)).toThrow(/vendorB.container is required/);
+    expect(() => repositoryFrom(cm({ r: 'vendorB:\n  endpoint: e\n  container: c\n  useSDKCreds: true\n' }), undefined)).toThrow(
+      /vendorB.useSDKCreds is not supported/,
+    );
+    expect(() => repositoryFrom(cm({ r: `${minio}vendorB:\n  endpoint: e\n  container: c\n` }), undefined)).toThrow(/names two stores/);
   });
 
   it('names the ConfigMap, key and field of what is wrong', () => {

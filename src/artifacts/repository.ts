@@ -13,7 +13,7 @@
  * Pure: the controller reads the ConfigMaps and passes them in. Credentials are only ever
  * Secret references here; the controller never reads a Secret.
  */
-import { LABEL_PREFIX, type VendorAObjectArtifact } from '../api/index.js';
+import { LABEL_PREFIX, type VendorAObjectArtifact, type VendorBArtifact } from '../api/index.js';
 import { readYamlDocument } from '../yaml/kube-yaml.js';
 
 export const REPOSITORIES_CONFIGMAP = 'artifact-repositories';
@@ -26,8 +26,15 @@ export interface ObjectStoreRepository extends VendorAObjectArtifact {
   keyFormat?: string;
 }
 
+/** A blob store as a repository: the location fields plus the blob name format. */
+export interface BlobStoreRepository extends VendorBArtifact {
+  blobNameFormat?: string;
+}
+
+/** One repository: an object store (vendorAObject) or a blob store (vendorB). */
 export interface ArtifactRepository {
-  vendorAObject: ObjectStoreRepository;
+  vendorAObject?: ObjectStoreRepository;
+  vendorB?: BlobStoreRepository;
   /** Save the main container's log of every step as artifact `main-logs`. */
   archiveLogs?: boolean;
   /** Where it was found, for messages and status: `namespace/configmap#key`. */
@@ -41,7 +48,8 @@ export interface RepositoryConfigMap {
 
 export class RepositoryError extends Error {}
 
-const REPOSITORY_FIELDS = new Set(['vendorAObject', 's3', 'archiveLogs']);
+const REPOSITORY_FIELDS = new Set(['vendorAObject', 's3', 'vendorB', 'azure', 'archiveLogs']);
+const BLOB_FIELDS = new Set(['endpoint', 'container', 'accountKeySecret', 'blobNameFormat']);
 const STORE_FIELDS = new Set([
   'bucket',
   'endpoint',
@@ -57,15 +65,30 @@ const STORE_FIELDS = new Set([
 /** Parses one repository entry; errors name the ConfigMap, key and field. */
 export function parseRepository(text: string, where: string): Omit<ArtifactRepository, 'source'> {
   const doc = readYamlDocument(text, where);
-  if (!isRecord(doc)) throw new RepositoryError(`${where}: must be a YAML object with a vendorAObject (or s3) section`);
+  const sections = 'a vendorAObject (or s3) or vendorB (or azure) section';
+  if (!isRecord(doc)) throw new RepositoryError(`${where}: must be a YAML object with ${sections}`);
   for (const k of Object.keys(doc)) {
     if (!REPOSITORY_FIELDS.has(k))
       throw new RepositoryError(
-        `${where}: field "${k}" is not supported (plugflow stores artifacts in S3-compatible object stores: use vendorAObject or s3)`,
+        `${where}: field "${k}" is not supported (plugflow stores artifacts in S3-compatible object stores and Azure-compatible blob stores: use vendorAObject/s3 or vendorB/azure)`,
       );
   }
   const store = doc.vendorAObject ?? doc.s3;
-  if (!isRecord(store)) throw new RepositoryError(`${where}: needs a vendorAObject (or s3) section`);
+  const blob = doc.vendorB ?? doc.azure;
+  if (store !== undefined && blob !== undefined)
+    throw new RepositoryError(`${where}: names two stores; keep one of its ${sections.slice(2)}s`);
+  const out: Omit<ArtifactRepository, 'source'> = isRecord(blob)
+    ? { vendorB: parseBlobStore(blob, where) }
+    : { vendorAObject: parseObjectStore(store, where) };
+  if (doc.archiveLogs !== undefined) {
+    if (typeof doc.archiveLogs !== 'boolean') throw new RepositoryError(`${where}: archiveLogs must be true or false`);
+    out.archiveLogs = doc.archiveLogs;
+  }
+  return out;
+}
+
+function parseObjectStore(store: unknown, where: string): ObjectStoreRepository {
+  if (!isRecord(store)) throw new RepositoryError(`${where}: needs a vendorAObject (or s3) or vendorB (or azure) section`);
   for (const k of Object.keys(store)) {
     if (!STORE_FIELDS.has(k)) throw new RepositoryError(`${where}: vendorAObject.${k} is not supported`);
   }
@@ -80,12 +103,21 @@ export function parseRepository(text: string, where: string): Omit<ArtifactRepos
   if (typeof keyPrefix === 'string' && repo.keyFormat === undefined) repo.keyFormat = `${keyPrefix}/${DEFAULT_KEY_FORMAT}`;
   if (repo.keyFormat !== undefined && typeof repo.keyFormat !== 'string')
     throw new RepositoryError(`${where}: vendorAObject.keyFormat must be a string`);
-  const out: Omit<ArtifactRepository, 'source'> = { vendorAObject: repo };
-  if (doc.archiveLogs !== undefined) {
-    if (typeof doc.archiveLogs !== 'boolean') throw new RepositoryError(`${where}: archiveLogs must be true or false`);
-    out.archiveLogs = doc.archiveLogs;
+  return repo;
+}
+
+function parseBlobStore(blob: Record<string, unknown>, where: string): BlobStoreRepository {
+  for (const k of Object.keys(blob)) {
+    if (k === 'useSDKCreds') throw new RepositoryError(`${where}: vendorB.useSDKCreds is not supported (give accountKeySecret)`);
+    if (!BLOB_FIELDS.has(k)) throw new RepositoryError(`${where}: vendorB.${k} is not supported`);
   }
-  return out;
+  for (const f of ['endpoint', 'container'] as const)
+    if (typeof blob[f] !== 'string' || blob[f] === '')
+      throw new RepositoryError(`${where}: vendorB.${f} is required${f === 'endpoint' ? ' (the URL of the storage account)' : ''}`);
+  checkSecretRef(blob.accountKeySecret, `${where}: vendorB.accountKeySecret`);
+  if (blob.blobNameFormat !== undefined && typeof blob.blobNameFormat !== 'string')
+    throw new RepositoryError(`${where}: vendorB.blobNameFormat must be a string`);
+  return { ...(blob as BlobStoreRepository) };
 }
 
 /**

@@ -19,10 +19,9 @@ import {
   S3Client,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
-import { mkdirSync, readdirSync } from 'node:fs';
-import { dirname, join, posix } from 'node:path';
 import { Upload } from '@aws-sdk/lib-storage';
-import type { StoreLocation } from './plan.js';
+import { describeStored, type StoreLocation } from './plan.js';
+import { NO_SUCH_OBJECT, StoreError } from './store-error.js';
 
 /** Credentials of one location; absent means anonymous access. */
 export interface StoreCredentials {
@@ -30,26 +29,12 @@ export interface StoreCredentials {
   secretKey: string;
 }
 
-export class StoreError extends Error {}
-
 /** Multipart part size: 8 MiB (S3's minimum is 5 MiB; 10,000 parts allow objects up to 78 GiB). */
 export const PART_SIZE = 8 * 1024 * 1024;
 
-/** The credentials a location's plan names, from `env`; an unset variable is an error naming it. */
-export function credentialsFromEnv(loc: StoreLocation, env: NodeJS.ProcessEnv = process.env): StoreCredentials | undefined {
-  if (!loc.accessKeyEnv && !loc.secretKeyEnv) return undefined;
-  const get = (name: string | undefined, what: string): string => {
-    const v = name ? env[name] : undefined;
-    if (v === undefined || v === '')
-      throw new StoreError(`the ${what} of ${describe(loc)} is not available (its Secret key is missing or empty)`);
-    return v;
-  };
-  return { accessKey: get(loc.accessKeyEnv, 'access key'), secretKey: get(loc.secretKeyEnv, 'secret key') };
-}
-
-/** `bucket/key at endpoint`, never credentials. */
-export function describe(loc: Pick<StoreLocation, 'bucket' | 'key' | 'endpoint'>): string {
-  return `s3://${loc.bucket}/${loc.key} at ${loc.endpoint}`;
+/** `s3://bucket/key at endpoint`, never credentials. */
+export function describe(loc: StoreLocation): string {
+  return describeStored(loc);
 }
 
 export function storeClient(loc: StoreLocation, creds: StoreCredentials | undefined): S3Client {
@@ -126,60 +111,7 @@ export async function openObject(
   }
 }
 
-/**
- * Uploads a directory stored without archive (`archive: none`): each regular file becomes the
- * object `<key>/<relative path>`, as the peer stores it. Returns the file count and bytes.
- */
-export async function uploadTree(
-  loc: StoreLocation,
-  creds: StoreCredentials | undefined,
-  dir: string,
-): Promise<{ files: number; size: number }> {
-  let files = 0;
-  let size = 0;
-  const walk = async (rel: string): Promise<void> => {
-    for (const e of readdirSync(join(dir, rel), { withFileTypes: true })) {
-      const child = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) await walk(child);
-      else if (e.isFile()) {
-        const r = await uploadFile({ ...loc, key: `${loc.key.replace(/\/+$/, '')}/${child}` }, creds, join(dir, child));
-        files++;
-        size += r.size;
-      }
-    }
-  };
-  await walk('');
-  return { files, size };
-}
-
-/**
- * Downloads what the location names: the object at its key into `dest` (a file), or — when there
- * is none and objects exist under `<key>/` (a directory stored without archive) — each of them
- * into the directory `dest`. Object names that would leave `dest` are refused.
- */
-export async function downloadStored(loc: StoreLocation, creds: StoreCredentials | undefined, dest: string): Promise<'file' | 'directory'> {
-  try {
-    await downloadFile(loc, creds, dest);
-    return 'file';
-  } catch (err) {
-    if (!(err instanceof StoreError) || !/no object has that key/.test(err.message)) throw err;
-    const keys = await listPrefix(loc, creds, `${loc.key.replace(/\/+$/, '')}/`);
-    if (keys.length === 0) throw err;
-    mkdirSync(dest, { recursive: true, mode: 0o755 });
-    for (const { key, rel } of keys) {
-      const norm = posix.normalize(rel);
-      if (norm.startsWith('../') || norm === '..' || posix.isAbsolute(norm) || norm === '.')
-        throw new StoreError(
-          `downloading ${describe(loc)}: the object ${JSON.stringify(key)} would be written outside the artifact's path`,
-        );
-      mkdirSync(dirname(join(dest, norm)), { recursive: true, mode: 0o755 });
-      await downloadFile({ ...loc, key }, creds, join(dest, norm));
-    }
-    return 'directory';
-  }
-}
-
-async function listPrefix(
+export async function listPrefix(
   loc: StoreLocation,
   creds: StoreCredentials | undefined,
   prefix: string,
@@ -202,22 +134,16 @@ async function listPrefix(
   return out;
 }
 
-/**
- * Deletes what the location names: the object at its key, and every object under `<key>/` (a
- * directory stored without archive). Deleting what is already gone is not an error. Returns how
- * many objects were deleted.
- */
-export async function deleteStored(loc: StoreLocation, creds: StoreCredentials | undefined): Promise<number> {
-  const keys = [loc.key, ...(await listPrefix(loc, creds, `${loc.key.replace(/\/+$/, '')}/`)).map((k) => k.key)];
+/** Deletes the object (deleting what is already gone is not an error). */
+export async function deleteObject(loc: StoreLocation, creds: StoreCredentials | undefined): Promise<void> {
   const client = storeClient(loc, creds);
   try {
-    for (const key of keys) await client.send(new DeleteObjectCommand({ Bucket: loc.bucket, Key: key }));
+    await client.send(new DeleteObjectCommand({ Bucket: loc.bucket, Key: loc.key }));
   } catch (err) {
     throw new StoreError(`deleting ${describe(loc)}: ${storeMessage(err)}`);
   } finally {
     client.destroy();
   }
-  return keys.length;
 }
 
 /** Downloads the object into `file`. */
@@ -256,7 +182,7 @@ export function storeMessage(err: unknown): string {
   const status = statusOf(err);
   const hints: Record<string, string> = {
     NoSuchBucket: 'the bucket does not exist (create it, or set createBucketIfNotPresent)',
-    NoSuchKey: 'no object has that key',
+    NoSuchKey: NO_SUCH_OBJECT,
     NotFound: 'not found',
     InvalidAccessKeyId: 'the access key is not known to the object store (check the accessKeySecret)',
     SignatureDoesNotMatch: 'the secret key is wrong (check the secretKeySecret)',

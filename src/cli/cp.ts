@@ -5,11 +5,12 @@
  * it reads with the rights of whoever runs it: the workflow and the Secrets of its repository.
  */
 import type { Command } from 'commander';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { errorMessage } from '../log/error-message.js';
 import { nodeArtifacts } from '../operations/artifacts.js';
+import { collectedBy } from '../engine/artifact-gc.js';
 import { consolePrinter, withConnectionFlags, type CommonFlags } from './rest.js';
 import { backendFor } from './workflow-backend.js';
 
@@ -41,6 +42,11 @@ export async function runCopy(
     const root = resolve(dir);
     let failed = 0;
     for (const { node, artifact } of found) {
+      const gone = collectedBy(wf, artifact);
+      if (gone) {
+        p.out(`${node.displayName ?? node.name}/${artifact.name}: skipped, deleted by artifactGC (${gone})`);
+        continue;
+      }
       const nodeDir = join(root, segment(node.displayName ?? node.name));
       mkdirSync(nodeDir, { recursive: true });
       const dest = join(nodeDir, segment(artifact.name));
@@ -53,7 +59,11 @@ export async function runCopy(
         } finally {
           obj.close();
         }
-        await placeArtifact(download, dest, `artifact "${artifact.name}" of ${node.displayName ?? node.name}`);
+        try {
+          await placeArtifact(download, dest, `artifact "${artifact.name}" of ${node.displayName ?? node.name}`);
+        } finally {
+          rmSync(download, { recursive: true, force: true });
+        }
         p.out(`${node.displayName ?? node.name}/${artifact.name} → ${dest} (${Date.now() - t0} ms)`);
       } catch (err) {
         failed++;

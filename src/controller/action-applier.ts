@@ -223,7 +223,11 @@ export class ActionApplier {
     // then fails nothing (it fails the steps that store artifacts in it, with its reason).
     const required =
       logsAsked === true ||
-      outputs.some((o) => !(o.vendorAObject?.bucket && o.vendorAObject.endpoint && o.vendorAObject.key)) ||
+      outputs.some(
+        (o) =>
+          !(o.vendorAObject?.bucket && o.vendorAObject.endpoint && o.vendorAObject.key) &&
+          !(o.vendorB?.endpoint && o.vendorB.container && o.vendorB.blob),
+      ) ||
       (t.inputs?.artifacts ?? []).some(isKeyOnly);
     let repository: ArtifactRepository | undefined;
     if (required) repository = await this.opts.repositories?.forWorkflow(wf);

@@ -3,14 +3,13 @@
  * hack/build-minio.sh into the cache) for the artifact tests and `plugflow dev`. It listens on
  * loopback with fresh random credentials and keeps its data in a directory of its own.
  */
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './control-plane.js';
-import { dieWithParent, killOnExit } from '../runner/parent-death.js';
+import { startServerProcess, toolPath } from './server-process.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -25,17 +24,8 @@ export interface ObjectStore {
 }
 
 /** Builds MinIO if needed and returns the binary's path. */
-export async function ensureMinioBinary(log: (line: string) => void = () => {}): Promise<string> {
-  const script = join(REPO_ROOT, 'hack', 'build-minio.sh');
-  return new Promise((resolvePath, reject) => {
-    const child = execFile('bash', [script, '--print'], { maxBuffer: 1 << 20 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`building MinIO with ${script} failed: ${stderr.trim().slice(-2000) || err.message}`));
-      else resolvePath(stdout.trim().split('\n').pop() as string);
-    });
-    child.stderr?.on('data', (d: Buffer) => {
-      for (const line of d.toString().split('\n')) if (line.trim()) log(line);
-    });
-  });
+export function ensureMinioBinary(log: (line: string) => void = () => {}): Promise<string> {
+  return toolPath(join(REPO_ROOT, 'hack', 'build-minio.sh'), 'building MinIO', log);
 }
 
 export interface ObjectStoreOptions {
@@ -57,17 +47,11 @@ export async function startObjectStore(opts: ObjectStoreOptions = {}): Promise<O
   const [port, consolePort] = [await freePort(), await freePort()];
   const accessKey = `plugflow${randomBytes(4).toString('hex')}`;
   const secretKey = randomBytes(20).toString('hex');
-  // Dies with this process even when it is SIGKILLed (as the control plane's processes do).
-  const cmd = dieWithParent(bin, [
-    'server',
-    join(dir, 'data'),
-    '--address',
-    `${host}:${port}`,
-    '--console-address',
-    `127.0.0.1:${consolePort}`,
-    '--quiet',
-  ]);
-  const child: ChildProcess = spawn(cmd.file, cmd.args, {
+  const url = `http://${host}:${port}`;
+  const server = await startServerProcess({
+    name: `MinIO at ${url}`,
+    file: bin,
+    args: ['server', join(dir, 'data'), '--address', `${host}:${port}`, '--console-address', `127.0.0.1:${consolePort}`, '--quiet'],
     env: {
       PATH: process.env.PATH ?? '',
       HOME: dir,
@@ -76,36 +60,8 @@ export async function startObjectStore(opts: ObjectStoreOptions = {}): Promise<O
       MINIO_BROWSER: 'off',
       MINIO_UPDATE: 'off',
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    ready: async () => (await fetch(`${url}/minio/health/ready`)).ok,
   });
-  let output = '';
-  const keep = (d: Buffer) => {
-    output = (output + d.toString()).slice(-4000);
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  let exited: number | null | undefined;
-  const forget = killOnExit(child.pid);
-  child.on('exit', (code) => {
-    exited = code;
-    forget();
-  });
-  const url = `http://${host}:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (exited !== undefined) throw new Error(`MinIO exited (code ${exited}) before it was ready:\n${output}`);
-    try {
-      const res = await fetch(`${url}/minio/health/ready`);
-      if (res.ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`MinIO did not become ready at ${url} within 60 s:\n${output}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
   log(`[object-store] MinIO ready at ${url} in ${Date.now() - t0} ms (data in ${dir})`);
   return {
     endpoint: `${host}:${port}`,
@@ -113,13 +69,7 @@ export async function startObjectStore(opts: ObjectStoreOptions = {}): Promise<O
     accessKey,
     secretKey,
     stop: async () => {
-      if (exited === undefined) {
-        const gone = new Promise((r) => child.once('exit', r));
-        child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-        await gone;
-        clearTimeout(timer);
-      }
+      await server.stop();
       if (owns) rmSync(dir, { recursive: true, force: true });
     },
   };

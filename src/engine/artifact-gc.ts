@@ -72,14 +72,33 @@ export function artifactsToCollect(workflow: Workflow, strategy: GCStrategy): Ar
   for (const node of Object.values(workflow.status?.nodes ?? {})) {
     if (node.type !== 'Pod') continue; // steps/DAG outputs name their children's objects
     for (const a of node.outputs?.artifacts ?? []) {
-      const loc = a.vendorAObject;
-      if (!loc?.key || !loc.bucket) continue;
+      const id = storedId(a);
+      if (!id) continue;
       if (strategyOf(a.artifactGC?.strategy, wfStrategy) !== strategy) continue;
-      const id = `${loc.endpoint ?? ''}\u0000${loc.bucket}\u0000${loc.key}`;
       if (seen.has(id)) continue;
       seen.add(id);
       out.push(a);
     }
   }
   return out;
+}
+
+/** One stored object's identity (object store or blob store); undefined for what names none. */
+function storedId(a: Artifact): string | undefined {
+  const s3 = a.vendorAObject;
+  if (s3?.key && s3.bucket) return `s3\u0000${s3.endpoint ?? ''}\u0000${s3.bucket}\u0000${s3.key}`;
+  const b = a.vendorB;
+  if (b?.blob && b.container && b.endpoint) return `blob\u0000${b.endpoint}\u0000${b.container}\u0000${b.blob}`;
+  return undefined;
+}
+
+/**
+ * The strategy that already deleted this stored artifact of the workflow, if one did: `plugflow
+ * cp` and the download endpoint say so instead of failing on a missing object.
+ */
+export function collectedBy(workflow: Workflow, a: Artifact): GCStrategy | undefined {
+  const s = strategyOf(a.artifactGC?.strategy, workflow.spec.artifactGC?.strategy);
+  if (s === 'Never') return undefined;
+  const done = (workflow.status as WorkflowStatusWithGC | undefined)?.artifactGCStatus?.strategiesProcessed;
+  return done?.[s] ? s : undefined;
 }

@@ -6,11 +6,12 @@
 import type { V1Secret } from '@kubernetes/client-node';
 import type { Readable } from 'node:stream';
 import type { Artifact, NodeStatus, Workflow } from '../api/index.js';
-import type { StoreLocation } from '../artifacts/plan.js';
-import type { StoreCredentials } from '../artifacts/s3.js';
+import type { StoredLocation } from '../artifacts/plan.js';
+import type { Credentials } from '../artifacts/store.js';
 import type { KubeClient } from '../kube/client.js';
 import { SECRETS, WORKFLOWS } from '../kube/resource.js';
 import { OperationRefused } from './errors.js';
+import { collectedBy } from '../engine/artifact-gc.js';
 
 export interface NodeArtifact {
   node: NodeStatus;
@@ -27,7 +28,7 @@ export function nodeArtifacts(wf: Workflow, node?: string, artifact?: string): N
     if (node !== undefined && n.id !== node && n.name !== node && n.displayName !== node) continue;
     for (const a of n.outputs?.artifacts ?? []) {
       if (artifact !== undefined && a.name !== artifact) continue;
-      if (a.vendorAObject?.key) out.push({ node: n, artifact: a });
+      if (a.vendorAObject?.key || a.vendorB?.blob) out.push({ node: n, artifact: a });
     }
   }
   return out;
@@ -39,9 +40,7 @@ export function readWorkflow(client: KubeClient, namespace: string, name: string
 }
 
 /** The artifact's credentials, reading its Secrets as the caller (who needs `get` on them). */
-export async function artifactCredentials(client: KubeClient, namespace: string, a: Artifact): Promise<StoreCredentials | undefined> {
-  const loc = a.vendorAObject;
-  if (!loc?.accessKeySecret || !loc.secretKeySecret) return undefined;
+export async function artifactCredentials(client: KubeClient, namespace: string, a: Artifact): Promise<Credentials> {
   const value = async (ref: { name?: string; key: string }, what: string): Promise<string> => {
     const secret = await client.get<V1Secret>(SECRETS, namespace, ref.name ?? '');
     const data = secret.data?.[ref.key];
@@ -52,11 +51,20 @@ export async function artifactCredentials(client: KubeClient, namespace: string,
       );
     return Buffer.from(data, 'base64').toString('utf8');
   };
+  if (a.vendorB) return a.vendorB.accountKeySecret ? { accountKey: await value(a.vendorB.accountKeySecret, 'account key') } : undefined;
+  const loc = a.vendorAObject;
+  if (!loc?.accessKeySecret || !loc.secretKeySecret) return undefined;
   return { accessKey: await value(loc.accessKeySecret, 'access key'), secretKey: await value(loc.secretKeySecret, 'secret key') };
 }
 
-/** Where the artifact's bytes are, in the driver's terms. */
-export function storeLocationOf(a: Artifact): StoreLocation {
+/** Where the artifact's bytes are, in the drivers' terms. */
+export function storeLocationOf(a: Artifact): StoredLocation {
+  const b = a.vendorB;
+  if (b) {
+    if (!b.endpoint || !b.container || !b.blob)
+      throw new OperationRefused('precondition', `artifact "${a.name}" has no blob-store location`);
+    return { kind: 'blob', endpoint: b.endpoint, container: b.container, blob: b.blob };
+  }
   const loc = a.vendorAObject;
   if (!loc?.bucket || !loc.key || !loc.endpoint)
     throw new OperationRefused('precondition', `artifact "${a.name}" has no object-store location`);
@@ -82,14 +90,22 @@ export async function openNodeArtifact(
   if (found.length === 0)
     throw new OperationRefused('not-found', `workflow ${namespace}/${workflow} has no output artifact "${artifact}" on node "${node}"`);
   const a = found[0]!.artifact;
+  const gone = collectedBy(wf, a);
+  if (gone)
+    throw new OperationRefused(
+      'not-found',
+      `artifact "${artifact}" of workflow ${namespace}/${workflow} was deleted by artifactGC (${gone})`,
+    );
   const creds = await artifactCredentials(client, namespace, a);
-  const { openObject } = await import('../artifacts/s3.js');
+  const { openStoredOrTree } = await import('../artifacts/store.js');
   let obj;
   try {
-    obj = await openObject(storeLocationOf(a), creds);
+    obj = await openStoredOrTree(storeLocationOf(a), creds);
   } catch (err) {
     throw new OperationRefused('unavailable', (err as Error).message);
   }
-  const base = a.vendorAObject!.key!.split('/').pop() || a.name;
-  return { ...obj, fileName: base };
+  const base = (a.vendorB?.blob ?? a.vendorAObject?.key ?? '').split('/').pop() || a.name;
+  // A directory stored without archive comes as a tar+gzip built on the fly.
+  const { directory, ...rest } = obj;
+  return { ...rest, fileName: directory ? `${base}.tgz` : base };
 }

@@ -6,7 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { parseUserJson } from '../api/index.js';
-import type { StoreLocation } from '../artifacts/plan.js';
+import type { StoredLocation } from '../artifacts/plan.js';
 
 export const ENV_GC_ARTIFACTS = 'PLUGFLOW_GC_ARTIFACTS';
 
@@ -19,9 +19,9 @@ export async function runArtifactGC(terminationLog: string, env: NodeJS.ProcessE
   const text = env[ENV_GC_ARTIFACTS];
   const stores = text ? parseUserJson(text, ENV_GC_ARTIFACTS) : [];
   if (!Array.isArray(stores)) throw new Error(`${ENV_GC_ARTIFACTS} must be a JSON list of locations`);
-  const { credentialsFromEnv, deleteStored } = await import('../artifacts/s3.js');
+  const { credentialsFromEnv, deleteStored } = await import('../artifacts/store.js');
   const report: GCReport = { deleted: 0, errors: [] };
-  for (const loc of stores as StoreLocation[]) {
+  for (const loc of stores as StoredLocation[]) {
     try {
       report.deleted += await deleteStored(loc, credentialsFromEnv(loc, env));
     } catch (err) {

@@ -41,7 +41,7 @@ export async function fetchInputs(dir: string, plans: InputArtifactPlan[], env: 
         const { downloadHttp } = await import('../artifacts/http.js');
         await downloadHttp(p.source.http, fetched, env);
       } else {
-        const { credentialsFromEnv, downloadStored } = await import('../artifacts/s3.js');
+        const { credentialsFromEnv, downloadStored } = await import('../artifacts/store.js');
         await downloadStored(p.source.store, credentialsFromEnv(p.source.store, env), fetched);
       }
       await placeArtifact(fetched, join(root, p.name), what, {

@@ -33,7 +33,7 @@ export async function uploadOutputs(
 ): Promise<UploadOutcome> {
   const out: UploadOutcome = { uploaded: [], errors: [], log: [] };
   if (plans.length === 0) return out;
-  const { credentialsFromEnv, describe, uploadFile, uploadTree } = await import('../artifacts/s3.js');
+  const { credentialsFromEnv, describeStored: describe, uploadStored: uploadFile, uploadTree } = await import('../artifacts/store.js');
   for (const p of plans) {
     const what = `output artifact "${p.name}"`;
     const packed = join(dir, PACKED_ARTIFACTS_DIR, p.name);
