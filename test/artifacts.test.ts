@@ -7,8 +7,8 @@
  */
 import { createServer, type Server } from 'node:http';
 import { PutObjectCommand, GetObjectCommand, CreateBucketCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
-import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tarGz, zipStored } from './support/archives.js';
 import type { Workflow } from '../src/api/index.js';
 import { startController, type RunningController } from '../src/controller/controller.js';
 import type { KubeClient } from '../src/kube/client.js';
@@ -50,36 +50,19 @@ const s3 = () =>
   );
 const creds = { accessKeySecret: { name: 'store-creds', key: 'accesskey' }, secretKeySecret: { name: 'store-creds', key: 'secretkey' } };
 
-/** A gzipped tar with the given raw entries (name, type flag, link target, body), written by hand. */
-function tarGz(entries: Array<{ name: string; type?: '0' | '2' | '5'; link?: string; body?: string }>): Buffer {
-  const blocks: Buffer[] = [];
-  for (const e of entries) {
-    const body = Buffer.from(e.body ?? '');
-    const h = Buffer.alloc(512);
-    h.write(e.name, 0, 100);
-    h.write('0000644\0', 100);
-    h.write('0000000\0', 108);
-    h.write('0000000\0', 116);
-    h.write(`${body.length.toString(8).padStart(11, '0')}\0`, 124);
-    h.write('00000000000\0', 136);
-    h.write('        ', 148);
-    h.write(e.type ?? '0', 156);
-    if (e.link) h.write(e.link, 157, 100);
-    h.write('ustar\u000000', 257);
-    let sum = 0;
-    for (const b of h) sum += b;
-    h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148);
-    blocks.push(h, body, Buffer.alloc((512 - (body.length % 512)) % 512));
-  }
-  blocks.push(Buffer.alloc(1024));
-  return gzipSync(Buffer.concat(blocks));
-}
-
 beforeAll(async () => {
   store = await startObjectStore({ log: (l) => log.info(l) });
   await s3().send(new CreateBucketCommand({ Bucket: BUCKET }));
   http = createServer((req, res) => {
     if (req.url === '/data.txt' && req.headers['x-token'] === 'let-me-in') res.end('from http\n');
+    else if (req.url === '/bundle.zip')
+      res.end(
+        zipStored([
+          { name: 'conf/' },
+          { name: 'conf/app.ini', body: 'level=debug\n' },
+          { name: 'run.sh', body: 'echo run\n', mode: 0o100755 },
+        ]),
+      );
     else if (req.url === '/secret.txt' && req.headers.authorization === `Basic ${Buffer.from('ann:pw').toString('base64')}`)
       res.end('basic ok');
     else res.writeHead(404).end('no');
@@ -240,6 +223,26 @@ describe('output and input artifacts', () => {
     expect(made.vendorAObject).toMatchObject({ bucket: 'other-bucket', key: 'custom/sources/out.tgz' });
     expect(wf.status?.outputs?.artifacts).toEqual([expect.objectContaining({ name: 'final', vendorAObject: made.vendorAObject })]);
   }, 180_000);
+});
+
+describe('an input with archive: zip', () => {
+  it('is unzipped into its path before the command runs', async () => {
+    await client.create(
+      WORKFLOWS,
+      ns,
+      workflow('unzip', {
+        entrypoint: 'main',
+        templates: [
+          sh('main', 'cat /in/b/conf/app.ini; ls -l /in/b/run.sh | cut -c1-10', {
+            inputs: { artifacts: [{ name: 'b', path: '/in/b', archive: { zip: {} }, http: { url: `${httpUrl}/bundle.zip` } }] },
+          }),
+        ],
+      }),
+    );
+    const wf = await waitForCompletion(client, ns, 'unzip', 120_000);
+    expect(wf.status?.phase, JSON.stringify(wf.status?.nodes)).toBe('Succeeded');
+    expect(node(wf, 'unzip')?.outputs?.result).toBe('level=debug\n-rwxr-xr-x');
+  }, 150_000);
 });
 
 describe('bad input gets a clear error on the node', () => {

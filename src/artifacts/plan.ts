@@ -70,6 +70,8 @@ export interface InputArtifactPlan {
   recurseMode?: boolean;
   /** A path inside a fetched archive: only that part is placed at `path`. */
   subPath?: string;
+  /** zip: unzip it; none: place it as fetched; unset: unpack a gzipped tar, place anything else. */
+  archive?: 'zip' | 'none';
   source: InputSource;
 }
 
@@ -149,6 +151,8 @@ export function planArtifacts(
     if (a.mode !== undefined) plan.mode = a.mode;
     if (a.recurseMode !== undefined) plan.recurseMode = a.recurseMode;
     if (a.subPath) plan.subPath = a.subPath;
+    if (a.archive?.zip) plan.archive = 'zip';
+    else if (a.archive?.none) plan.archive = 'none';
     inputs.push(plan);
   }
   const packs: PackPlan[] = [];

@@ -4,32 +4,8 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { create } from 'tar';
 import { describe, expect, it } from 'vitest';
+import { tarGz, zipStored } from '../../test/support/archives.js';
 import { entryProblem, placeArtifact } from './unpack.js';
-
-/** A gzipped tar with raw entries, written by hand (tar libraries refuse to write hostile ones). */
-function tarGz(entries: Array<{ name: string; type?: string; link?: string; body?: string }>): Buffer {
-  const blocks: Buffer[] = [];
-  for (const e of entries) {
-    const body = Buffer.from(e.body ?? '');
-    const h = Buffer.alloc(512);
-    h.write(e.name, 0, 100);
-    h.write('0000644\0', 100);
-    h.write('0000000\0', 108);
-    h.write('0000000\0', 116);
-    h.write(`${body.length.toString(8).padStart(11, '0')}\0`, 124);
-    h.write('00000000000\0', 136);
-    h.write('        ', 148);
-    h.write(e.type ?? '0', 156);
-    if (e.link) h.write(e.link, 157, 100);
-    h.write('ustar\u000000', 257);
-    let sum = 0;
-    for (const b of h) sum += b;
-    h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148);
-    blocks.push(h, body, Buffer.alloc((512 - (body.length % 512)) % 512));
-  }
-  blocks.push(Buffer.alloc(1024));
-  return gzipSync(Buffer.concat(blocks));
-}
 
 const work = () => mkdtempSync(join(tmpdir(), 'plugflow-unpack-'));
 
@@ -93,5 +69,48 @@ describe('placing a fetched artifact', () => {
     expect(entryProblem('x/a/l', 'SymbolicLink', '../b')).toBeUndefined();
     expect(entryProblem('x/a/l', 'SymbolicLink', '../../y')).toBeUndefined();
     expect(entryProblem('x/l', 'SymbolicLink', '../../y')).toMatch(/points outside/);
+  });
+});
+
+describe('an input that says archive: zip', () => {
+  it('is unzipped into the directory at its path, keeping subdirectories and the executable bit', async () => {
+    const dir = work();
+    writeFileSync(
+      join(dir, 'in.zip'),
+      zipStored([{ name: 'docs/' }, { name: 'docs/readme.txt', body: 'read me' }, { name: 'run.sh', body: '#!/bin/sh\n', mode: 0o100755 }]),
+    );
+    await placeArtifact(join(dir, 'in.zip'), join(dir, 'dest'), 'a', { archive: 'zip' });
+    expect(readFileSync(join(dir, 'dest', 'docs', 'readme.txt'), 'utf8')).toBe('read me');
+    expect(statSync(join(dir, 'dest', 'run.sh')).mode & 0o777).toBe(0o755);
+    expect(readdirSync(dir).sort()).toEqual(['dest', 'in.zip']);
+  });
+
+  it.each([
+    ['a parent path', [{ name: '../evil', body: 'e' }], /invalid relative path|would be written outside/],
+    ['an absolute path', [{ name: '/tmp/evil', body: 'e' }], /absolute path|would be written outside/],
+    ['a symbolic link', [{ name: 'l', body: '/etc/passwd', mode: 0o120777 }], /entry "l" is a link or special file/],
+    ['a file that is not a zip', undefined, /not a zip archive/],
+  ])('refuses %s and leaves nothing at the destination', async (_what, entries, message) => {
+    const dir = work();
+    writeFileSync(join(dir, 'bad.zip'), entries ? zipStored(entries) : 'plain text');
+    await expect(placeArtifact(join(dir, 'bad.zip'), join(dir, 'dest'), 'input artifact "in"', { archive: 'zip' })).rejects.toThrow(
+      message,
+    );
+    expect(readdirSync(dir).sort()).toEqual(['bad.zip']);
+  });
+
+  it('refuses a zip whose entries are more than the limit', async () => {
+    const dir = work();
+    writeFileSync(join(dir, 'many.zip'), zipStored([{ name: 'a' }, { name: 'b' }, { name: 'c' }]));
+    await expect(placeArtifact(join(dir, 'many.zip'), join(dir, 'dest'), 'x', { archive: 'zip', maxEntries: 2 })).rejects.toThrow(
+      /x: the zip archive was refused and nothing was placed: it has more than 2 entries/,
+    );
+  });
+
+  it('places an input that says archive: none as fetched, even a tarball', async () => {
+    const dir = work();
+    writeFileSync(join(dir, 't.tgz'), tarGz([{ name: 'f', body: 'F' }]));
+    await placeArtifact(join(dir, 't.tgz'), join(dir, 'dest'), 'a', { archive: 'none' });
+    expect(readFileSync(join(dir, 'dest')).subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b]));
   });
 });

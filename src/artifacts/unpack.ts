@@ -2,7 +2,9 @@
  * Placing a fetched artifact at its destination. What was packed is unpacked: a gzipped tar (how
  * plugflow and the peer store outputs by default) is extracted, and its single top-level entry
  * — the file or directory that was packed — becomes the destination. Anything else (a file stored
- * with `archive: none`, a raw or http artifact that is not a tarball) is placed as it is.
+ * with `archive: none`, a raw or http artifact that is not a tarball) is placed as it is. An input
+ * that says `archive: {zip: {}}` is unzipped instead (unzip.ts), one with `archive: {none: {}}`
+ * is placed as fetched even when it is a tarball.
  *
  * Archives are untrusted input. Extraction refuses, with an error naming the entry:
  *   - absolute names and names with `..` segments (`../../etc/passwd`);
@@ -19,6 +21,11 @@ import { extract, type ReadEntry } from 'tar';
 export class UnpackError extends Error {}
 
 export interface PlaceOptions {
+  /**
+   * The input's `archive`: `zip` unzips it (its entries become the destination directory), `none`
+   * places it as fetched; unset unpacks a gzipped tar and places anything else as it is.
+   */
+  archive?: 'zip' | 'none';
   /** Only this path inside the artifact is placed (after unpacking). */
   subPath?: string;
   mode?: number;
@@ -36,8 +43,21 @@ export async function placeArtifact(fetched: string, dest: string, what: string,
   const staging = `${dest}.unpack`;
   rmSync(staging, { recursive: true, force: true });
   let placed: string;
-  if (lstatSync(fetched).isDirectory()) {
-    placed = fetched; // a directory stored without archive, fetched object by object
+  if (lstatSync(fetched).isDirectory() || opts.archive === 'none') {
+    placed = fetched; // a directory stored without archive (fetched object by object), or asked as-is
+  } else if (opts.archive === 'zip') {
+    mkdirSync(staging, { mode: 0o755 });
+    const { unzipSafely } = await import('./unzip.js');
+    try {
+      await unzipSafely(fetched, staging, {
+        maxEntries: opts.maxEntries ?? DEFAULT_MAX_ENTRIES,
+        maxBytes: opts.maxBytes ?? DEFAULT_MAX_BYTES,
+      });
+    } catch (err) {
+      rmSync(staging, { recursive: true, force: true });
+      throw new UnpackError(`${what}: the zip archive was refused and nothing was placed: ${(err as Error).message}`);
+    }
+    placed = staging;
   } else if (isGzip(fetched)) {
     mkdirSync(staging, { mode: 0o755 });
     const tarball = await extractSafely(fetched, staging, what, opts);

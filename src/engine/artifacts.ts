@@ -109,7 +109,8 @@ export function bindInputArtifacts(declared: Artifact[] | undefined, args: Argum
       };
     }
     const bound: Artifact = { ...source, name: d.name };
-    for (const k of ['path', 'mode', 'recurseMode', 'optional'] as const)
+    // The declaration's archive (zip: unzip it; none: place it as fetched) wins over how it was stored.
+    for (const k of ['path', 'mode', 'recurseMode', 'optional', 'archive'] as const)
       if (d[k] !== undefined) (bound as unknown as Record<string, unknown>)[k] = d[k];
     const subPath = arg?.subPath ?? source.subPath ?? d.subPath;
     if (subPath !== undefined) bound.subPath = subPath;

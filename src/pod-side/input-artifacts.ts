@@ -46,6 +46,7 @@ export async function fetchInputs(dir: string, plans: InputArtifactPlan[], env: 
       }
       await placeArtifact(fetched, join(root, p.name), what, {
         ...(p.subPath ? { subPath: p.subPath } : {}),
+        ...(p.archive ? { archive: p.archive } : {}),
         ...(p.mode !== undefined ? { mode: p.mode } : {}),
         ...(p.recurseMode ? { recurseMode: true } : {}),
       });
