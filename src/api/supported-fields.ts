@@ -37,7 +37,7 @@ const no = (reason: string): FieldRule => ({ status: 'refused', reason });
 const KUBE = 'passed to Kubernetes unchanged';
 
 const OBJECT_STORE_ONLY =
-  'plugflow stores and fetches artifacts in S3-compatible object stores (vendorAObject) and Azure-compatible blob stores (vendorB), and fetches them over http, from git and raw; this location is not implemented yet';
+  'plugflow stores and fetches artifacts in S3-compatible object stores (vendorAObject), Azure-compatible blob stores (vendorB) and GCS (vendorCObject), and fetches them over http, from git and raw; this location is not implemented yet';
 const INPUT_ONLY = 'applies when an input artifact is placed; an output artifact is read from its path as it is';
 const STORED_IN_STORE = "an output artifact is stored in the workflow's artifact repository or its own vendorAObject";
 const RESOURCE_ONLY = 'only resource templates read it, and they are not implemented yet';
@@ -117,6 +117,7 @@ export const RECORD_NAMES = [
   'ArchiveLocation',
   'ObjectStoreArtifact',
   'BlobStoreArtifact',
+  'GcsArtifact',
   'CreateBucketOptions',
   'HTTPArtifact',
   'HTTPArtifactHeader',
@@ -377,6 +378,7 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     fromExpression: ok('steps and DAG templates'),
     vendorAObject: rec('ObjectStoreArtifact', 'one', 'its own location over the repository'),
     vendorB: rec('BlobStoreArtifact', 'one', 'its own location over the repository'),
+    vendorCObject: rec('GcsArtifact', 'one', 'its own location over the repository'),
     mode: no(INPUT_ONLY),
     recurseMode: no(INPUT_ONLY),
     subPath: no(INPUT_ONLY),
@@ -384,7 +386,6 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     raw: no(STORED_IN_STORE),
     git: no(STORED_IN_STORE),
     hdfs: no(STORED_IN_STORE),
-    vendorCObject: no(OBJECT_STORE_ONLY),
     vendorDObject: no(OBJECT_STORE_ONLY),
     vendorO: no(OBJECT_STORE_ONLY),
     archiveLogs: no('set archiveLogs on the workflow, the template (archiveLocation.archiveLogs) or the repository'),
@@ -407,12 +408,12 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
   ArchiveLocation: {
     vendorAObject: rec('ObjectStoreArtifact', 'one', 'its key is a key format like the repository one'),
     vendorB: rec('BlobStoreArtifact', 'one', 'its blob is a name format like the repository one'),
+    vendorCObject: rec('GcsArtifact', 'one', 'its key is a key format like the repository one'),
     archiveLogs: ok("this template's main container log saved as the artifact main-logs"),
     http: no(STORED_IN_STORE),
     raw: no(STORED_IN_STORE),
     git: no(STORED_IN_STORE),
     hdfs: no(STORED_IN_STORE),
-    vendorCObject: no(OBJECT_STORE_ONLY),
     vendorDObject: no(OBJECT_STORE_ONLY),
     vendorO: no(OBJECT_STORE_ONLY),
   },
@@ -435,6 +436,11 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     blob: ok(),
     accountKeySecret: rec('SecretKeySelector', 'one', 'the shared key of the account; given to the init and wait containers only'),
     useSDKCreds: no("the SDK's ambient credentials are not used: step pods carry no credentials but the Secrets named here"),
+  },
+  GcsArtifact: {
+    bucket: ok(),
+    key: ok(),
+    serviceAccountKeySecret: rec('SecretKeySelector', 'one', "a service account's JSON key; given to the init and wait containers only"),
   },
   CreateBucketOptions: { objectLocking: no('object locking is not implemented yet') },
   HTTPArtifact: {
@@ -499,8 +505,8 @@ function artifactLocations(): Record<string, FieldRule> {
     raw: rec('RawArtifact'),
     git: rec('GitArtifact', 'one', 'cloned over http(s) before the main container starts'),
     vendorB: rec('BlobStoreArtifact'),
+    vendorCObject: rec('GcsArtifact'),
     hdfs: no(OBJECT_STORE_ONLY),
-    vendorCObject: no(OBJECT_STORE_ONLY),
     vendorDObject: no(OBJECT_STORE_ONLY),
     vendorO: no(OBJECT_STORE_ONLY),
   };

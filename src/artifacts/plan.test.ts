@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Template } from '../api/index.js';
-import { keyVariables, planArtifacts, type BlobLocation, type StoreLocation } from './plan.js';
+import { keyVariables, planArtifacts, type BlobLocation, type GcsLocation, type StoreLocation } from './plan.js';
 import type { ArtifactRepository } from './repository.js';
 
 const repo: ArtifactRepository = {
@@ -16,6 +16,28 @@ const repo: ArtifactRepository = {
 const vars = keyVariables({ name: 'wf', namespace: 'ns', uid: 'u', creationTimestamp: '2026-03-04T05:06:07Z' }, 'wf-gen-123');
 
 describe('the artifact plan of a step pod', () => {
+  it("stores outputs in a GCS repository at the installation's endpoint, the key file as a variable", () => {
+    const gcsRepo: ArtifactRepository = {
+      source: 'ns/artifact-repositories#gcs',
+      vendorCObject: { bucket: 'g', serviceAccountKeySecret: { name: 'sa', key: 'json' } },
+    };
+    const t: Template = { name: 'gen', outputs: { artifacts: [{ name: 'o', path: '/o' }] } };
+    const plan = planArtifacts(t, gcsRepo, vars, { gcsEndpoint: 'http://fake:4443' });
+    const store: GcsLocation = {
+      kind: 'gcs',
+      bucket: 'g',
+      key: 'wf/wf-gen-123/o.tgz',
+      endpoint: 'http://fake:4443',
+      serviceAccountKeyEnv: 'PLUGFLOW_SECRET_0',
+    };
+    expect(plan.outputs[0]!.store).toEqual(store);
+    expect(plan.outputs[0]!.record.vendorCObject).toEqual({
+      bucket: 'g',
+      key: 'wf/wf-gen-123/o.tgz',
+      serviceAccountKeySecret: { name: 'sa', key: 'json' },
+    });
+  });
+
   it('stores outputs in a blob-store repository, and reads a key-only vendorB input from it', () => {
     const blobRepo: ArtifactRepository = {
       source: 'ns/artifact-repositories#azure',

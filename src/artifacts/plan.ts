@@ -14,7 +14,7 @@
  * outputs will show (with its Secret references, never their values); the pod observer reads it
  * back from the pod spec, so the recorded location is exactly where the pod uploaded.
  */
-import type { Artifact, SecretKeySelector, Template, VendorAObjectArtifact, VendorBArtifact } from '../api/index.js';
+import type { Artifact, SecretKeySelector, Template, VendorAObjectArtifact, VendorBArtifact, VendorCObjectArtifact } from '../api/index.js';
 import { renderTemplate } from '../expr/index.js';
 import { DEFAULT_KEY_FORMAT, type ArtifactRepository } from './repository.js';
 import type { GitSource } from './git.js';
@@ -42,16 +42,32 @@ export interface BlobLocation {
   accountKeyEnv?: string;
 }
 
-/** A stored artifact's place: an object store (S3 protocol) or a blob store. */
-export type StoredLocation = StoreLocation | BlobLocation;
+/** Where the bytes of one artifact are in GCS (`vendorCObject`), the key file as a variable name. */
+export interface GcsLocation {
+  kind: 'gcs';
+  bucket: string;
+  key: string;
+  /** A GCS-compatible server instead of storage.googleapis.com (PLUGFLOW_GCS_ENDPOINT). */
+  endpoint?: string;
+  serviceAccountKeyEnv?: string;
+}
+
+/** A stored artifact's place: an object store (S3 protocol), a blob store or GCS. */
+export type StoredLocation = StoreLocation | BlobLocation | GcsLocation;
 
 export function isBlob(loc: StoredLocation): loc is BlobLocation {
   return (loc as BlobLocation).kind === 'blob';
 }
 
-/** `s3://bucket/key at endpoint` or `blob://container/blob at endpoint`; never credentials. */
+export function isGcs(loc: StoredLocation): loc is GcsLocation {
+  return (loc as GcsLocation).kind === 'gcs';
+}
+
+/** `s3://bucket/key at endpoint`, `blob://container/blob at endpoint`, `gs://bucket/key`; never credentials. */
 export function describeStored(loc: StoredLocation): string {
-  return isBlob(loc) ? `blob://${loc.container}/${loc.blob} at ${loc.endpoint}` : `s3://${loc.bucket}/${loc.key} at ${loc.endpoint}`;
+  if (isBlob(loc)) return `blob://${loc.container}/${loc.blob} at ${loc.endpoint}`;
+  if (isGcs(loc)) return `gs://${loc.bucket}/${loc.key}${loc.endpoint ? ` at ${loc.endpoint}` : ''}`;
+  return `s3://${loc.bucket}/${loc.key} at ${loc.endpoint}`;
 }
 
 export interface HttpSource {
@@ -139,7 +155,7 @@ export function planArtifacts(
   template: Template,
   repository: ArtifactRepository | undefined,
   keyVars: KeyVariables,
-  options: { archiveLogs?: boolean; logFile?: string } = {},
+  options: { archiveLogs?: boolean; logFile?: string; gcsEndpoint?: string } = {},
 ): ArtifactPlan {
   const where = `template "${template.name}"`;
   const secrets = new SecretEnvs();
@@ -147,7 +163,11 @@ export function planArtifacts(
   for (const a of template.inputs?.artifacts ?? []) {
     const field = `${where}: inputs.artifacts[${a.name}]`;
     if (!a.path) throw new ArtifactPlanError(`${field}.path is required: it is where the file or directory is placed`);
-    const plan: InputArtifactPlan = { name: a.name, path: a.path, source: inputSource(withRepository(a, repository), secrets, field) };
+    const plan: InputArtifactPlan = {
+      name: a.name,
+      path: a.path,
+      source: inputSource(withRepository(a, repository), secrets, field, options.gcsEndpoint),
+    };
     if (a.mode !== undefined) plan.mode = a.mode;
     if (a.recurseMode !== undefined) plan.recurseMode = a.recurseMode;
     if (a.subPath) plan.subPath = a.subPath;
@@ -166,7 +186,7 @@ export function planArtifacts(
     if (a.archive?.tar?.compressionLevel !== undefined) pack.compressionLevel = a.archive.tar.compressionLevel;
     packs.push(pack);
     const location = outputLocation(a, template, repository, keyVars, archive, field);
-    const store = storedLocation(location, secrets, field);
+    const store = storedLocation(location, secrets, field, options.gcsEndpoint);
     const record: Artifact = { name: a.name, path: a.path, ...location };
     if (archive === 'none') record.archive = { none: {} };
     const out: OutputArtifactPlan = { name: a.name, store, record };
@@ -184,7 +204,7 @@ export function planArtifacts(
     outputs.push({
       name: MAIN_LOGS_ARTIFACT,
       optional: true,
-      store: storedLocation(location, secrets, field),
+      store: storedLocation(location, secrets, field, options.gcsEndpoint),
       record: { name: MAIN_LOGS_ARTIFACT, ...location },
     });
   }
@@ -192,9 +212,12 @@ export function planArtifacts(
 }
 
 /** What an artifact GC pod deletes: each artifact's location, credentials as variables. */
-export function gcPlan(artifacts: readonly Artifact[]): { stores: StoredLocation[]; secrets: ArtifactPlan['secrets'] } {
+export function gcPlan(
+  artifacts: readonly Artifact[],
+  gcsEndpoint?: string,
+): { stores: StoredLocation[]; secrets: ArtifactPlan['secrets'] } {
   const secrets = new SecretEnvs();
-  const stores = artifacts.map((a) => storedLocation(a, secrets, `artifact "${a.name}"`));
+  const stores = artifacts.map((a) => storedLocation(a, secrets, `artifact "${a.name}"`, gcsEndpoint));
   return { stores, secrets: secrets.list() };
 }
 
@@ -210,8 +233,12 @@ export function archivesLogs(
   return template.archiveLocation?.archiveLogs ?? workflowArchiveLogs ?? repository?.archiveLogs ?? false;
 }
 
-/** Where an output is stored: one of the two record fields of a stored artifact. */
-export type StoredRecord = Pick<Artifact, 'vendorAObject'> | Pick<Artifact, 'vendorB'>;
+/** Where an output is stored: one of the record fields of a stored artifact. */
+export type StoredRecord = Pick<Artifact, 'vendorAObject'> | Pick<Artifact, 'vendorB'> | Pick<Artifact, 'vendorCObject'>;
+
+/** The record fields of the stores plugflow writes to. */
+const STORES = ['vendorAObject', 'vendorB', 'vendorCObject'] as const;
+type StoreField = (typeof STORES)[number];
 
 /**
  * The output's location: its own record over the template's archiveLocation over the repository.
@@ -227,7 +254,8 @@ function outputLocation(
   field: string,
 ): StoredRecord {
   const where = template.archiveLocation;
-  const blob = a.vendorB ? true : a.vendorAObject ? false : where?.vendorB ? true : where?.vendorAObject ? false : !!repository?.vendorB;
+  const names = (x: object | undefined) => STORES.find((f) => (x as Record<string, unknown> | undefined)?.[f] !== undefined);
+  const kind: StoreField = names(a) ?? names(where) ?? names(repository) ?? 'vendorAObject';
   const name = (format: string) => {
     let prefix: string;
     try {
@@ -242,7 +270,17 @@ function outputLocation(
       `${field}: no artifact repository to store it in: create the ConfigMap artifact-repositories in the workflow's namespace ` +
         '(see the README, "Artifacts"), set spec.artifactRepositoryRef, or give the artifact a vendorAObject with bucket and endpoint',
     );
-  if (blob) {
+  if (kind === 'vendorCObject') {
+    const { keyFormat, ...location }: VendorCObjectArtifact & { keyFormat?: string } = {
+      ...(repository?.vendorCObject ?? {}),
+      ...(where?.vendorCObject ?? {}),
+      ...(a.vendorCObject ?? {}),
+    };
+    if (!location.bucket) throw noRepository();
+    if (a.vendorCObject?.key) return { vendorCObject: location };
+    return { vendorCObject: { ...location, key: name(where?.vendorCObject?.key ?? keyFormat ?? DEFAULT_KEY_FORMAT) } };
+  }
+  if (kind === 'vendorB') {
     const { blobNameFormat, ...location }: VendorBArtifact & { blobNameFormat?: string } = {
       ...(repository?.vendorB ?? {}),
       ...(where?.vendorB ?? {}),
@@ -269,6 +307,10 @@ function outputLocation(
  */
 function withRepository(a: Artifact, repository: ArtifactRepository | undefined): Artifact {
   if (!isKeyOnly(a) || !repository) return a;
+  if (a.vendorCObject) {
+    const { keyFormat: _format, ...repo } = repository.vendorCObject ?? {};
+    return { ...a, vendorCObject: { ...repo, ...a.vendorCObject } };
+  }
   if (a.vendorB) {
     const { blobNameFormat: _format, ...repo } = repository.vendorB ?? {};
     return { ...a, vendorB: { ...repo, ...a.vendorB } };
@@ -279,13 +321,14 @@ function withRepository(a: Artifact, repository: ArtifactRepository | undefined)
 
 /** Whether an artifact names an object key (or blob) but not where the store is (its repository says). */
 export function isKeyOnly(a: Artifact): boolean {
+  if (a.vendorCObject) return !a.vendorCObject.bucket;
   if (a.vendorB) return !(a.vendorB.endpoint && a.vendorB.container);
   return !!a.vendorAObject && !(a.vendorAObject.bucket && a.vendorAObject.endpoint);
 }
 
-function inputSource(a: Artifact, secrets: SecretEnvs, field: string): InputSource {
+function inputSource(a: Artifact, secrets: SecretEnvs, field: string, gcsEndpoint: string | undefined): InputSource {
   if (a.raw) return { raw: a.raw.data ?? '' };
-  if (a.vendorAObject || a.vendorB) return { store: storedLocation(a, secrets, field) };
+  if (a.vendorAObject || a.vendorB || a.vendorCObject) return { store: storedLocation(a, secrets, field, gcsEndpoint) };
   if (a.http) {
     if (!a.http.url) throw new ArtifactPlanError(`${field}.http.url is required`);
     const http: HttpSource = { url: a.http.url };
@@ -304,11 +347,27 @@ function inputSource(a: Artifact, secrets: SecretEnvs, field: string): InputSour
     if (a.git.passwordSecret) g.passwordEnv = secrets.env(a.git.passwordSecret, `${field}.git.passwordSecret`);
     return { git: g };
   }
-  throw new ArtifactPlanError(`${field}: has no location plugflow can fetch (vendorAObject, vendorB, http, git or raw)`);
+  throw new ArtifactPlanError(`${field}: has no location plugflow can fetch (vendorAObject, vendorB, vendorCObject, http, git or raw)`);
 }
 
 /** The stored location of a record (vendorB or vendorAObject), credentials as variables. */
-function storedLocation(a: Pick<Artifact, 'vendorAObject' | 'vendorB'>, secrets: SecretEnvs, field: string): StoredLocation {
+function storedLocation(
+  a: Pick<Artifact, StoreField>,
+  secrets: SecretEnvs,
+  field: string,
+  gcsEndpoint: string | undefined,
+): StoredLocation {
+  if (a.vendorCObject) {
+    const c = a.vendorCObject;
+    if (!c.bucket)
+      throw new ArtifactPlanError(`${field}.vendorCObject needs bucket, or an artifact repository to take it from (only key is given)`);
+    if (!c.key) throw new ArtifactPlanError(`${field}.vendorCObject.key is required`);
+    const out: GcsLocation = { kind: 'gcs', bucket: c.bucket, key: c.key };
+    if (gcsEndpoint) out.endpoint = gcsEndpoint;
+    if (c.serviceAccountKeySecret)
+      out.serviceAccountKeyEnv = secrets.env(c.serviceAccountKeySecret, `${field}.vendorCObject.serviceAccountKeySecret`);
+    return out;
+  }
   if (!a.vendorB) return storeLocation(a.vendorAObject ?? {}, secrets, field);
   const b = a.vendorB;
   if (!b.endpoint || !b.container)

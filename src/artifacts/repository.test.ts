@@ -36,7 +36,24 @@ describe('artifact repositories', () => {
     expect(() => repositoryFrom(cm({ r: 'vendorB:\n  endpoint: e\n  container: c\n  useSDKCreds: true\n' }), undefined)).toThrow(
       /vendorB.useSDKCreds is not supported/,
     );
-    expect(() => repositoryFrom(cm({ r: `${minio}vendorB:\n  endpoint: e\n  container: c\n` }), undefined)).toThrow(/names two stores/);
+    expect(() => repositoryFrom(cm({ r: `${minio}vendorB:\n  endpoint: e\n  container: c\n` }), undefined)).toThrow(
+      /names more than one store/,
+    );
+  });
+
+  it("takes GCS (vendorCObject, or the peer's gcs spelling) with its key format", () => {
+    const text = 'gcs:\n  bucket: b\n  keyPrefix: logs\n  serviceAccountKeySecret: {name: s, key: k}\n';
+    expect(repositoryFrom(cm({ r: text }), undefined).vendorCObject).toEqual({
+      bucket: 'b',
+      keyFormat: 'logs/{{workflow.name}}/{{pod.name}}',
+      serviceAccountKeySecret: { name: 's', key: 'k' },
+    });
+    expect(() => repositoryFrom(cm({ r: 'gcs:\n  serviceAccountKeySecret: {name: s, key: k}\n' }), undefined)).toThrow(
+      /vendorCObject.bucket is required/,
+    );
+    expect(() => repositoryFrom(cm({ r: 'gcs:\n  bucket: b\n  endpoint: x\n' }), undefined)).toThrow(
+      /vendorCObject.endpoint is not supported/,
+    );
   });
 
   it('names the ConfigMap, key and field of what is wrong', () => {
@@ -44,7 +61,7 @@ describe('artifact repositories', () => {
       /ConfigMap team\/artifact-repositories holds 2 repositories and names no default/,
     );
     expect(() => repositoryFrom(cm({ a: minio }), 'zzz')).toThrow('ConfigMap team/artifact-repositories has no key "zzz"');
-    expect(() => repositoryFrom(cm({ a: 'gcs:\n  bucket: b\n' }), undefined)).toThrow(/key "a": field "gcs" is not supported/);
+    expect(() => repositoryFrom(cm({ a: 'oss:\n  bucket: b\n' }), undefined)).toThrow(/key "a": field "oss" is not supported/);
     expect(() => repositoryFrom(cm({ a: 'vendorAObject:\n  endpoint: e\n' }), undefined)).toThrow(/vendorAObject.bucket is required/);
     expect(() =>
       repositoryFrom(cm({ a: 'vendorAObject:\n  bucket: b\n  endpoint: e\n  accessKeySecret: plain-text-key\n' }), undefined),

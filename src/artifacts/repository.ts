@@ -13,7 +13,7 @@
  * Pure: the controller reads the ConfigMaps and passes them in. Credentials are only ever
  * Secret references here; the controller never reads a Secret.
  */
-import { LABEL_PREFIX, type VendorAObjectArtifact, type VendorBArtifact } from '../api/index.js';
+import { LABEL_PREFIX, type VendorAObjectArtifact, type VendorBArtifact, type VendorCObjectArtifact } from '../api/index.js';
 import { readYamlDocument } from '../yaml/kube-yaml.js';
 
 export const REPOSITORIES_CONFIGMAP = 'artifact-repositories';
@@ -31,10 +31,16 @@ export interface BlobStoreRepository extends VendorBArtifact {
   blobNameFormat?: string;
 }
 
-/** One repository: an object store (vendorAObject) or a blob store (vendorB). */
+/** GCS as a repository: the bucket, credentials and the key format. */
+export interface GcsRepository extends VendorCObjectArtifact {
+  keyFormat?: string;
+}
+
+/** One repository: an object store (vendorAObject), a blob store (vendorB) or GCS (vendorCObject). */
 export interface ArtifactRepository {
   vendorAObject?: ObjectStoreRepository;
   vendorB?: BlobStoreRepository;
+  vendorCObject?: GcsRepository;
   /** Save the main container's log of every step as artifact `main-logs`. */
   archiveLogs?: boolean;
   /** Where it was found, for messages and status: `namespace/configmap#key`. */
@@ -48,7 +54,20 @@ export interface RepositoryConfigMap {
 
 export class RepositoryError extends Error {}
 
-const REPOSITORY_FIELDS = new Set(['vendorAObject', 's3', 'vendorB', 'azure', 'archiveLogs']);
+/**
+ * PLUGFLOW_GCS_ENDPOINT: a GCS-compatible server (an emulator, a private endpoint) instead of
+ * storage.googleapis.com for vendorCObject artifacts. The spec's GCS record has no endpoint, so it
+ * is the installation's setting: the controller (for step and GC pods), the server and
+ * `plugflow cp` each read it.
+ */
+export const ENV_GCS_ENDPOINT = 'PLUGFLOW_GCS_ENDPOINT';
+
+export function gcsEndpointFromEnv(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return env[ENV_GCS_ENDPOINT] || undefined;
+}
+
+const REPOSITORY_FIELDS = new Set(['vendorAObject', 's3', 'vendorB', 'azure', 'vendorCObject', 'gcs', 'archiveLogs']);
+const GCS_FIELDS = new Set(['bucket', 'keyFormat', 'serviceAccountKeySecret', 'keyPrefix']);
 const BLOB_FIELDS = new Set(['endpoint', 'container', 'accountKeySecret', 'blobNameFormat']);
 const STORE_FIELDS = new Set([
   'bucket',
@@ -65,21 +84,24 @@ const STORE_FIELDS = new Set([
 /** Parses one repository entry; errors name the ConfigMap, key and field. */
 export function parseRepository(text: string, where: string): Omit<ArtifactRepository, 'source'> {
   const doc = readYamlDocument(text, where);
-  const sections = 'a vendorAObject (or s3) or vendorB (or azure) section';
+  const sections = 'a vendorAObject (or s3), vendorB (or azure) or vendorCObject (or gcs) section';
   if (!isRecord(doc)) throw new RepositoryError(`${where}: must be a YAML object with ${sections}`);
   for (const k of Object.keys(doc)) {
     if (!REPOSITORY_FIELDS.has(k))
       throw new RepositoryError(
-        `${where}: field "${k}" is not supported (plugflow stores artifacts in S3-compatible object stores and Azure-compatible blob stores: use vendorAObject/s3 or vendorB/azure)`,
+        `${where}: field "${k}" is not supported (plugflow stores artifacts in S3-compatible object stores, Azure-compatible blob stores and GCS: use vendorAObject/s3, vendorB/azure or vendorCObject/gcs)`,
       );
   }
   const store = doc.vendorAObject ?? doc.s3;
   const blob = doc.vendorB ?? doc.azure;
-  if (store !== undefined && blob !== undefined)
-    throw new RepositoryError(`${where}: names two stores; keep one of its ${sections.slice(2)}s`);
+  const gcs = doc.vendorCObject ?? doc.gcs;
+  if ([store, blob, gcs].filter((x) => x !== undefined).length > 1)
+    throw new RepositoryError(`${where}: names more than one store (vendorAObject/s3, vendorB/azure, vendorCObject/gcs); keep one`);
   const out: Omit<ArtifactRepository, 'source'> = isRecord(blob)
     ? { vendorB: parseBlobStore(blob, where) }
-    : { vendorAObject: parseObjectStore(store, where) };
+    : isRecord(gcs)
+      ? { vendorCObject: parseGcs(gcs, where) }
+      : { vendorAObject: parseObjectStore(store, where) };
   if (doc.archiveLogs !== undefined) {
     if (typeof doc.archiveLogs !== 'boolean') throw new RepositoryError(`${where}: archiveLogs must be true or false`);
     out.archiveLogs = doc.archiveLogs;
@@ -103,6 +125,18 @@ function parseObjectStore(store: unknown, where: string): ObjectStoreRepository 
   if (typeof keyPrefix === 'string' && repo.keyFormat === undefined) repo.keyFormat = `${keyPrefix}/${DEFAULT_KEY_FORMAT}`;
   if (repo.keyFormat !== undefined && typeof repo.keyFormat !== 'string')
     throw new RepositoryError(`${where}: vendorAObject.keyFormat must be a string`);
+  return repo;
+}
+
+function parseGcs(gcs: Record<string, unknown>, where: string): GcsRepository {
+  for (const k of Object.keys(gcs)) if (!GCS_FIELDS.has(k)) throw new RepositoryError(`${where}: vendorCObject.${k} is not supported`);
+  if (typeof gcs.bucket !== 'string' || gcs.bucket === '') throw new RepositoryError(`${where}: vendorCObject.bucket is required`);
+  checkSecretRef(gcs.serviceAccountKeySecret, `${where}: vendorCObject.serviceAccountKeySecret`);
+  const { keyPrefix, ...rest } = gcs;
+  const repo: GcsRepository = { ...(rest as GcsRepository) };
+  if (typeof keyPrefix === 'string' && repo.keyFormat === undefined) repo.keyFormat = `${keyPrefix}/${DEFAULT_KEY_FORMAT}`;
+  if (repo.keyFormat !== undefined && typeof repo.keyFormat !== 'string')
+    throw new RepositoryError(`${where}: vendorCObject.keyFormat must be a string`);
   return repo;
 }
 

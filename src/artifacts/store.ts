@@ -10,13 +10,13 @@ import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { pack } from 'tar-stream';
-import { describeStored, isBlob, type BlobLocation, type StoreLocation, type StoredLocation } from './plan.js';
+import { describeStored, isBlob, isGcs, type BlobLocation, type GcsLocation, type StoreLocation, type StoredLocation } from './plan.js';
 
 export { describeStored };
 import { NO_SUCH_OBJECT, StoreError } from './store-error.js';
 
-/** Credentials of one location (absent: anonymous): S3 keys, or a blob account key. */
-export type Credentials = { accessKey: string; secretKey: string } | { accountKey: string } | undefined;
+/** Credentials of one location (absent: anonymous): S3 keys, a blob account key, a GCS service-account key file. */
+export type Credentials = { accessKey: string; secretKey: string } | { accountKey: string } | { serviceAccountKey: string } | undefined;
 
 /** What each store does; the shared logic below is written once on top of it. */
 interface Driver {
@@ -39,6 +39,18 @@ async function driver(loc: StoredLocation): Promise<Driver> {
       open: (l, c) => b.openBlob(at(l), key(c)),
       list: (l, c, p) => b.listBlobs(at(l), key(c), p),
       remove: async (l, c) => void (await b.deleteBlob(at(l), key(c))),
+    };
+  }
+  if (isGcs(loc)) {
+    const g = await import('./gcs.js');
+    const at = (l: StoredLocation) => l as GcsLocation;
+    const key = (c: Credentials) => (c && 'serviceAccountKey' in c ? c.serviceAccountKey : undefined);
+    return {
+      upload: (l, c, f) => g.uploadGcsFile(at(l), key(c), f),
+      download: (l, c, f) => g.downloadGcsFile(at(l), key(c), f),
+      open: (l, c) => g.openGcsObject(at(l), key(c)),
+      list: (l, c, p) => g.listGcsObjects(at(l), key(c), p),
+      remove: (l, c) => g.deleteGcsObject(at(l), key(c)),
     };
   }
   const s = await import('./s3.js');
@@ -70,6 +82,7 @@ export function credentialsFromEnv(loc: StoredLocation, env: NodeJS.ProcessEnv =
     return v;
   };
   if (isBlob(loc)) return loc.accountKeyEnv ? { accountKey: get(loc.accountKeyEnv, 'account key') } : undefined;
+  if (isGcs(loc)) return loc.serviceAccountKeyEnv ? { serviceAccountKey: get(loc.serviceAccountKeyEnv, 'service account key') } : undefined;
   if (!loc.accessKeyEnv && !loc.secretKeyEnv) return undefined;
   return { accessKey: get(loc.accessKeyEnv ?? '', 'access key'), secretKey: get(loc.secretKeyEnv ?? '', 'secret key') };
 }

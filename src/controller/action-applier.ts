@@ -69,6 +69,8 @@ export interface ApplierOptions {
   pluginsFor(namespace: string): PluginEntry[];
   /** Where output artifacts go (artifact-repositories.ts); without it, outputs need their own location. */
   repositories?: ArtifactRepositories;
+  /** A GCS-compatible server for vendorCObject artifacts (PLUGFLOW_GCS_ENDPOINT). */
+  gcsEndpoint?: string;
 }
 
 export interface ApplyOutcome {
@@ -252,7 +254,7 @@ export class ActionApplier {
         },
         a.podName,
       ),
-      { archiveLogs, logFile: MAIN_LOG_FILE },
+      { archiveLogs, logFile: MAIN_LOG_FILE, ...(this.opts.gcsEndpoint ? { gcsEndpoint: this.opts.gcsEndpoint } : {}) },
     );
   }
 

@@ -43,6 +43,8 @@ export interface ArtifactGCDeps {
   log: Logger;
   events?: WorkflowEventRecorder;
   executorImage: string;
+  /** A GCS-compatible server for vendorCObject artifacts (PLUGFLOW_GCS_ENDPOINT). */
+  gcsEndpoint?: string;
 }
 
 export class ArtifactGC {
@@ -95,7 +97,11 @@ export class ArtifactGC {
     }
     if (!pod || pod.metadata?.uid === undefined) {
       try {
-        await this.deps.client.create(PODS, ns, buildArtifactGCPod(wf, strategy, artifacts, this.deps.executorImage));
+        await this.deps.client.create(
+          PODS,
+          ns,
+          buildArtifactGCPod(wf, strategy, artifacts, this.deps.executorImage, this.deps.gcsEndpoint),
+        );
         this.deps.log.info('artifact GC pod created', {
           workflow: `${ns}/${wf.metadata.name}`,
           pod: name,

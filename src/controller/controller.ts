@@ -23,6 +23,7 @@ import { DEFAULT_POD_SECURITY_LEVEL, ENV_POD_SECURITY_LEVEL, parsePodSecurityLev
 
 import { createLogger, type Logger } from '../log/logger.js';
 import { ArtifactRepositories } from './artifact-repositories.js';
+import { gcsEndpointFromEnv } from '../artifacts/repository.js';
 import { ArtifactGC } from './artifact-gc.js';
 import { ActionApplier } from './action-applier.js';
 import { ControllerCaches } from './caches.js';
@@ -54,6 +55,8 @@ export interface ControllerOptions {
   installNamespace?: string;
   /** Image of the init/wait containers of step pods. */
   executorImage?: string;
+  /** A GCS-compatible server for vendorCObject artifacts (default: PLUGFLOW_GCS_ENDPOINT). */
+  gcsEndpoint?: string;
   /** Image of the agent pod (default: the executor image). */
   agentImage?: string;
   /**
@@ -123,6 +126,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
   const deletions = new Expectations();
   const events = new WorkflowEventRecorder(client, log, identity, opts.recordEvents ?? true);
   const executorImage = opts.executorImage ?? process.env.PLUGFLOW_EXECUTOR_IMAGE ?? DEFAULT_IMAGE;
+  const gcsEndpoint = opts.gcsEndpoint ?? gcsEndpointFromEnv();
   const envLevel = process.env[ENV_POD_SECURITY_LEVEL];
   const podSecurityLevel =
     opts.podSecurityLevel ?? (envLevel ? parsePodSecurityLevel(envLevel, ENV_POD_SECURITY_LEVEL) : DEFAULT_POD_SECURITY_LEVEL);
@@ -143,6 +147,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     pluginsEnabled,
     pluginsFor: (ns) => plugins?.pluginsFor(ns) ?? [],
     repositories: new ArtifactRepositories(client, installNamespace),
+    ...(gcsEndpoint ? { gcsEndpoint } : {}),
   });
   const reconciler = new Reconciler({
     client,
@@ -155,7 +160,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     engine: opts.engine ?? reconcileWorkflow,
     pluginsEnabled,
     excludedPlugins: (ns) => plugins?.excludedFor(ns) ?? {},
-    artifactGC: new ArtifactGC({ client, log, events, executorImage }),
+    artifactGC: new ArtifactGC({ client, log, events, executorImage, ...(gcsEndpoint ? { gcsEndpoint } : {}) }),
     ...(opts.maxStatusBytes !== undefined ? { maxStatusBytes: opts.maxStatusBytes } : {}),
   });
   wireTriggers({ caches, queue, failures, creations, deletions });

@@ -89,6 +89,8 @@ function storedId(a: Artifact): string | undefined {
   if (s3?.key && s3.bucket) return `s3\u0000${s3.endpoint ?? ''}\u0000${s3.bucket}\u0000${s3.key}`;
   const b = a.vendorB;
   if (b?.blob && b.container && b.endpoint) return `blob\u0000${b.endpoint}\u0000${b.container}\u0000${b.blob}`;
+  const g = a.vendorCObject;
+  if (g?.bucket && g.key) return `gcs\u0000${g.bucket}\u0000${g.key}`;
   return undefined;
 }
 

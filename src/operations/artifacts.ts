@@ -12,6 +12,7 @@ import type { KubeClient } from '../kube/client.js';
 import { SECRETS, WORKFLOWS } from '../kube/resource.js';
 import { OperationRefused } from './errors.js';
 import { collectedBy } from '../engine/artifact-gc.js';
+import { gcsEndpointFromEnv } from '../artifacts/repository.js';
 
 export interface NodeArtifact {
   node: NodeStatus;
@@ -28,7 +29,7 @@ export function nodeArtifacts(wf: Workflow, node?: string, artifact?: string): N
     if (node !== undefined && n.id !== node && n.name !== node && n.displayName !== node) continue;
     for (const a of n.outputs?.artifacts ?? []) {
       if (artifact !== undefined && a.name !== artifact) continue;
-      if (a.vendorAObject?.key || a.vendorB?.blob) out.push({ node: n, artifact: a });
+      if (a.vendorAObject?.key || a.vendorB?.blob || a.vendorCObject?.key) out.push({ node: n, artifact: a });
     }
   }
   return out;
@@ -52,6 +53,10 @@ export async function artifactCredentials(client: KubeClient, namespace: string,
     return Buffer.from(data, 'base64').toString('utf8');
   };
   if (a.vendorB) return a.vendorB.accountKeySecret ? { accountKey: await value(a.vendorB.accountKeySecret, 'account key') } : undefined;
+  if (a.vendorCObject) {
+    const ref = a.vendorCObject.serviceAccountKeySecret;
+    return ref ? { serviceAccountKey: await value(ref, 'service account key') } : undefined;
+  }
   const loc = a.vendorAObject;
   if (!loc?.accessKeySecret || !loc.secretKeySecret) return undefined;
   return { accessKey: await value(loc.accessKeySecret, 'access key'), secretKey: await value(loc.secretKeySecret, 'secret key') };
@@ -59,6 +64,12 @@ export async function artifactCredentials(client: KubeClient, namespace: string,
 
 /** Where the artifact's bytes are, in the drivers' terms. */
 export function storeLocationOf(a: Artifact): StoredLocation {
+  const g = a.vendorCObject;
+  if (g) {
+    if (!g.bucket || !g.key) throw new OperationRefused('precondition', `artifact "${a.name}" has no GCS location`);
+    const endpoint = gcsEndpointFromEnv();
+    return { kind: 'gcs', bucket: g.bucket, key: g.key, ...(endpoint ? { endpoint } : {}) };
+  }
   const b = a.vendorB;
   if (b) {
     if (!b.endpoint || !b.container || !b.blob)
@@ -104,7 +115,7 @@ export async function openNodeArtifact(
   } catch (err) {
     throw new OperationRefused('unavailable', (err as Error).message);
   }
-  const base = (a.vendorB?.blob ?? a.vendorAObject?.key ?? '').split('/').pop() || a.name;
+  const base = (a.vendorB?.blob ?? a.vendorCObject?.key ?? a.vendorAObject?.key ?? '').split('/').pop() || a.name;
   // A directory stored without archive comes as a tar+gzip built on the fly.
   const { directory, ...rest } = obj;
   return { ...rest, fileName: directory ? `${base}.tgz` : base };

@@ -21,10 +21,16 @@ export function artifactGCPodName(workflowName: string, strategy: GCStrategy): s
   return podNameFor(workflowName, `artifact-gc/${strategy}`, strategy === 'OnWorkflowCompletion' ? 'artgc-wfcomp' : 'artgc-wfdel');
 }
 
-export function buildArtifactGCPod(workflow: Workflow, strategy: GCStrategy, artifacts: readonly Artifact[], image: string): V1Pod {
+export function buildArtifactGCPod(
+  workflow: Workflow,
+  strategy: GCStrategy,
+  artifacts: readonly Artifact[],
+  image: string,
+  gcsEndpoint?: string,
+): V1Pod {
   const name = workflow.metadata.name!;
   const gc = workflow.spec.artifactGC ?? {};
-  const { stores, secrets } = gcPlan(artifacts);
+  const { stores, secrets } = gcPlan(artifacts, gcsEndpoint);
   const env: V1EnvVar[] = [
     { name: ENV_GC_ARTIFACTS, value: escapeVars(JSON.stringify(stores)) },
     ...secrets.map((s) => ({ name: s.env, valueFrom: { secretKeyRef: { name: s.ref.name, key: s.ref.key } } })),
