@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Workflow } from '../src/api/index.js';
-import { ENV_GCS_ENDPOINT } from '../src/artifacts/repository.js';
+import { ENV_GCS_ENDPOINT } from '../src/artifacts/settings.js';
 import { uploadStored } from '../src/artifacts/store.js';
 import { runCopy } from '../src/cli/cp.js';
 import { startController, type RunningController } from '../src/controller/controller.js';

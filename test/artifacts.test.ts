@@ -23,6 +23,7 @@ import { runCopy } from '../src/cli/cp.js';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { readYamlDocument } from '../src/yaml/kube-yaml.js';
 import { commitFile, gitCmd, makeRepo, startGitServer, type GitServer } from './support/git-server.js';
+import { startGitSshServer, type GitSshServer } from './support/git-ssh-server.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -550,6 +551,47 @@ describe('git input artifacts (a real git http-backend with basic auth)', () => 
     expect(result('badauth')[1]).toContain(`input artifact "src": cloning ${git.url}/app.git: the server refused the credentials`);
     expect(result('mods')[1]).toContain('the repository has submodules');
     expect(result('nomods')).toEqual(['Succeeded', '1']);
+  }, 150_000);
+});
+
+describe('git input artifacts over SSH (a real SSH server running git upload-pack)', () => {
+  let ssh: GitSshServer;
+  beforeAll(async () => {
+    ssh = await startGitSshServer();
+    makeRepo(ssh.root, 'app', (work) => commitFile(work, 'README', 'over ssh\n', 'first'));
+    await client.create(SECRETS, ns, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'ssh-key' },
+      stringData: { id: ssh.clientKey },
+    });
+  });
+  afterAll(() => ssh?.close());
+
+  it('clones with the private key from a Secret, which reaches the init container only', async () => {
+    await client.create(
+      WORKFLOWS,
+      ns,
+      workflow('git-ssh', {
+        entrypoint: 'main',
+        templates: [
+          sh('main', 'cat /src/README; env | grep -c "PRIVATE KEY" || true', {
+            inputs: {
+              artifacts: [
+                {
+                  name: 'src',
+                  path: '/src',
+                  git: { repo: `${ssh.url}/app.git`, sshPrivateKeySecret: { name: 'ssh-key', key: 'id' }, insecureIgnoreHostKey: true },
+                },
+              ],
+            },
+          }),
+        ],
+      }),
+    );
+    const wf = await waitForCompletion(client, ns, 'git-ssh', 120_000);
+    expect(wf.status?.phase, JSON.stringify(wf.status?.nodes)).toBe('Succeeded');
+    expect(node(wf, 'git-ssh')?.outputs?.result).toBe('over ssh\n0');
   }, 150_000);
 });
 

@@ -179,8 +179,7 @@ describe('supported fields (one list for the CRD schema and the engine)', () => 
     expect(refused('BlobStoreArtifact', 'useSDKCreds')).toBe(true);
     expect(refused('OutputArtifact', 'git')).toBe(true);
     expect(refused('InputArtifact', 'artifactGC') && refused('ArgumentArtifact', 'artifactGC')).toBe(true);
-    for (const f of ['sshPrivateKeySecret', 'insecureIgnoreHostKey', 'fetch'])
-      expect(refused('GitArtifact', f), `GitArtifact.${f}`).toBe(true);
+    expect(refused('GitArtifact', 'fetch')).toBe(true);
     expect(refused('ArchiveStrategy', 'zip')).toBe(true);
   });
 

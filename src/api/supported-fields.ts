@@ -468,8 +468,8 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     disableSubmodules: ok('must be true for a repository with submodules (they are not fetched)'),
     usernameSecret: rec('SecretKeySelector', 'one', 'basic auth, given to the init container only'),
     passwordSecret: rec('SecretKeySelector', 'one', 'basic auth (or a token), given to the init container only'),
-    sshPrivateKeySecret: no("SSH is not supported by plugflow's git driver; use an http(s) URL with usernameSecret/passwordSecret"),
-    insecureIgnoreHostKey: no('only meaningful with SSH, which is not supported'),
+    sshPrivateKeySecret: rec('SecretKeySelector', 'one', 'SSH repositories (ssh://… or user@host:path); given to the init container only'),
+    insecureIgnoreHostKey: ok("SSH: accept any host key; otherwise it must be in the controller's PLUGFLOW_GIT_KNOWN_HOSTS"),
     fetch: no('extra fetch refspecs are not implemented yet; use revision or branch'),
   },
   ArchiveStrategy: {

@@ -7,14 +7,17 @@
  *     `singleBranch` fetches only that branch; `depth` makes a shallow clone;
  *   - a repository with submodules is refused unless `disableSubmodules` is true (this driver
  *     cannot fetch submodules, and a checkout without them would be silently incomplete).
- * SSH (`sshPrivateKeySecret`, `insecureIgnoreHostKey`) and extra `fetch` refspecs are refused at
- * validation (src/api/supported-fields.ts), naming the field.
+ *   - `repo` over SSH (`ssh://…` or `user@host:path`) with `sshPrivateKeySecret`, the host key
+ *     checked against the controller's known_hosts unless `insecureIgnoreHostKey` (git-ssh.ts);
+ * Extra `fetch` refspecs are refused at validation (src/api/supported-fields.ts), naming the field.
  */
 import { existsSync } from 'node:fs';
 import fs from 'node:fs';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
 import http from 'isomorphic-git/http/node';
+import type { HttpClient } from 'isomorphic-git';
+import { GitSshError, parseSshUrl, sshHttpClient } from './git-ssh.js';
 
 export interface GitSource {
   repo: string;
@@ -25,6 +28,10 @@ export interface GitSource {
   disableSubmodules?: boolean;
   usernameEnv?: string;
   passwordEnv?: string;
+  /** SSH: the variable holding the private key; host keys to trust; or trust any. */
+  sshPrivateKeyEnv?: string;
+  knownHosts?: string;
+  insecureIgnoreHostKey?: boolean;
 }
 
 export class GitArtifactError extends Error {}
@@ -34,8 +41,24 @@ const COMMIT_ID = /^[0-9a-f]{40}$/i;
 /** Clones into `dest` (a fresh directory) and checks out the revision. */
 export async function cloneGit(src: GitSource, dest: string, env: NodeJS.ProcessEnv = process.env): Promise<{ commit: string }> {
   const where = redact(src.repo);
-  if (!/^https?:\/\//.test(src.repo))
-    throw new GitArtifactError(`${where}: only http(s) repositories can be cloned (SSH is not supported)`);
+  const ssh = /^https?:\/\//.test(src.repo) ? undefined : parseSshUrl(src.repo);
+  if (!/^https?:\/\//.test(src.repo) && !ssh)
+    throw new GitArtifactError(`${where}: not a repository URL plugflow can clone (http(s)://…, ssh://… or user@host:path)`);
+  let transport: { http: HttpClient; url: string } = { http, url: src.repo };
+  if (ssh) {
+    const privateKey = src.sshPrivateKeyEnv ? env[src.sshPrivateKeyEnv] : undefined;
+    if (src.sshPrivateKeyEnv && !privateKey)
+      throw new GitArtifactError(`${where}: the SSH private key is not available (its Secret key is missing or empty)`);
+    // isomorphic-git only speaks to http(s) URLs; this one names the SSH transport's requests.
+    transport = {
+      url: 'https://git-over-ssh.invalid/repo',
+      http: sshHttpClient(ssh, {
+        ...(privateKey ? { privateKey } : {}),
+        ...(src.knownHosts ? { knownHosts: src.knownHosts } : {}),
+        ...(src.insecureIgnoreHostKey ? { insecureIgnoreHostKey: true } : {}),
+      }),
+    };
+  }
   const auth =
     src.usernameEnv || src.passwordEnv
       ? { username: env[src.usernameEnv ?? ''] ?? '', password: env[src.passwordEnv ?? ''] ?? '' }
@@ -51,9 +74,9 @@ export async function cloneGit(src: GitSource, dest: string, env: NodeJS.Process
   try {
     await git.clone({
       fs,
-      http,
+      http: transport.http,
       dir: dest,
-      url: src.repo,
+      url: transport.url,
       ...(ref ? { ref } : {}),
       singleBranch: src.singleBranch ?? !!src.branch,
       ...(src.depth ? { depth: src.depth } : {}),
@@ -61,10 +84,12 @@ export async function cloneGit(src: GitSource, dest: string, env: NodeJS.Process
       ...(onAuth ? { onAuth } : {}),
       onAuthFailure,
     });
+    if (ssh) await git.setConfig({ fs, dir: dest, path: 'remote.origin.url', value: src.repo });
     if (src.revision && (isCommit || (src.branch && src.revision !== src.branch))) {
       await git.checkout({ fs, dir: dest, ref: src.revision, force: true });
     }
   } catch (err) {
+    if (err instanceof GitSshError) throw new GitArtifactError(`cloning ${where}: ${err.message}`);
     const e = err as { code?: string; data?: { statusCode?: number }; message?: string };
     if (refused || e.data?.statusCode === 401 || e.data?.statusCode === 403)
       throw new GitArtifactError(`cloning ${where}: the server refused the credentials (check usernameSecret and passwordSecret)`);
@@ -80,8 +105,9 @@ export async function cloneGit(src: GitSource, dest: string, env: NodeJS.Process
   return { commit: await git.resolveRef({ fs, dir: dest, ref: 'HEAD' }) };
 }
 
-/** The URL without user information or query string. */
+/** The URL without user information or query string (an scp-like SSH address as it is). */
 function redact(url: string): string {
+  if (!/^[a-z]+:\/\//i.test(url)) return url.slice(0, 200);
   try {
     const u = new URL(url);
     return `${u.protocol}//${u.host}${u.pathname}`;

@@ -16,6 +16,28 @@ const repo: ArtifactRepository = {
 const vars = keyVariables({ name: 'wf', namespace: 'ns', uid: 'u', creationTimestamp: '2026-03-04T05:06:07Z' }, 'wf-gen-123');
 
 describe('the artifact plan of a step pod', () => {
+  it("gives a git input over SSH its key as a variable and the installation's known hosts, unless it ignores host keys", () => {
+    const git = (extra: Record<string, unknown>) => ({
+      repo: 'git@example.com:team/app.git',
+      sshPrivateKeySecret: { name: 'ssh', key: 'id' },
+      ...extra,
+    });
+    const t: Template = {
+      name: 'clone',
+      inputs: {
+        artifacts: [
+          { name: 'a', path: '/a', git: git({}) },
+          { name: 'b', path: '/b', git: git({ insecureIgnoreHostKey: true }) },
+        ],
+      },
+    };
+    const plan = planArtifacts(t, undefined, vars, { gitKnownHosts: 'example.com ssh-ed25519 AAAA' });
+    expect(plan.inputs.map((i) => i.source)).toEqual([
+      { git: { repo: 'git@example.com:team/app.git', sshPrivateKeyEnv: 'PLUGFLOW_SECRET_0', knownHosts: 'example.com ssh-ed25519 AAAA' } },
+      { git: { repo: 'git@example.com:team/app.git', sshPrivateKeyEnv: 'PLUGFLOW_SECRET_0', insecureIgnoreHostKey: true } },
+    ]);
+  });
+
   it("stores outputs in a GCS repository at the installation's endpoint, the key file as a variable", () => {
     const gcsRepo: ArtifactRepository = {
       source: 'ns/artifact-repositories#gcs',

@@ -155,7 +155,7 @@ export function planArtifacts(
   template: Template,
   repository: ArtifactRepository | undefined,
   keyVars: KeyVariables,
-  options: { archiveLogs?: boolean; logFile?: string; gcsEndpoint?: string } = {},
+  options: { archiveLogs?: boolean; logFile?: string; gcsEndpoint?: string; gitKnownHosts?: string } = {},
 ): ArtifactPlan {
   const where = `template "${template.name}"`;
   const secrets = new SecretEnvs();
@@ -166,7 +166,7 @@ export function planArtifacts(
     const plan: InputArtifactPlan = {
       name: a.name,
       path: a.path,
-      source: inputSource(withRepository(a, repository), secrets, field, options.gcsEndpoint),
+      source: inputSource(withRepository(a, repository), secrets, field, options),
     };
     if (a.mode !== undefined) plan.mode = a.mode;
     if (a.recurseMode !== undefined) plan.recurseMode = a.recurseMode;
@@ -326,9 +326,14 @@ export function isKeyOnly(a: Artifact): boolean {
   return !!a.vendorAObject && !(a.vendorAObject.bucket && a.vendorAObject.endpoint);
 }
 
-function inputSource(a: Artifact, secrets: SecretEnvs, field: string, gcsEndpoint: string | undefined): InputSource {
+function inputSource(
+  a: Artifact,
+  secrets: SecretEnvs,
+  field: string,
+  settings: { gcsEndpoint?: string; gitKnownHosts?: string },
+): InputSource {
   if (a.raw) return { raw: a.raw.data ?? '' };
-  if (a.vendorAObject || a.vendorB || a.vendorCObject) return { store: storedLocation(a, secrets, field, gcsEndpoint) };
+  if (a.vendorAObject || a.vendorB || a.vendorCObject) return { store: storedLocation(a, secrets, field, settings.gcsEndpoint) };
   if (a.http) {
     if (!a.http.url) throw new ArtifactPlanError(`${field}.http.url is required`);
     const http: HttpSource = { url: a.http.url };
@@ -345,6 +350,9 @@ function inputSource(a: Artifact, secrets: SecretEnvs, field: string, gcsEndpoin
       if (a.git[k] !== undefined) (g as unknown as Record<string, unknown>)[k] = a.git[k];
     if (a.git.usernameSecret) g.usernameEnv = secrets.env(a.git.usernameSecret, `${field}.git.usernameSecret`);
     if (a.git.passwordSecret) g.passwordEnv = secrets.env(a.git.passwordSecret, `${field}.git.passwordSecret`);
+    if (a.git.sshPrivateKeySecret) g.sshPrivateKeyEnv = secrets.env(a.git.sshPrivateKeySecret, `${field}.git.sshPrivateKeySecret`);
+    if (a.git.insecureIgnoreHostKey) g.insecureIgnoreHostKey = true;
+    else if (settings.gitKnownHosts && !/^https?:\/\//.test(a.git.repo)) g.knownHosts = settings.gitKnownHosts;
     return { git: g };
   }
   throw new ArtifactPlanError(`${field}: has no location plugflow can fetch (vendorAObject, vendorB, vendorCObject, http, git or raw)`);

@@ -54,18 +54,6 @@ export interface RepositoryConfigMap {
 
 export class RepositoryError extends Error {}
 
-/**
- * PLUGFLOW_GCS_ENDPOINT: a GCS-compatible server (an emulator, a private endpoint) instead of
- * storage.googleapis.com for vendorCObject artifacts. The spec's GCS record has no endpoint, so it
- * is the installation's setting: the controller (for step and GC pods), the server and
- * `plugflow cp` each read it.
- */
-export const ENV_GCS_ENDPOINT = 'PLUGFLOW_GCS_ENDPOINT';
-
-export function gcsEndpointFromEnv(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  return env[ENV_GCS_ENDPOINT] || undefined;
-}
-
 const REPOSITORY_FIELDS = new Set(['vendorAObject', 's3', 'vendorB', 'azure', 'vendorCObject', 'gcs', 'archiveLogs']);
 const GCS_FIELDS = new Set(['bucket', 'keyFormat', 'serviceAccountKeySecret', 'keyPrefix']);
 const BLOB_FIELDS = new Set(['endpoint', 'container', 'accountKeySecret', 'blobNameFormat']);

@@ -71,6 +71,8 @@ export interface ApplierOptions {
   repositories?: ArtifactRepositories;
   /** A GCS-compatible server for vendorCObject artifacts (PLUGFLOW_GCS_ENDPOINT). */
   gcsEndpoint?: string;
+  /** known_hosts lines for git over SSH (PLUGFLOW_GIT_KNOWN_HOSTS). */
+  gitKnownHosts?: string;
 }
 
 export interface ApplyOutcome {
@@ -254,7 +256,12 @@ export class ActionApplier {
         },
         a.podName,
       ),
-      { archiveLogs, logFile: MAIN_LOG_FILE, ...(this.opts.gcsEndpoint ? { gcsEndpoint: this.opts.gcsEndpoint } : {}) },
+      {
+        archiveLogs,
+        logFile: MAIN_LOG_FILE,
+        ...(this.opts.gcsEndpoint ? { gcsEndpoint: this.opts.gcsEndpoint } : {}),
+        ...(this.opts.gitKnownHosts ? { gitKnownHosts: this.opts.gitKnownHosts } : {}),
+      },
     );
   }
 

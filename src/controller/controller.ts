@@ -23,7 +23,7 @@ import { DEFAULT_POD_SECURITY_LEVEL, ENV_POD_SECURITY_LEVEL, parsePodSecurityLev
 
 import { createLogger, type Logger } from '../log/logger.js';
 import { ArtifactRepositories } from './artifact-repositories.js';
-import { gcsEndpointFromEnv } from '../artifacts/repository.js';
+import { gcsEndpointFromEnv, gitKnownHostsFromEnv } from '../artifacts/settings.js';
 import { ArtifactGC } from './artifact-gc.js';
 import { ActionApplier } from './action-applier.js';
 import { ControllerCaches } from './caches.js';
@@ -57,6 +57,8 @@ export interface ControllerOptions {
   executorImage?: string;
   /** A GCS-compatible server for vendorCObject artifacts (default: PLUGFLOW_GCS_ENDPOINT). */
   gcsEndpoint?: string;
+  /** known_hosts lines git repositories' SSH host keys are checked against (default: PLUGFLOW_GIT_KNOWN_HOSTS). */
+  gitKnownHosts?: string;
   /** Image of the agent pod (default: the executor image). */
   agentImage?: string;
   /**
@@ -127,6 +129,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
   const events = new WorkflowEventRecorder(client, log, identity, opts.recordEvents ?? true);
   const executorImage = opts.executorImage ?? process.env.PLUGFLOW_EXECUTOR_IMAGE ?? DEFAULT_IMAGE;
   const gcsEndpoint = opts.gcsEndpoint ?? gcsEndpointFromEnv();
+  const gitKnownHosts = opts.gitKnownHosts ?? gitKnownHostsFromEnv();
   const envLevel = process.env[ENV_POD_SECURITY_LEVEL];
   const podSecurityLevel =
     opts.podSecurityLevel ?? (envLevel ? parsePodSecurityLevel(envLevel, ENV_POD_SECURITY_LEVEL) : DEFAULT_POD_SECURITY_LEVEL);
@@ -148,6 +151,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     pluginsFor: (ns) => plugins?.pluginsFor(ns) ?? [],
     repositories: new ArtifactRepositories(client, installNamespace),
     ...(gcsEndpoint ? { gcsEndpoint } : {}),
+    ...(gitKnownHosts ? { gitKnownHosts } : {}),
   });
   const reconciler = new Reconciler({
     client,

@@ -12,7 +12,7 @@ import type { KubeClient } from '../kube/client.js';
 import { SECRETS, WORKFLOWS } from '../kube/resource.js';
 import { OperationRefused } from './errors.js';
 import { collectedBy } from '../engine/artifact-gc.js';
-import { gcsEndpointFromEnv } from '../artifacts/repository.js';
+import { gcsEndpointFromEnv } from '../artifacts/settings.js';
 
 export interface NodeArtifact {
   node: NodeStatus;
