@@ -493,6 +493,7 @@ describe('the examples in examples/artifacts run unchanged', () => {
 describe('git input artifacts (a real git http-backend with basic auth)', () => {
   let git: GitServer;
   let first = '';
+  let pr = '';
   beforeAll(async () => {
     git = await startGitServer({ username: 'ann', password: 'pw' });
     makeRepo(git.root, 'app', (work) => {
@@ -501,7 +502,11 @@ describe('git input artifacts (a real git http-backend with basic auth)', () => 
       commitFile(work, 'README', 'v2\n', 'second');
       gitCmd(work, 'checkout', '-q', '-b', 'feature');
       commitFile(work, 'feature.txt', 'on the branch\n', 'feature');
+      gitCmd(work, 'checkout', '-q', '-b', 'proposal', 'main');
+      pr = commitFile(work, 'PR.md', 'proposed\n', 'a proposal');
+      gitCmd(work, 'update-ref', 'refs/pull/7/head', pr);
       gitCmd(work, 'checkout', '-q', 'main');
+      gitCmd(work, 'branch', '-q', '-D', 'proposal');
     });
     makeRepo(git.root, 'mods', (work) => {
       commitFile(work, '.gitmodules', '[submodule "lib"]\n\tpath = lib\n\turl = https://example.com/lib.git\n', 'with a submodule');
@@ -524,7 +529,7 @@ describe('git input artifacts (a real git http-backend with basic auth)', () => 
           {
             name: 'main',
             steps: [
-              ['head', 'commit', 'tag', 'branch', 'badauth', 'mods', 'nomods'].map((n) => ({
+              ['head', 'commit', 'tag', 'branch', 'pr', 'badauth', 'mods', 'nomods'].map((n) => ({
                 name: n,
                 template: n,
                 continueOn: { failed: true },
@@ -535,6 +540,7 @@ describe('git input artifacts (a real git http-backend with basic auth)', () => 
           step('commit', { revision: first }, 'cat /src/README'),
           step('tag', { revision: 'v1' }, 'cat /src/README'),
           step('branch', { branch: 'feature', singleBranch: true, depth: 1 }, 'cat /src/feature.txt'),
+          step('pr', { revision: pr, fetch: ['+refs/pull/*/head:refs/remotes/origin/pr/*'] }, 'cat /src/PR.md'),
           step('badauth', { passwordSecret: { name: 'store-creds', key: 'wrong' } }, 'true'),
           step('mods', { repo: `${git.url}/mods.git` }, 'true'),
           step('nomods', { repo: `${git.url}/mods.git`, disableSubmodules: true }, 'ls -a /src | grep -c gitmodules'),
@@ -547,6 +553,7 @@ describe('git input artifacts (a real git http-backend with basic auth)', () => 
     expect(result('commit')).toEqual(['Succeeded', 'v1']);
     expect(result('tag')).toEqual(['Succeeded', 'v1']);
     expect(result('branch')).toEqual(['Succeeded', 'on the branch']);
+    expect(result('pr')).toEqual(['Succeeded', 'proposed']);
     expect(result('badauth')[0]).toBe('Failed');
     expect(result('badauth')[1]).toContain(`input artifact "src": cloning ${git.url}/app.git: the server refused the credentials`);
     expect(result('mods')[1]).toContain('the repository has submodules');

@@ -14,6 +14,7 @@ import { startGitSshServer, type GitSshServer } from './support/git-ssh-server.j
 
 let server: GitSshServer;
 let first = '';
+let pr = '';
 const dest = () => join(mkdtempSync(join(tmpdir(), 'plugflow-ssh-clone-')), 'src');
 const env = () => ({ KEY: server.clientKey, OTHER: utils.generateKeyPairSync('ed25519').private });
 
@@ -23,6 +24,12 @@ beforeAll(async () => {
     first = commitFile(work, 'README', 'v1\n', 'first');
     gitCmd(work, 'tag', 'v1');
     commitFile(work, 'README', 'v2\n', 'second');
+    // A pull request's commit, reachable only from refs/pull/1/head (no branch or tag).
+    gitCmd(work, 'checkout', '-q', '-b', 'pr');
+    pr = commitFile(work, 'PR.md', 'proposed\n', 'a proposal');
+    gitCmd(work, 'update-ref', 'refs/pull/1/head', pr);
+    gitCmd(work, 'checkout', '-q', 'main');
+    gitCmd(work, 'branch', '-q', '-D', 'pr');
   });
 });
 afterAll(() => server?.close());
@@ -47,6 +54,22 @@ describe('git over SSH', () => {
     // Cut at depth 1: the branch's commit (and the tag's, fetched at depth 1 too) have no parents here.
     expect(readFileSync(join(shallow, '.git', 'shallow'), 'utf8').split('\n')).toContain(r.commit);
     expect(() => gitCmd(shallow, 'cat-file', '-e', `${r.commit}~1`)).toThrow();
+  });
+
+  it('fetches extra refspecs, so a revision only they reach can be checked out', async () => {
+    const repo = `${server.url}/app.git`;
+    const out = dest();
+    const r = await cloneGit(
+      { repo, revision: pr, fetch: ['+refs/pull/*/head:refs/remotes/origin/pr/*'], sshPrivateKeyEnv: 'KEY', insecureIgnoreHostKey: true },
+      out,
+      env(),
+    );
+    expect(r.commit).toBe(pr);
+    expect(readFileSync(join(out, 'PR.md'), 'utf8')).toBe('proposed\n');
+    expect(gitCmd(out, 'rev-parse', 'refs/remotes/origin/pr/1')).toBe(pr);
+    await expect(cloneGit({ repo, revision: pr, sshPrivateKeyEnv: 'KEY', insecureIgnoreHostKey: true }, dest(), env())).rejects.toThrow(
+      /revision "[0-9a-f]{40}" was not found/,
+    );
   });
 
   it('refuses an unknown host key, a key the server does not take, and a missing repository, naming each', async () => {

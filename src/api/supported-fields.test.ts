@@ -179,7 +179,6 @@ describe('supported fields (one list for the CRD schema and the engine)', () => 
     expect(refused('BlobStoreArtifact', 'useSDKCreds')).toBe(true);
     expect(refused('OutputArtifact', 'git')).toBe(true);
     expect(refused('InputArtifact', 'artifactGC') && refused('ArgumentArtifact', 'artifactGC')).toBe(true);
-    expect(refused('GitArtifact', 'fetch')).toBe(true);
     expect(refused('ArchiveStrategy', 'zip')).toBe(true);
   });
 

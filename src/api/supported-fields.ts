@@ -470,7 +470,7 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     passwordSecret: rec('SecretKeySelector', 'one', 'basic auth (or a token), given to the init container only'),
     sshPrivateKeySecret: rec('SecretKeySelector', 'one', 'SSH repositories (ssh://… or user@host:path); given to the init container only'),
     insecureIgnoreHostKey: ok("SSH: accept any host key; otherwise it must be in the controller's PLUGFLOW_GIT_KNOWN_HOSTS"),
-    fetch: no('extra fetch refspecs are not implemented yet; use revision or branch'),
+    fetch: ok('extra refspecs fetched after the clone ([+]refs/SRC[:refs/DST], one * in both), so revision may name what only they reach'),
   },
   ArchiveStrategy: {
     tar: rec('TarStrategy', 'one', 'the default: tar + gzip'),

@@ -9,7 +9,8 @@
  *     cannot fetch submodules, and a checkout without them would be silently incomplete).
  *   - `repo` over SSH (`ssh://…` or `user@host:path`) with `sshPrivateKeySecret`, the host key
  *     checked against the controller's known_hosts unless `insecureIgnoreHostKey` (git-ssh.ts);
- * Extra `fetch` refspecs are refused at validation (src/api/supported-fields.ts), naming the field.
+ *   - `fetch`: extra refspecs (`+refs/pull/*:refs/remotes/origin/pull/*`) fetched after the clone,
+ *     so a `revision` only they reach (a pull request's commit) can be checked out.
  */
 import { existsSync } from 'node:fs';
 import fs from 'node:fs';
@@ -18,6 +19,7 @@ import git from 'isomorphic-git';
 import http from 'isomorphic-git/http/node';
 import type { HttpClient } from 'isomorphic-git';
 import { GitSshError, parseSshUrl, sshHttpClient } from './git-ssh.js';
+import { parseRefspec } from './refspec.js';
 
 export interface GitSource {
   repo: string;
@@ -28,6 +30,8 @@ export interface GitSource {
   disableSubmodules?: boolean;
   usernameEnv?: string;
   passwordEnv?: string;
+  /** Extra refspecs fetched after the clone (`[+]SRC[:DST]`, `*` in both), e.g. pull request refs. */
+  fetch?: string[];
   /** SSH: the variable holding the private key; host keys to trust; or trust any. */
   sshPrivateKeyEnv?: string;
   knownHosts?: string;
@@ -84,6 +88,7 @@ export async function cloneGit(src: GitSource, dest: string, env: NodeJS.Process
       ...(onAuth ? { onAuth } : {}),
       onAuthFailure,
     });
+    for (const spec of src.fetch ?? []) await fetchRefspec(spec, transport, dest, onAuth, onAuthFailure);
     if (ssh) await git.setConfig({ fs, dir: dest, path: 'remote.origin.url', value: src.repo });
     if (src.revision && (isCommit || (src.branch && src.revision !== src.branch))) {
       await git.checkout({ fs, dir: dest, ref: src.revision, force: true });
@@ -93,8 +98,13 @@ export async function cloneGit(src: GitSource, dest: string, env: NodeJS.Process
     const e = err as { code?: string; data?: { statusCode?: number }; message?: string };
     if (refused || e.data?.statusCode === 401 || e.data?.statusCode === 403)
       throw new GitArtifactError(`cloning ${where}: the server refused the credentials (check usernameSecret and passwordSecret)`);
-    if (e.code === 'NotFoundError' && src.revision)
-      throw new GitArtifactError(`cloning ${where}: revision ${JSON.stringify(src.revision)} was not found`);
+    if ((e.code === 'NotFoundError' || e.code === 'CommitNotFetchedError') && src.revision)
+      throw new GitArtifactError(
+        `cloning ${where}: revision ${JSON.stringify(src.revision)} was not found` +
+          (e.code === 'CommitNotFetchedError'
+            ? ' on any branch or tag (a commit only other refs reach needs fetch refspecs, e.g. +refs/pull/*/head:refs/remotes/origin/pr/*)'
+            : ''),
+      );
     if (e.data?.statusCode) throw new GitArtifactError(`cloning ${where}: the server answered HTTP ${e.data.statusCode}`);
     throw new GitArtifactError(`cloning ${where}: ${e.message ?? String(err)}`);
   }
@@ -103,6 +113,44 @@ export async function cloneGit(src: GitSource, dest: string, env: NodeJS.Process
       `cloning ${where}: the repository has submodules, which plugflow's git driver cannot fetch; set disableSubmodules: true to use it without them`,
     );
   return { commit: await git.resolveRef({ fs, dir: dest, ref: 'HEAD' }) };
+}
+
+/** Fetches the refs one refspec names into their local names. */
+async function fetchRefspec(
+  spec: string,
+  transport: { http: HttpClient; url: string },
+  dir: string,
+  onAuth: (() => { username: string; password: string }) | undefined,
+  onAuthFailure: () => { cancel: boolean },
+): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseRefspec(spec);
+  } catch (err) {
+    throw new GitArtifactError((err as Error).message);
+  }
+  const { src, dst, glob } = parsed;
+  const auth = { ...(onAuth ? { onAuth } : {}), onAuthFailure };
+  const [prefix, suffix] = glob ? (src.split('*') as [string, string]) : [src, ''];
+  const refs = await git.listServerRefs({ http: transport.http, url: transport.url, prefix, protocolVersion: 1, ...auth });
+  const matched = refs.filter((r) =>
+    glob ? r.ref.startsWith(prefix) && r.ref.endsWith(suffix) && r.ref.length >= prefix.length + suffix.length : r.ref === src,
+  );
+  if (matched.length === 0 && !glob) throw new GitArtifactError(`fetch refspec ${JSON.stringify(spec)}: the server has no ref ${src}`);
+  for (const r of matched) {
+    const { fetchHead } = await git.fetch({
+      fs,
+      http: transport.http,
+      dir,
+      url: transport.url,
+      remoteRef: r.ref,
+      singleBranch: true,
+      tags: false,
+      ...auth,
+    });
+    const local = glob ? dst.replace('*', r.ref.slice(prefix.length, r.ref.length - suffix.length)) : dst;
+    if (fetchHead) await git.writeRef({ fs, dir, ref: local, value: fetchHead, force: true });
+  }
 }
 
 /** The URL without user information or query string (an scp-like SSH address as it is). */

@@ -346,7 +346,7 @@ function inputSource(
   if (a.git) {
     if (!a.git.repo) throw new ArtifactPlanError(`${field}.git.repo is required`);
     const g: GitSource = { repo: a.git.repo };
-    for (const k of ['revision', 'branch', 'singleBranch', 'depth', 'disableSubmodules'] as const)
+    for (const k of ['revision', 'branch', 'singleBranch', 'depth', 'disableSubmodules', 'fetch'] as const)
       if (a.git[k] !== undefined) (g as unknown as Record<string, unknown>)[k] = a.git[k];
     if (a.git.usernameSecret) g.usernameEnv = secrets.env(a.git.usernameSecret, `${field}.git.usernameSecret`);
     if (a.git.passwordSecret) g.passwordEnv = secrets.env(a.git.passwordSecret, `${field}.git.passwordSecret`);

@@ -30,6 +30,7 @@ import { checkEnum } from './inputs.js';
 import { templateDecorator } from './template-defaults.js';
 import { checkGCFields } from './workflow-gc.js';
 import { checkArtifactGC } from './artifact-gc.js';
+import { parseRefspec } from '../artifacts/refspec.js';
 import { checkResourceFields } from './workflow-resources.js';
 import { checkWorkflowMetadata } from './workflow-metadata.js';
 import { TemplateResolver } from './template-resolver.js';
@@ -102,6 +103,15 @@ export function validateWorkflow(
 
   checkGCFields(spec, add);
   checkArtifactGC(spec, add);
+  for (const t of spec.templates ?? [])
+    for (const a of t.inputs?.artifacts ?? [])
+      for (const [i, r] of (a.git?.fetch ?? []).entries()) {
+        try {
+          parseRefspec(r);
+        } catch (err) {
+          add(`spec.templates[${t.name}].inputs.artifacts[${a.name}].git.fetch[${i}]`, (err as Error).message);
+        }
+      }
   checkResourceFields(spec, add);
   checkWorkflowMetadata(spec, add);
   if (spec.onExit !== undefined && spec.hooks?.exit) add('spec.onExit', 'and spec.hooks.exit are both set; keep one');
