@@ -465,6 +465,9 @@ describe('the examples in examples/artifacts run unchanged', () => {
   // What a step of each example prints, when the data it got proves the artifact arrived.
   const printed: Record<string, [string, RegExp]> = {
     'arguments-artifacts.yaml': ['arguments-artifacts-', /^one\ntwo$/],
+    'artifact-disable-archive.yaml': ['read', /^a=1\nb=2\nkept as is\n3$/],
+    'artifact-gc.yaml': ['check', /^temporary$/],
+    'artifact-path-placeholders.yaml': ['artifact-path-placeholders-', /^3$/],
     'artifact-passing-subpath.yaml': ['read', /^hello world$/],
     'artifact-passing.yaml': ['consume', /^hello world\nstatus\nwhen\nok$/],
     'conditional-artifacts.yaml': ['show', /^it was (heads|tails)$/],

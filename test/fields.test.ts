@@ -97,7 +97,7 @@ describe('no field is silently ignored (created directly, as kubectl would)', ()
     expect(res.status).toBe(400);
     expect(res.body.message).toBe(
       `Workflow ${ns}/gc-* is invalid: spec.priority is not supported yet: workflow priority is not implemented yet; ` +
-        'spec.templates[main].inputs.artifacts[src].hdfs is not supported yet: plugflow stores and fetches artifacts in S3-compatible object stores (vendorAObject), and fetches them over http, from git and raw; this location is not implemented yet',
+        'spec.templates[main].inputs.artifacts[src].hdfs is not supported yet: plugflow stores and fetches artifacts in S3-compatible object stores (vendorAObject), Azure-compatible blob stores (vendorB) and GCS (vendorCObject), and fetches them over http, from git and raw; this location is not implemented yet',
     );
     expect(await listWorkflows(ns, 'suite=fields-rest')).toEqual([]);
   });

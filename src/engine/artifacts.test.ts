@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Artifact } from '../api/index.js';
 import { artifactVariable, bindInputArtifacts, collectOutputArtifacts, parseArtifactRef, resolveFromExpressions } from './artifacts.js';
 import { valueSource } from './expressions.js';
+import { World } from './test-world.js';
 
 const stored: Artifact = {
   name: 'out',
@@ -109,5 +110,29 @@ describe('output artifacts', () => {
     const values = valueSource({ 'tasks.a.outputs.artifacts.out': artifactVariable(stored) });
     const args = resolveFromExpressions({ artifacts: [{ name: 'in', fromExpression: 'tasks.a.outputs.artifacts.out' }] }, values, 'w');
     expect(args.artifacts?.[0]).toEqual({ name: 'in', from: artifactVariable(stored) });
+  });
+});
+
+describe('a template whose only inputs are artifacts', () => {
+  it('keeps them on its node, so a later reconcile renders {{inputs.artifacts.NAME.path}} again', () => {
+    const w = new World({
+      entrypoint: 'count',
+      templates: [
+        {
+          name: 'count',
+          inputs: { artifacts: [{ name: 'words', path: '/in/words', raw: { data: 'a\nb\n' } }] },
+          outputs: { artifacts: [{ name: 'total', path: '/out/total' }] },
+          container: {
+            image: 'busybox',
+            command: ['sh', '-c'],
+            args: ['wc -l < {{inputs.artifacts.words.path}} > {{outputs.artifacts.total.path}}'],
+          },
+        },
+      ],
+    });
+    w.reconcile();
+    const again = w.reconcile();
+    expect(again.status.nodes?.wf?.phase).toBe('Pending');
+    expect(again.status.nodes?.wf?.inputs?.artifacts).toEqual([{ name: 'words', path: '/in/words', raw: { data: 'a\nb\n' } }]);
   });
 });

@@ -112,7 +112,9 @@ export class EngineRun {
     if (spec.templateRef !== undefined) node.templateRef = spec.templateRef;
     if (spec.templateScope !== undefined) node.templateScope = spec.templateScope;
     if (spec.boundaryID !== undefined) node.boundaryID = spec.boundaryID;
-    if (spec.inputs !== undefined && (spec.inputs.parameters?.length ?? 0) > 0) node.inputs = spec.inputs;
+    // Kept for later reconciles, which render the template again from the node's inputs.
+    if (spec.inputs !== undefined && ((spec.inputs.parameters?.length ?? 0) > 0 || (spec.inputs.artifacts?.length ?? 0) > 0))
+      node.inputs = spec.inputs;
     if (spec.message !== undefined) node.message = spec.message;
     if (isFinal(node.phase)) node.finishedAt = this.now;
     this.nodes[id] = node;
