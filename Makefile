@@ -19,7 +19,7 @@ control-plane:
 
 ## object-store: build (or reuse) MinIO in ~/.cache/plugflow, the S3 server artifacts are tested and developed against
 object-store:
-	@bash hack/build-minio.sh
+	@bash hack/build-store-server.sh minio
 
 ## blob-store: install (or reuse) Azurite in ~/.cache/plugflow, the Azure-compatible blob store vendorB artifacts are tested against
 blob-store:
@@ -27,7 +27,7 @@ blob-store:
 
 ## gcs-store: build (or reuse) fake-gcs-server in ~/.cache/plugflow, the GCS emulator vendorCObject artifacts are tested against
 gcs-store:
-	@bash hack/build-fake-gcs.sh
+	@bash hack/build-store-server.sh fake-gcs-server
 
 ## build: compile TypeScript to dist/ (the `plugflow` command runs from there)
 build: node-deps

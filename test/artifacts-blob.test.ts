@@ -17,6 +17,7 @@ import { startBlobStore, type BlobStore } from '../src/devenv/blob-store.js';
 import type { KubeClient } from '../src/kube/client.js';
 import { CONFIGMAPS, SECRETS, WORKFLOWS } from '../src/kube/resource.js';
 import { captureLogger, eventually, startRunnerBed, waitForCompletion, workflow, type RunnerBed } from './controller-harness.js';
+import { passing, sh } from './support/artifact-workflows.js';
 import { adminKubeConfig, cluster } from './support/cluster.js';
 
 let ns: string;
@@ -27,11 +28,6 @@ let blobs: BlobStore;
 const CONTAINER = 'artifacts';
 const { log } = captureLogger();
 
-const sh = (name: string, script: string, extra: Record<string, unknown> = {}) => ({
-  name,
-  ...extra,
-  container: { image: 'alpine:3', command: ['sh', '-c', script] },
-});
 const node = (wf: Workflow, displayName: string) => Object.values(wf.status?.nodes ?? {}).find((n) => n.displayName === displayName);
 const container = () =>
   new BlobServiceClient(blobs.endpoint, new StorageSharedKeyCredential(blobs.account, blobs.accountKey)).getContainerClient(CONTAINER);
@@ -77,56 +73,37 @@ describe('artifacts in a blob store (vendorB, Azurite)', () => {
     await client.create(
       WORKFLOWS,
       ns,
-      workflow('blob-pass', {
-        entrypoint: 'main',
-        templates: [
-          {
-            name: 'main',
-            steps: [
-              [{ name: 'gen', template: 'gen' }],
-              [
-                {
-                  name: 'use',
-                  template: 'use',
-                  arguments: {
-                    artifacts: [
-                      { name: 'msg', from: '{{steps.gen.outputs.artifacts.msg}}' },
-                      { name: 'tree', from: '{{steps.gen.outputs.artifacts.tree}}' },
-                    ],
-                  },
-                },
-              ],
+      passing(
+        'blob-pass',
+        ['msg', 'tree'],
+        sh('gen', 'echo hello > /tmp/msg; mkdir -p /tmp/t/sub && echo B > /tmp/t/sub/b', {
+          outputs: {
+            artifacts: [
+              { name: 'msg', path: '/tmp/msg' },
+              { name: 'tree', path: '/tmp/t', archive: { none: {} } },
+              { name: 'scratch', path: '/tmp/msg', artifactGC: { strategy: 'OnWorkflowCompletion' } },
             ],
           },
-          sh('gen', 'echo hello > /tmp/msg; mkdir -p /tmp/t/sub && echo B > /tmp/t/sub/b', {
-            outputs: {
-              artifacts: [
-                { name: 'msg', path: '/tmp/msg' },
-                { name: 'tree', path: '/tmp/t', archive: { none: {} } },
-                { name: 'scratch', path: '/tmp/msg', artifactGC: { strategy: 'OnWorkflowCompletion' } },
-              ],
-            },
-          }),
-          sh('use', 'cat /in/msg /in/tree/sub/b /in/seed', {
-            inputs: {
-              artifacts: [
-                { name: 'msg', path: '/in/msg' },
-                { name: 'tree', path: '/in/tree' },
-                {
-                  name: 'seed',
-                  path: '/in/seed',
-                  vendorB: {
-                    endpoint: blobs.endpoint,
-                    container: CONTAINER,
-                    blob: 'seed/data.txt',
-                    accountKeySecret: { name: 'blob-creds', key: 'key' },
-                  },
+        }),
+        sh('use', 'cat /in/msg /in/tree/sub/b /in/seed', {
+          inputs: {
+            artifacts: [
+              { name: 'msg', path: '/in/msg' },
+              { name: 'tree', path: '/in/tree' },
+              {
+                name: 'seed',
+                path: '/in/seed',
+                vendorB: {
+                  endpoint: blobs.endpoint,
+                  container: CONTAINER,
+                  blob: 'seed/data.txt',
+                  accountKeySecret: { name: 'blob-creds', key: 'key' },
                 },
-              ],
-            },
-          }),
-        ],
-      }),
+              },
+            ],
+          },
+        }),
+      ),
     );
     const wf = await waitForCompletion(client, ns, 'blob-pass', 120_000);
     expect(wf.status?.phase, JSON.stringify(wf.status?.nodes)).toBe('Succeeded');

@@ -21,6 +21,7 @@ import type { KubeClient } from '../src/kube/client.js';
 import { isNotFound } from '../src/kube/errors.js';
 import { CONFIGMAPS, SECRETS, WORKFLOWS } from '../src/kube/resource.js';
 import { captureLogger, eventually, startRunnerBed, waitForCompletion, workflow, type RunnerBed } from './controller-harness.js';
+import { passing, sh } from './support/artifact-workflows.js';
 import { adminKubeConfig, cluster } from './support/cluster.js';
 
 let ns: string;
@@ -42,11 +43,6 @@ const KEY = JSON.stringify({
   private_key: privateKey,
 });
 
-const sh = (name: string, script: string, extra: Record<string, unknown> = {}) => ({
-  name,
-  ...extra,
-  container: { image: 'alpine:3', command: ['sh', '-c', script] },
-});
 const node = (wf: Workflow, displayName: string) => Object.values(wf.status?.nodes ?? {}).find((n) => n.displayName === displayName);
 const exists = async (key: string) => (await fetch(`${gcs.endpoint}/storage/v1/b/${BUCKET}/o/${encodeURIComponent(key)}`)).status === 200;
 
@@ -101,51 +97,32 @@ describe('artifacts in GCS (vendorCObject, fake-gcs-server)', () => {
     await client.create(
       WORKFLOWS,
       ns,
-      workflow('gcs-pass', {
-        entrypoint: 'main',
-        artifactGC: { strategy: 'OnWorkflowDeletion' },
-        templates: [
-          {
-            name: 'main',
-            steps: [
-              [{ name: 'gen', template: 'gen' }],
-              [
-                {
-                  name: 'use',
-                  template: 'use',
-                  arguments: {
-                    artifacts: [
-                      { name: 'msg', from: '{{steps.gen.outputs.artifacts.msg}}' },
-                      { name: 'tree', from: '{{steps.gen.outputs.artifacts.tree}}' },
-                    ],
-                  },
-                },
-              ],
+      passing(
+        'gcs-pass',
+        ['msg', 'tree'],
+        sh('gen', 'echo hello > /tmp/msg; mkdir -p /tmp/t/sub && echo B > /tmp/t/sub/b', {
+          outputs: {
+            artifacts: [
+              { name: 'msg', path: '/tmp/msg' },
+              { name: 'tree', path: '/tmp/t', archive: { none: {} } },
             ],
           },
-          sh('gen', 'echo hello > /tmp/msg; mkdir -p /tmp/t/sub && echo B > /tmp/t/sub/b', {
-            outputs: {
-              artifacts: [
-                { name: 'msg', path: '/tmp/msg' },
-                { name: 'tree', path: '/tmp/t', archive: { none: {} } },
-              ],
-            },
-          }),
-          sh('use', 'cat /in/msg /in/tree/sub/b /in/seed', {
-            inputs: {
-              artifacts: [
-                { name: 'msg', path: '/in/msg' },
-                { name: 'tree', path: '/in/tree' },
-                {
-                  name: 'seed',
-                  path: '/in/seed',
-                  vendorCObject: { bucket: BUCKET, key: 'seed/data.txt', serviceAccountKeySecret: { name: 'gcs-creds', key: 'key' } },
-                },
-              ],
-            },
-          }),
-        ],
-      }),
+        }),
+        sh('use', 'cat /in/msg /in/tree/sub/b /in/seed', {
+          inputs: {
+            artifacts: [
+              { name: 'msg', path: '/in/msg' },
+              { name: 'tree', path: '/in/tree' },
+              {
+                name: 'seed',
+                path: '/in/seed',
+                vendorCObject: { bucket: BUCKET, key: 'seed/data.txt', serviceAccountKeySecret: { name: 'gcs-creds', key: 'key' } },
+              },
+            ],
+          },
+        }),
+        { artifactGC: { strategy: 'OnWorkflowDeletion' } },
+      ),
     );
     const wf = await waitForCompletion(client, ns, 'gcs-pass', 120_000);
     expect(wf.status?.phase, JSON.stringify(wf.status?.nodes)).toBe('Succeeded');

@@ -9,7 +9,8 @@ import { createServer, type Server } from 'node:http';
 import { PutObjectCommand, GetObjectCommand, CreateBucketCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tarGz, zipStored } from './support/archives.js';
-import type { Workflow } from '../src/api/index.js';
+import { passing, sh } from './support/artifact-workflows.js';
+import type { Artifact, Workflow } from '../src/api/index.js';
 import { startController, type RunningController } from '../src/controller/controller.js';
 import type { KubeClient } from '../src/kube/client.js';
 import { CONFIGMAPS, PODS, SECRETS, SERVICE_ACCOUNTS, WORKFLOW_TEMPLATES, WORKFLOWS } from '../src/kube/resource.js';
@@ -37,11 +38,6 @@ let httpUrl = '';
 const BUCKET = 'artifacts';
 const { log } = captureLogger();
 
-const sh = (name: string, script: string, extra: Record<string, unknown> = {}) => ({
-  name,
-  ...extra,
-  container: { image: 'alpine:3', command: ['sh', '-c', script] },
-});
 const nodes = (wf: Workflow) => Object.values(wf.status?.nodes ?? {});
 const node = (wf: Workflow, displayName: string) => nodes(wf).find((n) => n.displayName === displayName);
 const s3 = () =>
@@ -102,52 +98,32 @@ describe('output and input artifacts', () => {
     await client.create(
       WORKFLOWS,
       ns,
-      workflow('pass', {
-        entrypoint: 'main',
-        templates: [
+      passing(
+        'pass',
+        ['msg', 'plain', 'tree'],
+        sh(
+          'gen',
+          'mkdir -p /tmp/out/sub && echo hello > /tmp/msg.txt && echo as-is > /tmp/plain.txt && echo A > /tmp/out/a && echo B > /tmp/out/sub/b',
           {
-            name: 'main',
-            steps: [
-              [{ name: 'gen', template: 'gen' }],
-              [
-                {
-                  name: 'use',
-                  template: 'use',
-                  arguments: {
-                    artifacts: [
-                      { name: 'msg', from: '{{steps.gen.outputs.artifacts.msg}}' },
-                      { name: 'plain', from: '{{steps.gen.outputs.artifacts.plain}}' },
-                      { name: 'tree', from: '{{steps.gen.outputs.artifacts.tree}}' },
-                    ],
-                  },
-                },
+            outputs: {
+              artifacts: [
+                { name: 'msg', path: '/tmp/msg.txt' },
+                { name: 'plain', path: '/tmp/plain.txt', archive: { none: {} } },
+                { name: 'tree', path: '/tmp/out', archive: { tar: { compressionLevel: 9 } } },
               ],
+            },
+          },
+        ),
+        sh('use', 'cat /in/msg.txt /in/plain.txt /in/tree/a /in/tree/sub/b; stat -c %a /in/msg.txt', {
+          inputs: {
+            artifacts: [
+              { name: 'msg', path: '/in/msg.txt', mode: 0o600 },
+              { name: 'plain', path: '/in/plain.txt' },
+              { name: 'tree', path: '/in/tree' },
             ],
           },
-          sh(
-            'gen',
-            'mkdir -p /tmp/out/sub && echo hello > /tmp/msg.txt && echo as-is > /tmp/plain.txt && echo A > /tmp/out/a && echo B > /tmp/out/sub/b',
-            {
-              outputs: {
-                artifacts: [
-                  { name: 'msg', path: '/tmp/msg.txt' },
-                  { name: 'plain', path: '/tmp/plain.txt', archive: { none: {} } },
-                  { name: 'tree', path: '/tmp/out', archive: { tar: { compressionLevel: 9 } } },
-                ],
-              },
-            },
-          ),
-          sh('use', 'cat /in/msg.txt /in/plain.txt /in/tree/a /in/tree/sub/b; stat -c %a /in/msg.txt', {
-            inputs: {
-              artifacts: [
-                { name: 'msg', path: '/in/msg.txt', mode: 0o600 },
-                { name: 'plain', path: '/in/plain.txt' },
-                { name: 'tree', path: '/in/tree' },
-              ],
-            },
-          }),
-        ],
-      }),
+        }),
+      ),
     );
     const wf = await waitForCompletion(client, ns, 'pass', 120_000);
     expect(wf.status?.phase, JSON.stringify(nodes(wf).map((n) => [n.displayName, n.phase, n.message]))).toBe('Succeeded');
@@ -618,7 +594,7 @@ describe('artifact garbage collection', () => {
     Object.fromEntries(
       nodes(wf).flatMap((n) => (n.type === 'Pod' ? (n.outputs?.artifacts ?? []) : []).map((a) => [a.name, a.vendorAObject!.key!])),
     );
-  const producer = (name: string, spec: Partial<Workflow['spec']>, artifacts: Array<Record<string, unknown>>) =>
+  const producer = (name: string, spec: Partial<Workflow['spec']>, artifacts: Artifact[]) =>
     workflow(name, {
       entrypoint: 'main',
       ...spec,

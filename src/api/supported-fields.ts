@@ -382,12 +382,7 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     mode: no(INPUT_ONLY),
     recurseMode: no(INPUT_ONLY),
     subPath: no(INPUT_ONLY),
-    http: no(STORED_IN_STORE),
-    raw: no(STORED_IN_STORE),
-    git: no(STORED_IN_STORE),
-    hdfs: no(STORED_IN_STORE),
-    vendorDObject: no(OBJECT_STORE_ONLY),
-    vendorO: no(OBJECT_STORE_ONLY),
+    ...notStoredThere(),
     archiveLogs: no('set archiveLogs on the workflow, the template (archiveLocation.archiveLogs) or the repository'),
     deleted: no('plugflow does not mark collected artifacts; status.artifactGCStatus says what was collected'),
   },
@@ -410,12 +405,7 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     vendorB: rec('BlobStoreArtifact', 'one', 'its blob is a name format like the repository one'),
     vendorCObject: rec('GcsArtifact', 'one', 'its key is a key format like the repository one'),
     archiveLogs: ok("this template's main container log saved as the artifact main-logs"),
-    http: no(STORED_IN_STORE),
-    raw: no(STORED_IN_STORE),
-    git: no(STORED_IN_STORE),
-    hdfs: no(STORED_IN_STORE),
-    vendorDObject: no(OBJECT_STORE_ONLY),
-    vendorO: no(OBJECT_STORE_ONLY),
+    ...notStoredThere(),
   },
   ObjectStoreArtifact: {
     bucket: ok(),
@@ -507,6 +497,18 @@ function artifactLocations(): Record<string, FieldRule> {
     vendorB: rec('BlobStoreArtifact'),
     vendorCObject: rec('GcsArtifact'),
     hdfs: no(OBJECT_STORE_ONLY),
+    vendorDObject: no(OBJECT_STORE_ONLY),
+    vendorO: no(OBJECT_STORE_ONLY),
+  };
+}
+
+/** Locations an output cannot be stored in (fetch-only ones, and stores not implemented). */
+function notStoredThere(): Record<string, FieldRule> {
+  return {
+    http: no(STORED_IN_STORE),
+    raw: no(STORED_IN_STORE),
+    git: no(STORED_IN_STORE),
+    hdfs: no(STORED_IN_STORE),
     vendorDObject: no(OBJECT_STORE_ONLY),
     vendorO: no(OBJECT_STORE_ONLY),
   };

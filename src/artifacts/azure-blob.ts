@@ -8,12 +8,12 @@
  * with that account's shared key; without it they are anonymous (a public container).
  */
 import { createReadStream, createWriteStream } from 'node:fs';
-import { createHash } from 'node:crypto';
-import { Transform, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { BlobServiceClient, StorageSharedKeyCredential, type ContainerClient } from '@azure/storage-blob';
 import { describeStored, type BlobLocation } from './plan.js';
 import { StoreError } from './store-error.js';
+import { measuring } from './digest.js';
 
 const BLOCK_SIZE = 8 * 1024 * 1024;
 
@@ -53,23 +53,14 @@ export async function uploadBlobFile(
   accountKey: string | undefined,
   file: string,
 ): Promise<{ size: number; sha256: string }> {
-  const hash = createHash('sha256');
-  let size = 0;
-  const counted = createReadStream(file).pipe(
-    new Transform({
-      transform(chunk: Buffer, _enc, done) {
-        hash.update(chunk);
-        size += chunk.length;
-        done(null, chunk);
-      },
-    }),
-  );
+  const measure = measuring();
+  const counted = createReadStream(file).pipe(measure.through);
   try {
     await container(loc, accountKey).getBlockBlobClient(loc.blob).uploadStream(counted, BLOCK_SIZE, 2);
   } catch (err) {
     throw new StoreError(`uploading to ${describeBlob(loc)}: ${blobMessage(err)}`);
   }
-  return { size, sha256: hash.digest('hex') };
+  return measure.result();
 }
 
 /** The blob's body as a stream (the caller consumes it); errors name the location. */

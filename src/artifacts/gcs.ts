@@ -10,12 +10,12 @@
  * GCS-compatible server instead of storage.googleapis.com; requests to it are not signed.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
-import { createHash } from 'node:crypto';
-import { Transform, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Storage, type StorageOptions } from '@google-cloud/storage';
 import { describeStored, type GcsLocation } from './plan.js';
 import { NO_SUCH_OBJECT, StoreError } from './store-error.js';
+import { measuring } from './digest.js';
 
 /** The parsed service-account key; a malformed one is an error naming the location, never its content. */
 function parseKey(loc: GcsLocation, keyJson: string): { client_email: string; private_key: string; project_id?: string } {
@@ -59,18 +59,11 @@ export async function uploadGcsFile(
   keyJson: string | undefined,
   file: string,
 ): Promise<{ size: number; sha256: string }> {
-  const hash = createHash('sha256');
-  let size = 0;
+  const measure = measuring();
   try {
     await pipeline(
       createReadStream(file),
-      new Transform({
-        transform(chunk: Buffer, _enc, done) {
-          hash.update(chunk);
-          size += chunk.length;
-          done(null, chunk);
-        },
-      }),
+      measure.through,
       bucketOf(loc, keyJson)
         .file(loc.key)
         .createWriteStream({ resumable: true, metadata: { contentType: 'application/octet-stream' } }),
@@ -78,7 +71,7 @@ export async function uploadGcsFile(
   } catch (err) {
     throw new StoreError(`uploading to ${describeStored(loc)}: ${await explain(loc, keyJson, err)}`);
   }
-  return { size, sha256: hash.digest('hex') };
+  return measure.result();
 }
 
 /** The object's body as a stream (the caller consumes it); errors name the location. */

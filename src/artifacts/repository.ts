@@ -107,25 +107,22 @@ function parseObjectStore(store: unknown, where: string): ObjectStoreRepository 
     throw new RepositoryError(`${where}: vendorAObject.endpoint is required (host:port of the object store)`);
   checkSecretRef(store.accessKeySecret, `${where}: vendorAObject.accessKeySecret`);
   checkSecretRef(store.secretKeySecret, `${where}: vendorAObject.secretKeySecret`);
-  const { keyPrefix, ...rest } = store;
-  const repo: ObjectStoreRepository = { ...(rest as ObjectStoreRepository) };
-  // The peer's older spelling: a fixed prefix instead of a format.
+  return withKeyFormat(store, `${where}: vendorAObject`) as ObjectStoreRepository;
+}
+
+/** The section with its keyFormat checked; the peer's older `keyPrefix` (a fixed prefix) becomes one. */
+function withKeyFormat(section: Record<string, unknown>, field: string): Record<string, unknown> & { keyFormat?: string } {
+  const { keyPrefix, ...repo } = section;
   if (typeof keyPrefix === 'string' && repo.keyFormat === undefined) repo.keyFormat = `${keyPrefix}/${DEFAULT_KEY_FORMAT}`;
-  if (repo.keyFormat !== undefined && typeof repo.keyFormat !== 'string')
-    throw new RepositoryError(`${where}: vendorAObject.keyFormat must be a string`);
-  return repo;
+  if (repo.keyFormat !== undefined && typeof repo.keyFormat !== 'string') throw new RepositoryError(`${field}.keyFormat must be a string`);
+  return repo as Record<string, unknown> & { keyFormat?: string };
 }
 
 function parseGcs(gcs: Record<string, unknown>, where: string): GcsRepository {
   for (const k of Object.keys(gcs)) if (!GCS_FIELDS.has(k)) throw new RepositoryError(`${where}: vendorCObject.${k} is not supported`);
   if (typeof gcs.bucket !== 'string' || gcs.bucket === '') throw new RepositoryError(`${where}: vendorCObject.bucket is required`);
   checkSecretRef(gcs.serviceAccountKeySecret, `${where}: vendorCObject.serviceAccountKeySecret`);
-  const { keyPrefix, ...rest } = gcs;
-  const repo: GcsRepository = { ...(rest as GcsRepository) };
-  if (typeof keyPrefix === 'string' && repo.keyFormat === undefined) repo.keyFormat = `${keyPrefix}/${DEFAULT_KEY_FORMAT}`;
-  if (repo.keyFormat !== undefined && typeof repo.keyFormat !== 'string')
-    throw new RepositoryError(`${where}: vendorCObject.keyFormat must be a string`);
-  return repo;
+  return withKeyFormat(gcs, `${where}: vendorCObject`) as GcsRepository;
 }
 
 function parseBlobStore(blob: Record<string, unknown>, where: string): BlobStoreRepository {

@@ -7,8 +7,7 @@
  * with credentials read from the environment variables the plan names, or given directly.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
-import { createHash } from 'node:crypto';
-import { Transform, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
   CreateBucketCommand,
@@ -22,6 +21,7 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { describeStored, type StoreLocation } from './plan.js';
 import { NO_SUCH_OBJECT, StoreError } from './store-error.js';
+import { measuring } from './digest.js';
 
 /** Credentials of one location; absent means anonymous access. */
 export interface StoreCredentials {
@@ -63,17 +63,8 @@ export async function uploadFile(
   const client = storeClient(loc, creds);
   try {
     if (loc.createBucketIfNotPresent) await ensureBucket(client, loc);
-    const hash = createHash('sha256');
-    let size = 0;
-    const counted = createReadStream(file).pipe(
-      new Transform({
-        transform(chunk: Buffer, _enc, done) {
-          hash.update(chunk);
-          size += chunk.length;
-          done(null, chunk);
-        },
-      }),
-    );
+    const measure = measuring();
+    const counted = createReadStream(file).pipe(measure.through);
     const upload = new Upload({
       client,
       params: { Bucket: loc.bucket, Key: loc.key, Body: counted },
@@ -83,7 +74,7 @@ export async function uploadFile(
       queueSize: 2,
     });
     await upload.done();
-    return { size, sha256: hash.digest('hex') };
+    return measure.result();
   } catch (err) {
     throw new StoreError(`uploading to ${describe(loc)}: ${storeMessage(err)}`);
   } finally {

@@ -24,7 +24,7 @@ export interface BlobStore {
 export async function startBlobStore(opts: { log?: (line: string) => void } = {}): Promise<BlobStore> {
   const log = opts.log ?? (() => {});
   const t0 = Date.now();
-  const main = await toolPath(join(REPO_ROOT, 'hack', 'install-azurite.sh'), 'installing Azurite', log);
+  const main = await toolPath([join(REPO_ROOT, 'hack', 'install-azurite.sh')], 'installing Azurite', log);
   const dir = mkdtempSync(join(tmpdir(), 'plugflow-azurite-'));
   const port = await freePort();
   const account = `plugflow${randomBytes(3).toString('hex')}`;

@@ -1,6 +1,6 @@
 /**
  * A GCS-compatible object store (fake-gcs-server, built from the Go module proxy by
- * hack/build-fake-gcs.sh into the cache) for the vendorCObject artifact tests. It listens on
+ * hack/build-store-server.sh into the cache) for the vendorCObject artifact tests. It listens on
  * loopback over plain http and keeps its data in a directory of its own.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -21,7 +21,7 @@ export interface GcsStore {
 export async function startGcsStore(opts: { log?: (line: string) => void } = {}): Promise<GcsStore> {
   const log = opts.log ?? (() => {});
   const t0 = Date.now();
-  const bin = await toolPath(join(REPO_ROOT, 'hack', 'build-fake-gcs.sh'), 'building fake-gcs-server', log);
+  const bin = await toolPath([join(REPO_ROOT, 'hack', 'build-store-server.sh'), 'fake-gcs-server'], 'building fake-gcs-server', log);
   const dir = mkdtempSync(join(tmpdir(), 'plugflow-fake-gcs-'));
   const port = await freePort();
   const endpoint = `http://127.0.0.1:${port}`;

@@ -1,6 +1,6 @@
 /**
  * A real S3-compatible object store (MinIO, built from the Go module proxy by
- * hack/build-minio.sh into the cache) for the artifact tests and `plugflow dev`. It listens on
+ * hack/build-store-server.sh into the cache) for the artifact tests and `plugflow dev`. It listens on
  * loopback with fresh random credentials and keeps its data in a directory of its own.
  */
 import { randomBytes } from 'node:crypto';
@@ -25,7 +25,7 @@ export interface ObjectStore {
 
 /** Builds MinIO if needed and returns the binary's path. */
 export function ensureMinioBinary(log: (line: string) => void = () => {}): Promise<string> {
-  return toolPath(join(REPO_ROOT, 'hack', 'build-minio.sh'), 'building MinIO', log);
+  return toolPath([join(REPO_ROOT, 'hack', 'build-store-server.sh'), 'minio'], 'building MinIO', log);
 }
 
 export interface ObjectStoreOptions {

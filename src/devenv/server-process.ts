@@ -59,11 +59,14 @@ export async function startServerProcess(opts: ServerProcessOptions): Promise<Se
   };
 }
 
-/** Runs `bash script --print` (a hack/ script that builds or installs into the cache) and returns the path it prints. */
-export function toolPath(script: string, what: string, log: (line: string) => void): Promise<string> {
+/**
+ * Runs `bash SCRIPT [ARG…] --print` (a hack/ script that builds or installs into the cache) and
+ * returns the path it prints.
+ */
+export function toolPath(script: string[], what: string, log: (line: string) => void): Promise<string> {
   return new Promise((resolvePath, reject) => {
-    const child = execFile('bash', [script, '--print'], { maxBuffer: 1 << 20 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`${what} with ${script} failed: ${stderr.trim().slice(-2000) || err.message}`));
+    const child = execFile('bash', [...script, '--print'], { maxBuffer: 1 << 20 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`${what} with ${script.join(' ')} failed: ${stderr.trim().slice(-2000) || err.message}`));
       else resolvePath(stdout.trim().split('\n').pop() as string);
     });
     child.stderr?.on('data', (d: Buffer) => {
