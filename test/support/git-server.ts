@@ -18,8 +18,14 @@ export interface GitServer {
 const GIT_ENV = { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' };
 
 /** Runs git in `cwd`; returns its trimmed stdout. */
+/** Runs git in `cwd`; its stderr is kept in the thrown error (tests expect some calls to fail), not printed. */
 export function gitCmd(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, env: { ...process.env, ...GIT_ENV }, encoding: 'utf8' }).trim();
+  return execFileSync('git', args, {
+    cwd,
+    env: { ...process.env, ...GIT_ENV },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  }).trim();
 }
 
 /** A bare repository `<name>.git` under the server's root, filled from a working tree made by `fill`. */
