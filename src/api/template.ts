@@ -60,7 +60,8 @@ export interface Synchronization {
 }
 
 export interface Cache {
-  configMap: ConfigMapKeySelector;
+  /** The peer's ConfigMapKeySelector shape; `key` is not used (entries are keyed by `memoize.key`). */
+  configMap: { name: string; key?: string };
 }
 
 export interface Memoize {

@@ -44,6 +44,18 @@ export interface NodeStatus {
    * is simply created again (pod names are deterministic, so that is harmless).
    */
   observed?: boolean;
+  /**
+   * Set on the node of a memoized template (`template.memoize`): `hit` when its outputs came from
+   * the cache `cacheName` under `key` and nothing ran; `hit: false` when it ran (and its outputs
+   * are stored there once it succeeds).
+   */
+  memoizationStatus?: MemoizationStatus;
+}
+
+export interface MemoizationStatus {
+  hit: boolean;
+  key: string;
+  cacheName: string;
 }
 
 export interface WorkflowCondition {

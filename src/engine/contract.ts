@@ -116,7 +116,25 @@ export interface Observations {
    * plugin's), by plugin name, with the reason: a plugin step naming one fails with it.
    */
   excludedPlugins?: Record<string, string>;
+  /**
+   * The memoize caches the workflow's templates name (memoize.ts), by ConfigMap name, in the
+   * workflow's namespace: every one named must be here (a missing ConfigMap is an empty cache).
+   */
+  memoCaches?: Record<string, MemoCacheObservation>;
 }
+
+/** One cache entry, stored as JSON under its memoize key (the peer's layout). */
+export interface MemoEntry {
+  /** The node whose outputs these are. */
+  nodeID: string;
+  outputs: Outputs;
+  /** When the node finished; `maxAge` counts from here. */
+  creationTimestamp: string;
+  lastHitTimestamp: string;
+}
+
+/** A cache as read: its entries, or why it cannot be used (named in the memoized node's error). */
+export type MemoCacheObservation = { entries: Record<string, MemoEntry> } | { problem: string };
 
 /** Something the controller must do in the world. Every action is idempotent. */
 export type EngineAction =
@@ -163,7 +181,12 @@ export type EngineAction =
   /** Delete the workflow's PodDisruptionBudget: the workflow has ended. NotFound is fine. */
   | { kind: 'deletePDB' }
   /** Merge these labels and annotations into the workflow's metadata (spec.workflowMetadata). */
-  | { kind: 'setWorkflowMetadata'; labels: Record<string, string>; annotations: Record<string, string> };
+  | { kind: 'setWorkflowMetadata'; labels: Record<string, string>; annotations: Record<string, string> }
+  /**
+   * Store `entry` under `key` in the cache ConfigMap `cacheName` (created, labelled as a cache, if
+   * missing) unless it holds a newer entry for the key; oldest entries make room (memoize.ts).
+   */
+  | { kind: 'saveMemo'; cacheName: string; key: string; entry: MemoEntry };
 
 /** What `reconcileWorkflow` returns. */
 export interface ReconcileResult {

@@ -15,7 +15,15 @@ import {
   type TemplateRef,
 } from '../api/index.js';
 import { artifactVariable } from './artifacts.js';
-import type { AgentObservation, EngineAction, Observations, PodObservation, TaskObservation } from './contract.js';
+import type {
+  AgentObservation,
+  EngineAction,
+  MemoCacheObservation,
+  MemoEntry,
+  Observations,
+  PodObservation,
+  TaskObservation,
+} from './contract.js';
 import { displayNameOf, nodeIdFor } from './node-naming.js';
 import type { TemplateResolver } from './template-resolver.js';
 
@@ -49,6 +57,10 @@ export class EngineRun {
   readonly pluginsEnabled: boolean;
   /** Plugins left out of the agent pod, by name, with the reason (Observations.excludedPlugins). */
   readonly excludedPlugins: Readonly<Record<string, string>>;
+  /** Observations.memoCaches (memoize.ts). */
+  readonly memoCaches: Readonly<Record<string, MemoCacheObservation>>;
+  /** This workflow's own memoized results not yet seen in their cache, by `cache/key` (memoize.ts). */
+  memoLocal: Map<string, MemoEntry> | undefined;
   readonly actions: EngineAction[] = [];
   /** Earliest time (ms) at which something is due: backoff end, suspend end, a deadline. */
   requeueAtMs: number | undefined;
@@ -86,6 +98,7 @@ export class EngineRun {
     this.agent = observations.agent;
     this.pluginsEnabled = observations.pluginsEnabled;
     this.excludedPlugins = observations.excludedPlugins ?? {};
+    this.memoCaches = observations.memoCaches ?? {};
     this.globals = globals;
   }
 

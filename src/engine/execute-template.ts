@@ -22,6 +22,7 @@ import { executeSteps } from './execute-steps.js';
 import { executeSuspend } from './execute-suspend.js';
 import { executeTask } from './execute-task.js';
 import { bindInputs } from './inputs.js';
+import { memoDecision, memoSucceeded } from './memoize.js';
 import { templateWhere, type Execution, type NodeSeed } from './invocation.js';
 import { podNameFor } from './node-naming.js';
 import { globalArtifacts, globalOutputs } from './outputs.js';
@@ -111,7 +112,16 @@ function executeInvocation(run: EngineRun, inv: Invocation, existing: NodeStatus
     return existing ? run.setPhase(existing, 'Error', message) : run.createNode({ ...seed, type: 'Pod', phase: 'Error', message });
   }
   const before = existing?.phase;
-  const node = template.retryStrategy ? executeRetry(run, ex, (attempt) => executeKind(run, attempt, kind)) : executeKind(run, ex, kind);
+  const memo = existing ? { kind: 'none' as const } : memoDecision(run, ex, template, nodeTypeOf(kind, template));
+  if (memo.kind === 'error') return run.createNode({ ...seed, type: nodeTypeOf(kind, template), phase: 'Error', message: memo.message });
+  const node =
+    memo.kind === 'hit'
+      ? memo.node
+      : template.retryStrategy
+        ? executeRetry(run, ex, (attempt) => executeKind(run, attempt, kind))
+        : executeKind(run, ex, kind);
+  if (node && memo.kind === 'miss') node.memoizationStatus = memo.status;
+  if (node?.memoizationStatus && node.phase === 'Succeeded' && before !== 'Succeeded') memoSucceeded(run, node);
   if (node && node.phase === 'Succeeded' && before !== 'Succeeded') {
     for (const [name, value] of globalOutputs(node.outputs)) run.exportGlobal(name, value);
     for (const [name, artifact] of globalArtifacts(node.outputs)) run.exportGlobalArtifact(name, artifact);

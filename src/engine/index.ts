@@ -5,6 +5,8 @@
 export type {
   AgentObservation,
   EngineAction,
+  MemoCacheObservation,
+  MemoEntry,
   Observations,
   PodObservation,
   ReconcileResult,
@@ -28,3 +30,4 @@ export {
 export { nodeIdFor, podNameFor } from './node-naming.js';
 export { PLUGINS_DISABLED_MESSAGE } from './execute-task.js';
 export { MAX_AGENT_REPLACEMENTS } from './agent-replacement.js';
+export { memoCacheNames } from './memoize.js';

@@ -33,6 +33,7 @@ import { decideAgent } from './agent-replacement.js';
 import { EngineRun, isFailure, isFinal, toMs, type Shutdown } from './engine-run.js';
 import { executeTemplate, RecursionLimitError } from './execute-template.js';
 import { renderValue } from './expressions.js';
+import { memoActions } from './memoize.js';
 import { exitHookName } from './node-naming.js';
 import { globalArtifacts, globalOutputs } from './outputs.js';
 import { updateProgress } from './progress.js';
@@ -54,6 +55,7 @@ export function reconcileWorkflow(workflow: Workflow, observations: Observations
     ...podGCActions({ podGC: spec.podGC, status: result.status, pods: observations.pods, nowMs }),
     ...ttlActions({ ttlStrategy: spec.ttlStrategy, status: result.status, nowMs }),
     ...resourceActions({ spec, status: result.status, pods: observations.pods }),
+    ...memoActions(result.status, observations.memoCaches),
   ];
   return gc.length > 0 ? { ...result, actions: finalize([...result.actions, ...gc]) } : result;
 }
@@ -286,6 +288,7 @@ const ORDER: Record<EngineAction['kind'], number> = {
   createPVC: -2,
   createPDB: -1,
   setWorkflowMetadata: -3,
+  saveMemo: 7,
   createPod: 0,
   writeTask: 1,
   ensureAgent: 2,
@@ -336,6 +339,8 @@ function actionKey(a: EngineAction): string {
     case 'writeTask':
     case 'removeTask':
       return `${a.kind}/${a.nodeId}`;
+    case 'saveMemo':
+      return `saveMemo/${a.cacheName}/${a.key}/${a.entry.nodeID}`;
     default:
       return a.kind;
   }

@@ -8,7 +8,15 @@
  * It has no Kubernetes in it and decides nothing: every phase change comes from the test.
  */
 import type { NodePhase, NodeStatus, Outputs, Template, Workflow, WorkflowSpec, WorkflowStatus } from '../api/index.js';
-import type { AgentObservation, EngineAction, PodObservation, ReconcileResult, TaskObservation, TemplateSource } from './contract.js';
+import type {
+  AgentObservation,
+  EngineAction,
+  MemoCacheObservation,
+  PodObservation,
+  ReconcileResult,
+  TaskObservation,
+  TemplateSource,
+} from './contract.js';
 import { reconcileWorkflow } from './reconcile.js';
 
 export interface WorldOptions {
@@ -46,6 +54,10 @@ export class World {
   readonly claims = new Set<string>();
   pdb = false;
   requeueAt: string | undefined;
+  /** Observations.memoCaches; `saveMemo` writes into an observed cache as the controller would. */
+  memoCaches: Record<string, MemoCacheObservation> | undefined;
+  /** Every `saveMemo` applied, in order. */
+  readonly memoSaves: { cacheName: string; key: string; nodeID: string }[] = [];
 
   constructor(spec: WorkflowSpec, options: WorldOptions = {}) {
     this.workflow = {
@@ -71,6 +83,7 @@ export class World {
       templates: this.templates,
       ...(this.agent ? { agent: this.agent } : {}),
       ...(this.excludedPlugins ? { excludedPlugins: this.excludedPlugins } : {}),
+      ...(this.memoCaches ? { memoCaches: structuredClone(this.memoCaches) } : {}),
       now: new Date(this.nowMs).toISOString(),
       pluginsEnabled: this.pluginsEnabled,
     });
@@ -137,6 +150,12 @@ export class World {
         this.workflow.metadata.labels = { ...this.workflow.metadata.labels, ...a.labels };
         this.workflow.metadata.annotations = { ...this.workflow.metadata.annotations, ...a.annotations };
         break;
+      case 'saveMemo': {
+        const cache = this.memoCaches?.[a.cacheName];
+        if (cache && 'entries' in cache) cache.entries[a.key] = structuredClone(a.entry);
+        this.memoSaves.push({ cacheName: a.cacheName, key: a.key, nodeID: a.entry.nodeID });
+        break;
+      }
     }
   }
 

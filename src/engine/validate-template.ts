@@ -9,6 +9,7 @@ import {
   intOrStringToFloat,
   isAnyString,
   intOrStringToNumber,
+  parseGoDuration,
   parseSecondsOrDuration,
   RETRY_POLICIES,
   type Parameter,
@@ -57,6 +58,7 @@ export function validateTemplate(t: Template, where: string, scope: string | und
     add(`${where}.parallelism`, `must be a whole number of at least 1, got ${JSON.stringify(t.parallelism)}`);
   }
   checkRetry(t, where, ctx);
+  checkMemoize(t, where, ctx);
   checkParameters(t, where, ctx);
   checkAllTags(t, where, ctx);
   if (t.steps) validateSteps(t, where, scope, ctx);
@@ -82,6 +84,28 @@ function checkRetry(t: Template, where: string, ctx: TemplateContext): void {
   }
   if (r.expression) retryExpression(r.expression, `${at}.expression`, ctx);
 }
+
+/** `memoize`: a key, a cache ConfigMap name, and a Go duration for maxAge (memoize.ts uses them). */
+function checkMemoize(t: Template, where: string, ctx: TemplateContext): void {
+  const m = t.memoize;
+  if (!m) return;
+  const at = `${where}.memoize`;
+  if (typeof m.key !== 'string' || m.key === '') ctx.add(`${at}.key`, 'is required: the cache entry is stored under it');
+  const name = m.cache?.configMap?.name;
+  if (typeof name !== 'string' || name === '')
+    ctx.add(`${at}.cache.configMap.name`, 'is required: the ConfigMap the entries are stored in');
+  else if (!DNS_SUBDOMAIN.test(name) || name.length > 253)
+    ctx.add(`${at}.cache.configMap.name`, `${JSON.stringify(name)} is not a ConfigMap name (lower case letters, digits, '-' and '.')`);
+  if (m.maxAge !== undefined && m.maxAge !== '') {
+    try {
+      parseGoDuration(m.maxAge, { field: `${at}.maxAge` });
+    } catch (err) {
+      ctx.add(`${at}.maxAge`, detailOf(err, `${at}.maxAge`));
+    }
+  }
+}
+
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 function checkParameters(t: Template, where: string, ctx: TemplateContext): void {
   checkParameterValues(t.inputs?.parameters, `${where}.inputs.parameters`, ctx.add);
