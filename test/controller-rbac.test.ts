@@ -4,7 +4,7 @@
  * with leader election and executor plugins on, it runs a step pod to Succeeded and sets up a
  * plugin step's TaskSet and agent pod, and a workflow using the workflow-level fields that make
  * the controller write other objects (workflowMetadata, volumeClaimTemplates, podDisruptionBudget,
- * podGC, ttlStrategy deleting it) — without a single refused request.
+ * podGC, ttlStrategy deleting it, memoize creating its cache) — without a single refused request.
  */
 import { CoreV1Api } from '@kubernetes/client-node';
 import { mkdtempSync } from 'node:fs';
@@ -120,7 +120,11 @@ describe('controller under its own RBAC', () => {
           { metadata: { name: 'work' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Mi' } } } },
         ],
         templates: [
-          { name: 'main', container: { image: 'alpine:3', command: ['true'], volumeMounts: [{ name: 'work', mountPath: '/work' }] } },
+          {
+            name: 'main',
+            memoize: { key: 'rbac', maxAge: '1h', cache: { configMap: { name: 'rbac-memo' } } },
+            container: { image: 'alpine:3', command: ['true'], volumeMounts: [{ name: 'work', mountPath: '/work' }] },
+          },
         ],
       }),
     );
@@ -135,6 +139,9 @@ describe('controller under its own RBAC', () => {
         ),
       'rbac-fields deleted by its ttlStrategy',
     );
+    // memoize: the controller created the cache ConfigMap with the entry.
+    const cache = await client.get<{ data?: Record<string, string> }>(CONFIGMAPS, ns, 'rbac-memo');
+    expect(Object.keys(cache.data ?? {})).toEqual(['rbac']);
 
     const errors = await controller.metrics.apiErrors.get();
     const refused = errors.values.filter((v) => v.labels.code === '401' || v.labels.code === '403');

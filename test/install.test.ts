@@ -102,7 +102,7 @@ describe('manifests/install.yaml', () => {
   it('controller: exactly the rights the controller code uses, in any namespace', async () => {
     const token = await serviceAccountToken('plugflow', 'plugflow-controller');
     expect(await rulesOf(token, workNs)).toEqual({
-      '/configmaps': ['get', 'list', 'watch'],
+      '/configmaps': ['create', 'get', 'list', 'update', 'watch'],
       '/events': ['create'],
       '/namespaces': ['get', 'list', 'watch'],
       // volumeClaimTemplates and podDisruptionBudget: made before the pods, removed per their GC.

@@ -105,6 +105,7 @@ export class ActionApplier {
     const deletes: Extract<EngineAction, { kind: 'deletePod' }>[] = [];
     let ensureAgent = false;
     let replaceAgent: Extract<EngineAction, { kind: 'replaceAgent' }> | undefined;
+    const memoSaves: Extract<EngineAction, { kind: 'saveMemo' }>[] = [];
     for (const a of actions) {
       switch (a.kind) {
         case 'createPod':
@@ -128,6 +129,9 @@ export class ActionApplier {
         case 'replaceAgent':
           replaceAgent = a;
           break;
+        case 'saveMemo':
+          memoSaves.push(a);
+          break;
         case 'gcPod':
           deletes.push({ kind: 'deletePod', podName: a.podName, nodeId: a.nodeId, reason: a.reason });
           break;
@@ -147,6 +151,7 @@ export class ActionApplier {
     if (replaceAgent) await this.replaceAgent(wf, replaceAgent);
     if (ensureAgent && (await this.ensureAgent(wf))) out.requeueNow = true;
     await inParallel(deletes, (a) => this.deletePod(wf, a.podName, a.reason));
+    for (const a of memoSaves) await this.opts.caches.memo.save(wf, a);
     await deleteWorkflowObjects(this.opts.client, wf, actions, this.opts.log);
     return out;
   }

@@ -21,6 +21,7 @@ import { Informer, dropManagedFields, readinessProblem, staleAfterMs, type Infor
 import { objectKey, type KubeObject } from '../kube/object-store.js';
 import { CLUSTER_WORKFLOW_TEMPLATES, NAMESPACES, PODS, WORKFLOWS, WORKFLOW_TASK_SETS, WORKFLOW_TEMPLATES } from '../kube/resource.js';
 import type { Logger } from '../log/logger.js';
+import { MemoCaches } from './memo-caches.js';
 import type { PluginDiscovery } from './plugin-discovery.js';
 
 export type CachedPod = V1Pod & KubeObject;
@@ -48,6 +49,8 @@ export class ControllerCaches {
   readonly clusterWorkflowTemplates: Informer<Obj<ClusterWorkflowTemplate>>;
   /** Namespaces (name and labels only): their pod security labels choose the pod policy level. */
   readonly namespaces: Informer<KubeObject>;
+  /** The memoize caches (ConfigMaps with the cache label), read by reconciles and written by saveMemo. */
+  readonly memo: MemoCaches;
   private readonly written = new Overlay<Obj<Workflow>>();
   private readonly writtenTaskSets = new Overlay<Obj<WorkflowTaskSet>>();
   /** Workflow key → the status this controller last wrote (or is writing) for it. */
@@ -85,6 +88,7 @@ export class ControllerCaches {
       transform: slimNamespace,
       resyncMs: 0,
     });
+    this.memo = new MemoCaches({ client: o.client, namespace: o.namespace, log: o.log, watchdogMs: o.watchdogMs });
     this.written.follow(this.workflows);
     this.writtenTaskSets.follow(this.taskSets);
   }
@@ -98,6 +102,7 @@ export class ControllerCaches {
       { name: 'workflowtemplates', informer: this.workflowTemplates },
       { name: 'clusterworkflowtemplates', informer: this.clusterWorkflowTemplates },
       { name: 'namespaces', informer: this.namespaces },
+      { name: 'memoize-caches', informer: this.memo.informer },
     ];
     if (this.plugins) list.push({ name: 'plugin-configmaps', informer: this.plugins.informer });
     return list;

@@ -15,8 +15,10 @@
 import { AGENT_CONTAINER } from '../plugins/agent-pod.js';
 import { LABEL_COMPONENT, type ClusterWorkflowTemplate, type Workflow, type WorkflowTaskSet, type WorkflowTemplate } from '../api/index.js';
 import {
+  memoCacheNames,
   resolveTemplateSources,
   type AgentObservation,
+  type MemoCacheObservation,
   type Observations,
   type PodObservation,
   type TaskObservation,
@@ -39,6 +41,8 @@ export interface ObservationInputs {
   clusterWorkflowTemplate(name: string): ClusterWorkflowTemplate | undefined;
   now: Date;
   pluginsEnabled: boolean;
+  /** A memoize cache of the workflow's namespace as read (memo-caches.ts); without it none are given. */
+  memoCache?(namespace: string, name: string): MemoCacheObservation;
 }
 
 export function ownedBy(obj: KubeObject & { metadata?: { ownerReferences?: { uid?: string }[] } }, uid: string | undefined): boolean {
@@ -86,7 +90,21 @@ export function buildObservations(inputs: ObservationInputs): Observations {
   const obs: Observations = { pods, tasks, now: inputs.now.toISOString(), pluginsEnabled: inputs.pluginsEnabled };
   if (Object.keys(templates).length > 0) obs.templates = templates;
   if (agent) obs.agent = agent;
+  if (inputs.memoCache) {
+    const names = cacheNames(inputs.workflow, templates);
+    const ns = inputs.workflow.metadata.namespace ?? '';
+    if (names.length > 0) obs.memoCaches = Object.fromEntries(names.map((name) => [name, inputs.memoCache!(ns, name)]));
+  }
   return obs;
+}
+
+/** The memoize caches the workflow's templates name: its own and its WorkflowTemplates'. */
+export function memoCacheNamesOf(inputs: Pick<ObservationInputs, 'workflow' | 'workflowTemplate' | 'clusterWorkflowTemplate'>): string[] {
+  return cacheNames(inputs.workflow, collectTemplateSources(inputs));
+}
+
+function cacheNames(wf: Workflow, sources: Record<string, TemplateSource>): string[] {
+  return memoCacheNames([...(wf.spec?.templates ?? []), ...Object.values(sources).flatMap((s) => s.templates)]);
 }
 
 /**
@@ -134,7 +152,9 @@ function agentState(pod: CachedPod): AgentObservation {
  * follows references transitively). No lookup limit: a cache lookup costs nothing and each
  * source is looked up once, so the walk is bounded by the templates in the cache.
  */
-function collectTemplateSources(inputs: ObservationInputs): Record<string, TemplateSource> {
+function collectTemplateSources(
+  inputs: Pick<ObservationInputs, 'workflow' | 'workflowTemplate' | 'clusterWorkflowTemplate'>,
+): Record<string, TemplateSource> {
   const ns = inputs.workflow.metadata.namespace ?? '';
   const resolved = resolveTemplateSources(inputs.workflow, (ref) => {
     const found = ref.kind === 'WorkflowTemplate' ? inputs.workflowTemplate(ns, ref.name) : inputs.clusterWorkflowTemplate(ref.name);

@@ -35,7 +35,7 @@ import type { ControllerCaches } from './caches.js';
 import type { WorkflowEventRecorder } from './workflow-event-recorder.js';
 import type { FailureMemory } from './failure-memory.js';
 import type { ControllerMetrics } from './metrics.js';
-import { buildObservations } from './observations.js';
+import { buildObservations, memoCacheNamesOf } from './observations.js';
 import { keepFinishedResults } from './status-guard.js';
 import { DEFAULT_MAX_STATUS_BYTES, refusedAsTooLargeMessage, serializedSize, tooLargeMessage, tooLargeStatus } from './status-size.js';
 import { writePhaseLabels, writeStatus } from './status-writer.js';
@@ -96,6 +96,7 @@ export class Reconciler {
       return this.collectArtifacts(wf, this.run(wf).effective.spec, FINAL_WORKFLOW_PHASES.includes(wf.status?.phase ?? ''));
     }
     const before: WorkflowPhase = wf.status?.phase ?? '';
+    if (!FINAL_WORKFLOW_PHASES.includes(before)) await this.verifyMemoCaches(wf);
 
     let result: Computed | undefined;
     // Set when the API server refused a status as too large: 1 keeps the stored nodes, 2 drops them.
@@ -164,6 +165,16 @@ export class Reconciler {
     return outcome;
   }
 
+  /** Looks up the memoize caches the workflow names that the cache informer does not hold (memo-caches.ts). */
+  private async verifyMemoCaches(wf: Obj<Workflow>): Promise<void> {
+    const names = memoCacheNamesOf({
+      workflow: wf,
+      workflowTemplate: (n, name) => this.deps.caches.workflowTemplates.get(n, name),
+      clusterWorkflowTemplate: (name) => this.deps.caches.clusterWorkflowTemplates.get(undefined, name),
+    });
+    if (names.length > 0) await this.deps.caches.memo.verify(wf.metadata.namespace!, names);
+  }
+
   /** The artifact GC due for a finished or deleting workflow; looks again while its pod runs. */
   private async collectArtifacts(wf: Obj<Workflow>, effectiveSpec: Workflow['spec'], finished: boolean): Promise<ReconcileOutcome> {
     const at = await this.deps.artifactGC?.collect(wf, effectiveSpec, finished);
@@ -216,6 +227,7 @@ export class Reconciler {
       clusterWorkflowTemplate: (name) => this.deps.caches.clusterWorkflowTemplates.get(undefined, name),
       now: new Date(),
       pluginsEnabled: this.deps.pluginsEnabled,
+      memoCache: (n, name) => this.deps.caches.memo.observe(n, name),
     });
     const excluded = this.deps.pluginsEnabled ? this.deps.excludedPlugins?.(ns) : undefined;
     if (excluded && Object.keys(excluded).length > 0) observations.excludedPlugins = excluded;
