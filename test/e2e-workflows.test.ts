@@ -79,6 +79,7 @@ beforeAll(async () => {
     'suspend-resume.yaml',
     'template-ref.yaml',
     'peer-variables.yaml',
+    'memoize.yaml',
   ];
   for (const file of files) {
     const workflows = readExample(file).filter((d) => d.kind === 'Workflow');
@@ -362,6 +363,24 @@ describe('examples/workflows end to end', () => {
       expect(typeCounts(wf)).toEqual({ Steps: 1, StepGroup: 3, Suspend: 2, Pod: 1 });
       // Resuming again: nothing waits any more.
       expect(await runResume(name, { kubeconfig: stack.kubeconfigPath, namespace: stack.namespace }, () => {})).toBe(1);
+    },
+    SLOW,
+  );
+
+  it(
+    'memoize: "first" runs a pod and fills the cache, "again" is answered from it without a pod',
+    async () => {
+      const wf = await done('memoize.yaml');
+      expectPhase(wf, 'Succeeded');
+      expect(typeCounts(wf)).toEqual({ Steps: 1, StepGroup: 3, Pod: 3 });
+      const first = nodeNamed(wf, 'first');
+      const again = nodeNamed(wf, 'again');
+      expect(first).toMatchObject({ phase: 'Succeeded', memoizationStatus: { hit: false, key: 'square-12', cacheName: 'squares' } });
+      expect(first.podName).toBeDefined();
+      expect(again).toMatchObject({ phase: 'Succeeded', memoizationStatus: { hit: true, key: 'square-12', cacheName: 'squares' } });
+      expect(again.podName).toBeUndefined();
+      expect(again.outputs?.parameters).toEqual([{ name: 'sq', value: '144' }]);
+      expect(result(nodeNamed(wf, 'show'))).toBe('12 squared is 144');
     },
     SLOW,
   );

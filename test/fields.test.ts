@@ -126,7 +126,7 @@ describe('no field is silently ignored (created directly, as kubectl would)', ()
     expect(await podsOf(ns, 'locked')).toEqual([]);
   });
 
-  it('fails a workflow whose templateRef reaches a template using memoize in a WorkflowTemplate', async () => {
+  it('fails a workflow whose templateRef reaches a template using daemon in a WorkflowTemplate', async () => {
     await client.create(WORKFLOW_TEMPLATES, ns, {
       apiVersion: 'plugflow.io/v1alpha1',
       kind: 'WorkflowTemplate',
@@ -136,7 +136,7 @@ describe('no field is silently ignored (created directly, as kubectl would)', ()
           { name: 'outer', steps: [[{ name: 'in', template: 'cached' }]] },
           {
             name: 'cached',
-            memoize: { key: 'k', cache: { configMap: { name: 'memo', key: 'k' } } },
+            daemon: true,
             container: { image: 'alpine:3', command: ['true'] },
           },
         ],
@@ -153,7 +153,7 @@ describe('no field is silently ignored (created directly, as kubectl would)', ()
     const done = await waitForCompletion(client, ns, 'via-ref', 30_000);
     expect(done.status?.phase).toBe('Failed');
     expect(done.status?.message).toBe(
-      'invalid spec: WorkflowTemplate/shared spec.templates[cached].memoize is not supported yet: memoization is not implemented yet: the step would run every time',
+      'invalid spec: WorkflowTemplate/shared spec.templates[cached].daemon is not supported yet: daemon steps are not implemented yet (the workflow would wait for the container to exit)',
     );
     expect(await podsOf(ns, 'via-ref')).toEqual([]);
   });

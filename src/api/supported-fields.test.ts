@@ -169,7 +169,7 @@ describe('supported fields (one list for the CRD schema and the engine)', () => 
 
   it('refuses the fields issue 18 found silently ignored', () => {
     const refused = (r: RecordName, f: string) => fieldRule(r, f)?.status === 'refused';
-    for (const f of ['synchronization', 'memoize', 'metrics', 'daemon']) expect(refused('Template', f), `Template.${f}`).toBe(true);
+    for (const f of ['synchronization', 'metrics', 'daemon']) expect(refused('Template', f), `Template.${f}`).toBe(true);
     for (const f of ['synchronization', 'metrics', 'priority']) {
       expect(refused('WorkflowSpec', f), `WorkflowSpec.${f}`).toBe(true);
     }
@@ -194,6 +194,6 @@ describe('the engine README lists exactly the supported and refused fields', () 
     const wanted = withFieldsDoc(readme);
     expect(wanted, 'src/engine/README.md has the supported-fields markers').toBeDefined();
     expect(readme).toBe(wanted);
-    expect(readme).toContain('| `Template.memoize` |');
+    expect(readme).toContain('| `Template.daemon` |');
   });
 });

@@ -132,6 +132,9 @@ export const RECORD_NAMES = [
   'ArtifactRepositoryRef',
   'ArtifactGC',
   'ArtifactGCOfArtifact',
+  'Memoize',
+  'MemoizeCache',
+  'MemoizeCacheConfigMap',
 ] as const;
 
 export type RecordName = (typeof RECORD_NAMES)[number];
@@ -240,7 +243,7 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     podSpecPatch: ok('merged into the step pod'),
     priority: no('template priority is not implemented yet; use priorityClassName'),
     daemon: no('daemon steps are not implemented yet (the workflow would wait for the container to exit)'),
-    memoize: no('memoization is not implemented yet: the step would run every time'),
+    memoize: rec('Memoize', 'one', 'a fresh cache entry for the key makes the node Succeeded with its outputs, without running'),
     metrics: no('custom metrics are not implemented yet'),
     synchronization: no('synchronization (mutexes and semaphores) is not implemented yet: the step would not wait for the lock'),
     archiveLocation: rec('ArchiveLocation', 'one', "where this template's output artifacts are stored"),
@@ -353,6 +356,17 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     optional: no('a missing Secret always fails the step; optional Secrets are not implemented yet'),
   },
   HTTPBodySource: { bytes: ok() },
+  Memoize: {
+    key: ok('rendered with the inputs; must be a valid ConfigMap key'),
+    maxAge: ok('a Go duration (180s, 24h); older entries are ignored; empty: entries never expire'),
+    cache: rec('MemoizeCache'),
+  },
+  MemoizeCache: { configMap: rec('MemoizeCacheConfigMap') },
+  MemoizeCacheConfigMap: {
+    name: ok("the cache ConfigMap in the workflow's namespace, created with the cache label if missing"),
+    key: ok("required by the peer's selector shape and not used by it either: each entry is stored under memoize.key"),
+    optional: no('a cache ConfigMap is created when missing; optional has nothing to decide'),
+  },
   InputArtifact: {
     name: ok(),
     path: ok('where the file or directory is placed (required for pods)'),

@@ -28,7 +28,7 @@ describe('no field is silently ignored', () => {
         {
           ...echo,
           name: 'main',
-          memoize: { key: 'k', cache: { configMap: { name: 'c', key: 'k' } } },
+          daemon: true,
           synchronization: { mutex: { name: 'm' } },
           metrics: { prometheus: [] } as never,
           inputs: { artifacts: [{ name: 'in', path: '/in', hdfs: { path: '/x' } }] },
@@ -40,7 +40,7 @@ describe('no field is silently ignored', () => {
       'spec.synchronization',
       'spec.priority',
       'spec.metrics',
-      'spec.templates[main].memoize',
+      'spec.templates[main].daemon',
       'spec.templates[main].synchronization',
       'spec.templates[main].metrics',
       'spec.templates[main].inputs.artifacts[in].hdfs',
@@ -48,7 +48,7 @@ describe('no field is silently ignored', () => {
       'spec.templates[main].outputs.artifacts[out].deleted',
     ]);
     expect(found).toContain(
-      'spec.templates[main].memoize is not supported yet: memoization is not implemented yet: the step would run every time',
+      'spec.templates[main].daemon is not supported yet: daemon steps are not implemented yet (the workflow would wait for the container to exit)',
     );
   });
 
@@ -103,7 +103,7 @@ describe('no field is silently ignored', () => {
       'WorkflowTemplate/shared': {
         templates: [
           { name: 'outer', steps: [[{ name: 's', template: 'inner' }]] },
-          { ...echo, name: 'inner', memoize: { key: 'k', cache: { configMap: { name: 'c', key: 'k' } } } },
+          { ...echo, name: 'inner', daemon: true },
           { ...echo, name: 'unused', daemon: true },
         ],
       },
@@ -119,7 +119,7 @@ describe('no field is silently ignored', () => {
         sources,
       ),
     ).toEqual([
-      'WorkflowTemplate/shared spec.templates[inner].memoize is not supported yet: memoization is not implemented yet: the step would run every time',
+      'WorkflowTemplate/shared spec.templates[inner].daemon is not supported yet: daemon steps are not implemented yet (the workflow would wait for the container to exit)',
     ]);
     expect(messages({ workflowTemplateRef: { name: 'base' } }, sources).filter(refused)).toEqual([
       'spec.priority is not supported yet: workflow priority is not implemented yet',

@@ -1,14 +1,14 @@
 /**
  * No field is silently ignored (issue 18 §5): a workflow is walked along the records of
  * src/api/supported-fields.ts and every field that plugflow does not implement is refused,
- * naming its full path: `spec.templates[main].memoize is not supported yet: memoization is not
- * implemented yet: the step would run every time`. Fields no record lists are refused as unknown.
+ * naming its full path: `spec.templates[main].daemon is not supported yet: daemon steps are not
+ * implemented yet (…)`. Fields no record lists are refused as unknown.
  *
  * Lists of named records are shown by name (`spec.templates[main]`, `steps[0][a]`,
  * `dag.tasks[b]`), like every other validation message; unnamed elements by index.
  *
  * Templates that the workflow reaches in (Cluster)WorkflowTemplates through `templateRef` are
- * walked too, named by their resource (`WorkflowTemplate/shared spec.templates[build].memoize`),
+ * walked too, named by their resource (`WorkflowTemplate/shared spec.templates[build].daemon`),
  * since running them would ignore the field just the same.
  */
 import { fieldRule, type FieldShape, type RecordName } from '../api/supported-fields.js';

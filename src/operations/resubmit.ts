@@ -18,7 +18,7 @@ export async function resubmitWorkflow(kube: KubeClient, namespace: string, name
   if (req.memoized) {
     throw new OperationRefused(
       'invalid',
-      'memoized resubmit is not available yet: it needs step memoization (memoize), which plugflow does not implement yet',
+      "memoized resubmit is not available yet (it would carry the old run's succeeded nodes into the new workflow): use retry to re-run only what failed, or memoize on the templates",
     );
   }
   const old = await kube.get<Workflow>(WORKFLOWS, namespace, name);
