@@ -77,6 +77,7 @@ const ORDER: Record<string, { title: string; stage: 'pure' | 'own-plane' | 'shar
   'control-plane-bench.ts': { title: 'control plane', stage: 'own-plane' },
   'engine-bench.ts': { title: 'controller and engine', stage: 'own-plane' },
   'artifact-bench.ts': { title: 'artifacts', stage: 'own-plane' },
+  'memoize-bench.ts': { title: 'memoize', stage: 'own-plane' },
   'server-bench.ts': { title: 'server: event endpoint', stage: 'shared-plane' },
   'scale-bench.ts': { title: 'scale curves (whole system)', stage: 'stack' },
 };
