@@ -34,8 +34,8 @@ import { CONFIGMAPS, SECRETS, WORKFLOWS } from '../src/kube/resource.js';
 import { createLogger } from '../src/log/logger.js';
 import { ensureEmissaryBinary } from '../src/pod-side/emissary-binary.js';
 import { PodRunner } from '../src/runner/runner.js';
-import { printFigures, type Figure } from './figures.js';
-import { machineDescription, updateResultsSection } from './run-all.js';
+import type { Figure } from './figures.js';
+import { writeFiguresSection } from './run-all.js';
 
 const REPO = resolve(import.meta.dirname, '..');
 const CLI = join(REPO, 'bin', 'plugflow.js');
@@ -348,20 +348,10 @@ export async function runArtifactBench(): Promise<Figure[]> {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const t0 = Date.now();
-  const figures = await runArtifactBench();
-  printFigures('artifacts', figures);
-  const rows = figures.map(
-    (f) => `| ${f.name}${f.note ? `<br><sub>${f.note}</sub>` : ''} | ${f.value} ${f.unit} | ${f.goal} | ${f.met ? 'yes' : 'no'} |`,
-  );
-  updateResultsSection(
+  writeFiguresSection(
     'artifacts',
     'Artifacts (`npx tsx bench/artifact-bench.ts`; also part of `make bench`)',
-    [
-      `Machine: ${machineDescription()}. Date: ${new Date().toISOString().slice(0, 10)}. Took ${((Date.now() - t0) / 1000).toFixed(0)} s.`,
-      '',
-      '| figure | value | goal | met |',
-      '|---|---|---|---|',
-      ...rows,
-    ].join('\n'),
+    await runArtifactBench(),
+    t0,
   );
 }

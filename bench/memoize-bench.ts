@@ -19,8 +19,8 @@ import { KubeClient } from '../src/kube/client.js';
 import { WORKFLOWS } from '../src/kube/resource.js';
 import { createLogger } from '../src/log/logger.js';
 import { PodRunner } from '../src/runner/runner.js';
-import { printFigures, type Figure } from './figures.js';
-import { machineDescription, updateResultsSection } from './run-all.js';
+import type { Figure } from './figures.js';
+import { writeFiguresSection } from './run-all.js';
 
 function memoized(name: string, num: number): Workflow {
   return {
@@ -123,20 +123,5 @@ export async function runMemoizeBench(count = 10): Promise<Figure[]> {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const t0 = Date.now();
-  const figures = await runMemoizeBench();
-  printFigures('memoize', figures);
-  const rows = figures.map(
-    (f) => `| ${f.name}${f.note ? `<br><sub>${f.note}</sub>` : ''} | ${f.value} ${f.unit} | ${f.goal} | ${f.met ? 'yes' : 'no'} |`,
-  );
-  updateResultsSection(
-    'memoize',
-    'Memoize (`npx tsx bench/memoize-bench.ts`; also part of `make bench`)',
-    [
-      `Machine: ${machineDescription()}. Date: ${new Date().toISOString().slice(0, 10)}. Took ${((Date.now() - t0) / 1000).toFixed(0)} s.`,
-      '',
-      '| figure | value | goal | met |',
-      '|---|---|---|---|',
-      ...rows,
-    ].join('\n'),
-  );
+  writeFiguresSection('memoize', 'Memoize (`npx tsx bench/memoize-bench.ts`; also part of `make bench`)', await runMemoizeBench(), t0);
 }

@@ -45,6 +45,29 @@ const HEADER = [
  * Replaces (or appends) one section of RESULTS.md, delimited by HTML comments, so each of
  * `make bench`, `make soak` and `make fuzz` rewrites only its own figures.
  */
+/**
+ * For a benchmark run on its own (`npx tsx bench/X-bench.ts`): prints its figures and writes them
+ * as the table of section `id` of RESULTS.md, with the machine, the date and how long it took.
+ */
+export function writeFiguresSection(id: string, title: string, figures: Figure[], startedMs: number): void {
+  printFigures(id, figures);
+  const rows = figures.map(
+    (f) => `| ${f.name}${f.note ? `<br><sub>${f.note}</sub>` : ''} | ${f.value} ${f.unit} | ${f.goal} | ${f.met ? 'yes' : 'no'} |`,
+  );
+  const took = ((Date.now() - startedMs) / 1000).toFixed(0);
+  updateResultsSection(
+    id,
+    title,
+    [
+      `Machine: ${machineDescription()}. Date: ${new Date().toISOString().slice(0, 10)}. Took ${took} s.`,
+      '',
+      '| figure | value | goal | met |',
+      '|---|---|---|---|',
+      ...rows,
+    ].join('\n'),
+  );
+}
+
 export function updateResultsSection(id: string, title: string, body: string, path = RESULTS_PATH): void {
   const text = existsSync(path) ? readFileSync(path, 'utf8') : HEADER;
   const start = `<!-- section:${id} -->`;
