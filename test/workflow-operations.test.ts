@@ -133,6 +133,48 @@ describe('operations on running workflows', () => {
     expect(bad).toEqual({ code: 1, text: `Workflow ${stack.namespace}/${name} has no argument "nope" (its arguments: word)` });
   });
 
+  it('resubmit --memoized: the new workflow keeps the steps that succeeded and runs only the rest', async () => {
+    const name = await stack.submit(
+      sleepy('memo-resubmit', 6, {
+        templates: [
+          {
+            name: 'main',
+            steps: [[{ name: 'first', template: 'first' }], [{ name: 'nap', template: 'nap' }], [{ name: 'say', template: 'say' }]],
+          },
+          { name: 'first', script: { image: 'busybox', command: ['sh'], source: 'echo done before' } },
+          { name: 'nap', container: { image: 'busybox', command: ['sleep', '6'] } },
+          { name: 'say', script: { image: 'busybox', command: ['sh'], source: 'echo {{workflow.parameters.word}}' } },
+        ],
+      }),
+    );
+    await waitFor(`${name}: nap running`, async () => {
+      const wf = await stack.getWorkflow(name);
+      return Object.values(wf.status?.nodes ?? {}).some((n) => n.displayName === 'nap' && n.phase === 'Running') ? wf : undefined;
+    });
+    expect((await plugflow({ kind: 'stop' }, name)).code).toBe(0);
+    expect((await stack.waitForCompletion(name, 60_000)).status?.phase).toBe('Failed');
+    const withArgs = await plugflow({ kind: 'resubmit', memoized: true, parameters: { word: 'x' } }, name);
+    expect(withArgs.code).toBe(1);
+    expect(withArgs.text).toContain('a memoized resubmit keeps the old run');
+    const r = await plugflow({ kind: 'resubmit', memoized: true }, name);
+    expect(r.code, r.text).toBe(0);
+    const created = /resubmitted as \S+\/(\S+)/.exec(r.text)?.[1];
+    const wf = await stack.waitForCompletion(created!, 90_000);
+    expect(wf.status?.phase, JSON.stringify(wf.status?.nodes)).toBe('Succeeded');
+    expect(wf.spec.suspend).toBeUndefined();
+    const first = nodeNamed(wf, 'first');
+    expect(first).toMatchObject({ phase: 'Succeeded', outputs: { result: 'done before' } });
+    expect(first.podName).toBeUndefined(); // not run again: carried from the old workflow
+    expect(nodeNamed(wf, 'nap').podName).toBeDefined();
+    expect(nodeNamed(wf, 'say').outputs?.result).toBe('first');
+    // A Succeeded workflow has nothing to run again.
+    const again = await plugflow({ kind: 'resubmit', memoized: true }, created!);
+    expect(again).toEqual({
+      code: 1,
+      text: `Workflow ${stack.namespace}/${created} is Succeeded: only a workflow that ended Failed or Error can be resubmitted memoized`,
+    });
+  });
+
   it('retry: a stopped workflow runs its stopped step again and then the rest; a Succeeded one is refused', async () => {
     const name = await stack.submit(sleepy('retry', 6));
     await running(name);

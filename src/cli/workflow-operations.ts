@@ -120,7 +120,7 @@ export function registerWorkflowOperationCommands(program: Command): void {
     );
   withConnectionFlags(program.command('resubmit <name>').description('submit a new workflow with the spec (and labels) of an existing one'))
     .option('-p, --parameter <name=value>', 'a new value for one of its arguments (repeatable)', collect, [])
-    .option('--memoized', "reuse the old run's successful steps (refused for now: use retry)")
+    .option('--memoized', "keep the old run's succeeded steps, run only the rest (a Failed or Error workflow; no -p)")
     .action(async (name: string, flags: CommonFlags & { parameter?: string[]; memoized?: boolean }) =>
       done(await runOperation(name, { kind: 'resubmit', memoized: flags.memoized, parameters: parameters(flags.parameter) }, flags)),
     );

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { LABEL_COMPLETED, LABEL_PHASE, LABEL_RESUBMITTED_FROM, type Workflow } from '../api/index.js';
-import { ResubmitError, resubmittedWorkflow } from './resubmit.js';
+import { LABEL_COMPLETED, LABEL_PHASE, LABEL_RESUBMITTED_FROM, type Workflow, type WorkflowSpec } from '../api/index.js';
+import { nodeIdFor } from './node-naming.js';
+import { memoizedStatus, ResubmitError, resubmittedWorkflow } from './resubmit.js';
+import { World } from './test-world.js';
 
 const old: Workflow = {
   apiVersion: 'plugflow.io/v1alpha1',
@@ -60,6 +62,82 @@ describe('resubmittedWorkflow', () => {
     expect(() => resubmittedWorkflow(old, { parameters: { revision: 'x' } })).toThrow(ResubmitError);
     expect(() => resubmittedWorkflow(old, { parameters: { revision: 'x' } })).toThrow(
       'has no argument "revision" (its arguments: rev, mode)',
+    );
+  });
+});
+
+describe('memoizedStatus', () => {
+  const spec: WorkflowSpec = {
+    entrypoint: 'main',
+    templates: [
+      { name: 'main', steps: [[{ name: 'a', template: 'echo' }], [{ name: 'b', template: 'echo' }]] },
+      { name: 'echo', container: { image: 'alpine', command: ['true'] } },
+    ],
+  };
+  function failedRun(): World {
+    const w = new World(spec, { name: 'old' });
+    w.reconcile();
+    w.succeedPod('a', { result: 'from a' });
+    w.reconcile();
+    w.failPod('b');
+    w.reconcile();
+    return w;
+  }
+
+  it('keeps the succeeded steps under the new name, so only the failed one runs again', () => {
+    const old = failedRun();
+    expect(old.status.phase).toBe('Failed');
+    const status = memoizedStatus(old.workflow, 'old-n3w');
+    const names = Object.values(status.nodes ?? {}).map((n) => [n.name, n.phase]);
+    expect(names.sort()).toEqual([
+      ['old-n3w', 'Running'],
+      ['old-n3w[0]', 'Succeeded'],
+      ['old-n3w[0].a', 'Succeeded'],
+      ['old-n3w[1]', 'Running'],
+    ]);
+    for (const n of Object.values(status.nodes ?? {})) {
+      expect(n.id).toBe(nodeIdFor('old-n3w', n.name));
+      expect(n.podName).toBeUndefined();
+      for (const c of n.children ?? []) expect(status.nodes?.[c], `${n.name} → ${c}`).toBeDefined();
+    }
+
+    const next = new World(spec, { name: 'old-n3w' });
+    next.workflow.status = status;
+    next.reconcile();
+    expect([...next.created.values()].map((c) => c.nodeId)).toEqual([nodeIdFor('old-n3w', 'old-n3w[1].b')]);
+    next.succeedPod('b');
+    next.reconcile();
+    expect(next.status.phase).toBe('Succeeded');
+    expect(next.node('a').outputs?.result).toBe('from a');
+  });
+
+  it('runs on from where a workflow stopped between steps (no step failed)', () => {
+    const old = new World(structuredClone(spec), { name: 'old' });
+    old.reconcile();
+    old.succeedPod('a');
+    old.workflow.spec.shutdown = 'Stop';
+    old.reconcile();
+    expect(old.status.phase).toBe('Failed');
+    expect(old.created.size).toBe(1);
+    const next = new World(spec, { name: 'old-2' });
+    next.workflow.status = memoizedStatus(old.workflow, 'old-2');
+    next.reconcile();
+    expect([...next.created.values()].map((c) => c.nodeId)).toEqual([nodeIdFor('old-2', 'old-2[1].b')]);
+  });
+
+  it('refuses a workflow that did not fail, saying so', () => {
+    const w = new World(spec, { name: 'fine' });
+    w.reconcile();
+    for (let i = 0; i < 3; i++) {
+      w.succeedAll();
+      w.reconcile();
+    }
+    expect(w.status.phase).toBe('Succeeded');
+    expect(() => memoizedStatus(w.workflow, 'fine-2')).toThrow(
+      new ResubmitError(
+        'Workflow ns/fine is Succeeded: only a workflow that ended Failed or Error can be resubmitted memoized',
+        'precondition',
+      ),
     );
   });
 });

@@ -29,6 +29,11 @@ export class RetryError extends Error {
 }
 
 export interface RetryOptions {
+  /**
+   * Also when no step failed (a workflow stopped between steps): every failed group is set back
+   * to Running, so the rest runs. For `resubmit --memoized`, where the new workflow must run on.
+   */
+  evenWithoutFailedSteps?: boolean;
   restartSuccessful?: boolean;
   /** `displayName=X`, `name=X` or `templateName=X`; with restartSuccessful. */
   selector?: string;
@@ -92,7 +97,7 @@ export function retryWorkflow(
       `Workflow ${name}: retrying plugin and http steps is not supported yet (${refused.map((n) => n.displayName).join(', ')}); resubmit it instead`,
     );
   }
-  if (removed.size === 0)
+  if (removed.size === 0 && !options.evenWithoutFailedSteps)
     throw new RetryError(
       'invalid',
       `Workflow ${name}: nothing to retry (no failed step${options.selector ? ` and none matching ${options.selector}` : ''})`,
@@ -124,6 +129,8 @@ export function retryWorkflow(
       resetAbove(n.id);
     }
   }
+  if (options.evenWithoutFailedSteps)
+    for (const n of Object.values(nodes)) if (GROUPS.has(n.type) && n.phase !== 'Succeeded' && n.phase !== 'Skipped') reset.add(n.id);
   for (const id of removed) reset.delete(id);
   const podsToDelete: string[] = [];
   const rerun: string[] = [];

@@ -1,12 +1,17 @@
 /**
  * resubmit: creates the workflow `resubmittedWorkflow` (src/engine/resubmit.ts) makes from an
  * existing one, with the rights of whoever asks (the CLI's kubeconfig, the REST caller's token).
+ *
+ * Memoized, the new workflow must start from the old one's kept nodes, and a status can only be
+ * written after the object exists (status subresource). So: created with `spec.suspend: true`
+ * (the controller starts nothing), its status written from `memoizedStatus`, then unsuspended.
+ * Should the last step fail, the error says so and `plugflow resume` finishes the job.
  */
 import type { Workflow } from '../api/index.js';
-import { ResubmitError, resubmittedWorkflow } from '../engine/resubmit.js';
+import { memoizedStatus, ResubmitError, resubmittedWorkflow } from '../engine/resubmit.js';
 import type { KubeClient } from '../kube/client.js';
 import { WORKFLOWS } from '../kube/resource.js';
-import { OperationRefused } from './errors.js';
+import { OperationRefused, retryOnConflict } from './errors.js';
 
 export interface ResubmitRequest {
   parameters?: Record<string, string>;
@@ -15,19 +20,40 @@ export interface ResubmitRequest {
 }
 
 export async function resubmitWorkflow(kube: KubeClient, namespace: string, name: string, req: ResubmitRequest = {}): Promise<Workflow> {
-  if (req.memoized) {
+  if (req.memoized && Object.keys(req.parameters ?? {}).length > 0) {
     throw new OperationRefused(
       'invalid',
-      "memoized resubmit is not available yet (it would carry the old run's succeeded nodes into the new workflow): use retry to re-run only what failed, or memoize on the templates",
+      "a memoized resubmit keeps the old run's results, which were computed from its arguments: resubmit without --memoized to change them",
     );
   }
   const old = await kube.get<Workflow>(WORKFLOWS, namespace, name);
   let wf: Workflow;
   try {
     wf = resubmittedWorkflow(old, { parameters: req.parameters });
+    if (req.memoized) memoizedStatus(old, `${name}-x`); // refused before anything is created
   } catch (err) {
-    if (err instanceof ResubmitError) throw new OperationRefused('invalid', err.message);
+    if (err instanceof ResubmitError) throw new OperationRefused(err.reason, err.message);
     throw err;
   }
-  return kube.create<Workflow>(WORKFLOWS, namespace, wf);
+  if (!req.memoized) return kube.create<Workflow>(WORKFLOWS, namespace, wf);
+  const created = await kube.create<Workflow>(WORKFLOWS, namespace, { ...wf, spec: { ...wf.spec, suspend: true } });
+  const newName = created.metadata.name!;
+  const status = memoizedStatus(old, newName);
+  try {
+    await retryOnConflict(async (n) => {
+      const current = n === 0 ? created : await kube.get<Workflow>(WORKFLOWS, namespace, newName);
+      await kube.replace<Workflow>(
+        WORKFLOWS,
+        namespace,
+        newName,
+        { ...current, status: { ...status, startedAt: current.status?.startedAt ?? new Date().toISOString() } },
+        'status',
+      );
+    });
+    return await kube.mergePatch<Workflow>(WORKFLOWS, namespace, newName, { spec: { suspend: null } });
+  } catch (err) {
+    throw new Error(
+      `Workflow ${namespace}/${newName} was created suspended but could not be given the old run's results (${err instanceof Error ? err.message : String(err)}); delete it, or run it with \`plugflow resume ${newName}\``,
+    );
+  }
 }
