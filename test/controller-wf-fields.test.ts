@@ -5,14 +5,17 @@
  * labels (literal and labelsFrom expressions) and annotations are on the workflow.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LABEL_WORKFLOW, type Workflow } from '../src/api/index.js';
 import { startController, type RunningController } from '../src/controller/controller.js';
 import type { KubeClient } from '../src/kube/client.js';
 import { isNotFound } from '../src/kube/errors.js';
-import { PERSISTENT_VOLUME_CLAIMS, PODS, WORKFLOWS } from '../src/kube/resource.js';
+import { NODES, PERSISTENT_VOLUME_CLAIMS, PODS, WORKFLOWS } from '../src/kube/resource.js';
+import { createLogger } from '../src/log/logger.js';
+import { PodRunner } from '../src/runner/runner.js';
 import { readYamlDocuments } from '../src/yaml/kube-yaml.js';
 import { captureLogger, eventually, startRunnerBed, waitForCompletion, workflow, type RunnerBed } from './controller-harness.js';
 import { adminKubeConfig } from './support/cluster.js';
@@ -95,6 +98,51 @@ describe('workflow-level fields', () => {
     expect(done.status?.phase).toBe('Failed');
     const attempts = Object.values(done.status!.nodes!).filter((n) => n.type === 'Pod');
     expect(attempts.length).toBe(3);
+  });
+
+  it('retryStrategy.affinity.nodeAntiAffinity runs the retry on another Kubernetes node than the failed attempt', async () => {
+    // A second node beside the bed's runner: the first attempt may land on either.
+    const second = new PodRunner({
+      kubeConfig: adminKubeConfig(),
+      dir: mkdtempSync(join(tmpdir(), 'plugflow-wff-second-')),
+      nodeName: `second-${ns}`,
+      namespace: ns,
+      log: createLogger('runner', 'warn'),
+    });
+    await second.start();
+    try {
+      await client.create(
+        WORKFLOWS,
+        ns,
+        workflow('elsewhere', {
+          entrypoint: 'flaky',
+          templates: [
+            {
+              name: 'flaky',
+              retryStrategy: { limit: 1, affinity: { nodeAntiAffinity: {} } },
+              container: { image: 'alpine:3', command: ['sh', '-c', '[ {{retries}} -ge 1 ]'] },
+            },
+          ],
+        }),
+      );
+      const done = await waitForCompletion(client, ns, 'elsewhere');
+      expect(done.status?.phase).toBe('Succeeded');
+      const attempts = Object.values(done.status!.nodes!)
+        .filter((n) => n.type === 'Pod')
+        .sort((a, b) => a.name.localeCompare(b.name));
+      expect(attempts.map((a) => a.phase)).toEqual(['Failed', 'Succeeded']);
+      const pods = new Map((await podsOf('elsewhere')).map((p) => [p.metadata!.name!, p]));
+      const [first, retry] = attempts.map((a) => pods.get(a.podName!)!);
+      expect(attempts[0]!.hostNodeName).toBe(first!.spec!.nodeName);
+      expect([`runner-${ns}`, `second-${ns}`]).toContain(first!.spec!.nodeName);
+      expect(retry!.spec!.nodeName).not.toBe(first!.spec!.nodeName);
+      expect(retry!.spec!.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms).toEqual([
+        { matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'NotIn', values: [first!.spec!.nodeName] }] },
+      ]);
+    } finally {
+      await second.stop(1);
+      await client.delete(NODES, undefined, `second-${ns}`).catch(() => {});
+    }
   });
 
   it('workflowMetadata labels, labelsFrom and annotations are set on the workflow', async () => {

@@ -106,6 +106,7 @@ export const RECORD_NAMES = [
   'OutputValueFrom',
   'RetryStrategy',
   'Backoff',
+  'RetryAffinity',
   'HTTP',
   'HTTPHeader',
   'HTTPHeaderSource',
@@ -335,9 +336,12 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     retryPolicy: ok(),
     backoff: rec('Backoff'),
     expression: ok(),
-    affinity: no('keeping retries off the same node (nodeAntiAffinity) is not implemented yet'),
+    affinity: rec('RetryAffinity'),
   },
   Backoff: { duration: ok(), factor: ok(), maxDuration: ok() },
+  RetryAffinity: {
+    nodeAntiAffinity: ok("a retry's pod is kept off the Kubernetes nodes its failed attempts ran on (kubernetes.io/hostname NotIn)"),
+  },
   HTTP: {
     url: ok(),
     method: ok(),

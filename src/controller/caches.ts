@@ -252,5 +252,12 @@ function slimNamespace(n: KubeObject): KubeObject {
 /** Pods as the controller needs them: metadata (no managedFields) and status. */
 function slimPod(p: CachedPod): CachedPod {
   dropManagedFields(p);
-  return { apiVersion: p.apiVersion, kind: p.kind, metadata: p.metadata, status: p.status };
+  // spec.nodeName only: the node a step ran on (retryStrategy.affinity.nodeAntiAffinity avoids it).
+  return {
+    apiVersion: p.apiVersion,
+    kind: p.kind,
+    metadata: p.metadata,
+    status: p.status,
+    ...(p.spec?.nodeName ? { spec: { nodeName: p.spec.nodeName } } : {}),
+  } as CachedPod;
 }

@@ -39,6 +39,8 @@ export interface PodObservation {
   finishedAt?: string;
   /** The pod's labels, for `spec.podGC.labelSelector` (workflow-gc.ts). */
   labels?: Record<string, string>;
+  /** The Kubernetes node the pod was scheduled to (`spec.nodeName`), once it is. */
+  hostNodeName?: string;
 }
 
 /** What the agent reported for one plugin/http task (WorkflowTaskSet status.nodes[nodeId]). */

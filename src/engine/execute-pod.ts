@@ -39,6 +39,7 @@ export function executePod(run: EngineRun, ex: Execution): NodeStatus | undefine
   }
   const obs = run.pods.get(node.id);
   if (obs) node.observed = true;
+  if (obs?.hostNodeName) node.hostNodeName = obs.hostNodeName;
   if (!obs || obs.phase === 'Pending' || obs.phase === 'Running') {
     if (!obs && node.observed) return run.setPhase(node, 'Error', 'pod deleted');
     const limit = leafLimitMessage(run, node, template, ex);

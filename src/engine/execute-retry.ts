@@ -8,7 +8,7 @@
  * When an attempt fails and the next may start at once, it starts in the same reconcile.
  * Applies to every template kind, plugin and http templates included.
  */
-import { intOrStringToFloat, intOrStringToNumber, type NodeStatus, type RetryStrategy } from '../api/index.js';
+import { intOrStringToFloat, intOrStringToNumber, type NodeStatus, type RetryStrategy, type Template } from '../api/index.js';
 import { parseSecondsOrDuration } from '../api/index.js';
 import { isFailure, isFinal, toMs, type EngineRun } from './engine-run.js';
 import { evaluateRetryExpression, renderString } from './expressions.js';
@@ -43,7 +43,7 @@ export function executeRetry(run: EngineRun, ex: Execution, runAttempt: AttemptR
     const attempts = run.children(node);
     const last = attempts[attempts.length - 1];
     if (last && !isFinal(last.phase)) {
-      const updated = runAttempt(attemptExecution(ex, node, attempts.length - 1, last, timing));
+      const updated = runAttempt(attemptExecution(run, ex, node, attempts.length - 1, last, timing));
       if (!updated || !isFinal(updated.phase)) return mirror(run, node, updated);
       continue;
     }
@@ -73,7 +73,7 @@ export function executeRetry(run: EngineRun, ex: Execution, runAttempt: AttemptR
       return run.setPhase(node, 'Failed', `Step exceeded its timeout of ${ex.resolved.template.timeout}`);
     }
     const index = attempts.length;
-    const started = runAttempt(attemptExecution(ex, node, index, undefined, timing));
+    const started = runAttempt(attemptExecution(run, ex, node, index, undefined, timing));
     if (!started) return node;
     run.addChild(node, started);
     started.retryAttempt = index;
@@ -93,6 +93,7 @@ function timeoutPassed(run: EngineRun, ex: Execution, startMs: number): boolean 
 }
 
 function attemptExecution(
+  run: EngineRun,
   ex: Execution,
   node: NodeStatus,
   index: number,
@@ -103,7 +104,8 @@ function attemptExecution(
   // An attempt is a plain run of the template: the retry strategy is this wrapper's, and its
   // fields are rendered here (retryParams, retryExpressionVerdict) with what only the wrapper
   // knows (`lastRetry.*`), not as part of the attempt's pod or task.
-  const { retryStrategy: _wrapper, ...template } = ex.resolved.template;
+  const { retryStrategy: wrapper, ...own } = ex.resolved.template;
+  const template = wrapper?.affinity?.nodeAntiAffinity ? avoidingHosts(own, failedHosts(node, index, run)) : own;
   return {
     ...ex,
     resolved: { ...ex.resolved, template },
@@ -183,4 +185,29 @@ export function retryParams(strategy: RetryStrategy, vars: Vars, where: string):
     });
   }
   return params;
+}
+
+/** The Kubernetes nodes earlier attempts (before `index`) that did not succeed ran on, sorted. */
+function failedHosts(node: NodeStatus, index: number, run: EngineRun): string[] {
+  const hosts = new Set<string>();
+  for (const attempt of run.children(node).slice(0, index))
+    if (isFailure(attempt.phase) && attempt.hostNodeName) hosts.add(attempt.hostNodeName);
+  return [...hosts].sort();
+}
+
+/**
+ * `retryStrategy.affinity.nodeAntiAffinity`: the attempt's pod must not be scheduled to `hosts`
+ * (a `kubernetes.io/hostname NotIn` requirement, added to every required node selector term the
+ * template already has, since terms are alternatives; or as the only term).
+ */
+export function avoidingHosts(template: Template, hosts: string[]): Template {
+  if (hosts.length === 0) return template;
+  const avoid = { key: 'kubernetes.io/hostname', operator: 'NotIn', values: hosts };
+  const affinity = structuredClone(template.affinity ?? {}) as {
+    nodeAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms?: { matchExpressions?: unknown[] }[] } };
+  };
+  const required = ((affinity.nodeAffinity ??= {}).requiredDuringSchedulingIgnoredDuringExecution ??= {});
+  const terms = required.nodeSelectorTerms?.length ? required.nodeSelectorTerms : [{}];
+  required.nodeSelectorTerms = terms.map((t) => ({ ...t, matchExpressions: [...(t.matchExpressions ?? []), avoid] }));
+  return { ...template, affinity: affinity as Template['affinity'] };
 }

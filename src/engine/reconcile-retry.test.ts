@@ -32,6 +32,40 @@ describe('retryStrategy', () => {
     expect(w.status.phase).toBe('Succeeded');
   });
 
+  it('nodeAntiAffinity keeps each retry off the Kubernetes nodes the failed attempts ran on', () => {
+    const zone = { key: 'zone', operator: 'In', values: ['a'] };
+    const w = retried(
+      { limit: 2, affinity: { nodeAntiAffinity: {} } },
+      {
+        affinity: {
+          nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [zone] }] } },
+        },
+      },
+    );
+    const terms = (attempt: string) =>
+      w.created.get(w.pod(attempt).podName)!.template.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution
+        ?.nodeSelectorTerms;
+    w.reconcile();
+    expect(terms('try(0)')).toEqual([{ matchExpressions: [zone] }]);
+    w.pod('try(0)').hostNodeName = 'node-b';
+    w.failPod('try(0)');
+    w.reconcile();
+    expect(w.node('try(0)').hostNodeName).toBe('node-b');
+    const avoid = (...hosts: string[]) => ({ key: 'kubernetes.io/hostname', operator: 'NotIn', values: hosts });
+    expect(terms('try(1)')).toEqual([{ matchExpressions: [zone, avoid('node-b')] }]);
+    w.pod('try(1)').hostNodeName = 'node-a';
+    w.failPod('try(1)');
+    w.reconcile();
+    expect(terms('try(2)')).toEqual([{ matchExpressions: [zone, avoid('node-a', 'node-b')] }]);
+
+    const plain = retried({ limit: 1 });
+    plain.reconcile();
+    plain.pod('try(0)').hostNodeName = 'node-b';
+    plain.failPod('try(0)');
+    plain.reconcile();
+    expect(plain.created.get(plain.pod('try(1)').podName)!.template.affinity).toBeUndefined();
+  });
+
   it('fails when retries are exhausted, with the last message', () => {
     const w = retried({ limit: 1 });
     w.reconcile();

@@ -32,6 +32,7 @@ export function observePod(pod: V1Pod): PodObservation {
     nodeId: pod.metadata?.labels?.[LABEL_NODE_ID] ?? '',
     ...(pod.metadata?.labels ? { labels: pod.metadata.labels } : {}),
     ...(status.startTime ? { startedAt: iso(status.startTime) } : {}),
+    ...(pod.spec?.nodeName ? { hostNodeName: pod.spec.nodeName } : {}),
   };
   const statuses = status.containerStatuses ?? [];
   const mainT = find(statuses, MAIN_CONTAINER)?.state?.terminated;
