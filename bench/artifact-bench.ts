@@ -12,7 +12,6 @@
  *
  * Run: npx tsx bench/artifact-bench.ts (needs `make build`: the pod-side programs run from dist/).
  */
-import { KubeConfig } from '@kubernetes/client-node';
 import { execFileSync, spawn } from 'node:child_process';
 import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,15 +24,10 @@ import type { Workflow } from '../src/api/index.js';
 import type { StoreLocation } from '../src/artifacts/plan.js';
 import { PART_SIZE, storeClient } from '../src/artifacts/s3.js';
 import { placeArtifact } from '../src/artifacts/unpack.js';
-import { startController } from '../src/controller/controller.js';
-import { ControlPlane, freePort } from '../src/devenv/control-plane.js';
 import { startObjectStore, type ObjectStore } from '../src/devenv/object-store.js';
-import { installBase } from '../src/devenv/dev-stack.js';
-import { KubeClient } from '../src/kube/client.js';
-import { CONFIGMAPS, SECRETS, WORKFLOWS } from '../src/kube/resource.js';
-import { createLogger } from '../src/log/logger.js';
+import { CONFIGMAPS, SECRETS } from '../src/kube/resource.js';
 import { ensureEmissaryBinary } from '../src/pod-side/emissary-binary.js';
-import { PodRunner } from '../src/runner/runner.js';
+import { startCountedController } from './counted-controller.js';
 import type { Figure } from './figures.js';
 import { writeFiguresSection } from './run-all.js';
 
@@ -257,60 +251,26 @@ function twoSteps(name: string, artifacts: boolean): Workflow {
 }
 
 async function writesPerWorkflow(store: ObjectStore, work: string, count = 5): Promise<Figure[]> {
-  const plane = new ControlPlane({ dir: join(work, 'plane') });
-  await plane.start();
-  const kc = new KubeConfig();
-  kc.loadFromFile(plane.kubeconfigPath);
-  await installBase(kc, ['default']);
-  const client = await KubeClient.fromKubeConfig(kc);
-  await client.create(SECRETS, 'default', {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name: 'store' },
-    stringData: { a: store.accessKey, s: store.secretKey },
+  const stack = await startCountedController(work, async (client) => {
+    await client.create(SECRETS, 'default', {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'store' },
+      stringData: { a: store.accessKey, s: store.secretKey },
+    });
+    await client.create(CONFIGMAPS, 'default', {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'artifact-repositories' },
+      data: {
+        main: `vendorAObject: {bucket: ${BUCKET}, endpoint: "${store.endpoint}", insecure: true, accessKeySecret: {name: store, key: a}, secretKeySecret: {name: store, key: s}}\n`,
+      },
+    });
   });
-  await client.create(CONFIGMAPS, 'default', {
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name: 'artifact-repositories' },
-    data: {
-      main: `vendorAObject: {bucket: ${BUCKET}, endpoint: "${store.endpoint}", insecure: true, accessKeySecret: {name: store, key: a}, secretKeySecret: {name: store, key: s}}\n`,
-    },
-  });
-  const runner = new PodRunner({ kubeConfig: kc, dir: join(work, 'runner'), log: createLogger('runner', 'warn') });
-  await runner.start();
-  const port = await freePort();
-  const controller = await startController({
-    kubeConfig: kc,
-    metricsPort: port,
-    metricsHost: '127.0.0.1',
-    log: createLogger('controller', 'warn'),
-  });
-  const writes = async () => {
-    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-    return text
-      .split('\n')
-      .filter((l) => l.startsWith('plugflow_controller_api_writes_total{'))
-      .reduce((s, l) => s + Number(l.split(' ').pop()), 0);
-  };
-  const runMany = async (artifacts: boolean): Promise<number> => {
-    const before = await writes();
-    for (let i = 0; i < count; i++) {
-      const name = `${artifacts ? 'art' : 'plain'}-${i}`;
-      await client.create(WORKFLOWS, 'default', twoSteps(name, artifacts));
-      for (;;) {
-        const wf = await client.get<Workflow>(WORKFLOWS, 'default', name);
-        if (wf.status?.phase === 'Succeeded') break;
-        if (wf.status?.phase === 'Failed' || wf.status?.phase === 'Error') throw new Error(`${name}: ${wf.status.message}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
-    await new Promise((r) => setTimeout(r, 2_000)); // trailing writes (labels, Events)
-    return ((await writes()) - before) / count;
-  };
+  const many = (artifacts: boolean) => Array.from({ length: count }, (_, i) => twoSteps(`${artifacts ? 'art' : 'plain'}-${i}`, artifacts));
   try {
-    const plain = await runMany(false);
-    const withArtifacts = await runMany(true);
+    const plain = (await stack.runEach(many(false))).writesPerWorkflow;
+    const withArtifacts = (await stack.runEach(many(true))).writesPerWorkflow;
     return [
       {
         name: 'controller API writes per 2-step workflow passing an artifact',
@@ -322,10 +282,7 @@ async function writesPerWorkflow(store: ObjectStore, work: string, count = 5): P
       },
     ];
   } finally {
-    await controller.stop();
-    await runner.stop(1);
-    await client.close();
-    await plane.stop();
+    await stack.stop();
   }
 }
 
