@@ -2,8 +2,8 @@
  * Fuzz target "expression cost": seeded hostile expressions (the reported cases, operators on
  * payload-sized values, and random nestings of every builtin over large ranges, strings, lists
  * and maps) evaluated one by one in a child process with a heap ceiling, under a watchdog.
- * Invariant: each finishes or throws an ExprError within 250 ms of CPU and 64 MiB of heap; the
- * child never dies (out of memory) and never goes silent (a hang). Needs no cluster.
+ * Invariant: each finishes or throws an ExprError within 250 ms of CPU (the cheapest of up to
+ * three runs of a breaching one, against preemption) and 64 MiB of heap; the child never dies (out of memory) and never goes silent (a hang). Needs no cluster.
  *
  *   npx tsx test/fuzz/expr-cost-fuzz.ts [per] [seed]   # alone; make fuzz runs it too
  */
@@ -108,8 +108,17 @@ function runChild(seed: number, per: number): void {
   const sources = [...REPORTED_CASES, ...OPERATOR_CASES];
   for (let i = 0; i < per; i++) sources.push(randomHostile(() => rng.next(), 1 + (i % 4)));
   for (const source of sources) {
-    const { error: _error, ...sample } = measureExpression(source, env, gc);
-    process.stdout.write(JSON.stringify(sample) + '\n');
+    const first = measureExpression(source, env, gc);
+    let sample: CostSample = { ...first, error: undefined };
+    // Over the CPU bound: measured again (at most twice) and the cheapest run kept, so a moment
+    // of preemption on a busy machine is not taken for an expression's own cost. Deterministic
+    // evaluation does the same work each time; a real breach breaches every time.
+    for (let again = 0; again < 2 && sample.cpuMs > CPU_BOUND_MS; again++) {
+      const retry = measureExpression(source, env, gc);
+      if (retry.cpuMs < sample.cpuMs) sample = { ...retry, error: undefined };
+    }
+    const { error: _error, ...line } = sample;
+    process.stdout.write(JSON.stringify(line) + '\n');
   }
 }
 
