@@ -71,11 +71,18 @@ describe.skipIf(reason !== undefined)('plugflow installed on a real node', () =>
       .map((f) => `examples/workflows/${f}`);
     const names = await Promise.all(files.map(async (f) => [f, await node.submit(f, NS)] as const));
     const results = await Promise.all(names.map(async ([f, name]) => ({ f, name, ...(await node.finished(name, NS, 240_000)) })));
-    for (const r of results) {
-      // exit-handler.yaml fails its main step on purpose (its handler still runs).
-      const want = r.f.endsWith('exit-handler.yaml') ? 'Failed' : 'Succeeded';
-      expect(r.phase, `${r.f} (${r.name}): ${r.message}`).toBe(want);
+    // exit-handler.yaml fails its main step on purpose (its handler still runs).
+    const want = (f: string) => (f.endsWith('exit-handler.yaml') ? 'Failed' : 'Succeeded');
+    const wrong = results.filter((r) => r.phase !== want(r.f));
+    for (const r of wrong) {
+      const nodes = (await node.workflowNodes(r.name, NS)) as { displayName?: string; phase?: string; message?: string }[];
+      const bad = nodes.filter((n) => n.phase !== 'Succeeded').map((n) => `${n.displayName}: ${n.phase} ${n.message ?? ''}`);
+      console.log(`[node suite] ${r.f} (${r.name}) ended ${r.phase}: ${r.message}; nodes not Succeeded: ${bad.join('; ')}`);
     }
+    // One comparison of every workflow, so the report shows each one that ended otherwise with its message.
+    expect(results.map((r) => `${r.f}: ${r.phase}${r.phase === want(r.f) ? '' : ` (${r.name}: ${r.message})`}`)).toEqual(
+      results.map((r) => `${r.f}: ${want(r.f)}`),
+    );
   }, 300_000);
 
   it('turns on executor plugins with kubectl set env and runs the sample plugin workflow', async () => {
