@@ -169,10 +169,11 @@ describe('supported fields (one list for the CRD schema and the engine)', () => 
 
   it('refuses the fields issue 18 found silently ignored', () => {
     const refused = (r: RecordName, f: string) => fieldRule(r, f)?.status === 'refused';
-    for (const f of ['synchronization', 'metrics', 'daemon']) expect(refused('Template', f), `Template.${f}`).toBe(true);
-    for (const f of ['synchronization', 'metrics', 'priority']) {
-      expect(refused('WorkflowSpec', f), `WorkflowSpec.${f}`).toBe(true);
-    }
+    for (const f of ['metrics', 'daemon', 'priority']) expect(refused('Template', f), `Template.${f}`).toBe(true);
+    expect(refused('WorkflowSpec', 'metrics')).toBe(true);
+    // Synchronization works (issue 13): mutexes and semaphores at both levels, and workflow priority orders their queues.
+    for (const f of ['synchronization', 'priority']) expect(refused('WorkflowSpec', f), `WorkflowSpec.${f}`).toBe(false);
+    expect(refused('Template', 'synchronization')).toBe(false);
     // Artifacts work (issue 11) except the locations and features not implemented yet.
     for (const r of ['InputArtifact', 'OutputArtifact', 'ArgumentArtifact'] as const)
       for (const f of ['archiveLogs', 'deleted', 'vendorDObject', 'vendorO', 'hdfs']) expect(refused(r, f), `${r}.${f}`).toBe(true);

@@ -136,6 +136,10 @@ export const RECORD_NAMES = [
   'Memoize',
   'MemoizeCache',
   'MemoizeCacheConfigMap',
+  'Synchronization',
+  'Mutex',
+  'SemaphoreRef',
+  'SemaphoreConfigMapKeyRef',
 ] as const;
 
 export type RecordName = (typeof RECORD_NAMES)[number];
@@ -172,12 +176,16 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     onExit: ok(),
     hooks: rec('LifecycleHook', 'map', 'only the exit hook'),
     activeDeadlineSeconds: ok(),
-    priority: no('workflow priority is not implemented yet'),
+    priority: ok('orders the waiters of a synchronization lock: higher first, then older first'),
     podGC: rec('PodGC', 'one', 'step pods deleted per strategy, label selector and delay'),
     ttlStrategy: rec('TTLStrategy', 'one', 'the finished workflow is deleted after that many seconds'),
     podDisruptionBudget: rec('PodDisruptionBudget', 'one', "a PodDisruptionBudget over the workflow's step pods while it runs"),
     metrics: no('custom metrics are not implemented yet'),
-    synchronization: no('synchronization (mutexes and semaphores) is not implemented yet: the steps would not wait for the lock'),
+    synchronization: rec(
+      'Synchronization',
+      'one',
+      'the workflow stays Pending until it holds every lock named, and holds them until it ends',
+    ),
     retryStrategy: rec('RetryStrategy', 'one', 'the retryStrategy of every template without one'),
     templateDefaults: rec('Template', 'one', 'merged under every template, its own fields winning'),
     archiveLogs: ok("the main container's stdout and stderr saved as the output artifact main-logs of every step pod"),
@@ -246,7 +254,7 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     daemon: no('daemon steps are not implemented yet (the workflow would wait for the container to exit)'),
     memoize: rec('Memoize', 'one', 'a fresh cache entry for the key makes the node Succeeded with its outputs, without running'),
     metrics: no('custom metrics are not implemented yet'),
-    synchronization: no('synchronization (mutexes and semaphores) is not implemented yet: the step would not wait for the lock'),
+    synchronization: rec('Synchronization', 'one', 'the node stays Pending until it holds every lock named, and holds them until it ends'),
     archiveLocation: rec('ArchiveLocation', 'one', "where this template's output artifacts are stored"),
   },
   Container: containerFields(),
@@ -370,6 +378,25 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     name: ok("the cache ConfigMap in the workflow's namespace, created with the cache label if missing"),
     key: ok("required by the peer's selector shape and not used by it either: each entry is stored under memoize.key"),
     optional: no('a cache ConfigMap is created when missing; optional has nothing to decide'),
+  },
+  Synchronization: {
+    mutex: rec('Mutex', 'one', 'a lock one holder at a time holds: <namespace>/Mutex/<name>'),
+    semaphore: rec('SemaphoreRef', 'one', 'a lock as many holders hold as its ConfigMap key says, read live'),
+    mutexes: rec('Mutex', 'list', 'several mutexes, all taken at once'),
+    semaphores: rec('SemaphoreRef', 'list', 'several semaphores, all taken at once'),
+  },
+  Mutex: {
+    name: ok('rendered with the workflow variables (and the inputs, at template level)'),
+    namespace: ok("only the workflow's own namespace: a lock shared with another namespace would let its workflows stall this one's"),
+  },
+  SemaphoreRef: {
+    configMapKeyRef: rec('SemaphoreConfigMapKeyRef'),
+    namespace: ok("only the workflow's own namespace: a lock shared with another namespace would let its workflows stall this one's"),
+  },
+  SemaphoreConfigMapKeyRef: {
+    name: ok("the ConfigMap in the workflow's namespace holding the limit"),
+    key: ok('its data key: a whole number of holders; changes are read live (a higher limit admits waiters at once)'),
+    optional: no('a semaphore without its ConfigMap has no limit to obey; optional has nothing to decide'),
   },
   InputArtifact: {
     name: ok(),

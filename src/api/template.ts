@@ -54,9 +54,15 @@ export interface SemaphoreRef {
   namespace?: string;
 }
 
+/**
+ * Locks a workflow (spec.synchronization) or a template holds while it runs. `mutexes` and
+ * `semaphores` are the peer's later list forms; every lock named is taken at once or not at all.
+ */
 export interface Synchronization {
   mutex?: Mutex;
   semaphore?: SemaphoreRef;
+  mutexes?: Mutex[];
+  semaphores?: SemaphoreRef[];
 }
 
 export interface Cache {

@@ -86,6 +86,30 @@ export interface WorkflowStatus {
   conditions?: WorkflowCondition[];
   /** Set by the engine once it replaced a failed agent pod (plugin and http steps). */
   agent?: AgentStatus;
+  /** Locks held and waited for (src/engine/synchronization.ts); the controller rebuilds its lock table from these. */
+  synchronization?: SynchronizationStatus;
+}
+
+/**
+ * The peer's shape: `holding` lists this workflow's holders of each lock; `waiting` lists each
+ * lock it waits for with the lock's current holders. Lock keys are `<ns>/Mutex/<name>` and
+ * `<ns>/ConfigMap/<configmap>/<key>`; holders are `<ns>/<workflow>` (workflow level) or
+ * `<ns>/<workflow>/<node id>` (template level).
+ */
+export interface SynchronizationStatus {
+  mutex?: { holding?: MutexHolding[]; waiting?: MutexHolding[] };
+  semaphore?: { holding?: SemaphoreHolding[]; waiting?: SemaphoreHolding[] };
+}
+
+export interface MutexHolding {
+  mutex: string;
+  /** Holding: this workflow's holder. Waiting: the current holder ('' when none is known). */
+  holder: string;
+}
+
+export interface SemaphoreHolding {
+  semaphore: string;
+  holders: string[];
 }
 
 /** Phases after which a node never changes. */

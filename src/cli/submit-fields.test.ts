@@ -32,16 +32,16 @@ describe('plugflow submit refuses fields plugflow does not implement', () => {
         'metadata: {name: locked}',
         'spec:',
         '  entrypoint: main',
-        '  priority: 1',
+        '  metrics: {prometheus: []}',
         '  templates:',
         '  - name: main',
-        '    synchronization: {mutex: {name: one}}',
+        '    daemon: true',
         '    container: {image: alpine, command: [sleep, "1"]}',
       ].join('\n'),
     );
     await expect(runSubmit(file, { server: url, token: 't', parameter: [] }, quiet)).rejects.toThrow(
-      'Workflow default/locked is invalid: spec.priority is not supported yet: workflow priority is not implemented yet; ' +
-        'spec.templates[main].synchronization is not supported yet: synchronization (mutexes and semaphores) is not implemented yet: the step would not wait for the lock',
+      'Workflow default/locked is invalid: spec.metrics is not supported yet: custom metrics are not implemented yet; ' +
+        'spec.templates[main].daemon is not supported yet: daemon steps are not implemented yet (the workflow would wait for the container to exit)',
     );
     expect(requests).toBe(0);
   });

@@ -31,6 +31,7 @@ import { WorkflowEventRecorder } from './workflow-event-recorder.js';
 import { Expectations, FailureMemory } from './failure-memory.js';
 import { startHealthServer, type HealthServer } from './health-server.js';
 import { LeaderElector } from './leader-election.js';
+import { Synchronizer } from './synchronizer.js';
 import { ControllerMetrics } from './metrics.js';
 import { PluginDiscovery } from './plugin-discovery.js';
 import { Reconciler, type Engine } from './reconciler.js';
@@ -153,6 +154,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     ...(gcsEndpoint ? { gcsEndpoint } : {}),
     ...(gitKnownHosts ? { gitKnownHosts } : {}),
   });
+  const locks = new Synchronizer({ client, enqueue: (key) => queue.add(key), log });
   const reconciler = new Reconciler({
     client,
     caches,
@@ -166,8 +168,9 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     excludedPlugins: (ns) => plugins?.excludedFor(ns) ?? {},
     artifactGC: new ArtifactGC({ client, log, events, executorImage, ...(gcsEndpoint ? { gcsEndpoint } : {}) }),
     ...(opts.maxStatusBytes !== undefined ? { maxStatusBytes: opts.maxStatusBytes } : {}),
+    locks,
   });
-  wireTriggers({ caches, queue, failures, creations, deletions });
+  wireTriggers({ caches, queue, failures, creations, deletions, workflowDeleted: (key) => locks.forget(key) });
 
   const elector = opts.leaderElect
     ? new LeaderElector({
@@ -249,6 +252,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
         log.warn('stopped before the queue was drained', { queued: queue.len(), inFlight: queue.inFlight() });
       await Promise.race([Promise.all(workers), timeout]);
       await events.flush();
+      locks.stop();
       await caches.stop();
       await elector?.stop();
       await health?.close();
@@ -269,6 +273,8 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     caches.start();
     await caches.waitForSync();
     if (stopping) return;
+    // Before any worker: the lock table comes from the statuses, never from an empty memory.
+    locks.start(caches.workflows.list());
     log.info('caches synced; starting workers', {
       workers: opts.workers ?? 8,
       namespace: opts.namespace ?? '(all)',

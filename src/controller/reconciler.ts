@@ -40,6 +40,7 @@ import { keepFinishedResults } from './status-guard.js';
 import { DEFAULT_MAX_STATUS_BYTES, refusedAsTooLargeMessage, serializedSize, tooLargeMessage, tooLargeStatus } from './status-size.js';
 import { writePhaseLabels, writeStatus } from './status-writer.js';
 import type { ArtifactGC } from './artifact-gc.js';
+import { grantsSeen, type Claims, type Synchronizer } from './synchronizer.js';
 import { ARTIFACT_GC_FINALIZER } from '../engine/artifact-gc.js';
 import { errorMessage } from '../log/error-message.js';
 
@@ -53,7 +54,7 @@ export type Engine = (workflow: Workflow, observations: Observations) => Reconci
  * so pod-level settings a WorkflowTemplate gives (nodeSelector, volumes, podMetadata,
  * serviceAccountName…) reach the pods instead of being silently dropped.
  */
-type Computed = ReconcileResult & { effective: Obj<Workflow> };
+type Computed = ReconcileResult & { effective: Obj<Workflow>; seen: Set<string>; observedLocks?: Observations['locks'] };
 
 export interface ReconcilerDeps {
   client: KubeClient;
@@ -73,6 +74,8 @@ export interface ReconcilerDeps {
   maxStatusBytes?: number;
   /** Artifact garbage collection (finalizer, GC pods); none in suites that do not need it. */
   artifactGC?: ArtifactGC;
+  /** Synchronization locks (synchronizer.ts); without it no lock is ever granted. */
+  locks?: Synchronizer;
 }
 
 export interface ReconcileOutcome {
@@ -105,6 +108,8 @@ export class Reconciler {
     for (let conflicts = 0; !result;) {
       // After a refusal the engine need not run again (a large status is slow to compute).
       last = refusedAsTooLarge && last ? last : this.run(wf);
+      // A waiter served now starts in this reconcile: the engine runs again with the grant.
+      if (!refusedAsTooLarge && (await this.deps.locks?.admit(wf, last.locks, last.observedLocks))) last = this.run(wf, last.locks);
       const computed = this.bounded(wf, last, refusedAsTooLarge);
       this.deps.caches.expectStatus(namespace, name, computed.status);
       try {
@@ -114,6 +119,12 @@ export class Reconciler {
           wf = written;
         }
         result = computed;
+        // An ended workflow holds nothing, also what was granted to it after its engine ran.
+        this.deps.locks?.settle(
+          wf,
+          computed.seen,
+          FINAL_WORKFLOW_PHASES.includes(computed.status.phase ?? '') ? undefined : computed.locks,
+        );
       } catch (err) {
         if (isTooLarge(err) && (refusedAsTooLarge?.attempt ?? 0) < 2) {
           // Never retried as is: the same write cannot succeed. End the workflow in Error.
@@ -214,7 +225,7 @@ export class Reconciler {
   }
 
   /** One engine run on `wf` with what the caches show now. */
-  private run(wf: Obj<Workflow>): Computed {
+  private run(wf: Obj<Workflow>, claims?: Claims): Computed {
     const ns = wf.metadata.namespace!;
     const uid = wf.metadata.uid!;
     const observations = buildObservations({
@@ -229,6 +240,7 @@ export class Reconciler {
       pluginsEnabled: this.deps.pluginsEnabled,
       memoCache: (n, name) => this.deps.caches.memo.observe(n, name),
     });
+    if (this.deps.locks) observations.locks = this.deps.locks.observe(wf, claims);
     const excluded = this.deps.pluginsEnabled ? this.deps.excludedPlugins?.(ns) : undefined;
     if (excluded && Object.keys(excluded).length > 0) observations.excludedPlugins = excluded;
     let out: ReconcileResult;
@@ -249,7 +261,14 @@ export class Reconciler {
         nodes: guarded.restored,
       });
     }
-    return { status: guarded.status, actions: out.actions, effective: out.spec ? { ...wf, spec: out.spec } : wf };
+    return {
+      status: guarded.status,
+      actions: out.actions,
+      effective: out.spec ? { ...wf, spec: out.spec } : wf,
+      seen: grantsSeen(observations.locks),
+      ...(observations.locks ? { observedLocks: observations.locks } : {}),
+      ...(out.locks ? { locks: out.locks } : {}),
+    };
   }
 
   /** Logs and records an Event for the transitions that matter: started, finished. */

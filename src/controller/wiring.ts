@@ -16,6 +16,8 @@ export interface WiringDeps {
   failures: FailureMemory;
   creations: Expectations;
   deletions: Expectations;
+  /** Called with the key of a deleted workflow (its synchronization locks are let go). */
+  workflowDeleted?: (key: string) => void;
 }
 
 const keyOf = (o: KubeObject): string => `${o.metadata?.namespace}/${o.metadata?.name}`;
@@ -26,7 +28,7 @@ function ownerKey(o: KubeObject): string | undefined {
   return wf && o.metadata?.namespace ? `${o.metadata.namespace}/${wf}` : undefined;
 }
 
-export function wireTriggers({ caches, queue, failures, creations, deletions }: WiringDeps): void {
+export function wireTriggers({ caches, queue, failures, creations, deletions, workflowDeleted }: WiringDeps): void {
   const enqueueOwner = (o: KubeObject): void => {
     const key = ownerKey(o);
     if (key) queue.add(key);
@@ -42,6 +44,7 @@ export function wireTriggers({ caches, queue, failures, creations, deletions }: 
     onDelete: (wf) => {
       if (wf.metadata.uid) failures.forget(wf.metadata.uid);
       caches.forget(wf.metadata.namespace!, wf.metadata.name!);
+      workflowDeleted?.(keyOf(wf));
     },
   });
 

@@ -123,6 +123,30 @@ export interface Observations {
    * workflow's namespace: every one named must be here (a missing ConfigMap is an empty cache).
    */
   memoCaches?: Record<string, MemoCacheObservation>;
+  /**
+   * The synchronization locks (synchronization.ts) by lock key, as the controller's lock table
+   * holds them now: every lock the workflow's status holds or waits for, and every lock its spec
+   * names literally. A lock that is missing here is not granted (the engine waits for it).
+   */
+  locks?: Record<string, LockObservation>;
+}
+
+/** One lock as the controller's lock table (src/controller/lock-table.ts) holds it. */
+export interface LockObservation {
+  /** The holders of this workflow (`<ns>/<wf>`, `<ns>/<wf>/<node id>`) the lock is granted to. */
+  granted: string[];
+  /** Every holder of the lock now, of any workflow: named in the waiting message and status. */
+  holders: string[];
+  /** How many may hold it (1 for a mutex; a semaphore's ConfigMap value), when known. */
+  limit?: number;
+  /** Why nobody can be granted the lock (a semaphore's ConfigMap or key missing, or not a number). */
+  problem?: string;
+}
+
+/** The locks one holder holds or waits for (all of them are taken at once). */
+export interface LockClaim {
+  holder: string;
+  locks: string[];
 }
 
 /** One cache entry, stored as JSON under its memoize key (the peer's layout). */
@@ -202,4 +226,10 @@ export interface ReconcileResult {
    * when the engine did not walk the workflow (finished, or failed before it could run).
    */
   spec?: WorkflowSpec;
+  /**
+   * The synchronization locks this workflow's holders hold and wait for after this reconcile
+   * (synchronization.ts). The controller's lock table takes them once the status is stored; absent
+   * means none (a finished workflow holds nothing).
+   */
+  locks?: { holding: LockClaim[]; waiting: LockClaim[] };
 }

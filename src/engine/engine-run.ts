@@ -25,6 +25,7 @@ import type {
   TaskObservation,
 } from './contract.js';
 import { displayNameOf, nodeIdFor } from './node-naming.js';
+import { LockBook } from './synchronization.js';
 import type { TemplateResolver } from './template-resolver.js';
 
 /** Why the workflow stops starting new work: deadline, `spec.shutdown`, a failed validation. */
@@ -80,6 +81,10 @@ export class EngineRun {
   podSpecPatch: string | undefined;
   /** Template invocations being executed right now, outermost first (see MAX_TEMPLATE_DEPTH). */
   depth = 0;
+  /** The workflow's namespace (lock keys and holders are namespaced). */
+  namespace = '';
+  /** Synchronization locks held and waited for (synchronization.ts); reconcile.ts sets it up. */
+  locks = new LockBook({}, () => false);
 
   constructor(
     readonly workflowName: string,

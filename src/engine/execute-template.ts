@@ -23,7 +23,8 @@ import { executeSuspend } from './execute-suspend.js';
 import { executeTask } from './execute-task.js';
 import { bindInputs } from './inputs.js';
 import { memoDecision, memoSucceeded } from './memoize.js';
-import { templateWhere, type Execution, type NodeSeed } from './invocation.js';
+import { templateVariables, templateWhere, type Execution, type NodeSeed } from './invocation.js';
+import { isWaitingForLock, lockSpecsOf, nodeHolder } from './synchronization.js';
 import { podNameFor } from './node-naming.js';
 import { globalArtifacts, globalOutputs } from './outputs.js';
 import type { TemplateReference } from './template-resolver.js';
@@ -112,14 +113,23 @@ function executeInvocation(run: EngineRun, inv: Invocation, existing: NodeStatus
     return existing ? run.setPhase(existing, 'Error', message) : run.createNode({ ...seed, type: 'Pod', phase: 'Error', message });
   }
   const before = existing?.phase;
-  const memo = existing ? { kind: 'none' as const } : memoDecision(run, ex, template, nodeTypeOf(kind, template));
+  // A node that only waited for its template's lock has not started: it starts as a new one would.
+  const fresh = !existing || isWaitingForLock(existing);
+  const memo = fresh ? memoDecision(run, ex, template, nodeTypeOf(kind, template)) : { kind: 'none' as const };
   if (memo.kind === 'error') return run.createNode({ ...seed, type: nodeTypeOf(kind, template), phase: 'Error', message: memo.message });
+  const holder = template.synchronization ? nodeHolder(run.namespace, run.workflowName, run.idOf(inv.name)) : undefined;
+  if (holder !== undefined && fresh && memo.kind !== 'hit') {
+    const gate = lockGate(run, ex, holder, nodeTypeOf(kind, template));
+    if (gate !== 'held') return gate;
+    ex.existing = undefined;
+  }
   const node =
     memo.kind === 'hit'
       ? memo.node
       : template.retryStrategy
         ? executeRetry(run, ex, (attempt) => executeKind(run, attempt, kind))
         : executeKind(run, ex, kind);
+  if (holder !== undefined && node && isFinal(node.phase)) run.locks.release(holder);
   if (node && memo.kind === 'miss') node.memoizationStatus = memo.status;
   if (node?.memoizationStatus && node.phase === 'Succeeded' && before !== 'Succeeded') memoSucceeded(run, node);
   if (node && node.phase === 'Succeeded' && before !== 'Succeeded') {
@@ -127,6 +137,30 @@ function executeInvocation(run: EngineRun, inv: Invocation, existing: NodeStatus
     for (const [name, artifact] of globalArtifacts(node.outputs)) run.exportGlobalArtifact(name, artifact);
   }
   return node;
+}
+
+/**
+ * Takes the template's locks for the node about to start: 'held' lets it start; otherwise the
+ * node (created, or kept) waits Pending with a message naming the lock, or ends in Error when a
+ * lock cannot be named or taken at all. A stopped workflow's waiting node fails without the lock.
+ */
+function lockGate(run: EngineRun, ex: Execution, holder: string, type: NodeType): 'held' | NodeStatus | undefined {
+  const existing = ex.existing;
+  const end = (phase: 'Error' | 'Failed', message: string) =>
+    existing ? run.setPhase(existing, phase, message) : run.createNode({ ...ex.seed, type, phase, message });
+  if (existing && run.shutdown) return end('Failed', run.shutdown.message);
+  const specs = lockSpecsOf(
+    ex.resolved.template.synchronization,
+    run.namespace,
+    `${ex.where}.synchronization`,
+    templateVariables(run.globals, ex),
+  );
+  if (!specs.ok) return end('Error', specs.error);
+  const got = run.locks.acquire(specs.locks, holder);
+  if (got.kind === 'error') return end('Error', got.message);
+  if (got.kind === 'held') return 'held';
+  if (existing) return run.setPhase(existing, 'Pending', got.message);
+  return run.createNode({ ...ex.seed, type, phase: 'Pending', message: got.message });
 }
 
 const SUPPORTED = new Set<string>(['container', 'script', 'steps', 'dag', 'suspend', 'plugin', 'http']);

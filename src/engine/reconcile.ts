@@ -40,6 +40,7 @@ import { updateProgress } from './progress.js';
 import { TemplateResolver } from './template-resolver.js';
 import { templateDecorator } from './template-defaults.js';
 import { validateWorkflow } from './validate.js';
+import { LockBook, lockSpecsOf, workflowHolder } from './synchronization.js';
 import { podGCActions, ttlActions } from './workflow-gc.js';
 import { resourceActions } from './workflow-resources.js';
 import { workflowMetadataAction } from './workflow-metadata.js';
@@ -93,6 +94,9 @@ function reconcileRun(workflow: Workflow, observations: Observations): Reconcile
     spec.parallelism,
     workflowVariables(workflow, spec, []),
   );
+  const namespace = workflow.metadata?.namespace ?? 'default';
+  run.namespace = namespace;
+  run.locks = new LockBook(observations.locks ?? {}, (holder) => holderAlive(holder, workflowHolder(namespace, name), run.nodes));
   restoreGlobals(run);
   const metadata = workflowMetadataAction(workflow, spec, run.globals);
   if ('error' in metadata) return failAtOnce(previous, now, metadata.error);
@@ -103,6 +107,16 @@ function reconcileRun(workflow: Workflow, observations: Observations): Reconcile
   run.globals['workflow.duration'] = workflowDuration(toMs(startedAt, run.nowMs), run.nowMs);
   run.shutdown = shutdownOf(spec, toMs(startedAt, run.nowMs), run);
   run.paused = spec.suspend === true;
+
+  // The workflow's own locks (spec.synchronization): nothing starts before it holds them all.
+  const wfLocks = lockSpecsOf(spec.synchronization, namespace, 'spec.synchronization', run.globals);
+  if (!wfLocks.ok) return failAtOnce(previous, now, wfLocks.error);
+  if (wfLocks.locks.length > 0 && !run.shutdown) {
+    const got = run.locks.acquire(wfLocks.locks, workflowHolder(namespace, name));
+    if (got.kind === 'error') return failAtOnce(previous, now, got.message);
+    // Nothing runs yet (a new workflow, or one retried with only finished nodes): it waits.
+    if (got.kind === 'waiting' && Object.values(run.nodes).every((n) => isFinal(n.phase))) return waitForLock(previous, run, got.message);
+  }
 
   let walked: Walked;
   try {
@@ -134,11 +148,31 @@ function reconcileRun(workflow: Workflow, observations: Observations): Reconcile
     status.phase = phase;
     if (message) status.message = message;
     status.finishedAt = run.now;
+    run.locks.releaseAll();
   } else if (run.requeueAtMs !== undefined) {
     run.emit({ kind: 'requeueAt', at: new Date(run.requeueAtMs).toISOString() });
   }
+  const sync = run.locks.status();
+  if (sync) status.synchronization = sync;
+  else delete status.synchronization;
   const actions = [...run.actions, ...cleanupActions(status, observations, complete)];
-  return { status, actions: finalize(actions), spec };
+  return { status, actions: finalize(actions), spec, locks: run.locks.claims() };
+}
+
+/** The workflow waits, Pending, for its workflow-level locks: nothing has started yet. */
+function waitForLock(previous: WorkflowStatus, run: EngineRun, message: string): ReconcileResult {
+  const status: WorkflowStatus = { ...previous, phase: 'Pending', message, nodes: previous.nodes ?? {} };
+  const sync = run.locks.status();
+  if (sync) status.synchronization = sync;
+  return { status, actions: finalize(run.actions.filter((a) => a.kind === 'setWorkflowMetadata')), locks: run.locks.claims() };
+}
+
+/** Whether a lock holder of this workflow still runs: the workflow itself, or a node that has not ended. */
+function holderAlive(holder: string, workflow: string, nodes: Record<string, NodeStatus>): boolean {
+  if (holder === workflow) return true;
+  if (!holder.startsWith(`${workflow}/`)) return false;
+  const node = nodes[holder.slice(workflow.length + 1)];
+  return node !== undefined && !isFinal(node.phase);
 }
 
 interface Walked {
@@ -190,6 +224,7 @@ function walk(run: EngineRun, name: string, spec: WorkflowSpec): Walked {
 function abort(run: EngineRun, previous: WorkflowStatus, startedAt: string, observations: Observations, message: string): ReconcileResult {
   for (const node of Object.values(run.nodes)) if (!isFinal(node.phase)) run.setPhase(node, 'Error', message);
   const status: WorkflowStatus = { ...previous, phase: 'Failed', message, startedAt, finishedAt: run.now, nodes: run.nodes };
+  delete status.synchronization;
   const progress = updateProgress(run.nodes);
   if (progress) status.progress = progress;
   return { status, actions: finalize(cleanupActions(status, observations, true)) };
@@ -197,10 +232,16 @@ function abort(run: EngineRun, previous: WorkflowStatus, startedAt: string, obse
 
 /** Fails a workflow that cannot run at all (invalid spec, missing WorkflowTemplate). */
 function failAtOnce(previous: WorkflowStatus, now: string, message: string): ReconcileResult {
-  return {
-    status: { ...previous, phase: 'Failed', message, startedAt: previous.startedAt ?? now, finishedAt: now, nodes: previous.nodes ?? {} },
-    actions: [],
+  const status: WorkflowStatus = {
+    ...previous,
+    phase: 'Failed',
+    message,
+    startedAt: previous.startedAt ?? now,
+    finishedAt: now,
+    nodes: previous.nodes ?? {},
   };
+  delete status.synchronization;
+  return { status, actions: [] };
 }
 
 /** Global outputs of finished nodes, oldest first, so later exports win as they did when they happened. */

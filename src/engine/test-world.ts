@@ -11,6 +11,7 @@ import type { NodePhase, NodeStatus, Outputs, Template, Workflow, WorkflowSpec, 
 import type {
   AgentObservation,
   EngineAction,
+  LockObservation,
   MemoCacheObservation,
   PodObservation,
   ReconcileResult,
@@ -56,6 +57,8 @@ export class World {
   requeueAt: string | undefined;
   /** Observations.memoCaches; `saveMemo` writes into an observed cache as the controller would. */
   memoCaches: Record<string, MemoCacheObservation> | undefined;
+  /** Observations.locks, as the controller's lock table would give them (synchronization.ts). */
+  locks: Record<string, LockObservation> | undefined;
   /** Every `saveMemo` applied, in order. */
   readonly memoSaves: { cacheName: string; key: string; nodeID: string }[] = [];
 
@@ -84,6 +87,7 @@ export class World {
       ...(this.agent ? { agent: this.agent } : {}),
       ...(this.excludedPlugins ? { excludedPlugins: this.excludedPlugins } : {}),
       ...(this.memoCaches ? { memoCaches: structuredClone(this.memoCaches) } : {}),
+      ...(this.locks ? { locks: structuredClone(this.locks) } : {}),
       now: new Date(this.nowMs).toISOString(),
       pluginsEnabled: this.pluginsEnabled,
     });

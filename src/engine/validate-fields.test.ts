@@ -21,15 +21,13 @@ describe('no field is silently ignored', () => {
   it('refuses the fields of issue 18 at workflow and template level, naming each full path', () => {
     const found = messages({
       entrypoint: 'main',
-      synchronization: { mutex: { name: 'one' } },
-      priority: 1,
       metrics: { prometheus: [] } as never,
       templates: [
         {
           ...echo,
           name: 'main',
           daemon: true,
-          synchronization: { mutex: { name: 'm' } },
+          priority: 1,
           metrics: { prometheus: [] } as never,
           inputs: { artifacts: [{ name: 'in', path: '/in', hdfs: { path: '/x' } }] },
           outputs: { artifacts: [{ name: 'out', path: '/out', archive: { zip: {} }, deleted: true }] },
@@ -37,11 +35,9 @@ describe('no field is silently ignored', () => {
       ],
     }).filter(refused);
     expect(found.map((m) => m.slice(0, m.indexOf(' is not supported yet')))).toEqual([
-      'spec.synchronization',
-      'spec.priority',
       'spec.metrics',
       'spec.templates[main].daemon',
-      'spec.templates[main].synchronization',
+      'spec.templates[main].priority',
       'spec.templates[main].metrics',
       'spec.templates[main].inputs.artifacts[in].hdfs',
       'spec.templates[main].outputs.artifacts[out].archive.zip',
@@ -110,7 +106,7 @@ describe('no field is silently ignored', () => {
       'WorkflowTemplate/base': {
         templates: [echo],
         entrypoint: 'echo',
-        spec: { entrypoint: 'echo', templates: [echo], priority: 1 },
+        spec: { entrypoint: 'echo', templates: [echo], metrics: { prometheus: [] } as never },
       },
     };
     expect(
@@ -122,7 +118,7 @@ describe('no field is silently ignored', () => {
       'WorkflowTemplate/shared spec.templates[inner].daemon is not supported yet: daemon steps are not implemented yet (the workflow would wait for the container to exit)',
     ]);
     expect(messages({ workflowTemplateRef: { name: 'base' } }, sources).filter(refused)).toEqual([
-      'spec.priority is not supported yet: workflow priority is not implemented yet',
+      'spec.metrics is not supported yet: custom metrics are not implemented yet',
     ]);
   });
 
