@@ -220,8 +220,13 @@ export class Reconciler {
     if (!phase) return;
     const labels: Record<string, string> = { [LABEL_PHASE]: phase };
     if (final) labels[LABEL_COMPLETED] = 'true';
-    const labelled = await writePhaseLabels(this.deps.client, wf, labels);
-    if (labelled) this.deps.caches.rememberWorkflow(labelled);
+    try {
+      const labelled = await writePhaseLabels(this.deps.client, wf, labels);
+      if (labelled) this.deps.caches.rememberWorkflow(labelled);
+    } catch (err) {
+      // Deleted meanwhile (a TTL, a CronWorkflow's history limit, a user): nothing left to label.
+      if (!isNotFound(err)) throw err;
+    }
   }
 
   /** One engine run on `wf` with what the caches show now. */
