@@ -101,6 +101,8 @@ const ORDER: Record<string, { title: string; stage: 'pure' | 'own-plane' | 'shar
   'engine-bench.ts': { title: 'controller and engine', stage: 'own-plane' },
   'artifact-bench.ts': { title: 'artifacts', stage: 'own-plane' },
   'memoize-bench.ts': { title: 'memoize', stage: 'own-plane' },
+  'lock-bench.ts': { title: 'locks', stage: 'own-plane' },
+  'cron-bench.ts': { title: 'cron', stage: 'own-plane' },
   'server-bench.ts': { title: 'server: event endpoint', stage: 'shared-plane' },
   'scale-bench.ts': { title: 'scale curves (whole system)', stage: 'stack' },
 };

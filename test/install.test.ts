@@ -111,8 +111,11 @@ describe('manifests/install.yaml', () => {
       '/pods': ['create', 'delete', 'get', 'list', 'watch'],
       '/serviceaccounts': ['get'],
       'plugflow.io/clusterworkflowtemplates': ['get', 'list', 'watch'],
-      // delete: ttlStrategy removes finished workflows.
-      'plugflow.io/workflows': ['delete', 'get', 'list', 'patch', 'watch'],
+      'plugflow.io/cronworkflows': ['get', 'list', 'watch'],
+      'plugflow.io/cronworkflows/finalizers': ['update'],
+      'plugflow.io/cronworkflows/status': ['update'],
+      // delete: ttlStrategy removes finished workflows; create: the runs of CronWorkflows.
+      'plugflow.io/workflows': ['create', 'delete', 'get', 'list', 'patch', 'watch'],
       'plugflow.io/workflows/finalizers': ['update'],
       'plugflow.io/workflows/status': ['patch', 'update'],
       'plugflow.io/workflowtasksets': ['create', 'get', 'list', 'patch', 'watch'],
@@ -143,6 +146,7 @@ describe('manifests/install.yaml', () => {
       [['workflows/status'], ['update']],
       [['pods'], ['get', 'delete']],
       [['workflowtemplates'], ['get', 'list', 'create', 'update', 'delete']],
+      [['cronworkflows'], ['create', 'get', 'list', 'delete', 'patch']],
       [['clusterworkflowtemplates'], ['get']],
     ]);
     expect(await can(sa, 'delete', 'pods', workNs)).toBe(false);
@@ -158,6 +162,7 @@ describe('manifests/install.yaml', () => {
     expect(await rulesOf(token, workNs)).toEqual({
       '/events': ['create', 'patch'],
       'plugflow.io/clusterworkflowtemplates': ['get'],
+      'plugflow.io/cronworkflows': ['create', 'delete', 'get', 'list', 'patch'],
       'plugflow.io/workfloweventbindings': ['list', 'watch'],
       'plugflow.io/workflows': ['create', 'delete', 'get', 'list', 'patch'],
       'plugflow.io/workflows/status': ['update'],

@@ -53,6 +53,7 @@ export const PLURAL = {
   clusterWorkflowTemplate: 'clusterworkflowtemplates',
   workflowEventBinding: 'workfloweventbindings',
   workflowTaskSet: 'workflowtasksets',
+  cronWorkflow: 'cronworkflows',
 } as const;
 
 /** Returns true when the executor plugin gate is on in this environment. */

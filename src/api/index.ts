@@ -11,6 +11,7 @@ export * from './parameter.js';
 export * from './template.js';
 export * from './workflow.js';
 export * from './workflow-status.js';
+export * from './cron-workflow.js';
 export * from './plugin.js';
 export * from './event-binding.js';
 export * from './taskset.js';

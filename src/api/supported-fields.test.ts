@@ -59,6 +59,12 @@ describe('supported fields (one list for the CRD schema and the engine)', () => 
     });
   }
 
+  it("classifies every field of the CronWorkflow CRD's workflowSpec", () => {
+    const crd = crdDefinitions().find((c) => c.spec.names.kind === 'CronWorkflow')!;
+    const spec = crd.spec.versions[0]!.schema.openAPIV3Schema.properties!.spec!.properties!.workflowSpec!;
+    expect(problemsOf(spec, 'WorkflowSpec', 'spec.workflowSpec')).toEqual([]);
+  });
+
   it('fails on a schema field that is neither supported nor refused, and on one the schema would prune', () => {
     const schema: Schema = { type: 'object', properties: { name: { type: 'string' }, brandNew: { type: 'string' } } };
     const problems = problemsOf(schema, 'TemplateRef', 'x');

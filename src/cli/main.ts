@@ -19,6 +19,7 @@ export async function buildProgram(): Promise<Command> {
     import('./workflow-operations.js').then((m) => m.registerWorkflowOperationCommands),
     import('./lint.js').then((m) => m.registerLintCommands),
     import('./templates.js').then((m) => m.registerTemplateCommands),
+    import('./cron.js').then((m) => m.registerCronCommands),
     import('./cp.js').then((m) => m.registerCopyCommands),
     import('./dev.js').then((m) => m.registerDevCommands),
     import('./event.js').then((m) => m.registerEventCommands),

@@ -9,6 +9,8 @@
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import {
+  LABEL_CRON_WORKFLOW,
+  type CronWorkflow,
   LABEL_WORKFLOW,
   type ClusterWorkflowTemplate,
   type Workflow,
@@ -19,7 +21,15 @@ import {
 import type { KubeClient } from '../kube/client.js';
 import { Informer, dropManagedFields, readinessProblem, staleAfterMs, type InformerLike } from '../kube/informer.js';
 import { objectKey, type KubeObject } from '../kube/object-store.js';
-import { CLUSTER_WORKFLOW_TEMPLATES, NAMESPACES, PODS, WORKFLOWS, WORKFLOW_TASK_SETS, WORKFLOW_TEMPLATES } from '../kube/resource.js';
+import {
+  CLUSTER_WORKFLOW_TEMPLATES,
+  CRON_WORKFLOWS,
+  NAMESPACES,
+  PODS,
+  WORKFLOWS,
+  WORKFLOW_TASK_SETS,
+  WORKFLOW_TEMPLATES,
+} from '../kube/resource.js';
 import type { Logger } from '../log/logger.js';
 import { MemoCaches } from './memo-caches.js';
 import type { PluginDiscovery } from './plugin-discovery.js';
@@ -40,6 +50,8 @@ export interface CacheOptions {
 
 /** Index of pods and TaskSets by `namespace/workflow`. */
 export const BY_WORKFLOW = 'workflow';
+/** Index of workflows by the CronWorkflow that started them (`ns/cron`). */
+export const BY_CRON = 'cron';
 
 export class ControllerCaches {
   readonly workflows: Informer<Obj<Workflow>>;
@@ -49,6 +61,8 @@ export class ControllerCaches {
   readonly clusterWorkflowTemplates: Informer<Obj<ClusterWorkflowTemplate>>;
   /** Namespaces (name and labels only): their pod security labels choose the pod policy level. */
   readonly namespaces: Informer<KubeObject>;
+  /** CronWorkflows (cron-reconciler.ts); their runs are found through the workflows' BY_CRON index. */
+  readonly cronWorkflows: Informer<Obj<CronWorkflow>>;
   /** The memoize caches (ConfigMaps with the cache label), read by reconciles and written by saveMemo. */
   readonly memo: MemoCaches;
   private readonly written = new Overlay<Obj<Workflow>>();
@@ -88,6 +102,11 @@ export class ControllerCaches {
       transform: slimNamespace,
       resyncMs: 0,
     });
+    this.cronWorkflows = new Informer<Obj<CronWorkflow>>({ ...common, type: CRON_WORKFLOWS, transform: dropManagedFields, resyncMs: 0 });
+    this.workflows.addIndex(BY_CRON, (wf) => {
+      const cron = wf.metadata?.labels?.[LABEL_CRON_WORKFLOW];
+      return cron ? [`${wf.metadata.namespace}/${cron}`] : [];
+    });
     this.memo = new MemoCaches({ client: o.client, namespace: o.namespace, log: o.log, watchdogMs: o.watchdogMs });
     this.written.follow(this.workflows);
     this.writtenTaskSets.follow(this.taskSets);
@@ -103,6 +122,7 @@ export class ControllerCaches {
       { name: 'clusterworkflowtemplates', informer: this.clusterWorkflowTemplates },
       { name: 'namespaces', informer: this.namespaces },
       { name: 'memoize-caches', informer: this.memo.informer },
+      { name: 'cronworkflows', informer: this.cronWorkflows },
     ];
     if (this.plugins) list.push({ name: 'plugin-configmaps', informer: this.plugins.informer });
     return list;
@@ -132,6 +152,11 @@ export class ControllerCaches {
       if (problem) out.push(problem);
     }
     return out;
+  }
+
+  /** The workflows the CronWorkflow `namespace/name` started. */
+  workflowsOfCron(namespace: string, name: string): Obj<Workflow>[] {
+    return this.workflows.byIndex(BY_CRON, `${namespace}/${name}`);
   }
 
   /** The newest copy of a workflow: the cache, or this controller's last write if newer. */

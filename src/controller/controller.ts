@@ -32,6 +32,7 @@ import { Expectations, FailureMemory } from './failure-memory.js';
 import { startHealthServer, type HealthServer } from './health-server.js';
 import { LeaderElector } from './leader-election.js';
 import { Synchronizer } from './synchronizer.js';
+import { CRON_KEY_PREFIX, CronReconciler } from './cron-reconciler.js';
 import { ControllerMetrics } from './metrics.js';
 import { PluginDiscovery } from './plugin-discovery.js';
 import { Reconciler, type Engine } from './reconciler.js';
@@ -170,6 +171,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     ...(opts.maxStatusBytes !== undefined ? { maxStatusBytes: opts.maxStatusBytes } : {}),
     locks,
   });
+  const crons = new CronReconciler({ client, caches, events, log });
   wireTriggers({ caches, queue, failures, creations, deletions, workflowDeleted: (key) => locks.forget(key) });
 
   const elector = opts.leaderElect
@@ -224,7 +226,9 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
       const t0 = process.hrtime.bigint();
       let result = 'success';
       try {
-        const outcome = await reconciler.reconcile(key);
+        const outcome = key.startsWith(CRON_KEY_PREFIX)
+          ? await crons.reconcile(key.slice(CRON_KEY_PREFIX.length))
+          : await reconciler.reconcile(key);
         queue.forget(key);
         if (outcome.requeueNow) queue.add(key);
         if (outcome.requeueAtMs !== undefined) queue.addAfter(key, Math.max(0, outcome.requeueAtMs - Date.now()));

@@ -9,6 +9,7 @@ import type { ControllerCaches } from './caches.js';
 import { deletionKey, type Expectations, type FailureMemory } from './failure-memory.js';
 import { isOwnEcho, podAddMatters, podChangeMatters, taskSetChangeMatters } from './triggers.js';
 import type { WorkQueue } from './work-queue.js';
+import { CRON_KEY_PREFIX, cronKeyOf } from './cron-reconciler.js';
 
 export interface WiringDeps {
   caches: ControllerCaches;
@@ -34,10 +35,22 @@ export function wireTriggers({ caches, queue, failures, creations, deletions, wo
     if (key) queue.add(key);
   };
 
+  // A CronWorkflow is looked at when it changes and when one of its runs does (cron-reconciler.ts).
+  caches.cronWorkflows.addHandlers({
+    onAdd: (cron) => queue.add(`${CRON_KEY_PREFIX}${keyOf(cron)}`),
+    onUpdate: (old, cron) => {
+      if (old.metadata?.generation !== cron.metadata?.generation || old === cron) queue.add(`${CRON_KEY_PREFIX}${keyOf(cron)}`);
+    },
+  });
+  const enqueueCron = (wf: KubeObject): void => {
+    const key = cronKeyOf(wf as never);
+    if (key) queue.add(key);
+  };
   caches.workflows.addHandlers({
     onAdd: (wf) => queue.add(keyOf(wf)),
     onUpdate: (old, wf) => {
       // Resync (old === wf) always reconciles; the echo of our own write never needs to.
+      if (old.status?.phase !== wf.status?.phase) enqueueCron(wf);
       if (old !== wf && isOwnEcho(old, wf, caches.ownStatusOf(wf))) return;
       queue.add(keyOf(wf));
     },
@@ -45,6 +58,7 @@ export function wireTriggers({ caches, queue, failures, creations, deletions, wo
       if (wf.metadata.uid) failures.forget(wf.metadata.uid);
       caches.forget(wf.metadata.namespace!, wf.metadata.name!);
       workflowDeleted?.(keyOf(wf));
+      enqueueCron(wf);
     },
   });
 

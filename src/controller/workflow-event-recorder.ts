@@ -6,7 +6,7 @@
 import type { Workflow } from '../api/index.js';
 import type { KubeClient } from '../kube/client.js';
 
-import { EVENTS, WORKFLOWS, apiVersionOf } from '../kube/resource.js';
+import { EVENTS, WORKFLOWS, apiVersionOf, type ResourceType } from '../kube/resource.js';
 import type { Logger } from '../log/logger.js';
 import { errorMessage } from '../log/error-message.js';
 
@@ -22,7 +22,8 @@ export class WorkflowEventRecorder {
     private readonly enabled = true,
   ) {}
 
-  record(wf: Workflow, type: 'Normal' | 'Warning', reason: string, message: string): void {
+  /** Records an Event on `wf` (a Workflow, or another plugflow object of `type`). */
+  record(wf: Pick<Workflow, 'metadata'>, type: 'Normal' | 'Warning', reason: string, message: string, of: ResourceType = WORKFLOWS): void {
     if (!this.enabled) return;
     const now = new Date().toISOString();
     const meta = wf.metadata;
@@ -31,8 +32,8 @@ export class WorkflowEventRecorder {
       kind: 'Event',
       metadata: { generateName: `${meta.name}.`, namespace: meta.namespace },
       involvedObject: {
-        apiVersion: apiVersionOf(WORKFLOWS),
-        kind: 'Workflow',
+        apiVersion: apiVersionOf(of),
+        kind: of.kind,
         name: meta.name,
         namespace: meta.namespace,
         uid: meta.uid,

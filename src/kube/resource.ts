@@ -86,6 +86,13 @@ export const CLUSTER_WORKFLOW_TEMPLATES: ResourceType = {
   namespaced: false,
 };
 
+export const CRON_WORKFLOWS: ResourceType = {
+  group: GROUP,
+  version: VERSION,
+  plural: PLURAL.cronWorkflow,
+  kind: 'CronWorkflow',
+  namespaced: true,
+};
 export const WORKFLOW_EVENT_BINDINGS: ResourceType = {
   group: GROUP,
   version: VERSION,

@@ -3,7 +3,7 @@
  * writes crds/*.yaml (and the unit test checks that the files match).
  */
 import { GROUP, PLURAL, VERSION } from '../constants.js';
-import { eventBindingRootSchema, taskSetRootSchema, workflowRootSchema } from './resource-schemas.js';
+import { cronWorkflowRootSchema, eventBindingRootSchema, taskSetRootSchema, workflowRootSchema } from './resource-schemas.js';
 import type { Schema } from './schema-builders.js';
 
 /** Every plugflow CRD is in this category: `kubectl get plugflow` lists them all. */
@@ -95,6 +95,21 @@ const DEFINITIONS: Definition[] = [
     columns: [
       { name: 'Template', type: 'string', jsonPath: '.spec.submit.workflowTemplateRef.name' },
       { name: 'Selector', type: 'string', jsonPath: '.spec.event.selector', priority: 1 },
+      AGE,
+    ],
+  },
+  {
+    kind: 'CronWorkflow',
+    plural: PLURAL.cronWorkflow,
+    shortName: 'cwf',
+    scope: 'Namespaced',
+    description: 'Starts a workflow from its workflowSpec at each time its schedule names.',
+    schema: cronWorkflowRootSchema,
+    status: true,
+    columns: [
+      { name: 'Schedule', type: 'string', jsonPath: '.spec.schedule' },
+      { name: 'Suspended', type: 'boolean', jsonPath: '.spec.suspend' },
+      { name: 'Last', type: 'date', jsonPath: '.status.lastScheduledTime', description: 'The last scheduled time handled.' },
       AGE,
     ],
   },

@@ -73,6 +73,36 @@ export function workflowRootSchema(withStatus: boolean): Schema {
   return obj(properties, { required: ['spec'] });
 }
 
+/** CronWorkflow (src/api/cron-workflow.ts): a schedule and the workflow spec it starts. */
+export const cronWorkflowRootSchema: Schema = obj(
+  {
+    apiVersion: str(),
+    kind: str(),
+    metadata: { type: 'object' },
+    spec: obj(
+      {
+        schedule: str({
+          description: 'Cron expression (5 fields, or 6 with seconds first), @hourly-style descriptor, or @every <duration>.',
+        }),
+        schedules: arr(str()),
+        timezone: str({ description: 'IANA time zone of the schedules; UTC when empty.' }),
+        concurrencyPolicy: oneOfStrings(['Allow', 'Forbid', 'Replace']),
+        startingDeadlineSeconds: int64({ minimum: 0 }),
+        successfulJobsHistoryLimit: int32({ minimum: 0 }),
+        failedJobsHistoryLimit: int32({ minimum: 0 }),
+        suspend: bool(),
+        stopStrategy: obj({ expression: str(), condition: str() }),
+        when: str(),
+        workflowSpec: workflowSpecSchema,
+        workflowMetadata: metadataSchema,
+      },
+      { required: ['workflowSpec'] },
+    ),
+    status: openObject(),
+  },
+  { required: ['spec'] },
+);
+
 export const eventBindingRootSchema: Schema = obj(
   {
     apiVersion: str(),

@@ -19,6 +19,7 @@ import { WORKFLOWS } from '../../kube/resource.js';
 import { workflowShapeProblems, workflowShapeValidator } from '../workflow-shape.js';
 import { listProblems, subjectOf, validateForCreate } from '../workflow-validation.js';
 import { templateRoutes } from './templates.js';
+import { cronWorkflowRoutes } from './cron-workflows.js';
 import { artifactRoutes } from './artifacts.js';
 import { workflowOperationRoutes } from './workflow-operations.js';
 
@@ -127,6 +128,7 @@ export async function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDe
 
   workflowOperationRoutes(app, kube);
   templateRoutes(app, kube);
+  cronWorkflowRoutes(app, kube);
   artifactRoutes(app, kube);
 }
 

@@ -1,0 +1,41 @@
+/**
+ * CronWorkflows over REST, with the peer's paths and body form, each call made with the caller's
+ * identity (src/operations/cron-workflows.ts does the work):
+ *
+ *   GET    /api/v1/cron-workflows/{namespace}                 ?listOptions.labelSelector=…
+ *   POST   /api/v1/cron-workflows/{namespace}                 {cronWorkflow}
+ *   GET    /api/v1/cron-workflows/{namespace}/{name}
+ *   PUT    /api/v1/cron-workflows/{namespace}/{name}/suspend
+ *   PUT    /api/v1/cron-workflows/{namespace}/{name}/resume
+ *   DELETE /api/v1/cron-workflows/{namespace}/{name}          → {}
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { isJsonObject as isObject } from '../../api/index.js';
+import type { KubeClient } from '../../kube/client.js';
+import { CronWorkflows } from '../../operations/cron-workflows.js';
+import { badRequest } from '../errors.js';
+
+type Req = FastifyRequest<{ Params: { namespace: string; name?: string }; Querystring: Record<string, unknown> }>;
+
+function cronOf(body: unknown): unknown {
+  if (!isObject(body) || body.cronWorkflow === undefined) throw badRequest('the body must carry the CronWorkflow: {"cronWorkflow": {…}}');
+  return body.cronWorkflow;
+}
+
+/** Registered inside workflowRoutes, so its onRequest hook (caller, namespace allow-list) applies. */
+export function cronWorkflowRoutes(app: FastifyInstance, kube: KubeClient): void {
+  const base = '/api/v1/cron-workflows/:namespace';
+  const of = (req: Req) => new CronWorkflows(kube.as(req.caller.identity), req.params.namespace);
+  app.get(base, async (req: Req) => {
+    const sel = req.query['listOptions.labelSelector'];
+    return of(req).list(typeof sel === 'string' && sel ? sel : undefined);
+  });
+  app.post(base, async (req: Req) => of(req).create(cronOf(req.body)));
+  app.get(`${base}/:name`, async (req: Req) => of(req).get(req.params.name!));
+  app.put(`${base}/:name/suspend`, async (req: Req) => of(req).setSuspended(req.params.name!, true));
+  app.put(`${base}/:name/resume`, async (req: Req) => of(req).setSuspended(req.params.name!, false));
+  app.delete(`${base}/:name`, async (req: Req) => {
+    await of(req).delete(req.params.name!);
+    return {};
+  });
+}

@@ -1,0 +1,146 @@
+/**
+ * CronWorkflows against the real API server with RBAC on, the local pod runner as the kubelet:
+ *
+ * - created through the REST server with the caller's token (a broken schedule is refused
+ *   naming the field), a CronWorkflow on an every-second schedule starts one workflow per
+ *   scheduled time, named `<cron>-<unix seconds>`, keeps the history limits, counts its runs,
+ *   and starts nothing once suspended through REST (`plugflow cron suspend` does the same call);
+ * - the controller is stopped for a few seconds and started again: of the times it missed, only
+ *   the latest runs (once), and no scheduled time ever gets two workflows.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LABEL_CRON_WORKFLOW, type CronWorkflow, type Workflow } from '../src/api/index.js';
+import { startController, type RunningController } from '../src/controller/controller.js';
+import type { KubeClient } from '../src/kube/client.js';
+import { CRON_WORKFLOWS, WORKFLOWS } from '../src/kube/resource.js';
+import { captureLogger, eventually, startRunnerBed, type RunnerBed } from './controller-harness.js';
+import { adminKubeConfig, cluster } from './support/cluster.js';
+import { call, grantRole, rule, startTestServer, type TestServer } from './support/server.js';
+
+let ns: string;
+let client: KubeClient;
+let bed: RunnerBed;
+let server: TestServer;
+let controller: RunningController | undefined;
+let alice: string;
+
+const runsOf = async (cron: string) =>
+  (await client.list<Workflow>(WORKFLOWS, { namespace: ns, labelSelector: `${LABEL_CRON_WORKFLOW}=${cron}` })).items;
+const scheduledSeconds = (wf: Workflow) => Number(wf.metadata.name!.split('-').pop());
+
+function cronBody(name: string, spec: Partial<CronWorkflow['spec']> = {}): CronWorkflow {
+  return {
+    apiVersion: 'plugflow.io/v1alpha1',
+    kind: 'CronWorkflow',
+    metadata: { name },
+    spec: {
+      schedule: '* * * * * *',
+      workflowSpec: { entrypoint: 'main', templates: [{ name: 'main', container: { image: 'alpine:3', command: ['true'] } }] },
+      ...spec,
+    },
+  };
+}
+
+beforeAll(async () => {
+  bed = await startRunnerBed('cron');
+  ({ ns, client } = bed);
+  alice = cluster().userTokens.alice;
+  await grantRole(ns, 'alice', 'cron-editor', [rule('cronworkflows', 'create', 'get', 'list', 'patch', 'delete')]);
+  server = await startTestServer({ namespace: ns });
+  controller = await startController({ kubeConfig: adminKubeConfig(), namespace: ns, metricsPort: 0, log: captureLogger().log });
+}, 180_000);
+
+afterAll(async () => {
+  await controller?.stop();
+  await server?.close();
+  await bed?.stop();
+});
+
+describe('CronWorkflows', () => {
+  const url = (name = '') => `${server.url}/api/v1/cron-workflows/${ns}${name}`;
+
+  it('REST refuses a broken schedule naming the field, and a token without rights gets 403', async () => {
+    const bad = await call('POST', url(), { token: alice, body: { cronWorkflow: cronBody('bad', { schedule: '61 * * * *' }) } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toMatch(/^CronWorkflow .*\/bad is invalid: spec\.schedule: "61 \* \* \* \*" is not a cron schedule/);
+    const refused = await call('POST', url(), {
+      token: alice,
+      body: {
+        cronWorkflow: cronBody('refused', {
+          workflowSpec: { entrypoint: 'main', templates: [{ name: 'main', daemon: true, container: { image: 'a', command: ['true'] } }] },
+        }),
+      },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toContain('spec.workflowSpec: spec.templates[main].daemon is not supported yet');
+    const bob = await call('POST', url(), { token: cluster().userTokens.bob, body: { cronWorkflow: cronBody('bobs') } });
+    expect(bob.status).toBe(403);
+  });
+
+  it('starts one workflow per second named by its scheduled time, keeps the history limit, counts, and stops on suspend', async () => {
+    const created = await call('POST', url(), {
+      token: alice,
+      body: { cronWorkflow: cronBody('tick', { successfulJobsHistoryLimit: 2 }) },
+    });
+    expect(created.status).toBe(200);
+    const counted = await eventually(
+      async () => {
+        const c = await client.get<CronWorkflow>(CRON_WORKFLOWS, ns, 'tick');
+        return (c.status?.succeeded ?? 0) >= 4 ? c : undefined;
+      },
+      'four runs of tick succeeded',
+      60_000,
+    );
+    expect(counted.status?.lastScheduledTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/);
+    const suspended = await call('PUT', url('/tick/suspend'), { token: alice });
+    expect(suspended.status).toBe(200);
+    expect(suspended.body.spec.suspend).toBe(true);
+    // History: at most 2 succeeded runs are kept (plus any still running when suspended).
+    const runs = await eventually(
+      async () => {
+        const r = await runsOf('tick');
+        return r.filter((w) => w.status?.phase === 'Succeeded').length <= 2 && r.every((w) => w.status?.phase === 'Succeeded')
+          ? r
+          : undefined;
+      },
+      'the history trimmed to 2',
+      30_000,
+    );
+    for (const w of runs) {
+      expect(w.metadata.name).toMatch(/^tick-\d{10}$/);
+      expect(w.metadata.annotations?.['workflows.plugflow.io/scheduled-time']).toBe(new Date(scheduledSeconds(w) * 1000).toISOString());
+      expect(w.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'CronWorkflow', name: 'tick' });
+    }
+    // Suspended: nothing new for two seconds.
+    const before = (await client.get<CronWorkflow>(CRON_WORKFLOWS, ns, 'tick')).status?.lastScheduledTime;
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect((await client.get<CronWorkflow>(CRON_WORKFLOWS, ns, 'tick')).status?.lastScheduledTime).toBe(before);
+    const listed = await call('GET', url(), { token: alice });
+    expect(listed.body.items.map((c: CronWorkflow) => c.metadata.name)).toContain('tick');
+    expect((await call('DELETE', url('/tick'), { token: alice })).status).toBe(200);
+  }, 120_000);
+
+  it('after the controller was down, only the latest missed time runs, and no time runs twice', async () => {
+    await client.create(CRON_WORKFLOWS, ns, cronBody('outage', { startingDeadlineSeconds: 30 }));
+    await eventually(async () => ((await runsOf('outage')).length >= 2 ? true : undefined), 'two runs before the outage', 30_000);
+    await controller!.stop();
+    controller = undefined;
+    const stoppedAt = Date.now();
+    await new Promise((r) => setTimeout(r, 4_000));
+    const downSince = Math.max(...(await runsOf('outage')).map(scheduledSeconds));
+    controller = await startController({ kubeConfig: adminKubeConfig(), namespace: ns, metricsPort: 0, log: captureLogger().log });
+    const restartedAt = Date.now();
+    await eventually(
+      async () => ((await runsOf('outage')).some((w) => scheduledSeconds(w) * 1000 > restartedAt) ? true : undefined),
+      'a run after the restart',
+      30_000,
+    );
+    await client.mergePatch(CRON_WORKFLOWS, ns, 'outage', { spec: { suspend: true } });
+    const seconds = (await runsOf('outage')).map(scheduledSeconds).sort();
+    expect(new Set(seconds).size).toBe(seconds.length);
+    // Of the seconds between the last run before the outage and the restart, at most one (the latest missed) ran.
+    const during = seconds.filter((s) => s > downSince && s * 1000 <= restartedAt);
+    expect(during.length, `runs at ${seconds.join(', ')}; stopped ${stoppedAt}, restarted ${restartedAt}`).toBeLessThanOrEqual(1);
+    expect(seconds.some((s) => s * 1000 > restartedAt)).toBe(true);
+  }, 120_000);
+});
