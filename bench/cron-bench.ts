@@ -12,13 +12,8 @@ import { join } from 'node:path';
 import { ANNOTATION_SCHEDULED_TIME, LABEL_CRON_WORKFLOW, type CronWorkflow } from '../src/api/index.js';
 import { CRON_WORKFLOWS, WORKFLOWS } from '../src/kube/resource.js';
 import { startCountedController } from './counted-controller.js';
-import type { Figure } from './figures.js';
+import { percentile, type Figure } from './figures.js';
 import { writeFiguresSection } from './run-all.js';
-
-function percentile(xs: number[], p: number): number {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
 
 export async function runCronBench(runs = 100): Promise<Figure[]> {
   const work = mkdtempSync(join(tmpdir(), 'plugflow-cron-bench-'));

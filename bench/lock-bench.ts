@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { LABEL_WORKFLOW, type Template, type Workflow } from '../src/api/index.js';
 import { PODS, WORKFLOWS } from '../src/kube/resource.js';
 import { startCountedController } from './counted-controller.js';
-import type { Figure } from './figures.js';
+import { percentile, type Figure } from './figures.js';
 import { writeFiguresSection } from './run-all.js';
 
 const step = (synchronization?: Template['synchronization']): Template => ({
@@ -29,11 +29,6 @@ const wf = (name: string, spec: Workflow['spec']): Workflow => ({
   metadata: { name },
   spec,
 });
-
-function percentile(xs: number[], p: number): number {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
 
 export async function runLockBench(queued = 100, baselineSteps = 30): Promise<Figure[]> {
   const work = mkdtempSync(join(tmpdir(), 'plugflow-lock-bench-'));

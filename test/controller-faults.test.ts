@@ -10,10 +10,10 @@
  *   recovers once the server answers again.
  */
 import { KubeConfig } from '@kubernetes/client-node';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Workflow } from '../src/api/index.js';
 import { startController } from '../src/controller/controller.js';
@@ -22,10 +22,8 @@ import { KubeClient } from '../src/kube/client.js';
 import { NAMESPACES, PODS, SERVICE_ACCOUNTS, WORKFLOWS } from '../src/kube/resource.js';
 import { createLogger } from '../src/log/logger.js';
 import { PodRunner } from '../src/runner/runner.js';
-import { captureLogger, eventually, waitForCompletion, workflow } from './controller-harness.js';
+import { captureLogger, eventually, spawnControllerProcess, waitForCompletion, workflow } from './controller-harness.js';
 import { applyCrds } from './support/apply.js';
-
-const REPO = resolve(import.meta.dirname, '..');
 
 /** N sequential steps of `sleep`; long enough to be interrupted, short enough to finish. */
 function chain(name: string, steps: number, sleep = '1'): Workflow {
@@ -117,25 +115,7 @@ describe('controller fault tolerance (own control plane)', () => {
     for (const n of names) await client.create(WORKFLOWS, ns, chain(n, 3));
 
     // The first controller is a real process, so it can really be killed.
-    const first: ChildProcess = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        join(REPO, 'src/cli/main.ts'),
-        'controller',
-        '--kubeconfig',
-        plane.kubeconfigPath,
-        '--namespace',
-        ns,
-        '--metrics-port',
-        '0',
-        '--no-events',
-      ],
-      { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, PLUGFLOW_LOG_LEVEL: 'warn' } },
-    );
-    let firstErr = '';
-    first.stderr?.on('data', (d: Buffer) => (firstErr += d.toString()));
+    const { child: first, stderr: firstErr } = spawnControllerProcess(plane.kubeconfigPath, ns);
     try {
       // Kill it once work is under way: some pods exist, no workflow has finished all steps.
       await eventually(() => [...pods.uids.keys()].length >= 6, 'pods of the first controller', 60_000);
@@ -147,7 +127,7 @@ describe('controller fault tolerance (own control plane)', () => {
     const unfinished = await Promise.all(names.map((n) => client.get<Workflow>(WORKFLOWS, ns, n)));
     expect(
       unfinished.some((wf) => wf.status?.phase === 'Running'),
-      firstErr,
+      firstErr(),
     ).toBe(true);
 
     const { log } = captureLogger();

@@ -3,10 +3,11 @@
  * a log capture, polling, and small workflow builders. No fakes: everything talks to the real
  * API server of the run.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import winston from 'winston';
 import type { Workflow, WorkflowPhase } from '../src/api/index.js';
@@ -127,4 +128,32 @@ export async function startRunnerBed(prefix: string): Promise<RunnerBed> {
       await deleteTestNamespace(ns);
     },
   };
+}
+
+/**
+ * A controller as a process of its own (`plugflow controller`), so that a test can really kill
+ * it (SIGKILL). `stderr()` is what it logged (warnings and errors), for failure messages.
+ */
+export function spawnControllerProcess(kubeconfigPath: string, namespace: string): { child: ChildProcess; stderr: () => string } {
+  const repo = resolve(import.meta.dirname, '..');
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      join(repo, 'src/cli/main.ts'),
+      'controller',
+      '--kubeconfig',
+      kubeconfigPath,
+      '--namespace',
+      namespace,
+      '--metrics-port',
+      '0',
+      '--no-events',
+    ],
+    { cwd: repo, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, PLUGFLOW_LOG_LEVEL: 'warn' } },
+  );
+  let err = '';
+  child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+  return { child, stderr: () => err };
 }

@@ -11,7 +11,6 @@
  * - a semaphore whose ConfigMap does not exist fails the workflow naming the field and the ConfigMap.
  */
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +19,15 @@ import { startController, type RunningController } from '../src/controller/contr
 import type { KubeClient } from '../src/kube/client.js';
 import { CONFIGMAPS, WORKFLOWS } from '../src/kube/resource.js';
 import { readYamlDocuments } from '../src/yaml/kube-yaml.js';
-import { captureLogger, eventually, startRunnerBed, waitForCompletion, workflow, type RunnerBed } from './controller-harness.js';
+import {
+  captureLogger,
+  eventually,
+  spawnControllerProcess,
+  startRunnerBed,
+  waitForCompletion,
+  workflow,
+  type RunnerBed,
+} from './controller-harness.js';
 import { adminKubeConfig, cluster } from './support/cluster.js';
 
 const REPO = resolve(import.meta.dirname, '..');
@@ -103,25 +110,7 @@ describe('synchronization', () => {
     for (const n of names) await client.create(WORKFLOWS, ns, workflow(n, spec()));
 
     // The first controller is a process of its own, so that it can really be killed.
-    const first: ChildProcess = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        join(REPO, 'src/cli/main.ts'),
-        'controller',
-        '--kubeconfig',
-        cluster().kubeconfigPath,
-        '--namespace',
-        ns,
-        '--metrics-port',
-        '0',
-        '--no-events',
-      ],
-      { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, PLUGFLOW_LOG_LEVEL: 'warn' } },
-    );
-    let firstErr = '';
-    first.stderr?.on('data', (d: Buffer) => (firstErr += d.toString()));
+    const { child: first, stderr: firstErr } = spawnControllerProcess(cluster().kubeconfigPath, ns);
     const done = async (display: string) => {
       const list = await client.list<Workflow>(WORKFLOWS, { namespace: ns });
       return list.items.filter((wf) =>
@@ -141,7 +130,7 @@ describe('synchronization', () => {
     }
     // Killed in the middle: some workflows still wait for the mutex, with the lock in their status.
     const midway = (await client.list<Workflow>(WORKFLOWS, { namespace: ns })).items;
-    expect(midway.filter((wf) => wf.status?.phase === 'Succeeded').length, firstErr).toBeLessThan(40);
+    expect(midway.filter((wf) => wf.status?.phase === 'Succeeded').length, firstErr()).toBeLessThan(40);
     expect(midway.some((wf) => wf.status?.synchronization?.mutex?.waiting?.[0]?.mutex === `${ns}/Mutex/db`)).toBe(true);
 
     const { log } = captureLogger();

@@ -13,6 +13,7 @@ import { OperationRefused } from '../operations/errors.js';
 import { readYamlDocuments } from '../yaml/kube-yaml.js';
 import { cliClient, loadKubeConfig } from './kube-backend.js';
 import { RestClient } from './rest-client.js';
+import { withCalls } from './with-calls.js';
 import { consolePrinter, withConnectionFlags, type CommonFlags, type Printer } from './rest.js';
 
 interface CronCalls {
@@ -57,23 +58,10 @@ async function callsFor(flags: CommonFlags & { context?: string }): Promise<Cron
   };
 }
 
-async function withCalls(flags: CommonFlags, p: Printer, fn: (c: CronCalls) => Promise<number>): Promise<number> {
-  const c = await callsFor(flags);
-  try {
-    return await fn(c);
-  } catch (err) {
-    if (!(err instanceof OperationRefused)) throw err;
-    p.err(err.message);
-    return 1;
-  } finally {
-    await c.close();
-  }
-}
-
 const where = (c: CronWorkflow) => `CronWorkflow ${c.metadata.namespace}/${c.metadata.name ?? ''}`;
 
 export function runCronCreate(files: string[], flags: CommonFlags, p: Printer = consolePrinter): Promise<number> {
-  return withCalls(flags, p, async (c) => {
+  return withCalls(callsFor(flags), p, async (c) => {
     for (const file of files) {
       const docs = readYamlDocuments(file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8'), file);
       if (docs.length === 0) throw new OperationRefused('invalid', `${file}: no CronWorkflow in the file`);
@@ -84,7 +72,7 @@ export function runCronCreate(files: string[], flags: CommonFlags, p: Printer = 
 }
 
 export function runCronList(flags: CommonFlags & { selector?: string }, p: Printer = consolePrinter): Promise<number> {
-  return withCalls(flags, p, async (c) => {
+  return withCalls(callsFor(flags), p, async (c) => {
     const list = await c.list(flags.selector);
     if (flags.output === 'name') for (const x of list.items) p.out(x.metadata.name ?? '');
     else if (flags.output === 'json') p.out(JSON.stringify(list.items, null, 2));
@@ -102,7 +90,7 @@ export function runCronList(flags: CommonFlags & { selector?: string }, p: Print
 }
 
 export function runCronGet(name: string, flags: CommonFlags, p: Printer = consolePrinter): Promise<number> {
-  return withCalls(flags, p, async (c) => {
+  return withCalls(callsFor(flags), p, async (c) => {
     const x = await c.get(name);
     p.out(flags.output === 'json' ? JSON.stringify(x, null, 2) : stringify(x).trimEnd());
     return 0;
@@ -110,14 +98,14 @@ export function runCronGet(name: string, flags: CommonFlags, p: Printer = consol
 }
 
 export function runCronSuspend(names: string[], suspend: boolean, flags: CommonFlags, p: Printer = consolePrinter): Promise<number> {
-  return withCalls(flags, p, async (c) => {
+  return withCalls(callsFor(flags), p, async (c) => {
     for (const name of names) p.out(`${where(await c.setSuspended(name, suspend))} ${suspend ? 'suspended' : 'resumed'}`);
     return 0;
   });
 }
 
 export function runCronDelete(names: string[], flags: CommonFlags, p: Printer = consolePrinter): Promise<number> {
-  return withCalls(flags, p, async (c) => {
+  return withCalls(callsFor(flags), p, async (c) => {
     for (const name of names) {
       await c.delete(name);
       p.out(`CronWorkflow ${flags.namespace ?? 'default'}/${name} deleted`);

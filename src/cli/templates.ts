@@ -13,6 +13,7 @@ import { Templates, type TemplateKind, type TemplateObject } from '../operations
 import { readYamlDocuments } from '../yaml/kube-yaml.js';
 import { cliClient, loadKubeConfig } from './kube-backend.js';
 import { RestClient } from './rest-client.js';
+import { withCalls } from './with-calls.js';
 import { consolePrinter, withConnectionFlags, type CommonFlags, type Printer } from './rest.js';
 
 /** The calls a template command needs, over REST or the kubeconfig. */
@@ -56,24 +57,11 @@ async function callsFor(kind: TemplateKind, flags: CommonFlags & { context?: str
   };
 }
 
-async function withCalls(kind: TemplateKind, flags: CommonFlags, p: Printer, fn: (c: TemplateCalls) => Promise<number>): Promise<number> {
-  const c = await callsFor(kind, flags);
-  try {
-    return await fn(c);
-  } catch (err) {
-    if (!(err instanceof OperationRefused)) throw err;
-    p.err(err.message);
-    return 1;
-  } finally {
-    await c.close();
-  }
-}
-
 const where = (kind: TemplateKind, t: TemplateObject) =>
   `${kind} ${t.metadata.namespace ? `${t.metadata.namespace}/` : ''}${t.metadata.name ?? ''}`;
 
 export function runTemplateCreate(kind: TemplateKind, files: string[], flags: CommonFlags, p: Printer = consolePrinter): Promise<number> {
-  return withCalls(kind, flags, p, async (c) => {
+  return withCalls(callsFor(kind, flags), p, async (c) => {
     for (const file of files) {
       const docs = readYamlDocuments(file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8'), file);
       if (docs.length === 0) throw new OperationRefused('invalid', `${file}: no ${kind} in the file`);
@@ -88,7 +76,7 @@ export function runTemplateList(
   flags: CommonFlags & { selector?: string },
   p: Printer = consolePrinter,
 ): Promise<number> {
-  return withCalls(kind, flags, p, async (c) => {
+  return withCalls(callsFor(kind, flags), p, async (c) => {
     const list = await c.list(flags.selector);
     if (flags.output === 'name') for (const t of list.items) p.out(t.metadata.name ?? '');
     else if (flags.output === 'json') p.out(JSON.stringify(list.items, null, 2));
@@ -104,7 +92,7 @@ export function runTemplateList(
 }
 
 export function runTemplateGet(kind: TemplateKind, name: string, flags: CommonFlags, p: Printer = consolePrinter): Promise<number> {
-  return withCalls(kind, flags, p, async (c) => {
+  return withCalls(callsFor(kind, flags), p, async (c) => {
     const t = await c.get(name);
     p.out(flags.output === 'json' ? JSON.stringify(t, null, 2) : stringify(t).trimEnd());
     return 0;
@@ -112,7 +100,7 @@ export function runTemplateGet(kind: TemplateKind, name: string, flags: CommonFl
 }
 
 export function runTemplateDelete(kind: TemplateKind, names: string[], flags: CommonFlags, p: Printer = consolePrinter): Promise<number> {
-  return withCalls(kind, flags, p, async (c) => {
+  return withCalls(callsFor(kind, flags), p, async (c) => {
     for (const name of names) {
       await c.delete(name);
       p.out(`${kind} ${kind === 'WorkflowTemplate' ? `${flags.namespace ?? 'default'}/` : ''}${name} deleted`);
