@@ -80,6 +80,7 @@ beforeAll(async () => {
     'template-ref.yaml',
     'peer-variables.yaml',
     'memoize.yaml',
+    'custom-metrics.yaml',
   ];
   for (const file of files) {
     const workflows = readExample(file).filter((d) => d.kind === 'Workflow');
@@ -381,6 +382,20 @@ describe('examples/workflows end to end', () => {
       expect(again.podName).toBeUndefined();
       expect(again.outputs?.parameters).toEqual([{ name: 'sq', value: '144' }]);
       expect(result(nodeNamed(wf, 'show'))).toBe('12 squared is 144');
+    },
+    SLOW,
+  );
+
+  it(
+    "custom-metrics: each build counted once by status and target, the workflow's time by status, on the controller's metrics",
+    async () => {
+      const wf = await done('custom-metrics.yaml');
+      expectPhase(wf, 'Succeeded');
+      const text = await stack.controller.metrics.registry.metrics();
+      expect(text).toContain('builds_total{status="Succeeded",target="linux"} 1');
+      expect(text).toContain('builds_total{status="Succeeded",target="darwin"} 1');
+      expect(text).toContain('build_seconds_count 2');
+      expect(text).toMatch(/workflow_seconds\{status="Succeeded"\} \d/);
     },
     SLOW,
   );

@@ -82,7 +82,7 @@ describe('no field is silently ignored (created directly, as kubectl would)', ()
           metadata: { generateName: 'gc-', labels: { suite: 'fields-rest' } },
           spec: {
             entrypoint: 'main',
-            metrics: { prometheus: [] },
+            podPriority: 1,
             templates: [
               {
                 name: 'main',
@@ -96,13 +96,13 @@ describe('no field is silently ignored (created directly, as kubectl would)', ()
     });
     expect(res.status).toBe(400);
     expect(res.body.message).toBe(
-      `Workflow ${ns}/gc-* is invalid: spec.metrics is not supported yet: custom metrics are not implemented yet; ` +
+      `Workflow ${ns}/gc-* is invalid: spec.podPriority is not supported yet: deprecated by the peer; use podPriorityClassName; ` +
         'spec.templates[main].inputs.artifacts[src].hdfs is not supported yet: plugflow stores and fetches artifacts in S3-compatible object stores (vendorAObject), Azure-compatible blob stores (vendorB) and GCS (vendorCObject), and fetches them over http, from git and raw; this location is not implemented yet',
     );
     expect(await listWorkflows(ns, 'suite=fields-rest')).toEqual([]);
   });
 
-  it('fails a workflow using custom metrics at once, naming the field, and starts no pod', async () => {
+  it('fails a workflow using daemon steps at once, naming the field, and starts no pod', async () => {
     await client.create(
       WORKFLOWS,
       ns,
@@ -112,7 +112,7 @@ describe('no field is silently ignored (created directly, as kubectl would)', ()
           { name: 'main', steps: [[{ name: 'ten', template: 'work', withSequence: { count: '10' } }]] },
           {
             name: 'work',
-            metrics: { prometheus: [{ name: 'runs', help: 'runs', counter: { value: '1' } }] } as never,
+            daemon: true,
             container: { image: 'alpine:3', command: ['sleep', '1'] },
           },
         ],
@@ -121,7 +121,7 @@ describe('no field is silently ignored (created directly, as kubectl would)', ()
     const done = await waitForCompletion(client, ns, 'locked', 30_000);
     expect(done.status?.phase).toBe('Failed');
     expect(done.status?.message).toBe(
-      'invalid spec: spec.templates[work].metrics is not supported yet: custom metrics are not implemented yet',
+      'invalid spec: spec.templates[work].daemon is not supported yet: daemon steps are not implemented yet (the workflow would wait for the container to exit)',
     );
     expect(await podsOf(ns, 'locked')).toEqual([]);
   });

@@ -175,8 +175,10 @@ describe('supported fields (one list for the CRD schema and the engine)', () => 
 
   it('refuses the fields issue 18 found silently ignored', () => {
     const refused = (r: RecordName, f: string) => fieldRule(r, f)?.status === 'refused';
-    for (const f of ['metrics', 'daemon', 'priority']) expect(refused('Template', f), `Template.${f}`).toBe(true);
-    expect(refused('WorkflowSpec', 'metrics')).toBe(true);
+    for (const f of ['daemon', 'priority']) expect(refused('Template', f), `Template.${f}`).toBe(true);
+    expect(refused('WorkflowSpec', 'podPriority')).toBe(true);
+    // Custom metrics work (issue 13) at both levels.
+    expect(refused('WorkflowSpec', 'metrics') || refused('Template', 'metrics')).toBe(false);
     // Synchronization works (issue 13): mutexes and semaphores at both levels, and workflow priority orders their queues.
     for (const f of ['synchronization', 'priority']) expect(refused('WorkflowSpec', f), `WorkflowSpec.${f}`).toBe(false);
     expect(refused('Template', 'synchronization')).toBe(false);

@@ -125,6 +125,12 @@ export const RECORD_NAMES = [
   'Mutex',
   'SemaphoreRef',
   'SemaphoreConfigMapKeyRef',
+  'Metrics',
+  'VendorP',
+  'MetricCounter',
+  'MetricGauge',
+  'MetricHistogram',
+  'MetricLabel',
 ] as const;
 
 export type RecordName = (typeof RECORD_NAMES)[number];
@@ -165,7 +171,7 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     podGC: rec('PodGC', 'one', 'step pods deleted per strategy, label selector and delay'),
     ttlStrategy: rec('TTLStrategy', 'one', 'the finished workflow is deleted after that many seconds'),
     podDisruptionBudget: rec('PodDisruptionBudget', 'one', "a PodDisruptionBudget over the workflow's step pods while it runs"),
-    metrics: no('custom metrics are not implemented yet'),
+    metrics: rec('Metrics', 'one', "emitted on the controller's /metrics endpoint when the workflow ends (realtime gauges while it runs)"),
     synchronization: rec(
       'Synchronization',
       'one',
@@ -238,7 +244,11 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     priority: no('template priority is not implemented yet; use priorityClassName'),
     daemon: no('daemon steps are not implemented yet (the workflow would wait for the container to exit)'),
     memoize: rec('Memoize', 'one', 'a fresh cache entry for the key makes the node Succeeded with its outputs, without running'),
-    metrics: no('custom metrics are not implemented yet'),
+    metrics: rec(
+      'Metrics',
+      'one',
+      "emitted on the controller's /metrics endpoint when a node of the template ends (realtime gauges while it runs)",
+    ),
     synchronization: rec('Synchronization', 'one', 'the node stays Pending until it holds every lock named, and holds them until it ends'),
     archiveLocation: rec('ArchiveLocation', 'one', "where this template's output artifacts are stored"),
   },
@@ -383,6 +393,23 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     key: ok('its data key: a whole number of holders; changes are read live (a higher limit admits waiters at once)'),
     optional: no('a semaphore without its ConfigMap has no limit to obey; optional has nothing to decide'),
   },
+  Metrics: { vendorP: rec('VendorP', 'list', 'the metrics to emit (the peer calls this list prometheus)') },
+  VendorP: {
+    name: ok('a Prometheus metric name, served as given'),
+    help: ok('required'),
+    labels: rec('MetricLabel', 'list'),
+    when: ok('rendered and evaluated when the metric would be emitted; false: not emitted'),
+    counter: rec('MetricCounter'),
+    gauge: rec('MetricGauge'),
+    histogram: rec('MetricHistogram'),
+  },
+  MetricCounter: { value: ok('rendered; the number added') },
+  MetricGauge: {
+    value: ok('rendered; the number set'),
+    realtime: ok('the value follows the running time ({{duration}}), read at each scrape'),
+  },
+  MetricHistogram: { value: ok('rendered; the number observed'), buckets: ok('upper bounds, increasing') },
+  MetricLabel: { key: ok(), value: ok('rendered') },
   ...ARTIFACT_RECORDS,
 };
 

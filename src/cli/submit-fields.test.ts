@@ -32,7 +32,7 @@ describe('plugflow submit refuses fields plugflow does not implement', () => {
         'metadata: {name: locked}',
         'spec:',
         '  entrypoint: main',
-        '  metrics: {prometheus: []}',
+        '  podPriority: 1',
         '  templates:',
         '  - name: main',
         '    daemon: true',
@@ -40,7 +40,7 @@ describe('plugflow submit refuses fields plugflow does not implement', () => {
       ].join('\n'),
     );
     await expect(runSubmit(file, { server: url, token: 't', parameter: [] }, quiet)).rejects.toThrow(
-      'Workflow default/locked is invalid: spec.metrics is not supported yet: custom metrics are not implemented yet; ' +
+      'Workflow default/locked is invalid: spec.podPriority is not supported yet: deprecated by the peer; use podPriorityClassName; ' +
         'spec.templates[main].daemon is not supported yet: daemon steps are not implemented yet (the workflow would wait for the container to exit)',
     );
     expect(requests).toBe(0);

@@ -32,6 +32,7 @@ import { Expectations, FailureMemory } from './failure-memory.js';
 import { startHealthServer, type HealthServer } from './health-server.js';
 import { LeaderElector } from './leader-election.js';
 import { Synchronizer } from './synchronizer.js';
+import { CustomMetricRegistry, metricsTtlFromEnv } from './custom-metric-registry.js';
 import { CRON_KEY_PREFIX, CronReconciler } from './cron-reconciler.js';
 import { ControllerMetrics } from './metrics.js';
 import { PluginDiscovery } from './plugin-discovery.js';
@@ -76,6 +77,8 @@ export interface ControllerOptions {
   metricsHost?: string;
   /** Run only while holding the Lease `leaseName` in the installation namespace. */
   leaderElect?: boolean;
+  /** Custom metric series not updated for this long are removed. Default PLUGFLOW_METRICS_TTL or 10 min. */
+  metricsTtlMs?: number;
   leaseName?: string;
   leaseDurationMs?: number;
   renewDeadlineMs?: number;
@@ -156,6 +159,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     ...(gitKnownHosts ? { gitKnownHosts } : {}),
   });
   const locks = new Synchronizer({ client, enqueue: (key) => queue.add(key), log });
+  const customMetrics = new CustomMetricRegistry(metrics.registry, log, opts.metricsTtlMs ?? metricsTtlFromEnv());
   const reconciler = new Reconciler({
     client,
     caches,
@@ -170,6 +174,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     artifactGC: new ArtifactGC({ client, log, events, executorImage, ...(gcsEndpoint ? { gcsEndpoint } : {}) }),
     ...(opts.maxStatusBytes !== undefined ? { maxStatusBytes: opts.maxStatusBytes } : {}),
     locks,
+    customMetrics,
   });
   const crons = new CronReconciler({ client, caches, events, log });
   wireTriggers({ caches, queue, failures, creations, deletions, workflowDeleted: (key) => locks.forget(key) });
@@ -257,6 +262,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
       await Promise.race([Promise.all(workers), timeout]);
       await events.flush();
       locks.stop();
+      customMetrics.stop();
       await caches.stop();
       await elector?.stop();
       await health?.close();

@@ -20,6 +20,8 @@ import {
   FINAL_WORKFLOW_PHASES,
   LABEL_COMPLETED,
   LABEL_PHASE,
+  type NodeStatus,
+  type Template,
   type Workflow,
   type WorkflowPhase,
   type WorkflowStatus,
@@ -41,6 +43,8 @@ import { DEFAULT_MAX_STATUS_BYTES, refusedAsTooLargeMessage, serializedSize, too
 import { writePhaseLabels, writeStatus } from './status-writer.js';
 import type { ArtifactGC } from './artifact-gc.js';
 import { grantsSeen, type Claims, type Synchronizer } from './synchronizer.js';
+import type { CustomMetricRegistry } from './custom-metric-registry.js';
+import { statusMetrics } from '../metrics/custom-metrics.js';
 import { ARTIFACT_GC_FINALIZER } from '../engine/artifact-gc.js';
 import { errorMessage } from '../log/error-message.js';
 
@@ -76,6 +80,8 @@ export interface ReconcilerDeps {
   artifactGC?: ArtifactGC;
   /** Synchronization locks (synchronizer.ts); without it no lock is ever granted. */
   locks?: Synchronizer;
+  /** Custom metrics the workflows declare (custom-metric-registry.ts). */
+  customMetrics?: CustomMetricRegistry;
 }
 
 export interface ReconcileOutcome {
@@ -105,6 +111,8 @@ export class Reconciler {
     // Set when the API server refused a status as too large: 1 keeps the stored nodes, 2 drops them.
     let refusedAsTooLarge: { attempt: number; message: string } | undefined;
     let last: Computed | undefined;
+    // The status the stored one was computed from: metrics count what changed from it.
+    let statusBefore: WorkflowStatus | undefined;
     for (let conflicts = 0; !result;) {
       // After a refusal the engine need not run again (a large status is slow to compute).
       last = refusedAsTooLarge && last ? last : this.run(wf);
@@ -113,7 +121,9 @@ export class Reconciler {
       const computed = this.bounded(wf, last, refusedAsTooLarge);
       this.deps.caches.expectStatus(namespace, name, computed.status);
       try {
+        const base = wf.status;
         const written = await writeStatus(this.deps.client, wf, computed.status);
+        statusBefore = base;
         if (written) {
           this.deps.caches.rememberWorkflow(written);
           wf = written;
@@ -156,6 +166,7 @@ export class Reconciler {
       }
     }
 
+    this.emitMetrics(result.effective, statusBefore, result.status);
     const phase = result.status.phase ?? '';
     const final = FINAL_WORKFLOW_PHASES.includes(phase);
     if (phase !== before) this.announce(wf, before, phase, result.status.message);
@@ -174,6 +185,29 @@ export class Reconciler {
         return { ...outcome, requeueAtMs: gc.requeueAtMs };
     }
     return outcome;
+  }
+
+  /** Records the custom metrics the stored status change emits (src/metrics/custom-metrics.ts). */
+  private emitMetrics(effective: Obj<Workflow>, before: WorkflowStatus | undefined, after: WorkflowStatus): void {
+    const registry = this.deps.customMetrics;
+    if (!registry) return;
+    const spec = effective.spec;
+    if (!spec.metrics && !(spec.templates ?? []).some((t) => t.metrics) && !Object.values(after.nodes ?? {}).some((n) => n.templateRef))
+      return;
+    const ns = effective.metadata.namespace!;
+    const key = `${ns}/${effective.metadata.name}`;
+    const templateOf = (node: NodeStatus): Template | undefined => {
+      if (node.templateRef) {
+        const source = node.templateRef.clusterScope
+          ? this.deps.caches.clusterWorkflowTemplates.get(undefined, node.templateRef.name)
+          : this.deps.caches.workflowTemplates.get(ns, node.templateRef.name);
+        return source?.spec?.templates?.find((t) => t.name === node.templateRef!.template);
+      }
+      return node.templateName ? spec.templates?.find((t) => t.name === node.templateName) : undefined;
+    };
+    const { emissions, skipped } = statusMetrics(effective, before, after, templateOf, Date.now());
+    registry.record(emissions, key);
+    for (const s of skipped) this.deps.log.warn(`custom metric not emitted: ${s.where}: ${s.reason}`, { workflow: key });
   }
 
   /** Looks up the memoize caches the workflow names that the cache informer does not hold (memo-caches.ts). */

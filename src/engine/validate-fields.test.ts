@@ -21,24 +21,22 @@ describe('no field is silently ignored', () => {
   it('refuses the fields of issue 18 at workflow and template level, naming each full path', () => {
     const found = messages({
       entrypoint: 'main',
-      metrics: { prometheus: [] } as never,
+      ...({ podPriority: 1 } as object),
       templates: [
         {
           ...echo,
           name: 'main',
           daemon: true,
           priority: 1,
-          metrics: { prometheus: [] } as never,
           inputs: { artifacts: [{ name: 'in', path: '/in', hdfs: { path: '/x' } }] },
           outputs: { artifacts: [{ name: 'out', path: '/out', archive: { zip: {} }, deleted: true }] },
         },
       ],
     }).filter(refused);
     expect(found.map((m) => m.slice(0, m.indexOf(' is not supported yet')))).toEqual([
-      'spec.metrics',
+      'spec.podPriority',
       'spec.templates[main].daemon',
       'spec.templates[main].priority',
-      'spec.templates[main].metrics',
       'spec.templates[main].inputs.artifacts[in].hdfs',
       'spec.templates[main].outputs.artifacts[out].archive.zip',
       'spec.templates[main].outputs.artifacts[out].deleted',
@@ -106,7 +104,7 @@ describe('no field is silently ignored', () => {
       'WorkflowTemplate/base': {
         templates: [echo],
         entrypoint: 'echo',
-        spec: { entrypoint: 'echo', templates: [echo], metrics: { prometheus: [] } as never },
+        spec: { entrypoint: 'echo', templates: [echo], podPriority: 1 } as never,
       },
     };
     expect(
@@ -118,7 +116,7 @@ describe('no field is silently ignored', () => {
       'WorkflowTemplate/shared spec.templates[inner].daemon is not supported yet: daemon steps are not implemented yet (the workflow would wait for the container to exit)',
     ]);
     expect(messages({ workflowTemplateRef: { name: 'base' } }, sources).filter(refused)).toEqual([
-      'spec.metrics is not supported yet: custom metrics are not implemented yet',
+      'spec.podPriority is not supported yet: deprecated by the peer; use podPriorityClassName',
     ]);
   });
 

@@ -3,6 +3,7 @@
  * expressions and `{{…}}` tags, and (through validate-calls.ts) its steps or DAG tasks.
  * See validate.ts for the overall rules.
  */
+import { metricProblems } from '../metrics/custom-metrics.js';
 import {
   anyStringToString,
   HTTP_METHODS,
@@ -59,6 +60,7 @@ export function validateTemplate(t: Template, where: string, scope: string | und
   }
   checkRetry(t, where, ctx);
   checkMemoize(t, where, ctx);
+  for (const problem of metricProblems(t.metrics as never, `${where}.metrics`)) addProblem(problem, ctx.add);
   checkParameters(t, where, ctx);
   checkAllTags(t, where, ctx);
   if (t.steps) validateSteps(t, where, scope, ctx);
@@ -83,6 +85,12 @@ function checkRetry(t: Template, where: string, ctx: TemplateContext): void {
     }
   }
   if (r.expression) retryExpression(r.expression, `${at}.expression`, ctx);
+}
+
+/** Adds a `field: detail` problem (custom-metrics.ts words them so) as a field error. */
+export function addProblem(problem: string, add: (field: string, detail: string) => void): void {
+  const at = problem.indexOf(': ');
+  add(problem.slice(0, at), problem.slice(at + 2));
 }
 
 /** `memoize`: a key, a cache ConfigMap name, and a Go duration for maxAge (memoize.ts uses them). */

@@ -14,6 +14,7 @@
  * Templates in WorkflowTemplates are checked when `sources` holds them; without `sources`,
  * references into WorkflowTemplates are not checked (the REST server passes what it fetched).
  */
+import { metricProblems } from '../metrics/custom-metrics.js';
 import {
   anyStringToString,
   FieldError,
@@ -35,7 +36,7 @@ import { checkResourceFields } from './workflow-resources.js';
 import { checkWorkflowMetadata } from './workflow-metadata.js';
 import { TemplateResolver } from './template-resolver.js';
 import { checkReferencedTemplates, checkSpecFields } from './validate-fields.js';
-import { checkParameterValues, validateTemplate, type TemplateContext } from './validate-template.js';
+import { addProblem, checkParameterValues, validateTemplate, type TemplateContext } from './validate-template.js';
 
 /**
  * `merged` is the workflow's effective spec when the caller has it already (the engine merges
@@ -102,6 +103,7 @@ export function validateWorkflow(
   });
 
   checkGCFields(spec, add);
+  for (const problem of metricProblems(spec.metrics as never, 'spec.metrics')) addProblem(problem, add);
   checkArtifactGC(spec, add);
   for (const t of spec.templates ?? [])
     for (const a of t.inputs?.artifacts ?? [])
