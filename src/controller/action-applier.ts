@@ -20,22 +20,12 @@
  *   deletions: workflow-objects.ts.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import {
-  API_VERSION,
-  EXECUTOR_PLUGIN_SUFFIX,
-  LABEL_WORKFLOW,
-  isTaskSetCompleted,
-  taskSetCompletedLabels,
-  type Template,
-  type Workflow,
-  type WorkflowTaskSet,
-} from '../api/index.js';
+import { EXECUTOR_PLUGIN_SUFFIX, type Template, type Workflow } from '../api/index.js';
 import type { EngineAction } from '../engine/index.js';
 import type { KubeClient } from '../kube/client.js';
 import { ApiError, isAlreadyExists, isNotFound, isTransient } from '../kube/errors.js';
-import { jsonEqual } from '../kube/merge-patch.js';
 import type { KubeObject } from '../kube/object-store.js';
-import { PODS, SERVICE_ACCOUNTS, WORKFLOW_TASK_SETS } from '../kube/resource.js';
+import { PODS, SERVICE_ACCOUNTS } from '../kube/resource.js';
 import type { Logger } from '../log/logger.js';
 import { agentPodName, buildAgentPod, pluginServiceAccount, type AgentPodOptions, type PluginEntry } from '../plugins/index.js';
 import { buildStepPod } from '../pods/build-pod.js';
@@ -43,6 +33,7 @@ import { checkStepServiceAccount, type PodSecurityLevel } from '../pods/pod-poli
 import type { ControllerCaches } from './caches.js';
 import { deletionKey, type Expectations, type FailureMemory } from './failure-memory.js';
 import { PodAdmission } from './pod-admission.js';
+import { writeTaskSet } from './task-set-writer.js';
 import { createWorkflowObjects, deleteWorkflowObjects } from './workflow-objects.js';
 import type { ArtifactRepositories } from './artifact-repositories.js';
 import { ArtifactPlanError, archivesLogs, isKeyOnly, keyVariables, planArtifacts, type ArtifactPlan } from '../artifacts/plan.js';
@@ -147,7 +138,7 @@ export class ActionApplier {
     // Pods of a fan-out are created in parallel (bounded): one round trip, not one per pod.
     if ((await inParallel(creates, (a) => this.createPod(wf, a))).some(Boolean)) out.requeueNow = true;
     // Tasks first, so a new agent finds them at once (it watches, so this is speed, not safety).
-    if (Object.keys(taskWrites).length > 0 || completeTaskSet) await this.updateTaskSet(wf, taskWrites, completeTaskSet);
+    if (Object.keys(taskWrites).length > 0 || completeTaskSet) await writeTaskSet(this.opts, wf, taskWrites, completeTaskSet);
     if (replaceAgent) await this.replaceAgent(wf, replaceAgent);
     if (ensureAgent && (await this.ensureAgent(wf))) out.requeueNow = true;
     await inParallel(deletes, (a) => this.deletePod(wf, a.podName, a.reason));
@@ -297,99 +288,6 @@ export class ActionApplier {
       if (isNotFound(err) || (err instanceof ApiError && err.code === 409)) return;
       this.opts.deletions.observed(key);
       throw err;
-    }
-  }
-
-  /** One create or merge patch carrying every task change. */
-  private async updateTaskSet(wf: Obj<Workflow>, writes: Record<string, Template | null>, complete: boolean): Promise<void> {
-    const ns = wf.metadata.namespace!;
-    const name = wf.metadata.name!;
-    const existing = this.opts.caches.taskSetOf(ns, name);
-    if (!existing) {
-      const tasks = Object.fromEntries(Object.entries(writes).filter(([, t]) => t !== null));
-      if (Object.keys(tasks).length === 0) return; // nothing to write, nothing to complete
-      const body: Obj<WorkflowTaskSet> = {
-        apiVersion: API_VERSION,
-        kind: 'WorkflowTaskSet',
-        metadata: {
-          name,
-          namespace: ns,
-          labels: { [LABEL_WORKFLOW]: name, ...(complete ? taskSetCompletedLabels() : {}) },
-          ownerReferences: [{ apiVersion: API_VERSION, kind: 'Workflow', name, uid: wf.metadata.uid!, controller: true }],
-        },
-        spec: { tasks: tasks as Record<string, Template> },
-      };
-      try {
-        this.opts.caches.rememberTaskSet(await this.opts.client.create<Obj<WorkflowTaskSet>>(WORKFLOW_TASK_SETS, ns, body));
-        return;
-      } catch (err) {
-        if (!isAlreadyExists(err)) throw err;
-      }
-      // Created meanwhile (a previous incarnation of this controller): patch it instead.
-      return this.patchTaskSet(wf, await this.opts.client.get<Obj<WorkflowTaskSet>>(WORKFLOW_TASK_SETS, ns, name), writes, complete);
-    }
-    return this.patchTaskSet(wf, existing, writes, complete);
-  }
-
-  private async patchTaskSet(
-    wf: Obj<Workflow>,
-    ts: Obj<WorkflowTaskSet>,
-    writes: Record<string, Template | null>,
-    complete: boolean,
-  ): Promise<void> {
-    const current = ts.spec?.tasks ?? {};
-    const tasks: Record<string, Template | null> = {};
-    for (const [id, t] of Object.entries(writes)) {
-      if (t === null ? id in current : !jsonEqual(current[id], t)) tasks[id] = t;
-    }
-    const patch: Record<string, unknown> = {};
-    if (Object.keys(tasks).length > 0) patch.spec = { tasks };
-    if (complete && !isTaskSetCompleted(ts)) patch.metadata = { labels: taskSetCompletedLabels() };
-    if (Object.keys(patch).length > 0) {
-      try {
-        const updated = await this.opts.client.mergePatch<Obj<WorkflowTaskSet>>(
-          WORKFLOW_TASK_SETS,
-          wf.metadata.namespace,
-          wf.metadata.name!,
-          patch,
-        );
-        this.opts.caches.rememberTaskSet(updated);
-      } catch (err) {
-        if (isNotFound(err) && !patch.spec) return;
-        throw err;
-      }
-    }
-    await this.pruneTaskResults(wf, ts, writes, complete);
-  }
-
-  /**
-   * Drops the agent's results of removed tasks from the TaskSet status (the engine has copied
-   * them into the workflow): without this, a workflow with many plugin steps grows its TaskSet
-   * towards the API server's object size limit. Only after the spec entry is gone, so the agent
-   * cannot take the task for a new one. Once the workflow is complete every result goes (a
-   * controller killed between the workflow's status write and this prune catches up here).
-   */
-  private async pruneTaskResults(
-    wf: Obj<Workflow>,
-    ts: Obj<WorkflowTaskSet>,
-    writes: Record<string, Template | null>,
-    complete: boolean,
-  ): Promise<void> {
-    const results = ts.status?.nodes ?? {};
-    const nodes: Record<string, null> = {};
-    for (const id of Object.keys(results)) if (complete || writes[id] === null) nodes[id] = null;
-    if (Object.keys(nodes).length === 0) return;
-    try {
-      const updated = await this.opts.client.mergePatch<Obj<WorkflowTaskSet>>(
-        WORKFLOW_TASK_SETS,
-        wf.metadata.namespace,
-        wf.metadata.name!,
-        { status: { nodes } },
-        'status',
-      );
-      this.opts.caches.rememberTaskSet(updated);
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
     }
   }
 
