@@ -74,15 +74,14 @@ describe.skipIf(reason !== undefined)('plugflow installed on a real node', () =>
     // exit-handler.yaml fails its main step on purpose (its handler still runs).
     const want = (f: string) => (f.endsWith('exit-handler.yaml') ? 'Failed' : 'Succeeded');
     const wrong = results.filter((r) => r.phase !== want(r.f));
+    const report: string[] = [];
     for (const r of wrong) {
       const nodes = (await node.workflowNodes(r.name, NS)) as { displayName?: string; phase?: string; message?: string }[];
       const bad = nodes.filter((n) => n.phase !== 'Succeeded').map((n) => `${n.displayName}: ${n.phase} ${n.message ?? ''}`);
-      console.log(`[node suite] ${r.f} (${r.name}) ended ${r.phase}: ${r.message}; nodes not Succeeded: ${bad.join('; ')}`);
+      report.push(`${r.f} (${r.name}) ended ${r.phase}, not ${want(r.f)}: ${r.message}; nodes not Succeeded: ${bad.join('; ')}`);
     }
-    // One comparison of every workflow, so the report shows each one that ended otherwise with its message.
-    expect(results.map((r) => `${r.f}: ${r.phase}${r.phase === want(r.f) ? '' : ` (${r.name}: ${r.message})`}`)).toEqual(
-      results.map((r) => `${r.f}: ${want(r.f)}`),
-    );
+    // Only the workflows that ended otherwise, each with its failed nodes, so the end of a CI log says which and why.
+    expect(report, `${results.length} example workflows`).toEqual([]);
   }, 300_000);
 
   it('turns on executor plugins with kubectl set env and runs the sample plugin workflow', async () => {
