@@ -4,16 +4,16 @@
  * retries a template that has none, spec.dnsConfig is on the step pods, and spec.workflowMetadata
  * labels (literal and labelsFrom expressions) and annotations are on the workflow.
  */
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1ConfigMap, V1Pod } from '@kubernetes/client-node';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LABEL_WORKFLOW, type Workflow } from '../src/api/index.js';
+import { LABEL_CONFIGMAP_TYPE, LABEL_WORKFLOW, type Workflow } from '../src/api/index.js';
 import { startController, type RunningController } from '../src/controller/controller.js';
 import type { KubeClient } from '../src/kube/client.js';
 import { isNotFound } from '../src/kube/errors.js';
-import { NODES, PERSISTENT_VOLUME_CLAIMS, PODS, WORKFLOWS } from '../src/kube/resource.js';
+import { CONFIGMAPS, NODES, PERSISTENT_VOLUME_CLAIMS, PODS, WORKFLOWS } from '../src/kube/resource.js';
 import { createLogger } from '../src/log/logger.js';
 import { PodRunner } from '../src/runner/runner.js';
 import { readYamlDocuments } from '../src/yaml/kube-yaml.js';
@@ -187,6 +187,7 @@ describe("examples/workflow-fields (the peer's examples for these fields, API gr
 
   it('covers every file', () => {
     expect(readdirSync(dir).sort()).toEqual([
+      'configmap-parameters.yaml',
       'pod-gc.yaml',
       'template-defaults.yaml',
       'ttl.yaml',
@@ -237,5 +238,83 @@ describe("examples/workflow-fields (the peer's examples for these fields, API gr
     const ttl = await waitForCompletion(client, ns, names['ttl.yaml']!);
     expect(ttl.status?.phase).toBe('Succeeded');
     await eventually(async () => ((await exists(WORKFLOWS, ttl.metadata.name!)) ? undefined : true), 'the ttl workflow deleted', 40_000);
+  });
+});
+
+describe('parameters from ConfigMaps (valueFrom.configMapKeyRef)', () => {
+  it('examples/workflow-fields/configmap-parameters.yaml: the ConfigMap and the workflow created together; values and the default reach the step', async () => {
+    const [cm, wf] = readYamlDocuments(
+      readFileSync(join(import.meta.dirname, '..', 'examples', 'workflow-fields', 'configmap-parameters.yaml'), 'utf8'),
+      'configmap-parameters.yaml',
+    ) as [V1ConfigMap, Workflow];
+    // No pause between them: the controller looks up a named ConfigMap its informer has not seen yet.
+    await client.create(CONFIGMAPS, ns, cm);
+    const name = (await client.create<Workflow>(WORKFLOWS, ns, wf)).metadata.name!;
+    const done = await waitForCompletion(client, ns, name);
+    expect(done.status?.phase, done.status?.message).toBe('Succeeded');
+    const pod = Object.values(done.status!.nodes!).find((n) => n.type === 'Pod');
+    expect(pod?.outputs?.result).toBe('releasing stable to eu-west-1 x2');
+    expect(pod?.inputs?.parameters?.map((p) => [p.name, p.value])).toEqual([
+      ['channel', 'stable'],
+      ['region', 'eu-west-1'],
+      ['replicas', '2'],
+    ]);
+  });
+
+  it('never reads an unlabelled ConfigMap: the workflow fails naming the parameter and the label, and no pod runs', async () => {
+    await client.create(CONFIGMAPS, ns, { metadata: { name: 'private-settings' }, data: { token: 'not-for-workflows' } });
+    await client.create(
+      WORKFLOWS,
+      ns,
+      workflow('cm-private', {
+        entrypoint: 'main',
+        arguments: { parameters: [{ name: 'token', valueFrom: { configMapKeyRef: { name: 'private-settings', key: 'token' } } }] },
+        templates: [{ name: 'main', container: { image: 'alpine:3', command: ['echo', '{{workflow.parameters.token}}'] } }],
+      }),
+    );
+    const done = await waitForCompletion(client, ns, 'cm-private');
+    expect(done.status?.phase).toBe('Failed');
+    expect(done.status?.message).toBe(
+      'spec.arguments.parameters[token].valueFrom.configMapKeyRef: ConfigMap "private-settings" was not found in the workflow\'s namespace with the label workflows.plugflow.io/configmap-type=Parameter (only such ConfigMaps are read), and the parameter has no default',
+    );
+    expect(JSON.stringify(done.status)).not.toContain('not-for-workflows');
+    expect(await podsOf('cm-private')).toEqual([]);
+  });
+
+  it('a missing key without a default fails the step naming the input; optional gives ""', async () => {
+    await client.create(CONFIGMAPS, ns, {
+      metadata: { name: 'partial', labels: { [LABEL_CONFIGMAP_TYPE]: 'Parameter' } },
+      data: { present: 'yes' },
+    });
+    await client.create(
+      WORKFLOWS,
+      ns,
+      workflow('cm-missing-key', {
+        entrypoint: 'main',
+        templates: [
+          {
+            name: 'main',
+            steps: [[{ name: 'opt', template: 'optional' }], [{ name: 'req', template: 'required' }]],
+          },
+          {
+            name: 'optional',
+            inputs: { parameters: [{ name: 'v', valueFrom: { configMapKeyRef: { name: 'partial', key: 'absent', optional: true } } }] },
+            container: { image: 'alpine:3', command: ['echo', '[{{inputs.parameters.v}}]'] },
+          },
+          {
+            name: 'required',
+            inputs: { parameters: [{ name: 'v', valueFrom: { configMapKeyRef: { name: 'partial', key: 'absent' } } }] },
+            container: { image: 'alpine:3', command: ['echo', '{{inputs.parameters.v}}'] },
+          },
+        ],
+      }),
+    );
+    const done = await waitForCompletion(client, ns, 'cm-missing-key');
+    expect(done.status?.phase).toBe('Error');
+    const nodes = Object.values(done.status!.nodes!);
+    expect(nodes.find((n) => n.displayName === 'opt')?.outputs?.result).toBe('[]');
+    expect(nodes.find((n) => n.displayName === 'req')?.message).toContain(
+      'spec.templates[required].inputs.parameters[v].valueFrom.configMapKeyRef: ConfigMap "partial" has no key "absent", and the parameter has no default',
+    );
   });
 });

@@ -81,6 +81,7 @@ beforeAll(async () => {
     'peer-variables.yaml',
     'memoize.yaml',
     'custom-metrics.yaml',
+    'lifecycle-hooks.yaml',
   ];
   for (const file of files) {
     const workflows = readExample(file).filter((d) => d.kind === 'Workflow');
@@ -256,6 +257,35 @@ describe('examples/workflows end to end', () => {
       // Backoff 1s then 2s after the previous attempt ended.
       expect(Date.parse(attempts[1]!.startedAt!) - Date.parse(attempts[0]!.finishedAt!)).toBeGreaterThanOrEqual(1000);
       expect(Date.parse(attempts[2]!.startedAt!) - Date.parse(attempts[1]!.finishedAt!)).toBeGreaterThanOrEqual(2000);
+    },
+    SLOW,
+  );
+
+  it(
+    'lifecycle-hooks: the workflow and step hooks whose expression held ran once each; the exit hook and the next step ran after them',
+    async () => {
+      const wf = await done('lifecycle-hooks.yaml');
+      expectPhase(wf, 'Succeeded');
+      const name = wf.metadata.name!;
+      const ran = (display: string): NodeStatus => {
+        const found = nodesNamed(wf, display);
+        expect(found, display).toHaveLength(1);
+        expect(found[0]!.phase, display).toBe('Succeeded');
+        return found[0]!;
+      };
+      expect(result(ran(`${name}.hooks.running`))).toBe(`${name} started`);
+      const running = ran('build.hooks.running');
+      const succeeded = ran('build.hooks.succeeded');
+      expect([result(running), result(succeeded)]).toEqual(['build is running', 'build succeeded']);
+      expect(nodesNamed(wf, 'build.hooks.failed')).toEqual([]);
+      const exit = ran('build.onExit');
+      expect(result(exit)).toBe('build ended: Succeeded');
+      const build = nodeNamed(wf, 'build');
+      expect(build.children).toEqual(expect.arrayContaining([running.id, succeeded.id, exit.id]));
+      // The exit hook started after the hooks that started had finished, the next step after all three.
+      const end = Math.max(Date.parse(running.finishedAt!), Date.parse(succeeded.finishedAt!));
+      expect(Date.parse(exit.startedAt!)).toBeGreaterThanOrEqual(end);
+      expect(Date.parse(ran('ship').startedAt!)).toBeGreaterThanOrEqual(Date.parse(exit.finishedAt!));
     },
     SLOW,
   );

@@ -87,6 +87,8 @@ export const RECORD_NAMES = [
   'CallArgumentParameter',
   'ArgumentValueFrom',
   'InputParameter',
+  'InputValueFrom',
+  'ParameterConfigMapKeyRef',
   'OutputParameter',
   'OutputValueFrom',
   'RetryStrategy',
@@ -165,7 +167,7 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     podSpecPatch: ok('merged into every step pod'),
     podMetadata: rec('Metadata', 'one', 'labels and annotations of every step pod'),
     onExit: ok(),
-    hooks: rec('LifecycleHook', 'map', 'only the exit hook'),
+    hooks: rec('LifecycleHook', 'map', 'exit, and conditional hooks with an expression'),
     activeDeadlineSeconds: ok(),
     priority: ok('orders the waiters of a synchronization lock: higher first, then older first'),
     podGC: rec('PodGC', 'one', 'step pods deleted per strategy, label selector and delay'),
@@ -241,7 +243,9 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     ),
     metadata: rec('Metadata', 'one', 'labels and annotations of the step pod'),
     podSpecPatch: ok('merged into the step pod'),
-    priority: no('template priority is not implemented yet; use priorityClassName'),
+    priority: no(
+      "the peer sets it as the step pod's spec.priority, which Kubernetes' Priority admission refuses unless it equals the priorityClassName's value; use priorityClassName",
+    ),
     daemon: no('daemon steps are not implemented yet (the workflow would wait for the container to exit)'),
     memoize: rec('Memoize', 'one', 'a fresh cache entry for the key makes the node Succeeded with its outputs, without running'),
     metrics: rec(
@@ -269,7 +273,7 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     template: ok(),
     templateRef: rec('TemplateRef'),
     arguments: rec('CallArguments'),
-    expression: no('expression hooks are not implemented yet; only the exit hook runs'),
+    expression: ok('when the hook runs (every hook but exit needs one); see Lifecycle hooks'),
   },
   WorkflowArguments: { parameters: rec('WorkflowArgumentParameter', 'list'), artifacts: rec('ArgumentArtifact', 'list') },
   CallArguments: { parameters: rec('CallArgumentParameter', 'list'), artifacts: rec('ArgumentArtifact', 'list') },
@@ -302,8 +306,23 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     globalName: no('only output parameters are exported with globalName'),
   },
   ArgumentValueFrom: {
+    ...refusedValueSources('arguments take a value, a ConfigMap key (valueFrom.configMapKeyRef) or valueFrom.default'),
     default: ok(),
-    ...refusedValueSources('arguments take a value (or valueFrom.default)'),
+    configMapKeyRef: rec(
+      'ParameterConfigMapKeyRef',
+      'one',
+      'the value of a key of a ConfigMap labelled workflows.plugflow.io/configmap-type=Parameter',
+    ),
+  },
+  InputValueFrom: {
+    ...refusedValueSources("input parameters take the call's argument, a ConfigMap key (valueFrom.configMapKeyRef), value or default"),
+    default: ok(),
+    configMapKeyRef: rec('ParameterConfigMapKeyRef', 'one', 'used when the call passes no argument of that name'),
+  },
+  ParameterConfigMapKeyRef: {
+    name: ok(),
+    key: ok(),
+    optional: ok('a missing ConfigMap or key gives "" instead of an error (a default wins over it)'),
   },
   InputParameter: {
     name: ok(),
@@ -311,7 +330,7 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     default: ok(),
     description: ok('documentation only'),
     enum: ok('the value must be one of these'),
-    valueFrom: no("input parameters take their value from the call's arguments, value or default; valueFrom is not read"),
+    valueFrom: rec('InputValueFrom'),
     globalName: no('only output parameters are exported with globalName'),
   },
   OutputParameter: {
@@ -331,7 +350,7 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     default: ok(),
     jsonPath: no(RESOURCE_ONLY),
     jqFilter: no(RESOURCE_ONLY),
-    configMapKeyRef: no('reading parameters from ConfigMaps is not implemented yet'),
+    configMapKeyRef: no('output parameters come from the step; a ConfigMap value is read by an input or argument parameter'),
     event: no('only event bindings read it'),
   },
   RetryStrategy: {
@@ -425,7 +444,7 @@ function callFields(): Record<string, FieldRule> {
     withParam: ok(),
     withSequence: rec('Sequence'),
     continueOn: rec('ContinueOn'),
-    hooks: rec('LifecycleHook', 'map', 'only the exit hook'),
+    hooks: rec('LifecycleHook', 'map', 'exit, and conditional hooks with an expression'),
     onExit: ok(),
   };
 }
@@ -433,7 +452,7 @@ function callFields(): Record<string, FieldRule> {
 function refusedValueSources(why: string): Record<string, FieldRule> {
   const out: Record<string, FieldRule> = {};
   for (const k of ['configMapKeyRef', 'event', 'expression', 'jqFilter', 'jsonPath', 'parameter', 'path', 'supplied'])
-    out[k] = no(`this source is not read for arguments: ${why}`);
+    out[k] = no(`this source is not read here: ${why}`);
   return out;
 }
 

@@ -45,12 +45,12 @@ describe('ControllerCaches', () => {
     const caches = new ControllerCaches({ client: fake.asClient(), namespace: 'ns', resyncMs: 0, watchdogMs: 60_000, staleMs: 40, log });
     running.push(caches);
     expect(caches.readinessProblems()).toContain('informer workflows has not synced yet');
-    expect(caches.readinessProblems()).toHaveLength(8);
+    expect(caches.readinessProblems()).toHaveLength(9);
     caches.start();
     await caches.waitForSync();
     expect(caches.hasSynced()).toBe(true);
     expect(caches.readinessProblems()).toEqual([]);
-    await eventually(() => caches.readinessProblems().length === 8);
+    await eventually(() => caches.readinessProblems().length === 9);
     expect(caches.readinessProblems()[0]).toMatch(/^informer workflows is stale: nothing heard from the API server for \d+s$/);
     fake.bookmark(); // every watch hears something again
     expect(caches.readinessProblems()).toEqual([]);

@@ -32,6 +32,7 @@ import {
 } from '../kube/resource.js';
 import type { Logger } from '../log/logger.js';
 import { MemoCaches } from './memo-caches.js';
+import { ParameterConfigMaps } from './parameter-config-maps.js';
 import type { PluginDiscovery } from './plugin-discovery.js';
 
 export type CachedPod = V1Pod & KubeObject;
@@ -65,6 +66,8 @@ export class ControllerCaches {
   readonly cronWorkflows: Informer<Obj<CronWorkflow>>;
   /** The memoize caches (ConfigMaps with the cache label), read by reconciles and written by saveMemo. */
   readonly memo: MemoCaches;
+  /** The ConfigMaps configMapKeyRef parameters may read (labelled configmap-type=Parameter). */
+  readonly parameterConfigMaps: ParameterConfigMaps;
   private readonly written = new Overlay<Obj<Workflow>>();
   private readonly writtenTaskSets = new Overlay<Obj<WorkflowTaskSet>>();
   /** Workflow key → the status this controller last wrote (or is writing) for it. */
@@ -108,6 +111,7 @@ export class ControllerCaches {
       return cron ? [`${wf.metadata.namespace}/${cron}`] : [];
     });
     this.memo = new MemoCaches({ client: o.client, namespace: o.namespace, log: o.log, watchdogMs: o.watchdogMs });
+    this.parameterConfigMaps = new ParameterConfigMaps({ client: o.client, namespace: o.namespace, log: o.log, watchdogMs: o.watchdogMs });
     this.written.follow(this.workflows);
     this.writtenTaskSets.follow(this.taskSets);
   }
@@ -122,6 +126,7 @@ export class ControllerCaches {
       { name: 'clusterworkflowtemplates', informer: this.clusterWorkflowTemplates },
       { name: 'namespaces', informer: this.namespaces },
       { name: 'memoize-caches', informer: this.memo.informer },
+      { name: 'parameter-configmaps', informer: this.parameterConfigMaps.informer },
       { name: 'cronworkflows', informer: this.cronWorkflows },
     ];
     if (this.plugins) list.push({ name: 'plugin-configmaps', informer: this.plugins.informer });

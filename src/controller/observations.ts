@@ -18,6 +18,7 @@ import {
   memoCacheNames,
   resolveTemplateSources,
   type AgentObservation,
+  parameterConfigMapNames,
   type MemoCacheObservation,
   type Observations,
   type PodObservation,
@@ -43,6 +44,8 @@ export interface ObservationInputs {
   pluginsEnabled: boolean;
   /** A memoize cache of the workflow's namespace as read (memo-caches.ts); without it none are given. */
   memoCache?(namespace: string, name: string): MemoCacheObservation;
+  /** A labelled parameter ConfigMap's data (parameter-config-maps.ts); without it none are given. */
+  parameterConfigMap?(namespace: string, name: string): Record<string, string> | undefined;
 }
 
 export function ownedBy(obj: KubeObject & { metadata?: { ownerReferences?: { uid?: string }[] } }, uid: string | undefined): boolean {
@@ -95,12 +98,40 @@ export function buildObservations(inputs: ObservationInputs): Observations {
     const ns = inputs.workflow.metadata.namespace ?? '';
     if (names.length > 0) obs.memoCaches = Object.fromEntries(names.map((name) => [name, inputs.memoCache!(ns, name)]));
   }
+  if (inputs.parameterConfigMap) {
+    const ns = inputs.workflow.metadata.namespace ?? '';
+    const maps: Record<string, Record<string, string>> = {};
+    for (const name of configMapNames(inputs.workflow, templates)) {
+      const data = inputs.parameterConfigMap(ns, name);
+      if (data) maps[name] = data;
+    }
+    if (Object.keys(maps).length > 0) obs.parameterConfigMaps = maps;
+  }
   return obs;
 }
 
 /** The memoize caches the workflow's templates name: its own and its WorkflowTemplates'. */
 export function memoCacheNamesOf(inputs: Pick<ObservationInputs, 'workflow' | 'workflowTemplate' | 'clusterWorkflowTemplate'>): string[] {
   return cacheNames(inputs.workflow, collectTemplateSources(inputs));
+}
+
+/** The parameter ConfigMaps the workflow's arguments and templates (its WorkflowTemplates' too) name. */
+export function parameterConfigMapNamesOf(
+  inputs: Pick<ObservationInputs, 'workflow' | 'workflowTemplate' | 'clusterWorkflowTemplate'>,
+): string[] {
+  return configMapNames(inputs.workflow, collectTemplateSources(inputs));
+}
+
+function configMapNames(wf: Workflow, sources: Record<string, TemplateSource>): string[] {
+  const fromTemplates = Object.values(sources);
+  return parameterConfigMapNames(
+    {
+      arguments: {
+        parameters: [...(wf.spec?.arguments?.parameters ?? []), ...fromTemplates.flatMap((s) => s.arguments?.parameters ?? [])],
+      },
+    },
+    [...(wf.spec?.templates ?? []), ...fromTemplates.flatMap((s) => s.templates)],
+  );
 }
 
 function cacheNames(wf: Workflow, sources: Record<string, TemplateSource>): string[] {

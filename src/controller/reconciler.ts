@@ -37,7 +37,7 @@ import type { ControllerCaches } from './caches.js';
 import type { WorkflowEventRecorder } from './workflow-event-recorder.js';
 import type { FailureMemory } from './failure-memory.js';
 import type { ControllerMetrics } from './metrics.js';
-import { buildObservations, memoCacheNamesOf } from './observations.js';
+import { buildObservations, memoCacheNamesOf, parameterConfigMapNamesOf } from './observations.js';
 import { keepFinishedResults } from './status-guard.js';
 import { DEFAULT_MAX_STATUS_BYTES, refusedAsTooLargeMessage, serializedSize, tooLargeMessage, tooLargeStatus } from './status-size.js';
 import { writePhaseLabels, writeStatus } from './status-writer.js';
@@ -105,7 +105,7 @@ export class Reconciler {
       return this.collectArtifacts(wf, this.run(wf).effective.spec, FINAL_WORKFLOW_PHASES.includes(wf.status?.phase ?? ''));
     }
     const before: WorkflowPhase = wf.status?.phase ?? '';
-    if (!FINAL_WORKFLOW_PHASES.includes(before)) await this.verifyMemoCaches(wf);
+    if (!FINAL_WORKFLOW_PHASES.includes(before)) await this.verifyConfigMaps(wf);
 
     let result: Computed | undefined;
     // Set when the API server refused a status as too large: 1 keeps the stored nodes, 2 drops them.
@@ -210,14 +210,20 @@ export class Reconciler {
     for (const s of skipped) this.deps.log.warn(`custom metric not emitted: ${s.where}: ${s.reason}`, { workflow: key });
   }
 
-  /** Looks up the memoize caches the workflow names that the cache informer does not hold (memo-caches.ts). */
-  private async verifyMemoCaches(wf: Obj<Workflow>): Promise<void> {
-    const names = memoCacheNamesOf({
+  /**
+   * Looks up the memoize caches (memo-caches.ts) and parameter ConfigMaps (parameter-config-maps.ts)
+   * the workflow names that their informers do not hold.
+   */
+  private async verifyConfigMaps(wf: Obj<Workflow>): Promise<void> {
+    const sources = {
       workflow: wf,
-      workflowTemplate: (n, name) => this.deps.caches.workflowTemplates.get(n, name),
-      clusterWorkflowTemplate: (name) => this.deps.caches.clusterWorkflowTemplates.get(undefined, name),
-    });
-    if (names.length > 0) await this.deps.caches.memo.verify(wf.metadata.namespace!, names);
+      workflowTemplate: (n: string, name: string) => this.deps.caches.workflowTemplates.get(n, name),
+      clusterWorkflowTemplate: (name: string) => this.deps.caches.clusterWorkflowTemplates.get(undefined, name),
+    };
+    const caches = memoCacheNamesOf(sources);
+    if (caches.length > 0) await this.deps.caches.memo.verify(wf.metadata.namespace!, caches);
+    const params = parameterConfigMapNamesOf(sources);
+    if (params.length > 0) await this.deps.caches.parameterConfigMaps.verify(wf.metadata.namespace!, params);
   }
 
   /** The artifact GC due for a finished or deleting workflow; looks again while its pod runs. */
@@ -278,6 +284,7 @@ export class Reconciler {
       now: new Date(),
       pluginsEnabled: this.deps.pluginsEnabled,
       memoCache: (n, name) => this.deps.caches.memo.observe(n, name),
+      parameterConfigMap: (n, name) => this.deps.caches.parameterConfigMaps.data(n, name),
     });
     if (this.deps.locks) observations.locks = this.deps.locks.observe(wf, claims);
     const excluded = this.deps.pluginsEnabled ? this.deps.excludedPlugins?.(ns) : undefined;

@@ -124,6 +124,11 @@ export interface Observations {
    */
   memoCaches?: Record<string, MemoCacheObservation>;
   /**
+   * The data of the parameter ConfigMaps (parameter-config-maps.ts) the workflow names in
+   * `valueFrom.configMapKeyRef`, by name; one missing here was not found (or is not labelled).
+   */
+  parameterConfigMaps?: Record<string, Record<string, string>>;
+  /**
    * The synchronization locks (synchronization.ts) by lock key, as the controller's lock table
    * holds them now: every lock the workflow's status holds or waits for, and every lock its spec
    * names literally. A lock that is missing here is not granted (the engine waits for it).

@@ -5,6 +5,7 @@
  * One EngineRun lives for one call of `reconcileWorkflow` and is thrown away; everything that must
  * survive goes into the node table, which becomes `status.nodes`.
  */
+import type { ParameterConfigMaps } from './parameter-config-maps.js';
 import {
   FINAL_NODE_PHASES,
   type Artifact,
@@ -60,6 +61,8 @@ export class EngineRun {
   readonly excludedPlugins: Readonly<Record<string, string>>;
   /** Observations.memoCaches (memoize.ts). */
   readonly memoCaches: Readonly<Record<string, MemoCacheObservation>>;
+  /** Observations.parameterConfigMaps (parameter-config-maps.ts). */
+  readonly parameterConfigMaps: ParameterConfigMaps;
   /** This workflow's own memoized results not yet seen in their cache, by `cache/key` (memoize.ts). */
   memoLocal: Map<string, MemoEntry> | undefined;
   readonly actions: EngineAction[] = [];
@@ -104,6 +107,7 @@ export class EngineRun {
     this.pluginsEnabled = observations.pluginsEnabled;
     this.excludedPlugins = observations.excludedPlugins ?? {};
     this.memoCaches = observations.memoCaches ?? {};
+    this.parameterConfigMaps = observations.parameterConfigMaps ?? {};
     this.globals = globals;
   }
 

@@ -23,9 +23,10 @@ import { isFailure, isFinal, type EngineRun } from './engine-run.js';
 import { continuesOn, expandCalls, referenceOf } from './call-expansion.js';
 import { buildDagGraph, parseTargets, tasksNeededFor, topologicalOrder } from './dag-graph.js';
 import { compileTaskDepends } from './dag-depends.js';
-import { advanceExitHook } from './exit-hooks.js';
+import { advanceExitHook, advanceHooks } from './exit-hooks.js';
 import { evaluateDepends, renderString, valueSource, type CompiledDepends } from './expressions.js';
 import { callVariables, newNode, templateVariables, type Execution } from './invocation.js';
+import { advanceLifecycleHooks } from './lifecycle-hooks.js';
 import { taskName } from './node-naming.js';
 import { collectOutputs } from './outputs.js';
 import { advanceCall, startCall } from './run-call.js';
@@ -40,8 +41,10 @@ interface DagState {
   vars: Vars;
   /** Task or loop-item nodes running now (for `parallelism`). */
   running: number;
-  /** Tasks whose node and exit hook are finished. */
+  /** Tasks whose node and hooks are finished. */
   done: Set<string>;
+  /** The first lifecycle hook of a task or item that ended in Error: it fails the DAG. */
+  hookError?: NodeStatus;
 }
 
 export function executeDag(run: EngineRun, ex: Execution): NodeStatus | undefined {
@@ -119,7 +122,7 @@ export function executeDag(run: EngineRun, ex: Execution): NodeStatus | undefine
     if (!run.shutdown) return run.setPhase(dag, 'Running');
     return run.setPhase(dag, 'Failed', run.shutdown.message);
   }
-  const failure = unhandledFailure(st, tasks, needed, depends, true);
+  const failure = unhandledFailure(st, tasks, needed, depends, true) ?? st.hookError;
   if (failure) {
     const phase = failure.phase === 'Error' ? 'Error' : 'Failed';
     return run.setPhase(
@@ -150,7 +153,7 @@ function startTask(st: DagState, task: DAGTask): NodeStatus | undefined {
   return st.run.createNode({ name: base, displayName: task.name, type: 'TaskGroup', phase: 'Running', boundaryID: st.dag.id });
 }
 
-/** Advances a started task (its items for a loop, its exit hook once finished) and records its variables when done. */
+/** Advances a started task (its items for a loop, its hooks) and records its variables when done. */
 function advanceTask(st: DagState, task: DAGTask, node: NodeStatus): void {
   const { run } = st;
   const where = `${st.ex.where}.dag.tasks[${task.name}]`;
@@ -162,19 +165,37 @@ function advanceTask(st: DagState, task: DAGTask, node: NodeStatus): void {
     const call = expandCalls(task, node.name, live(st), where, callVariables('tasks', task.name));
     if (call.ok && !call.looped) current = advanceCall(run, call.calls[0]!, node, st.dag.id, st.ex.resolved.scope);
   }
-  if (!isFinal(current.phase)) {
-    if (node.type !== 'TaskGroup') st.running++;
+  if (itemNodes) {
+    // A loop's lifecycle hooks ran per item (advanceItems); its exit hook runs once for the loop.
+    if (!isFinal(current.phase)) return;
+    const vars = loopVariables(`tasks.${task.name}`, itemNodes, current.phase, current.id);
+    if (!advanceExitHook(run, task, current, { ...live(st), ...vars }, st.ex.resolved.scope, where)) {
+      st.running++;
+      return;
+    }
+    Object.assign(st.vars, vars);
+    st.done.add(task.name);
     return;
   }
-  const vars = itemNodes
-    ? loopVariables(`tasks.${task.name}`, itemNodes, current.phase, current.id)
-    : finishedTaskVariables(st, task, current);
-  if (!advanceExitHook(run, task, current, { ...live(st), ...vars }, st.ex.resolved.scope, where)) {
+  const vars = (): Vars =>
+    isFinal(current.phase) ? finishedTaskVariables(st, task, current) : nodeVariables(`tasks.${task.name}`, current);
+  const hooks = advanceHooks(run, task, current, () => ({ ...live(st), ...vars() }), st.ex.resolved.scope, where);
+  if (hooks.errored) st.hookError ??= hooks.errored;
+  if (!hooks.done) {
     st.running++;
     return;
   }
-  Object.assign(st.vars, vars);
+  Object.assign(st.vars, vars());
   st.done.add(task.name);
+}
+
+/** The lifecycle hooks of one item of a looped task, with the item's own variables. */
+function itemHooks(st: DagState, task: DAGTask, callVars: Vars, item: NodeStatus, where: string): { pending: boolean } {
+  const owner = { name: item.name, displayName: item.displayName, node: item, boundaryID: st.dag.id };
+  const vars = { ...live(st), ...callVars, ...nodeVariables(`tasks.${task.name}`, item) };
+  const hooks = advanceLifecycleHooks(st.run, task.hooks, owner, vars, st.ex.resolved.scope, where);
+  if (hooks.errored) st.hookError ??= hooks.errored;
+  return hooks;
 }
 
 /** `tasks.<name>.…` of a finished single task, with a skipped or omitted task's declared output defaults. */
@@ -211,7 +232,8 @@ function advanceItems(st: DagState, task: DAGTask, group: NodeStatus, where: str
       continue;
     }
     items.push(node);
-    if (!isFinal(node.phase)) {
+    const hooks = task.hooks ? itemHooks(st, task, call.vars, node, where) : undefined;
+    if (!isFinal(node.phase) || hooks?.pending) {
       st.running++;
       pending++;
     } else if (isFailure(node.phase) && !continuesOn(task, node.phase)) failed ??= node;

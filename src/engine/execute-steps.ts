@@ -5,7 +5,7 @@
  * each group's children are its steps (`wf[0].a`, or `wf[0].a(0:x)`… for a loop). Every step node
  * has the Steps node as its boundary.
  *
- * A group is done when all its steps (and their exit hooks) are done. It fails when a step failed
+ * A group is done when all its steps (and their hooks) are done. It fails when a step failed
  * or errored without a matching `continueOn`; then no later group starts and the Steps node fails
  * with the step's message. A step whose `when` is false is Skipped, which is not a failure; a loop
  * with no items is one Skipped node. `parallelism` on the template bounds how many steps run at
@@ -15,7 +15,7 @@
 import type { NodeStatus, WorkflowStep } from '../api/index.js';
 import { isFailure, isFinal, type EngineRun } from './engine-run.js';
 import { continuesOn, expandCalls, type ExpandedCall } from './call-expansion.js';
-import { advanceExitHook } from './exit-hooks.js';
+import { advanceHooks } from './exit-hooks.js';
 import { valueSource } from './expressions.js';
 import { callVariables, newNode, templateVariables, type Execution } from './invocation.js';
 import { stepGroupName, stepName } from './node-naming.js';
@@ -95,13 +95,12 @@ function executeGroup(run: EngineRun, stepsNode: NodeStatus, ex: Execution, step
 
   let running = 0;
   const settle = (entry: Entry, call: ExpandedCall, node: NodeStatus): void => {
-    if (!isFinal(node.phase)) {
-      running++;
-      return;
-    }
-    if (isFailure(node.phase) && !continuesOn(entry.step, node.phase)) failed ??= node;
-    const hookVars = { ...call.vars, ...nodeVariables(`steps.${entry.step.name}`, node) };
-    if (!advanceExitHook(run, entry.step, node, hookVars, scope, entry.where)) running++;
+    if (isFinal(node.phase) && isFailure(node.phase) && !continuesOn(entry.step, node.phase)) failed ??= node;
+    const hookVars = () => ({ ...call.vars, ...nodeVariables(`steps.${entry.step.name}`, node) });
+    const hooks = advanceHooks(run, entry.step, node, hookVars, scope, entry.where);
+    // A lifecycle hook in Error fails the group whatever continueOn says (lifecycle-hooks.ts).
+    if (hooks.errored) failed ??= hooks.errored;
+    if (!hooks.done) running++;
   };
   // First advance what already runs, so capacity and failures are current; then start the rest.
   const notStarted: Array<{ entry: Entry; call: ExpandedCall }> = [];

@@ -98,7 +98,7 @@ function executeInvocation(run: EngineRun, inv: Invocation, existing: NodeStatus
     // A pod template without retries knows its pod name already (execute-pod.ts names it so).
     if ((kind === 'container' || kind === 'script') && !template.retryStrategy)
       scope['pod.name'] = podNameFor(run.workflowName, inv.name, resolved.templateName);
-    const bound = bindInputs(template.inputs, inv.args, where, scope, inv.absent);
+    const bound = bindInputs(template.inputs, inv.args, where, scope, inv.absent, run.parameterConfigMaps);
     if (!bound.ok)
       return run.createNode({ ...base, ...seedTemplate(resolved), type: nodeTypeOf(kind, template), phase: 'Error', message: bound.error });
     inputs = bound.inputs;

@@ -13,6 +13,7 @@ import { isFinal, type EngineRun } from './engine-run.js';
 import type { CallSite } from './call-expansion.js';
 import { renderValue } from './expressions.js';
 import { executeTemplate } from './execute-template.js';
+import { advanceLifecycleHooks } from './lifecycle-hooks.js';
 import { exitHookName } from './node-naming.js';
 import type { Vars } from './variables.js';
 import { errorMessage } from '../log/error-message.js';
@@ -22,6 +23,33 @@ export function exitHookOf(site: CallSite): LifecycleHook | undefined {
   if (site.hooks?.exit) return site.hooks.exit;
   if (site.onExit) return { template: site.onExit };
   return undefined;
+}
+
+/**
+ * Advances every hook of the step or task node `owner`: its lifecycle hooks (lifecycle-hooks.ts)
+ * while it runs and once it ended, then — once it ended and they finished — its exit hook.
+ * `vars` is called only when the node has hooks (it builds the owner's variables). `done`: the
+ * owner and all its hooks are finished; `errored`: a lifecycle hook that ended in Error.
+ */
+export function advanceHooks(
+  run: EngineRun,
+  site: CallSite,
+  owner: NodeStatus,
+  vars: () => Vars,
+  scope: string | undefined,
+  where: string,
+): { done: boolean; errored: NodeStatus | undefined } {
+  if (!site.hooks && site.onExit === undefined) return { done: isFinal(owner.phase), errored: undefined };
+  const v = vars();
+  const ownerRef = {
+    name: owner.name,
+    displayName: owner.displayName,
+    node: owner,
+    ...(owner.boundaryID ? { boundaryID: owner.boundaryID } : {}),
+  };
+  const life = advanceLifecycleHooks(run, site.hooks, ownerRef, v, scope, where);
+  if (!isFinal(owner.phase) || life.pending) return { done: false, errored: life.errored };
+  return { done: advanceExitHook(run, site, owner, v, scope, where), errored: life.errored };
 }
 
 /**

@@ -130,6 +130,15 @@ export function evaluateRetryExpression(expression: string, env: Record<string, 
   }
 }
 
+/**
+ * Evaluates a boolean expression over the variables (a lifecycle hook's `expression`:
+ * `steps["build"].status == "Running"`); `{{…}}` tags in it are substituted first.
+ */
+export function evaluateCondition(expression: string, vars: Vars, field: string): boolean {
+  const text = expression.includes('{{') ? renderString(expression, vars, field) : expression;
+  return wrap(field, () => compileBoolean(text, 'the hook expression').evaluate(expandVars(vars)));
+}
+
 /** Values for output parameters (`valueFrom.parameter`, `valueFrom.expression`, `value`). */
 export function valueSource(vars: Vars): ValueSource {
   return {

@@ -31,3 +31,4 @@ export { nodeIdFor, podNameFor } from './node-naming.js';
 export { PLUGINS_DISABLED_MESSAGE } from './execute-task.js';
 export { MAX_AGENT_REPLACEMENTS } from './agent-replacement.js';
 export { memoCacheNames } from './memoize.js';
+export { CONFIGMAP_TYPE_PARAMETER, parameterConfigMapNames } from './parameter-config-maps.js';

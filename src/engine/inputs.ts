@@ -2,7 +2,8 @@
  * Binding a template's declared inputs to the arguments of a call.
  *
  * For each declared input parameter the value is, in order: the call's argument of the same
- * name, the parameter's own `value`, its `default`. None of those → the call fails, naming the
+ * name (or the ConfigMap key its `valueFrom.configMapKeyRef` names), the input's own
+ * `valueFrom.configMapKeyRef`, its `value`, its `default` (or `valueFrom.default`). None of those → the call fails, naming the
  * template and parameter. A value outside `enum` fails the same way. Arguments the template does
  * not declare are ignored (as in the peer system).
  *
@@ -22,6 +23,7 @@ import { anyStringToString, isAnyString, type Arguments, type Inputs, type Param
 import { renderTemplate } from '../expr/index.js';
 import { artifactVariable, bindInputArtifacts } from './artifacts.js';
 import { ENGINE_PREFIXES, renderString, tagNames } from './expressions.js';
+import { configMapValue, type ParameterConfigMaps } from './parameter-config-maps.js';
 import type { Vars } from './variables.js';
 import { errorMessage } from '../log/error-message.js';
 
@@ -40,6 +42,7 @@ export function bindInputs(
   where: string,
   vars: Vars = {},
   absent: readonly string[] = [],
+  configMaps: ParameterConfigMaps = {},
 ): BoundInputs {
   const parameters: Parameter[] = [];
   const scope: Vars = { ...vars };
@@ -47,10 +50,25 @@ export function bindInputs(
     const field = `${where}.inputs.parameters[${p.name}]`;
     const arg = args?.parameters?.find((a) => a.name === p.name);
     let raw: unknown = arg?.value;
+    // configMapKeyRef (parameter-config-maps.ts): the argument's, then the input's own.
+    for (const [ref, hasDefault, at] of [
+      [arg?.valueFrom?.configMapKeyRef, arg?.valueFrom?.default !== undefined, `${where}.arguments.parameters[${p.name}]`],
+      [
+        arg ? undefined : p.valueFrom?.configMapKeyRef,
+        p.value !== undefined || p.default !== undefined || p.valueFrom?.default !== undefined,
+        field,
+      ],
+    ] as const) {
+      if (raw !== undefined || !ref) continue;
+      const found = configMapValue(configMaps, ref, at, hasDefault);
+      if (!found.ok) return found;
+      raw = found.value;
+    }
     if (raw === undefined && arg?.valueFrom?.default !== undefined) raw = arg.valueFrom.default;
     let own: 'value' | 'default' | undefined;
     if (raw === undefined && p.value !== undefined) [raw, own] = [p.value, 'value'];
     if (raw === undefined && p.default !== undefined) [raw, own] = [p.default, 'default'];
+    if (raw === undefined && p.valueFrom?.default !== undefined) [raw, own] = [p.valueFrom.default, 'default'];
     if (raw === undefined && absent.includes(p.name)) {
       return {
         ok: false,

@@ -12,6 +12,8 @@
  *   wf.build(0)                first attempt of a retried node
  *   wf.onExit                  the workflow's exit handler
  *   wf[0].build.onExit         the exit hook of a step
+ *   wf.hooks.running           the workflow's lifecycle hook `running`
+ *   wf[0].build.hooks.done     lifecycle hook `done` of a step
  *
  * The *id* is derived from the name alone (a hash), so the same node always gets the same id and
  * the same pod name, reconcile after reconcile and across controller restarts. That is what makes
@@ -88,6 +90,11 @@ export function retryAttemptName(retryNodeName: string, attempt: number): string
 /** `wf.onExit` / `wf[0].build.onExit`: the exit handler or exit hook of a node. */
 export function exitHookName(ownerName: string): string {
   return `${ownerName}.onExit`;
+}
+
+/** `wf.hooks.running` / `wf[0].build.hooks.running`: the lifecycle hook `key` of a node (or the workflow). */
+export function lifecycleHookName(ownerName: string, key: string): string {
+  return `${ownerName}.hooks.${key}`;
 }
 
 /**

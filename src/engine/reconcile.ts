@@ -15,8 +15,10 @@
  *    start; `spec.suspend` pauses starting new work;
  * 4. the entrypoint is walked from the root (execute-template.ts and friends), advancing every
  *    node from the observations and starting what may start;
- * 5. once it is done, the exit handler (`spec.onExit` or `spec.hooks.exit`) runs as `<wf>.onExit`
- *    (not after Terminate); then the workflow ends: Succeeded only if both succeeded.
+ * 5. the workflow's lifecycle hooks (`spec.hooks` but exit) start when their expression holds;
+ * 6. once the entrypoint and the started hooks are done, the exit handler (`spec.onExit` or
+ *    `spec.hooks.exit`) runs as `<wf>.onExit` (not after Terminate); then the workflow ends:
+ *    Succeeded only if both succeeded and no hook ended in Error.
  * Templates nested deeper than MAX_TEMPLATE_DEPTH (recursion) fail the workflow at once.
  */
 import {
@@ -34,6 +36,7 @@ import { EngineRun, isFailure, isFinal, toMs, type Shutdown } from './engine-run
 import { executeTemplate, RecursionLimitError } from './execute-template.js';
 import { renderValue } from './expressions.js';
 import { memoActions } from './memoize.js';
+import { advanceLifecycleHooks } from './lifecycle-hooks.js';
 import { exitHookName } from './node-naming.js';
 import { globalArtifacts, globalOutputs } from './outputs.js';
 import { updateProgress } from './progress.js';
@@ -85,6 +88,12 @@ function reconcileRun(workflow: Workflow, observations: Observations): Reconcile
     if (errors.length > 0) return failAtOnce(previous, now, `invalid spec: ${errors.map((e) => e.message).join('; ')}`);
   }
   const name = workflow.metadata?.name ?? '';
+  let globals: Record<string, string>;
+  try {
+    globals = workflowVariables(workflow, spec, [], observations.parameterConfigMaps);
+  } catch (err) {
+    return failAtOnce(previous, now, errorMessage(err));
+  }
   const agent = decideAgent(previous.agent, observations.agent);
   const run = new EngineRun(
     name,
@@ -92,7 +101,7 @@ function reconcileRun(workflow: Workflow, observations: Observations): Reconcile
     { ...observations, agent: agent.agent },
     new TemplateResolver(spec.templates ?? [], sources, templateDecorator(spec)),
     spec.parallelism,
-    workflowVariables(workflow, spec, []),
+    globals,
   );
   const namespace = workflow.metadata?.namespace ?? 'default';
   run.namespace = namespace;
@@ -125,7 +134,7 @@ function reconcileRun(workflow: Workflow, observations: Observations): Reconcile
     if (err instanceof RecursionLimitError) return abort(run, previous, startedAt, observations, err.message);
     throw err;
   }
-  const { root, mainDone, exitNode, exitDone } = walked;
+  const { root, mainDone, exitNode, exitDone, hookError } = walked;
 
   const status: WorkflowStatus = { ...previous, phase: 'Running', startedAt, nodes: run.nodes };
   delete status.message;
@@ -144,7 +153,7 @@ function reconcileRun(workflow: Workflow, observations: Observations): Reconcile
 
   const complete = mainDone && exitDone;
   if (complete) {
-    const { phase, message } = outcome(root, exitNode, run.shutdown);
+    const { phase, message } = outcome(root, exitNode, run.shutdown, hookError);
     status.phase = phase;
     if (message) status.message = message;
     status.finishedAt = run.now;
@@ -177,15 +186,25 @@ function holderAlive(holder: string, workflow: string, nodes: Record<string, Nod
 
 interface Walked {
   root: NodeStatus | undefined;
+  /** The entrypoint and every workflow-level lifecycle hook that started are finished. */
   mainDone: boolean;
   exitNode: NodeStatus | undefined;
   exitDone: boolean;
+  /** A workflow-level lifecycle hook that ended in Error. */
+  hookError: NodeStatus | undefined;
 }
 
 /** Walks the entrypoint, then (once it is done) the workflow's exit handler. */
 function walk(run: EngineRun, name: string, spec: WorkflowSpec): Walked {
   const root = executeTemplate(run, { name, ref: { template: spec.entrypoint ?? '' }, scope: undefined, args: spec.arguments });
-  const mainDone = root ? isFinal(root.phase) : run.shutdown !== undefined;
+  const entryDone = root ? isFinal(root.phase) : run.shutdown !== undefined;
+  // Lifecycle hooks (lifecycle-hooks.ts) see workflow.status Running until the entrypoint ended.
+  const hookVars = {
+    ...run.globals,
+    ...(entryDone ? exitHandlerVariables(root?.phase ?? 'Failed', run.nodes) : { 'workflow.status': 'Running' }),
+  };
+  const hooks = advanceLifecycleHooks(run, spec.hooks, { name, displayName: name }, hookVars, undefined, 'spec');
+  const mainDone = entryDone && !hooks.pending;
   let exitDone = true;
   let exitNode: NodeStatus | undefined;
   const exitHook = spec.hooks?.exit ?? (spec.onExit ? { template: spec.onExit } : undefined);
@@ -213,7 +232,7 @@ function walk(run: EngineRun, name: string, spec: WorkflowSpec): Walked {
     }
     exitDone = exitNode !== undefined && isFinal(exitNode.phase);
   }
-  return { root, mainDone, exitNode, exitDone };
+  return { root, mainDone, exitNode, exitDone, hookError: hooks.errored };
 }
 
 /**
@@ -287,6 +306,7 @@ function outcome(
   root: NodeStatus | undefined,
   exitNode: NodeStatus | undefined,
   shutdown: Shutdown | undefined,
+  hookError: NodeStatus | undefined,
 ): { phase: 'Succeeded' | 'Failed' | 'Error'; message?: string } {
   if (!root) return { phase: 'Failed', message: shutdown?.message ?? 'the entrypoint never started' };
   if (root.phase !== 'Succeeded' && root.phase !== 'Skipped') {
@@ -295,6 +315,7 @@ function outcome(
   }
   if (exitNode && isFailure(exitNode.phase))
     return { phase: 'Failed', message: `exit handler failed: ${exitNode.message ?? exitNode.phase}` };
+  if (hookError) return { phase: 'Failed', message: `hook "${hookError.displayName}" errored: ${hookError.message ?? 'Error'}` };
   return { phase: 'Succeeded' };
 }
 

@@ -25,6 +25,8 @@ export interface WorldOptions {
   start?: string;
   pluginsEnabled?: boolean;
   templates?: Record<string, TemplateSource>;
+  /** Observations.parameterConfigMaps. */
+  parameterConfigMaps?: Record<string, Record<string, string>>;
 }
 
 export class World {
@@ -32,6 +34,7 @@ export class World {
   nowMs: number;
   pluginsEnabled: boolean;
   templates: Record<string, TemplateSource>;
+  parameterConfigMaps: Record<string, Record<string, string>> | undefined;
   agent: AgentObservation | undefined;
   /** Observations.excludedPlugins: plugins the agent pod leaves out, name → reason. */
   excludedPlugins: Record<string, string> | undefined;
@@ -72,6 +75,7 @@ export class World {
     this.nowMs = Date.parse(options.start ?? '2024-01-01T00:00:00Z');
     this.pluginsEnabled = options.pluginsEnabled ?? true;
     this.templates = options.templates ?? {};
+    this.parameterConfigMaps = options.parameterConfigMaps;
   }
 
   get status(): WorkflowStatus {
@@ -88,6 +92,7 @@ export class World {
       ...(this.excludedPlugins ? { excludedPlugins: this.excludedPlugins } : {}),
       ...(this.memoCaches ? { memoCaches: structuredClone(this.memoCaches) } : {}),
       ...(this.locks ? { locks: structuredClone(this.locks) } : {}),
+      ...(this.parameterConfigMaps ? { parameterConfigMaps: structuredClone(this.parameterConfigMaps) } : {}),
       now: new Date(this.nowMs).toISOString(),
       pluginsEnabled: this.pluginsEnabled,
     });

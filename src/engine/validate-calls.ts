@@ -9,6 +9,7 @@ import { ancestors, buildDagGraph, findCycle, parseTargets } from './dag-graph.j
 import { dependsText } from './dag-depends.js';
 import { checkTags, checkWhen, compileDependsText, tagNames } from './expressions.js';
 import { checkEnum } from './inputs.js';
+import { hookExpressionProblem } from './lifecycle-hooks.js';
 import {
   checkInputRef,
   checkParameterValues,
@@ -166,18 +167,16 @@ function validateCall(
     }
   });
   for (const [key, hook] of Object.entries(hooks ?? {})) {
-    if (key !== 'exit') {
-      ctx.add(`${at}.hooks.${key}`, 'is not supported: only the exit hook is (hooks.exit)');
-      continue;
-    }
-    checkParameterValues(hook.arguments?.parameters, `${at}.hooks.exit.arguments.parameters`, ctx.add);
+    const problem = hookExpressionProblem(key, hook);
+    if (problem) ctx.add(`${at}.hooks.${key}${problem[0]}`, problem[1]);
+    checkParameterValues(hook.arguments?.parameters, `${at}.hooks.${key}.arguments.parameters`, ctx.add);
     checkCallee(
       {
         ...(hook.template !== undefined ? { template: hook.template } : {}),
         ...(hook.templateRef ? { templateRef: hook.templateRef } : {}),
         ...(hook.arguments ? { arguments: hook.arguments } : {}),
       },
-      `${at}.hooks.exit`,
+      `${at}.hooks.${key}`,
       scope,
       ctx,
     );
@@ -209,7 +208,7 @@ function checkCallee(site: CallSite, at: string, scope: string | undefined, ctx:
   for (const p of callee.inputs?.parameters ?? []) {
     const arg = site.arguments?.parameters?.find((a) => a.name === p.name);
     if (!arg) {
-      if (p.value === undefined && p.default === undefined) {
+      if (p.value === undefined && p.default === undefined && p.valueFrom?.default === undefined && !p.valueFrom?.configMapKeyRef) {
         ctx.add(`${at}.arguments.parameters`, `is missing "${p.name}", which template "${callee.name}" requires (it has no default)`);
       }
       continue;

@@ -62,14 +62,25 @@ describe('no field is silently ignored', () => {
             ],
           ],
         },
-        { name: 'd', dag: { tasks: [{ name: 't', template: 'echo', hooks: { exit: { template: 'echo', expression: 'true' } } }] } },
+        {
+          name: 'd',
+          dag: {
+            tasks: [
+              {
+                name: 't',
+                template: 'echo',
+                hooks: { exit: { template: 'echo', arguments: { parameters: [{ name: 'p', value: 'x', globalName: 'g' }] } } },
+              },
+            ],
+          },
+        },
         { ...echo, retryStrategy: { limit: 1 }, priority: 1 } as Template,
       ],
     }).filter(refused);
     expect(found.map((m) => m.slice(0, m.indexOf(' is not supported yet')))).toEqual([
       'spec.templates[main].steps[0][a].inline.daemon',
       'spec.templates[main].steps[0][a].arguments.artifacts[x].path',
-      'spec.templates[d].dag.tasks[t].hooks.exit.expression',
+      'spec.templates[d].dag.tasks[t].hooks.exit.arguments.parameters[p].globalName',
       'spec.templates[echo].priority',
     ]);
   });

@@ -85,8 +85,9 @@ export function checkReferencedTemplates(spec: WorkflowSpec, resolver: TemplateR
     checkFields(res.value.template, 'Template', key, add);
     pending.push({ t: res.value.template, scope: res.value.scope });
   };
-  const exit: unknown = isObject(spec.hooks) ? spec.hooks.exit : undefined;
-  if (isObject(exit) && isObject(exit.templateRef)) follow({ templateRef: exit.templateRef as unknown as TemplateRef }, undefined);
+  for (const hook of isObject(spec.hooks) ? Object.values(spec.hooks) : []) {
+    if (isObject(hook) && isObject(hook.templateRef)) follow({ templateRef: hook.templateRef as unknown as TemplateRef }, undefined);
+  }
   while (pending.length > 0) {
     const { t, scope } = pending.pop()!;
     for (const site of callSites(t)) {
@@ -95,8 +96,7 @@ export function checkReferencedTemplates(spec: WorkflowSpec, resolver: TemplateR
       if (site.templateRef) ref.templateRef = site.templateRef;
       follow(ref, scope);
       if (site.onExit !== undefined) follow({ template: site.onExit }, scope);
-      const hook = site.hooks?.exit;
-      if (hook)
+      for (const hook of Object.values(site.hooks ?? {}))
         follow(
           {
             ...(hook.template !== undefined ? { template: hook.template } : {}),

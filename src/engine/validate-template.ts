@@ -190,6 +190,13 @@ export function checkParameterValues(
     check(p.value, 'value');
     check(p.default, 'default');
     check(p.valueFrom?.default, 'valueFrom.default');
+    const ref: unknown = p.valueFrom?.configMapKeyRef;
+    if (ref !== undefined) {
+      const r = (ref && typeof ref === 'object' ? ref : {}) as { name?: unknown; key?: unknown };
+      for (const k of ['name', 'key'] as const) {
+        if (typeof r[k] !== 'string' || r[k] === '') add(`${field}.valueFrom.configMapKeyRef.${k}`, 'is required (a non-empty string)');
+      }
+    }
     const allowed: unknown = p.enum;
     if (Array.isArray(allowed)) allowed.forEach((e: unknown, j) => check(e, `enum[${j}]`));
     else if (allowed !== undefined) add(`${field}.enum`, 'must be a list of allowed values');

@@ -236,7 +236,7 @@ describe('validateWorkflow', () => {
     expect(messages({ workflowTemplateRef: { name: 'lib' } })).toEqual([]);
   });
 
-  it('rejects duplicate names and unsupported hooks', () => {
+  it('rejects duplicate names and conditional hooks without an expression', () => {
     expect(messages({ entrypoint: 'plain', templates: [plain, plain] })).toEqual([
       'spec.templates[plain] is defined twice (template names must be unique)',
     ]);
@@ -253,7 +253,7 @@ describe('validateWorkflow', () => {
       }),
     ).toEqual([
       'spec.templates[main].steps[1][a] has the name "a" used by another step; step names must be unique',
-      'spec.templates[main].steps[1][a].hooks.running is not supported: only the exit hook is (hooks.exit)',
+      'spec.templates[main].steps[1][a].hooks.running needs an expression (for example steps.X.status == "Running" or workflow.status == "Running"): only the exit hook runs without one',
     ]);
   });
 });

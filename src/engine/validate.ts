@@ -22,6 +22,7 @@ import {
   PROTO_KEY_DETAIL,
   protoKeyPath,
   SHUTDOWN_STRATEGIES,
+  type Parameter,
   type Template,
   type Workflow,
 } from '../api/index.js';
@@ -33,6 +34,7 @@ import { checkGCFields } from './workflow-gc.js';
 import { checkArtifactGC } from './artifact-gc.js';
 import { parseRefspec } from '../artifacts/refspec.js';
 import { checkResourceFields } from './workflow-resources.js';
+import { hookExpressionProblem } from './lifecycle-hooks.js';
 import { checkWorkflowMetadata } from './workflow-metadata.js';
 import { TemplateResolver } from './template-resolver.js';
 import { checkReferencedTemplates, checkSpecFields } from './validate-fields.js';
@@ -93,7 +95,8 @@ export function validateWorkflow(
     if (!p.name) add(field, 'needs a name');
     else if (seen.has(p.name)) add(field, 'is given twice');
     seen.add(p.name);
-    if (p.value === undefined && p.default === undefined && p.valueFrom?.default === undefined) add(`${field}.value`, 'is required');
+    if (p.value === undefined && p.default === undefined && p.valueFrom?.default === undefined && !p.valueFrom?.configMapKeyRef)
+      add(`${field}.value`, 'is required');
     // The argument's own enum (the peer's UI offers it as a choice) binds its value too.
     const raw = p.value ?? p.default ?? p.valueFrom?.default;
     if (p.name && Array.isArray(p.enum) && isAnyString(raw) && !anyStringToString(raw).includes('{{')) {
@@ -120,11 +123,9 @@ export function validateWorkflow(
   if (spec.onExit !== undefined && !templates.some((t) => t.name === spec.onExit))
     add('spec.onExit', `names template "${spec.onExit}", which does not exist`);
   for (const [key, hook] of Object.entries(spec.hooks ?? {})) {
-    if (key !== 'exit') {
-      add(`spec.hooks.${key}`, 'is not supported: only the exit hook is (hooks.exit)');
-      continue;
-    }
-    checkParameterValues(hook.arguments?.parameters, 'spec.hooks.exit.arguments.parameters', add);
+    const problem = hookExpressionProblem(key, hook);
+    if (problem) add(`spec.hooks.${key}${problem[0]}`, problem[1]);
+    checkParameterValues(hook.arguments?.parameters, `spec.hooks.${key}.arguments.parameters`, add);
     const res = resolver.resolve(
       {
         ...(hook.template !== undefined ? { template: hook.template } : {}),
@@ -132,7 +133,7 @@ export function validateWorkflow(
       },
       undefined,
     );
-    if (!res.ok && (hook.templateRef === undefined || ctx.checkRefs)) add('spec.hooks.exit', res.error);
+    if (!res.ok && (hook.templateRef === undefined || ctx.checkRefs)) add(`spec.hooks.${key}`, res.error);
   }
   if (spec.parallelism !== undefined && !(Number.isInteger(spec.parallelism) && spec.parallelism >= 1)) {
     add('spec.parallelism', `must be a whole number of at least 1, got ${JSON.stringify(spec.parallelism)}`);
@@ -163,13 +164,15 @@ function checkOwnTemplates(templates: readonly Template[], ctx: TemplateContext 
 function checkEntrypointInputs(
   entry: Template,
   workflow: Workflow,
-  args: ReadonlyArray<{ name: string; value?: unknown; default?: unknown }>,
+  args: ReadonlyArray<{ name: string; value?: unknown; default?: unknown; valueFrom?: Parameter['valueFrom'] }>,
   add: (f: string, d: string) => void,
 ): void {
   void workflow;
   for (const p of entry.inputs?.parameters ?? []) {
     const arg = args.find((a) => a.name === p.name);
-    const raw = arg?.value ?? arg?.default ?? p.value ?? p.default;
+    // A ConfigMap value is only known when the workflow runs (parameter-config-maps.ts).
+    if (arg?.valueFrom?.configMapKeyRef || (!arg && p.valueFrom?.configMapKeyRef)) continue;
+    const raw = arg?.value ?? arg?.default ?? arg?.valueFrom?.default ?? p.value ?? p.default ?? p.valueFrom?.default;
     if (raw === undefined) {
       add(
         `spec.arguments.parameters`,

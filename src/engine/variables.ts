@@ -14,6 +14,7 @@
  *   JSON lists over the items and `.outputs.parameters` a JSON list of `{name: value}` maps.
  */
 import { artifactVariable } from './artifacts.js';
+import { configMapValue, type ParameterConfigMaps } from './parameter-config-maps.js';
 import { anyStringToString, parseUserJson, type NodeStatus, type Workflow, type WorkflowSpec } from '../api/index.js';
 
 /**
@@ -23,10 +24,12 @@ import { anyStringToString, parseUserJson, type NodeStatus, type Workflow, type 
  */
 export type Vars = Record<string, string | null>;
 
+/** Throws when an argument's configMapKeyRef cannot be read and it has no default (parameter-config-maps.ts). */
 export function workflowVariables(
   workflow: Workflow,
   spec: WorkflowSpec,
   globalOutputs: ReadonlyArray<[string, string]>,
+  configMaps: ParameterConfigMaps = {},
 ): Record<string, string> {
   const meta = workflow.metadata ?? {};
   const vars: Record<string, string> = {
@@ -38,9 +41,17 @@ export function workflowVariables(
   const params = spec.arguments?.parameters ?? [];
   const listed: Array<{ name: string; value: string }> = [];
   for (const p of params) {
-    const raw = p.value ?? p.valueFrom?.default ?? p.default;
+    const field = `spec.arguments.parameters[${p.name}]`;
+    let raw = p.value;
+    const ref = p.valueFrom?.configMapKeyRef;
+    if (raw === undefined && ref) {
+      const found = configMapValue(configMaps, ref, field, p.valueFrom?.default !== undefined || p.default !== undefined);
+      if (!found.ok) throw new Error(found.error);
+      raw = found.value;
+    }
+    raw ??= p.valueFrom?.default ?? p.default;
     if (raw === undefined) continue;
-    const value = anyStringToString(raw, `spec.arguments.parameters[${p.name}]`);
+    const value = anyStringToString(raw, field);
     vars[`workflow.parameters.${p.name}`] = value;
     listed.push({ name: p.name, value });
   }
