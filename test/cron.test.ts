@@ -67,12 +67,12 @@ describe('CronWorkflows', () => {
       token: alice,
       body: {
         cronWorkflow: cronBody('refused', {
-          workflowSpec: { entrypoint: 'main', templates: [{ name: 'main', daemon: true, container: { image: 'a', command: ['true'] } }] },
+          workflowSpec: { entrypoint: 'main', templates: [{ name: 'main', priority: 5, container: { image: 'a', command: ['true'] } }] },
         }),
       },
     });
     expect(refused.status).toBe(400);
-    expect(refused.body.message).toContain('spec.workflowSpec: spec.templates[main].daemon is not supported yet');
+    expect(refused.body.message).toContain('spec.workflowSpec: spec.templates[main].priority is not supported yet');
     const bob = await call('POST', url(), { token: cluster().userTokens.bob, body: { cronWorkflow: cronBody('bobs') } });
     expect(bob.status).toBe(403);
   });

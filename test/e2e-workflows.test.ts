@@ -82,6 +82,7 @@ beforeAll(async () => {
     'memoize.yaml',
     'custom-metrics.yaml',
     'lifecycle-hooks.yaml',
+    'daemon-step.yaml',
   ];
   for (const file of files) {
     const workflows = readExample(file).filter((d) => d.kind === 'Workflow');
@@ -257,6 +258,35 @@ describe('examples/workflows end to end', () => {
       // Backoff 1s then 2s after the previous attempt ended.
       expect(Date.parse(attempts[1]!.startedAt!) - Date.parse(attempts[0]!.finishedAt!)).toBeGreaterThanOrEqual(1000);
       expect(Date.parse(attempts[2]!.startedAt!) - Date.parse(attempts[1]!.finishedAt!)).toBeGreaterThanOrEqual(2000);
+    },
+    SLOW,
+  );
+
+  it(
+    'daemon-step: the server counts as done once ready, its IP reaches the client, and it is stopped (pod deleted) when the steps end',
+    async () => {
+      const wf = await done('daemon-step.yaml');
+      expectPhase(wf, 'Succeeded');
+      const server = nodeNamed(wf, 'server');
+      expect(server).toMatchObject({
+        type: 'Pod',
+        phase: 'Succeeded',
+        daemoned: true,
+        message: `daemon stopped: ${wf.metadata.name} ended`,
+      });
+      expect(server.podIP).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+      expect(result(nodeNamed(wf, 'client'))).toBe(`the server is at ${server.podIP}`);
+      await waitFor(
+        'the daemon pod deleted',
+        async () => {
+          const pods = await stack.core.listNamespacedPod({
+            namespace: stack.namespace,
+            labelSelector: `${LABEL_WORKFLOW}=${wf.metadata.name}`,
+          });
+          return pods.items.every((p) => p.metadata?.name !== server.podName || p.metadata?.deletionTimestamp) ? true : undefined;
+        },
+        { timeoutMs: 60_000 },
+      );
     },
     SLOW,
   );

@@ -102,7 +102,7 @@ describe('no field is silently ignored (created directly, as kubectl would)', ()
     expect(await listWorkflows(ns, 'suite=fields-rest')).toEqual([]);
   });
 
-  it('fails a workflow using daemon steps at once, naming the field, and starts no pod', async () => {
+  it('fails a workflow using template priority at once, naming the field, and starts no pod', async () => {
     await client.create(
       WORKFLOWS,
       ns,
@@ -112,7 +112,7 @@ describe('no field is silently ignored (created directly, as kubectl would)', ()
           { name: 'main', steps: [[{ name: 'ten', template: 'work', withSequence: { count: '10' } }]] },
           {
             name: 'work',
-            daemon: true,
+            priority: 5,
             container: { image: 'alpine:3', command: ['sleep', '1'] },
           },
         ],
@@ -121,12 +121,12 @@ describe('no field is silently ignored (created directly, as kubectl would)', ()
     const done = await waitForCompletion(client, ns, 'locked', 30_000);
     expect(done.status?.phase).toBe('Failed');
     expect(done.status?.message).toBe(
-      'invalid spec: spec.templates[work].daemon is not supported yet: daemon steps are not implemented yet (the workflow would wait for the container to exit)',
+      "invalid spec: spec.templates[work].priority is not supported yet: the peer sets it as the step pod's spec.priority, which Kubernetes' Priority admission refuses unless it equals the priorityClassName's value; use priorityClassName",
     );
     expect(await podsOf(ns, 'locked')).toEqual([]);
   });
 
-  it('fails a workflow whose templateRef reaches a template using daemon in a WorkflowTemplate', async () => {
+  it('fails a workflow whose templateRef reaches a template using priority in a WorkflowTemplate', async () => {
     await client.create(WORKFLOW_TEMPLATES, ns, {
       apiVersion: 'plugflow.io/v1alpha1',
       kind: 'WorkflowTemplate',
@@ -136,7 +136,7 @@ describe('no field is silently ignored (created directly, as kubectl would)', ()
           { name: 'outer', steps: [[{ name: 'in', template: 'cached' }]] },
           {
             name: 'cached',
-            daemon: true,
+            priority: 5,
             container: { image: 'alpine:3', command: ['true'] },
           },
         ],
@@ -153,7 +153,7 @@ describe('no field is silently ignored (created directly, as kubectl would)', ()
     const done = await waitForCompletion(client, ns, 'via-ref', 30_000);
     expect(done.status?.phase).toBe('Failed');
     expect(done.status?.message).toBe(
-      'invalid spec: WorkflowTemplate/shared spec.templates[cached].daemon is not supported yet: daemon steps are not implemented yet (the workflow would wait for the container to exit)',
+      "invalid spec: WorkflowTemplate/shared spec.templates[cached].priority is not supported yet: the peer sets it as the step pod's spec.priority, which Kubernetes' Priority admission refuses unless it equals the priorityClassName's value; use priorityClassName",
     );
     expect(await podsOf(ns, 'via-ref')).toEqual([]);
   });

@@ -246,7 +246,9 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     priority: no(
       "the peer sets it as the step pod's spec.priority, which Kubernetes' Priority admission refuses unless it equals the priorityClassName's value; use priorityClassName",
     ),
-    daemon: no('daemon steps are not implemented yet (the workflow would wait for the container to exit)'),
+    daemon: ok(
+      'container and script templates: done once the main container is ready ({{steps.X.ip}} holds its pod IP), stopped when the steps or DAG that started it end',
+    ),
     memoize: rec('Memoize', 'one', 'a fresh cache entry for the key makes the node Succeeded with its outputs, without running'),
     metrics: rec(
       'Metrics',

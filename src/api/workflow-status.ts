@@ -34,6 +34,13 @@ export interface NodeStatus {
   retryAttempt?: number;
   hostNodeName?: string;
   /**
+   * A daemon step (`template.daemon`) whose container is ready: the node still runs (its pod
+   * serves) but counts as done for its siblings and dependents, until its scope ends.
+   */
+  daemoned?: boolean;
+  /** The pod's IP (daemon steps: `{{steps.X.ip}}` / `{{tasks.X.ip}}`). */
+  podIP?: string;
+  /**
    * Where `templateName` is looked up: unset for the workflow's own templates, otherwise
    * `WorkflowTemplate/<name>` or `ClusterWorkflowTemplate/<name>` (set by the engine).
    */

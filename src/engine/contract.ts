@@ -41,6 +41,10 @@ export interface PodObservation {
   labels?: Record<string, string>;
   /** The Kubernetes node the pod was scheduled to (`spec.nodeName`), once it is. */
   hostNodeName?: string;
+  /** The main container is ready (its readiness probe passes, or it runs and has none): daemons. */
+  ready?: boolean;
+  /** The pod's IP, once it has one (`{{steps.X.ip}}` of a daemon). */
+  podIP?: string;
 }
 
 /** What the agent reported for one plugin/http task (WorkflowTaskSet status.nodes[nodeId]). */

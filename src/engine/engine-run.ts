@@ -61,6 +61,8 @@ export class EngineRun {
   readonly excludedPlugins: Readonly<Record<string, string>>;
   /** Observations.memoCaches (memoize.ts). */
   readonly memoCaches: Readonly<Record<string, MemoCacheObservation>>;
+  /** Some node is (or was) a ready daemon (daemons.ts): scope ends look for daemons to stop. */
+  hasDaemons = false;
   /** Observations.parameterConfigMaps (parameter-config-maps.ts). */
   readonly parameterConfigMaps: ParameterConfigMaps;
   /** This workflow's own memoized results not yet seen in their cache, by `cache/key` (memoize.ts). */
@@ -98,6 +100,7 @@ export class EngineRun {
     globals: Record<string, string>,
   ) {
     this.nodes = structuredClone(previous ?? {});
+    this.hasDaemons = Object.values(this.nodes).some((n) => n.daemoned === true);
     this.nowMs = Date.parse(observations.now);
     if (Number.isNaN(this.nowMs)) throw new Error(`observations.now is not an ISO-8601 time: ${JSON.stringify(observations.now)}`);
     this.now = new Date(this.nowMs).toISOString();
@@ -214,6 +217,11 @@ export class EngineRun {
 
 export function isFinal(phase: NodePhase | undefined): boolean {
   return phase !== undefined && FINAL_NODE_PHASES.includes(phase);
+}
+
+/** A node its siblings and dependents no longer wait for: finished, or a ready daemon (daemons.ts). */
+export function isFulfilled(node: NodeStatus): boolean {
+  return isFinal(node.phase) || node.daemoned === true;
 }
 
 export function isFailure(phase: NodePhase | undefined): phase is 'Failed' | 'Error' {

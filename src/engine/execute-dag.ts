@@ -19,7 +19,7 @@
  */
 import type { DAGTask, NodeStatus } from '../api/index.js';
 import type { DependencyState } from '../expr/index.js';
-import { isFailure, isFinal, type EngineRun } from './engine-run.js';
+import { isFailure, isFinal, isFulfilled, type EngineRun } from './engine-run.js';
 import { continuesOn, expandCalls, referenceOf } from './call-expansion.js';
 import { buildDagGraph, parseTargets, tasksNeededFor, topologicalOrder } from './dag-graph.js';
 import { compileTaskDepends } from './dag-depends.js';
@@ -233,7 +233,7 @@ function advanceItems(st: DagState, task: DAGTask, group: NodeStatus, where: str
     }
     items.push(node);
     const hooks = task.hooks ? itemHooks(st, task, call.vars, node, where) : undefined;
-    if (!isFinal(node.phase) || hooks?.pending) {
+    if (!isFulfilled(node) || hooks?.pending) {
       st.running++;
       pending++;
     } else if (isFailure(node.phase) && !continuesOn(task, node.phase)) failed ??= node;
@@ -278,6 +278,7 @@ function dependencyState(run: EngineRun, dagName: string, task: DAGTask | undefi
   const node = run.nodeByName(taskName(dagName, task.name));
   if (!node) return undefined;
   const state: DependencyState = { phase: node.phase };
+  if (node.daemoned) state.daemoned = true;
   if (node.type === 'TaskGroup') state.children = run.children(node).map((c) => c.phase);
   if (task.continueOn) state.continueOn = task.continueOn;
   return state;

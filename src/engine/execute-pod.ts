@@ -8,7 +8,9 @@
  *   observed Succeeded → outputs are collected (missing `valueFrom.path` values fall back to the
  *   default, or the node fails); observed Failed → Failed with the pod's message;
  *   observed Deleted, or no longer observed after having been seen → Error "pod deleted";
- *   a deadline, timeout or workflow shutdown → Failed, and `deletePod`.
+ *   a deadline, timeout or workflow shutdown → Failed, and `deletePod`;
+ *   a daemon (`template.daemon`) observed Running with its main container ready → `daemoned`,
+ *   still Running, done for its siblings until its scope stops it (daemons.ts).
  */
 import type { NodeStatus } from '../api/index.js';
 import type { EngineRun } from './engine-run.js';
@@ -16,6 +18,7 @@ import { renderPodSpecPatch } from './expressions.js';
 import { newNode, type Execution } from './invocation.js';
 import { leafLimitMessage, renderLeaf, succeedLeaf } from './leaf-render.js';
 import { podNameFor } from './node-naming.js';
+import { markDaemoned } from './daemons.js';
 import { errorMessage } from '../log/error-message.js';
 
 export function executePod(run: EngineRun, ex: Execution): NodeStatus | undefined {
@@ -59,6 +62,7 @@ export function executePod(run: EngineRun, ex: Execution): NodeStatus | undefine
       return node;
     }
     run.setPhase(node, obs.phase === 'Running' ? 'Running' : 'Pending', obs.message ?? '');
+    if (template.daemon === true && obs.phase === 'Running' && obs.ready) markDaemoned(run, node, obs.podIP);
     return node;
   }
   if (obs.phase === 'Deleted') return run.setPhase(node, 'Error', obs.message ? `pod deleted: ${obs.message}` : 'pod deleted');

@@ -119,6 +119,11 @@ function attemptExecution(
 /** While an attempt runs, the Retry node is Running (Pending until the first attempt runs). */
 function mirror(run: EngineRun, node: NodeStatus, attempt: NodeStatus | undefined): NodeStatus {
   run.setPhase(node, attempt?.phase === 'Pending' ? 'Pending' : 'Running', '');
+  // A ready daemon attempt makes the Retry node a ready daemon too (daemons.ts).
+  if (attempt?.daemoned) {
+    node.daemoned = true;
+    if (attempt.podIP) node.podIP = attempt.podIP;
+  }
   return node;
 }
 

@@ -13,6 +13,7 @@
  * workflow with its message (as the peer does), instead of growing the tree until the stack or
  * the status object bursts.
  */
+import { stopDaemons } from './daemons.js';
 import { TEMPLATE_KINDS, type Arguments, type Inputs, type NodeStatus, type NodeType, type Template } from '../api/index.js';
 import { isFinal, type EngineRun } from './engine-run.js';
 import { executeDag } from './execute-dag.js';
@@ -67,7 +68,10 @@ export function executeTemplate(run: EngineRun, inv: Invocation): NodeStatus | u
   if (run.depth >= MAX_TEMPLATE_DEPTH) throw new RecursionLimitError(describeRef(inv), run.depth + 1);
   run.depth++;
   try {
-    return executeInvocation(run, inv, existing);
+    const node = executeInvocation(run, inv, existing);
+    // Daemons live as long as the Steps or DAG template that started them (daemons.ts).
+    if (node && (node.type === 'Steps' || node.type === 'DAG') && isFinal(node.phase)) stopDaemons(run, node, `${node.displayName} ended`);
+    return node;
   } finally {
     run.depth--;
   }

@@ -9,7 +9,7 @@
  * Hook arguments see the owner's results under its usual name (`steps.X.…` / `tasks.X.…`).
  */
 import type { LifecycleHook, NodeStatus } from '../api/index.js';
-import { isFinal, type EngineRun } from './engine-run.js';
+import { isFinal, isFulfilled, type EngineRun } from './engine-run.js';
 import type { CallSite } from './call-expansion.js';
 import { renderValue } from './expressions.js';
 import { executeTemplate } from './execute-template.js';
@@ -39,7 +39,7 @@ export function advanceHooks(
   scope: string | undefined,
   where: string,
 ): { done: boolean; errored: NodeStatus | undefined } {
-  if (!site.hooks && site.onExit === undefined) return { done: isFinal(owner.phase), errored: undefined };
+  if (!site.hooks && site.onExit === undefined) return { done: isFulfilled(owner), errored: undefined };
   const v = vars();
   const ownerRef = {
     name: owner.name,
@@ -48,7 +48,9 @@ export function advanceHooks(
     ...(owner.boundaryID ? { boundaryID: owner.boundaryID } : {}),
   };
   const life = advanceLifecycleHooks(run, site.hooks, ownerRef, v, scope, where);
-  if (!isFinal(owner.phase) || life.pending) return { done: false, errored: life.errored };
+  if (!isFulfilled(owner) || life.pending) return { done: false, errored: life.errored };
+  // A ready daemon goes on running; validation refuses an exit hook on one (daemons.ts).
+  if (!isFinal(owner.phase)) return { done: true, errored: life.errored };
   return { done: advanceExitHook(run, site, owner, v, scope, where), errored: life.errored };
 }
 

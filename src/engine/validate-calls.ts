@@ -204,6 +204,12 @@ function checkCallee(site: CallSite, at: string, scope: string | undefined, ctx:
     );
     return;
   }
+  if (res.value.template.daemon === true && (site.hooks?.exit || site.onExit !== undefined)) {
+    ctx.add(
+      site.onExit !== undefined ? `${at}.onExit` : `${at}.hooks.exit`,
+      'calls a daemon template, which runs until its steps or DAG end, so the exit hook would never run; put it on the step that calls those steps',
+    );
+  }
   const callee = res.value.template;
   for (const p of callee.inputs?.parameters ?? []) {
     const arg = site.arguments?.parameters?.find((a) => a.name === p.name);

@@ -26,7 +26,7 @@ describe('no field is silently ignored', () => {
         {
           ...echo,
           name: 'main',
-          daemon: true,
+          executor: { serviceAccountName: 'x' },
           priority: 1,
           inputs: { artifacts: [{ name: 'in', path: '/in', hdfs: { path: '/x' } }] },
           outputs: { artifacts: [{ name: 'out', path: '/out', archive: { zip: {} }, deleted: true }] },
@@ -35,14 +35,14 @@ describe('no field is silently ignored', () => {
     }).filter(refused);
     expect(found.map((m) => m.slice(0, m.indexOf(' is not supported yet')))).toEqual([
       'spec.podPriority',
-      'spec.templates[main].daemon',
+      'spec.templates[main].executor',
       'spec.templates[main].priority',
       'spec.templates[main].inputs.artifacts[in].hdfs',
       'spec.templates[main].outputs.artifacts[out].archive.zip',
       'spec.templates[main].outputs.artifacts[out].deleted',
     ]);
     expect(found).toContain(
-      'spec.templates[main].daemon is not supported yet: daemon steps are not implemented yet (the workflow would wait for the container to exit)',
+      "spec.templates[main].priority is not supported yet: the peer sets it as the step pod's spec.priority, which Kubernetes' Priority admission refuses unless it equals the priorityClassName's value; use priorityClassName",
     );
   });
 
@@ -56,7 +56,7 @@ describe('no field is silently ignored', () => {
             [
               {
                 name: 'a',
-                inline: { container: { image: 'alpine', command: ['true'] }, daemon: true } as Template,
+                inline: { container: { image: 'alpine', command: ['true'] }, priority: 2 } as Template,
                 arguments: { artifacts: [{ name: 'x', path: '/x' }] },
               },
             ],
@@ -78,7 +78,7 @@ describe('no field is silently ignored', () => {
       ],
     }).filter(refused);
     expect(found.map((m) => m.slice(0, m.indexOf(' is not supported yet')))).toEqual([
-      'spec.templates[main].steps[0][a].inline.daemon',
+      'spec.templates[main].steps[0][a].inline.priority',
       'spec.templates[main].steps[0][a].arguments.artifacts[x].path',
       'spec.templates[d].dag.tasks[t].hooks.exit.arguments.parameters[p].globalName',
       'spec.templates[echo].priority',
@@ -108,8 +108,8 @@ describe('no field is silently ignored', () => {
       'WorkflowTemplate/shared': {
         templates: [
           { name: 'outer', steps: [[{ name: 's', template: 'inner' }]] },
-          { ...echo, name: 'inner', daemon: true },
-          { ...echo, name: 'unused', daemon: true },
+          { ...echo, name: 'inner', priority: 1 } as Template,
+          { ...echo, name: 'unused', priority: 1 } as Template,
         ],
       },
       'WorkflowTemplate/base': {
@@ -124,7 +124,7 @@ describe('no field is silently ignored', () => {
         sources,
       ),
     ).toEqual([
-      'WorkflowTemplate/shared spec.templates[inner].daemon is not supported yet: daemon steps are not implemented yet (the workflow would wait for the container to exit)',
+      "WorkflowTemplate/shared spec.templates[inner].priority is not supported yet: the peer sets it as the step pod's spec.priority, which Kubernetes' Priority admission refuses unless it equals the priorityClassName's value; use priorityClassName",
     ]);
     expect(messages({ workflowTemplateRef: { name: 'base' } }, sources).filter(refused)).toEqual([
       'spec.podPriority is not supported yet: deprecated by the peer; use podPriorityClassName',

@@ -1,8 +1,8 @@
 /**
  * No field is silently ignored (issue 18 §5): a workflow is walked along the records of
  * src/api/supported-fields.ts and every field that plugflow does not implement is refused,
- * naming its full path: `spec.templates[main].daemon is not supported yet: daemon steps are not
- * implemented yet (…)`. Fields no record lists are refused as unknown.
+ * naming its full path: `spec.templates[main].containerSet is not supported yet: containerSet
+ * templates are not implemented yet`. Fields no record lists are refused as unknown.
  *
  * Lists of named records are shown by name (`spec.templates[main]`, `steps[0][a]`,
  * `dag.tasks[b]`), like every other validation message; unnamed elements by index.

@@ -60,6 +60,12 @@ export function validateTemplate(t: Template, where: string, scope: string | und
   }
   checkRetry(t, where, ctx);
   checkMemoize(t, where, ctx);
+  if (t.daemon !== undefined && typeof t.daemon !== 'boolean') ctx.add(`${where}.daemon`, 'must be true or false');
+  if (t.daemon === true && !t.container && !t.script)
+    ctx.add(
+      `${where}.daemon`,
+      'only container and script templates can be daemons (their pod serves while the steps or DAG that started it run)',
+    );
   for (const problem of metricProblems(t.metrics as never, `${where}.metrics`)) addProblem(problem, ctx.add);
   checkParameters(t, where, ctx);
   checkAllTags(t, where, ctx);

@@ -8,7 +8,8 @@
  *   as the peer gives both), `workflow.duration` (seconds since the workflow started, `%f` like
  *   the peer: `12.500000`), `workflow.outputs.parameters.<globalName>`, and in exit handlers
  *   `workflow.status` and `workflow.failures`;
- * - a finished step or task X (prefix `steps.X` / `tasks.X`): `.id`, `.status`, `.startedAt`,
+ * - a finished step or task X (prefix `steps.X` / `tasks.X`): `.id`, `.status`, `.startedAt`, `.ip`
+ *   (a daemon's pod IP),
  *   `.finishedAt`, `.exitCode`, `.outputs.result`, `.outputs.exitCode`,
  *   `.outputs.parameters.<p>`, `.outputs.artifacts.<a>` (the record as JSON); for a loop, `.outputs.result` and `.outputs.parameters.<p>` are
  *   JSON lists over the items and `.outputs.parameters` a JSON list of `{name: value}` maps.
@@ -75,6 +76,7 @@ export function nodeVariables(prefix: string, node: NodeStatus): Vars {
     [`${prefix}.status`]: node.phase,
   };
   if (node.startedAt) vars[`${prefix}.startedAt`] = node.startedAt;
+  if (node.podIP) vars[`${prefix}.ip`] = node.podIP;
   if (node.finishedAt) vars[`${prefix}.finishedAt`] = node.finishedAt;
   const out = node.outputs;
   if (out?.exitCode !== undefined) {

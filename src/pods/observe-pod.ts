@@ -41,7 +41,10 @@ export function observePod(pod: V1Pod): PodObservation {
 
   if (!final) {
     if (pod.metadata?.deletionTimestamp) return { ...base, phase: 'Deleted', message: 'the pod was deleted before the step finished' };
-    if (status.phase === 'Running') return { ...base, phase: 'Running' };
+    if (status.phase === 'Running') {
+      const ready = find(statuses, MAIN_CONTAINER)?.ready === true;
+      return { ...base, phase: 'Running', ...(ready ? { ready } : {}), ...(status.podIP ? { podIP: status.podIP } : {}) };
+    }
     const message = pendingMessage(pod);
     return { ...base, phase: 'Pending', ...(message ? { message } : {}) };
   }
