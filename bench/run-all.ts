@@ -97,6 +97,7 @@ const ORDER: Record<string, { title: string; stage: 'pure' | 'own-plane' | 'shar
   'expr-bench.ts': { title: 'expression language', stage: 'pure' },
   'regex-bench.ts': { title: 'regular expressions (ours vs re2js)', stage: 'pure' },
   'agent-bench.ts': { title: 'agent', stage: 'pure' },
+  'fanout-bench.ts': { title: 'large fan-out in the engine', stage: 'pure' },
   'control-plane-bench.ts': { title: 'control plane', stage: 'own-plane' },
   'engine-bench.ts': { title: 'controller and engine', stage: 'own-plane' },
   'artifact-bench.ts': { title: 'artifacts', stage: 'own-plane' },
