@@ -23,6 +23,28 @@ describe('LockTable', () => {
     expect([...t.dispatch()]).toEqual(['ns/old']);
   });
 
+  it('says when a settle changed anything, so a workflow without locks never makes the queues be served', () => {
+    const t = table();
+    const none = { holding: [], waiting: [] };
+    expect(t.settle('ns/plain', order(0, 1), new Set(), none)).toBe(false);
+    expect(t.forget('ns/plain')).toBe(false);
+    t.enqueue('ns/a', order(0, 1), [{ holder: 'ns/a', locks: [M] }]);
+    t.enqueue('ns/b', order(0, 2), [{ holder: 'ns/b', locks: [M] }]);
+    expect([...t.dispatch()]).toEqual(['ns/a']);
+    // a still holds M, b still waits the same way: nothing new to serve.
+    expect(t.settle('ns/a', order(0, 1), new Set([grantKey(M, 'ns/a')]), { holding: [{ holder: 'ns/a', locks: [M] }], waiting: [] })).toBe(
+      false,
+    );
+    expect(t.settle('ns/b', order(0, 2), new Set(), { holding: [], waiting: [{ holder: 'ns/b', locks: [M] }] })).toBe(false);
+    expect(t.observe('ns/a', [])[M]?.granted).toEqual(['ns/a']);
+    // a lets go: that is a change, and b is served.
+    expect(t.settle('ns/a', order(0, 1), new Set([grantKey(M, 'ns/a')]), none)).toBe(true);
+    expect(t.observe('ns/a', [])).toEqual({});
+    expect([...t.dispatch()]).toEqual(['ns/b']);
+    expect(t.forget('ns/b')).toBe(true);
+    expect(t.holdersOf(M)).toEqual([]);
+  });
+
   it('serves a semaphore up to its limit, read live', () => {
     const limits: Record<string, LockLimit> = { [S]: { limit: 2 } };
     const t = table(limits);

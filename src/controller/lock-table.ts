@@ -53,6 +53,8 @@ export interface LockedWorkflow {
 export class LockTable {
   /** Lock → holder → the workflow key it belongs to. */
   private readonly held = new Map<string, Map<string, string>>();
+  /** Workflow key → the locks it holds something of (an index of `held`: a reconcile touches only its own). */
+  private readonly heldBy = new Map<string, Set<string>>();
   /** Workflow key → its waiters. */
   private readonly waiting = new Map<string, Waiter[]>();
   private seq = 0;
@@ -63,6 +65,7 @@ export class LockTable {
   /** Rebuilds the table from the workflows' statuses (after a start, or a new leadership). */
   rebuild(workflows: Iterable<LockedWorkflow>): void {
     this.held.clear();
+    this.heldBy.clear();
     this.waiting.clear();
     for (const wf of workflows) {
       if (wf.final) continue;
@@ -79,7 +82,7 @@ export class LockTable {
    */
   observe(workflow: string, keys: Iterable<string>): Record<string, LockObservation> {
     const all = new Set(keys);
-    for (const [lock, holders] of this.held) for (const wf of holders.values()) if (wf === workflow) all.add(lock);
+    for (const lock of this.heldBy.get(workflow) ?? []) all.add(lock);
     for (const w of this.waiting.get(workflow) ?? []) for (const lock of w.locks) all.add(lock);
     const out: Record<string, LockObservation> = Object.create(null) as Record<string, LockObservation>;
     for (const lock of all) {
@@ -96,55 +99,65 @@ export class LockTable {
     return out;
   }
 
-  /** The workflow's holders now wait for these locks (replacing what it waited for before). */
-  enqueue(workflow: string, order: WaitOrder, waiting: readonly LockClaim[]): void {
-    const before = new Map((this.waiting.get(workflow) ?? []).filter((w) => w.holder !== undefined).map((w) => [w.holder!, w.seq]));
+  /**
+   * The workflow's holders now wait for these locks (replacing what it waited for before). True
+   * when its waiters changed (so serving the queues may grant something new).
+   */
+  enqueue(workflow: string, order: WaitOrder, waiting: readonly LockClaim[]): boolean {
+    const previous = this.waiting.get(workflow) ?? [];
+    const before = new Map(previous.filter((w) => w.holder !== undefined).map((w) => [w.holder!, w.seq]));
     const next = waiting
       .filter((c) => !this.holdsAll(c))
       .map((c): Waiter => ({ workflow, holder: c.holder, locks: [...c.locks], order, seq: before.get(c.holder) ?? this.seq++ }));
     if (next.length > 0) this.waiting.set(workflow, next);
     else this.waiting.delete(workflow);
+    return !sameWaiters(previous, next);
   }
 
   /**
    * After the workflow's status was stored: it holds `claims.holding` and waits for
    * `claims.waiting` (undefined: it ended, and holds nothing). `seen` are the grants its engine
    * saw (`lock\0holder`): only those it then dropped are given back — a grant made meanwhile stays.
+   * True when something was given back or its waiters changed: only then may serving the queues
+   * grant anything new (a workflow without locks costs nothing here).
    */
   settle(
     workflow: string,
     order: WaitOrder,
     seen: ReadonlySet<string>,
     claims: { holding: LockClaim[]; waiting: LockClaim[] } | undefined,
-  ): void {
-    if (!claims) {
-      this.forget(workflow);
-      return;
-    }
+  ): boolean {
+    if (!claims) return this.forget(workflow);
     const keep = new Set<string>();
     for (const c of claims.holding) for (const lock of c.locks) keep.add(grantKey(lock, c.holder));
-    for (const [lock, holders] of this.held) {
+    let released = false;
+    for (const lock of [...(this.heldBy.get(workflow) ?? [])]) {
+      const holders = this.held.get(lock)!;
       for (const [holder, wf] of holders) {
         if (wf !== workflow) continue;
         const k = grantKey(lock, holder);
-        if (!keep.has(k) && seen.has(k)) holders.delete(holder);
+        if (!keep.has(k) && seen.has(k)) {
+          this.release(lock, holder);
+          released = true;
+        }
       }
-      if (holders.size === 0) this.held.delete(lock);
     }
     for (const k of keep) {
       const [lock, holder] = k.split('\0') as [string, string];
       this.hold(lock, holder, workflow);
     }
-    this.enqueue(workflow, order, claims.waiting);
+    const requeued = this.enqueue(workflow, order, claims.waiting);
+    return released || requeued;
   }
 
-  /** The workflow is gone (deleted, or ended): everything it held or waited for is let go. */
-  forget(workflow: string): void {
-    for (const [lock, holders] of this.held) {
-      for (const [holder, wf] of holders) if (wf === workflow) holders.delete(holder);
-      if (holders.size === 0) this.held.delete(lock);
+  /** The workflow is gone (deleted, or ended): everything it held or waited for is let go. True if it had any. */
+  forget(workflow: string): boolean {
+    const locks = [...(this.heldBy.get(workflow) ?? [])];
+    for (const lock of locks) {
+      for (const [holder, wf] of this.held.get(lock) ?? []) if (wf === workflow) this.release(lock, holder);
     }
-    this.waiting.delete(workflow);
+    const waited = this.waiting.delete(workflow);
+    return locks.length > 0 || waited;
   }
 
   /** Serves the waiters in order while their locks have room; returns the workflows granted something. */
@@ -203,6 +216,22 @@ export class LockTable {
     let holders = this.held.get(lock);
     if (!holders) this.held.set(lock, (holders = new Map()));
     holders.set(holder, workflow);
+    let mine = this.heldBy.get(workflow);
+    if (!mine) this.heldBy.set(workflow, (mine = new Set()));
+    mine.add(lock);
+  }
+
+  /** Gives back `holder`'s grant of `lock`, keeping both maps in step. */
+  private release(lock: string, holder: string): void {
+    const holders = this.held.get(lock);
+    const workflow = holders?.get(holder);
+    if (!holders || workflow === undefined) return;
+    holders.delete(holder);
+    if (holders.size === 0) this.held.delete(lock);
+    if ([...holders.values()].includes(workflow)) return;
+    const mine = this.heldBy.get(workflow);
+    mine?.delete(lock);
+    if (mine?.size === 0) this.heldBy.delete(workflow);
   }
 
   private holdsAll(c: LockClaim): boolean {
@@ -213,6 +242,20 @@ export class LockTable {
 /** The key of one grant in `seen`. */
 export function grantKey(lock: string, holder: string): string {
   return `${lock}\0${holder}`;
+}
+
+/** The same holders waiting for the same locks, in the same order of arrival. */
+function sameWaiters(a: readonly Waiter[], b: readonly Waiter[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every(
+      (w, i) =>
+        w.holder === b[i]!.holder &&
+        w.seq === b[i]!.seq &&
+        w.locks.length === b[i]!.locks.length &&
+        w.locks.every((l, j) => l === b[i]!.locks[j]),
+    )
+  );
 }
 
 function byOrder(a: Waiter, b: Waiter): number {

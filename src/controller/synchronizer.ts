@@ -94,14 +94,12 @@ export class Synchronizer {
 
   /** After `wf`'s status was stored: what it holds now (undefined claims: nothing, it ended). */
   settle(wf: Workflow, seen: ReadonlySet<string>, claims: Claims | undefined): void {
-    this.table.settle(keyOf(wf), waitOrderOf(wf), seen, claims);
-    this.serve(undefined);
+    if (this.table.settle(keyOf(wf), waitOrderOf(wf), seen, claims)) this.serve(undefined);
   }
 
   /** The workflow was deleted: its locks go to the next waiters. */
   forget(key: string): void {
-    this.table.forget(key);
-    this.serve(undefined);
+    if (this.table.forget(key)) this.serve(undefined);
   }
 
   /** Serves the queues; queues every workflow granted something except `self`; true if `self` was. */
