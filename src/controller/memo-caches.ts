@@ -15,11 +15,10 @@ import type { V1ConfigMap } from '@kubernetes/client-node';
 import type { Workflow } from '../api/index.js';
 import { LABEL_CONFIGMAP_TYPE } from '../api/index.js';
 import type { EngineAction, MemoCacheObservation, MemoEntry } from '../engine/index.js';
-import type { KubeClient } from '../kube/client.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../kube/errors.js';
-import { Informer } from '../kube/informer.js';
+import type { Informer } from '../kube/informer.js';
+import { typedConfigMapInformer, type TypedConfigMapOptions } from './typed-config-maps.js';
 import { CONFIGMAPS } from '../kube/resource.js';
-import type { Logger } from '../log/logger.js';
 
 /** The label value that makes a ConfigMap a memoize cache (the peer's `configmap-type: Cache`). */
 export const CONFIGMAP_TYPE_CACHE = 'Cache';
@@ -32,11 +31,7 @@ const PROBLEM_TTL_MS = 30_000;
 
 type SaveMemo = Extract<EngineAction, { kind: 'saveMemo' }>;
 
-export interface MemoCachesOptions {
-  client: KubeClient;
-  namespace?: string;
-  log: Logger;
-  watchdogMs?: number;
+export interface MemoCachesOptions extends TypedConfigMapOptions {
   now?: () => number;
 }
 
@@ -50,19 +45,7 @@ export class MemoCaches {
 
   constructor(private readonly opts: MemoCachesOptions) {
     this.now = opts.now ?? Date.now;
-    this.informer = new Informer<V1ConfigMap>({
-      client: opts.client,
-      type: CONFIGMAPS,
-      namespace: opts.namespace,
-      labelSelector: `${LABEL_CONFIGMAP_TYPE}=${CONFIGMAP_TYPE_CACHE}`,
-      resyncMs: 0,
-      log: opts.log,
-      watchdogMs: opts.watchdogMs,
-      transform: (cm) => ({
-        metadata: { name: cm.metadata?.name, namespace: cm.metadata?.namespace, labels: cm.metadata?.labels },
-        data: cm.data,
-      }),
-    });
+    this.informer = typedConfigMapInformer(opts, CONFIGMAP_TYPE_CACHE);
   }
 
   /** The cache `name` of namespace `ns` as the engine sees it (a missing one is empty). */

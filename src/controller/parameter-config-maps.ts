@@ -11,19 +11,14 @@
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { LABEL_CONFIGMAP_TYPE } from '../api/index.js';
 import { CONFIGMAP_TYPE_PARAMETER } from '../engine/index.js';
-import type { KubeClient } from '../kube/client.js';
 import { isNotFound } from '../kube/errors.js';
-import { Informer } from '../kube/informer.js';
+import type { Informer } from '../kube/informer.js';
+import { typedConfigMapInformer, type TypedConfigMapOptions } from './typed-config-maps.js';
 import { CONFIGMAPS } from '../kube/resource.js';
-import type { Logger } from '../log/logger.js';
 
 const LOOKUP_TTL_MS = 10_000;
 
-export interface ParameterConfigMapsOptions {
-  client: KubeClient;
-  namespace?: string;
-  log: Logger;
-  watchdogMs?: number;
+export interface ParameterConfigMapsOptions extends TypedConfigMapOptions {
   now?: () => number;
 }
 
@@ -35,16 +30,7 @@ export class ParameterConfigMaps {
 
   constructor(private readonly opts: ParameterConfigMapsOptions) {
     this.now = opts.now ?? Date.now;
-    this.informer = new Informer<V1ConfigMap>({
-      client: opts.client,
-      type: CONFIGMAPS,
-      namespace: opts.namespace,
-      labelSelector: `${LABEL_CONFIGMAP_TYPE}=${CONFIGMAP_TYPE_PARAMETER}`,
-      resyncMs: 0,
-      log: opts.log,
-      watchdogMs: opts.watchdogMs,
-      transform: (cm) => ({ metadata: { name: cm.metadata?.name, namespace: cm.metadata?.namespace }, data: cm.data }),
-    });
+    this.informer = typedConfigMapInformer(opts, CONFIGMAP_TYPE_PARAMETER);
   }
 
   /** The data of labelled ConfigMap `ns/name`, or undefined when there is none. */
