@@ -4,8 +4,9 @@
  * controller runs it — `reconcileWorkflow(workflow with its stored status, observations)` — with
  * the pods observed Running, then completed a tenth at a time (11 reconciles after the first).
  * Measured: the mean time of one reconcile while the loop runs, per node (flat as N grows is the
- * goal: a reconcile does work in proportion to the workflow, never more), and the serialized
- * workflow at the end against the controller's status size limit (status-size.ts).
+ * goal: a reconcile does work in proportion to the workflow, never more), and the workflow at the
+ * end as stored (nodes compressed, src/api/compressed-nodes.ts) against the controller's status
+ * size limit (status-size.ts), with its uncompressed size.
  *
  * Pure: no cluster, no I/O. The first reconcile (which creates the N nodes and pods) is reported
  * apart.
@@ -57,7 +58,9 @@ interface Point {
   firstMs: number;
   meanMs: number;
   nodes: number;
+  /** As stored (large node maps compressed) and uncompressed. */
   bytes: number;
+  rawBytes: number;
   phase: string;
 }
 
@@ -97,6 +100,7 @@ function measure(n: number): Point {
     meanMs,
     nodes: Object.keys(wf.status?.nodes ?? {}).length,
     bytes: serializedSize(wf, wf.status!),
+    rawBytes: serializedSize(wf, wf.status!, Number.POSITIVE_INFINITY),
     phase: `${wf.status?.phase ?? ''}${wf.status?.message ? ` (${wf.status.message})` : ''}`,
   };
 }
@@ -127,12 +131,12 @@ export async function runFanoutBench(): Promise<Figure[]> {
     met: ratio <= 2,
   });
   figures.push({
-    name: `serialized workflow with ${last.nodes.toLocaleString('en-US')} nodes`,
+    name: `stored workflow with ${last.nodes.toLocaleString('en-US')} nodes (nodes compressed)`,
     value: last.bytes,
     unit: 'bytes',
     goal: `< ${DEFAULT_MAX_STATUS_BYTES.toLocaleString('en-US')} (the controller's status size limit)`,
     met: last.bytes < DEFAULT_MAX_STATUS_BYTES,
-    note: `${(last.bytes / last.nodes).toFixed(0)} bytes per node; node status is not compressed or offloaded yet, so about ${Math.floor(DEFAULT_MAX_STATUS_BYTES / (last.bytes / last.nodes)).toLocaleString('en-US')} such nodes fit`,
+    note: `${(last.rawBytes / last.bytes).toFixed(1)}× smaller than uncompressed (${last.rawBytes} bytes, ${(last.rawBytes / last.nodes).toFixed(0)} bytes per node, which would not fit)`,
   });
   return figures;
 }

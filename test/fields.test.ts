@@ -4,7 +4,10 @@
  * for a template reached in a WorkflowTemplate; a WorkflowTemplate's pod settings reach the pods
  * of a workflow run from it; and a workflow whose status outgrows what the API server stores ends
  * in Error at once — caught by the controller's own size check (the default 1.5 MiB), or, with
- * that check raised, by the API server's refusal, which is never retried.
+ * that check raised, by the API server's refusal, which is never retried. Those two controllers
+ * store nodes uncompressed, so the guard for statuses that do not compress is what is tested; a
+ * third, with the default compression, runs the 9,000-item loop to the end with its nodes stored
+ * compressed, and the REST server gives them back as nodes.
  *
  * No local pod runner: every assertion is on API objects (pods are looked at, not run).
  */
@@ -16,16 +19,18 @@ import { KubeClient } from '../src/kube/client.js';
 import { PODS, WORKFLOW_TEMPLATES, WORKFLOWS } from '../src/kube/resource.js';
 import { captureLogger, eventually, waitForCompletion, workflow } from './controller-harness.js';
 import { adminKubeConfig, createTestNamespace, deleteTestNamespace } from './support/cluster.js';
-import { call, listWorkflows, startTestServer, type TestServer } from './support/server.js';
+import { bindServerMode, call, listWorkflows, startTestServer, type TestServer } from './support/server.js';
 
 /** Server mode needs a guard (issue 10): the shared token callers send. */
 const SHARED_TOKEN = 'fields-shared-token';
 
 let ns: string;
 let rawNs: string;
+let zipNs: string;
 let client: KubeClient;
 let controller: RunningController;
 let unbounded: RunningController;
+let compressing: RunningController;
 let rest: TestServer;
 const { log, lines } = captureLogger();
 const raw = captureLogger();
@@ -48,12 +53,29 @@ const podsOf = async (namespace: string, wf: string) =>
 beforeAll(async () => {
   ns = await createTestNamespace('fields');
   rawNs = await createTestNamespace('fields-raw');
+  zipNs = await createTestNamespace('fields-zip');
   client = await KubeClient.fromKubeConfig(adminKubeConfig());
   const core = adminKubeConfig().makeApiClient(CoreV1Api);
   await eventually(() => core.readNamespacedServiceAccount({ name: 'default', namespace: ns }), 'the default service account');
-  controller = await startController({ kubeConfig: adminKubeConfig(), namespace: ns, metricsPort: 0, workers: 2, log: log });
+  const uncompressed = Number.POSITIVE_INFINITY;
+  controller = await startController({
+    kubeConfig: adminKubeConfig(),
+    namespace: ns,
+    metricsPort: 0,
+    workers: 2,
+    log: log,
+    compressNodesAbove: uncompressed,
+  });
+  compressing = await startController({ kubeConfig: adminKubeConfig(), namespace: zipNs, metricsPort: 0, workers: 2, log: log });
+  await bindServerMode(zipNs);
   // A controller whose own size check is out of the way: only the API server's limit applies.
-  rest = await startTestServer({ namespace: ns, secure: false, authMode: 'server', serverToken: SHARED_TOKEN, allowedNamespaces: [ns] });
+  rest = await startTestServer({
+    namespace: ns,
+    secure: false,
+    authMode: 'server',
+    serverToken: SHARED_TOKEN,
+    allowedNamespaces: [ns, zipNs],
+  });
   unbounded = await startController({
     kubeConfig: adminKubeConfig(),
     namespace: rawNs,
@@ -61,16 +83,19 @@ beforeAll(async () => {
     workers: 2,
     log: raw.log,
     maxStatusBytes: 64 * 1024 * 1024,
+    compressNodesAbove: uncompressed,
   });
 }, 180_000);
 
 afterAll(async () => {
   await controller?.stop();
   await unbounded?.stop();
+  await compressing?.stop();
   await rest?.close();
   await client?.close();
   await deleteTestNamespace(ns);
   await deleteTestNamespace(rawNs);
+  await deleteTestNamespace(zipNs);
 });
 
 describe('no field is silently ignored (created directly, as kubectl would)', () => {
@@ -221,5 +246,27 @@ describe('a status too large to store ends the workflow in Error at once', () =>
     expect(refusals.length).toBe(1);
     expect(raw.lines.some((l) => l.message === 'reconcile failed; retrying with backoff' && l.workflow === `${rawNs}/refused`)).toBe(false);
     console.log(`7,000-item loop: the API server said ${String(refusals[0]!.error)}; Error after ${Date.now() - started} ms`);
+  });
+});
+
+describe('large node maps are stored compressed (status.compressedNodes, as the peer stores them)', () => {
+  it('runs the 9,000-item loop to the end; the stored object fits, and the REST server answers with its nodes', async () => {
+    const started = Date.now();
+    await client.create(WORKFLOWS, zipNs, bigLoop('big-zip', 9_000));
+    const done = await waitForCompletion(client, zipNs, 'big-zip', 120_000);
+    expect(done.status?.phase, done.status?.message).toBe('Succeeded');
+    // As stored: one compressed string, no node map, well under the limit the uncompressed form passed.
+    expect(done.status?.nodes).toBeUndefined();
+    expect(typeof done.status?.compressedNodes).toBe('string');
+    const bytes = Buffer.byteLength(JSON.stringify(done));
+    expect(bytes).toBeLessThan(1_572_864);
+    const res = await call('GET', `${rest.url}/api/v1/workflows/${zipNs}/big-zip`, { token: SHARED_TOKEN });
+    expect(res.status).toBe(200);
+    const served = res.body as Workflow;
+    expect(served.status?.compressedNodes).toBeUndefined();
+    const nodes = Object.values(served.status?.nodes ?? {});
+    expect(nodes).toHaveLength(9_002);
+    expect(nodes.filter((n) => n.phase === 'Succeeded')).toHaveLength(9_002);
+    console.log(`9,000-item loop stored compressed: ${bytes} bytes; Succeeded after ${Date.now() - started} ms`);
   });
 });

@@ -28,3 +28,4 @@ export * from './validation/field-error.js';
 export { loadCrds, CRDS_DIR } from './crd/load-crds.js';
 export { crdDefinitions, CRD_CATEGORY, type CustomResourceDefinition } from './crd/definitions.js';
 export { renderCrdFiles } from './crd/render.js';
+export * from './compressed-nodes.js';

@@ -88,6 +88,11 @@ export interface WorkflowStatus {
   finishedAt?: string;
   progress?: string;
   nodes?: Record<string, NodeStatus>;
+  /**
+   * `nodes` as stored when they are large: base64 of their gzipped JSON, as the peer stores them
+   * (compressed-nodes.ts). Readers see `nodes`: every reader inflates.
+   */
+  compressedNodes?: string;
   /** Global output parameters/artifacts. */
   outputs?: Outputs;
   conditions?: WorkflowCondition[];

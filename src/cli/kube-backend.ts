@@ -5,7 +5,7 @@
  * sees the workflow and fails it at once with a message naming the field.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { API_VERSION, type Workflow } from '../api/index.js';
+import { API_VERSION, inflateWorkflow, type Workflow } from '../api/index.js';
 import { KubeClient } from '../kube/client.js';
 import { loadKubeConfig as loadConfig } from '../kube/kubeconfig.js';
 import { WORKFLOWS } from '../kube/resource.js';
@@ -57,17 +57,22 @@ export function kubeBackend(flags: BackendFlags & { context?: string }): Workflo
         ),
       ),
     list: (namespace, o: ListOptions) =>
-      call<WorkflowList>(`listing Workflows in ${namespace}`, async () =>
-        (await kube()).list(WORKFLOWS, {
+      call<WorkflowList>(`listing Workflows in ${namespace}`, async () => {
+        const list = await (
+          await kube()
+        ).list<Workflow>(WORKFLOWS, {
           namespace,
           labelSelector: o.labelSelector,
           fieldSelector: o.fieldSelector,
           limit: o.limit,
           continue: o.continue,
-        }),
-      ),
+        });
+        return { ...list, items: list.items.map((wf) => inflateWorkflow(wf)) };
+      }),
     get: (namespace, name) =>
-      call<Workflow>(`reading Workflow ${namespace}/${name}`, async () => (await kube()).get(WORKFLOWS, namespace, name)),
+      call<Workflow>(`reading Workflow ${namespace}/${name}`, async () =>
+        inflateWorkflow(await (await kube()).get<Workflow>(WORKFLOWS, namespace, name)),
+      ),
     delete: async (namespace, name) => {
       await call(`deleting Workflow ${namespace}/${name}`, async () => (await kube()).delete(WORKFLOWS, namespace, name));
     },

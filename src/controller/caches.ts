@@ -9,6 +9,7 @@
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import {
+  inflateWorkflow,
   LABEL_CRON_WORKFLOW,
   type CronWorkflow,
   LABEL_WORKFLOW,
@@ -80,7 +81,7 @@ export class ControllerCaches {
   ) {
     const common = { client: o.client, namespace: o.namespace, log: o.log, resyncMs: o.resyncMs, watchdogMs: o.watchdogMs };
     this.staleMs = o.staleMs ?? staleAfterMs(o.watchdogMs);
-    this.workflows = new Informer<Obj<Workflow>>({ ...common, type: WORKFLOWS, transform: dropManagedFields });
+    this.workflows = new Informer<Obj<Workflow>>({ ...common, type: WORKFLOWS, transform: inflateCached });
     this.pods = new Informer<CachedPod>({ ...common, type: PODS, labelSelector: LABEL_WORKFLOW, transform: slimPod, resyncMs: 0 });
     this.pods.addIndex(BY_WORKFLOW, (p) => workflowIndex(p));
     this.taskSets = new Informer<Obj<WorkflowTaskSet>>({ ...common, type: WORKFLOW_TASK_SETS, transform: dropManagedFields, resyncMs: 0 });
@@ -280,6 +281,20 @@ function slimNamespace(n: KubeObject): KubeObject {
 }
 
 /** Pods as the controller needs them: metadata (no managedFields) and status. */
+/**
+ * A workflow as the controller keeps it: nodes inflated from `status.compressedNodes`, the stored
+ * string kept beside them (compressed-nodes.ts). One that cannot be inflated stays as stored; the
+ * reconciler ends it in Error instead of running it without its nodes.
+ */
+function inflateCached(wf: Obj<Workflow>): Obj<Workflow> {
+  dropManagedFields(wf);
+  try {
+    return inflateWorkflow(wf, true);
+  } catch {
+    return wf;
+  }
+}
+
 function slimPod(p: CachedPod): CachedPod {
   dropManagedFields(p);
   // spec.nodeName only: the node a step ran on (retryStrategy.affinity.nodeAntiAffinity avoids it).

@@ -94,6 +94,8 @@ export interface ControllerOptions {
   processMetrics?: boolean;
   /** Largest serialized workflow the controller writes; a bigger status ends it in Error. Default 1.5 MiB. */
   maxStatusBytes?: number;
+  /** Node maps whose JSON is larger are stored compressed (status.compressedNodes). Default 256 KiB. */
+  compressNodesAbove?: number;
   log?: Logger;
   /** The engine; tests may wrap it. Default src/engine's reconcileWorkflow. */
   engine?: Engine;
@@ -173,6 +175,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     excludedPlugins: (ns) => plugins?.excludedFor(ns) ?? {},
     artifactGC: new ArtifactGC({ client, log, events, executorImage, ...(gcsEndpoint ? { gcsEndpoint } : {}) }),
     ...(opts.maxStatusBytes !== undefined ? { maxStatusBytes: opts.maxStatusBytes } : {}),
+    ...(opts.compressNodesAbove !== undefined ? { compressNodesAbove: opts.compressNodesAbove } : {}),
     locks,
     customMetrics,
   });

@@ -18,6 +18,7 @@
 import {
   FINAL_NODE_PHASES,
   FINAL_WORKFLOW_PHASES,
+  inflateWorkflow,
   LABEL_COMPLETED,
   LABEL_PHASE,
   type NodeStatus,
@@ -76,6 +77,8 @@ export interface ReconcilerDeps {
   maxConflicts?: number;
   /** Largest serialized workflow written; a bigger status ends the workflow in Error (status-size.ts). */
   maxStatusBytes?: number;
+  /** Node maps whose JSON is larger are stored compressed (compressed-nodes.ts; default 256 KiB). */
+  compressNodesAbove?: number;
   /** Artifact garbage collection (finalizer, GC pods); none in suites that do not need it. */
   artifactGC?: ArtifactGC;
   /** Synchronization locks (synchronizer.ts); without it no lock is ever granted. */
@@ -105,6 +108,8 @@ export class Reconciler {
       return this.collectArtifacts(wf, this.run(wf).effective.spec, FINAL_WORKFLOW_PHASES.includes(wf.status?.phase ?? ''));
     }
     const before: WorkflowPhase = wf.status?.phase ?? '';
+    if (!FINAL_WORKFLOW_PHASES.includes(before) && typeof wf.status?.compressedNodes === 'string' && wf.status.nodes === undefined)
+      return this.unreadableNodes(wf);
     if (!FINAL_WORKFLOW_PHASES.includes(before)) await this.verifyConfigMaps(wf);
 
     let result: Computed | undefined;
@@ -122,7 +127,7 @@ export class Reconciler {
       this.deps.caches.expectStatus(namespace, name, computed.status);
       try {
         const base = wf.status;
-        const written = await writeStatus(this.deps.client, wf, computed.status);
+        const written = await writeStatus(this.deps.client, wf, computed.status, this.deps.compressNodesAbove);
         statusBefore = base;
         if (written) {
           this.deps.caches.rememberWorkflow(written);
@@ -138,7 +143,7 @@ export class Reconciler {
       } catch (err) {
         if (isTooLarge(err) && (refusedAsTooLarge?.attempt ?? 0) < 2) {
           // Never retried as is: the same write cannot succeed. End the workflow in Error.
-          const size = serializedSize(wf, computed.status);
+          const size = serializedSize(wf, computed.status, this.deps.compressNodesAbove);
           const nodes = Object.keys(computed.status.nodes ?? {}).length;
           refusedAsTooLarge = {
             attempt: (refusedAsTooLarge?.attempt ?? 0) + 1,
@@ -156,7 +161,7 @@ export class Reconciler {
         this.deps.metrics.statusConflicts.inc();
         this.deps.log.debug('status write conflicted; re-reading the workflow', { workflow: key, attempt: conflicts });
         try {
-          wf = await this.deps.client.get<Obj<Workflow>>(WORKFLOWS, namespace, name);
+          wf = inflateWorkflow(await this.deps.client.get<Obj<Workflow>>(WORKFLOWS, namespace, name), true);
         } catch (e) {
           if (isNotFound(e)) return {};
           throw e;
@@ -185,6 +190,26 @@ export class Reconciler {
         return { ...outcome, requeueAtMs: gc.requeueAtMs };
     }
     return outcome;
+  }
+
+  /**
+   * A workflow whose stored `status.compressedNodes` cannot be read (the informer left it as
+   * stored): running it without its nodes would start every step again, so it ends in Error.
+   */
+  private async unreadableNodes(wf: Obj<Workflow>): Promise<ReconcileOutcome> {
+    let message = 'status.compressedNodes cannot be read';
+    try {
+      inflateWorkflow(wf);
+    } catch (err) {
+      message = errorMessage(err);
+    }
+    const now = new Date().toISOString();
+    await writeStatus(this.deps.client, wf, { ...wf.status, phase: 'Error', message, finishedAt: now }, this.deps.compressNodesAbove);
+    this.deps.log.warn('workflow ended in Error: its stored nodes cannot be read', {
+      workflow: `${wf.metadata.namespace}/${wf.metadata.name}`,
+      error: message,
+    });
+    return {};
   }
 
   /** Records the custom metrics the stored status change emits (src/metrics/custom-metrics.ts). */
@@ -241,7 +266,7 @@ export class Reconciler {
     const now = new Date().toISOString();
     if (refused) return { ...computed, status: tooLargeStatus(wf.status, refused.message, now, refused.attempt < 2), actions: [] };
     if (FINAL_WORKFLOW_PHASES.includes(wf.status?.phase ?? '')) return computed; // stored already: it fits
-    const size = serializedSize(wf, computed.status);
+    const size = serializedSize(wf, computed.status, this.deps.compressNodesAbove);
     if (size <= limit) return computed;
     const nodes = Object.keys(computed.status.nodes ?? {}).length;
     const message = tooLargeMessage(size, limit, nodes);
@@ -252,7 +277,11 @@ export class Reconciler {
       nodes,
     });
     const kept = tooLargeStatus(wf.status, message, now, true);
-    return { ...computed, status: serializedSize(wf, kept) <= limit ? kept : tooLargeStatus(wf.status, message, now, false), actions: [] };
+    return {
+      ...computed,
+      status: serializedSize(wf, kept, this.deps.compressNodesAbove) <= limit ? kept : tooLargeStatus(wf.status, message, now, false),
+      actions: [],
+    };
   }
 
   /** Mirrors the phase into labels (only when they differ). */

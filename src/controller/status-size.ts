@@ -10,14 +10,17 @@
  * finished workflow cleans up its pods as for any other). A write the API server still refuses
  * as too large (a smaller limit configured there) is treated the same way, never retried as is.
  */
-import { FINAL_NODE_PHASES, type Workflow, type WorkflowStatus } from '../api/index.js';
+import { COMPRESS_NODES_ABOVE, FINAL_NODE_PHASES, storedStatus, type Workflow, type WorkflowStatus } from '../api/index.js';
 
 /** Default largest serialized workflow (spec, metadata and status) the controller writes: 1.5 MiB. */
 export const DEFAULT_MAX_STATUS_BYTES = 1536 * 1024;
 
-/** Bytes of `wf` serialized with `status` in place of its own (what the API server would store). */
-export function serializedSize(wf: Workflow, status: WorkflowStatus): number {
-  return Buffer.byteLength(JSON.stringify({ ...wf, status }), 'utf8');
+/**
+ * Bytes of `wf` serialized with `status` in place of its own, as it is written (large nodes
+ * compressed above `compressAbove` bytes: compressed-nodes.ts) — what the API server would store.
+ */
+export function serializedSize(wf: Workflow, status: WorkflowStatus, compressAbove = COMPRESS_NODES_ABOVE): number {
+  return Buffer.byteLength(JSON.stringify({ ...wf, status: storedStatus(status, compressAbove) }), 'utf8');
 }
 
 const n = (x: number) => x.toLocaleString('en-US');

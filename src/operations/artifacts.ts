@@ -5,7 +5,7 @@
  */
 import type { V1Secret } from '@kubernetes/client-node';
 import type { Readable } from 'node:stream';
-import type { Artifact, NodeStatus, Workflow } from '../api/index.js';
+import { inflateWorkflow, type Artifact, type NodeStatus, type Workflow } from '../api/index.js';
 import type { StoredLocation } from '../artifacts/plan.js';
 import type { Credentials } from '../artifacts/store.js';
 import type { KubeClient } from '../kube/client.js';
@@ -36,8 +36,8 @@ export function nodeArtifacts(wf: Workflow, node?: string, artifact?: string): N
 }
 
 /** Reads the workflow as the caller. */
-export function readWorkflow(client: KubeClient, namespace: string, name: string): Promise<Workflow> {
-  return client.get<Workflow>(WORKFLOWS, namespace, name);
+export async function readWorkflow(client: KubeClient, namespace: string, name: string): Promise<Workflow> {
+  return inflateWorkflow(await client.get<Workflow>(WORKFLOWS, namespace, name));
 }
 
 /** The artifact's credentials, reading its Secrets as the caller (who needs `get` on them). */

@@ -7,7 +7,7 @@
  * (the controller starts nothing), its status written from `memoizedStatus`, then unsuspended.
  * Should the last step fail, the error says so and `plugflow resume` finishes the job.
  */
-import type { Workflow } from '../api/index.js';
+import { inflateWorkflow, type Workflow } from '../api/index.js';
 import { memoizedStatus, ResubmitError, resubmittedWorkflow } from '../engine/resubmit.js';
 import type { KubeClient } from '../kube/client.js';
 import { WORKFLOWS } from '../kube/resource.js';
@@ -26,7 +26,7 @@ export async function resubmitWorkflow(kube: KubeClient, namespace: string, name
       "a memoized resubmit keeps the old run's results, which were computed from its arguments: resubmit without --memoized to change them",
     );
   }
-  const old = await kube.get<Workflow>(WORKFLOWS, namespace, name);
+  const old = inflateWorkflow(await kube.get<Workflow>(WORKFLOWS, namespace, name));
   let wf: Workflow;
   try {
     wf = resubmittedWorkflow(old, { parameters: req.parameters });

@@ -3,7 +3,7 @@
  * pure `resumeWorkflow` decides — and spec.suspend cleared. Status writes carry the
  * resourceVersion read, so a concurrent reconcile is a 409, retried with fresh state.
  */
-import type { Workflow } from '../api/index.js';
+import { inflateWorkflow, storedStatus, type Workflow } from '../api/index.js';
 import { ResumeError, resumeWorkflow } from '../engine/resume.js';
 import type { KubeClient } from '../kube/client.js';
 import { WORKFLOWS } from '../kube/resource.js';
@@ -24,7 +24,7 @@ export interface Resumed {
 
 export async function resumeRunningWorkflow(kube: KubeClient, namespace: string, name: string, req: ResumeRequest = {}): Promise<Resumed> {
   return retryOnConflict(async () => {
-    const wf = await kube.get<Workflow>(WORKFLOWS, namespace, name);
+    const wf = inflateWorkflow(await kube.get<Workflow>(WORKFLOWS, namespace, name));
     let next;
     try {
       next = resumeWorkflow(wf.status, { now: new Date().toISOString(), node: req.node, parameters: req.parameters });
@@ -41,8 +41,8 @@ export async function resumeRunningWorkflow(kube: KubeClient, namespace: string,
     // The status replace carries the resourceVersion read above.
     let stored = wf;
     if (next.resumed.length > 0)
-      stored = await kube.replace<Workflow>(WORKFLOWS, namespace, name, { ...wf, status: next.status }, 'status');
+      stored = await kube.replace<Workflow>(WORKFLOWS, namespace, name, { ...wf, status: storedStatus(next.status) }, 'status');
     if (wf.spec?.suspend) stored = await kube.mergePatch<Workflow>(WORKFLOWS, namespace, name, { spec: { suspend: null } });
-    return { workflow: stored, nodes: next.resumed };
+    return { workflow: inflateWorkflow(stored), nodes: next.resumed };
   });
 }

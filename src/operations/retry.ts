@@ -8,7 +8,7 @@
  *   3. the new status written with a fresh resourceVersion (retried on 409);
  *   4. the `completed` label removed (the controller only ever sets it, on a final phase).
  */
-import { LABEL_COMPLETED, type Workflow } from '../api/index.js';
+import { inflateWorkflow, LABEL_COMPLETED, storedStatus, type Workflow } from '../api/index.js';
 import { RetryError, retryWorkflow, type RetryOptions } from '../engine/retry-workflow.js';
 import type { KubeClient } from '../kube/client.js';
 import { isNotFound } from '../kube/errors.js';
@@ -24,7 +24,7 @@ export interface Retried {
 const POD_GONE_TIMEOUT_MS = 60_000;
 
 export async function retryFailedWorkflow(kube: KubeClient, namespace: string, name: string, options: RetryOptions = {}): Promise<Retried> {
-  const wf = await kube.get<Workflow>(WORKFLOWS, namespace, name);
+  const wf = inflateWorkflow(await kube.get<Workflow>(WORKFLOWS, namespace, name));
   let plan;
   try {
     plan = retryWorkflow(`${namespace}/${name}`, name, wf.status, options);
@@ -73,8 +73,10 @@ export async function retryFailedWorkflow(kube: KubeClient, namespace: string, n
   }
   await retryOnConflict(async () => {
     const current = sameWorkflow(await kube.get<Workflow>(WORKFLOWS, namespace, name));
-    await kube.replace<Workflow>(WORKFLOWS, namespace, name, { ...current, status: plan.status }, 'status');
+    await kube.replace<Workflow>(WORKFLOWS, namespace, name, { ...current, status: storedStatus(plan.status) }, 'status');
   });
-  const workflow = await kube.mergePatch<Workflow>(WORKFLOWS, namespace, name, { metadata: { labels: { [LABEL_COMPLETED]: null } } });
+  const workflow = inflateWorkflow(
+    await kube.mergePatch<Workflow>(WORKFLOWS, namespace, name, { metadata: { labels: { [LABEL_COMPLETED]: null } } }),
+  );
   return { workflow, rerun: plan.rerun };
 }

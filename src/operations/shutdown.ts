@@ -4,7 +4,7 @@
  * before the next step starts). Refused once the workflow has finished: there is nothing to
  * change and the patch would only look like it did something.
  */
-import { FINAL_WORKFLOW_PHASES, type Workflow } from '../api/index.js';
+import { FINAL_WORKFLOW_PHASES, inflateWorkflow, type Workflow } from '../api/index.js';
 import type { KubeClient } from '../kube/client.js';
 import { WORKFLOWS } from '../kube/resource.js';
 import { OperationRefused, retryOnConflict } from './errors.js';
@@ -29,9 +29,11 @@ export async function changeRunningWorkflow(kube: KubeClient, namespace: string,
         `Workflow ${namespace}/${name} has already finished (${phase}): there is nothing to ${op}`,
       );
     }
-    return kube.mergePatch<Workflow>(WORKFLOWS, namespace, name, {
-      ...PATCH[op],
-      metadata: { resourceVersion: wf.metadata.resourceVersion },
-    });
+    return inflateWorkflow(
+      await kube.mergePatch<Workflow>(WORKFLOWS, namespace, name, {
+        ...PATCH[op],
+        metadata: { resourceVersion: wf.metadata.resourceVersion },
+      }),
+    );
   });
 }

@@ -11,7 +11,7 @@
  *   /api/v1/workflow-templates/{namespace}[/{name}], /api/v1/cluster-workflow-templates[/{name}]  (templates.ts)
  */
 import type { FastifyInstance } from 'fastify';
-import { API_VERSION, isJsonObject as isObject, type Workflow } from '../../api/index.js';
+import { API_VERSION, inflateWorkflow, isJsonObject as isObject, type Workflow } from '../../api/index.js';
 import { CREATE_WORKFLOW_ACCESS, type Authenticator, type Caller } from '../auth.js';
 import { badRequest } from '../errors.js';
 import type { KubeClient } from '../../kube/client.js';
@@ -105,7 +105,7 @@ export async function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDe
     const limit = one('limit');
     if (limit !== undefined && limit !== '' && !/^\d+$/.test(limit))
       throw badRequest(`listOptions.limit must be a whole number, got "${limit}"`);
-    return kube.as(caller.identity).list(WORKFLOWS, {
+    const list = await kube.as(caller.identity).list<Workflow>(WORKFLOWS, {
       namespace: req.params.namespace,
       labelSelector: one('labelSelector'),
       fieldSelector: one('fieldSelector'),
@@ -113,11 +113,13 @@ export async function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDe
       continue: one('continue'),
       resourceVersion: one('resourceVersion'),
     });
+    // Clients see nodes, never the compressed form they are stored in (compressed-nodes.ts).
+    return { ...list, items: list.items.map((wf) => inflateWorkflow(wf)) };
   });
 
   app.get<{ Params: NameParams }>('/api/v1/workflows/:namespace/:name', async (req) => {
     const { caller } = req;
-    return kube.as(caller.identity).get(WORKFLOWS, req.params.namespace, req.params.name);
+    return inflateWorkflow(await kube.as(caller.identity).get<Workflow>(WORKFLOWS, req.params.namespace, req.params.name));
   });
 
   app.delete<{ Params: NameParams }>('/api/v1/workflows/:namespace/:name', async (req) => {
