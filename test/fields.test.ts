@@ -269,4 +269,23 @@ describe('large node maps are stored compressed (status.compressedNodes, as the 
     expect(nodes.filter((n) => n.phase === 'Succeeded')).toHaveLength(9_002);
     console.log(`9,000-item loop stored compressed: ${bytes} bytes; Succeeded after ${Date.now() - started} ms`);
   });
+
+  it('ends a running workflow whose stored compressedNodes cannot be read in Error, instead of starting its steps again', async () => {
+    await client.create(WORKFLOWS, zipNs, workflow('garbled', { entrypoint: 'hold', templates: [{ name: 'hold', suspend: {} }] }));
+    await eventually(
+      async () => ((await client.get<Workflow>(WORKFLOWS, zipNs, 'garbled')).status?.phase === 'Running' ? true : undefined),
+      'garbled running',
+    );
+    await client.mergePatch(
+      WORKFLOWS,
+      zipNs,
+      'garbled',
+      { status: { nodes: null, compressedNodes: Buffer.from('not gzip').toString('base64') } },
+      'status',
+    );
+    const done = await waitForCompletion(client, zipNs, 'garbled', 60_000);
+    expect(done.status?.phase).toBe('Error');
+    expect(done.status?.message).toMatch(/^workflow fields-zip-[a-z0-9]+\/garbled: status\.compressedNodes cannot be read: /);
+    expect(done.status?.nodes).toBeUndefined();
+  });
 });
