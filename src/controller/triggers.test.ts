@@ -90,5 +90,10 @@ describe('triggers', () => {
     expect(isOwnEcho(old, { ...echo, status: { phase: 'Running', progress: '2/2' } }, written)).toBe(false); // someone else's status
     expect(isOwnEcho(old, { ...echo, spec: { entrypoint: 'main', suspend: true } }, written)).toBe(false); // a spec change
     expect(isOwnEcho(old, { ...echo, metadata: { ...echo.metadata, annotations: { x: 'y' } } }, written)).toBe(false);
+    // Large nodes: the echo carries the string they were stored as, the written status the one it was computed from.
+    const nodes = { n1: { id: 'n1', name: 'w', displayName: 'w', type: 'Pod' as const, phase: 'Running' as const } };
+    const big = { ...written, nodes, compressedNodes: 'old' };
+    expect(isOwnEcho(old, { ...echo, status: { ...written, nodes, compressedNodes: 'new' } }, big)).toBe(true);
+    expect(isOwnEcho(old, { ...echo, status: { ...written, nodes: {}, compressedNodes: 'new' } }, big)).toBe(false);
   });
 });

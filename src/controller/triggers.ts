@@ -51,9 +51,21 @@ export function taskSetChangeMatters(old: WorkflowTaskSet, ts: WorkflowTaskSet):
  * True when the update from `old` to `wf` is this controller's own doing: nothing but the status
  * and the phase labels changed, and the status is `ownStatus`, the one it wrote. Reconciling such
  * an echo would compute the same answer again. A status written by anyone else is not an echo.
+ * Statuses are compared by their nodes, not by the compressed string they were stored as
+ * (compressed-nodes.ts): the status computed still carries the string it was computed from.
  */
 export function isOwnEcho(old: Workflow, wf: Workflow, ownStatus: WorkflowStatus | undefined): boolean {
-  return ownStatus !== undefined && jsonEqual(wf.status, ownStatus) && jsonEqual(withoutStatus(old), withoutStatus(wf));
+  return (
+    ownStatus !== undefined &&
+    jsonEqual(withoutCompressed(wf.status), withoutCompressed(ownStatus)) &&
+    jsonEqual(withoutStatus(old), withoutStatus(wf))
+  );
+}
+
+function withoutCompressed(status: WorkflowStatus | undefined): WorkflowStatus | undefined {
+  if (status?.compressedNodes === undefined) return status;
+  const { compressedNodes: _stored, ...rest } = status;
+  return rest;
 }
 
 /** The workflow minus what a status write or a phase-label write changes. */
