@@ -110,16 +110,16 @@ export function buildObservations(inputs: ObservationInputs): Observations {
   return obs;
 }
 
-/** The memoize caches the workflow's templates name: its own and its WorkflowTemplates'. */
-export function memoCacheNamesOf(inputs: Pick<ObservationInputs, 'workflow' | 'workflowTemplate' | 'clusterWorkflowTemplate'>): string[] {
-  return cacheNames(inputs.workflow, collectTemplateSources(inputs));
-}
-
-/** The parameter ConfigMaps the workflow's arguments and templates (its WorkflowTemplates' too) name. */
-export function parameterConfigMapNamesOf(
-  inputs: Pick<ObservationInputs, 'workflow' | 'workflowTemplate' | 'clusterWorkflowTemplate'>,
-): string[] {
-  return configMapNames(inputs.workflow, collectTemplateSources(inputs));
+/**
+ * The ConfigMaps the workflow names (its own templates and its WorkflowTemplates'): memoize
+ * caches and configMapKeyRef parameter maps, from one walk of its template sources.
+ */
+export function configMapNamesOf(inputs: Pick<ObservationInputs, 'workflow' | 'workflowTemplate' | 'clusterWorkflowTemplate'>): {
+  caches: string[];
+  parameters: string[];
+} {
+  const sources = collectTemplateSources(inputs);
+  return { caches: cacheNames(inputs.workflow, sources), parameters: configMapNames(inputs.workflow, sources) };
 }
 
 function configMapNames(wf: Workflow, sources: Record<string, TemplateSource>): string[] {

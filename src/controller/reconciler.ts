@@ -38,7 +38,7 @@ import type { ControllerCaches } from './caches.js';
 import type { WorkflowEventRecorder } from './workflow-event-recorder.js';
 import type { FailureMemory } from './failure-memory.js';
 import type { ControllerMetrics } from './metrics.js';
-import { buildObservations, memoCacheNamesOf, parameterConfigMapNamesOf } from './observations.js';
+import { buildObservations, configMapNamesOf } from './observations.js';
 import { keepFinishedResults } from './status-guard.js';
 import { DEFAULT_MAX_STATUS_BYTES, refusedAsTooLargeMessage, serializedSize, tooLargeMessage, tooLargeStatus } from './status-size.js';
 import { writePhaseLabels, writeStatus } from './status-writer.js';
@@ -240,15 +240,13 @@ export class Reconciler {
    * the workflow names that their informers do not hold.
    */
   private async verifyConfigMaps(wf: Obj<Workflow>): Promise<void> {
-    const sources = {
+    const { caches, parameters } = configMapNamesOf({
       workflow: wf,
-      workflowTemplate: (n: string, name: string) => this.deps.caches.workflowTemplates.get(n, name),
-      clusterWorkflowTemplate: (name: string) => this.deps.caches.clusterWorkflowTemplates.get(undefined, name),
-    };
-    const caches = memoCacheNamesOf(sources);
+      workflowTemplate: (n, name) => this.deps.caches.workflowTemplates.get(n, name),
+      clusterWorkflowTemplate: (name) => this.deps.caches.clusterWorkflowTemplates.get(undefined, name),
+    });
     if (caches.length > 0) await this.deps.caches.memo.verify(wf.metadata.namespace!, caches);
-    const params = parameterConfigMapNamesOf(sources);
-    if (params.length > 0) await this.deps.caches.parameterConfigMaps.verify(wf.metadata.namespace!, params);
+    if (parameters.length > 0) await this.deps.caches.parameterConfigMaps.verify(wf.metadata.namespace!, parameters);
   }
 
   /** The artifact GC due for a finished or deleting workflow; looks again while its pod runs. */

@@ -77,20 +77,8 @@ async function patchTaskSet(
   const patch: Record<string, unknown> = {};
   if (Object.keys(tasks).length > 0) patch.spec = { tasks };
   if (complete && !isTaskSetCompleted(ts)) patch.metadata = { labels: taskSetCompletedLabels() };
-  if (Object.keys(patch).length > 0) {
-    try {
-      const updated = await deps.client.mergePatch<Obj<WorkflowTaskSet>>(
-        WORKFLOW_TASK_SETS,
-        wf.metadata.namespace,
-        wf.metadata.name!,
-        patch,
-      );
-      deps.caches.rememberTaskSet(updated);
-    } catch (err) {
-      if (isNotFound(err) && !patch.spec) return;
-      throw err;
-    }
-  }
+  // Only a label write may meet a TaskSet deleted meanwhile; lost task changes are an error.
+  if (Object.keys(patch).length > 0 && !(await patchAndRemember(deps, wf, patch, undefined, !patch.spec))) return;
   await pruneTaskResults(deps, wf, ts, writes, complete);
 }
 
@@ -112,16 +100,28 @@ async function pruneTaskResults(
   const nodes: Record<string, null> = {};
   for (const id of Object.keys(results)) if (complete || writes[id] === null) nodes[id] = null;
   if (Object.keys(nodes).length === 0) return;
+  await patchAndRemember(deps, wf, { status: { nodes } }, 'status', true);
+}
+
+/**
+ * Merge-patches the workflow's TaskSet (or its `subresource`) and remembers what the API server
+ * stored. False when the TaskSet was gone and `goneIsFine` (otherwise that is thrown).
+ */
+async function patchAndRemember(
+  deps: TaskSetDeps,
+  wf: Obj<Workflow>,
+  patch: Record<string, unknown>,
+  subresource: 'status' | undefined,
+  goneIsFine: boolean,
+): Promise<boolean> {
   try {
-    const updated = await deps.client.mergePatch<Obj<WorkflowTaskSet>>(
-      WORKFLOW_TASK_SETS,
-      wf.metadata.namespace,
-      wf.metadata.name!,
-      { status: { nodes } },
-      'status',
+    const { namespace, name } = wf.metadata;
+    deps.caches.rememberTaskSet(
+      await deps.client.mergePatch<Obj<WorkflowTaskSet>>(WORKFLOW_TASK_SETS, namespace, name!, patch, subresource),
     );
-    deps.caches.rememberTaskSet(updated);
+    return true;
   } catch (err) {
-    if (!isNotFound(err)) throw err;
+    if (goneIsFine && isNotFound(err)) return false;
+    throw err;
   }
 }
