@@ -44,6 +44,15 @@ describe('identity', () => {
     expect(api.client.as(OWN_IDENTITY)).toBe(api.client);
   });
 
+  it('impersonates a service account with its own credentials, and only in that view', async () => {
+    answering((req) => ({ body: { token: req.token ?? null, as: req.headers['impersonate-user'] ?? null } }));
+    const sa = api.client.as({ kind: 'serviceAccount', namespace: 'team', name: 'builder' });
+    expect(await sa.get(WORKFLOWS, 'ns', 'a')).toEqual({ token: OWN_TOKEN, as: 'system:serviceaccount:team:builder' });
+    expect(await api.client.get(WORKFLOWS, 'ns', 'a')).toEqual({ token: OWN_TOKEN, as: null });
+    expect(await sa.as(OWN_IDENTITY).get(WORKFLOWS, 'ns', 'a')).toEqual({ token: OWN_TOKEN, as: null });
+    expect(() => api.client.as({ kind: 'serviceAccount', namespace: '', name: 'x' })).toThrow(/namespace and a name/);
+  });
+
   it("never uses one caller's token for another caller or for its own calls, however the calls interleave", async () => {
     // Replies arrive out of order, so requests overlap on the shared pools.
     answering(
@@ -196,6 +205,15 @@ describe('requests', () => {
     expect(await api.client.mergePatch(WORKFLOWS, 'ns', 'w', { spec: { suspend: null } })).toMatchObject({
       type: 'application/merge-patch+json',
       body: { spec: { suspend: null } },
+    });
+    expect(await api.client.create(WORKFLOWS, 'ns', {}, { fieldValidation: 'Strict' })).toMatchObject({
+      query: { fieldValidation: 'Strict' },
+    });
+    expect(await api.client.patch(WORKFLOWS, 'ns', 'w', [{ op: 'add' }], 'application/json-patch+json', { dryRun: true })).toEqual({
+      method: 'PATCH',
+      query: { dryRun: 'All' },
+      type: 'application/json-patch+json',
+      body: [{ op: 'add' }],
     });
     expect(await api.client.create(SELF_SUBJECT_ACCESS_REVIEWS, undefined, {})).toMatchObject({ method: 'POST' });
     expect(api.requests.at(-1)!.path).toBe('/apis/authorization.k8s.io/v1/selfsubjectaccessreviews');

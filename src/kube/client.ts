@@ -6,8 +6,9 @@
  *
  * Every call is made as an identity: the client's own (its kubeconfig: token, token file, exec
  * plugin, client certificate, in-cluster service account) or, through `as(identity)`, a caller's
- * bearer token used as-is (the server's client mode, so the API server's RBAC decides). Both
- * views have the same typed interface, so there is one way to make a call.
+ * bearer token used as-is (the server's client mode, so the API server's RBAC decides), or a
+ * service account the client impersonates (resource templates act with the workflow's account's
+ * rights). Every view has the same typed interface, so there is one way to make a call.
  *
  * Why client-node is still a dependency, and only for this: the user asked for that library,
  * and its KubeConfig loader (kubeconfig files, contexts, exec plugins — for the cases
@@ -79,6 +80,17 @@ export interface WatchEvent {
 
 type Query = Record<string, string | number | boolean | undefined>;
 
+/** Options of a write: `dryRun` validates and admits without storing; `fieldValidation` is the API server's unknown-field policy. */
+export interface WriteOptions {
+  dryRun?: boolean;
+  fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
+}
+
+function writeQuery(o: WriteOptions | undefined): Query | undefined {
+  if (!o?.dryRun && !o?.fieldValidation) return undefined;
+  return { dryRun: o.dryRun ? 'All' : undefined, fieldValidation: o.fieldValidation };
+}
+
 interface Call {
   verb: Verb;
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -96,11 +108,14 @@ export const MERGE_PATCH = 'application/merge-patch+json';
 export const APPLY_PATCH = 'application/apply-patch+yaml';
 
 /**
- * Who a call is made as: the client's own credentials (its kubeconfig), or a caller's bearer
- * token used as-is. A token identity never gets Basic auth, a client certificate or the
- * kubeconfig's headers: only `Authorization: Bearer <token>`.
+ * Who a call is made as: the client's own credentials (its kubeconfig), a caller's bearer token
+ * used as-is, or a service account impersonated with the client's own credentials. A token
+ * identity never gets Basic auth, a client certificate or the kubeconfig's headers: only
+ * `Authorization: Bearer <token>`. An impersonated service account gets the API server's fixed
+ * groups for it (`system:serviceaccounts`, `system:serviceaccounts:<ns>`), so its RBAC bindings
+ * apply exactly as to the account's own token; the client needs `impersonate` on serviceaccounts.
  */
-export type Identity = { kind: 'own' } | { kind: 'token'; token: string };
+export type Identity = { kind: 'own' } | { kind: 'token'; token: string } | { kind: 'serviceAccount'; namespace: string; name: string };
 
 export const OWN_IDENTITY: Identity = { kind: 'own' };
 
@@ -167,6 +182,11 @@ export class KubeClient {
    */
   as(identity: Identity): KubeClient {
     if (identity.kind === 'own') return this.identity.kind === 'own' ? this : this.ownRoot();
+    if (identity.kind === 'serviceAccount') {
+      if (!identity.namespace || !identity.name) throw new Error('an impersonated service account needs a namespace and a name');
+      const { pool, watchPool } = this.shared.own;
+      return new KubeClient(this.baseUrl, this.kc, pool, watchPool, this.opts, { ...identity }, this.shared);
+    }
     if (!identity.token) throw new Error('a caller identity needs a non-empty bearer token');
     const { pool, watchPool } = this.shared.callers;
     return new KubeClient(this.baseUrl, this.kc, pool, watchPool, this.opts, { kind: 'token', token: identity.token }, this.shared);
@@ -198,15 +218,8 @@ export class KubeClient {
   }
 
   /** POST; `dryRun` asks the API server to validate and admit without storing (`dryRun=All`). */
-  create<T>(type: ResourceType, namespace: string | undefined, body: unknown, options?: { dryRun?: boolean }): Promise<T> {
-    return this.call<T>({
-      verb: 'create',
-      method: 'POST',
-      type,
-      path: resourcePath(type, namespace),
-      body,
-      query: options?.dryRun ? { dryRun: 'All' } : undefined,
-    });
+  create<T>(type: ResourceType, namespace: string | undefined, body: unknown, options?: WriteOptions): Promise<T> {
+    return this.call<T>({ verb: 'create', method: 'POST', type, path: resourcePath(type, namespace), body, query: writeQuery(options) });
   }
 
   /** Server-side apply of a whole object as `fieldManager`; `force` takes over fields others own. */
@@ -215,14 +228,14 @@ export class KubeClient {
     namespace: string | undefined,
     name: string,
     body: unknown,
-    o: { fieldManager: string; force?: boolean },
+    o: { fieldManager: string; force?: boolean } & WriteOptions,
   ): Promise<T> {
     return this.call<T>({
       verb: 'patch',
       method: 'PATCH',
       type,
       path: resourcePath(type, namespace, name),
-      query: { fieldManager: o.fieldManager, force: o.force ? true : undefined },
+      query: { fieldManager: o.fieldManager, force: o.force ? true : undefined, ...writeQuery(o) },
       body,
       contentType: APPLY_PATCH,
     });
@@ -241,20 +254,59 @@ export class KubeClient {
     });
   }
 
+  /**
+   * A patch of any type (`application/merge-patch+json`, `application/strategic-merge-patch+json`,
+   * `application/json-patch+json`), with optional query parameters (`fieldValidation`, `dryRun`).
+   */
+  patch<T>(
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    patch: unknown,
+    contentType: string,
+    options?: WriteOptions,
+  ): Promise<T> {
+    return this.call<T>({
+      verb: 'patch',
+      method: 'PATCH',
+      type,
+      path: resourcePath(type, namespace, name),
+      body: patch,
+      contentType,
+      query: writeQuery(options),
+    });
+  }
+
   /** PUT: replaces the object; its `metadata.resourceVersion` must be current (409 otherwise). */
-  replace<T>(type: ResourceType, namespace: string | undefined, name: string, body: unknown, subresource?: string): Promise<T> {
-    return this.call<T>({ verb: 'update', method: 'PUT', type, subresource, path: resourcePath(type, namespace, name, subresource), body });
+  replace<T>(
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    body: unknown,
+    subresource?: string,
+    options?: WriteOptions,
+  ): Promise<T> {
+    return this.call<T>({
+      verb: 'update',
+      method: 'PUT',
+      type,
+      subresource,
+      path: resourcePath(type, namespace, name, subresource),
+      body,
+      query: writeQuery(options),
+    });
   }
 
   delete(
     type: ResourceType,
     namespace: string | undefined,
     name: string,
-    options?: { uid?: string; gracePeriodSeconds?: number },
+    options?: { uid?: string; gracePeriodSeconds?: number; propagationPolicy?: 'Background' | 'Foreground' | 'Orphan' },
   ): Promise<unknown> {
     const body: Record<string, unknown> = {};
     if (options?.uid) body.preconditions = { uid: options.uid };
     if (options?.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = options.gracePeriodSeconds;
+    if (options?.propagationPolicy) body.propagationPolicy = options.propagationPolicy;
     return this.call({
       verb: 'delete',
       method: 'DELETE',
@@ -437,6 +489,14 @@ export class KubeClient {
    */
   private async authHeaders(): Promise<Record<string, string>> {
     if (this.identity.kind === 'token') return { authorization: `Bearer ${this.identity.token}` };
+    if (this.identity.kind === 'serviceAccount') {
+      const { namespace, name } = this.identity;
+      return { ...(await this.ownAuthHeaders()), 'impersonate-user': `system:serviceaccount:${namespace}:${name}` };
+    }
+    return this.ownAuthHeaders();
+  }
+
+  private async ownAuthHeaders(): Promise<Record<string, string>> {
     if (Date.now() - this.shared.ownAuth.at < AUTH_TTL_MS) return this.shared.ownAuth.headers;
     const opts: RequestOptions = {};
     await this.kc.applyToHTTPSOptions(opts);
