@@ -25,7 +25,6 @@ import { ARTIFACT_RECORDS } from './supported-fields-artifacts.js';
 
 export type { FieldRule, FieldShape } from './field-rules.js';
 const KUBE = 'passed to Kubernetes unchanged';
-const RESOURCE_ONLY = 'only resource templates read it, and they are not implemented yet';
 
 /** The container field set (spec 002): Kubernetes' own container record, passed to the pod. */
 const CONTAINER_NOTE = `the container field set, ${KUBE} (command is required: plugflow cannot read an image's entrypoint)`;
@@ -94,6 +93,7 @@ export const RECORD_NAMES = [
   'RetryStrategy',
   'Backoff',
   'RetryAffinity',
+  'ResourceTemplate',
   'HTTP',
   'HTTPHeader',
   'HTTPHeaderSource',
@@ -216,7 +216,11 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     suspend: rec('SuspendTemplate'),
     http: rec('HTTP'),
     plugin: ok('the executor plugin named by its only key'),
-    resource: no('resource templates are not implemented yet'),
+    resource: rec(
+      'ResourceTemplate',
+      'one',
+      "done by the controller with the rights of the step's service account (template, else spec.serviceAccountName, else default), impersonated; no pod",
+    ),
     containerSet: no('containerSet templates are not implemented yet'),
     data: no('data templates are not implemented yet'),
     inputs: rec('Inputs'),
@@ -350,8 +354,8 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     expression: ok(),
     supplied: ok('suspend templates'),
     default: ok(),
-    jsonPath: no(RESOURCE_ONLY),
-    jqFilter: no(RESOURCE_ONLY),
+    jsonPath: ok("resource templates: kubectl's JSONPath over the object, as `kubectl get -o jsonpath` prints it"),
+    jqFilter: ok('resource templates: jq over the object (each result on a line, strings raw), in a worker with a time and memory bound'),
     configMapKeyRef: no('output parameters come from the step; a ConfigMap value is read by an input or argument parameter'),
     event: no('only event bindings read it'),
   },
@@ -365,6 +369,20 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
   Backoff: { duration: ok(), factor: ok(), maxDuration: ok() },
   RetryAffinity: {
     nodeAntiAffinity: ok("a retry's pod is kept off the Kubernetes nodes its failed attempts ran on (kubernetes.io/hostname NotIn)"),
+  },
+  ResourceTemplate: {
+    action: ok('get, create, apply (server-side), delete, replace, patch'),
+    manifest: ok('one object (a list of operations for a json patch)'),
+    manifestFrom: no('reading the manifest from an artifact is not implemented yet; pass it as an input parameter into manifest'),
+    mergeStrategy: ok('patch: strategic (default), merge, json'),
+    flags: ok(
+      'the kubectl arguments that mean something without kubectl: TYPE NAME, TYPE/NAME, -l/--selector, --field-selector, --all, -n, --cascade, --grace-period, --wait, --validate, --dry-run=server, --server-side, --force-conflicts, --ignore-not-found; any other is refused',
+    ),
+    setOwnerReference: ok('the workflow becomes the owner of the created object'),
+    successCondition: ok(
+      'label-selector syntax over paths into the object (status.succeeded > 2), re-read until it or the failure condition holds',
+    ),
+    failureCondition: ok('as successCondition; any requirement that holds fails the step'),
   },
   HTTP: {
     url: ok(),

@@ -10,7 +10,16 @@ export type NodePhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Error'
 /** '' is a workflow the controller has not seen yet. */
 export type WorkflowPhase = '' | 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Error';
 
-export type NodeType = 'Pod' | 'Steps' | 'StepGroup' | 'DAG' | 'TaskGroup' | 'Retry' | 'Skipped' | 'Suspend' | 'Plugin' | 'HTTP';
+export type NodeType =
+  'Pod' | 'Steps' | 'StepGroup' | 'DAG' | 'TaskGroup' | 'Retry' | 'Skipped' | 'Suspend' | 'Plugin' | 'HTTP' | 'Resource';
+
+/** A Kubernetes object a resource template acted on. */
+export interface ResourceObjectRef {
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+  name: string;
+}
 
 export interface NodeStatus {
   id: string;
@@ -40,6 +49,12 @@ export interface NodeStatus {
   daemoned?: boolean;
   /** The pod's IP (daemon steps: `{{steps.X.ip}}` / `{{tasks.X.ip}}`). */
   podIP?: string;
+  /**
+   * The object a resource template's action created, applied, replaced, patched or read, stored
+   * once the action is done: a restarted controller waits for its conditions instead of acting
+   * again (a second `create` of a `generateName` manifest would make a second object).
+   */
+  resourceObject?: ResourceObjectRef;
   /**
    * Where `templateName` is looked up: unset for the workflow's own templates, otherwise
    * `WorkflowTemplate/<name>` or `ClusterWorkflowTemplate/<name>` (set by the engine).

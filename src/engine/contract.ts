@@ -14,7 +14,15 @@
  *      two steps loses nothing; applying actions before the status is stored could run a plugin
  *      task twice (a `removeTask` applied, then the status update lost).
  */
-import type { Arguments, NodePhase, Outputs, PersistentVolumeClaimTemplate, Template, WorkflowSpec } from '../api/index.js';
+import type {
+  Arguments,
+  NodePhase,
+  Outputs,
+  PersistentVolumeClaimTemplate,
+  ResourceObjectRef,
+  Template,
+  WorkflowSpec,
+} from '../api/index.js';
 import type { WorkflowStatus } from '../api/index.js';
 
 /** What the controller saw of one step pod (built by src/pods from a V1Pod). */
@@ -54,6 +62,19 @@ export interface TaskObservation {
   message?: string;
   outputs?: Outputs;
   progress?: string;
+}
+
+/**
+ * What the controller's resource runner (src/controller/resource-runner.ts) reports for one
+ * resource node: Running once started (with `object` once the action is done), then the end.
+ */
+export interface ResourceObservation {
+  nodeId: string;
+  phase: 'Running' | 'Succeeded' | 'Failed' | 'Error';
+  message?: string;
+  /** Output parameters read by `valueFrom.jsonPath`/`jqFilter` (by name), and `result`. */
+  outputs?: Outputs;
+  object?: ResourceObjectRef;
 }
 
 /** The workflow's agent pod, when the controller knows something about it. */
@@ -109,6 +130,8 @@ export function templateSourceKey(kind: TemplateSourceKind, name: string): strin
 export interface Observations {
   pods: PodObservation[];
   tasks: TaskObservation[];
+  /** The resource nodes the controller is running or has finished (not yet recorded). */
+  resources?: ResourceObservation[];
   /** Resolved templates of `templateRef` / `workflowTemplateRef`, keyed by `templateSourceKey`. */
   templates?: Record<string, TemplateSource>;
   /** The agent pod, if the workflow has one. */
@@ -180,6 +203,13 @@ export type EngineAction =
   | { kind: 'createPod'; nodeId: string; podName: string; template: Template; nodeName?: string; workflowPodSpecPatch?: string }
   /** Delete a pod that must stop (deadline, timeout, workflow ended). NotFound is fine. */
   | { kind: 'deletePod'; podName: string; reason: string; nodeId?: string }
+  /**
+   * Run (or keep running) the resource template of node `nodeId` with the rights of
+   * `serviceAccountName` in the workflow's namespace; with `resume`, the action was done before
+   * (a restarted controller): only wait for its conditions and read its outputs. Emitted on every
+   * reconcile while the node runs; a node no longer asked for is stopped.
+   */
+  | { kind: 'runResource'; nodeId: string; template: Template; serviceAccountName: string; where: string; resume?: ResourceObjectRef }
   /** Set `spec.tasks[nodeId]` of the workflow's TaskSet to the resolved plugin/http template. */
   | { kind: 'writeTask'; nodeId: string; template: Template }
   /** Remove `spec.tasks[nodeId]` and `status.nodes[nodeId]`: the node's result has been copied. */

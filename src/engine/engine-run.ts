@@ -24,6 +24,7 @@ import type {
   Observations,
   PodObservation,
   TaskObservation,
+  ResourceObservation,
 } from './contract.js';
 import { displayNameOf, nodeIdFor } from './node-naming.js';
 import { LockBook } from './synchronization.js';
@@ -55,6 +56,7 @@ export class EngineRun {
   readonly now: string;
   readonly pods = new Map<string, PodObservation>();
   readonly tasks = new Map<string, TaskObservation>();
+  readonly resources = new Map<string, ResourceObservation>();
   readonly agent: AgentObservation | undefined;
   readonly pluginsEnabled: boolean;
   /** Plugins left out of the agent pod, by name, with the reason (Observations.excludedPlugins). */
@@ -84,6 +86,8 @@ export class EngineRun {
   readonly globalArtifacts = new Map<string, Artifact>();
   /** The (effective) workflow's `spec.podSpecPatch`, rendered per pod by executePod. */
   podSpecPatch: string | undefined;
+  /** The (effective) workflow's `spec.serviceAccountName`: resource templates act with its rights unless theirs is set. */
+  serviceAccountName: string | undefined;
   /** Template invocations being executed right now, outermost first (see MAX_TEMPLATE_DEPTH). */
   depth = 0;
   /** The workflow's namespace (lock keys and holders are namespaced). */
@@ -106,6 +110,7 @@ export class EngineRun {
     this.now = new Date(this.nowMs).toISOString();
     for (const p of observations.pods) this.pods.set(p.nodeId, p);
     for (const t of observations.tasks) this.tasks.set(t.nodeId, t);
+    for (const r of observations.resources ?? []) this.resources.set(r.nodeId, r);
     this.agent = observations.agent;
     this.pluginsEnabled = observations.pluginsEnabled;
     this.excludedPlugins = observations.excludedPlugins ?? {};

@@ -21,6 +21,7 @@ import { executePod } from './execute-pod.js';
 import { executeRetry } from './execute-retry.js';
 import { executeSteps } from './execute-steps.js';
 import { executeSuspend } from './execute-suspend.js';
+import { executeResource } from './execute-resource.js';
 import { executeTask } from './execute-task.js';
 import { bindInputs } from './inputs.js';
 import { memoDecision, memoSucceeded } from './memoize.js';
@@ -112,7 +113,7 @@ function executeInvocation(run: EngineRun, inv: Invocation, existing: NodeStatus
   if (kind === undefined || !SUPPORTED.has(kind)) {
     const message =
       kind === undefined
-        ? `${where}: the template has no kind (one of container, script, steps, dag, suspend, plugin, http)`
+        ? `${where}: the template has no kind (one of container, script, steps, dag, suspend, plugin, http, resource)`
         : `${where}: templates of kind "${kind}" are not supported by plugflow`;
     return existing ? run.setPhase(existing, 'Error', message) : run.createNode({ ...seed, type: 'Pod', phase: 'Error', message });
   }
@@ -167,7 +168,7 @@ function lockGate(run: EngineRun, ex: Execution, holder: string, type: NodeType)
   return run.createNode({ ...ex.seed, type, phase: 'Pending', message: got.message });
 }
 
-const SUPPORTED = new Set<string>(['container', 'script', 'steps', 'dag', 'suspend', 'plugin', 'http']);
+const SUPPORTED = new Set<string>(['container', 'script', 'steps', 'dag', 'suspend', 'plugin', 'http', 'resource']);
 
 function executeKind(run: EngineRun, ex: Execution, kind: string): NodeStatus | undefined {
   switch (kind) {
@@ -179,6 +180,8 @@ function executeKind(run: EngineRun, ex: Execution, kind: string): NodeStatus | 
     case 'plugin':
     case 'http':
       return executeTask(run, ex);
+    case 'resource':
+      return executeResource(run, ex);
     case 'steps':
       return executeSteps(run, ex);
     case 'dag':
@@ -205,6 +208,8 @@ function nodeTypeOf(kind: string | undefined, template: Template): NodeType {
       return 'Plugin';
     case 'http':
       return 'HTTP';
+    case 'resource':
+      return template.retryStrategy ? 'Retry' : 'Resource';
     default:
       return template.retryStrategy ? 'Retry' : 'Pod';
   }

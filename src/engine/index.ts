@@ -11,6 +11,7 @@ export type {
   PodObservation,
   ReconcileResult,
   TaskObservation,
+  ResourceObservation,
   TemplateSource,
   TemplateSourceKind,
 } from './contract.js';

@@ -5,6 +5,7 @@
  *   - `valueFrom.path`: the value the pod read from that file (PodObservation.outputs.parameters,
  *     by parameter name) — container and script templates;
  *   - `valueFrom.supplied`: the value given when the suspend node was resumed;
+ *   - `valueFrom.jsonPath` / `valueFrom.jqFilter`: what the resource runner read from the object;
  *   - `valueFrom.parameter`: a `{{steps.…}}`/`{{tasks.…}}` reference, substituted;
  *   - `valueFrom.expression`: an expression over the same variables;
  *   - `value`: a literal (substituted);
@@ -76,7 +77,9 @@ export function collectOutputs(
 function valueOf(p: Parameter, observed: Outputs | undefined, values: ValueSource, field: string): string | undefined {
   const seen = observed?.parameters?.find((o) => o.name === p.name)?.value;
   const vf = p.valueFrom;
-  if (vf?.path !== undefined || vf?.supplied !== undefined) return seen === undefined ? undefined : anyStringToString(seen, field);
+  if (vf?.path !== undefined || vf?.supplied !== undefined || vf?.jsonPath !== undefined || vf?.jqFilter !== undefined) {
+    return seen === undefined ? undefined : anyStringToString(seen, field);
+  }
   if (vf?.parameter !== undefined) return values.render(vf.parameter, `${field}.valueFrom.parameter`);
   if (vf?.expression !== undefined) return values.evaluate(vf.expression, `${field}.valueFrom.expression`);
   if (p.value !== undefined) return values.render(anyStringToString(p.value, field), `${field}.value`);

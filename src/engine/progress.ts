@@ -1,12 +1,12 @@
 /**
- * `progress` (`done/total`) of nodes and of the workflow, counted over the work nodes: pods and
- * agent tasks. A task may report its own progress (`3/10`); otherwise a work node counts `1/1`
+ * `progress` (`done/total`) of nodes and of the workflow, counted over the work nodes: pods,
+ * agent tasks and resource actions. A task may report its own progress (`3/10`); otherwise a work node counts `1/1`
  * when Succeeded and `0/1` before. A composite node sums its distinct work descendants; a node
  * with none has no progress.
  */
 import type { NodeStatus } from '../api/index.js';
 
-const WORK_TYPES = new Set(['Pod', 'Plugin', 'HTTP']);
+const WORK_TYPES = new Set(['Pod', 'Plugin', 'HTTP', 'Resource']);
 const FORMAT = /^(\d+)\/(\d+)$/;
 
 /** Sets `progress` on every node and returns the workflow's progress (undefined when there is no work). */

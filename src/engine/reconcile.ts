@@ -111,6 +111,7 @@ function reconcileRun(workflow: Workflow, observations: Observations): Reconcile
   if ('error' in metadata) return failAtOnce(previous, now, metadata.error);
   if (metadata.action) run.emit(metadata.action);
   run.podSpecPatch = spec.podSpecPatch;
+  run.serviceAccountName = spec.serviceAccountName;
   run.activePods = countActivePods(run);
   const startedAt = previous.startedAt ?? run.now;
   run.globals['workflow.duration'] = workflowDuration(toMs(startedAt, run.nowMs), run.nowMs);
@@ -352,6 +353,7 @@ const ORDER: Record<EngineAction['kind'], number> = {
   setWorkflowMetadata: -3,
   saveMemo: 7,
   createPod: 0,
+  runResource: 0,
   writeTask: 1,
   ensureAgent: 2,
   replaceAgent: 3,

@@ -16,6 +16,7 @@ import type {
   PodObservation,
   ReconcileResult,
   TaskObservation,
+  ResourceObservation,
   TemplateSource,
 } from './contract.js';
 import { reconcileWorkflow } from './reconcile.js';
@@ -46,6 +47,10 @@ export class World {
   readonly taskSpecs = new Map<string, Template>();
   readonly taskResults = new Map<string, TaskObservation>();
   taskSetCompleted = false;
+  /** What the resource runner reports, by node id; dropped when the node is no longer asked for, as the runner does. */
+  readonly resourceResults = new Map<string, ResourceObservation>();
+  /** The `runResource` actions of the last reconcile. */
+  resourceAsked: Extract<EngineAction, { kind: 'runResource' }>[] = [];
   agentEnsured = false;
   /** Uids of the failed agent pods the engine asked to replace, in order. */
   readonly agentsReplaced: string[] = [];
@@ -87,6 +92,7 @@ export class World {
     const result = reconcileWorkflow(structuredClone(this.workflow), {
       pods: [...this.pods.values()].map((p) => structuredClone(p)),
       tasks: [...this.taskResults.values()].map((t) => structuredClone(t)),
+      resources: [...this.resourceResults.values()].map((r) => structuredClone(r)),
       templates: this.templates,
       ...(this.agent ? { agent: this.agent } : {}),
       ...(this.excludedPlugins ? { excludedPlugins: this.excludedPlugins } : {}),
@@ -99,7 +105,10 @@ export class World {
     this.workflow.status = result.status;
     this.lastActions = result.actions;
     this.requeueAt = undefined;
+    this.resourceAsked = [];
     for (const a of result.actions) this.apply(a);
+    for (const id of [...this.resourceResults.keys()])
+      if (!this.resourceAsked.some((a) => a.nodeId === id)) this.resourceResults.delete(id);
     return result;
   }
 
@@ -120,6 +129,9 @@ export class World {
         break;
       case 'writeTask':
         this.taskSpecs.set(a.nodeId, a.template);
+        break;
+      case 'runResource':
+        this.resourceAsked.push(a);
         break;
       case 'removeTask':
         this.taskSpecs.delete(a.nodeId);
@@ -228,6 +240,13 @@ export class World {
   }
 
   /** The agent reports a result for the task of node `name`. */
+  /** Reports what the resource runner saw for the resource node `name` (it must have been asked for). */
+  reportResource(name: string, observation: Omit<ResourceObservation, 'nodeId'>): void {
+    const node = this.node(name);
+    if (!this.resourceAsked.some((a) => a.nodeId === node.id)) throw new Error(`node ${name} was not asked to run`);
+    this.resourceResults.set(node.id, { nodeId: node.id, ...observation });
+  }
+
   reportTask(name: string, phase: NodePhase, extra: { message?: string; outputs?: Outputs; progress?: string } = {}): void {
     const node = this.node(name);
     if (!this.taskSpecs.has(node.id)) throw new Error(`node ${name} has no task in the TaskSet`);

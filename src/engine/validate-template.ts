@@ -20,6 +20,7 @@ import { substituteExpressionTags } from './expression-tags.js';
 import { checkExpression, checkTags, tagNames } from './expressions.js';
 import type { TemplateResolver } from './template-resolver.js';
 import { validateDag, validateSteps } from './validate-calls.js';
+import { validateResource } from './validate-resource.js';
 import { errorMessage } from '../log/error-message.js';
 
 export interface TemplateContext {
@@ -29,15 +30,15 @@ export interface TemplateContext {
   add(field: string, detail: string): void;
 }
 
-const SUPPORTED_KINDS = ['container', 'script', 'steps', 'dag', 'suspend', 'plugin', 'http'];
+const SUPPORTED_KINDS = ['container', 'script', 'steps', 'dag', 'suspend', 'plugin', 'http', 'resource'];
 
 /** Validates `t` found at `where`; `scope` is where its plain template names resolve. */
 export function validateTemplate(t: Template, where: string, scope: string | undefined, ctx: TemplateContext): void {
   const { add } = ctx;
-  const kinds = SUPPORTED_KINDS.concat(['resource', 'containerSet', 'data']).filter((k) => t[k as keyof Template] !== undefined);
-  if (kinds.length === 0) add(where, 'has no kind: give one of container, script, steps, dag, suspend, plugin, http');
+  const kinds = SUPPORTED_KINDS.concat(['containerSet', 'data']).filter((k) => t[k as keyof Template] !== undefined);
+  if (kinds.length === 0) add(where, `has no kind: give one of ${SUPPORTED_KINDS.join(', ')}`);
   else if (kinds.length > 1) add(where, `has more than one kind (${kinds.join(', ')}); keep one`);
-  // A kind plugflow does not run (resource, containerSet, data) is refused by validate-fields.ts.
+  // A kind plugflow does not run (containerSet, data) is refused by validate-fields.ts.
 
   if (t.container && !t.container.image) add(`${where}.container.image`, 'is required');
   if (t.script && !t.script.image) add(`${where}.script.image`, 'is required');
@@ -58,6 +59,7 @@ export function validateTemplate(t: Template, where: string, scope: string | und
   if (t.parallelism !== undefined && !(Number.isInteger(t.parallelism) && t.parallelism >= 1)) {
     add(`${where}.parallelism`, `must be a whole number of at least 1, got ${JSON.stringify(t.parallelism)}`);
   }
+  validateResource(t, where, ctx);
   checkRetry(t, where, ctx);
   checkMemoize(t, where, ctx);
   if (t.daemon !== undefined && typeof t.daemon !== 'boolean') ctx.add(`${where}.daemon`, 'must be true or false');

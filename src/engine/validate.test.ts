@@ -206,17 +206,17 @@ describe('validateWorkflow', () => {
         templates: [
           { ...plain, timeout: '10 minutes', retryStrategy: { limit: -1, retryPolicy: 'Sometimes', backoff: { duration: 'soon' } } },
           { name: 'two', container: { image: 'a' }, script: { image: 'a', source: '' } },
-          { name: 'res', resource: { action: 'create', manifest: '{}' } },
+          { name: 'res', resource: { action: 'create', manifest: '{}', mergeStrategy: 'merge' } },
           { name: 'sleepy', suspend: { duration: '2 days' } },
         ],
       }),
     ).toEqual([
-      'spec.templates[res].resource is not supported yet: resource templates are not implemented yet',
       expect.stringMatching(/^spec\.templates\[plain\]\.timeout "10 minutes" is not a valid duration/),
       'spec.templates[plain].retryStrategy.limit must be at least 0, got -1',
       'spec.templates[plain].retryStrategy.retryPolicy must be one of Always, OnFailure, OnError, OnTransientError, got "Sometimes"',
       expect.stringMatching(/^spec\.templates\[plain\]\.retryStrategy\.backoff\.duration "soon" is not a valid duration/),
       'spec.templates[two] has more than one kind (container, script); keep one',
+      'spec.templates[res].resource.mergeStrategy is for action patch, not create',
       expect.stringMatching(/^spec\.templates\[sleepy\]\.suspend\.duration "2 days" is not a valid duration/),
       'spec.parallelism must be a whole number of at least 1, got 0',
     ]);

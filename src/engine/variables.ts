@@ -138,7 +138,7 @@ export function exitHandlerVariables(phase: string, nodes: Readonly<Record<strin
     .filter(
       (n) =>
         (n.phase === 'Failed' || n.phase === 'Error') &&
-        (n.type === 'Pod' || n.type === 'Plugin' || n.type === 'HTTP' || n.type === 'Suspend'),
+        (n.type === 'Pod' || n.type === 'Plugin' || n.type === 'HTTP' || n.type === 'Resource' || n.type === 'Suspend'),
     )
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .map((n) => ({
