@@ -109,7 +109,8 @@ describe('manifests/install.yaml', () => {
       '/persistentvolumeclaims': ['create', 'delete'],
       'policy/poddisruptionbudgets': ['create', 'delete'],
       '/pods': ['create', 'delete', 'get', 'list', 'watch'],
-      '/serviceaccounts': ['get'],
+      // impersonate: resource templates act with the step's service account's rights.
+      '/serviceaccounts': ['get', 'impersonate'],
       'plugflow.io/clusterworkflowtemplates': ['get', 'list', 'watch'],
       'plugflow.io/cronworkflows': ['get', 'list', 'watch'],
       'plugflow.io/cronworkflows/finalizers': ['update'],

@@ -13,6 +13,7 @@ import type { KubeObject } from '../kube/object-store.js';
 import { NAMESPACES, PODS, SERVICE_ACCOUNTS, WORKFLOWS, WORKFLOW_TASK_SETS } from '../kube/resource.js';
 import { FakeKubeClient } from '../kube/testing/fake-kube-client.js';
 import { agentPodName } from '../plugins/index.js';
+import { ResourceRunner } from './resource-runner.js';
 import { ActionApplier } from './action-applier.js';
 import { ControllerCaches } from './caches.js';
 import { Expectations, FailureMemory } from './failure-memory.js';
@@ -48,6 +49,7 @@ async function harness(seed: (fake: FakeKubeClient) => void = () => {}) {
   const creations = new Expectations();
   const deletions = new Expectations();
   const applier = new ActionApplier({
+    resources: new ResourceRunner({ client: fake.asClient(), log, enqueue: () => undefined }),
     client: fake.asClient(),
     caches,
     failures,

@@ -15,6 +15,8 @@
  *   if it cannot be built or is refused, the reason is remembered and reported to the engine;
  * - replaceAgent: deletes the failed agent pod the engine decided to replace (the engine counts
  *   and bounds replacements in the workflow's status); ensureAgent then creates its successor;
+ * - runResource: handed to the resource runner (resource-runner.ts), which starts the jobs not
+ *   running and drops those no longer asked for — so it is called on every apply, even with none;
  * - requeueAt: returned to the caller, who schedules the key.
  * - createPVC / createPDB first, deletePVC / deletePDB / deleteWorkflow last, gcPod with the pod
  *   deletions: workflow-objects.ts.
@@ -34,6 +36,7 @@ import type { ControllerCaches } from './caches.js';
 import { deletionKey, type Expectations, type FailureMemory } from './failure-memory.js';
 import { PodAdmission } from './pod-admission.js';
 import { writeTaskSet } from './task-set-writer.js';
+import type { ResourceRunner } from './resource-runner.js';
 import { createWorkflowObjects, deleteWorkflowObjects } from './workflow-objects.js';
 import type { ArtifactRepositories } from './artifact-repositories.js';
 import { ArtifactPlanError, archivesLogs, isKeyOnly, keyVariables, planArtifacts, type ArtifactPlan } from '../artifacts/plan.js';
@@ -64,6 +67,8 @@ export interface ApplierOptions {
   gcsEndpoint?: string;
   /** known_hosts lines for git over SSH (PLUGFLOW_GIT_KNOWN_HOSTS). */
   gitKnownHosts?: string;
+  /** Runs resource templates with the step's service account's rights. */
+  resources: ResourceRunner;
 }
 
 export interface ApplyOutcome {
@@ -97,8 +102,12 @@ export class ActionApplier {
     let ensureAgent = false;
     let replaceAgent: Extract<EngineAction, { kind: 'replaceAgent' }> | undefined;
     const memoSaves: Extract<EngineAction, { kind: 'saveMemo' }>[] = [];
+    const resourceRuns: Extract<EngineAction, { kind: 'runResource' }>[] = [];
     for (const a of actions) {
       switch (a.kind) {
+        case 'runResource':
+          resourceRuns.push(a);
+          break;
         case 'createPod':
           creates.push(a);
           break;
@@ -137,6 +146,7 @@ export class ActionApplier {
     await createWorkflowObjects(this.opts.client, wf, actions);
     // Pods of a fan-out are created in parallel (bounded): one round trip, not one per pod.
     if ((await inParallel(creates, (a) => this.createPod(wf, a))).some(Boolean)) out.requeueNow = true;
+    this.opts.resources.apply(wf, resourceRuns);
     // Tasks first, so a new agent finds them at once (it watches, so this is speed, not safety).
     if (Object.keys(taskWrites).length > 0 || completeTaskSet) await writeTaskSet(this.opts, wf, taskWrites, completeTaskSet);
     if (replaceAgent) await this.replaceAgent(wf, replaceAgent);
@@ -145,6 +155,16 @@ export class ActionApplier {
     for (const a of memoSaves) await this.opts.caches.memo.save(wf, a);
     await deleteWorkflowObjects(this.opts.client, wf, actions, this.opts.log);
     return out;
+  }
+
+  /** What the resource runner reports for this workflow's resource nodes (Observations.resources). */
+  resourceObservations(wf: Obj<Workflow>): ReturnType<ResourceRunner['observe']> {
+    return this.opts.resources.observe(wf);
+  }
+
+  /** Stops the resource jobs of a workflow that is being deleted. */
+  forgetResources(key: string): void {
+    this.opts.resources.forget(key);
   }
 
   /**

@@ -39,6 +39,7 @@ import { PluginDiscovery } from './plugin-discovery.js';
 import { Reconciler, type Engine } from './reconciler.js';
 import { wireTriggers } from './wiring.js';
 import { WorkQueue } from './work-queue.js';
+import { ResourceRunner } from './resource-runner.js';
 import { errorMessage } from '../log/error-message.js';
 import { loadKubeAccess, type KubeAccess } from '../kube/kube-access.js';
 
@@ -140,6 +141,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
   const envLevel = process.env[ENV_POD_SECURITY_LEVEL];
   const podSecurityLevel =
     opts.podSecurityLevel ?? (envLevel ? parsePodSecurityLevel(envLevel, ENV_POD_SECURITY_LEVEL) : DEFAULT_POD_SECURITY_LEVEL);
+  const resources = new ResourceRunner({ client, log, enqueue: (key) => queue.add(key) });
   const applier = new ActionApplier({
     client,
     caches,
@@ -159,6 +161,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     repositories: new ArtifactRepositories(client, installNamespace),
     ...(gcsEndpoint ? { gcsEndpoint } : {}),
     ...(gitKnownHosts ? { gitKnownHosts } : {}),
+    resources,
   });
   const locks = new Synchronizer({ client, enqueue: (key) => queue.add(key), log });
   const customMetrics = new CustomMetricRegistry(metrics.registry, log, opts.metricsTtlMs ?? metricsTtlFromEnv());
@@ -180,7 +183,17 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     customMetrics,
   });
   const crons = new CronReconciler({ client, caches, events, log });
-  wireTriggers({ caches, queue, failures, creations, deletions, workflowDeleted: (key) => locks.forget(key) });
+  wireTriggers({
+    caches,
+    queue,
+    failures,
+    creations,
+    deletions,
+    workflowDeleted: (key) => {
+      locks.forget(key);
+      resources.forget(key);
+    },
+  });
 
   const elector = opts.leaderElect
     ? new LeaderElector({
@@ -265,6 +278,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
       await Promise.race([Promise.all(workers), timeout]);
       await events.flush();
       locks.stop();
+      resources.stop();
       customMetrics.stop();
       await caches.stop();
       await elector?.stop();

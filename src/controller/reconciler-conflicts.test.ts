@@ -11,6 +11,7 @@ import { ApiError } from '../kube/errors.js';
 import type { KubeObject } from '../kube/object-store.js';
 import { NAMESPACES, WORKFLOWS } from '../kube/resource.js';
 import { FakeKubeClient } from '../kube/testing/fake-kube-client.js';
+import { ResourceRunner } from './resource-runner.js';
 import { ActionApplier } from './action-applier.js';
 import { ControllerCaches } from './caches.js';
 import { Expectations, FailureMemory } from './failure-memory.js';
@@ -41,6 +42,7 @@ async function harness(o: { maxConflicts?: number } = {}) {
   const failures = new FailureMemory();
   const metrics = new ControllerMetrics({ processMetrics: false });
   const applier = new ActionApplier({
+    resources: new ResourceRunner({ client: client, log, enqueue: () => undefined }),
     client,
     caches,
     failures,

@@ -104,6 +104,7 @@ export class Reconciler {
     if (!wf) return {};
     // A deleted workflow is only held by finalizers; ours waits for its artifacts (artifact-gc.ts).
     if (wf.metadata.deletionTimestamp) {
+      this.deps.applier.forgetResources(key);
       if (!this.deps.artifactGC || !wf.metadata.finalizers?.includes(ARTIFACT_GC_FINALIZER)) return {};
       return this.collectArtifacts(wf, this.run(wf).effective.spec, FINAL_WORKFLOW_PHASES.includes(wf.status?.phase ?? ''));
     }
@@ -314,6 +315,8 @@ export class Reconciler {
       parameterConfigMap: (n, name) => this.deps.caches.parameterConfigMaps.data(n, name),
     });
     if (this.deps.locks) observations.locks = this.deps.locks.observe(wf, claims);
+    const resources = this.deps.applier.resourceObservations(wf);
+    if (resources.length > 0) observations.resources = resources;
     const excluded = this.deps.pluginsEnabled ? this.deps.excludedPlugins?.(ns) : undefined;
     if (excluded && Object.keys(excluded).length > 0) observations.excludedPlugins = excluded;
     let out: ReconcileResult;
