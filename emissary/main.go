@@ -9,6 +9,9 @@
 //	                                   output files, then mark the main container done
 //	emissary --sidecar -- CMD ARGS...  sidecar mode: run CMD until the main container is done
 //
+// In a container set (PLUGFLOW_SET_NAME is set; set_mode.go) each member waits for the members
+// it depends on; the member named main then runs in main mode, the others as set members.
+//
 // Files in the shared directory (PLUGFLOW_VAR_DIR, default /var/run/plugflow):
 //
 //	script          the script source (env PLUGFLOW_SCRIPT), written before CMD starts
@@ -38,6 +41,14 @@ func main() {
 	}
 	if opts.sidecar {
 		os.Exit(runSidecar(dir, opts.argv))
+	}
+	member, inSet, err := setFromEnv()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "emissary: %v\n", err)
+		os.Exit(2)
+	}
+	if inSet && member.name != "main" {
+		os.Exit(runSetMember(dir, member, opts.argv))
 	}
 	os.Exit(runMain(dir, opts.argv))
 }

@@ -61,6 +61,25 @@ func runMain(dir string, argv []string) int {
 		}
 	}
 	stopBeat := heartbeat(filepath.Join(dir, "main.alive"))
+	member, inSet, _ := setFromEnv()
+	if inSet {
+		// The main member of a container set: its dependencies first, then its command (retried).
+		_ = os.MkdirAll(filepath.Join(dir, "ctr"), 0o755)
+		stopOwn := heartbeat(ctrFile(dir, member.name, ".alive"))
+		defer stopOwn()
+		if why := waitForDependencies(dir, member); why != "" {
+			fmt.Fprintf(os.Stderr, "emissary: %s: not running main\n", why)
+			stopBeat()
+			_ = stdout.Close()
+			recordMember(dir, member, "skipped: "+why)
+			return finish(dir, 1, outputs, packs)
+		}
+		code := runWithRetries(member, argv, outW, errW)
+		stopBeat()
+		_ = stdout.Close()
+		recordMember(dir, member, strconv.Itoa(code))
+		return finish(dir, code, outputs, packs)
+	}
 	c := startChild(argv, outW, errW)
 	stopSignals := forwardSignals(c)
 	<-c.done
