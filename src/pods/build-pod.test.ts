@@ -243,7 +243,7 @@ describe('buildStepPod', () => {
 
   it('rejects what it cannot build, naming the template and field', () => {
     const cases: Array<[Partial<Template>, RegExp]> = [
-      [{}, /template "t": a step pod needs a container or script section/],
+      [{}, /template "t": a step pod needs a container, script or containerSet section/],
       [{ container: { command: ['x'] } }, /template "t": container.image is required/],
       [{ container: { image: 'a' } }, /template "t": container.command is required/],
       [{ script: { image: 'a', source: 'x' } }, /template "t": script.command is required/],
@@ -274,5 +274,60 @@ describe('buildStepPod', () => {
         workflow: { ...workflow, metadata: { name: 'wf', namespace: 'ns' } },
       }),
     ).toThrow(/metadata.uid/);
+  });
+});
+
+describe('buildStepPod of a containerSet', () => {
+  type SetTemplate = NonNullable<Template['containerSet']>;
+  const set = (containers: SetTemplate['containers'], extra: Partial<SetTemplate> = {}) =>
+    input({
+      containerSet: { containers, volumeMounts: [{ name: 'ws', mountPath: '/ws' }], ...extra },
+      volumes: [{ name: 'ws', emptyDir: {} }],
+      outputs: { parameters: [{ name: 'm', valueFrom: { path: '/ws/m' } }] },
+    });
+
+  it('runs every container behind the emissary with its dependencies, main reporting the outputs', () => {
+    const pod = buildStepPod(
+      set(
+        [
+          { name: 'a', image: 'alpine', command: ['sh', '-c', 'echo a'] },
+          { name: 'main', image: 'alpine', command: ['cat'], args: ['/ws/m'], dependencies: ['a'] },
+        ],
+        { retryStrategy: { retries: '2', duration: '1.5s' } },
+      ),
+    );
+    const [a, main, wait] = pod.spec!.containers;
+    expect(pod.spec!.containers.map((c) => c.name)).toEqual(['a', 'main', 'wait']);
+    expect(a!.command).toEqual(['/var/run/plugflow/emissary', '--', 'sh', '-c', 'echo a']);
+    expect(main!.command).toEqual(['/var/run/plugflow/emissary', '--', 'cat']);
+    expect(main!.args).toEqual(['/ws/m']);
+    const env = (c: typeof a) => Object.fromEntries((c!.env ?? []).map((e) => [e.name, e.value]));
+    expect(env(a)).toMatchObject({
+      PLUGFLOW_SET_NAME: 'a',
+      PLUGFLOW_SET_AFTER: '',
+      PLUGFLOW_SET_MEMBERS: 'a,main',
+      PLUGFLOW_SET_HAS_MAIN: 'true',
+      PLUGFLOW_SET_RETRIES: '2',
+      PLUGFLOW_SET_RETRY_WAIT_MS: '1500',
+    });
+    expect(env(main)).toMatchObject({
+      PLUGFLOW_SET_NAME: 'main',
+      PLUGFLOW_SET_AFTER: 'a',
+      PLUGFLOW_OUTPUTS: '[{"name":"m","path":"/ws/m"}]',
+    });
+    expect(env(a).PLUGFLOW_OUTPUTS).toBeUndefined();
+    for (const c of [a, main]) expect(c!.volumeMounts).toEqual(expect.arrayContaining([{ name: 'ws', mountPath: '/ws' }]));
+    expect(wait!.name).toBe('wait');
+    expect(pod.metadata!.annotations).toMatchObject({
+      'kubectl.kubernetes.io/default-container': 'main',
+      'workflows.plugflow.io/container-set': '["a","main"]',
+    });
+  });
+
+  it('refuses outputs without a container named main, and containers without an image', () => {
+    expect(() => buildStepPod(set([{ name: 'a', image: 'alpine', command: ['true'] }]))).toThrow(
+      'inputs and outputs of a containerSet go through its container named main, and it has none',
+    );
+    expect(() => buildStepPod(set([{ name: 'main', command: ['true'] }]))).toThrow('containerSet.containers[0].image is required');
   });
 });

@@ -27,6 +27,7 @@ import {
   type Workflow,
 } from '../api/index.js';
 import { escapeVars } from './expand-vars.js';
+import { ANNOTATION_CONTAINER_SET, buildSetContainers } from './container-set.js';
 import {
   ANNOTATION_OUTPUT_ARTIFACTS,
   COMPONENT_STEP,
@@ -83,13 +84,25 @@ export function buildStepPod(input: StepPodInput): V1Pod {
     throw new Error(`workflow ${wfName ?? '(unnamed)'}: metadata.name and metadata.uid are needed to own its pods`);
   if (!namespace) throw new Error(`workflow ${wfName}: metadata.namespace is needed to create its pods`);
   const body = template.script ?? template.container;
-  if (!body) throw new Error(`${where}: a step pod needs a container or script section (this template has neither)`);
+  const set = template.containerSet;
+  if (!body && !set) throw new Error(`${where}: a step pod needs a container, script or containerSet section (this template has none)`);
   const field = template.script ? 'script' : 'container';
-  if (!body.image) throw new Error(`${where}: ${field}.image is required`);
+  if (body && !body.image) throw new Error(`${where}: ${field}.image is required`);
 
   const outputs = outputFiles(template);
   const plan = input.artifacts;
-  const main = mainContainer(template, body, field, outputs, where);
+  let members: V1Container[];
+  let main: V1Container;
+  if (set) {
+    const built = buildSetContainers(set, where, (c, f) => mainContainer(template, c, f, outputs, where), userArgv, copyContainerFields);
+    members = built.containers;
+    main = built.main ?? built.containers[0]!;
+    if (!built.main && (plan?.packs.length || plan?.logFile || plan?.inputs.length || outputs.length))
+      throw new Error(`${where}: inputs and outputs of a containerSet go through its container named main, and it has none`);
+  } else {
+    main = mainContainer(template, body!, field, outputs, where);
+    members = [main];
+  }
   if (plan?.packs.length) main.env!.push({ name: ENV_PACK_ARTIFACTS, value: escapeVars(JSON.stringify(plan.packs)) });
   if (plan?.logFile) main.env!.push({ name: ENV_ARCHIVE_LOGS, value: escapeVars(plan.logFile) });
   for (const a of plan?.inputs ?? [])
@@ -121,7 +134,7 @@ export function buildStepPod(input: StepPodInput): V1Pod {
       ...(template.initContainers ?? []).map((c, i) => userContainer(c, `initContainers[${i}]`, main, where, false)),
     ],
     containers: [
-      main,
+      ...members,
       {
         name: WAIT_CONTAINER,
         image: input.executorImage,
@@ -180,7 +193,8 @@ export function buildStepPod(input: StepPodInput): V1Pod {
       annotations: {
         ...podMeta.annotations,
         ...template.metadata?.annotations,
-        'kubectl.kubernetes.io/default-container': MAIN_CONTAINER,
+        'kubectl.kubernetes.io/default-container': main.name,
+        ...(set ? { [ANNOTATION_CONTAINER_SET]: JSON.stringify(members.map((c) => c.name)) } : {}),
         ...(plan?.outputs.length ? { [ANNOTATION_OUTPUT_ARTIFACTS]: JSON.stringify(plan.outputs.map((o) => o.record)) } : {}),
       },
       ownerReferences: [

@@ -152,3 +152,56 @@ describe('observePod', () => {
     });
   });
 });
+
+describe('observePod of a containerSet pod', () => {
+  const setPod = (names: string[], status: V1Pod['status']): V1Pod => {
+    const p = pod(status);
+    p.metadata!.annotations = { 'workflows.plugflow.io/container-set': JSON.stringify(names) };
+    return p;
+  };
+  const noMain = encodeWaitReport({ exitCode: 0, parameters: [] });
+
+  it('names the container of the set that failed, not main which then did not run', () => {
+    const obs = observePod(
+      setPod(['a', 'main'], {
+        phase: 'Failed',
+        containerStatuses: [terminated('a', 4), terminated('main', 1), terminated('wait', 0, { message: okReport })],
+      }),
+    );
+    expect(obs).toMatchObject({ phase: 'Failed', message: 'container a: Error (exit code 4)' });
+  });
+
+  it('is not final while a container of the set still runs after main', () => {
+    const obs = observePod(
+      setPod(['a', 'main'], {
+        phase: 'Running',
+        containerStatuses: [running('a'), terminated('main', 0), terminated('wait', 0, { message: okReport })],
+      }),
+    );
+    expect(obs.phase).toBe('Running');
+  });
+
+  it('ends a set without main when all of its containers have', () => {
+    const running1 = observePod(
+      setPod(['a', 'b'], {
+        phase: 'Running',
+        containerStatuses: [terminated('a', 0), running('b'), terminated('wait', 0, { message: noMain })],
+      }),
+    );
+    expect(running1.phase).toBe('Running');
+    const done = observePod(
+      setPod(['a', 'b'], {
+        phase: 'Succeeded',
+        containerStatuses: [terminated('a', 0), terminated('b', 0), terminated('wait', 0, { message: noMain })],
+      }),
+    );
+    expect(done).toMatchObject({ phase: 'Succeeded', outputs: { exitCode: '0' } });
+    const failed = observePod(
+      setPod(['a', 'b'], {
+        phase: 'Failed',
+        containerStatuses: [terminated('a', 0), terminated('b', 2), terminated('wait', 0, { message: noMain })],
+      }),
+    );
+    expect(failed).toMatchObject({ phase: 'Failed', message: 'container b: Error (exit code 2)', outputs: { exitCode: '2' } });
+  });
+});

@@ -11,6 +11,7 @@ import type { Artifact, Outputs } from '../api/index.js';
 import { LABEL_NODE_ID, parseUserJson } from '../api/index.js';
 import type { PodObservation } from '../engine/contract.js';
 import { ANNOTATION_OUTPUT_ARTIFACTS, MAIN_CONTAINER, WAIT_CONTAINER } from './layout.js';
+import { ANNOTATION_CONTAINER_SET } from './container-set.js';
 import { parseWaitReport, type WaitReport } from './wait-report.js';
 
 /** Waiting reasons that mean the pod will not start by itself; reported while Pending. */
@@ -35,9 +36,18 @@ export function observePod(pod: V1Pod): PodObservation {
     ...(pod.spec?.nodeName ? { hostNodeName: pod.spec.nodeName } : {}),
   };
   const statuses = status.containerStatuses ?? [];
-  const mainT = find(statuses, MAIN_CONTAINER)?.state?.terminated;
+  const set = setMembers(pod);
+  // A container set's failed container other than main is why the step failed (main, if any,
+  // then did not run); a set without main ends when all of its containers have.
+  const failedMember = set
+    ?.filter((n) => n !== MAIN_CONTAINER)
+    .map((n) => find(statuses, n))
+    .find((s) => (s?.state?.terminated?.exitCode ?? 0) !== 0);
+  const setWithoutMain = set !== undefined && !set.includes(MAIN_CONTAINER);
+  const mainT = setWithoutMain ? setEnd(set, statuses) : find(statuses, MAIN_CONTAINER)?.state?.terminated;
   const waitT = find(statuses, WAIT_CONTAINER)?.state?.terminated;
-  const final = status.phase === 'Succeeded' || status.phase === 'Failed' || (mainT !== undefined && waitT !== undefined);
+  const setEnded = !set || set.every((n) => find(statuses, n)?.state?.terminated !== undefined);
+  const final = status.phase === 'Succeeded' || status.phase === 'Failed' || (mainT !== undefined && waitT !== undefined && setEnded);
 
   if (!final) {
     if (pod.metadata?.deletionTimestamp) return { ...base, phase: 'Deleted', message: 'the pod was deleted before the step finished' };
@@ -71,6 +81,9 @@ export function observePod(pod: V1Pod): PodObservation {
     if (uploaded.length) outputs.artifacts = uploaded;
   }
 
+  if (failedMember) {
+    return { ...done, phase: 'Failed', message: `container ${failedMember.name}: ${describe(failedMember.state!.terminated!)}`, outputs };
+  }
   if (mainT.exitCode !== 0) return { ...done, phase: 'Failed', message: describe(mainT), outputs };
   if (report?.error) return { ...done, phase: 'Failed', message: report.error, outputs };
   if (parsed && 'error' in parsed) return { ...done, phase: 'Failed', message: parsed.error, outputs };
@@ -118,6 +131,25 @@ function pendingMessage(pod: V1Pod): string | undefined {
   const unschedulable = status.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False');
   if (unschedulable?.message) return unschedulable.message;
   return undefined;
+}
+
+/** The container names of a containerSet pod (its annotation), or undefined for other pods. */
+function setMembers(pod: V1Pod): string[] | undefined {
+  const text = pod.metadata?.annotations?.[ANNOTATION_CONTAINER_SET];
+  if (!text) return undefined;
+  try {
+    const names = parseUserJson(text, ANNOTATION_CONTAINER_SET) as unknown;
+    return Array.isArray(names) && names.every((n) => typeof n === 'string') ? names : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A set without main has ended when every container has: exit code 0, or the first failure's. */
+function setEnd(set: string[], statuses: V1ContainerStatus[]): V1ContainerStateTerminated | undefined {
+  const ended = set.map((n) => find(statuses, n)?.state?.terminated);
+  if (ended.some((t) => t === undefined)) return undefined;
+  return ended.find((t) => t!.exitCode !== 0) ?? { exitCode: 0 };
 }
 
 function find(statuses: V1ContainerStatus[], name: string): V1ContainerStatus | undefined {
