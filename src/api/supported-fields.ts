@@ -70,6 +70,9 @@ export const RECORD_NAMES = [
   'Container',
   'ScriptTemplate',
   'UserContainer',
+  'ContainerSetTemplate',
+  'ContainerNode',
+  'ContainerSetRetryStrategy',
   'SuspendTemplate',
   'DAGTemplate',
   'WorkflowStep',
@@ -221,7 +224,11 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
       'one',
       "done by the controller with the rights of the step's service account (template, else spec.serviceAccountName, else default), impersonated; no pod",
     ),
-    containerSet: no('containerSet templates are not implemented yet'),
+    containerSet: rec(
+      'ContainerSetTemplate',
+      'one',
+      'one pod; every container starts at once and runs its command when the containers it depends on succeeded; outputs from the container named main',
+    ),
     data: no('data templates are not implemented yet'),
     inputs: rec('Inputs'),
     outputs: rec('Outputs'),
@@ -267,6 +274,19 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
   UserContainer: {
     mirrorVolumeMounts: ok(),
     ...containerFields(),
+  },
+  ContainerSetTemplate: {
+    containers: rec('ContainerNode', 'list'),
+    volumeMounts: ok('mounted in every container of the set'),
+    retryStrategy: rec('ContainerSetRetryStrategy'),
+  },
+  ContainerNode: {
+    dependencies: ok('names of containers of the set whose command must succeed first; a container whose dependency failed does not run'),
+    ...containerFields(),
+  },
+  ContainerSetRetryStrategy: {
+    retries: ok("how many times a container's failed command is run again, in place"),
+    duration: ok('the wait between two runs (a Go duration)'),
   },
   SuspendTemplate: { duration: ok() },
   DAGTemplate: { tasks: rec('DAGTask', 'list'), failFast: ok(), target: ok() },

@@ -35,13 +35,13 @@ describe('plugflow submit refuses fields plugflow does not implement', () => {
         '  podPriority: 1',
         '  templates:',
         '  - name: main',
-        '    containerSet: {containers: [{name: main, image: alpine}]}',
+        '    data: {source: {}, transformation: []}',
         '    container: {image: alpine, command: [sleep, "1"]}',
       ].join('\n'),
     );
     await expect(runSubmit(file, { server: url, token: 't', parameter: [] }, quiet)).rejects.toThrow(
       'Workflow default/locked is invalid: spec.podPriority is not supported yet: deprecated by the peer; use podPriorityClassName; ' +
-        'spec.templates[main].containerSet is not supported yet: containerSet templates are not implemented yet',
+        'spec.templates[main].data is not supported yet: data templates are not implemented yet',
     );
     expect(requests).toBe(0);
   });

@@ -21,6 +21,7 @@ import { checkExpression, checkTags, tagNames } from './expressions.js';
 import type { TemplateResolver } from './template-resolver.js';
 import { validateDag, validateSteps } from './validate-calls.js';
 import { validateResource } from './validate-resource.js';
+import { validateContainerSet } from './validate-container-set.js';
 import { errorMessage } from '../log/error-message.js';
 
 export interface TemplateContext {
@@ -30,15 +31,15 @@ export interface TemplateContext {
   add(field: string, detail: string): void;
 }
 
-const SUPPORTED_KINDS = ['container', 'script', 'steps', 'dag', 'suspend', 'plugin', 'http', 'resource'];
+const SUPPORTED_KINDS = ['container', 'script', 'containerSet', 'steps', 'dag', 'suspend', 'plugin', 'http', 'resource'];
 
 /** Validates `t` found at `where`; `scope` is where its plain template names resolve. */
 export function validateTemplate(t: Template, where: string, scope: string | undefined, ctx: TemplateContext): void {
   const { add } = ctx;
-  const kinds = SUPPORTED_KINDS.concat(['containerSet', 'data']).filter((k) => t[k as keyof Template] !== undefined);
+  const kinds = SUPPORTED_KINDS.concat(['data']).filter((k) => t[k as keyof Template] !== undefined);
   if (kinds.length === 0) add(where, `has no kind: give one of ${SUPPORTED_KINDS.join(', ')}`);
   else if (kinds.length > 1) add(where, `has more than one kind (${kinds.join(', ')}); keep one`);
-  // A kind plugflow does not run (containerSet, data) is refused by validate-fields.ts.
+  // A kind plugflow does not run (data) is refused by validate-fields.ts.
 
   if (t.container && !t.container.image) add(`${where}.container.image`, 'is required');
   if (t.script && !t.script.image) add(`${where}.script.image`, 'is required');
@@ -60,6 +61,7 @@ export function validateTemplate(t: Template, where: string, scope: string | und
     add(`${where}.parallelism`, `must be a whole number of at least 1, got ${JSON.stringify(t.parallelism)}`);
   }
   validateResource(t, where, ctx);
+  if (t.containerSet) validateContainerSet(t, where, ctx);
   checkRetry(t, where, ctx);
   checkMemoize(t, where, ctx);
   if (t.daemon !== undefined && typeof t.daemon !== 'boolean') ctx.add(`${where}.daemon`, 'must be true or false');
@@ -151,8 +153,8 @@ function checkParameters(t: Template, where: string, ctx: TemplateContext): void
       (k) => vf[k] !== undefined,
     );
     if (sources.length > 1) ctx.add(`${field}.valueFrom`, `has more than one source (${sources.join(', ')}); keep one`);
-    if (vf.path !== undefined && !t.container && !t.script)
-      ctx.add(`${field}.valueFrom.path`, 'only works in container and script templates');
+    if (vf.path !== undefined && !t.container && !t.script && !t.containerSet)
+      ctx.add(`${field}.valueFrom.path`, 'only works in container, script and containerSet templates');
     if (vf.supplied !== undefined && !t.suspend) ctx.add(`${field}.valueFrom.supplied`, 'only works in suspend templates');
     if (vf.expression !== undefined) expression(vf.expression, `${field}.valueFrom.expression`, ctx);
   }

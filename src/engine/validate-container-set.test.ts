@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import type { Template } from '../api/index.js';
+import { validateWorkflow } from './validate.js';
+
+const problems = (t: Omit<Template, 'name'>): string[] =>
+  validateWorkflow({
+    apiVersion: 'plugflow.io/v1alpha1',
+    kind: 'Workflow',
+    metadata: { name: 'w' },
+    spec: { entrypoint: 's', templates: [{ name: 's', ...t }] },
+  } as never).map((e) => `${e.field} ${e.detail}`);
+
+const c = (name: string, dependencies?: string[]) => ({
+  name,
+  image: 'alpine',
+  command: ['true'],
+  ...(dependencies ? { dependencies } : {}),
+});
+
+describe('containerSet validation', () => {
+  it('accepts the peer documentation example', () => {
+    expect(
+      problems({
+        volumes: [{ name: 'workspace', emptyDir: {} }],
+        containerSet: {
+          volumeMounts: [{ mountPath: '/workspace', name: 'workspace' }],
+          containers: [c('a'), c('b'), c('main', ['a', 'b'])],
+          retryStrategy: { retries: '10', duration: '30s' },
+        },
+        outputs: { parameters: [{ name: 'message', valueFrom: { path: '/workspace/message' } }] },
+      }),
+    ).toEqual([]);
+  });
+
+  it('refuses unknown and circular dependencies, reserved and repeated names, naming the field', () => {
+    expect(problems({ containerSet: { containers: [c('a', ['b']), c('b', ['a'])] } })).toEqual([
+      'spec.templates[s].containerSet.containers have a dependency cycle: a -> b -> a',
+    ]);
+    expect(problems({ containerSet: { containers: [c('a', ['nope', 'a'])] } })).toEqual([
+      'spec.templates[s].containerSet.containers[0].dependencies[0] names no container of the set: "nope"',
+      'spec.templates[s].containerSet.containers[0].dependencies[1] a container cannot depend on itself',
+    ]);
+    expect(problems({ containerSet: { containers: [c('wait'), c('x'), c('x')] } })).toEqual([
+      'spec.templates[s].containerSet.containers[0].name "wait" is reserved by plugflow for its own container in the pod',
+      'spec.templates[s].containerSet.containers[2].name "x" is used twice',
+    ]);
+    expect(problems({ containerSet: { containers: [{ name: 'a', image: 'alpine' }] } })).toEqual([
+      "spec.templates[s].containerSet.containers[0].command is required: plugflow runs it through its emissary and cannot read an image's entrypoint",
+    ]);
+    expect(problems({ containerSet: { containers: [c('a')], retryStrategy: { retries: -1, duration: 'soon' } } })).toEqual([
+      'spec.templates[s].containerSet.retryStrategy.retries must be a whole number of at least 0, got -1',
+      expect.stringMatching(/^spec\.templates\[s\]\.containerSet\.retryStrategy\.duration "soon"/),
+    ]);
+  });
+
+  it('needs a container named main for outputs and input artifacts', () => {
+    expect(
+      problems({
+        containerSet: { containers: [c('a')] },
+        outputs: { parameters: [{ name: 'p', valueFrom: { path: '/tmp/p' } }] },
+      }),
+    ).toEqual([
+      'spec.templates[s].outputs.parameters[0].valueFrom.path needs a container named main in the containerSet: only main reads inputs and writes outputs (as in the peer)',
+    ]);
+  });
+});
