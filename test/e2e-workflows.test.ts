@@ -83,6 +83,7 @@ beforeAll(async () => {
     'custom-metrics.yaml',
     'lifecycle-hooks.yaml',
     'daemon-step.yaml',
+    'container-set.yaml',
   ];
   for (const file of files) {
     const workflows = readExample(file).filter((d) => d.kind === 'Workflow');
@@ -287,6 +288,23 @@ describe('examples/workflows end to end', () => {
         },
         { timeoutMs: 60_000 },
       );
+    },
+    SLOW,
+  );
+
+  it(
+    'container-set: the containers ran in dependency order in one pod, main reported the shared file, and a failed command ran again in place',
+    async () => {
+      const wf = await done('container-set.yaml');
+      expectPhase(wf, 'Succeeded');
+      const together = nodeNamed(wf, 'together');
+      expect(together.type).toBe('Pod');
+      expect(together.outputs?.parameters).toEqual([{ name: 'message', value: 'a: hello\nb: hello\nmain: hello' }]);
+      expect(result(together)).toBe('a: hello\nb: hello\nmain: hello');
+      expect(nodeNamed(wf, 'flaky').phase).toBe('Succeeded');
+      expect(result(nodeNamed(wf, 'show'))).toBe('3');
+      const pod = await stack.core.readNamespacedPod({ namespace: stack.namespace, name: together.podName! });
+      expect(pod.spec!.containers.map((c) => c.name)).toEqual(['a', 'b', 'main', 'wait']);
     },
     SLOW,
   );

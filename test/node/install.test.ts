@@ -84,6 +84,21 @@ describe.skipIf(reason !== undefined)('plugflow installed on a real node', () =>
     expect(report, `${results.length} example workflows`).toEqual([]);
   }, 300_000);
 
+  it('runs the resource template examples as their service account, after kubectl apply of their rbac.yaml', async () => {
+    await node.kubectl(['apply', '-n', NS, '-f', join(REPO_ROOT, 'examples/resource/rbac.yaml')]);
+    const files = readdirSync(join(REPO_ROOT, 'examples/resource'))
+      .filter((f) => f.endsWith('.yaml') && f !== 'rbac.yaml')
+      .map((f) => `examples/resource/${f}`);
+    const results = await Promise.all(
+      files.map(async (f) => {
+        const name = await node.submit(f, NS);
+        return { f, name, ...(await node.finished(name, NS, 120_000)) };
+      }),
+    );
+    const wrong = results.filter((r) => r.phase !== 'Succeeded').map((r) => `${r.f} (${r.name}) ended ${r.phase}: ${r.message}`);
+    expect(wrong, `${results.length} resource examples`).toEqual([]);
+  }, 240_000);
+
   it('turns on executor plugins with kubectl set env and runs the sample plugin workflow', async () => {
     await node.kubectl(['-n', SYSTEM, 'set', 'env', 'deploy/plugflow-controller', 'WORKFLOW_EXECUTOR_PLUGINS=true']);
     await node.kubectl(['-n', SYSTEM, 'rollout', 'status', 'deploy/plugflow-controller', '--timeout=180s']);
