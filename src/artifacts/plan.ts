@@ -115,6 +115,14 @@ export interface ArtifactPlan {
   outputs: OutputArtifactPlan[];
   /** Environment variables of the init/wait containers: name → Secret reference. */
   secrets: Array<{ env: string; ref: { name: string; key: string } }>;
+  /** A data template's `source.artifactPaths`: the store and key prefix whose objects are listed. */
+  listing?: StoredLocation;
+}
+
+/** What the main container of a data template's pod does (src/pod-side/data.ts). */
+export interface DataPlan {
+  listing: StoredLocation;
+  transformation: Array<{ expression: string }>;
 }
 
 export class ArtifactPlanError extends Error {}
@@ -208,7 +216,11 @@ export function planArtifacts(
       record: { name: MAIN_LOGS_ARTIFACT, ...location },
     });
   }
-  return { ...(logFile ? { logFile } : {}), inputs, packs, outputs, secrets: secrets.list() };
+  const paths = template.data?.source?.artifactPaths;
+  const listing = paths
+    ? listingLocation(paths, repository, secrets, `${where}: data.source.artifactPaths`, options.gcsEndpoint)
+    : undefined;
+  return { ...(logFile ? { logFile } : {}), ...(listing ? { listing } : {}), inputs, packs, outputs, secrets: secrets.list() };
 }
 
 /** What an artifact GC pod deletes: each artifact's location, credentials as variables. */
@@ -305,6 +317,37 @@ function outputLocation(
  * A "key-only" object-store artifact (`vendorAObject: {key: …}`, as the peer allows) takes the
  * bucket, endpoint and credentials of the workflow's repository; its own fields win.
  */
+/**
+ * Where a data template lists: its own location over the repository's (no location at all: the
+ * repository's store), with its key (or blob name) as the prefix — empty lists everything.
+ */
+function listingLocation(
+  paths: Artifact,
+  repository: ArtifactRepository | undefined,
+  secrets: SecretEnvs,
+  field: string,
+  gcsEndpoint: string | undefined,
+): StoredLocation {
+  const located = paths.vendorAObject || paths.vendorB || paths.vendorCObject;
+  const base: Artifact = located
+    ? paths
+    : repository?.vendorB
+      ? { ...paths, vendorB: {} }
+      : repository?.vendorCObject
+        ? { ...paths, vendorCObject: {} }
+        : { ...paths, vendorAObject: {} };
+  const a = withRepository(base, repository);
+  const prefix = a.vendorCObject?.key ?? a.vendorB?.blob ?? a.vendorAObject?.key ?? '';
+  // The store checks want a key; the listing's prefix may be empty, so it is put back after.
+  const keyed: Artifact = a.vendorCObject
+    ? { ...a, vendorCObject: { ...a.vendorCObject, key: 'x' } }
+    : a.vendorB
+      ? { ...a, vendorB: { ...a.vendorB, blob: 'x' } }
+      : { ...a, vendorAObject: { ...a.vendorAObject, key: 'x' } };
+  const loc = storedLocation(keyed, secrets, field, gcsEndpoint);
+  return isBlob(loc) ? { ...loc, blob: prefix } : { ...loc, key: prefix };
+}
+
 function withRepository(a: Artifact, repository: ArtifactRepository | undefined): Artifact {
   if (!isKeyOnly(a) || !repository) return a;
   if (a.vendorCObject) {

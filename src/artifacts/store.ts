@@ -180,6 +180,12 @@ export async function downloadStored(loc: StoredLocation, creds: Credentials, de
   }
 }
 
+/** The keys of every object whose key starts with the location's key (or blob name), as full keys. */
+export async function listStored(loc: StoredLocation, creds: Credentials): Promise<string[]> {
+  const d = await driver(loc);
+  return (await d.list(loc, creds, keyOf(loc))).map((k) => k.key);
+}
+
 /**
  * Deletes what the location names: the object, and every object under `<key>/` (a directory
  * stored without archive). What is already gone is not an error. Returns how many were named.

@@ -3,6 +3,7 @@
  *   install DIR   init container: copy the emissary into the shared volume, fetch input artifacts
  *   gc            artifact GC pod: delete a workflow's stored artifacts
  *   wait          wait container: report the main container's outputs in the termination message
+ *   data          main container of a data template: list, transform, print the JSON result
  */
 import type { Command } from 'commander';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { outputsFromEnv, runWait } from '../pod-side/wait.js';
 import { fetchInputs, inputPlansFromEnv } from '../pod-side/input-artifacts.js';
 import { outputPlansFromEnv } from '../pod-side/output-artifacts.js';
 import { runArtifactGC } from '../pod-side/artifact-gc.js';
+import { dataPlanFromEnv, runData } from '../pod-side/data.js';
 import { DEFAULT_TERMINATION_MESSAGE_PATH, ENV_VAR_DIR, VAR_DIR } from '../pods/layout.js';
 import { encodeWaitReport } from '../pods/wait-report.js';
 import { errorMessage } from '../log/error-message.js';
@@ -38,6 +40,18 @@ export function registerPodSideCommands(program: Command): void {
         } catch {
           // not writable (run outside a pod): the log line above says it
         }
+        process.exitCode = 1;
+      }
+    });
+
+  executor
+    .command('data')
+    .description("list the objects of a data template's source and print its transformation's result as JSON")
+    .action(async () => {
+      try {
+        console.log(await runData(dataPlanFromEnv()));
+      } catch (err) {
+        console.error(`plugflow executor data: ${errorMessage(err)}`);
         process.exitCode = 1;
       }
     });

@@ -243,7 +243,7 @@ describe('buildStepPod', () => {
 
   it('rejects what it cannot build, naming the template and field', () => {
     const cases: Array<[Partial<Template>, RegExp]> = [
-      [{}, /template "t": a step pod needs a container, script or containerSet section/],
+      [{}, /template "t": a step pod needs a container, script, containerSet or data section/],
       [{ container: { command: ['x'] } }, /template "t": container.image is required/],
       [{ container: { image: 'a' } }, /template "t": container.command is required/],
       [{ script: { image: 'a', source: 'x' } }, /template "t": script.command is required/],
@@ -329,5 +329,42 @@ describe('buildStepPod of a containerSet', () => {
       'inputs and outputs of a containerSet go through its container named main, and it has none',
     );
     expect(() => buildStepPod(set([{ name: 'main', command: ['true'] }]))).toThrow('containerSet.containers[0].image is required');
+  });
+});
+
+describe('buildStepPod of a data template', () => {
+  const data = {
+    source: { artifactPaths: { name: 'logs', vendorAObject: { key: 'logs/' } } },
+    transformation: [{ expression: 'len(data)' }],
+  };
+
+  it('runs the plugflow image, with the listing, the transformation and the store credentials from their Secret', () => {
+    const pod = buildStepPod({
+      ...input({ data }),
+      artifacts: {
+        inputs: [],
+        packs: [],
+        outputs: [],
+        secrets: [{ env: 'PLUGFLOW_SECRET_0', ref: { name: 'store', key: 'access' } }],
+        listing: { bucket: 'b', key: 'logs/', endpoint: 'http://minio:9000', accessKeyEnv: 'PLUGFLOW_SECRET_0' },
+      },
+    });
+    const main = pod.spec!.containers[0]!;
+    expect(main.name).toBe('main');
+    expect(main.image).toBe('plugflow:dev');
+    expect(main.command).toEqual(['/var/run/plugflow/emissary', '--', 'plugflow', 'executor', 'data']);
+    const env = Object.fromEntries((main.env ?? []).map((e) => [e.name, e.value ?? e.valueFrom]));
+    expect(JSON.parse(env.PLUGFLOW_DATA as string)).toEqual({
+      listing: { bucket: 'b', key: 'logs/', endpoint: 'http://minio:9000', accessKeyEnv: 'PLUGFLOW_SECRET_0' },
+      transformation: [{ expression: 'len(data)' }],
+    });
+    expect(env.PLUGFLOW_SECRET_0).toEqual({ secretKeyRef: { name: 'store', key: 'access' } });
+    expect(main.securityContext).toMatchObject({ allowPrivilegeEscalation: false });
+  });
+
+  it('says so when there is nothing to list', () => {
+    expect(() => buildStepPod(input({ data }))).toThrow(
+      'data.source.artifactPaths names no store to list, and there is no artifact repository to take one from',
+    );
   });
 });

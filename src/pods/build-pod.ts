@@ -27,12 +27,14 @@ import {
   type Workflow,
 } from '../api/index.js';
 import { escapeVars } from './expand-vars.js';
+import type { DataPlan } from '../artifacts/plan.js';
 import { ANNOTATION_CONTAINER_SET, buildSetContainers } from './container-set.js';
 import {
   ANNOTATION_OUTPUT_ARTIFACTS,
   COMPONENT_STEP,
   EMISSARY_PATH,
   ENV_ARCHIVE_LOGS,
+  ENV_DATA,
   ENV_INPUT_ARTIFACTS,
   ENV_OUTPUT_ARTIFACTS,
   ENV_OUTPUTS,
@@ -83,10 +85,11 @@ export function buildStepPod(input: StepPodInput): V1Pod {
   if (!wfName || !workflow.metadata.uid)
     throw new Error(`workflow ${wfName ?? '(unnamed)'}: metadata.name and metadata.uid are needed to own its pods`);
   if (!namespace) throw new Error(`workflow ${wfName}: metadata.namespace is needed to create its pods`);
-  const body = template.script ?? template.container;
+  const body = template.script ?? template.container ?? (template.data ? dataContainer(input, where) : undefined);
   const set = template.containerSet;
-  if (!body && !set) throw new Error(`${where}: a step pod needs a container, script or containerSet section (this template has none)`);
-  const field = template.script ? 'script' : 'container';
+  if (!body && !set)
+    throw new Error(`${where}: a step pod needs a container, script, containerSet or data section (this template has none)`);
+  const field = template.script ? 'script' : template.data ? 'data' : 'container';
   if (body && !body.image) throw new Error(`${where}: ${field}.image is required`);
 
   const outputs = outputFiles(template);
@@ -202,6 +205,28 @@ export function buildStepPod(input: StepPodInput): V1Pod {
       ],
     },
     spec,
+  };
+}
+
+/**
+ * The main container of a data template: the plugflow image lists the objects and applies the
+ * transformation (src/pod-side/data.ts); the store's credentials come from its Secrets, as the
+ * init and wait containers get them.
+ */
+function dataContainer(input: StepPodInput, where: string): Container {
+  const plan = input.artifacts;
+  if (!plan?.listing)
+    throw new Error(`${where}: data.source.artifactPaths names no store to list, and there is no artifact repository to take one from`);
+  const data: DataPlan = { listing: plan.listing, transformation: input.template.data?.transformation ?? [] };
+  return {
+    name: MAIN_CONTAINER,
+    image: input.executorImage,
+    command: ['plugflow', 'executor', 'data'],
+    env: [
+      { name: ENV_DATA, value: escapeVars(JSON.stringify(data)) },
+      ...plan.secrets.map((s) => ({ name: s.env, valueFrom: { secretKeyRef: { name: s.ref.name, key: s.ref.key } } })),
+    ],
+    securityContext: executorSecurity() as Container['securityContext'],
   };
 }
 

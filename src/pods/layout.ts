@@ -44,6 +44,8 @@ export const ENV_VAR_DIR = 'PLUGFLOW_VAR_DIR';
 export const ENV_INPUT_ARTIFACTS = 'PLUGFLOW_INPUT_ARTIFACTS';
 export const ENV_PACK_ARTIFACTS = 'PLUGFLOW_ARTIFACTS';
 export const ENV_OUTPUT_ARTIFACTS = 'PLUGFLOW_OUTPUT_ARTIFACTS';
+/** A data template's listing and transformation (DataPlan, JSON), for `plugflow executor data`. */
+export const ENV_DATA = 'PLUGFLOW_DATA';
 /**
  * Pod annotation with the output artifacts' records (JSON list, Secret references only): where
  * the wait container uploads them, read back by the pod observer once it reports them. On the
