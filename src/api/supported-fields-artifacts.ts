@@ -12,7 +12,22 @@ const INPUT_ONLY = 'applies when an input artifact is placed; an output artifact
 const STORED_IN_STORE = "an output artifact is stored in the workflow's artifact repository or its own vendorAObject";
 
 /** The artifact records, by the spec's names. */
+const LISTED_IN_STORE = 'a data template lists the objects of an object store (vendorAObject, vendorB, vendorCObject)';
+
 export const ARTIFACT_RECORDS = {
+  ArtifactPaths: {
+    name: ok(),
+    vendorAObject: rec('ObjectStoreArtifact', 'one', 'the objects whose keys start with key are listed (no key: the whole bucket)'),
+    vendorB: rec('BlobStoreArtifact', 'one', 'the blobs whose names start with blob are listed'),
+    vendorCObject: rec('GcsArtifact', 'one', 'the objects whose keys start with key are listed'),
+    http: no(LISTED_IN_STORE),
+    raw: no(LISTED_IN_STORE),
+    git: no(LISTED_IN_STORE),
+    hdfs: no(OBJECT_STORE_ONLY),
+    vendorDObject: no(OBJECT_STORE_ONLY),
+    vendorO: no(OBJECT_STORE_ONLY),
+    path: no('a data template lists keys; it places no file'),
+  },
   InputArtifact: {
     name: ok(),
     path: ok('where the file or directory is placed (required for pods)'),

@@ -35,13 +35,13 @@ describe('plugflow submit refuses fields plugflow does not implement', () => {
         '  podPriority: 1',
         '  templates:',
         '  - name: main',
-        '    data: {source: {}, transformation: []}',
+        '    priority: 5',
         '    container: {image: alpine, command: [sleep, "1"]}',
       ].join('\n'),
     );
     await expect(runSubmit(file, { server: url, token: 't', parameter: [] }, quiet)).rejects.toThrow(
       'Workflow default/locked is invalid: spec.podPriority is not supported yet: deprecated by the peer; use podPriorityClassName; ' +
-        'spec.templates[main].data is not supported yet: data templates are not implemented yet',
+        "spec.templates[main].priority is not supported yet: the peer sets it as the step pod's spec.priority, which Kubernetes' Priority admission refuses unless it equals the priorityClassName's value; use priorityClassName",
     );
     expect(requests).toBe(0);
   });

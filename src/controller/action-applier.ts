@@ -22,7 +22,7 @@
  *   deletions: workflow-objects.ts.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import { EXECUTOR_PLUGIN_SUFFIX, type Template, type Workflow } from '../api/index.js';
+import { EXECUTOR_PLUGIN_SUFFIX, type Artifact, type Template, type Workflow } from '../api/index.js';
 import type { EngineAction } from '../engine/index.js';
 import type { KubeClient } from '../kube/client.js';
 import { ApiError, isAlreadyExists, isNotFound, isTransient } from '../kube/errors.js';
@@ -248,7 +248,8 @@ export class ActionApplier {
           !(o.vendorAObject?.bucket && o.vendorAObject.endpoint && o.vendorAObject.key) &&
           !(o.vendorB?.endpoint && o.vendorB.container && o.vendorB.blob),
       ) ||
-      (t.inputs?.artifacts ?? []).some(isKeyOnly);
+      (t.inputs?.artifacts ?? []).some(isKeyOnly) ||
+      (t.data !== undefined && dataNeedsRepository(t.data.source?.artifactPaths));
     let repository: ArtifactRepository | undefined;
     if (required) repository = await this.opts.repositories?.forWorkflow(wf);
     else if (logsAsked === undefined)
@@ -257,7 +258,7 @@ export class ActionApplier {
         throw err;
       });
     const archiveLogs = archivesLogs(t, wf.spec.archiveLogs, repository);
-    if (!t.inputs?.artifacts?.length && outputs.length === 0 && !archiveLogs) return undefined;
+    if (!t.inputs?.artifacts?.length && outputs.length === 0 && !archiveLogs && !t.data) return undefined;
     const meta = wf.metadata;
     const created = meta.creationTimestamp as unknown as Date | string | undefined;
     return planArtifacts(
@@ -442,4 +443,10 @@ function isPermanent(err: unknown): boolean {
   if (!(err instanceof ApiError)) return false;
   if (err.code === 403) return !/exceeded quota|quota/i.test(err.message);
   return err.code === 400 || err.code === 404 || err.code === 422;
+}
+
+/** A data template's listing takes what its own location lacks (or all of it) from the repository. */
+function dataNeedsRepository(paths: Artifact | undefined): boolean {
+  if (!paths || !(paths.vendorAObject || paths.vendorB || paths.vendorCObject)) return true;
+  return isKeyOnly(paths);
 }

@@ -101,7 +101,7 @@ function executeInvocation(run: EngineRun, inv: Invocation, existing: NodeStatus
     if (!run.canStart()) return undefined;
     const scope: Vars = { ...run.globals, ...inv.local, 'node.name': inv.name };
     // A pod template without retries knows its pod name already (execute-pod.ts names it so).
-    if ((kind === 'container' || kind === 'script' || kind === 'containerSet') && !template.retryStrategy)
+    if ((kind === 'container' || kind === 'script' || kind === 'containerSet' || kind === 'data') && !template.retryStrategy)
       scope['pod.name'] = podNameFor(run.workflowName, inv.name, resolved.templateName);
     const bound = bindInputs(template.inputs, inv.args, where, scope, inv.absent, run.parameterConfigMaps);
     if (!bound.ok)
@@ -113,7 +113,7 @@ function executeInvocation(run: EngineRun, inv: Invocation, existing: NodeStatus
   if (kind === undefined || !SUPPORTED.has(kind)) {
     const message =
       kind === undefined
-        ? `${where}: the template has no kind (one of container, script, containerSet, steps, dag, suspend, plugin, http, resource)`
+        ? `${where}: the template has no kind (one of container, script, containerSet, data, steps, dag, suspend, plugin, http, resource)`
         : `${where}: templates of kind "${kind}" are not supported by plugflow`;
     return existing ? run.setPhase(existing, 'Error', message) : run.createNode({ ...seed, type: 'Pod', phase: 'Error', message });
   }
@@ -168,13 +168,14 @@ function lockGate(run: EngineRun, ex: Execution, holder: string, type: NodeType)
   return run.createNode({ ...ex.seed, type, phase: 'Pending', message: got.message });
 }
 
-const SUPPORTED = new Set<string>(['container', 'script', 'containerSet', 'steps', 'dag', 'suspend', 'plugin', 'http', 'resource']);
+const SUPPORTED = new Set<string>(['container', 'script', 'containerSet', 'data', 'steps', 'dag', 'suspend', 'plugin', 'http', 'resource']);
 
 function executeKind(run: EngineRun, ex: Execution, kind: string): NodeStatus | undefined {
   switch (kind) {
     case 'container':
     case 'script':
     case 'containerSet':
+    case 'data':
       return executePod(run, ex);
     case 'suspend':
       return executeSuspend(run, ex);

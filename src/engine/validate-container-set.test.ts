@@ -64,3 +64,21 @@ describe('containerSet validation', () => {
     ]);
   });
 });
+
+describe('data template validation', () => {
+  it('needs a source and expressions that parse', () => {
+    expect(problems({ data: { source: {}, transformation: [{ expression: 'filter(data, {# endsWith "x"})' }] } })).toEqual([
+      'spec.templates[s].data.source.artifactPaths is required: it is what the data template lists',
+    ]);
+    expect(
+      problems({
+        data: { source: { artifactPaths: { name: 'a', vendorAObject: { key: 'k' } } }, transformation: [{ expression: 'data +' }] },
+      }),
+    ).toEqual([expect.stringMatching(/^spec\.templates\[s\]\.data\.transformation\[0\]\.expression /)]);
+    expect(
+      problems({ data: { source: { artifactPaths: { name: 'a', http: { url: 'http://x' } } }, transformation: [] } } as never),
+    ).toEqual([
+      'spec.templates[s].data.source.artifactPaths.http is not supported yet: a data template lists the objects of an object store (vendorAObject, vendorB, vendorCObject)',
+    ]);
+  });
+});

@@ -1,8 +1,8 @@
 /**
  * No field is silently ignored (issue 18 §5): a workflow is walked along the records of
  * src/api/supported-fields.ts and every field that plugflow does not implement is refused,
- * naming its full path: `spec.templates[main].data is not supported yet: data
- * templates are not implemented yet`. Fields no record lists are refused as unknown.
+ * naming its full path: `spec.templates[main].priority is not supported yet: the peer sets it
+ * as the step pod's spec.priority, …`. Fields no record lists are refused as unknown.
  *
  * Lists of named records are shown by name (`spec.templates[main]`, `steps[0][a]`,
  * `dag.tasks[b]`), like every other validation message; unnamed elements by index.

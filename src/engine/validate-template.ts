@@ -31,15 +31,14 @@ export interface TemplateContext {
   add(field: string, detail: string): void;
 }
 
-const SUPPORTED_KINDS = ['container', 'script', 'containerSet', 'steps', 'dag', 'suspend', 'plugin', 'http', 'resource'];
+const SUPPORTED_KINDS = ['container', 'script', 'containerSet', 'data', 'steps', 'dag', 'suspend', 'plugin', 'http', 'resource'];
 
 /** Validates `t` found at `where`; `scope` is where its plain template names resolve. */
 export function validateTemplate(t: Template, where: string, scope: string | undefined, ctx: TemplateContext): void {
   const { add } = ctx;
-  const kinds = SUPPORTED_KINDS.concat(['data']).filter((k) => t[k as keyof Template] !== undefined);
+  const kinds = SUPPORTED_KINDS.filter((k) => t[k as keyof Template] !== undefined);
   if (kinds.length === 0) add(where, `has no kind: give one of ${SUPPORTED_KINDS.join(', ')}`);
   else if (kinds.length > 1) add(where, `has more than one kind (${kinds.join(', ')}); keep one`);
-  // A kind plugflow does not run (data) is refused by validate-fields.ts.
 
   if (t.container && !t.container.image) add(`${where}.container.image`, 'is required');
   if (t.script && !t.script.image) add(`${where}.script.image`, 'is required');
@@ -62,6 +61,14 @@ export function validateTemplate(t: Template, where: string, scope: string | und
   }
   validateResource(t, where, ctx);
   if (t.containerSet) validateContainerSet(t, where, ctx);
+  if (t.data) {
+    if (!t.data.source?.artifactPaths) ctx.add(`${where}.data.source.artifactPaths`, 'is required: it is what the data template lists');
+    (Array.isArray(t.data.transformation) ? t.data.transformation : []).forEach((step, i) => {
+      const field = `${where}.data.transformation[${i}].expression`;
+      if (typeof step?.expression !== 'string' || step.expression === '') ctx.add(field, 'is required');
+      else if (!tagged(step.expression)) expression(step.expression, field, ctx);
+    });
+  }
   checkRetry(t, where, ctx);
   checkMemoize(t, where, ctx);
   if (t.daemon !== undefined && typeof t.daemon !== 'boolean') ctx.add(`${where}.daemon`, 'must be true or false');
