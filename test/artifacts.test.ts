@@ -447,6 +447,7 @@ describe('the examples in examples/artifacts run unchanged', () => {
     'artifact-passing-subpath.yaml': ['read', /^hello world$/],
     'artifact-passing.yaml': ['consume', /^hello world\nstatus\nwhen\nok$/],
     'conditional-artifacts.yaml': ['show', /^it was (heads|tails)$/],
+    'data-transformations.yaml': ['read', /^(one|two)$/],
     'global-output-artifact.yaml': ['report', /^VERSION\napp\nv1$/],
     'input-artifact-raw.yaml': ['input-artifact-raw-', /^2$/],
     'key-only-artifact.yaml': ['get', /^stored under a key of my choosing$/],
@@ -463,6 +464,13 @@ describe('the examples in examples/artifacts run unchanged', () => {
         expect(file in printed, `add what ${file} prints to the table above`).toBe(true);
         const leaf = nodes(done).find((n) => n.type === 'Pod' && (n.displayName === step || n.displayName?.startsWith(step)));
         expect(leaf?.outputs?.result).toMatch(pattern);
+        if (file === 'data-transformations.yaml') {
+          // The data step's result: the listed keys the expression kept, as JSON.
+          const list = nodes(done).find((n) => n.displayName === 'list');
+          const name = done.metadata.name!;
+          expect(JSON.parse(list?.outputs?.result ?? 'null')).toEqual([`data/${name}/one.txt`, `data/${name}/two.txt`]);
+          expect(nodes(done).filter((n) => n.displayName?.startsWith('read(')).length).toBe(2);
+        }
       },
       150_000,
     );
