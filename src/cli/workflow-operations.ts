@@ -19,7 +19,7 @@ function parameters(list: string[] | undefined): Record<string, string> | undefi
   const out: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const p of list) {
     const eq = p.indexOf('=');
-    if (eq <= 0) throw new Error(`-p expects name=value, got "${p}"`);
+    if (eq <= 0) throw new Error(`-p/--set expects name=value, got "${p}"`);
     out[p.slice(0, eq)] = p.slice(eq + 1);
   }
   return out;
@@ -115,8 +115,15 @@ export function registerWorkflowOperationCommands(program: Command): void {
   )
     .option('--node <name>', 'resume only the suspend step with this name or display name')
     .option('-p, --parameter <name=value>', 'value of an output parameter declared with valueFrom.supplied (repeatable)', collect, [])
-    .action(async (name: string, flags: CommonFlags & { node?: string; parameter?: string[] }) =>
-      done(await runOperation(name, { kind: 'resume', node: flags.node, parameters: parameters(flags.parameter) }, flags)),
+    .option('--set <name=value>', 'the same as --parameter', collect, [])
+    .action(async (name: string, flags: CommonFlags & { node?: string; parameter?: string[]; set?: string[] }) =>
+      done(
+        await runOperation(
+          name,
+          { kind: 'resume', node: flags.node, parameters: parameters([...(flags.parameter ?? []), ...(flags.set ?? [])]) },
+          flags,
+        ),
+      ),
     );
   withConnectionFlags(program.command('resubmit <name>').description('submit a new workflow with the spec (and labels) of an existing one'))
     .option('-p, --parameter <name=value>', 'a new value for one of its arguments (repeatable)', collect, [])
