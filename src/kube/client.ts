@@ -243,15 +243,7 @@ export class KubeClient {
 
   /** JSON merge patch (RFC 7386). A `metadata.resourceVersion` in the patch makes it conditional. */
   mergePatch<T>(type: ResourceType, namespace: string | undefined, name: string, patch: unknown, subresource?: string): Promise<T> {
-    return this.call<T>({
-      verb: 'patch',
-      method: 'PATCH',
-      type,
-      subresource,
-      path: resourcePath(type, namespace, name, subresource),
-      body: patch,
-      contentType: MERGE_PATCH,
-    });
+    return this.patchWith<T>(type, namespace, name, patch, MERGE_PATCH, undefined, subresource);
   }
 
   /**
@@ -266,15 +258,20 @@ export class KubeClient {
     contentType: string,
     options?: WriteOptions,
   ): Promise<T> {
-    return this.call<T>({
-      verb: 'patch',
-      method: 'PATCH',
-      type,
-      path: resourcePath(type, namespace, name),
-      body: patch,
-      contentType,
-      query: writeQuery(options),
-    });
+    return this.patchWith<T>(type, namespace, name, patch, contentType, options);
+  }
+
+  private patchWith<T>(
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    body: unknown,
+    contentType: string,
+    options?: WriteOptions,
+    subresource?: string,
+  ): Promise<T> {
+    const path = resourcePath(type, namespace, name, subresource);
+    return this.call<T>({ verb: 'patch', method: 'PATCH', type, subresource, path, body, contentType, query: writeQuery(options) });
   }
 
   /** PUT: replaces the object; its `metadata.resourceVersion` must be current (409 otherwise). */

@@ -35,11 +35,31 @@ export interface ResourceFlags {
 
 const BOOLEAN = new Set(['true', 'false']);
 
+const CASCADE: Readonly<Record<string, ResourceFlags['cascade']>> = {
+  background: 'Background',
+  true: 'Background',
+  foreground: 'Foreground',
+  orphan: 'Orphan',
+  false: 'Orphan',
+};
+
+const VALIDATION: Readonly<Record<string, NonNullable<ResourceFlags['fieldValidation']>>> = {
+  strict: 'Strict',
+  true: 'Strict',
+  warn: 'Warn',
+  ignore: 'Ignore',
+  false: 'Ignore',
+};
+
 export function parseFlags(flags: readonly string[], action: ResourceAction, field: string): ResourceFlags {
   const out: ResourceFlags = { targets: undefined, all: false, cascade: 'Background', wait: true, dryRun: false };
   const positional: string[] = [];
   const bad = (i: number, why: string): never => {
     throw new FieldError(`${field}[${i}]`, `${JSON.stringify(flags[i])}: ${why}`);
+  };
+  const choice = <T>(i: number, v: string, map: Readonly<Record<string, T>>, why: string): T => {
+    if (!Object.prototype.hasOwnProperty.call(map, v)) bad(i, why);
+    return map[v]!;
   };
   const only = (i: number, actions: ResourceAction[], flag: string): void => {
     if (!actions.includes(action)) bad(i, `${flag} means nothing for action ${action} (only ${actions.join(', ')})`);
@@ -85,20 +105,10 @@ export function parseFlags(flags: readonly string[], action: ResourceAction, fie
         only(i, ['delete'], flag);
         if (!bool()) bad(i, 'plugflow (like the peer) always deletes with --ignore-not-found');
         break;
-      case '--cascade': {
+      case '--cascade':
         only(i, ['delete'], flag);
-        const v = inline ?? 'background';
-        const map: Record<string, ResourceFlags['cascade']> = {
-          background: 'Background',
-          true: 'Background',
-          foreground: 'Foreground',
-          orphan: 'Orphan',
-          false: 'Orphan',
-        };
-        if (!Object.prototype.hasOwnProperty.call(map, v)) bad(i, '--cascade is background, foreground or orphan');
-        out.cascade = map[v]!;
+        out.cascade = choice(i, inline ?? 'background', CASCADE, '--cascade is background, foreground or orphan');
         break;
-      }
       case '--grace-period': {
         only(i, ['delete'], flag);
         const v = value();
@@ -111,20 +121,10 @@ export function parseFlags(flags: readonly string[], action: ResourceAction, fie
         only(i, ['delete'], flag);
         out.wait = bool();
         break;
-      case '--validate': {
+      case '--validate':
         only(i, ['create', 'apply', 'replace', 'patch'], flag);
-        const v = inline ?? 'strict';
-        const map: Record<string, ResourceFlags['fieldValidation']> = {
-          strict: 'Strict',
-          true: 'Strict',
-          warn: 'Warn',
-          ignore: 'Ignore',
-          false: 'Ignore',
-        };
-        if (!Object.prototype.hasOwnProperty.call(map, v)) bad(i, '--validate is strict, warn, ignore, true or false');
-        out.fieldValidation = map[v]!;
+        out.fieldValidation = choice(i, inline ?? 'strict', VALIDATION, '--validate is strict, warn, ignore, true or false');
         break;
-      }
       case '--server-side':
       case '--force-conflicts':
         only(i, ['apply'], flag);
