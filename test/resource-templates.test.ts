@@ -108,6 +108,9 @@ describe('resource templates', () => {
             { name: 'name', valueFrom: { jsonPath: '{.metadata.name}' } },
             { name: 'data', valueFrom: { jqFilter: '.data' } },
             { name: 'colour', valueFrom: { jqFilter: '.data.colour' } },
+            // Declared without a source: the object's own (as the peer names them).
+            { name: 'resourceKind' },
+            { name: 'resourceName' },
           ],
         },
       },
@@ -160,6 +163,8 @@ describe('resource templates', () => {
         { name: 'name', value: cmName },
         { name: 'data', value: '{"colour":"blue"}' },
         { name: 'colour', value: 'blue' },
+        { name: 'resourceKind', value: 'ConfigMap' },
+        { name: 'resourceName', value: cmName },
       ],
     });
     expect(byName('patch').outputs?.parameters).toEqual([{ name: 'size', value: 'large' }]);

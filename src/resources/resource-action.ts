@@ -17,7 +17,8 @@
  * Then, except for delete: the conditions are checked on the object as it changes (a read every
  * 1 s at first, every 5 s after), the failure condition first; the outputs are read from the
  * object once the success condition holds; `outputs.result` is the object's kubectl name
- * (`job.batch/pi-x7k2p`).
+ * (`job.batch/pi-x7k2p`), and output parameters declared as `resourceName`, `resourceKind` or
+ * `resourceNamespace` without a source get the object's.
  */
 import type { Outputs, Parameter, Template } from '../api/index.js';
 import { FieldError } from '../api/validation/field-error.js';
@@ -106,6 +107,14 @@ export async function runResourceTemplate(input: ResourceRunInput): Promise<Reso
     }
     const outputs = await readOutputs(input.template.outputs?.parameters ?? [], object, `${input.where}.outputs.parameters`);
     outputs.result = kubectlName(ref);
+    // The object itself, for output parameters declared by these names without a valueFrom.
+    const named = new Set((outputs.parameters ?? []).map((p) => p.name));
+    const about: Parameter[] = [
+      { name: 'resourceName', value: ref.name },
+      { name: 'resourceKind', value: ref.kind },
+      ...(ref.namespace ? [{ name: 'resourceNamespace', value: ref.namespace }] : []),
+    ];
+    outputs.parameters = [...(outputs.parameters ?? []), ...about.filter((p) => !named.has(p.name))];
     return { phase: 'Succeeded', message: '', outputs, ref };
   } catch (err) {
     if (input.signal.aborted) return { phase: 'Error', message: 'stopped', ...(ref ? { ref } : {}) };
