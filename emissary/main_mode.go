@@ -69,6 +69,7 @@ func runMain(dir string, argv []string) int {
 		defer stopOwn()
 		if why := waitForDependencies(dir, member); why != "" {
 			fmt.Fprintf(os.Stderr, "emissary: %s: not running main\n", why)
+			sayTerminated(member, "skipped: "+why)
 			stopBeat()
 			_ = stdout.Close()
 			recordMember(dir, member, "skipped: "+why)

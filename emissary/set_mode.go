@@ -10,6 +10,8 @@ package main
 //	PLUGFLOW_SET_HAS_MAIN      "true" when a member is named main (it reports the outputs)
 //	PLUGFLOW_SET_RETRIES       how many times a failed command is run again (retryStrategy.retries)
 //	PLUGFLOW_SET_RETRY_WAIT_MS the wait between two runs (retryStrategy.duration)
+//	PLUGFLOW_SET_TERMINATION_LOG the container's terminationMessagePath: a member that does not run
+//	                           says why there ("skipped: …"), so the pod status tells skipped from done
 //
 // Files, in the shared directory:
 //
@@ -32,12 +34,13 @@ import (
 )
 
 type setMember struct {
-	name      string
-	after     []string
-	members   []string
-	hasMain   bool
-	retries   int
-	retryWait time.Duration
+	terminationLog string
+	name           string
+	after          []string
+	members        []string
+	hasMain        bool
+	retries        int
+	retryWait      time.Duration
 }
 
 // setFromEnv reads the member description; ok is false outside a container set.
@@ -48,6 +51,7 @@ func setFromEnv() (setMember, bool, error) {
 	}
 	m := setMember{name: name, after: splitList(os.Getenv("PLUGFLOW_SET_AFTER")), members: splitList(os.Getenv("PLUGFLOW_SET_MEMBERS"))}
 	m.hasMain = os.Getenv("PLUGFLOW_SET_HAS_MAIN") == "true"
+	m.terminationLog = os.Getenv("PLUGFLOW_SET_TERMINATION_LOG")
 	if s := os.Getenv("PLUGFLOW_SET_RETRIES"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 0 {
@@ -121,6 +125,7 @@ func runSetMember(dir string, m setMember, argv []string) int {
 	if why := waitForDependencies(dir, m); why != "" {
 		fmt.Fprintf(os.Stderr, "emissary: %s: not running %s\n", why, m.name)
 		stop()
+		sayTerminated(m, "skipped: "+why)
 		recordMember(dir, m, "skipped: "+why)
 		return 0
 	}
@@ -182,4 +187,13 @@ func completeSet(dir string, m setMember) {
 	_ = f.Close()
 	_ = writeFileAtomic(filepath.Join(dir, "main.exitcode"), []byte(strconv.Itoa(first)), 0o644)
 	_ = writeFileAtomic(filepath.Join(dir, "main.done"), nil, 0o644)
+}
+
+// sayTerminated writes the container's termination message (best effort: outside a pod there is
+// no such file).
+func sayTerminated(m setMember, text string) {
+	if m.terminationLog == "" {
+		return
+	}
+	_ = os.WriteFile(m.terminationLog, []byte(text), 0o644)
 }

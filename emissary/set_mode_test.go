@@ -103,3 +103,14 @@ func TestSetMainWaitsForDependenciesAndReportsOutputs(t *testing.T) {
 		t.Fatal("with a main member, main itself ends the set")
 	}
 }
+
+func TestSkippedMemberSaysSoInItsTerminationMessage(t *testing.T) {
+	dir := t.TempDir()
+	m := member("b", "a")
+	m.terminationLog = filepath.Join(t.TempDir(), "termination-log")
+	runSetMember(dir, member("a"), []string{"sh", "-c", "exit 2"})
+	runSetMember(dir, m, []string{"true"})
+	if got := read(t, m.terminationLog); got != "skipped: dependency a failed (exit code 2)" {
+		t.Fatalf("termination message %q", got)
+	}
+}

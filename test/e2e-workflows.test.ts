@@ -303,6 +303,14 @@ describe('examples/workflows end to end', () => {
       expect(result(together)).toBe('a: hello\nb: hello\nmain: hello');
       expect(nodeNamed(wf, 'flaky').phase).toBe('Succeeded');
       expect(result(nodeNamed(wf, 'show'))).toBe('3');
+      // Each container is a child node that followed its container, in the set's order.
+      const kids = (together.children ?? []).map((id) => wf.status!.nodes![id]!);
+      expect(kids.map((k) => [k.displayName, k.type, k.phase])).toEqual([
+        ['a', 'Container', 'Succeeded'],
+        ['b', 'Container', 'Succeeded'],
+        ['main', 'Container', 'Succeeded'],
+      ]);
+      expect(Date.parse(kids[1]!.startedAt!)).toBeGreaterThanOrEqual(Date.parse(kids[0]!.startedAt!));
       const pod = await stack.core.readNamespacedPod({ namespace: stack.namespace, name: together.podName! });
       expect(pod.spec!.containers.map((c) => c.name)).toEqual(['a', 'b', 'main', 'wait']);
     },

@@ -10,8 +10,9 @@ export type NodePhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Error'
 /** '' is a workflow the controller has not seen yet. */
 export type WorkflowPhase = '' | 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Error';
 
+/** `Container`: one container of a containerSet step, a child of its Pod node (no pod of its own). */
 export type NodeType =
-  'Pod' | 'Steps' | 'StepGroup' | 'DAG' | 'TaskGroup' | 'Retry' | 'Skipped' | 'Suspend' | 'Plugin' | 'HTTP' | 'Resource';
+  'Pod' | 'Steps' | 'StepGroup' | 'DAG' | 'TaskGroup' | 'Retry' | 'Skipped' | 'Suspend' | 'Plugin' | 'HTTP' | 'Resource' | 'Container';
 
 /** A Kubernetes object a resource template acted on. */
 export interface ResourceObjectRef {

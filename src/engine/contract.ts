@@ -53,6 +53,18 @@ export interface PodObservation {
   ready?: boolean;
   /** The pod's IP, once it has one (`{{steps.X.ip}}` of a daemon). */
   podIP?: string;
+  /** A containerSet pod: each container of the set as the kubelet reports it, in the set's order. */
+  containers?: ContainerObservation[];
+}
+
+/** One container of a containerSet pod. */
+export interface ContainerObservation {
+  name: string;
+  /** Skipped: its command did not run (a dependency failed). */
+  phase: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Skipped';
+  message?: string;
+  startedAt?: string;
+  finishedAt?: string;
 }
 
 /** What the agent reported for one plugin/http task (WorkflowTaskSet status.nodes[nodeId]). */

@@ -10,7 +10,8 @@
  *   observed Deleted, or no longer observed after having been seen → Error "pod deleted";
  *   a deadline, timeout or workflow shutdown → Failed, and `deletePod`;
  *   a daemon (`template.daemon`) observed Running with its main container ready → `daemoned`,
- *   still Running, done for its siblings until its scope stops it (daemons.ts).
+ *   still Running, done for its siblings until its scope stops it (daemons.ts);
+ *   a containerSet pod → also one child node per container (container-nodes.ts).
  */
 import type { NodeStatus } from '../api/index.js';
 import type { EngineRun } from './engine-run.js';
@@ -19,9 +20,16 @@ import { newNode, type Execution } from './invocation.js';
 import { leafLimitMessage, renderLeaf, succeedLeaf } from './leaf-render.js';
 import { podNameFor } from './node-naming.js';
 import { markDaemoned } from './daemons.js';
+import { syncContainerNodes } from './container-nodes.js';
 import { errorMessage } from '../log/error-message.js';
 
 export function executePod(run: EngineRun, ex: Execution): NodeStatus | undefined {
+  const node = executePodNode(run, ex);
+  if (node && ex.resolved.template.containerSet) syncContainerNodes(run, node, ex.resolved.template, run.pods.get(node.id));
+  return node;
+}
+
+function executePodNode(run: EngineRun, ex: Execution): NodeStatus | undefined {
   let node = ex.existing;
   if (!node) {
     if (!run.canStart() || !run.podCapacity()) return undefined;

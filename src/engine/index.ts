@@ -12,6 +12,7 @@ export type {
   ReconcileResult,
   TaskObservation,
   ResourceObservation,
+  ContainerObservation,
   TemplateSource,
   TemplateSourceKind,
 } from './contract.js';

@@ -85,7 +85,8 @@ export function retryWorkflow(
 
   const removed = new Set<string>();
   for (const n of Object.values(nodes)) {
-    if (GROUPS.has(n.type) || n.name.endsWith('.onExit')) continue;
+    // A containerSet's container nodes go (and run again) with their pod node, below.
+    if (GROUPS.has(n.type) || n.type === 'Container' || n.name.endsWith('.onExit')) continue;
     const failedLeaf = n.phase !== 'Succeeded' && n.phase !== 'Skipped';
     const restarted = n.phase === 'Succeeded' && options.restartSuccessful === true && selected(n);
     if (failedLeaf || restarted || n.phase === 'Omitted') removed.add(n.id);
@@ -102,6 +103,8 @@ export function retryWorkflow(
       'invalid',
       `Workflow ${name}: nothing to retry (no failed step${options.selector ? ` and none matching ${options.selector}` : ''})`,
     );
+
+  for (const id of [...removed]) for (const c of nodes[id]?.children ?? []) if (nodes[c]?.type === 'Container') removed.add(c);
 
   // Every group above a removed node runs again.
   const reset = new Set<string>();
@@ -137,7 +140,7 @@ export function retryWorkflow(
   for (const id of removed) {
     const n = nodes[id]!;
     if (n.podName) podsToDelete.push(n.podName);
-    if (!n.name.endsWith('.onExit') && !GROUPS.has(n.type)) rerun.push(n.displayName);
+    if (!n.name.endsWith('.onExit') && !GROUPS.has(n.type) && n.type !== 'Container') rerun.push(n.displayName);
     delete nodes[id];
   }
   for (const id of reset) {

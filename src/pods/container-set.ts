@@ -8,10 +8,21 @@
  */
 import type { V1Container, V1EnvVar, V1VolumeMount } from '@kubernetes/client-node';
 import { intOrStringToNumber, parseGoDuration, type ContainerNode, type ContainerSetTemplate } from '../api/index.js';
-import { EMISSARY_PATH, INIT_CONTAINER, MAIN_CONTAINER, VAR_DIR, VAR_VOLUME, WAIT_CONTAINER } from './layout.js';
+import {
+  DEFAULT_TERMINATION_MESSAGE_PATH,
+  EMISSARY_PATH,
+  INIT_CONTAINER,
+  MAIN_CONTAINER,
+  VAR_DIR,
+  VAR_VOLUME,
+  WAIT_CONTAINER,
+} from './layout.js';
 
 /** Pod annotation: the set's container names, in order (observe-pod.ts names a failed one). */
 export const ANNOTATION_CONTAINER_SET = 'workflows.plugflow.io/container-set';
+
+/** The termination message of a container of the set whose command did not run (emissary/set_mode.go). */
+export const SKIPPED_PREFIX = 'skipped: ';
 
 export interface SetContainers {
   /** Every container of the set, in the set's order. */
@@ -52,6 +63,7 @@ export function buildSetContainers(
     { name: 'PLUGFLOW_SET_HAS_MAIN', value: String(hasMain) },
     { name: 'PLUGFLOW_SET_RETRIES', value: String(retries) },
     { name: 'PLUGFLOW_SET_RETRY_WAIT_MS', value: String(Math.round(waitMs)) },
+    { name: 'PLUGFLOW_SET_TERMINATION_LOG', value: c.terminationMessagePath || DEFAULT_TERMINATION_MESSAGE_PATH },
   ];
   let main: V1Container | undefined;
   const containers = members.map((c, i) => {

@@ -205,3 +205,26 @@ describe('observePod of a containerSet pod', () => {
     expect(failed).toMatchObject({ phase: 'Failed', message: 'container b: Error (exit code 2)', outputs: { exitCode: '2' } });
   });
 });
+
+describe('observePod: the containers of a set', () => {
+  it('reports each container, telling a skipped one (its termination message) from a done one', () => {
+    const p = pod({
+      phase: 'Failed',
+      containerStatuses: [
+        terminated('a', 3),
+        terminated('b', 0, { message: 'skipped: dependency a failed (exit code 3)' }),
+        terminated('c', 0),
+        running('d'),
+        terminated('wait', 0, { message: encodeWaitReport({ exitCode: 0, parameters: [] }) }),
+      ],
+    });
+    p.metadata!.annotations = { 'workflows.plugflow.io/container-set': '["a","b","c","d","e"]' };
+    expect(observePod(p).containers).toEqual([
+      { name: 'a', phase: 'Failed', message: 'Error (exit code 3)', startedAt: T0, finishedAt: T1 },
+      { name: 'b', phase: 'Skipped', message: 'skipped: dependency a failed (exit code 3)', startedAt: T0, finishedAt: T1 },
+      { name: 'c', phase: 'Succeeded', startedAt: T0, finishedAt: T1 },
+      { name: 'd', phase: 'Running', startedAt: T0 },
+      { name: 'e', phase: 'Pending' },
+    ]);
+  });
+});

@@ -9,9 +9,9 @@
 import type { V1ContainerStatus, V1ContainerStateTerminated, V1Pod } from '@kubernetes/client-node';
 import type { Artifact, Outputs } from '../api/index.js';
 import { LABEL_NODE_ID, parseUserJson } from '../api/index.js';
-import type { PodObservation } from '../engine/contract.js';
+import type { ContainerObservation, PodObservation } from '../engine/contract.js';
 import { ANNOTATION_OUTPUT_ARTIFACTS, MAIN_CONTAINER, WAIT_CONTAINER } from './layout.js';
-import { ANNOTATION_CONTAINER_SET } from './container-set.js';
+import { ANNOTATION_CONTAINER_SET, SKIPPED_PREFIX } from './container-set.js';
 import { parseWaitReport, type WaitReport } from './wait-report.js';
 
 /** Waiting reasons that mean the pod will not start by itself; reported while Pending. */
@@ -28,7 +28,7 @@ const STUCK_REASONS = new Set([
 
 export function observePod(pod: V1Pod): PodObservation {
   const status = pod.status ?? {};
-  const base = {
+  const base: Omit<PodObservation, 'phase'> = {
     podName: pod.metadata?.name ?? '',
     nodeId: pod.metadata?.labels?.[LABEL_NODE_ID] ?? '',
     ...(pod.metadata?.labels ? { labels: pod.metadata.labels } : {}),
@@ -44,6 +44,7 @@ export function observePod(pod: V1Pod): PodObservation {
     .map((n) => find(statuses, n))
     .find((s) => (s?.state?.terminated?.exitCode ?? 0) !== 0);
   const setWithoutMain = set !== undefined && !set.includes(MAIN_CONTAINER);
+  if (set) base.containers = set.map((n) => containerView(n, find(statuses, n)));
   const mainT = setWithoutMain ? setEnd(set, statuses) : find(statuses, MAIN_CONTAINER)?.state?.terminated;
   const waitT = find(statuses, WAIT_CONTAINER)?.state?.terminated;
   const setEnded = !set || set.every((n) => find(statuses, n)?.state?.terminated !== undefined);
@@ -131,6 +132,23 @@ function pendingMessage(pod: V1Pod): string | undefined {
   const unschedulable = status.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False');
   if (unschedulable?.message) return unschedulable.message;
   return undefined;
+}
+
+/** One container of a set as the engine sees it: skipped (its termination message says so), done, failed, running or waiting. */
+function containerView(name: string, s: V1ContainerStatus | undefined): ContainerObservation {
+  const t = s?.state?.terminated;
+  if (t) {
+    const times = {
+      ...(t.startedAt ? { startedAt: iso(t.startedAt) } : {}),
+      ...(t.finishedAt ? { finishedAt: iso(t.finishedAt) } : {}),
+    };
+    if (t.exitCode !== 0) return { name, phase: 'Failed', message: describe(t), ...times };
+    if (t.message?.startsWith(SKIPPED_PREFIX)) return { name, phase: 'Skipped', message: t.message.trim(), ...times };
+    return { name, phase: 'Succeeded', ...times };
+  }
+  const r = s?.state?.running;
+  if (r) return { name, phase: 'Running', ...(r.startedAt ? { startedAt: iso(r.startedAt) } : {}) };
+  return { name, phase: 'Pending' };
 }
 
 /** The container names of a containerSet pod (its annotation), or undefined for other pods. */
