@@ -17,12 +17,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Template, Workflow } from '../src/api/index.js';
-import { ROLE_BINDINGS, type ResourceType } from '../src/kube/resource.js';
+import { ROLE_BINDINGS, ROLES } from '../src/kube/resource.js';
 import { startCountedController } from './counted-controller.js';
 import { percentile, type Figure } from './figures.js';
 import { writeFiguresSection } from './run-all.js';
-
-const ROLES: ResourceType = { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'roles', kind: 'Role', namespaced: true };
 
 const wf = (name: string, entrypoint: string, templates: Template[]): Workflow => ({
   apiVersion: 'plugflow.io/v1alpha1',

@@ -12,12 +12,11 @@ import { applyObjects, readManifests } from '../src/kube/apply.js';
 import { KubeClient } from '../src/kube/client.js';
 import { isNotFound } from '../src/kube/errors.js';
 import { readYamlDocument } from '../src/yaml/kube-yaml.js';
-import { CONFIGMAPS, ROLE_BINDINGS, SERVICE_ACCOUNTS, WORKFLOWS, type ResourceType } from '../src/kube/resource.js';
+import { CONFIGMAPS, ROLE_BINDINGS, ROLES, SERVICE_ACCOUNTS, WORKFLOWS, type ResourceType } from '../src/kube/resource.js';
 import { captureLogger, eventually, waitForCompletion, workflow } from './controller-harness.js';
 import { REPO_ROOT } from './support/apply.js';
 import { adminKubeConfig, createTestNamespace, deleteTestNamespace, kubeConfigForToken, serviceAccountToken } from './support/cluster.js';
 
-const ROLES: ResourceType = { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'roles', kind: 'Role', namespaced: true };
 const JOBS: ResourceType = { group: 'batch', version: 'v1', plural: 'jobs', kind: 'Job', namespaced: true };
 
 type ConfigMap = {

@@ -56,6 +56,7 @@ export const POD_DISRUPTION_BUDGETS: ResourceType = {
   kind: 'PodDisruptionBudget',
   namespaced: true,
 };
+export const ROLES: ResourceType = { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'roles', kind: 'Role', namespaced: true };
 export const ROLE_BINDINGS: ResourceType = {
   group: 'rbac.authorization.k8s.io',
   version: 'v1',

@@ -20,10 +20,11 @@
  * (`job.batch/pi-x7k2p`), and output parameters declared as `resourceName`, `resourceKind` or
  * `resourceNamespace` without a source get the object's.
  */
-import type { Outputs, Parameter, Template } from '../api/index.js';
+import type { Outputs, Parameter, ResourceObjectRef, Template } from '../api/index.js';
 import { FieldError } from '../api/validation/field-error.js';
 import type { KubeClient } from '../kube/client.js';
 import type { Discovery } from '../kube/discovery.js';
+import { backoffDelay, sleep } from '../kube/backoff.js';
 import { ApiError, isNotFound, isTransient } from '../kube/errors.js';
 import { MERGE_PATCH } from '../kube/client.js';
 import type { ResourceType } from '../kube/resource.js';
@@ -33,14 +34,6 @@ import { allHold, firstHolding, parseCondition, requirementText, type Requiremen
 import { parseFlags, type ResourceFlags } from './flags.js';
 import { runJqFilter } from './jq-filter.js';
 import { parseJsonPath } from './json-path.js';
-
-/** The object a resource node acts on, stored in its status so a restarted controller resumes waiting. */
-export interface ResourceRef {
-  apiVersion: string;
-  kind: string;
-  namespace?: string;
-  name: string;
-}
 
 export interface OwnerWorkflow {
   apiVersion: string;
@@ -60,17 +53,17 @@ export interface ResourceRunInput {
   /** `spec.templates[…]`-style name of the template, for messages. */
   where: string;
   /** The object the action already acted on (a restarted controller): only wait and read outputs. */
-  resume?: ResourceRef;
+  resume?: ResourceObjectRef;
   signal: AbortSignal;
   /** Called once the action is done, with the object it acted on (not for delete). */
-  onActed?: (ref: ResourceRef, message: string) => void;
+  onActed?: (ref: ResourceObjectRef, message: string) => void;
   /** Poll interval bounds (tests shorten them). */
   pollMs?: { first: number; max: number };
 }
 
 export type ResourceResult =
-  | { phase: 'Succeeded'; message: string; outputs: Outputs; ref?: ResourceRef }
-  | { phase: 'Failed' | 'Error'; message: string; ref?: ResourceRef };
+  | { phase: 'Succeeded'; message: string; outputs: Outputs; ref?: ResourceObjectRef }
+  | { phase: 'Failed' | 'Error'; message: string; ref?: ResourceObjectRef };
 
 const STRATEGIC_PATCH = 'application/strategic-merge-patch+json';
 const JSON_PATCH = 'application/json-patch+json';
@@ -84,7 +77,7 @@ type Obj = Record<string, unknown> & { apiVersion?: string; kind?: string; metad
 export async function runResourceTemplate(input: ResourceRunInput): Promise<ResourceResult> {
   const r = input.template.resource!;
   const field = `${input.where}.resource`;
-  let ref: ResourceRef | undefined = input.resume;
+  let ref: ResourceObjectRef | undefined = input.resume;
   try {
     const success = parseCondition(r.successCondition ?? '', `${field}.successCondition`);
     const failure = parseCondition(r.failureCondition ?? '', `${field}.failureCondition`);
@@ -125,7 +118,7 @@ export async function runResourceTemplate(input: ResourceRunInput): Promise<Reso
 }
 
 /** The kubectl name of an object: `configmap/x`, `job.batch/x`, `workflow.argoproj.io/x`. */
-export function kubectlName(ref: ResourceRef): string {
+export function kubectlName(ref: ResourceObjectRef): string {
   const slash = ref.apiVersion.indexOf('/');
   const group = slash < 0 ? '' : ref.apiVersion.slice(0, slash);
   return `${ref.kind.toLowerCase()}${group ? `.${group}` : ''}/${ref.name}`;
@@ -298,7 +291,7 @@ function nameOf(o: Obj): string | undefined {
   return metaString(o, 'name');
 }
 
-function refOf(o: Obj, field: string): ResourceRef {
+function refOf(o: Obj, field: string): ResourceObjectRef {
   const name = nameOf(o);
   if (!name || typeof o.kind !== 'string' || typeof o.apiVersion !== 'string') {
     throw new FieldError(`${field}`, 'the API server returned an object without apiVersion, kind or name');
@@ -310,7 +303,7 @@ function refOf(o: Obj, field: string): ResourceRef {
 async function waitFor(
   input: ResourceRunInput,
   type: ResourceType,
-  ref: ResourceRef,
+  ref: ResourceObjectRef,
   success: Requirement[],
   failure: Requirement[],
 ): Promise<{ object: Obj; failed?: undefined } | { failed: string }> {
@@ -367,28 +360,15 @@ async function readOutputs(params: readonly Parameter[], object: Obj, field: str
 
 /** Retries transient API failures (5xx, 429, transport) with backoff for about a minute; others throw at once. */
 async function retrying<T>(signal: AbortSignal, call: () => Promise<T>): Promise<T> {
-  let delay = 200;
-  for (let attempt = 0; ; attempt++) {
+  for (let failures = 0; ;) {
     if (signal.aborted) throw new Error('stopped');
     try {
       return await call();
     } catch (err) {
-      if (!(err instanceof ApiError) || !isTransient(err) || attempt >= 8) throw err;
-      await sleep(delay, signal);
-      delay = Math.min(10_000, delay * 2);
+      if (!(err instanceof ApiError) || !isTransient(err) || ++failures > 8) throw err;
+      await sleep(backoffDelay(TRANSIENT_BACKOFF, failures), signal);
     }
   }
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
+const TRANSIENT_BACKOFF = { initialMs: 200, maxMs: 10_000, jitter: 0.2 };
