@@ -22,6 +22,7 @@
 
 import { no, ok, rec, type FieldRule } from './field-rules.js';
 import { ARTIFACT_RECORDS } from './supported-fields-artifacts.js';
+import { KIND_RECORDS } from './supported-fields-kinds.js';
 
 export type { FieldRule, FieldShape } from './field-rules.js';
 const KUBE = 'passed to Kubernetes unchanged';
@@ -283,24 +284,9 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     mirrorVolumeMounts: ok(),
     ...containerFields(),
   },
-  Data: {
-    source: rec('DataSource'),
-    transformation: rec('TransformationStep', 'list', 'applied in order, each to the value the previous one gave'),
-  },
-  DataSource: { artifactPaths: rec('ArtifactPaths') },
-  TransformationStep: { expression: ok('an expression over `data` (filter(data, {# endsWith ".log"}), map(data, …), len(data))') },
-  ContainerSetTemplate: {
-    containers: rec('ContainerNode', 'list'),
-    volumeMounts: ok('mounted in every container of the set'),
-    retryStrategy: rec('ContainerSetRetryStrategy'),
-  },
   ContainerNode: {
     dependencies: ok('names of containers of the set whose command must succeed first; a container whose dependency failed does not run'),
     ...containerFields(),
-  },
-  ContainerSetRetryStrategy: {
-    retries: ok("how many times a container's failed command is run again, in place"),
-    duration: ok('the wait between two runs (a Go duration)'),
   },
   SuspendTemplate: { duration: ok() },
   DAGTemplate: { tasks: rec('DAGTask', 'list'), failFast: ok(), target: ok() },
@@ -404,38 +390,11 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
   RetryAffinity: {
     nodeAntiAffinity: ok("a retry's pod is kept off the Kubernetes nodes its failed attempts ran on (kubernetes.io/hostname NotIn)"),
   },
-  ResourceTemplate: {
-    action: ok('get, create, apply (server-side), delete, replace, patch'),
-    manifest: ok('one object (a list of operations for a json patch)'),
-    manifestFrom: no('reading the manifest from an artifact is not implemented yet; pass it as an input parameter into manifest'),
-    mergeStrategy: ok('patch: strategic (default), merge, json'),
-    flags: ok(
-      'the kubectl arguments that mean something without kubectl: TYPE NAME, TYPE/NAME, -l/--selector, --field-selector, --all, -n, --cascade, --grace-period, --wait, --validate, --dry-run=server, --server-side, --force-conflicts, --ignore-not-found; any other is refused',
-    ),
-    setOwnerReference: ok('the workflow becomes the owner of the created object'),
-    successCondition: ok(
-      'label-selector syntax over paths into the object (status.succeeded > 2), re-read until it or the failure condition holds',
-    ),
-    failureCondition: ok('as successCondition; any requirement that holds fails the step'),
-  },
-  HTTP: {
-    url: ok(),
-    method: ok(),
-    headers: rec('HTTPHeader', 'list'),
-    body: ok(),
-    bodyFrom: rec('HTTPBodySource'),
-    timeoutSeconds: ok(),
-    insecureSkipVerify: ok(),
-    successCondition: ok(),
-  },
-  HTTPHeader: { name: ok(), value: ok(), valueFrom: rec('HTTPHeaderSource') },
-  HTTPHeaderSource: { secretKeyRef: rec('SecretKeySelector') },
   SecretKeySelector: {
     name: ok(),
     key: ok(),
     optional: no('a missing Secret always fails the step; optional Secrets are not implemented yet'),
   },
-  HTTPBodySource: { bytes: ok() },
   Memoize: {
     key: ok('rendered with the inputs; must be a valid ConfigMap key'),
     maxAge: ok('a Go duration (180s, 24h); older entries are ignored; empty: entries never expire'),
@@ -484,6 +443,7 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
   MetricHistogram: { value: ok('rendered; the number observed'), buckets: ok('upper bounds, increasing') },
   MetricLabel: { key: ok(), value: ok('rendered') },
   ...ARTIFACT_RECORDS,
+  ...KIND_RECORDS,
 };
 
 function callFields(): Record<string, FieldRule> {

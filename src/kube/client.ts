@@ -19,7 +19,17 @@
  */
 import type { RequestOptions } from 'node:https';
 import { Agent, type Dispatcher } from 'undici';
-import { ApiError } from './errors.js';
+import { ApiError, toApiError, transportMessage } from './errors.js';
+import {
+  withQuery,
+  writeQuery,
+  type ListOptions,
+  type ObjectList,
+  type Query,
+  type WatchEvent,
+  type WatchOptions,
+  type WriteOptions,
+} from './request-options.js';
 import type { KubeAccess } from './kube-access.js';
 import { PODS, resourceLabel, resourcePath, type ResourceType } from './resource.js';
 
@@ -47,49 +57,7 @@ export interface KubeClientOptions {
   userAgent?: string;
 }
 
-export interface ListOptions {
-  namespace?: string;
-  labelSelector?: string;
-  fieldSelector?: string;
-  limit?: number;
-  continue?: string;
-  resourceVersion?: string;
-}
-
-export interface ObjectList<T> {
-  items: T[];
-  metadata: { resourceVersion?: string; continue?: string };
-}
-
-export interface WatchOptions {
-  namespace?: string;
-  labelSelector?: string;
-  fieldSelector?: string;
-  resourceVersion?: string;
-  timeoutSeconds?: number;
-  allowWatchBookmarks?: boolean;
-  /** Called once the server accepted the watch (status 200), before any event. */
-  onOpen?: () => void;
-}
-
-/** One line of a watch stream. */
-export interface WatchEvent {
-  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
-  object: Record<string, unknown>;
-}
-
-type Query = Record<string, string | number | boolean | undefined>;
-
-/** Options of a write: `dryRun` validates and admits without storing; `fieldValidation` is the API server's unknown-field policy. */
-export interface WriteOptions {
-  dryRun?: boolean;
-  fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
-}
-
-function writeQuery(o: WriteOptions | undefined): Query | undefined {
-  if (!o?.dryRun && !o?.fieldValidation) return undefined;
-  return { dryRun: o.dryRun ? 'All' : undefined, fieldValidation: o.fieldValidation };
-}
+export type { ListOptions, ObjectList, WatchEvent, WatchOptions, WriteOptions } from './request-options.js';
 
 interface Call {
   verb: Verb;
@@ -518,33 +486,4 @@ export class KubeClient {
       body,
     });
   }
-}
-
-function withQuery(path: string, query: Query | undefined): string {
-  if (!query) return path;
-  const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') params.set(k, String(v));
-  const qs = params.toString();
-  return qs ? `${path}?${qs}` : path;
-}
-
-function transportMessage(err: unknown): string {
-  const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
-  const code = e?.cause?.code ?? e?.code;
-  const msg = e?.cause?.message ?? e?.message ?? String(err);
-  return code && !msg.includes(code) ? `${code}: ${msg}` : msg;
-}
-
-/** Builds an ApiError from a Status body (or whatever text came back). */
-export function toApiError(code: number, text: string, request: string): ApiError {
-  let reason = '';
-  let message = text.slice(0, 500) || `HTTP ${code}`;
-  try {
-    const status = JSON.parse(text) as { reason?: string; message?: string; code?: number };
-    reason = status.reason ?? '';
-    if (status.message) message = status.message;
-  } catch {
-    /* not a Status object */
-  }
-  return new ApiError(code, reason, message, request);
 }

@@ -76,3 +76,25 @@ export function isTransient(err: unknown): boolean {
   if (isTooLarge(e)) return false;
   return e.code === 0 || e.code === 429 || e.code >= 500;
 }
+
+/** The message of a transport failure (connection refused, reset, timeout), with its code. */
+export function transportMessage(err: unknown): string {
+  const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = e?.cause?.code ?? e?.code;
+  const msg = e?.cause?.message ?? e?.message ?? String(err);
+  return code && !msg.includes(code) ? `${code}: ${msg}` : msg;
+}
+
+/** Builds an ApiError from a Status body (or whatever text came back). */
+export function toApiError(code: number, text: string, request: string): ApiError {
+  let reason = '';
+  let message = text.slice(0, 500) || `HTTP ${code}`;
+  try {
+    const status = JSON.parse(text) as { reason?: string; message?: string; code?: number };
+    reason = status.reason ?? '';
+    if (status.message) message = status.message;
+  } catch {
+    /* not a Status object */
+  }
+  return new ApiError(code, reason, message, request);
+}

@@ -1,0 +1,52 @@
+/**
+ * The records of the template kinds' own sections in THE list of supported and refused fields
+ * (supported-fields.ts, which spreads these into its records): http, resource, containerSet (its
+ * containers are container records there) and data.
+ */
+import { no, ok, rec, type FieldRule } from './field-rules.js';
+import type { RecordName } from './supported-fields.js';
+
+export const KIND_RECORDS = {
+  HTTP: {
+    url: ok(),
+    method: ok(),
+    headers: rec('HTTPHeader', 'list'),
+    body: ok(),
+    bodyFrom: rec('HTTPBodySource'),
+    timeoutSeconds: ok(),
+    insecureSkipVerify: ok(),
+    successCondition: ok(),
+  },
+  HTTPHeader: { name: ok(), value: ok(), valueFrom: rec('HTTPHeaderSource') },
+  HTTPHeaderSource: { secretKeyRef: rec('SecretKeySelector') },
+  HTTPBodySource: { bytes: ok() },
+  ResourceTemplate: {
+    action: ok('get, create, apply (server-side), delete, replace, patch'),
+    manifest: ok('one object (a list of operations for a json patch)'),
+    manifestFrom: no('reading the manifest from an artifact is not implemented yet; pass it as an input parameter into manifest'),
+    mergeStrategy: ok('patch: strategic (default), merge, json'),
+    flags: ok(
+      'the kubectl arguments that mean something without kubectl: TYPE NAME, TYPE/NAME, -l/--selector, --field-selector, --all, -n, --cascade, --grace-period, --wait, --validate, --dry-run=server, --server-side, --force-conflicts, --ignore-not-found; any other is refused',
+    ),
+    setOwnerReference: ok('the workflow becomes the owner of the created object'),
+    successCondition: ok(
+      'label-selector syntax over paths into the object (status.succeeded > 2), re-read until it or the failure condition holds',
+    ),
+    failureCondition: ok('as successCondition; any requirement that holds fails the step'),
+  },
+  ContainerSetTemplate: {
+    containers: rec('ContainerNode', 'list'),
+    volumeMounts: ok('mounted in every container of the set'),
+    retryStrategy: rec('ContainerSetRetryStrategy'),
+  },
+  ContainerSetRetryStrategy: {
+    retries: ok("how many times a container's failed command is run again, in place"),
+    duration: ok('the wait between two runs (a Go duration)'),
+  },
+  Data: {
+    source: rec('DataSource'),
+    transformation: rec('TransformationStep', 'list', 'applied in order, each to the value the previous one gave'),
+  },
+  DataSource: { artifactPaths: rec('ArtifactPaths') },
+  TransformationStep: { expression: ok('an expression over `data` (filter(data, {# endsWith ".log"}), map(data, …), len(data))') },
+} satisfies Partial<Record<RecordName, Record<string, FieldRule>>>;
