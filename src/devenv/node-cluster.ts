@@ -104,11 +104,14 @@ export class NodeCluster {
   async snapshot(): Promise<string> {
     const parts = await Promise.all(
       [
+        this.kubectl(['get', 'events', '-A', '--field-selector=type=Warning', '--sort-by=.lastTimestamp']).then((e) =>
+          e.split('\n').slice(-15).join('\n'),
+        ),
         this.kubectl(['get', 'pods', '-A', '-o', 'wide']),
         this.kubectl(['get', 'workflows', '-A']),
-        this.kubectl(['get', 'events', '-A', '--field-selector=type=Warning']),
       ].map((p) => p.catch((err: Error) => err.message)),
     );
+    // Workflows last: a CI log shows its tail, and they say most about what was waited for.
     return parts.join('\n').slice(-6000);
   }
 
