@@ -3,10 +3,10 @@ SHELL := /bin/bash
 NPM ?= npm
 export GOTOOLCHAIN := local
 
-.PHONY: deps node-deps control-plane object-store blob-store gcs-store build lint format crds test test-go test-unit test-kube test-system dev bench bench-peer soak fuzz clean image image-verify test-images node node-up node-down test-node dev-node bench-node
+.PHONY: deps node-deps control-plane object-store blob-store gcs-store image-registry build lint format crds test test-go test-unit test-kube test-system dev bench bench-peer soak fuzz clean image image-verify test-images node node-up node-down test-node dev-node bench-node
 
 ## deps: everything a fresh machine needs (npm packages, the control plane binaries, the object store)
-deps: node-deps control-plane object-store blob-store gcs-store
+deps: node-deps control-plane object-store blob-store gcs-store image-registry
 
 node-deps: node_modules/.package-lock.json
 node_modules/.package-lock.json: package.json package-lock.json
@@ -28,6 +28,10 @@ blob-store:
 ## gcs-store: build (or reuse) fake-gcs-server in ~/.cache/plugflow, the GCS emulator vendorCObject artifacts are tested against
 gcs-store:
 	@bash hack/build-store-server.sh fake-gcs-server
+
+## image-registry: build (or reuse) the CNCF distribution registry in ~/.cache/plugflow, the registry image entrypoints are looked up in by the tests
+image-registry:
+	@bash hack/build-store-server.sh registry
 
 ## build: compile TypeScript to dist/ (the `plugflow` command runs from there)
 build: node-deps

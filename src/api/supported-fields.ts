@@ -28,7 +28,7 @@ export type { FieldRule, FieldShape } from './field-rules.js';
 const KUBE = 'passed to Kubernetes unchanged';
 
 /** The container field set (spec 002): Kubernetes' own container record, passed to the pod. */
-const CONTAINER_NOTE = `the container field set, ${KUBE} (command is required: plugflow cannot read an image's entrypoint)`;
+const CONTAINER_NOTE = `the container field set, ${KUBE} (without command, the image's ENTRYPOINT and CMD are read from its registry or the controller's plugflow-images ConfigMap)`;
 
 /** The container field set (spec document 002, "Container field set"). */
 export const CONTAINER_FIELDS = [

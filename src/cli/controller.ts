@@ -25,6 +25,7 @@ interface ControllerFlags {
   podSecurityLevel?: PodSecurityLevel;
   events: boolean;
   maxStatusBytes: number;
+  insecureRegistry: string[];
 }
 
 export function registerControllerCommands(program: Command): void {
@@ -57,6 +58,12 @@ export function registerControllerCommands(program: Command): void {
         }
       },
     )
+    .option(
+      '--insecure-registry <host:port>',
+      'a registry asked over plain HTTP for the entrypoint of images run without a command (repeatable; default $PLUGFLOW_INSECURE_REGISTRIES)',
+      (v: string, all: string[]) => [...all, v],
+      [] as string[],
+    )
     .option('--no-events', 'do not record Kubernetes Events on workflow start and finish')
     .option(
       '--max-status-bytes <n>',
@@ -82,6 +89,7 @@ export function registerControllerCommands(program: Command): void {
         podSecurityLevel: flags.podSecurityLevel,
         recordEvents: flags.events,
         maxStatusBytes: flags.maxStatusBytes,
+        ...(flags.insecureRegistry.length ? { insecureRegistries: flags.insecureRegistry } : {}),
         pluginsEnabled: executorPluginsEnabled(),
         log,
       });

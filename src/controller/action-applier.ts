@@ -44,6 +44,8 @@ import { MAIN_LOG_FILE } from '../pods/layout.js';
 import { RepositoryError, type ArtifactRepository } from '../artifacts/repository.js';
 import type { ControllerMetrics } from './metrics.js';
 import { errorMessage } from '../log/error-message.js';
+import { ImageLookupError, type ImageEntrypoints } from './image-entrypoints.js';
+import type { ImageCommands } from '../pods/image-commands.js';
 
 export interface ApplierOptions {
   client: KubeClient;
@@ -69,6 +71,8 @@ export interface ApplierOptions {
   gitKnownHosts?: string;
   /** Runs resource templates with the step's service account's rights. */
   resources: ResourceRunner;
+  /** Entrypoints of images run without a command (image-entrypoints.ts); without it such containers fail. */
+  images?: ImageEntrypoints;
 }
 
 export interface ApplyOutcome {
@@ -193,6 +197,14 @@ export class ActionApplier {
       if (!(err instanceof RepositoryError || err instanceof ArtifactPlanError)) throw err;
       return this.podFailed(wf, a.podName, a.nodeId, `artifacts: ${errorMessage(err)}`);
     }
+    let imageCommands: ImageCommands | undefined;
+    try {
+      const account = a.template.serviceAccountName || wf.spec.serviceAccountName || 'default';
+      imageCommands = await this.opts.images?.forTemplate(wf, a.template, account);
+    } catch (err) {
+      if (!(err instanceof ImageLookupError)) throw err;
+      return this.podFailed(wf, a.podName, a.nodeId, `cannot build the pod: ${err.message}`);
+    }
     let pod: V1Pod;
     try {
       pod = buildStepPod({
@@ -203,6 +215,7 @@ export class ActionApplier {
         workflowPodSpecPatch: a.workflowPodSpecPatch,
         executorImage: this.opts.executorImage,
         ...(artifacts ? { artifacts } : {}),
+        ...(imageCommands ? { imageCommands } : {}),
       });
     } catch (err) {
       return this.podFailed(wf, a.podName, a.nodeId, `cannot build the pod: ${errorMessage(err)}`);

@@ -23,6 +23,7 @@ import { DEFAULT_POD_SECURITY_LEVEL, ENV_POD_SECURITY_LEVEL, parsePodSecurityLev
 
 import { createLogger, type Logger } from '../log/logger.js';
 import { ArtifactRepositories } from './artifact-repositories.js';
+import { ImageEntrypoints } from './image-entrypoints.js';
 import { gcsEndpointFromEnv, gitKnownHostsFromEnv } from '../artifacts/settings.js';
 import { ArtifactGC } from './artifact-gc.js';
 import { ActionApplier } from './action-applier.js';
@@ -63,6 +64,11 @@ export interface ControllerOptions {
   gcsEndpoint?: string;
   /** known_hosts lines git repositories' SSH host keys are checked against (default: PLUGFLOW_GIT_KNOWN_HOSTS). */
   gitKnownHosts?: string;
+  /**
+   * Registries (host:port) asked over plain HTTP for the entrypoint of images run without a
+   * command (default: PLUGFLOW_INSECURE_REGISTRIES, comma-separated).
+   */
+  insecureRegistries?: string[];
   /** Image of the agent pod (default: the executor image). */
   agentImage?: string;
   /**
@@ -162,6 +168,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     ...(gcsEndpoint ? { gcsEndpoint } : {}),
     ...(gitKnownHosts ? { gitKnownHosts } : {}),
     resources,
+    images: new ImageEntrypoints({ client, installNamespace, insecureRegistries: opts.insecureRegistries ?? insecureRegistriesFromEnv() }),
   });
   const locks = new Synchronizer({ client, enqueue: (key) => queue.add(key), log });
   const customMetrics = new CustomMetricRegistry(metrics.registry, log, opts.metricsTtlMs ?? metricsTtlFromEnv());
@@ -333,4 +340,9 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     stopped,
     stop,
   };
+}
+
+/** PLUGFLOW_INSECURE_REGISTRIES: host:port entries separated by commas or spaces. */
+export function insecureRegistriesFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
+  return (env.PLUGFLOW_INSECURE_REGISTRIES ?? '').split(/[\s,]+/).filter(Boolean);
 }

@@ -30,9 +30,6 @@ export function validateContainerSet(t: Template, where: string, ctx: TemplateCo
     }
     names.add(c.name ?? '');
     if (!c.image) ctx.add(`${f}.image`, 'is required');
-    if (!c.command?.length && !c.args?.length) {
-      ctx.add(`${f}.command`, "is required: plugflow runs it through its emissary and cannot read an image's entrypoint");
-    }
   });
   const deps = new Map<string, string[]>();
   containers.forEach((c, i) => {

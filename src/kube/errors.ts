@@ -34,6 +34,11 @@ export function isNotFound(err: unknown): boolean {
   return asApiError(err)?.code === 404;
 }
 
+/** 403: RBAC (or an admission webhook) refused the caller. */
+export function isForbidden(err: unknown): boolean {
+  return asApiError(err)?.code === 403;
+}
+
 /** 409 with reason AlreadyExists: a create of an object that is there. */
 export function isAlreadyExists(err: unknown): boolean {
   const e = asApiError(err);

@@ -78,13 +78,14 @@ describe('buildStepPod', () => {
   });
 
   it('lays out init, main, wait and wrapped sidecars around the shared volume', () => {
-    const pod = buildStepPod(
-      input({
+    const pod = buildStepPod({
+      ...input({
         container: { image: 'alpine', command: ['true'] },
         initContainers: [{ name: 'prep', image: 'busybox', command: ['mkdir', '/data/x'] }],
         sidecars: [{ name: 'db', image: 'redis', args: ['redis-server', '--port', '7000'] }],
       }),
-    );
+      imageCommands: new Map([['redis', { entrypoint: ['docker-entrypoint.sh'], cmd: ['redis-server'] }]]),
+    });
     const spec = pod.spec!;
     expect(spec.restartPolicy).toBe('Never');
     expect(spec.initContainers!.map((c) => c.name)).toEqual(['init', 'prep']);
@@ -92,8 +93,8 @@ describe('buildStepPod', () => {
     expect(spec.initContainers![1].command).toEqual(['mkdir', '/data/x']);
     expect(spec.containers.map((c) => c.name)).toEqual(['main', 'wait', 'db']);
     expect(spec.containers[1]).toMatchObject({ image: 'plugflow:dev', command: ['plugflow', 'executor', 'wait'] });
-    expect(spec.containers[2].command).toEqual([EMISSARY_PATH, '--sidecar', '--', 'redis-server']);
-    expect(spec.containers[2].args).toEqual(['--port', '7000']);
+    expect(spec.containers[2].command).toEqual([EMISSARY_PATH, '--sidecar', '--', 'docker-entrypoint.sh']);
+    expect(spec.containers[2].args).toEqual(['redis-server', '--port', '7000']);
     expect(spec.containers[2].volumeMounts).toEqual([{ name: VAR_VOLUME, mountPath: VAR_DIR, readOnly: true }]);
     expect(spec.volumes).toEqual([{ name: VAR_VOLUME, emptyDir: {} }]);
   });
@@ -235,23 +236,40 @@ describe('buildStepPod', () => {
     expect(buildStepPod(i)).toEqual(buildStepPod(structuredClone(i)));
   });
 
-  it('takes args alone as the command line when there is no command', () => {
-    const pod = buildStepPod(input({ container: { image: 'alpine', args: ['echo', 'hi'] } }));
-    expect(pod.spec!.containers[0].command).toEqual([EMISSARY_PATH, '--', 'echo']);
-    expect(pod.spec!.containers[0].args).toEqual(['hi']);
+  it('runs the image entrypoint without a command, as Kubernetes does: ENTRYPOINT then args, else CMD', () => {
+    const images = new Map([
+      ['say', { entrypoint: ['/say'], cmd: ['hello'] }],
+      ['shell', { entrypoint: [], cmd: ['/bin/sh'] }],
+    ]);
+    const argv = (container: Template['container']): string[] => {
+      const main = buildStepPod({ ...input({ container }), imageCommands: images }).spec!.containers[0];
+      return [...main.command!, ...main.args!];
+    };
+    expect(argv({ image: 'say' })).toEqual([EMISSARY_PATH, '--', '/say', 'hello']);
+    expect(argv({ image: 'say', args: ['bye'] })).toEqual([EMISSARY_PATH, '--', '/say', 'bye']);
+    expect(argv({ image: 'shell' })).toEqual([EMISSARY_PATH, '--', '/bin/sh']);
+    expect(argv({ image: 'shell', args: ['echo', 'hi'] })).toEqual([EMISSARY_PATH, '--', 'echo', 'hi']);
+    // A command replaces both; the image is not consulted.
+    expect(argv({ image: 'say', command: ['/other'] })).toEqual([EMISSARY_PATH, '--', '/other']);
+    expect(() =>
+      buildStepPod({ ...input({ container: { image: 'empty' } }), imageCommands: new Map([['empty', { entrypoint: [], cmd: [] }]]) }),
+    ).toThrow(/image "empty" has neither an ENTRYPOINT nor a CMD/);
   });
 
   it('rejects what it cannot build, naming the template and field', () => {
     const cases: Array<[Partial<Template>, RegExp]> = [
       [{}, /template "t": a step pod needs a container, script, containerSet or data section/],
       [{ container: { command: ['x'] } }, /template "t": container.image is required/],
-      [{ container: { image: 'a' } }, /template "t": container.command is required/],
+      [{ container: { image: 'a' } }, /template "t": container: has no command, and the entrypoint of image "a" is not known/],
       [{ script: { image: 'a', source: 'x' } }, /template "t": script.command is required/],
       [
         { container: { image: 'a', command: ['b'] }, sidecars: [{ name: 'wait', image: 'x', command: ['y'] }] },
         /sidecars\[0\].name "wait" is reserved/,
       ],
-      [{ container: { image: 'a', command: ['b'] }, sidecars: [{ name: 's', image: 'x' }] }, /sidecars\[0\].command is required/],
+      [
+        { container: { image: 'a', command: ['b'] }, sidecars: [{ name: 's', image: 'x' }] },
+        /sidecars\[0\]: has no command, and the entrypoint of image "x"/,
+      ],
       [
         {
           container: { image: 'a', command: ['b'] },

@@ -15,6 +15,7 @@
  * What may be in the pod at all is not decided here: the controller checks the built pod
  * against the pod policy (pod-policy.ts) before creating it.
  */
+import { argvFor, type ImageCommands } from './image-commands.js';
 import type { V1Container, V1EnvVar, V1Pod, V1PodSpec, V1SecurityContext, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import {
   API_VERSION,
@@ -70,6 +71,8 @@ export interface StepPodInput {
   serviceAccountName?: string;
   /** What the pod does with artifacts (src/artifacts/plan.ts); none when absent. */
   artifacts?: ArtifactPlan;
+  /** ENTRYPOINT and CMD of the images of containers without a command (image-commands.ts). */
+  imageCommands?: ImageCommands;
 }
 
 /** Name of the PVC the controller creates for a workflow's `volumeClaimTemplates` entry. */
@@ -97,13 +100,20 @@ export function buildStepPod(input: StepPodInput): V1Pod {
   let members: V1Container[];
   let main: V1Container;
   if (set) {
-    const built = buildSetContainers(set, where, (c, f) => mainContainer(template, c, f, outputs, where), userArgv, copyContainerFields);
+    const images = input.imageCommands;
+    const built = buildSetContainers(
+      set,
+      where,
+      (c, f) => mainContainer(template, c, f, outputs, where, images),
+      (c, what) => argvFor(c, what, images),
+      copyContainerFields,
+    );
     members = built.containers;
     main = built.main ?? built.containers[0]!;
     if (!built.main && (plan?.packs.length || plan?.logFile || plan?.inputs.length || outputs.length))
       throw new Error(`${where}: inputs and outputs of a containerSet go through its container named main, and it has none`);
   } else {
-    main = mainContainer(template, body!, field, outputs, where);
+    main = mainContainer(template, body!, field, outputs, where, input.imageCommands);
     members = [main];
   }
   if (plan?.packs.length) main.env!.push({ name: ENV_PACK_ARTIFACTS, value: escapeVars(JSON.stringify(plan.packs)) });
@@ -147,7 +157,7 @@ export function buildStepPod(input: StepPodInput): V1Pod {
         terminationMessagePolicy: 'File',
         securityContext: executorSecurity(),
       },
-      ...(template.sidecars ?? []).map((c, i) => userContainer(c, `sidecars[${i}]`, main, where, true)),
+      ...(template.sidecars ?? []).map((c, i) => userContainer(c, `sidecars[${i}]`, main, where, true, input.imageCommands)),
     ],
     volumes: volumes(workflow, template),
   };
@@ -252,18 +262,14 @@ function outputFiles(template: Template): OutputFileSpec[] {
   return out;
 }
 
-/**
- * The user's argv: command then args. With no command the image's entrypoint would run, which
- * the pod builder cannot know (it never pulls images); args alone are then taken as the whole
- * command line, which is right for the common images that have no ENTRYPOINT.
- */
-function userArgv(c: Container, what: string): { command: string[]; args: string[] } {
-  if (c.command?.length) return { command: c.command, args: c.args ?? [] };
-  if (c.args?.length) return { command: [c.args[0]], args: c.args.slice(1) };
-  throw new Error(`${what}.command is required: plugflow runs it through its emissary and cannot read an image's entrypoint`);
-}
-
-function mainContainer(template: Template, body: Container, field: string, outputs: OutputFileSpec[], where: string): V1Container {
+function mainContainer(
+  template: Template,
+  body: Container,
+  field: string,
+  outputs: OutputFileSpec[],
+  where: string,
+  images: ImageCommands | undefined,
+): V1Container {
   const source = template.script?.source;
   let command: string[];
   let args: string[];
@@ -272,7 +278,7 @@ function mainContainer(template: Template, body: Container, field: string, outpu
     command = body.command;
     args = [SCRIPT_PATH, ...(body.args ?? [])];
   } else {
-    ({ command, args } = userArgv(body, `${where}: ${field}`));
+    ({ command, args } = argvFor(body, `${where}: ${field}`, images));
   }
   const env: V1EnvVar[] = [...((body.env ?? []) as V1EnvVar[])];
   if (source !== undefined) env.push({ name: ENV_SCRIPT, value: escapeVars(source) });
@@ -291,7 +297,14 @@ function mainContainer(template: Template, body: Container, field: string, outpu
 }
 
 /** An init container or sidecar of the template; sidecars run under the emissary. */
-function userContainer(c: UserContainer, field: string, main: V1Container, where: string, sidecar: boolean): V1Container {
+function userContainer(
+  c: UserContainer,
+  field: string,
+  main: V1Container,
+  where: string,
+  sidecar: boolean,
+  images?: ImageCommands,
+): V1Container {
   if (!c.name) throw new Error(`${where}: ${field}.name is required`);
   if (RESERVED_CONTAINER_NAMES.includes(c.name))
     throw new Error(`${where}: ${field}.name "${c.name}" is reserved by plugflow (${RESERVED_CONTAINER_NAMES.join(', ')})`);
@@ -303,7 +316,7 @@ function userContainer(c: UserContainer, field: string, main: V1Container, where
   }
   const out: V1Container = { ...copyContainerFields(c), name: c.name };
   if (sidecar) {
-    const { command, args } = userArgv(c, `${where}: ${field}`);
+    const { command, args } = argvFor(c, `${where}: ${field}`, images);
     out.command = [EMISSARY_PATH, '--sidecar', '--', ...command];
     out.args = args;
     mounts = [...mounts, { name: VAR_VOLUME, mountPath: VAR_DIR, readOnly: true }];

@@ -1,0 +1,205 @@
+/**
+ * Learns what a container without `command` runs (its image's ENTRYPOINT and CMD) before its pod
+ * is built, because the emissary wraps the argv. In order:
+ *
+ * 1. the operator's ConfigMap `plugflow-images` (src/images/known-images.ts), read with a GET
+ *    remembered for a few seconds;
+ * 2. the answers already learnt: by image for 5 minutes when it names a tag, for good when it is
+ *    pinned to a digest (the config under a digest cannot change);
+ * 3. the image's registry (src/images/registry-client.ts), anonymously first. Only when the
+ *    registry refuses are the pull secrets read — the workflow's `imagePullSecrets` and those of
+ *    the step's service account — and they are read AS that service account (impersonation), so
+ *    a workflow can use no Secret its account could not read itself. An answer found with
+ *    credentials is remembered for that service account only.
+ *
+ * A failure (unknown image, unreachable registry, refused credentials) fails the step with the
+ * reason and what to do; it is remembered for 30 seconds, so a fan-out of a thousand steps of one
+ * image asks the registry once. Concurrent lookups of one image share one request.
+ */
+import type { V1ConfigMap, V1Secret, V1ServiceAccount } from '@kubernetes/client-node';
+import type { Template, Workflow } from '../api/index.js';
+import type { KubeClient } from '../kube/client.js';
+import { isForbidden, isNotFound } from '../kube/errors.js';
+import { CONFIGMAPS, SECRETS, SERVICE_ACCOUNTS } from '../kube/resource.js';
+import { errorMessage } from '../log/error-message.js';
+import { parseImageReference, type ImageReference } from '../images/image-reference.js';
+import { IMAGES_CONFIGMAP, IMAGES_KEY, parseKnownImages } from '../images/known-images.js';
+import { credentialFor, credentialsFromSecret, type RegistryCredential } from '../images/pull-credentials.js';
+import { fetchImageCommand, RegistryError, type ImageCommand, type ImageLookup, type RegistryOptions } from '../images/registry-client.js';
+import { imagesToLookUp, type ImageCommands } from '../pods/image-commands.js';
+
+const CONFIGMAP_TTL_MS = 5_000;
+const TAG_TTL_MS = 5 * 60_000;
+const FAILURE_TTL_MS = 30_000;
+const MAX_ENTRIES = 2_000;
+
+/** An image's entrypoint could not be learnt; the step fails with this message. */
+export class ImageLookupError extends Error {
+  override readonly name = 'ImageLookupError';
+}
+
+export interface ImageEntrypointOptions {
+  client: KubeClient;
+  installNamespace: string;
+  /** Registries (host:port) reached over plain HTTP. */
+  insecureRegistries?: readonly string[];
+  now?: () => number;
+  /** The registry lookup (tests count calls through it). */
+  fetch?: (ref: ImageReference, credential: RegistryCredential | undefined, opts: RegistryOptions) => Promise<ImageLookup>;
+}
+
+type Entry = { at: number; pinned: boolean; result: ImageCommand } | { at: number; failure: string };
+
+export class ImageEntrypoints {
+  private readonly known = { at: -Infinity, images: new Map<string, ImageCommand>(), error: undefined as string | undefined };
+  private readonly learnt = new Map<string, Entry>();
+  private readonly inFlight = new Map<string, Promise<ImageCommand>>();
+  private readonly registry: RegistryOptions;
+  private readonly now: () => number;
+
+  constructor(private readonly opts: ImageEntrypointOptions) {
+    this.registry = { insecureHosts: new Set(opts.insecureRegistries ?? []) };
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** The commands of the template's images that need one; undefined when none does. */
+  async forTemplate(wf: Workflow, template: Template, serviceAccountName: string): Promise<ImageCommands | undefined> {
+    const images = imagesToLookUp(template);
+    if (!images.length) return undefined;
+    const known = await this.knownImages();
+    const out = new Map<string, ImageCommand>();
+    for (const image of images) {
+      const hit = known.get(image);
+      out.set(image, hit ?? (await this.lookup(image, wf, serviceAccountName)));
+    }
+    return out;
+  }
+
+  private async knownImages(): Promise<Map<string, ImageCommand>> {
+    const k = this.known;
+    if (this.now() - k.at >= CONFIGMAP_TTL_MS) {
+      const where = `${this.opts.installNamespace}/${IMAGES_CONFIGMAP}`;
+      try {
+        const cm = await this.opts.client.get<V1ConfigMap>(CONFIGMAPS, this.opts.installNamespace, IMAGES_CONFIGMAP);
+        k.images = parseKnownImages(cm.data?.[IMAGES_KEY], where);
+        k.error = undefined;
+      } catch (err) {
+        if (isNotFound(err)) {
+          k.images = new Map();
+          k.error = undefined;
+        } else if (err instanceof Error && err.name === 'KnownImagesError') {
+          k.images = new Map();
+          k.error = err.message;
+        } else throw err;
+      }
+      k.at = this.now();
+    }
+    if (k.error) throw new ImageLookupError(k.error);
+    return k.images;
+  }
+
+  private async lookup(image: string, wf: Workflow, serviceAccountName: string): Promise<ImageCommand> {
+    const scope = `${wf.metadata.namespace!}/${serviceAccountName}|${image}`;
+    const hit = this.cached(`|${image}`) ?? this.cached(scope);
+    if (hit && 'result' in hit) return hit.result;
+    if (hit && 'failure' in hit) throw new ImageLookupError(hit.failure);
+    const flight = this.inFlight.get(scope);
+    if (flight) return flight;
+    const p = this.resolve(image, wf, serviceAccountName).finally(() => this.inFlight.delete(scope));
+    this.inFlight.set(scope, p);
+    return p;
+  }
+
+  private cached(key: string): Entry | undefined {
+    const e = this.learnt.get(key);
+    if (!e) return undefined;
+    const ttl = 'failure' in e ? FAILURE_TTL_MS : e.pinned ? Infinity : TAG_TTL_MS;
+    if (this.now() - e.at < ttl) return e;
+    this.learnt.delete(key);
+    return undefined;
+  }
+
+  private remember(key: string, e: Entry): void {
+    this.learnt.delete(key);
+    this.learnt.set(key, e);
+    if (this.learnt.size > MAX_ENTRIES) this.learnt.delete(this.learnt.keys().next().value as string);
+  }
+
+  private async resolve(image: string, wf: Workflow, serviceAccountName: string): Promise<ImageCommand> {
+    const scope = `${wf.metadata.namespace!}/${serviceAccountName}|${image}`;
+    const fail = (key: string, message: string): never => {
+      const full = `image "${image}": ${message}; set the container's command, or list the image in ConfigMap ${this.opts.installNamespace}/${IMAGES_CONFIGMAP}`;
+      this.remember(key, { at: this.now(), failure: full });
+      throw new ImageLookupError(full);
+    };
+    let ref: ImageReference;
+    try {
+      ref = parseImageReference(image);
+    } catch (err) {
+      return fail(`|${image}`, errorMessage(err));
+    }
+    const fetch = this.opts.fetch ?? fetchImageCommand;
+    const pinned = ref.digest !== undefined;
+    try {
+      const found = await fetch(ref, undefined, this.registry);
+      const result = { entrypoint: found.entrypoint, cmd: found.cmd };
+      this.remember(`|${image}`, { at: this.now(), pinned, result });
+      return result;
+    } catch (err) {
+      if (!(err instanceof RegistryError)) throw err;
+      if (!err.unauthorized) return fail(`|${image}`, `its registry could not tell its entrypoint: ${err.message}`);
+    }
+    // The registry wants credentials: the namespace's pull secrets, read as the step's account.
+    const { credential, tried } = await this.credential(ref, wf, serviceAccountName);
+    if (!credential) return fail(scope, `${ref.host} refused an anonymous pull, and ${tried}`);
+    try {
+      const found = await fetch(ref, credential, this.registry);
+      const result = { entrypoint: found.entrypoint, cmd: found.cmd };
+      this.remember(scope, { at: this.now(), pinned, result });
+      return result;
+    } catch (err) {
+      if (!(err instanceof RegistryError)) throw err;
+      return fail(scope, `its registry could not tell its entrypoint: ${err.message}`);
+    }
+  }
+
+  /** The credential for the image's registry from the pull secrets, and what was tried when none. */
+  private async credential(
+    ref: ImageReference,
+    wf: Workflow,
+    serviceAccountName: string,
+  ): Promise<{ credential?: RegistryCredential; tried: string }> {
+    const ns = wf.metadata.namespace!;
+    const names = (wf.spec.imagePullSecrets ?? []).map((s) => s.name).filter((n): n is string => !!n);
+    try {
+      const sa = await this.opts.client.get<V1ServiceAccount>(SERVICE_ACCOUNTS, ns, serviceAccountName);
+      for (const s of sa.imagePullSecrets ?? []) if (s.name && !names.includes(s.name)) names.push(s.name);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+    if (!names.length)
+      return { tried: `neither the workflow's imagePullSecrets nor service account ${ns}/${serviceAccountName} names a pull secret` };
+    const asAccount = this.opts.client.as({ kind: 'serviceAccount', namespace: ns, name: serviceAccountName });
+    const problems: string[] = [];
+    const found: Map<string, RegistryCredential>[] = [];
+    for (const name of names) {
+      try {
+        found.push(credentialsFromSecret(await asAccount.get<V1Secret>(SECRETS, ns, name)));
+      } catch (err) {
+        if (isForbidden(err))
+          problems.push(`service account ${ns}/${serviceAccountName} may not read secret ${name} (grant it get on secrets/${name})`);
+        else if (isNotFound(err)) problems.push(`secret ${name} does not exist`);
+        else if (err instanceof Error && err.name === 'PullSecretError') problems.push(err.message);
+        else throw err;
+      }
+    }
+    const credential = credentialFor(ref.registry, found);
+    if (credential) return { credential, tried: '' };
+    const readable = names.length - problems.length;
+    return {
+      tried:
+        `no pull secret has credentials for ${ref.registry} (${names.map((n) => `secret ${n}`).join(', ')}` +
+        `${readable < names.length ? `: ${problems.join('; ')}` : ''})`,
+    };
+  }
+}
