@@ -15,3 +15,32 @@ export function templateKindOf(template: Template | InlineTemplate, field: Field
   if (present.length === 0) throw new FieldError(field, `has no kind: set exactly one of ${allowed}`);
   throw new FieldError(field, `has ${present.length} kinds (${present.join(', ')}): set exactly one of ${allowed}`);
 }
+
+/** The kinds whose node is a step pod (build-pod.ts); the others make none. */
+export const POD_KINDS: readonly TemplateKind[] = ['container', 'script', 'containerSet', 'data'];
+
+/**
+ * Template fields that shape the step pod, so they mean nothing on a kind without one.
+ * `serviceAccountName` is not here: resource templates act with it too.
+ */
+export const POD_FIELDS = [
+  'initContainers',
+  'sidecars',
+  'volumes',
+  'nodeSelector',
+  'affinity',
+  'tolerations',
+  'securityContext',
+  'schedulerName',
+  'priorityClassName',
+  'hostAliases',
+  'podSpecPatch',
+  'metadata',
+  'automountServiceAccountToken',
+  'archiveLocation',
+] as const;
+
+/** Whether the template's node runs as a step pod. */
+export function makesPod(template: Template | InlineTemplate): boolean {
+  return POD_KINDS.some((k) => (template as Record<string, unknown>)[k] != null);
+}

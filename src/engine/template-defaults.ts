@@ -6,7 +6,9 @@
  * is taken from the template when it sets it. A kind section of the defaults (`container`,
  * `script`, `steps`, …) is merged only into a template of that same kind: laying a `container`
  * default under a `steps` template would give it two kinds, which the peer then rejects; here the
- * section simply applies to the templates it fits (said in the engine README).
+ * section simply applies to the templates it fits (said in the engine README). Likewise the pod
+ * settings (`nodeSelector`, `sidecars`, … POD_FIELDS) reach only templates that make a pod, and
+ * `serviceAccountName` only those and resource templates: on the others they would be refused.
  *
  * `spec.retryStrategy` is the retry strategy of every template that has none of its own (after
  * the defaults are merged, so `templateDefaults.retryStrategy` comes first), as in the peer.
@@ -15,7 +17,7 @@
  * to those of the (Cluster)WorkflowTemplates it refers to, so validation and execution see the
  * same templates.
  */
-import { setOwn, TEMPLATE_KINDS, type RetryStrategy, type Template, type WorkflowSpec } from '../api/index.js';
+import { makesPod, POD_FIELDS, setOwn, TEMPLATE_KINDS, type RetryStrategy, type Template, type WorkflowSpec } from '../api/index.js';
 
 export type TemplateDecorator = (template: Template) => Template;
 
@@ -43,9 +45,12 @@ export function withWorkflowDefaults(
   let out: Template = template;
   if (defaults) {
     const kinds = new Set<string>(TEMPLATE_KINDS);
+    // Pod settings reach only templates that make a pod (a steps template has none to set them on).
+    const podless = !makesPod(template);
+    const skip = new Set<string>(podless ? [...POD_FIELDS, ...(template.resource ? [] : ['serviceAccountName'])] : []);
     const applicable: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(defaults)) {
-      if (k === 'name' || v === undefined || v === null) continue;
+      if (k === 'name' || v === undefined || v === null || skip.has(k)) continue;
       if (kinds.has(k) && (template as unknown as Record<string, unknown>)[k] == null) continue;
       setOwn(applicable, k, v);
     }

@@ -10,7 +10,10 @@ import {
   intOrStringToFloat,
   isAnyString,
   intOrStringToNumber,
+  makesPod,
   parseGoDuration,
+  POD_FIELDS,
+  POD_KINDS,
   parseSecondsOrDuration,
   RETRY_POLICIES,
   type Parameter,
@@ -69,6 +72,7 @@ export function validateTemplate(t: Template, where: string, scope: string | und
       else if (!tagged(step.expression)) expression(step.expression, field, ctx);
     });
   }
+  checkPodFields(t, where, kinds, ctx);
   checkRetry(t, where, ctx);
   checkMemoize(t, where, ctx);
   if (t.daemon !== undefined && typeof t.daemon !== 'boolean') ctx.add(`${where}.daemon`, 'must be true or false');
@@ -82,6 +86,21 @@ export function validateTemplate(t: Template, where: string, scope: string | und
   checkAllTags(t, where, ctx);
   if (t.steps) validateSteps(t, where, scope, ctx);
   if (t.dag) validateDag(t, where, scope, ctx);
+}
+
+/** Fields of the step pod on a template that makes none would be ignored: refused instead. */
+function checkPodFields(t: Template, where: string, kinds: string[], ctx: TemplateContext): void {
+  if (kinds.length !== 1 || makesPod(t)) return;
+  const kind = kinds[0]!;
+  const raw = t as unknown as Record<string, unknown>;
+  const pods = POD_KINDS.join(', ');
+  for (const f of POD_FIELDS)
+    if (raw[f] !== undefined) ctx.add(`${where}.${f}`, `shapes the step pod, and a ${kind} template runs none (only ${pods} templates do)`);
+  if (t.serviceAccountName !== undefined && kind !== 'resource')
+    ctx.add(
+      `${where}.serviceAccountName`,
+      `is the account of a step pod or of a resource template's calls; a ${kind} template has neither (set it on the templates it calls, or spec.serviceAccountName)`,
+    );
 }
 
 function checkRetry(t: Template, where: string, ctx: TemplateContext): void {
