@@ -16,6 +16,7 @@ import type { KubeClient } from '../src/kube/client.js';
 import { CONFIGMAPS, PODS, SECRETS, SERVICE_ACCOUNTS, WORKFLOW_TEMPLATES, WORKFLOWS } from '../src/kube/resource.js';
 import { isNotFound } from '../src/kube/errors.js';
 import { storeClient } from '../src/artifacts/s3.js';
+import { downloadStored, listStored } from '../src/artifacts/store.js';
 import { startObjectStore, type ObjectStore } from '../src/devenv/object-store.js';
 import { captureLogger, eventually, startRunnerBed, waitForCompletion, workflow, type RunnerBed } from './controller-harness.js';
 import { adminKubeConfig, cluster } from './support/cluster.js';
@@ -336,6 +337,25 @@ describe('bad input gets a clear error on the node', () => {
     expect(node(wf, 'key')?.message).toContain(`input artifact "i": downloading s3://${BUCKET}/pass/none`);
     expect(node(wf, 'key')?.message).toContain('no object has that key');
   }, 180_000);
+
+  it('createBucketIfNotPresent makes a missing bucket when listing or reading, too, not only when writing', async () => {
+    const keys = { accessKey: store.accessKey, secretKey: store.secretKey };
+    const at = (bucket: string, create: boolean) => ({
+      bucket,
+      key: 'runs/',
+      endpoint: store.endpoint,
+      insecure: true,
+      ...(create ? { createBucketIfNotPresent: true } : {}),
+    });
+    await expect(listStored(at('never-made', false), keys)).rejects.toThrow(/the bucket does not exist/);
+    expect(await listStored(at('made-on-list', true), keys)).toEqual([]);
+    await expect(listStored(at('made-on-list', false), keys)).resolves.toEqual([]);
+    // A read of a missing key still fails, naming the key, but the bucket is there afterwards.
+    await expect(
+      downloadStored({ ...at('made-on-read', true), key: 'runs/one' }, keys, join(mkdtempSync(join(tmpdir(), 'cb-')), 'f')),
+    ).rejects.toThrow(/no object has that key/);
+    await expect(listStored(at('made-on-read', false), keys)).resolves.toEqual([]);
+  });
 
   it('a repository reference to a missing ConfigMap fails the step before a pod is made', async () => {
     await client.create(

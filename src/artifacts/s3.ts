@@ -89,6 +89,7 @@ export async function openObject(
 ): Promise<{ body: Readable; size?: number; close(): void }> {
   const client = storeClient(loc, creds);
   try {
+    if (loc.createBucketIfNotPresent) await ensureBucket(client, loc);
     const reply = await client.send(new GetObjectCommand({ Bucket: loc.bucket, Key: loc.key }));
     if (!reply.Body) throw new Error('the reply has no body');
     return {
@@ -110,6 +111,8 @@ export async function listPrefix(
   const client = storeClient(loc, creds);
   const out: Array<{ key: string; rel: string }> = [];
   try {
+    // A data template listing a bucket it may create lists a new, empty one instead of failing.
+    if (loc.createBucketIfNotPresent) await ensureBucket(client, loc);
     let token: string | undefined;
     do {
       const page = await client.send(new ListObjectsV2Command({ Bucket: loc.bucket, Prefix: prefix, ContinuationToken: token }));
