@@ -58,7 +58,7 @@ describe('plugflow lint (offline: only the files)', () => {
         '  templates: [{name: main, steps: [[{name: a, templateRef: {name: greet, template: hello}}]]}]',
       ].join('\n'),
     );
-    expect(await lintFiles([both], { offline: true })).toEqual({ problems: [], checked: 2 });
+    expect(await lintFiles([both], { offline: true })).toEqual({ problems: [], checked: 2, skipped: [] });
     const wrong = file(
       'wrong.yaml',
       (await import('node:fs')).readFileSync(both, 'utf8').replace('template: hello}', 'template: nothere}'),
@@ -66,10 +66,28 @@ describe('plugflow lint (offline: only the files)', () => {
     expect((await lintFiles([wrong], { offline: true })).problems.join('\n')).toContain('nothere');
   });
 
-  it('says which files it could not read and which documents are not workflows', async () => {
+  it('says which files it could not read, and skips documents that are not workflows', async () => {
     const other = file('cm.yaml', 'kind: ConfigMap\nmetadata: {name: x}\n');
     const r = await lintFiles([join(dir, 'missing.yaml'), other], { offline: true });
+    expect(r.problems).toHaveLength(1);
     expect(r.problems[0]).toMatch(/missing\.yaml: .*(ENOENT|no such file)/);
-    expect(r.problems[1]).toBe(`${other}: ConfigMap x: not a Workflow, WorkflowTemplate or ClusterWorkflowTemplate`);
+    expect(r.skipped).toEqual([`${other}: ConfigMap x`]);
+  });
+
+  it('checks a CronWorkflow: its schedules, then its workflowSpec as the run it makes', async () => {
+    const good = file(
+      'cron.yaml',
+      'apiVersion: plugflow.io/v1alpha1\nkind: CronWorkflow\nmetadata: {name: nightly}\nspec:\n  schedule: "0 2 * * *"\n  timezone: Europe/Paris\n  workflowSpec:\n    entrypoint: hello\n    templates:\n      - {name: hello, container: {image: alpine:3, command: [echo, hi]}}\n',
+    );
+    expect(await lintFiles([good], { offline: true })).toEqual({ problems: [], checked: 1, skipped: [] });
+    const bad = file(
+      'bad-cron.yaml',
+      'apiVersion: plugflow.io/v1alpha1\nkind: CronWorkflow\nmetadata: {name: broken}\nspec:\n  schedule: "61 * * * *"\n  concurrencyPolicy: Sometimes\n  workflowSpec:\n    entrypoint: nothere\n    templates:\n      - {name: hello, container: {image: alpine:3, command: [echo, hi]}}\n',
+    );
+    const problems = (await lintFiles([bad], { offline: true })).problems;
+    expect(problems).toHaveLength(3);
+    expect(problems[0]).toMatch(new RegExp(`^${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: CronWorkflow broken: spec.schedule`));
+    expect(problems[1]).toContain('CronWorkflow broken: spec.concurrencyPolicy: "Sometimes" is not one of Allow, Forbid, Replace');
+    expect(problems[2]).toContain('CronWorkflow broken: spec.workflowSpec.entrypoint names template "nothere", which does not exist');
   });
 });

@@ -37,11 +37,7 @@ export class CronWorkflows {
     const spec = c.spec;
     if (typeof spec !== 'object' || spec === null || typeof spec.workflowSpec !== 'object' || spec.workflowSpec === null)
       throw new OperationRefused('invalid', `${this.subject(md.name)}: spec.workflowSpec is required`);
-    const problems: string[] = [];
-    const schedules = schedulesOf(c as CronWorkflow);
-    if (!schedules.ok) problems.push(schedules.error);
-    if (spec.concurrencyPolicy !== undefined && !['Allow', 'Forbid', 'Replace'].includes(spec.concurrencyPolicy))
-      problems.push(`spec.concurrencyPolicy: ${JSON.stringify(spec.concurrencyPolicy)} is not one of Allow, Forbid, Replace`);
+    const problems = cronScheduleProblems(c as CronWorkflow);
     for (const p of workflowShapeProblems({ spec: spec.workflowSpec })) problems.push(`spec.workflowSpec: ${p.message}`);
     if (problems.length === 0) {
       const wf = {
@@ -78,4 +74,15 @@ export class CronWorkflows {
   async delete(name: string): Promise<void> {
     await this.kube.delete(CRON_WORKFLOWS, this.ns, name);
   }
+}
+
+/** The problems of a CronWorkflow's own fields (schedules in their timezone, concurrencyPolicy), not of its workflowSpec. */
+export function cronScheduleProblems(cron: CronWorkflow): string[] {
+  const problems: string[] = [];
+  const schedules = schedulesOf(cron);
+  if (!schedules.ok) problems.push(schedules.error);
+  const policy = cron.spec?.concurrencyPolicy;
+  if (policy !== undefined && !['Allow', 'Forbid', 'Replace'].includes(policy))
+    problems.push(`spec.concurrencyPolicy: ${JSON.stringify(policy)} is not one of Allow, Forbid, Replace`);
+  return problems;
 }
