@@ -386,7 +386,7 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     expression: ok(),
     affinity: rec('RetryAffinity'),
   },
-  Backoff: { duration: ok(), factor: ok(), maxDuration: ok() },
+  Backoff: { duration: ok(), factor: ok(), maxDuration: ok(), cap: ok('the longest one wait may grow to by the factor') },
   RetryAffinity: {
     nodeAntiAffinity: ok("a retry's pod is kept off the Kubernetes nodes its failed attempts ran on (kubernetes.io/hostname NotIn)"),
   },

@@ -184,6 +184,8 @@ export interface Backoff {
   duration?: string;
   factor?: IntOrString;
   maxDuration?: string;
+  /** The longest one wait may grow to by the factor (seconds by default, or `2m`, `1h`). */
+  cap?: string;
 }
 
 export interface RetryAffinity {

@@ -184,6 +184,7 @@ export function retryParams(strategy: RetryStrategy, vars: Vars, where: string):
   if (b?.duration !== undefined)
     params.backoffMs = parseSecondsOrDuration(text(b.duration, `${where}.backoff.duration`), { field: `${where}.backoff.duration` });
   if (b?.factor !== undefined) params.factor = intOrStringToFloat(text(b.factor, `${where}.backoff.factor`), `${where}.backoff.factor`);
+  if (b?.cap !== undefined) params.capMs = parseSecondsOrDuration(text(b.cap, `${where}.backoff.cap`), { field: `${where}.backoff.cap` });
   if (b?.maxDuration !== undefined) {
     params.maxDurationMs = parseSecondsOrDuration(text(b.maxDuration, `${where}.backoff.maxDuration`), {
       field: `${where}.backoff.maxDuration`,

@@ -123,6 +123,19 @@ describe('retryStrategy', () => {
     expect(w.runningPods()).toEqual(['try(2)']);
   });
 
+  it('caps the growing wait at backoff.cap (the peer example retry-backoff.yaml)', () => {
+    const w = retried({ limit: 10, backoff: { duration: '10s', factor: '3', cap: '15' } });
+    w.reconcile();
+    w.failPod('try(0)');
+    w.reconcile();
+    expect(w.node('try').message).toBe('Backoff for 10s');
+    w.advance(10);
+    w.reconcile();
+    w.failPod('try(1)');
+    w.reconcile();
+    expect(w.node('try').message).toBe('Backoff for 15s');
+  });
+
   it('gives up when the backoff would pass maxDuration', () => {
     const w = retried({ limit: 10, backoff: { duration: '30', maxDuration: '1m' } });
     w.reconcile();

@@ -46,6 +46,15 @@ describe('retry decision', () => {
     expect(decideRetry(params, attempts, 22_000, yes)).toEqual({ kind: 'retry' });
   });
 
+  it('never waits longer than cap, however many retries the factor multiplied', () => {
+    expect(backoffDelay(1000, 2, 3, 5000)).toBe(4000);
+    expect(backoffDelay(1000, 2, 4, 5000)).toBe(5000);
+    expect(backoffDelay(1000, 2, 30, 5000)).toBe(5000);
+    const params = { policy: 'OnFailure' as const, backoffMs: 1000, factor: 2, capMs: 3000 };
+    const attempts = [failed(0, 1), failed(2, 3), failed(4, 5), failed(6, 10_000)];
+    expect(decideRetry(params, attempts, 10_001, yes)).toEqual({ kind: 'wait', at: 13_000, message: 'Backoff for 3s' });
+  });
+
   it('fails when maxDuration is past or the backoff would cross it', () => {
     const params = { policy: 'OnFailure' as const, backoffMs: 10_000, maxDurationMs: 15_000 };
     expect(decideRetry(params, [failed(0, 1000)], 2000, yes)).toEqual({ kind: 'wait', at: 11_000, message: 'Backoff for 10s' });

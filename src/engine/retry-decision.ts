@@ -11,7 +11,7 @@
  *    without a limit there is no cap.
  * 3. `expression` false stops retrying.
  * 4. `backoff`: the n-th retry waits `duration * factor^(n-1)` after the previous attempt ended
- *    (factor defaults to 1). `maxDuration` bounds the time from the first attempt's start: once
+ *    (factor defaults to 1), never more than `cap` when given. `maxDuration` bounds the time from the first attempt's start: once
  *    it is past, or when the next wait would end past it, the node fails instead of waiting.
  */
 import { formatDuration, type RETRY_POLICIES } from '../api/index.js';
@@ -34,6 +34,8 @@ export interface RetryParams {
   backoffMs?: number;
   factor?: number;
   maxDurationMs?: number;
+  /** The longest one wait may grow to. */
+  capMs?: number;
 }
 
 export type RetryDecision =
@@ -76,7 +78,7 @@ export function decideRetry(
     if (now >= maxDeadline) return { kind: 'stop', message: `Max duration limit exceeded: ${last.message ?? last.phase}` };
   }
   if (params.backoffMs === undefined || params.backoffMs <= 0) return { kind: 'retry' };
-  const wait = backoffDelay(params.backoffMs, params.factor, retriesDone + 1);
+  const wait = backoffDelay(params.backoffMs, params.factor, retriesDone + 1, params.capMs);
   const at = last.finishedAt + wait;
   if (maxDeadline !== undefined && at > maxDeadline) {
     return { kind: 'stop', message: `Backoff would exceed max duration limit: ${last.message ?? last.phase}` };
@@ -85,10 +87,11 @@ export function decideRetry(
   return { kind: 'retry' };
 }
 
-/** Wait before retry number `retry` (1-based): `base * factor^(retry-1)`, factor defaulting to 1. */
-export function backoffDelay(baseMs: number, factor: number | undefined, retry: number): number {
+/** Wait before retry number `retry` (1-based): `base * factor^(retry-1)`, factor defaulting to 1, at most `capMs`. */
+export function backoffDelay(baseMs: number, factor: number | undefined, retry: number, capMs?: number): number {
   const f = factor === undefined || factor <= 0 ? 1 : factor;
-  return Math.round(baseMs * Math.pow(f, Math.max(0, retry - 1)));
+  const wait = Math.round(baseMs * Math.pow(f, Math.max(0, retry - 1)));
+  return capMs !== undefined && capMs > 0 ? Math.min(wait, capMs) : wait;
 }
 
 function policyAllows(policy: RetryPolicyName, last: AttemptSummary): boolean {

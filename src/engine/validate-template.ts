@@ -113,6 +113,7 @@ function checkRetry(t: Template, where: string, ctx: TemplateContext): void {
   }
   if (r.backoff?.duration !== undefined) duration(r.backoff.duration, `${at}.backoff.duration`, ctx);
   if (r.backoff?.maxDuration !== undefined) duration(r.backoff.maxDuration, `${at}.backoff.maxDuration`, ctx);
+  if (r.backoff?.cap !== undefined) duration(r.backoff.cap, `${at}.backoff.cap`, ctx);
   if (r.backoff?.factor !== undefined && !tagged(r.backoff.factor)) {
     try {
       if (intOrStringToFloat(r.backoff.factor, `${at}.backoff.factor`) <= 0) ctx.add(`${at}.backoff.factor`, 'must be positive');

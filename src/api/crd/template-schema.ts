@@ -150,6 +150,7 @@ const retryStrategySchema = obj({
     duration: str({ description: 'Seconds by default, or forms like 2m, 1h.' }),
     factor: intOrString(),
     maxDuration: str(),
+    cap: str({ description: 'The longest one wait may grow to by the factor.' }),
   }),
   expression: str(),
   limit: intOrString(),
