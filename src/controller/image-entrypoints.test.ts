@@ -66,6 +66,29 @@ describe('ImageEntrypoints', () => {
     expect(r.asked).toHaveLength(2);
   });
 
+  it('narrows a multi-platform image to the node selector’s os and arch, each remembered apart', async () => {
+    const platforms: string[] = [];
+    const kube = new FakeKubeClient();
+    const images = new ImageEntrypoints({
+      client: kube.asClient(),
+      installNamespace: 'plugflow',
+      fetch: async (_ref, _cred, opts) => {
+        platforms.push(`${opts.platform?.os}/${opts.platform?.architecture}`);
+        return { digest: DIGEST, entrypoint: [], cmd: [opts.platform!.architecture] };
+      },
+    });
+    const arm = await images.forTemplate(
+      { ...wf, spec: { nodeSelector: { 'kubernetes.io/arch': 'arm64' } } },
+      step('reg.io/m:1'),
+      'default',
+    );
+    const s390 = await images.forTemplate(wf, { ...step('reg.io/m:1'), nodeSelector: { 'kubernetes.io/arch': 's390x' } }, 'default');
+    await images.forTemplate({ ...wf, spec: { nodeSelector: { 'kubernetes.io/arch': 'arm64' } } }, step('reg.io/m:1'), 'default');
+    expect(arm?.get('reg.io/m:1')?.cmd).toEqual(['arm64']);
+    expect(s390?.get('reg.io/m:1')?.cmd).toEqual(['s390x']);
+    expect(platforms).toEqual(['linux/arm64', 'linux/s390x']);
+  });
+
   it('takes the operator’s ConfigMap over the registry, and refuses a broken one by name', async () => {
     const r = resolver(async () => ({ digest: DIGEST, entrypoint: ['/from-registry'], cmd: [] }));
     r.kube.seed(CONFIGMAPS, {

@@ -12,6 +12,9 @@
  *    a workflow can use no Secret its account could not read itself. An answer found with
  *    credentials is remembered for that service account only.
  *
+ * A multi-platform image is narrowed to the pod's `kubernetes.io/os`/`kubernetes.io/arch` node
+ * selector, else to linux and the controller's architecture.
+ *
  * A failure (unknown image, unreachable registry, refused credentials) fails the step with the
  * reason and what to do; it is remembered for 30 seconds, so a fan-out of a thousand steps of one
  * image asks the registry once. Concurrent lookups of one image share one request.
@@ -25,7 +28,14 @@ import { errorMessage } from '../log/error-message.js';
 import { parseImageReference, type ImageReference } from '../images/image-reference.js';
 import { IMAGES_CONFIGMAP, IMAGES_KEY, parseKnownImages } from '../images/known-images.js';
 import { credentialFor, credentialsFromSecret, type RegistryCredential } from '../images/pull-credentials.js';
-import { fetchImageCommand, RegistryError, type ImageCommand, type ImageLookup, type RegistryOptions } from '../images/registry-client.js';
+import {
+  defaultPlatform,
+  fetchImageCommand,
+  RegistryError,
+  type ImageCommand,
+  type ImageLookup,
+  type RegistryOptions,
+} from '../images/registry-client.js';
 import { imagesToLookUp, type ImageCommands } from '../pods/image-commands.js';
 
 const CONFIGMAP_TTL_MS = 5_000;
@@ -49,6 +59,24 @@ export interface ImageEntrypointOptions {
 }
 
 type Entry = { at: number; pinned: boolean; result: ImageCommand } | { at: number; failure: string };
+type Platform = { os: string; architecture: string };
+
+/**
+ * The platform an index is narrowed to: the pod's `kubernetes.io/os` and `kubernetes.io/arch`
+ * node selector (template over workflow) when it names one, else linux and the controller's own
+ * architecture — the pod's node is not known before it is scheduled.
+ */
+function platformOf(wf: Workflow, template: Template): Platform {
+  const selector = { ...(wf.spec.nodeSelector ?? {}), ...(template.nodeSelector ?? {}) };
+  const own = defaultPlatform();
+  return { os: selector['kubernetes.io/os'] || own.os, architecture: selector['kubernetes.io/arch'] || own.architecture };
+}
+
+/** Cache keys: `anyone` for what an anonymous pull learnt, `scope` for what one account's credentials did. */
+function keys(image: string, p: Platform, wf: Workflow, serviceAccountName: string): { anyone: string; scope: string } {
+  const anyone = `|${image}|${p.os}/${p.architecture}`;
+  return { anyone, scope: `${wf.metadata.namespace!}/${serviceAccountName}${anyone}` };
+}
 
 export class ImageEntrypoints {
   private readonly known = { at: -Infinity, images: new Map<string, ImageCommand>(), error: undefined as string | undefined };
@@ -67,10 +95,11 @@ export class ImageEntrypoints {
     const images = imagesToLookUp(template);
     if (!images.length) return undefined;
     const known = await this.knownImages();
+    const platform = platformOf(wf, template);
     const out = new Map<string, ImageCommand>();
     for (const image of images) {
       const hit = known.get(image);
-      out.set(image, hit ?? (await this.lookup(image, wf, serviceAccountName)));
+      out.set(image, hit ?? (await this.lookup(image, platform, wf, serviceAccountName)));
     }
     return out;
   }
@@ -98,14 +127,14 @@ export class ImageEntrypoints {
     return k.images;
   }
 
-  private async lookup(image: string, wf: Workflow, serviceAccountName: string): Promise<ImageCommand> {
-    const scope = `${wf.metadata.namespace!}/${serviceAccountName}|${image}`;
-    const hit = this.cached(`|${image}`) ?? this.cached(scope);
+  private async lookup(image: string, platform: Platform, wf: Workflow, serviceAccountName: string): Promise<ImageCommand> {
+    const { anyone, scope } = keys(image, platform, wf, serviceAccountName);
+    const hit = this.cached(anyone) ?? this.cached(scope);
     if (hit && 'result' in hit) return hit.result;
     if (hit && 'failure' in hit) throw new ImageLookupError(hit.failure);
     const flight = this.inFlight.get(scope);
     if (flight) return flight;
-    const p = this.resolve(image, wf, serviceAccountName).finally(() => this.inFlight.delete(scope));
+    const p = this.resolve(image, platform, wf, serviceAccountName).finally(() => this.inFlight.delete(scope));
     this.inFlight.set(scope, p);
     return p;
   }
@@ -125,8 +154,9 @@ export class ImageEntrypoints {
     if (this.learnt.size > MAX_ENTRIES) this.learnt.delete(this.learnt.keys().next().value as string);
   }
 
-  private async resolve(image: string, wf: Workflow, serviceAccountName: string): Promise<ImageCommand> {
-    const scope = `${wf.metadata.namespace!}/${serviceAccountName}|${image}`;
+  private async resolve(image: string, platform: Platform, wf: Workflow, serviceAccountName: string): Promise<ImageCommand> {
+    const { anyone, scope } = keys(image, platform, wf, serviceAccountName);
+    const registry = { ...this.registry, platform };
     const fail = (key: string, message: string): never => {
       const full = `image "${image}": ${message}; set the container's command, or list the image in ConfigMap ${this.opts.installNamespace}/${IMAGES_CONFIGMAP}`;
       this.remember(key, { at: this.now(), failure: full });
@@ -136,24 +166,24 @@ export class ImageEntrypoints {
     try {
       ref = parseImageReference(image);
     } catch (err) {
-      return fail(`|${image}`, errorMessage(err));
+      return fail(anyone, errorMessage(err));
     }
     const fetch = this.opts.fetch ?? fetchImageCommand;
     const pinned = ref.digest !== undefined;
     try {
-      const found = await fetch(ref, undefined, this.registry);
+      const found = await fetch(ref, undefined, registry);
       const result = { entrypoint: found.entrypoint, cmd: found.cmd };
-      this.remember(`|${image}`, { at: this.now(), pinned, result });
+      this.remember(anyone, { at: this.now(), pinned, result });
       return result;
     } catch (err) {
       if (!(err instanceof RegistryError)) throw err;
-      if (!err.unauthorized) return fail(`|${image}`, `its registry could not tell its entrypoint: ${err.message}`);
+      if (!err.unauthorized) return fail(anyone, `its registry could not tell its entrypoint: ${err.message}`);
     }
     // The registry wants credentials: the namespace's pull secrets, read as the step's account.
     const { credential, tried } = await this.credential(ref, wf, serviceAccountName);
     if (!credential) return fail(scope, `${ref.host} refused an anonymous pull, and ${tried}`);
     try {
-      const found = await fetch(ref, credential, this.registry);
+      const found = await fetch(ref, credential, registry);
       const result = { entrypoint: found.entrypoint, cmd: found.cmd };
       this.remember(scope, { at: this.now(), pinned, result });
       return result;
