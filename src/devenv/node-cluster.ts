@@ -62,16 +62,24 @@ export class NodeCluster {
   /** kubectl with the node's admin kubeconfig; returns stdout, throws with stderr. */
   async kubectl(args: string[], input?: string): Promise<string> {
     return new Promise((resolve, reject) => {
-      const child = spawn(this.kubectlBin, ['--kubeconfig', this.kubeconfig, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+      // stdin only when there is input: a kubectl that exits before reading it would otherwise
+      // make the write fail with EPIPE, an uncaught error that fails the whole suite.
+      const child = spawn(this.kubectlBin, ['--kubeconfig', this.kubeconfig, ...args], {
+        stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      });
       let out = '';
       let err = '';
-      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
       child.on('error', reject);
       child.on('exit', (code) =>
         code === 0 ? resolve(out) : reject(new Error(`kubectl ${args.join(' ')} exited with ${code}: ${err.trim()}`)),
       );
-      child.stdin.end(input ?? '');
+      if (child.stdin) {
+        // Its exit code says what went wrong; a broken pipe adds nothing.
+        child.stdin.on('error', () => {});
+        child.stdin.end(input);
+      }
     });
   }
 
