@@ -26,8 +26,8 @@ import { isForbidden, isNotFound } from '../kube/errors.js';
 import { CONFIGMAPS, SECRETS, SERVICE_ACCOUNTS } from '../kube/resource.js';
 import { errorMessage } from '../log/error-message.js';
 import { parseImageReference, type ImageReference } from '../images/image-reference.js';
-import { IMAGES_CONFIGMAP, IMAGES_KEY, parseKnownImages } from '../images/known-images.js';
-import { credentialFor, credentialsFromSecret, type RegistryCredential } from '../images/pull-credentials.js';
+import { IMAGES_CONFIGMAP, IMAGES_KEY, KnownImagesError, parseKnownImages } from '../images/known-images.js';
+import { credentialFor, credentialsFromSecret, PullSecretError, type RegistryCredential } from '../images/pull-credentials.js';
 import {
   defaultPlatform,
   fetchImageCommand,
@@ -116,7 +116,7 @@ export class ImageEntrypoints {
         if (isNotFound(err)) {
           k.images = new Map();
           k.error = undefined;
-        } else if (err instanceof Error && err.name === 'KnownImagesError') {
+        } else if (err instanceof KnownImagesError) {
           k.images = new Map();
           k.error = err.message;
         } else throw err;
@@ -170,27 +170,25 @@ export class ImageEntrypoints {
     }
     const fetch = this.opts.fetch ?? fetchImageCommand;
     const pinned = ref.digest !== undefined;
-    try {
-      const found = await fetch(ref, undefined, registry);
-      const result = { entrypoint: found.entrypoint, cmd: found.cmd };
-      this.remember(anyone, { at: this.now(), pinned, result });
-      return result;
-    } catch (err) {
-      if (!(err instanceof RegistryError)) throw err;
-      if (!err.unauthorized) return fail(anyone, `its registry could not tell its entrypoint: ${err.message}`);
-    }
+    /** One registry lookup; its answer or failure is remembered under `key`. Undefined: refused (401/403). */
+    const ask = async (key: string, credential: RegistryCredential | undefined): Promise<ImageCommand | undefined> => {
+      try {
+        const found = await fetch(ref, credential, registry);
+        const result = { entrypoint: found.entrypoint, cmd: found.cmd };
+        this.remember(key, { at: this.now(), pinned, result });
+        return result;
+      } catch (err) {
+        if (!(err instanceof RegistryError)) throw err;
+        if (err.unauthorized && !credential) return undefined;
+        return fail(key, `its registry could not tell its entrypoint: ${err.message}`);
+      }
+    };
+    const anonymous = await ask(anyone, undefined);
+    if (anonymous) return anonymous;
     // The registry wants credentials: the namespace's pull secrets, read as the step's account.
     const { credential, tried } = await this.credential(ref, wf, serviceAccountName);
     if (!credential) return fail(scope, `${ref.host} refused an anonymous pull, and ${tried}`);
-    try {
-      const found = await fetch(ref, credential, registry);
-      const result = { entrypoint: found.entrypoint, cmd: found.cmd };
-      this.remember(scope, { at: this.now(), pinned, result });
-      return result;
-    } catch (err) {
-      if (!(err instanceof RegistryError)) throw err;
-      return fail(scope, `its registry could not tell its entrypoint: ${err.message}`);
-    }
+    return (await ask(scope, credential))!;
   }
 
   /** The credential for the image's registry from the pull secrets, and what was tried when none. */
@@ -219,7 +217,7 @@ export class ImageEntrypoints {
         if (isForbidden(err))
           problems.push(`service account ${ns}/${serviceAccountName} may not read secret ${name} (grant it get on secrets/${name})`);
         else if (isNotFound(err)) problems.push(`secret ${name} does not exist`);
-        else if (err instanceof Error && err.name === 'PullSecretError') problems.push(err.message);
+        else if (err instanceof PullSecretError) problems.push(err.message);
         else throw err;
       }
     }
