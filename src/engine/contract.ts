@@ -55,6 +55,11 @@ export interface PodObservation {
   podIP?: string;
   /** A containerSet pod: each container of the set as the kubelet reports it, in the set's order. */
   containers?: ContainerObservation[];
+  /**
+   * The step's result is final but containers of the pod still run — a wait container waiting
+   * for a main container that never started: the engine stops the pod like one of a finished node.
+   */
+  containersRunning?: boolean;
 }
 
 /** One container of a containerSet pod. */

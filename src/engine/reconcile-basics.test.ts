@@ -155,6 +155,22 @@ describe('reconcile basics', () => {
     expect(r.status).toEqual(w.status);
   });
 
+  it('fails a step whose main container could not start and stops its pod, which would otherwise run on', () => {
+    const w = new World(twoSteps());
+    w.reconcile();
+    w.startPod('a');
+    const pod = w.pod('a');
+    Object.assign(pod, {
+      phase: 'Failed',
+      message: 'the main container could not start: StartError (exit code 128)',
+      containersRunning: true,
+    });
+    const r = w.reconcile();
+    expect(w.node('a')).toMatchObject({ phase: 'Failed', message: 'the main container could not start: StartError (exit code 128)' });
+    expect(r.status.phase).toBe('Failed');
+    expect(r.actions).toContainEqual({ kind: 'deletePod', podName: pod.podName, nodeId: pod.nodeId, reason: 'workflow completed' });
+  });
+
   it('rejects an observation time that is not a time', () => {
     expect(() =>
       reconcileWorkflow(

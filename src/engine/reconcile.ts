@@ -328,7 +328,7 @@ function cleanupActions(status: WorkflowStatus, observations: Observations, comp
   const nodes = status.nodes ?? {};
   const actions: EngineAction[] = [];
   for (const pod of observations.pods) {
-    if (pod.phase !== 'Pending' && pod.phase !== 'Running') continue;
+    if (pod.phase !== 'Pending' && pod.phase !== 'Running' && !pod.containersRunning) continue;
     const node = nodes[pod.nodeId];
     if (complete || !node || isFinal(node.phase)) {
       actions.push({

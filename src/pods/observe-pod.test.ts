@@ -62,6 +62,42 @@ describe('observePod', () => {
     expect(observePod(pod({ phase: 'Running', containerStatuses: [terminated('main', 0), running('wait')] })).phase).toBe('Running');
   });
 
+  it('fails a step whose main container could not start, and says the pod still runs (its wait container would wait forever)', () => {
+    const obs = observePod(
+      pod({
+        phase: 'Running',
+        containerStatuses: [
+          terminated('main', 128, { reason: 'StartError', message: 'failed to create containerd task: context deadline exceeded' }),
+          running('wait'),
+        ],
+      }),
+    );
+    expect(obs).toMatchObject({
+      phase: 'Failed',
+      message:
+        'the main container could not start: StartError (exit code 128): failed to create containerd task: context deadline exceeded',
+      containersRunning: true,
+      finishedAt: T1,
+    });
+    // An ordinary failure of main is not that: the wait container still reports it.
+    expect(observePod(pod({ phase: 'Running', containerStatuses: [terminated('main', 1), running('wait')] })).phase).toBe('Running');
+  });
+
+  it('names the container a running pod waits on when it will not start by itself', () => {
+    const waiting: V1ContainerStatus = {
+      name: 'main',
+      image: 'x',
+      imageID: '',
+      ready: false,
+      restartCount: 0,
+      state: { waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image "nope:1"' } },
+    };
+    expect(observePod(pod({ phase: 'Running', containerStatuses: [waiting, running('wait')] }))).toMatchObject({
+      phase: 'Running',
+      message: 'main: ImagePullBackOff: Back-off pulling image "nope:1"',
+    });
+  });
+
   it('fails with the exit code and reason of the main container', () => {
     const report = encodeWaitReport({ exitCode: 3, result: 'partial', parameters: [] });
     const obs = observePod(

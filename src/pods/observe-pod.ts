@@ -26,6 +26,12 @@ const STUCK_REASONS = new Set([
   'CrashLoopBackOff',
 ]);
 
+/**
+ * Reasons of a terminated container that never ran its command: containerd and CRI-O say
+ * StartError (exit code 128; the process could not be started), Docker said ContainerCannotRun.
+ */
+const NOT_STARTED_REASONS = new Set(['StartError', 'ContainerCannotRun']);
+
 export function observePod(pod: V1Pod): PodObservation {
   const status = pod.status ?? {};
   const base: Omit<PodObservation, 'phase'> = {
@@ -50,11 +56,34 @@ export function observePod(pod: V1Pod): PodObservation {
   const setEnded = !set || set.every((n) => find(statuses, n)?.state?.terminated !== undefined);
   const final = status.phase === 'Succeeded' || status.phase === 'Failed' || (mainT !== undefined && waitT !== undefined && setEnded);
 
+  // A main container the runtime could not start never ran the emissary, so main.done never
+  // comes and the wait container would wait for it forever: the step has failed, and the pod,
+  // still running, is stopped by the engine (`containersRunning`).
+  const notStarted = !final && !setWithoutMain && mainT && NOT_STARTED_REASONS.has(mainT.reason ?? '') ? mainT : undefined;
+  if (notStarted) {
+    const finishedAt = lastFinish(statuses);
+    return {
+      ...base,
+      ...(finishedAt ? { finishedAt } : {}),
+      phase: 'Failed',
+      message: `the main container could not start: ${describe(notStarted)}`,
+      containersRunning: true,
+    };
+  }
+
   if (!final) {
     if (pod.metadata?.deletionTimestamp) return { ...base, phase: 'Deleted', message: 'the pod was deleted before the step finished' };
     if (status.phase === 'Running') {
       const ready = find(statuses, MAIN_CONTAINER)?.ready === true;
-      return { ...base, phase: 'Running', ...(ready ? { ready } : {}), ...(status.podIP ? { podIP: status.podIP } : {}) };
+      // The wait container (or a sidecar) runs while main cannot be pulled or created: say why.
+      const message = stuckMessage(statuses);
+      return {
+        ...base,
+        phase: 'Running',
+        ...(message ? { message } : {}),
+        ...(ready ? { ready } : {}),
+        ...(status.podIP ? { podIP: status.podIP } : {}),
+      };
     }
     const message = pendingMessage(pod);
     return { ...base, phase: 'Pending', ...(message ? { message } : {}) };
@@ -125,12 +154,19 @@ function describe(t: V1ContainerStateTerminated): string {
 /** Why a pending pod is not starting, when it will not start by itself. */
 function pendingMessage(pod: V1Pod): string | undefined {
   const status = pod.status ?? {};
-  for (const s of [...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])]) {
+  const stuck = stuckMessage([...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])]);
+  if (stuck) return stuck;
+  const unschedulable = status.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False');
+  if (unschedulable?.message) return unschedulable.message;
+  return undefined;
+}
+
+/** The first container waiting for a reason that will not clear by itself, as "name: reason: message". */
+function stuckMessage(statuses: V1ContainerStatus[]): string | undefined {
+  for (const s of statuses) {
     const w = s.state?.waiting;
     if (w?.reason && STUCK_REASONS.has(w.reason)) return `${s.name}: ${w.reason}${w.message ? `: ${w.message}` : ''}`;
   }
-  const unschedulable = status.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False');
-  if (unschedulable?.message) return unschedulable.message;
   return undefined;
 }
 
