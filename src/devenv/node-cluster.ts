@@ -10,6 +10,8 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { readYamlDocuments } from '../yaml/kube-yaml.js';
 import { REPO_ROOT } from './dev-stack.js';
+import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
+import { LABEL_WORKFLOW } from '../api/index.js';
 
 const run = promisify(execFile);
 const NODE_DIR = process.env.PLUGFLOW_NODE_DIR ?? '/tmp/plugflow-node';
@@ -108,6 +110,39 @@ export class NodeCluster {
     return Object.values(wf.status?.nodes ?? {});
   }
 
+  /**
+   * Each pod of a workflow that has not succeeded, with the state of every container — what a
+   * node stuck Running needs to be explained ("main: terminated StartError 128; wait: running").
+   */
+  async podStates(workflow: string, ns: string): Promise<string[]> {
+    const out = await this.kubectl(['get', 'pods', '-n', ns, '-l', `${LABEL_WORKFLOW}=${workflow}`, '-o', 'json']);
+    const pods = (JSON.parse(out) as { items: V1Pod[] }).items;
+    return pods.filter((p) => p.status?.phase !== 'Succeeded').map(describePod);
+  }
+
+  /**
+   * The last `n` lines of the controller's log that name `workflow`, and of the node's own logs
+   * (kubelet, containerd) that name `pod`: for a failure message that has to explain a stuck pod
+   * from the tail of a CI log.
+   */
+  async logLines(workflow: string, pod: string, n = 4): Promise<string[]> {
+    const pick = (name: string, text: string, needle = pod): string[] =>
+      text
+        .split('\n')
+        .filter((l) => l.includes(needle))
+        .slice(-n)
+        .map((l) => `${name}: ${l.slice(0, 300)}`);
+    const controller = await this.kubectl(['-n', 'plugflow', 'logs', 'deploy/plugflow-controller', '--tail=20000']).catch(() => '');
+    const node = ['kubelet', 'containerd'].flatMap((c) => {
+      try {
+        return pick(c, readFileSync(join(NODE_DIR, 'logs', `${c}.log`), 'utf8'));
+      } catch {
+        return [];
+      }
+    });
+    return [...pick('controller', controller, workflow), ...node];
+  }
+
   /** Pods and workflows of every namespace, and recent warning events: for failure messages. */
   async snapshot(): Promise<string> {
     const parts = await Promise.all(
@@ -173,4 +208,17 @@ export function forRegistrylessNode(workflow: Record<string, unknown>): Record<s
     }
   }
   return copy;
+}
+
+/** "name Running [init: terminated Completed 0; main: terminated StartError 128 (message); wait: running]". */
+export function describePod(pod: V1Pod): string {
+  const one = (s: V1ContainerStatus): string => {
+    const t = s.state?.terminated;
+    if (t) return `${s.name}: terminated ${t.reason ?? ''} ${t.exitCode}${t.message ? ` (${t.message.slice(0, 200)})` : ''}`;
+    const w = s.state?.waiting;
+    if (w) return `${s.name}: waiting ${w.reason ?? ''}${w.message ? ` (${w.message.slice(0, 200)})` : ''}`;
+    return `${s.name}: ${s.state?.running ? 'running' : 'unknown'}${s.restartCount ? ` restarts ${s.restartCount}` : ''}`;
+  };
+  const containers = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])].map(one);
+  return `${pod.metadata?.name} ${pod.status?.phase ?? '?'} [${containers.join('; ')}]`;
 }
