@@ -38,6 +38,7 @@ describe('emissary + wait', () => {
     expect(collectReport(dir, [{ name: 'n', path: `${work}/n` }])).toEqual({
       exitCode: 0,
       result: 'hello arg1',
+      stdoutBytes: 11,
       parameters: [{ name: 'n', value: '7' }],
     });
   });
@@ -46,7 +47,7 @@ describe('emissary + wait', () => {
     const dir = mkdtempSync(join(tmpdir(), 'plugflow-emissary-'));
     const { code } = await run(['--', 'sh', '-c', 'echo out; exit 5'], { PLUGFLOW_VAR_DIR: dir });
     expect(code).toBe(5);
-    expect(collectReport(dir, [])).toEqual({ exitCode: 5, result: 'out', parameters: [] });
+    expect(collectReport(dir, [])).toEqual({ exitCode: 5, result: 'out', stdoutBytes: 4, parameters: [] });
   });
 
   it('refuses a command line without --', async () => {

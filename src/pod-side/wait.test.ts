@@ -28,6 +28,7 @@ describe('collectReport', () => {
     expect(report).toEqual({
       exitCode: 0,
       result: 'heads',
+      stdoutBytes: 6,
       parameters: [
         { name: 'a', value: 'one\n' },
         { name: 'b', value: 'dflt' },
@@ -41,7 +42,7 @@ describe('collectReport', () => {
       'output parameter "a" (valueFrom.path /tmp/a): open /tmp/a: no such file or directory',
     );
     const failed = varDir({ 'main.exitcode': '2', stdout: '' });
-    expect(collectReport(failed, [{ name: 'a', path: '/tmp/a' }])).toEqual({ exitCode: 2, result: '', parameters: [] });
+    expect(collectReport(failed, [{ name: 'a', path: '/tmp/a' }])).toEqual({ exitCode: 2, result: '', stdoutBytes: 0, parameters: [] });
   });
 
   it('reads only the start of a huge stdout and records its size', () => {

@@ -99,6 +99,7 @@ export function collectReport(dir: string, outputs: OutputFileSpec[]): WaitRepor
   const size = fileSize(stdoutPath);
   if (size !== undefined) {
     report.result = dropNewline(readHead(stdoutPath, MAX_RESULT_READ));
+    report.stdoutBytes = size;
     if (size > MAX_RESULT_READ) report.resultTruncatedFrom = size;
   }
   const problems: string[] = [];

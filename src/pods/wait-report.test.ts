@@ -23,6 +23,15 @@ describe('encodeWaitReport', () => {
     expect(size(text)).toBeGreaterThan(4096 - 2);
   });
 
+  it('records the size of stdout as read, the trailing newline that result dropped included, and never writes stdoutBytes', () => {
+    const small = parseWaitReport(encodeWaitReport({ exitCode: 0, result: 'hi', stdoutBytes: 3, parameters: [] }));
+    expect(small).toEqual({ report: { exitCode: 0, result: 'hi', parameters: [] } });
+    const parsed = parseWaitReport(encodeWaitReport({ exitCode: 0, result: 'y'.repeat(9_999), stdoutBytes: 10_000, parameters: [] }));
+    if (!('report' in parsed)) throw new Error(parsed.error);
+    expect(parsed.report.resultTruncatedFrom).toBe(10_000);
+    expect(parsed.report).not.toHaveProperty('stdoutBytes');
+  });
+
   it('never splits a multi-byte character or a surrogate pair', () => {
     const result = '€😀'.repeat(2000);
     const text = encodeWaitReport({ exitCode: 0, result, parameters: [] });

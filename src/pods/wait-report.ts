@@ -25,12 +25,18 @@ export interface WaitReport {
   artifacts?: string[];
   /** Why the outputs could not be collected; the step fails with this message. */
   error?: string;
+  /**
+   * The size in bytes of the stdout `result` was read from (before its trailing newline was
+   * dropped), for `resultTruncatedFrom` should the report shorten it. Not written out.
+   */
+  stdoutBytes?: number;
 }
 
 const bytes = (s: string): number => Buffer.byteLength(s, 'utf8');
 
 /** Serialises a report so that it fits in `limit` bytes (see the module comment for how). */
-export function encodeWaitReport(report: WaitReport, limit = TERMINATION_MESSAGE_LIMIT): string {
+export function encodeWaitReport(whole: WaitReport, limit = TERMINATION_MESSAGE_LIMIT): string {
+  const { stdoutBytes, ...report } = whole;
   const full = JSON.stringify(report);
   if (bytes(full) <= limit) return full;
 
@@ -38,7 +44,7 @@ export function encodeWaitReport(report: WaitReport, limit = TERMINATION_MESSAGE
   const withoutResult: WaitReport = {
     ...report,
     result: '',
-    resultTruncatedFrom: report.resultTruncatedFrom ?? bytes(report.result ?? ''),
+    resultTruncatedFrom: report.resultTruncatedFrom ?? stdoutBytes ?? bytes(report.result ?? ''),
   };
   if (report.result !== undefined && bytes(JSON.stringify(withoutResult)) <= limit) {
     return JSON.stringify({ ...withoutResult, result: longestPrefixThatFits(report.result, withoutResult, limit) });
