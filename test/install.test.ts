@@ -109,6 +109,8 @@ describe('manifests/install.yaml', () => {
       '/persistentvolumeclaims': ['create', 'delete'],
       'policy/poddisruptionbudgets': ['create', 'delete'],
       '/pods': ['create', 'delete', 'get', 'list', 'watch'],
+      // The log of a resource step's manifest pod (manifestFrom.artifact).
+      '/pods/log': ['get'],
       // impersonate: resource templates act with the step's service account's rights.
       '/serviceaccounts': ['get', 'impersonate'],
       'plugflow.io/clusterworkflowtemplates': ['get', 'list', 'watch'],

@@ -13,7 +13,7 @@ import { KubeClient } from '../src/kube/client.js';
 import { isNotFound } from '../src/kube/errors.js';
 import { readYamlDocument } from '../src/yaml/kube-yaml.js';
 import { CONFIGMAPS, ROLE_BINDINGS, ROLES, SERVICE_ACCOUNTS, WORKFLOWS, type ResourceType } from '../src/kube/resource.js';
-import { captureLogger, eventually, waitForCompletion, workflow } from './controller-harness.js';
+import { captureLogger, eventually, startRunnerBed, waitForCompletion, workflow, type RunnerBed } from './controller-harness.js';
 import { REPO_ROOT } from './support/apply.js';
 import { adminKubeConfig, createTestNamespace, deleteTestNamespace, kubeConfigForToken, serviceAccountToken } from './support/cluster.js';
 
@@ -294,12 +294,14 @@ describe('the examples in examples/resource run unchanged (with their rbac.yaml 
   let ns: string;
   let client: KubeClient;
   let controller: RunningController;
+  // A pod runner: manifest-from-artifact.yaml fetches its manifest in a pod.
+  let bed: RunnerBed;
   const { log } = captureLogger();
 
   beforeAll(async () => {
     const admin = adminKubeConfig();
-    ns = await createTestNamespace('resource-ex');
-    client = await KubeClient.fromKubeConfig(admin);
+    bed = await startRunnerBed('resource-ex');
+    ({ ns, client } = bed);
     await applyObjects(
       admin,
       readManifests(join(dir, 'rbac.yaml')).map((o) => ({ ...o, metadata: { ...o.metadata, namespace: ns } })),
@@ -315,8 +317,7 @@ describe('the examples in examples/resource run unchanged (with their rbac.yaml 
 
   afterAll(async () => {
     await controller?.stop();
-    await client?.close();
-    await deleteTestNamespace(ns);
+    await bed?.stop();
   });
 
   // What each example leaves behind that proves it did its work.
@@ -328,6 +329,13 @@ describe('the examples in examples/resource run unchanged (with their rbac.yaml 
     },
     'delete-with-flags.yaml': async (wf) => {
       await expect(client.get(CONFIGMAPS, ns, wf.metadata.name!)).rejects.toSatisfy(isNotFound);
+    },
+    'manifest-from-artifact.yaml': async (wf) => {
+      const apply = Object.values(wf.status!.nodes!).find((n) => n.displayName === 'apply')!;
+      expect(apply.outputs?.parameters).toContainEqual({ name: 'colour', value: 'green' });
+      // outputs.result is the object's kubectl name: configmap/from-artifact-xxxxx.
+      const made = (apply.outputs?.result ?? '').replace(/^configmap\//, '');
+      expect((await client.get<ConfigMap>(CONFIGMAPS, ns, made)).data).toEqual({ colour: 'green' });
     },
     'patch-merge.yaml': async (wf) => {
       expect((await client.get<ConfigMap>(CONFIGMAPS, ns, wf.metadata.name!)).data).toEqual({ a: '1', b: '2', c: '3' });

@@ -23,7 +23,11 @@ export const KIND_RECORDS = {
   ResourceTemplate: {
     action: ok('get, create, apply (server-side), delete, replace, patch'),
     manifest: ok('one object (a list of operations for a json patch)'),
-    manifestFrom: no('reading the manifest from an artifact is not implemented yet; pass it as an input parameter into manifest'),
+    manifestFrom: rec(
+      'ManifestFrom',
+      'one',
+      "the manifest is an input artifact, fetched and printed by a pod of the step's own (its service account, no token), then applied by the controller as the step's account",
+    ),
     mergeStrategy: ok('patch: strategic (default), merge, json'),
     flags: ok(
       'the kubectl arguments that mean something without kubectl: TYPE NAME, TYPE/NAME, -l/--selector, --field-selector, --all, -n, --cascade, --grace-period, --wait, --validate, --dry-run=server, --server-side, --force-conflicts, --ignore-not-found; any other is refused',
@@ -33,6 +37,31 @@ export const KIND_RECORDS = {
       'label-selector syntax over paths into the object (status.succeeded > 2), re-read until it or the failure condition holds',
     ),
     failureCondition: ok('as successCondition; any requirement that holds fails the step'),
+  },
+  ManifestFrom: { artifact: rec('ManifestArtifact') },
+  ManifestArtifact: {
+    name: ok('an input artifact of the template (inputs.artifacts, with a path): its file is the manifest'),
+    ...Object.fromEntries(
+      [
+        'path',
+        'vendorAObject',
+        'vendorB',
+        'vendorCObject',
+        'http',
+        'git',
+        'raw',
+        'from',
+        'fromExpression',
+        'subPath',
+        'optional',
+        'archive',
+      ].map((k) => [
+        k,
+        no(
+          'manifestFrom.artifact only names an input artifact; give its source on inputs.artifacts (as the peer, which reads only the name)',
+        ),
+      ]),
+    ),
   },
   ContainerSetTemplate: {
     containers: rec('ContainerNode', 'list'),

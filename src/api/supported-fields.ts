@@ -98,6 +98,8 @@ export const RECORD_NAMES = [
   'Backoff',
   'RetryAffinity',
   'ResourceTemplate',
+  'ManifestFrom',
+  'ManifestArtifact',
   'HTTP',
   'HTTPHeader',
   'HTTPHeaderSource',
@@ -227,7 +229,7 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     resource: rec(
       'ResourceTemplate',
       'one',
-      "done by the controller with the rights of the step's service account (template, else spec.serviceAccountName, else default), impersonated; no pod",
+      "done by the controller with the rights of the step's service account (template, else spec.serviceAccountName, else default), impersonated; no pod, except one that fetches a manifestFrom.artifact",
     ),
     containerSet: rec(
       'ContainerSetTemplate',

@@ -4,6 +4,7 @@
  *   gc            artifact GC pod: delete a workflow's stored artifacts
  *   wait          wait container: report the main container's outputs in the termination message
  *   data          main container of a data template: list, transform, print the JSON result
+ *   manifest PATH main container of a resource template's manifestFrom pod: print the manifest
  */
 import type { Command } from 'commander';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { fetchInputs, inputPlansFromEnv } from '../pod-side/input-artifacts.js';
 import { outputPlansFromEnv } from '../pod-side/output-artifacts.js';
 import { runArtifactGC } from '../pod-side/artifact-gc.js';
 import { dataPlanFromEnv, runData } from '../pod-side/data.js';
+import { readManifestFile } from '../pod-side/manifest.js';
 import { DEFAULT_TERMINATION_MESSAGE_PATH, ENV_VAR_DIR, VAR_DIR } from '../pods/layout.js';
 import { encodeWaitReport } from '../pods/wait-report.js';
 import { errorMessage } from '../log/error-message.js';
@@ -52,6 +54,19 @@ export function registerPodSideCommands(program: Command): void {
         console.log(await runData(dataPlanFromEnv()));
       } catch (err) {
         console.error(`plugflow executor data: ${errorMessage(err)}`);
+        process.exitCode = 1;
+      }
+    });
+
+  executor
+    .command('manifest')
+    .description("print a resource template's manifest, fetched as an input artifact to PATH, for the controller to apply")
+    .argument('<path>', 'where the artifact was placed')
+    .action((path: string) => {
+      try {
+        process.stdout.write(readManifestFile(path));
+      } catch (err) {
+        console.error(`plugflow executor manifest: ${errorMessage(err)}`);
         process.exitCode = 1;
       }
     });

@@ -13,7 +13,7 @@
  * waits for the object's conditions instead of acting twice. A job whose node is no longer asked
  * for (it ended, hit its deadline, the workflow stopped or was deleted) is aborted and dropped.
  */
-import type { Workflow } from '../api/index.js';
+import type { Template, Workflow } from '../api/index.js';
 import { GROUP, VERSION } from '../api/index.js';
 import type { EngineAction, ResourceObservation } from '../engine/index.js';
 import type { KubeClient } from '../kube/client.js';
@@ -22,6 +22,7 @@ import type { KubeObject } from '../kube/object-store.js';
 import type { Logger } from '../log/logger.js';
 import { errorMessage } from '../log/error-message.js';
 import { runResourceTemplate } from '../resources/resource-action.js';
+import { ManifestReadError, manifestText, withManifest } from './fetched-manifest.js';
 
 type RunResource = Extract<EngineAction, { kind: 'runResource' }>;
 
@@ -108,26 +109,37 @@ export class ResourceRunner {
     const moved = (): void => {
       if (!job.abort.signal.aborted) this.opts.enqueue(key);
     };
-    runResourceTemplate({
-      client: this.opts.client.as({ kind: 'serviceAccount', namespace: ns, name: a.serviceAccountName }),
-      discovery: this.discovery,
-      workflow: {
-        apiVersion: wf.apiVersion ?? `${GROUP}/${VERSION}`,
-        kind: 'Workflow',
-        name: wf.metadata.name!,
-        namespace: ns,
-        uid: wf.metadata.uid!,
-      },
-      template: a.template,
-      where: a.where,
-      ...(a.resume ? { resume: a.resume } : {}),
-      signal: job.abort.signal,
-      onActed: (object, message) => {
-        job.observation = { nodeId: a.nodeId, phase: 'Running', message, object };
-        moved();
-      },
-      ...(this.opts.pollMs ? { pollMs: this.opts.pollMs } : {}),
-    })
+    const template = async (): Promise<Template> => {
+      if (!a.manifest) return a.template;
+      try {
+        return withManifest(a.template, await manifestText(this.opts.client, ns, a.manifest, job.abort.signal));
+      } catch (err) {
+        throw new ManifestReadError(`${a.where}.resource.manifestFrom: ${errorMessage(err)}`);
+      }
+    };
+    template()
+      .then((t) =>
+        runResourceTemplate({
+          client: this.opts.client.as({ kind: 'serviceAccount', namespace: ns, name: a.serviceAccountName }),
+          discovery: this.discovery,
+          workflow: {
+            apiVersion: wf.apiVersion ?? `${GROUP}/${VERSION}`,
+            kind: 'Workflow',
+            name: wf.metadata.name!,
+            namespace: ns,
+            uid: wf.metadata.uid!,
+          },
+          template: t,
+          where: a.where,
+          ...(a.resume ? { resume: a.resume } : {}),
+          signal: job.abort.signal,
+          onActed: (object, message) => {
+            job.observation = { nodeId: a.nodeId, phase: 'Running', message, object };
+            moved();
+          },
+          ...(this.opts.pollMs ? { pollMs: this.opts.pollMs } : {}),
+        }),
+      )
       .then((result) => {
         if (job.abort.signal.aborted) return;
         job.observation = {
@@ -146,7 +158,9 @@ export class ResourceRunner {
       })
       .catch((err: unknown) => {
         if (job.abort.signal.aborted) return;
+        // A manifest that cannot be read back is the step's failure (retried by its retryStrategy), not a crash.
         job.observation = { nodeId: a.nodeId, phase: 'Error', message: errorMessage(err) };
+        if (err instanceof ManifestReadError) this.opts.log.warn('resource step ended', { ...log, phase: 'Error', message: err.message });
         moved();
       });
   }

@@ -60,6 +60,21 @@ export interface PodObservation {
    * for a main container that never started: the engine stops the pod like one of a finished node.
    */
   containersRunning?: boolean;
+  /** Set when `outputs.result` holds only the beginning of the main container's stdout: its full size in bytes. */
+  resultTruncatedFrom?: number;
+}
+
+/**
+ * A resource template's manifest as its pod printed it: whole in `text`, or — when the pod's
+ * report could hold only its beginning — that beginning, to be completed from the log of the
+ * pod's main container and checked against `bytes`.
+ */
+export interface FetchedManifest {
+  podName: string;
+  /** The manifest's size in bytes. */
+  bytes: number;
+  text: string;
+  whole: boolean;
 }
 
 /** One container of a containerSet pod. */
@@ -226,7 +241,16 @@ export type EngineAction =
    * (a restarted controller): only wait for its conditions and read its outputs. Emitted on every
    * reconcile while the node runs; a node no longer asked for is stopped.
    */
-  | { kind: 'runResource'; nodeId: string; template: Template; serviceAccountName: string; where: string; resume?: ResourceObjectRef }
+  | {
+      kind: 'runResource';
+      nodeId: string;
+      template: Template;
+      serviceAccountName: string;
+      where: string;
+      resume?: ResourceObjectRef;
+      /** With `manifestFrom.artifact`: the manifest as the node's pod fetched it (execute-resource.ts). */
+      manifest?: FetchedManifest;
+    }
   /** Set `spec.tasks[nodeId]` of the workflow's TaskSet to the resolved plugin/http template. */
   | { kind: 'writeTask'; nodeId: string; template: Template }
   /** Remove `spec.tasks[nodeId]` and `status.nodes[nodeId]`: the node's result has been copied. */

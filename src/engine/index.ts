@@ -13,6 +13,7 @@ export type {
   TaskObservation,
   ResourceObservation,
   ContainerObservation,
+  FetchedManifest,
   TemplateSource,
   TemplateSourceKind,
 } from './contract.js';

@@ -43,6 +43,7 @@ export function validateResource(t: Template, where: string, ctx: TemplateContex
     else if (r.action !== 'patch') ctx.add(`${at}.mergeStrategy`, `is for action patch, not ${r.action}`);
   }
   const hasManifest = typeof r.manifest === 'string' && r.manifest.trim() !== '';
+  checkManifestFrom(t, where, hasManifest, ctx);
   if (['create', 'apply', 'replace', 'patch'].includes(r.action) && !hasManifest && r.manifestFrom === undefined) {
     ctx.add(`${at}.manifest`, `is required for action ${r.action}`);
   }
@@ -87,5 +88,41 @@ export function validateResource(t: Template, where: string, ctx: TemplateContex
         add(err);
       }
     }
+  });
+}
+
+/**
+ * `manifestFrom.artifact` names one of the template's input artifacts, which needs a path (the
+ * manifest pod places it there); `manifest` is then left out. A resource template runs no
+ * container of the user's, so any other input artifact would be fetched for nothing.
+ */
+function checkManifestFrom(t: Template, where: string, hasManifest: boolean, ctx: TemplateContext): void {
+  const at = `${where}.resource`;
+  const from = t.resource?.manifestFrom;
+  const inputs = t.inputs?.artifacts ?? [];
+  const named = from?.artifact?.name;
+  if (from !== undefined) {
+    if (hasManifest) ctx.add(`${at}.manifestFrom`, 'give the manifest or manifestFrom, not both');
+    if (typeof named !== 'string' || named === '')
+      ctx.add(`${at}.manifestFrom.artifact.name`, 'must name an input artifact of the template');
+    else {
+      const input = inputs.find((a) => a.name === named);
+      if (!input) {
+        const have = inputs.map((a) => a.name).join(', ');
+        ctx.add(`${at}.manifestFrom.artifact.name`, `names no input artifact of the template (inputs.artifacts: ${have || 'none'})`);
+      } else if (!input.path) {
+        ctx.add(
+          `${at}.manifestFrom.artifact.name`,
+          `names input artifact "${named}", which needs a path: the pod that fetches the manifest places it there`,
+        );
+      }
+    }
+  }
+  inputs.forEach((a, i) => {
+    if (a.name !== named)
+      ctx.add(
+        `${where}.inputs.artifacts[${i}]`,
+        'a resource template runs no container to place it in; only the input artifact resource.manifestFrom.artifact names is read, as the manifest',
+      );
   });
 }

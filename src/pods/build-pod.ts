@@ -88,11 +88,14 @@ export function buildStepPod(input: StepPodInput): V1Pod {
   if (!wfName || !workflow.metadata.uid)
     throw new Error(`workflow ${wfName ?? '(unnamed)'}: metadata.name and metadata.uid are needed to own its pods`);
   if (!namespace) throw new Error(`workflow ${wfName}: metadata.namespace is needed to create its pods`);
-  const body = template.script ?? template.container ?? (template.data ? dataContainer(input, where) : undefined);
+  const body =
+    template.script ??
+    template.container ??
+    (template.data ? dataContainer(input, where) : template.resource?.manifestFrom ? manifestContainer(input, where) : undefined);
   const set = template.containerSet;
   if (!body && !set)
     throw new Error(`${where}: a step pod needs a container, script, containerSet or data section (this template has none)`);
-  const field = template.script ? 'script' : template.data ? 'data' : 'container';
+  const field = template.script ? 'script' : template.data ? 'data' : template.resource ? 'resource' : 'container';
   if (body && !body.image) throw new Error(`${where}: ${field}.image is required`);
 
   const outputs = outputFiles(template);
@@ -236,6 +239,22 @@ function dataContainer(input: StepPodInput, where: string): Container {
       { name: ENV_DATA, value: escapeVars(JSON.stringify(data)) },
       ...plan.secrets.map((s) => ({ name: s.env, valueFrom: { secretKeyRef: { name: s.ref.name, key: s.ref.key } } })),
     ],
+    securityContext: executorSecurity() as Container['securityContext'],
+  };
+}
+
+/**
+ * The main container of a resource template's manifest pod (src/engine/execute-resource.ts): the
+ * plugflow image prints the input artifact `manifestFrom.artifact` names, placed at its path.
+ */
+function manifestContainer(input: StepPodInput, where: string): Container {
+  const name = input.template.resource!.manifestFrom!.artifact?.name;
+  const artifact = input.template.inputs?.artifacts?.find((a) => a.name === name);
+  if (!artifact?.path) throw new Error(`${where}: resource.manifestFrom.artifact names no input artifact with a path`);
+  return {
+    name: MAIN_CONTAINER,
+    image: input.executorImage,
+    command: ['plugflow', 'executor', 'manifest', artifact.path],
     securityContext: executorSecurity() as Container['securityContext'],
   };
 }

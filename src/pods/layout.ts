@@ -78,3 +78,11 @@ export interface OutputFileSpec {
 
 /** Label value of LABEL_COMPONENT on step pods. */
 export const COMPONENT_STEP = 'step';
+
+/**
+ * A resource template's `manifestFrom.artifact`: a pod of the step's own fetches that input
+ * artifact like any other and prints it (`plugflow executor manifest`); the controller's
+ * resource runner takes the text from the wait report, or from the container's log when the
+ * report could hold only its beginning. Larger manifests are refused in the pod.
+ */
+export const MANIFEST_MAX_BYTES = 1024 * 1024;

@@ -124,7 +124,13 @@ export function observePod(pod: V1Pod): PodObservation {
     report.resultTruncatedFrom !== undefined
       ? `outputs.result was shortened from ${report.resultTruncatedFrom} to ${Buffer.byteLength(report.result ?? '')} bytes to fit the termination message`
       : undefined;
-  return { ...done, phase: 'Succeeded', outputs, ...(note ? { message: note } : {}) };
+  return {
+    ...done,
+    phase: 'Succeeded',
+    outputs,
+    ...(note ? { message: note } : {}),
+    ...(report.resultTruncatedFrom !== undefined ? { resultTruncatedFrom: report.resultTruncatedFrom } : {}),
+  };
 }
 
 /**

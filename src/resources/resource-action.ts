@@ -127,8 +127,9 @@ export function kubectlName(ref: ResourceObjectRef): string {
 async function act(input: ResourceRunInput, flags: ResourceFlags, field: string): Promise<Obj | 'deleted'> {
   const r = input.template.resource!;
   const { client, discovery, signal } = input;
+  // The engine's manifest pod fetched it and the runner put it into `manifest` (fetched-manifest.ts).
+  if (r.manifestFrom) throw new FieldError(`${field}.manifestFrom`, 'the manifest was not fetched: no pod reported it');
   const manifest = readManifest(r.manifest, r.action, r.mergeStrategy, field);
-  if (r.manifestFrom) throw new FieldError(`${field}.manifestFrom`, 'is not supported yet');
   const write = { ...(flags.dryRun ? { dryRun: true } : {}), ...(flags.fieldValidation ? { fieldValidation: flags.fieldValidation } : {}) };
   const target = async (): Promise<{ type: ResourceType; namespace?: string; names: string[] }> => {
     if (flags.targets) {

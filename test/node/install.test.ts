@@ -124,6 +124,31 @@ describe.skipIf(reason !== undefined)('plugflow installed on a real node', () =>
     expect(wrong, `${results.length} resource examples`).toEqual([]);
   }, 240_000);
 
+  it("applies a manifest too long for a termination message from the kubelet's log of the pod that fetched it", async () => {
+    const text = Array.from({ length: 150 }, (_, i) => `line ${i} ${'x'.repeat(60)}`).join('\n') + '\n';
+    const manifest = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  generateName: long-manifest-\ndata:\n  text: |\n${text.replace(/^/gm, '    ')}`;
+    expect(Buffer.byteLength(manifest)).toBeGreaterThan(8_000);
+    const name = await node.create(
+      workflow('manifest-from-log-', {
+        entrypoint: 'main',
+        serviceAccountName: 'resource-steps', // from examples/resource/rbac.yaml, applied above
+        templates: [
+          {
+            name: 'main',
+            inputs: { artifacts: [{ name: 'm', path: '/tmp/m.yaml', raw: { data: manifest } }] },
+            resource: { action: 'create', manifestFrom: { artifact: { name: 'm' } } },
+          },
+        ],
+      }),
+      NS,
+    );
+    const end = await node.finished(name, NS, 120_000);
+    expect(end.phase, end.message).toBe('Succeeded');
+    const [made] = (await node.workflowNodes(name, NS)) as { outputs?: { result?: string } }[];
+    const cm = made!.outputs!.result!.replace(/^configmap\//, '');
+    expect(await node.get(['configmap', cm, '-n', NS], '{.data.text}')).toBe(text);
+  }, 180_000);
+
   it('turns on executor plugins with kubectl set env and runs the sample plugin workflow', async () => {
     await node.kubectl(['-n', SYSTEM, 'set', 'env', 'deploy/plugflow-controller', 'WORKFLOW_EXECUTOR_PLUGINS=true']);
     await node.kubectl(['-n', SYSTEM, 'rollout', 'status', 'deploy/plugflow-controller', '--timeout=180s']);
