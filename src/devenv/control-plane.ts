@@ -60,7 +60,8 @@ export async function ensureControlPlaneBinaries(log: (line: string) => void = (
       for (const line of d.toString().split('\n')) if (line.trim()) log(line);
     });
     child.on('error', reject);
-    child.on('exit', (code) => {
+    // 'close': after the output was read (on 'exit' the last line, the answer, may still be in the pipe).
+    child.on('close', (code) => {
       if (code === 0) resolvePromise(out.trim().split('\n').pop() as string);
       else reject(new Error(`building the control plane failed (exit ${code}):\n${err.slice(-4000)}`));
     });

@@ -74,7 +74,9 @@ export class NodeCluster {
       child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
       child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
       child.on('error', reject);
-      child.on('exit', (code) =>
+      // 'close', not 'exit': the process can exit before its output has been read, and a
+      // `create -o name` then seems to have printed nothing.
+      child.on('close', (code) =>
         code === 0 ? resolve(out) : reject(new Error(`kubectl ${args.join(' ')} exited with ${code}: ${err.trim()}`)),
       );
       if (child.stdin) {
@@ -174,7 +176,9 @@ export class NodeCluster {
   /** Creates one object (see forRegistrylessNode) in `ns` and returns its (generated) name. */
   async create(obj: Record<string, unknown>, ns: string): Promise<string> {
     const out = await this.kubectl(['create', '-n', ns, '-o', 'name', '-f', '-'], JSON.stringify(forRegistrylessNode(obj)));
-    return out.trim().split('/').pop() as string;
+    const name = out.trim().split('/').pop();
+    if (!name) throw new Error(`kubectl create -o name printed no name: ${JSON.stringify(out)}`);
+    return name;
   }
 
   /** Waits for a workflow to finish; returns its phase and message. */
