@@ -1,9 +1,9 @@
 /**
  * CronWorkflows: create, list, get, suspend, resume, delete — for `plugflow cron …` and the REST
  * routes, with the rights of whoever asks. A CronWorkflow is checked before it is stored (its
- * schedules parse in its timezone, its workflowSpec has the shape a workflow spec must have and
- * uses no field plugflow refuses), so a broken one is refused here, naming the field, instead of
- * failing at every scheduled time.
+ * schedules parse in its timezone, its workflowSpec passes every check a Workflow's create makes
+ * except the lookup of the WorkflowTemplates it refers to, which may come later), so a broken one
+ * is refused here, naming the field, instead of failing at every scheduled time.
  */
 import { API_VERSION, type CronWorkflow } from '../api/index.js';
 import { schedulesOf } from '../cron/decide.js';
@@ -46,9 +46,10 @@ export class CronWorkflows {
         metadata: { name: md.name ?? 'x', namespace: this.ns },
         spec: spec.workflowSpec,
       };
-      // Fields refused by plugflow (and other static errors); references to templates are checked when a run starts.
-      for (const e of validateWorkflow(wf, {}))
-        if (/ is not supported yet: | is not a field plugflow knows /.test(e.message)) problems.push(`spec.workflowSpec: ${e.message}`);
+      // Every static error, as a Workflow's create would refuse it; references to (Cluster)WorkflowTemplates
+      // are checked when a run starts (without sources validateWorkflow leaves them alone), since
+      // a template may be created after the CronWorkflow.
+      for (const e of validateWorkflow(wf)) problems.push(`spec.workflowSpec: ${e.message}`);
     }
     if (problems.length) throw new OperationRefused('invalid', `${this.subject(md.name)} is invalid: ${problems.join('; ')}`);
     return { ...(c as CronWorkflow), apiVersion: API_VERSION, kind: 'CronWorkflow', metadata: { ...md, namespace: this.ns } };

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import type { KubeClient } from '../kube/client.js';
+import { CronWorkflows } from './cron-workflows.js';
+import { OperationRefused } from './errors.js';
+
+// checked() makes no API call: a client that would fail if it were used.
+const crons = new CronWorkflows({} as KubeClient, 'team');
+
+const cron = (workflowSpec: unknown) => ({
+  metadata: { name: 'nightly' },
+  spec: { schedules: ['0 3 * * *'], workflowSpec },
+});
+
+describe('CronWorkflows.checked', () => {
+  it('refuses every static error a Workflow create would refuse, naming the field, not only refused fields', () => {
+    const bad = cron({
+      entrypoint: 'main',
+      templates: [
+        { name: 'main', steps: [[{ name: 'a', template: 'echo' }]], nodeSelector: { disk: 'ssd' } },
+        { name: 'echo', container: { image: 'alpine', command: ['echo'] } },
+      ],
+    });
+    expect(() => crons.checked(bad)).toThrow(OperationRefused);
+    expect(() => crons.checked(bad)).toThrow(/spec\.workflowSpec: spec\.templates\[main\]\.nodeSelector/);
+    expect(() => crons.checked(cron({ entrypoint: 'nope', templates: [{ name: 'main', suspend: {} }] }))).toThrow(
+      /spec\.workflowSpec: spec\.entrypoint names template "nope", which does not exist/,
+    );
+  });
+
+  it('leaves references to WorkflowTemplates to the run: one may be created after the CronWorkflow', () => {
+    const ok = crons.checked(
+      cron({ entrypoint: 'main', templates: [{ name: 'main', steps: [[{ name: 'a', templateRef: { name: 'later', template: 't' } }]] }] }),
+    );
+    expect(ok).toMatchObject({
+      apiVersion: 'plugflow.io/v1alpha1',
+      kind: 'CronWorkflow',
+      metadata: { name: 'nightly', namespace: 'team' },
+    });
+    expect(crons.checked(cron({ workflowTemplateRef: { name: 'later' } })).spec.workflowSpec).toEqual({
+      workflowTemplateRef: { name: 'later' },
+    });
+  });
+});
