@@ -7,6 +7,9 @@
  *     start-up between them);
  *   - resource: a step that creates a ConfigMap (the controller's API call, as the step's service
  *     account), vs a container step that does nothing (one pod);
+ *   - resource with manifestFrom.artifact: the manifest fetched and printed by a pod of the step's
+ *     own, vs a one-pod step (that pod is the cost), small (from the pod's report) and 20 KB
+ *     (from the pod's log) side by side;
  *   - data: listing is left out here (it needs an object store; the artifacts bench has one).
  *
  * Time per workflow: create → Succeeded, a client polling every 20 ms; writes: the controller's.
@@ -61,6 +64,19 @@ const oneResource = (name: string) =>
     },
   ]);
 
+/** A ConfigMap manifest of about `size` bytes. */
+const manifestOf = (name: string, size: number): string =>
+  `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  text: |\n${'    0123456789abcdefghijklmnopqrstuvwxyz\n'.repeat(Math.ceil(size / 41))}`;
+
+const fromArtifact = (name: string, size: number) =>
+  wf(name, 'main', [
+    {
+      name: 'main',
+      inputs: { artifacts: [{ name: 'm', path: '/tmp/m.yaml', raw: { data: manifestOf(name, size) } }] },
+      resource: { action: 'create', manifestFrom: { artifact: { name: 'm' } } },
+    },
+  ]);
+
 export async function runTemplateKindsBench(rounds = 6): Promise<Figure[]> {
   const work = mkdtempSync(join(tmpdir(), 'plugflow-kinds-bench-'));
   const stack = await startCountedController(work, async (client) => {
@@ -85,6 +101,8 @@ export async function runTemplateKindsBench(rounds = 6): Promise<Figure[]> {
     let setWrites = 0;
     let podWrites = 0;
     let resourceWrites = 0;
+    const smallFrom: number[] = [];
+    const largeFrom: number[] = [];
     for (let i = 0; i < rounds; i++) {
       const a = await stack.runEach([threePods(`pods-${i}`)]);
       const b = await stack.runEach([oneSet(`set-${i}`)]);
@@ -94,12 +112,15 @@ export async function runTemplateKindsBench(rounds = 6): Promise<Figure[]> {
       sets.push(...b.ms);
       pods.push(...c.ms);
       resources.push(...d.ms);
+      smallFrom.push(...(await stack.runEach([fromArtifact(`from-small-${i}`, 300)])).ms);
+      largeFrom.push(...(await stack.runEach([fromArtifact(`from-large-${i}`, 20_000)])).ms);
       stepWrites += a.writesPerWorkflow / rounds;
       setWrites += b.writesPerWorkflow / rounds;
       podWrites += c.writesPerWorkflow / rounds;
       resourceWrites += d.writesPerWorkflow / rounds;
     }
     const [s50, c50, p50, r50] = [percentile(steps, 50), percentile(sets, 50), percentile(pods, 50), percentile(resources, 50)];
+    const [f50, l50] = [percentile(smallFrom, 50), percentile(largeFrom, 50)];
     return [
       {
         name: 'containerSet: 3 commands in one pod, create → Succeeded, p50',
@@ -116,6 +137,22 @@ export async function runTemplateKindsBench(rounds = 6): Promise<Figure[]> {
         goal: 'faster than a one-pod step (no pod)',
         met: r50 < p50,
         note: `${(r50 / p50).toFixed(2)}× the ${p50.toFixed(0)} ms of a one-pod step; controller writes ${resourceWrites.toFixed(1)} vs ${podWrites.toFixed(1)}`,
+      },
+      {
+        name: 'resource with manifestFrom.artifact (300 B, from the pod report), create → Succeeded, p50',
+        value: Math.round(f50),
+        unit: 'ms',
+        goal: '≤ 1.5× a one-pod step (its own pod is the cost)',
+        met: f50 <= 1.5 * p50,
+        note: `${(f50 / p50).toFixed(2)}× the ${p50.toFixed(0)} ms of a one-pod step; ${(f50 / r50).toFixed(1)}× an inline manifest`,
+      },
+      {
+        name: 'resource with manifestFrom.artifact (20 KB, from the pod log), create → Succeeded, p50',
+        value: Math.round(l50),
+        unit: 'ms',
+        goal: '≤ 1.2× the 300 B one (the log read is small next to the pod)',
+        met: l50 <= 1.2 * f50,
+        note: `${(l50 / f50).toFixed(2)}× the 300 B manifest`,
       },
     ];
   } finally {
