@@ -18,16 +18,17 @@
  * With `manifestFrom.artifact`, a pod comes first (the controller never fetches what a workflow
  * names: that would be a request from the controller's network position). The pod, under the
  * step's service account, fetches the input artifact as any step pod does and prints it
- * (`plugflow executor manifest`); its node follows the pod while it runs, fails with it, and
- * once it succeeded `runResource` carries the manifest it printed (FetchedManifest). After the
+ * (`plugflow executor manifest`); its node follows the pod while it runs (follow-pod.ts, as a
+ * step's pod, spec.podSpecPatch included), fails with it, and once it succeeded `runResource` carries the manifest it printed (FetchedManifest). After the
  * action is done (`resourceObject`), the pod is no longer looked at.
  */
 import type { NodeStatus, Template } from '../api/index.js';
 import type { FetchedManifest } from './contract.js';
 import type { EngineRun } from './engine-run.js';
 import { newNode, type Execution } from './invocation.js';
-import { leafLimitMessage, renderLeaf, succeedLeaf } from './leaf-render.js';
+import { leafLimitMessage, renderLeaf, succeedLeaf, type RenderedLeaf } from './leaf-render.js';
 import { podNameFor } from './node-naming.js';
+import { followPod } from './follow-pod.js';
 
 export function executeResource(run: EngineRun, ex: Execution): NodeStatus | undefined {
   let node = ex.existing;
@@ -42,7 +43,7 @@ export function executeResource(run: EngineRun, ex: Execution): NodeStatus | und
   if (obs?.object) node.resourceObject = obs.object;
   let manifest: FetchedManifest | undefined;
   if (template.resource?.manifestFrom && !node.resourceObject && !obs) {
-    const fetched = fetchManifest(run, node, template, ex);
+    const fetched = fetchManifest(run, node, leaf, ex);
     if ('node' in fetched) return fetched.node;
     manifest = fetched.manifest;
   }
@@ -72,30 +73,28 @@ export function executeResource(run: EngineRun, ex: Execution): NodeStatus | und
 function fetchManifest(
   run: EngineRun,
   node: NodeStatus,
-  template: Template,
+  leaf: Extract<RenderedLeaf, { ok: true }>,
   ex: Execution,
 ): { node: NodeStatus } | { manifest: FetchedManifest } {
-  const podName = node.podName ?? podNameFor(run.workflowName, node.name, ex.resolved.templateName);
-  node.podName = podName;
-  const pod = run.pods.get(node.id);
-  if (pod) node.observed = true;
-  if (!pod || pod.phase === 'Pending' || pod.phase === 'Running') {
-    if (!pod && node.observed)
-      return { node: run.setPhase(node, 'Error', 'the pod that fetched the manifest was deleted before the manifest was read') };
-    const limit = leafLimitMessage(run, node, template, ex);
-    if (limit !== undefined) {
-      run.emit({ kind: 'deletePod', podName, reason: limit, nodeId: node.id });
-      return { node: run.setPhase(node, 'Failed', limit) };
-    }
-    if (!pod) run.emit({ kind: 'createPod', nodeId: node.id, podName, template: manifestPodTemplate(template), nodeName: node.name });
-    return { node: run.setPhase(node, pod?.phase === 'Running' ? 'Running' : 'Pending', pod?.message ?? '') };
-  }
+  node.podName ??= podNameFor(run.workflowName, node.name, ex.resolved.templateName);
+  const progress = followPod(
+    run,
+    node,
+    ex,
+    leaf,
+    manifestPodTemplate(leaf.template),
+    'the pod that fetched the manifest was deleted before the manifest was read',
+  );
+  if ('node' in progress) return progress;
+  const pod = progress.ended;
   if (pod.phase === 'Deleted')
     return { node: run.setPhase(node, 'Error', `the pod fetching the manifest was deleted: ${pod.message ?? ''}`) };
   if (pod.phase === 'Failed') return { node: run.setPhase(node, 'Failed', `fetching the manifest: ${pod.message ?? 'the pod failed'}`) };
   const text = pod.outputs?.result ?? '';
   const whole = pod.resultTruncatedFrom === undefined;
-  return { manifest: { podName, text, whole, bytes: whole ? new TextEncoder().encode(text).length : pod.resultTruncatedFrom! } };
+  return {
+    manifest: { podName: node.podName, text, whole, bytes: whole ? new TextEncoder().encode(text).length : pod.resultTruncatedFrom! },
+  };
 }
 
 /**
