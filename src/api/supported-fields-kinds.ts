@@ -5,6 +5,7 @@
  */
 import { no, ok, rec, type FieldRule } from './field-rules.js';
 import type { RecordName } from './supported-fields.js';
+import { ARTIFACT_RECORDS } from './supported-fields-artifacts.js';
 
 export const KIND_RECORDS = {
   HTTP: {
@@ -41,26 +42,16 @@ export const KIND_RECORDS = {
   ManifestFrom: { artifact: rec('ManifestArtifact') },
   ManifestArtifact: {
     name: ok('an input artifact of the template (inputs.artifacts, with a path): its file is the manifest'),
+    // Every other field of an input artifact: manifestFrom.artifact only points at one.
     ...Object.fromEntries(
-      [
-        'path',
-        'vendorAObject',
-        'vendorB',
-        'vendorCObject',
-        'http',
-        'git',
-        'raw',
-        'from',
-        'fromExpression',
-        'subPath',
-        'optional',
-        'archive',
-      ].map((k) => [
-        k,
-        no(
-          'manifestFrom.artifact only names an input artifact; give its source on inputs.artifacts (as the peer, which reads only the name)',
-        ),
-      ]),
+      Object.keys(ARTIFACT_RECORDS.InputArtifact)
+        .filter((k) => k !== 'name')
+        .map((k) => [
+          k,
+          no(
+            'manifestFrom.artifact only names an input artifact; give its source on inputs.artifacts (as the peer, which reads only the name)',
+          ),
+        ]),
     ),
   },
   ContainerSetTemplate: {

@@ -158,9 +158,9 @@ export class ResourceRunner {
       })
       .catch((err: unknown) => {
         if (job.abort.signal.aborted) return;
-        // A manifest that cannot be read back is the step's failure (retried by its retryStrategy), not a crash.
+        // The step's failure (a manifest that cannot be read back, an error of the runner), retried by its retryStrategy.
         job.observation = { nodeId: a.nodeId, phase: 'Error', message: errorMessage(err) };
-        if (err instanceof ManifestReadError) this.opts.log.warn('resource step ended', { ...log, phase: 'Error', message: err.message });
+        this.opts.log.warn('resource step ended', { ...log, phase: 'Error', message: job.observation.message });
         moved();
       });
   }
