@@ -352,7 +352,7 @@ export class KubeClient {
   async podLog(
     namespace: string,
     pod: string,
-    o: { container?: string; follow?: boolean; limitBytes?: number },
+    o: { container?: string; follow?: boolean; limitBytes?: number; tailLines?: number },
     signal?: AbortSignal,
   ): Promise<AsyncIterable<Buffer>> {
     const path = resourcePath(PODS, namespace, pod, 'log');
@@ -362,7 +362,12 @@ export class KubeClient {
     try {
       res = await this.watchPool.request({
         origin: this.baseUrl,
-        path: withQuery(path, { container: o.container, follow: o.follow ? true : undefined, limitBytes: o.limitBytes }),
+        path: withQuery(path, {
+          container: o.container,
+          follow: o.follow ? true : undefined,
+          limitBytes: o.limitBytes,
+          tailLines: o.tailLines,
+        }),
         method: 'GET',
         headers: { ...(await this.authHeaders()), 'user-agent': this.userAgent() },
         signal,

@@ -33,6 +33,13 @@ export const SELF_SUBJECT_ACCESS_REVIEWS: ResourceType = {
   kind: 'SelfSubjectAccessReview',
   namespaced: false,
 };
+export const SELF_SUBJECT_REVIEWS: ResourceType = {
+  group: 'authentication.k8s.io',
+  version: 'v1',
+  plural: 'selfsubjectreviews',
+  kind: 'SelfSubjectReview',
+  namespaced: false,
+};
 export const CUSTOM_RESOURCE_DEFINITIONS: ResourceType = {
   group: 'apiextensions.k8s.io',
   version: 'v1',

@@ -10,3 +10,4 @@ export * from './parse-configmap.js';
 export * from './registry.js';
 export * from './plugin-catalog.js';
 export * from './agent-pod.js';
+export * from './plugin-inventory.js';

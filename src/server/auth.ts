@@ -44,6 +44,9 @@ const SERVER_CALLER: Caller = { identity: OWN_IDENTITY, id: 'server', hash: '' }
 export interface Access {
   verb: string;
   resource: string;
+  /** API group (default plugflow's) and subresource, e.g. `''` and `log` of `pods`. */
+  group?: string;
+  subresource?: string;
   /** What the refusal says the caller may not do, e.g. "send events there". */
   purpose: string;
 }
@@ -169,6 +172,16 @@ export class Authenticator {
     }
   }
 
+  /** 403 for a request across every namespace when the server serves only some. */
+  checkAllNamespaces(): void {
+    if (this.allowed) {
+      throw new HttpError(
+        Code.PermissionDenied,
+        `this server serves only ${[...this.allowed].map((n) => `"${n}"`).join(', ')} (--allowed-namespaces): name one of them in the path`,
+      );
+    }
+  }
+
   /** Throws 401/403/429 unless the caller may do `access` in the namespace. */
   async require(caller: Caller, namespace: string, access: Access): Promise<void> {
     const refusal = await this.access(caller, namespace, access);
@@ -189,7 +202,7 @@ export class Authenticator {
       }
     }
     if (caller.identity.kind !== 'token') return undefined;
-    const key = `${caller.hash}\u0000${namespace}\u0000${access.verb}\u0000${access.resource}`;
+    const key = `${caller.hash}\u0000${namespace}\u0000${access.verb}\u0000${access.group ?? GROUP}\u0000${access.resource}\u0000${access.subresource ?? ''}`;
     const now = Date.now();
     let entry = this.reviews.get(key);
     if (!entry || entry.expires < now) {
@@ -217,18 +230,32 @@ export class Authenticator {
         .create<{ status?: { allowed?: boolean; reason?: string } }>(SELF_SUBJECT_ACCESS_REVIEWS, undefined, {
           apiVersion: 'authorization.k8s.io/v1',
           kind: 'SelfSubjectAccessReview',
-          spec: { resourceAttributes: { namespace, verb: access.verb, group: GROUP, resource: access.resource } },
+          spec: {
+            resourceAttributes: {
+              namespace,
+              verb: access.verb,
+              group: access.group ?? GROUP,
+              resource: access.resource,
+              subresource: access.subresource,
+            },
+          },
         });
       if (res.status?.allowed) return undefined;
       return new HttpError(
         Code.PermissionDenied,
-        `forbidden: the token may not ${access.verb} ${access.resource}.${GROUP} in namespace "${namespace}", ${access.purpose}`,
+        `forbidden: the token may not ${access.verb} ${resourceName(access)} in namespace "${namespace}", ${access.purpose}`,
       );
     } catch (err) {
       if (err instanceof ApiError && err.code !== 0) return fromKube(err);
       return new HttpError(Code.Unavailable, `could not review the token's rights: ${errorMessage(err)}`, { 'retry-after': '1' });
     }
   }
+}
+
+/** `workflows.plugflow.io`, `pods/log`: how kubectl names a resource. */
+function resourceName(a: Access): string {
+  const group = a.group ?? GROUP;
+  return `${a.resource}${a.subresource ? `/${a.subresource}` : ''}${group ? `.${group}` : ''}`;
 }
 
 /** The bearer token of an Authorization header, or 401 saying what is wrong with it. */

@@ -32,6 +32,7 @@ import { startMetricsServer } from './metrics-server.js';
 import { createEventHandler, type DispatchMode, type EventHandler } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { workflowRoutes } from './routes/workflows.js';
+import { uiRoutes } from './routes/ui.js';
 import { tlsMaterial } from '../tls/tls-material.js';
 
 export const DEFAULTS = {
@@ -86,6 +87,8 @@ export interface ServerOptions {
   logger?: Logger;
   /** Register process metrics (CPU, memory, event loop) on /metrics (default true). */
   processMetrics?: boolean;
+  /** Where plugflow is installed (its executor plugins serve every namespace); default $PLUGFLOW_NAMESPACE, else plugflow. */
+  installNamespace?: string;
   /** Awaited by a worker before each event: lets tests and benchmarks hold workers. */
   dispatchGate?: () => Promise<void>;
 }
@@ -160,7 +163,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   await app.register(healthRoutes, {
     notReady: () => (draining ? 'shutting down' : bindings.readinessProblem()),
   });
-  await app.register(workflowRoutes, { kube, auth });
+  await app.register(workflowRoutes, { kube, auth, installNamespace: o.installNamespace ?? process.env.PLUGFLOW_NAMESPACE });
+  await app.register(uiRoutes);
 
   let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
   try {

@@ -5,13 +5,14 @@
  *   POST   /api/v1/workflows/{namespace}          {namespace, serverDryRun, workflow}
  *   GET    /api/v1/workflows/{namespace}          ?listOptions.labelSelector=…&listOptions.fieldSelector=…
  *                                                 &listOptions.limit=…&listOptions.continue=…
+ *   GET    /api/v1/workflows/                      the same across every namespace the caller may list
  *   GET    /api/v1/workflows/{namespace}/{name}
  *   DELETE /api/v1/workflows/{namespace}/{name}   → {}
  *   PUT    /api/v1/workflows/{namespace}/{name}/{stop|terminate|suspend|resume|resubmit}  (workflow-operations.ts)
  *   /api/v1/workflow-templates/{namespace}[/{name}], /api/v1/cluster-workflow-templates[/{name}]  (templates.ts)
  */
-import type { FastifyInstance } from 'fastify';
-import { API_VERSION, inflateWorkflow, isJsonObject as isObject, type Workflow } from '../../api/index.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { API_VERSION, DEFAULT_INSTALL_NAMESPACE, inflateWorkflow, isJsonObject as isObject, type Workflow } from '../../api/index.js';
 import { CREATE_WORKFLOW_ACCESS, type Authenticator, type Caller } from '../auth.js';
 import { badRequest } from '../errors.js';
 import type { KubeClient } from '../../kube/client.js';
@@ -22,10 +23,23 @@ import { templateRoutes } from './templates.js';
 import { cronWorkflowRoutes } from './cron-workflows.js';
 import { artifactRoutes } from './artifacts.js';
 import { workflowOperationRoutes } from './workflow-operations.js';
+import { workflowEventRoutes } from './workflow-events.js';
+import { podLogRoutes } from './pod-logs.js';
+import { eventBindingRoutes } from './event-bindings.js';
+import { executorPluginRoutes } from './executor-plugins.js';
+import { accessRoutes } from './access.js';
+import { userInfoRoutes } from './userinfo.js';
+import { listQuery, type ListQuery } from './list-query.js';
+import { summarize, wantsSummary } from '../workflow-summary.js';
+
+/** Routes that act on every namespace: refused when the server serves only some (--allowed-namespaces). */
+const ALL_NAMESPACES = new Set(['/api/v1/workflows/', '/api/v1/workflow-events/']);
 
 export interface WorkflowRouteDeps {
   kube: KubeClient;
   auth: Authenticator;
+  /** Where plugflow is installed: its executor plugins are seen by every namespace. */
+  installNamespace?: string;
 }
 
 interface NsParams {
@@ -53,7 +67,10 @@ export async function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDe
   app.addHook('onRequest', async (req) => {
     req.caller = auth.callerOf(req.headers.authorization);
     const { namespace } = req.params as Partial<NsParams>;
-    if (namespace === undefined) return;
+    if (!namespace) {
+      if (ALL_NAMESPACES.has(req.routeOptions.url ?? '')) auth.checkAllNamespaces();
+      return;
+    }
     auth.checkNamespace(namespace);
     // Creating workflows (and linting one, which is asking whether a create would pass); the
     // template routes and operations leave it to the API server's answer to the call itself.
@@ -95,27 +112,16 @@ export async function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDe
     return asCaller.create<Workflow>(WORKFLOWS, namespace, wf, { dryRun });
   });
 
-  app.get<{ Params: NsParams; Querystring: Record<string, string | string[]> }>('/api/v1/workflows/:namespace', async (req) => {
-    const { caller } = req;
-    const q = req.query;
-    const one = (k: string): string | undefined => {
-      const v = q[`listOptions.${k}`];
-      return Array.isArray(v) ? v[v.length - 1] : v;
-    };
-    const limit = one('limit');
-    if (limit !== undefined && limit !== '' && !/^\d+$/.test(limit))
-      throw badRequest(`listOptions.limit must be a whole number, got "${limit}"`);
-    const list = await kube.as(caller.identity).list<Workflow>(WORKFLOWS, {
-      namespace: req.params.namespace,
-      labelSelector: one('labelSelector'),
-      fieldSelector: one('fieldSelector'),
-      limit: limit ? Number(limit) : undefined,
-      continue: one('continue'),
-      resourceVersion: one('resourceVersion'),
-    });
+  const list = async (req: FastifyRequest<{ Params: Partial<NsParams>; Querystring: ListQuery }>) => {
+    const o = listQuery(req.query);
+    const found = await kube.as(req.caller.identity).list<Workflow>(WORKFLOWS, { ...o, namespace: req.params.namespace || undefined });
     // Clients see nodes, never the compressed form they are stored in (compressed-nodes.ts).
-    return { ...list, items: list.items.map((wf) => inflateWorkflow(wf)) };
-  });
+    const shape: (wf: Workflow) => unknown = wantsSummary(req.query) ? summarize : (wf) => inflateWorkflow(wf);
+    return { ...found, items: found.items.map(shape) };
+  };
+  app.get('/api/v1/workflows/:namespace', list);
+  // Every namespace the caller may list (the peer's empty namespace).
+  app.get('/api/v1/workflows/', list);
 
   app.get<{ Params: NameParams }>('/api/v1/workflows/:namespace/:name', async (req) => {
     const { caller } = req;
@@ -132,6 +138,12 @@ export async function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDe
   templateRoutes(app, kube);
   cronWorkflowRoutes(app, kube);
   artifactRoutes(app, kube);
+  workflowEventRoutes(app, kube);
+  podLogRoutes(app, kube);
+  eventBindingRoutes(app, kube);
+  executorPluginRoutes(app, kube, deps.installNamespace ?? DEFAULT_INSTALL_NAMESPACE);
+  accessRoutes(app, auth);
+  userInfoRoutes(app, kube);
 }
 
 /** `createOptions.dryRun: ["All"]`, the Kubernetes form the peer's clients also send. */

@@ -1,0 +1,56 @@
+/**
+ * What the caller may do in a namespace, so a UI can disable an action and say why before the
+ * caller tries it:
+ *
+ *   GET /api/v1/access/{namespace}  → {actions: {submit: {allowed: true}, delete: {allowed: false, reason: "forbidden: …"}, …}}
+ *
+ * Each action is the SelfSubjectAccessReviews of the calls it makes (src/operations), asked with
+ * the caller's token and cached like every review (auth.ts). In --auth-mode=server every action
+ * is allowed in a served namespace: the server's account acts for everyone.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { PLURAL } from '../../api/index.js';
+import type { Access, Authenticator } from '../auth.js';
+
+const WORKFLOWS = PLURAL.workflow;
+const on = (verb: string, resource: string, purpose: string, extra: Partial<Access> = {}): Access => ({
+  verb,
+  resource,
+  purpose,
+  ...extra,
+});
+
+/** Every action of the UI and the reviews it needs (all must allow). */
+export const ACTION_ACCESS: Record<string, Access[]> = {
+  submit: [on('create', WORKFLOWS, 'so it may not submit workflows there')],
+  resubmit: [on('create', WORKFLOWS, 'so it may not resubmit workflows there')],
+  stop: [on('patch', WORKFLOWS, 'so it may not stop workflows there')],
+  terminate: [on('patch', WORKFLOWS, 'so it may not terminate workflows there')],
+  suspend: [on('patch', WORKFLOWS, 'so it may not suspend workflows there')],
+  resume: [
+    on('patch', WORKFLOWS, 'so it may not resume workflows there'),
+    on('update', WORKFLOWS, 'so it may not resume workflows there', { subresource: 'status' }),
+  ],
+  retry: [
+    on('patch', WORKFLOWS, 'so it may not retry workflows there'),
+    on('update', WORKFLOWS, 'so it may not retry workflows there', { subresource: 'status' }),
+  ],
+  delete: [on('delete', WORKFLOWS, 'so it may not delete workflows there')],
+  logs: [on('get', 'pods', 'so it may not read the logs of pods there', { group: '', subresource: 'log' })],
+};
+
+export function accessRoutes(app: FastifyInstance, auth: Authenticator): void {
+  app.get('/api/v1/access/:namespace', async (req: FastifyRequest<{ Params: { namespace: string } }>) => {
+    const { namespace } = req.params;
+    const entries = await Promise.all(
+      Object.entries(ACTION_ACCESS).map(async ([action, needs]) => {
+        for (const need of needs) {
+          const refusal = await auth.access(req.caller, namespace, need);
+          if (refusal) return [action, { allowed: false, reason: refusal.message }] as const;
+        }
+        return [action, { allowed: true }] as const;
+      }),
+    );
+    return { namespace, actions: Object.fromEntries(entries) };
+  });
+}

@@ -1,0 +1,59 @@
+/**
+ * WorkflowEventBindings and the event tester, with the caller's rights:
+ *
+ *   GET  /api/v1/workflow-event-bindings/{namespace}        the WorkflowEventBindingList (the peer's path)
+ *   POST /api/v1/workflow-event-bindings/{namespace}/test   {discriminator?, payload, headers?: {name: value}}
+ *        → {bindings: [{binding, selector, matched, problems, error?, workflow?, rejected?}]}
+ *
+ * The tester (event-test.ts) evaluates every binding of the namespace against the event and shows
+ * the workflow each match would submit, then checks that workflow as a create would — the
+ * template read with the caller's token — and reports what a create would refuse (`rejected`).
+ * It submits nothing. Unlike the event endpoint, it reads the bindings fresh with the caller's
+ * token (no cache): it answers "what would happen now", for someone who may list them.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { isJsonObject, type WorkflowEventBinding } from '../../api/index.js';
+import type { KubeClient } from '../../kube/client.js';
+import { WORKFLOW_EVENT_BINDINGS } from '../../kube/resource.js';
+import { errorMessage } from '../../log/error-message.js';
+import { badRequest } from '../errors.js';
+import { testEvent, type BindingVerdict } from '../event-test.js';
+import { validateForCreate } from '../workflow-validation.js';
+
+type Req = FastifyRequest<{ Params: { namespace: string }; Body: unknown }>;
+
+export function eventBindingRoutes(app: FastifyInstance, kube: KubeClient): void {
+  const base = '/api/v1/workflow-event-bindings/:namespace';
+  app.get(base, async (req: Req) => kube.as(req.caller.identity).list(WORKFLOW_EVENT_BINDINGS, { namespace: req.params.namespace }));
+
+  app.post(`${base}/test`, async (req: Req) => {
+    const { namespace } = req.params;
+    const body = req.body;
+    if (!isJsonObject(body)) throw badRequest('the body must be a JSON object: {"discriminator": …, "payload": {…}, "headers": {…}}');
+    if (!('payload' in body)) throw badRequest('payload is required: the JSON body the event would carry');
+    const discriminator = body.discriminator ?? '';
+    if (typeof discriminator !== 'string') throw badRequest('discriminator must be a string');
+    const headers = body.headers ?? {};
+    if (!isJsonObject(headers) || !Object.values(headers).every((v) => typeof v === 'string'))
+      throw badRequest('headers must be an object of header name → string value');
+    const asCaller = kube.as(req.caller.identity);
+    const list = await asCaller.list<WorkflowEventBinding>(WORKFLOW_EVENT_BINDINGS, { namespace });
+    const verdicts: (BindingVerdict & { rejected?: string })[] = testEvent(list.items, {
+      namespace,
+      discriminator,
+      payload: body.payload,
+      headers: headers as Record<string, string>,
+    });
+    await Promise.all(
+      verdicts.map(async (v) => {
+        if (!v.workflow) return;
+        try {
+          await validateForCreate(asCaller, namespace, v.workflow);
+        } catch (err) {
+          v.rejected = errorMessage(err);
+        }
+      }),
+    );
+    return { bindings: verdicts };
+  });
+}

@@ -1,0 +1,66 @@
+/**
+ * The log of one container of a workflow's pod, with the caller's rights (the peer's path):
+ *
+ *   GET /api/v1/workflows/{namespace}/{name}/log?podName=…&logOptions.container=main
+ *       &logOptions.follow=true&logOptions.tailLines=…
+ *
+ * Server-sent events, one message per line: `{"result": {"content": "<line>", "podName": "…"}}`.
+ * With follow the stream lasts until the container ends (or the caller goes away). The pod is
+ * read first and must carry the workflow's label: the endpoint shows the logs of that workflow's
+ * pods, not of any pod of the namespace. A refusal (no such pod, container not started yet) is an
+ * ordinary error reply naming it; the caller needs `get` on pods and pods/log.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { StringDecoder } from 'node:string_decoder';
+import { LABEL_WORKFLOW } from '../../api/index.js';
+import type { KubeClient } from '../../kube/client.js';
+import { PODS } from '../../kube/resource.js';
+import { errorMessage } from '../../log/error-message.js';
+import { badRequest, notFound } from '../errors.js';
+import { SseStream } from '../stream/sse.js';
+
+type Req = FastifyRequest<{ Params: { namespace: string; name: string }; Querystring: Record<string, string | undefined> }>;
+
+/** Longest line sent as one message; a longer one is cut into pieces of this size. */
+const MAX_LINE = 64 * 1024;
+
+export function podLogRoutes(app: FastifyInstance, kube: KubeClient): void {
+  app.get('/api/v1/workflows/:namespace/:name/log', async (req: Req, reply) => {
+    const { namespace, name } = req.params;
+    const podName = req.query.podName;
+    if (!podName) throw badRequest("podName is required: the pod of the node whose log to show (the node's status.nodes[…].podName)");
+    const container = req.query['logOptions.container'] || 'main';
+    const follow = req.query['logOptions.follow'] === 'true';
+    const tail = req.query['logOptions.tailLines'];
+    if (tail !== undefined && !/^\d+$/.test(tail)) throw badRequest(`logOptions.tailLines must be a whole number, got "${tail}"`);
+    const asCaller = kube.as(req.caller.identity);
+    const pod = await asCaller.get<{ metadata?: { labels?: Record<string, string> } }>(PODS, namespace, podName);
+    if (pod.metadata?.labels?.[LABEL_WORKFLOW] !== name) throw notFound(`pod ${namespace}/${podName} is not a pod of workflow ${name}`);
+    const abort = new AbortController();
+    const chunks = await asCaller.podLog(
+      namespace,
+      podName,
+      { container, follow, tailLines: tail ? Number(tail) : undefined },
+      abort.signal,
+    );
+    const sse = new SseStream(req, reply);
+    sse.signal.addEventListener('abort', () => abort.abort());
+    const text = new StringDecoder('utf8'); // a character may be cut between two chunks
+    let rest = '';
+    const line = (content: string) => {
+      for (let i = 0; i < content.length || i === 0; i += MAX_LINE) sse.send({ content: content.slice(i, i + MAX_LINE), podName });
+    };
+    try {
+      for await (const chunk of chunks) {
+        const lines = (rest + text.write(chunk)).split('\n');
+        rest = lines.pop()!;
+        for (const l of lines) line(l);
+      }
+      rest += text.end();
+      if (rest) line(rest);
+      sse.end();
+    } catch (err) {
+      if (sse.open) sse.fail(503, `reading the log of ${podName}/${container}: ${errorMessage(err)}`);
+    }
+  });
+}

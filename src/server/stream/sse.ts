@@ -1,0 +1,79 @@
+/**
+ * A server-sent-events reply (text/event-stream) on a hijacked fastify reply: the watch of
+ * workflows and the logs of a pod stream through it. Browsers read it with `fetch` (EventSource
+ * cannot send an Authorization header). Each message is one `data:` line of JSON, the peer's
+ * `{"result": …}` form; an error after the stream started is an `event: error` message, since
+ * the status line has gone by then.
+ *
+ * A comment line every 15 s keeps proxies and load balancers from closing an idle stream and
+ * lets the server notice a browser that went away (the write fails).
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+export const HEARTBEAT_MS = 15_000;
+
+export class SseStream {
+  /** Aborted when the caller goes away or the stream is ended. */
+  readonly signal: AbortSignal;
+  private readonly abort = new AbortController();
+  private readonly heartbeat: NodeJS.Timeout;
+  private ended = false;
+
+  constructor(
+    req: FastifyRequest,
+    private readonly reply: FastifyReply,
+  ) {
+    this.signal = this.abort.signal;
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-accel-buffering': 'no',
+      connection: 'keep-alive',
+    });
+    res.flushHeaders();
+    req.raw.socket.setNoDelay(true);
+    this.heartbeat = setInterval(() => this.comment('ping'), HEARTBEAT_MS);
+    this.heartbeat.unref();
+    res.on('close', () => this.end());
+  }
+
+  get open(): boolean {
+    return !this.ended;
+  }
+
+  /** One message: `data: {"result": result}`. Returns false once the stream has ended. */
+  send(result: unknown): boolean {
+    return this.write(`data: ${JSON.stringify({ result })}\n\n`);
+  }
+
+  /** A message of another type (`event: <name>`), which EventSource's onmessage does not see. */
+  event(name: string, data: unknown): boolean {
+    return this.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+  }
+
+  /** An error after the stream started: `event: error` with `{code, message}`; the stream then ends. */
+  fail(code: number, message: string): void {
+    this.write(`event: error\ndata: ${JSON.stringify({ code, message })}\n\n`);
+    this.end();
+  }
+
+  comment(text: string): void {
+    this.write(`: ${text}\n\n`);
+  }
+
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    clearInterval(this.heartbeat);
+    this.abort.abort();
+    if (!this.reply.raw.writableEnded) this.reply.raw.end();
+  }
+
+  private write(text: string): boolean {
+    if (this.ended) return false;
+    this.reply.raw.write(text);
+    return true;
+  }
+}
