@@ -33,13 +33,15 @@ gcs-store:
 image-registry:
 	@bash hack/build-store-server.sh registry
 
-## build: compile TypeScript to dist/ (the `plugflow` command runs from there)
+## build: compile TypeScript to dist/ (the `plugflow` command runs from there) and bundle the web UI into dist/ui
 build: node-deps
 	npx tsc -p tsconfig.build.json
+	npx tsx hack/build-ui.ts
 
 ## lint: strict type check of everything, ESLint, the Prettier format check, and the CRDs are up to date with their source
 lint: node-deps
 	npx tsc -p tsconfig.json --noEmit
+	npx tsc -p ui/tsconfig.json
 	npx eslint .
 	npx prettier --check .
 	npx tsx hack/gen-crds.ts --check

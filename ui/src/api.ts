@@ -1,0 +1,105 @@
+/**
+ * Calls to the plugflow server, always with the bearer token the user gave (kept in this tab's
+ * sessionStorage only, never in localStorage or a cookie). Errors carry the server's message,
+ * which names what is wrong; 401 and 403 are told apart so the UI can say "log in again" or
+ * "you may not".
+ */
+
+const TOKEN_KEY = 'plugflow.token';
+
+export function token(): string {
+  return sessionStorage.getItem(TOKEN_KEY) ?? '';
+}
+
+export function setToken(t: string): void {
+  if (t) sessionStorage.setItem(TOKEN_KEY, t);
+  else sessionStorage.removeItem(TOKEN_KEY);
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+/** What to tell the user about a failed call. */
+export function explain(err: unknown): string {
+  if (err instanceof ApiError) {
+    if (err.status === 401) return `Not logged in, or the token was refused: ${err.message}`;
+    if (err.status === 403) return `Not allowed: ${err.message}`;
+    return err.message;
+  }
+  return err instanceof Error ? err.message : String(err);
+}
+
+function headers(json: boolean): Record<string, string> {
+  const h: Record<string, string> = { accept: 'application/json' };
+  const t = token();
+  if (t) h.authorization = `Bearer ${t}`;
+  if (json) h['content-type'] = 'application/json';
+  return h;
+}
+
+async function failure(res: Response): Promise<ApiError> {
+  const text = await res.text().catch(() => '');
+  let message = text || res.statusText;
+  try {
+    const body = JSON.parse(text) as { message?: unknown };
+    if (typeof body.message === 'string') message = body.message;
+  } catch {
+    // not JSON: the text as it is
+  }
+  return new ApiError(res.status, message);
+}
+
+export async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(path, {
+    method,
+    headers: headers(body !== undefined),
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!res.ok) throw await failure(res);
+  return (await res.json()) as T;
+}
+
+export const get = <T>(path: string) => call<T>('GET', path);
+
+/**
+ * Reads a server-sent-events stream (fetch, since EventSource cannot send a token) and calls
+ * `onResult` with each message's `result` (`onSynced` at `event: synced`, once a watch's initial list is complete). Resolves when the stream ends; rejects with ApiError
+ * when the server refuses it or sends `event: error`.
+ */
+export async function stream(path: string, onResult: (result: unknown) => void, signal: AbortSignal, onSynced?: () => void): Promise<void> {
+  const res = await fetch(path, { headers: { ...headers(false), accept: 'text/event-stream' }, signal });
+  if (!res.ok || !res.body) throw await failure(res);
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    buffer += value;
+    let end: number;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const message = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      let event = 'message';
+      let data = '';
+      for (const line of message.split('\n')) {
+        if (line.startsWith('event: ')) event = line.slice(7);
+        else if (line.startsWith('data: ')) data += line.slice(6);
+      }
+      if (!data) continue;
+      const parsed = JSON.parse(data) as { result?: unknown; code?: number; message?: string };
+      if (event === 'synced') onSynced?.();
+      if (event !== 'message' && event !== 'error') continue;
+      if (event === 'error') throw new ApiError(parsed.code ?? 500, parsed.message ?? 'the stream failed');
+      onResult(parsed.result);
+    }
+  }
+}
+
+export const enc = encodeURIComponent;

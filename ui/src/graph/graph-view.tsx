@@ -1,0 +1,108 @@
+/**
+ * The workflow graph as SVG: boxes coloured by phase, dots for step/task groups, collapsed boxes
+ * that expand on click. Every node is focusable and opens with Enter or Space, and says its name
+ * and phase to a screen reader.
+ */
+import { useMemo, useState } from 'preact/hooks';
+import type { NodeStatus } from '../types.js';
+import { layout, type Placed } from './layout.js';
+import { buildGraph } from './workflow-graph.js';
+
+export function GraphView({
+  nodes,
+  version,
+  selected,
+  onSelect,
+}: {
+  nodes: Record<string, NodeStatus>;
+  version: string;
+  selected?: string;
+  onSelect: (id: string) => void;
+}) {
+  const [expanded, setExpanded] = useState<Set<string>>(() => new Set());
+  const [zoom, setZoom] = useState(1);
+  const laid = useMemo(() => layout(buildGraph(nodes, { expanded })), [version, expanded]);
+  const open = (n: Placed) => {
+    if (n.kind === 'collapsed') setExpanded(new Set([...expanded, n.of!]));
+    else onSelect(n.id);
+  };
+  if (laid.nodes.length === 0) return <p class="empty">No nodes yet: the controller has not started this workflow.</p>;
+  return (
+    <div class="graph">
+      <div class="graph-tools">
+        <button type="button" class="small" onClick={() => setZoom(Math.min(2, zoom * 1.25))} aria-label="Zoom in">
+          +
+        </button>
+        <button type="button" class="small" onClick={() => setZoom(Math.max(0.25, zoom / 1.25))} aria-label="Zoom out">
+          −
+        </button>
+        {expanded.size > 0 ? (
+          <button type="button" class="small" onClick={() => setExpanded(new Set())}>
+            Collapse groups
+          </button>
+        ) : null}
+      </div>
+      <div class="graph-scroll">
+        <svg
+          width={laid.width * zoom}
+          height={laid.height * zoom}
+          viewBox={`0 0 ${laid.width} ${laid.height}`}
+          role="group"
+          aria-label={`Graph of ${laid.nodes.length} nodes`}
+        >
+          <g class="edges">
+            {laid.edges.map((e) => (
+              <polyline points={e.points.map((p) => `${p.x},${p.y}`).join(' ')} />
+            ))}
+          </g>
+          {laid.nodes.map((n) => (
+            <g
+              key={n.id}
+              class={`node kind-${n.kind} phase-${n.phase || 'Unknown'}${n.id === selected ? ' selected' : ''}`}
+              transform={`translate(${n.x - n.width / 2},${n.y - n.height / 2})`}
+              tabIndex={0}
+              role="button"
+              aria-label={n.kind === 'collapsed' ? `${n.label}, collapsed: expand` : `${n.label}: ${n.phase || 'not started'}`}
+              data-node={n.id}
+              onClick={() => open(n)}
+              onKeyDown={(e) => {
+                if (e.key === 'Enter' || e.key === ' ') {
+                  e.preventDefault();
+                  open(n);
+                }
+              }}
+            >
+              {n.kind === 'group' ? (
+                <circle cx={n.width / 2} cy={n.height / 2} r={n.width / 2}>
+                  <title>{n.label}</title>
+                </circle>
+              ) : (
+                <>
+                  <rect width={n.width} height={n.height} rx={6} />
+                  <text x={10} y={n.height / 2 + 4}>
+                    {clip(n.kind === 'collapsed' ? `${n.label} ${phaseCounts(n.phases)}` : n.label, n.kind === 'collapsed' ? 30 : 24)}
+                  </text>
+                  <title>
+                    {n.kind === 'collapsed'
+                      ? `${n.label}: ${phaseCounts(n.phases)} — click to show them`
+                      : `${n.label} (${n.type}): ${n.phase}`}
+                  </title>
+                </>
+              )}
+            </g>
+          ))}
+        </svg>
+      </div>
+    </div>
+  );
+}
+
+function clip(s: string, n: number): string {
+  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
+}
+
+function phaseCounts(p: Placed['phases']): string {
+  return Object.entries(p ?? {})
+    .map(([k, v]) => `${v} ${k.toLowerCase()}`)
+    .join(', ');
+}

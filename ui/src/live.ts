@@ -1,0 +1,85 @@
+/**
+ * Workflows kept live from the server's watch stream (GET /api/v1/workflow-events/…): the stream
+ * starts with every workflow, then sends each change. Changes are applied to a map and the view
+ * re-renders at most once per animation frame, so a burst of a thousand changes is one render.
+ * When the stream ends (the server's watch ended, the network dropped) it reconnects after a
+ * second and starts over from a fresh list.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError, explain, stream } from './api.js';
+import type { Workflow } from './types.js';
+
+interface Change {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  object: Workflow;
+}
+
+export interface Live {
+  workflows: Map<string, Workflow>;
+  /** Bumped on every applied batch, so views can memoize on it. */
+  version: number;
+  error?: string;
+  /** True once the initial list arrived (`event: synced`) or the stream failed. */
+  loaded: boolean;
+}
+
+export function useLiveWorkflows(path: string | undefined): Live {
+  const map = useRef(new Map<string, Workflow>());
+  const [state, setState] = useState<Live>({ workflows: map.current, version: 0, loaded: false });
+  useEffect(() => {
+    if (!path) return;
+    map.current = new Map();
+    const abort = new AbortController();
+    let frame = 0;
+    let version = 0;
+    let loaded = false;
+    let error: string | undefined;
+    const flush = () => {
+      frame = 0;
+      setState({ workflows: map.current, version: ++version, error, loaded });
+    };
+    const schedule = () => {
+      if (!frame) frame = requestAnimationFrame(flush);
+    };
+    const run = async () => {
+      while (!abort.signal.aborted) {
+        // A reconnect fills a new map and shows it once complete, so the view does not flash empty.
+        const target = new Map<string, Workflow>();
+        try {
+          await stream(
+            path,
+            (r) => {
+              const c = r as Change;
+              const key = `${c.object.metadata.namespace}/${c.object.metadata.name}`;
+              if (c.type === 'DELETED') target.delete(key);
+              else target.set(key, c.object);
+              schedule();
+            },
+            abort.signal,
+            () => {
+              map.current = target;
+              loaded = true;
+              error = undefined;
+              schedule();
+            },
+          );
+        } catch (err) {
+          if (abort.signal.aborted) return;
+          error = explain(err);
+          loaded = true;
+          schedule();
+          // Refusals do not get better by retrying quickly.
+          if (err instanceof ApiError && (err.status === 401 || err.status === 403 || err.status === 404)) return;
+        }
+        schedule();
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    };
+    void run();
+    return () => {
+      abort.abort();
+      if (frame) cancelAnimationFrame(frame);
+    };
+  }, [path]);
+  return state;
+}

@@ -1,0 +1,109 @@
+/**
+ * The plugflow web UI: one page, routed by the URL's fragment (router.ts), talking only to the
+ * server that served it, with the user's bearer token (api.ts). Each view is a file in pages/.
+ */
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, get, setToken, token } from './api.js';
+import { href, useRoute } from './router.js';
+import { LoginPage } from './pages/login.js';
+import { WorkflowList } from './pages/workflow-list.js';
+import { WorkflowPage } from './pages/workflow-page.js';
+import { TemplatesPage } from './pages/templates.js';
+import { SubmitPage } from './pages/submit.js';
+import { BindingsPage } from './pages/bindings.js';
+import { PluginsPage } from './pages/plugins.js';
+import { CronPage } from './pages/cron.js';
+
+const NS_KEY = 'plugflow.namespace';
+
+interface User {
+  username: string;
+}
+
+function App() {
+  const route = useRoute();
+  const [namespace, setNamespaceState] = useState(() => sessionStorage.getItem(NS_KEY) ?? '');
+  const [user, setUser] = useState<User | null | undefined>(undefined);
+  const setNamespace = (ns: string) => {
+    sessionStorage.setItem(NS_KEY, ns);
+    setNamespaceState(ns);
+  };
+  useEffect(() => {
+    if (!token()) return setUser(null);
+    get<User>('/api/v1/userinfo').then(setUser, (err: unknown) => {
+      if (err instanceof ApiError && err.status === 401) setToken('');
+      setUser(null);
+    });
+  }, []);
+  if (user === undefined) return <p class="loading">Checking the token…</p>;
+  if (user === null || route.path[0] === 'login') return <LoginPage onLogin={setUser} />;
+
+  const [page, a, b] = route.path;
+  const ns = namespace;
+  const nav: [string, string][] = [
+    ['workflows', 'Workflows'],
+    ['templates', 'Templates'],
+    ['cron', 'Cron workflows'],
+    ['bindings', 'Event bindings'],
+    ['plugins', 'Executor plugins'],
+  ];
+  return (
+    <>
+      <header>
+        <a class="brand" href="#/workflows">
+          plugflow
+        </a>
+        <nav aria-label="Main">
+          {nav.map(([p, label]) => (
+            <a href={href([p])} aria-current={page === p ? 'page' : undefined}>
+              {label}
+            </a>
+          ))}
+        </nav>
+        <label class="ns">
+          Namespace{' '}
+          <input
+            value={ns}
+            placeholder="all"
+            size={12}
+            onChange={(e) => setNamespace((e.target as HTMLInputElement).value.trim())}
+            aria-label="Namespace (empty for all namespaces)"
+          />
+        </label>
+        <span class="user" title="who the API server sees">
+          {user.username}
+        </span>
+        <button
+          type="button"
+          class="small"
+          onClick={() => {
+            setToken('');
+            setUser(null);
+          }}
+        >
+          Log out
+        </button>
+      </header>
+      <main>
+        {page === 'workflows' && a && b ? (
+          <WorkflowPage namespace={a} name={b} selected={route.query.get('node') ?? undefined} tab={route.query.get('tab') ?? 'graph'} />
+        ) : page === 'templates' ? (
+          <TemplatesPage namespace={a ?? ns} selected={b} />
+        ) : page === 'submit' ? (
+          <SubmitPage namespace={ns} />
+        ) : page === 'bindings' ? (
+          <BindingsPage namespace={ns} />
+        ) : page === 'plugins' ? (
+          <PluginsPage namespace={ns} />
+        ) : page === 'cron' ? (
+          <CronPage namespace={ns} />
+        ) : (
+          <WorkflowList namespace={ns} query={route.query} />
+        )}
+      </main>
+    </>
+  );
+}
+
+render(<App />, document.getElementById('app')!);

@@ -1,0 +1,103 @@
+/**
+ * The operations of one workflow (the REST API's PUT …/{retry,resubmit,stop,terminate,suspend,
+ * resume} and DELETE), each disabled with the reason when the user may not do it or the
+ * workflow's state does not allow it.
+ */
+import { useState } from 'preact/hooks';
+import { call, enc, explain } from '../api.js';
+import { ErrorBox } from '../components.js';
+import { go } from '../router.js';
+import type { Workflow } from '../types.js';
+import { refusal, useAccess } from '../use-access.js';
+
+interface Action {
+  id: string;
+  label: string;
+  /** Why the state does not allow it now. */
+  unless?: string;
+  confirm?: string;
+}
+
+function actionsFor(wf: Workflow): Action[] {
+  const phase = wf.status?.phase ?? '';
+  const finished = phase === 'Succeeded' || phase === 'Failed' || phase === 'Error';
+  const suspended =
+    wf.spec?.suspend === true || Object.values(wf.status?.nodes ?? {}).some((n) => n.type === 'Suspend' && n.phase === 'Running');
+  return [
+    {
+      id: 'retry',
+      label: 'Retry',
+      unless: phase === 'Failed' || phase === 'Error' ? undefined : 'only a Failed or Error workflow can be retried',
+    },
+    { id: 'resubmit', label: 'Resubmit' },
+    { id: 'suspend', label: 'Suspend', unless: finished ? 'it has finished' : wf.spec?.suspend ? 'it is suspended' : undefined },
+    { id: 'resume', label: 'Resume', unless: finished ? 'it has finished' : suspended ? undefined : 'nothing is suspended' },
+    {
+      id: 'stop',
+      label: 'Stop',
+      unless: finished ? 'it has finished' : undefined,
+      confirm: 'Stop this workflow? Running steps finish; exit handlers run.',
+    },
+    {
+      id: 'terminate',
+      label: 'Terminate',
+      unless: finished ? 'it has finished' : undefined,
+      confirm: 'Terminate this workflow? Running steps are killed; exit handlers do not run.',
+    },
+    { id: 'delete', label: 'Delete', confirm: 'Delete this workflow and its pods?' },
+  ];
+}
+
+export function Actions({ wf }: { wf: Workflow }) {
+  const { namespace, name } = wf.metadata;
+  const access = useAccess(namespace);
+  const [busy, setBusy] = useState<string>();
+  const [error, setError] = useState<string>();
+  const [done, setDone] = useState<string>();
+  const run = async (a: Action) => {
+    if (a.confirm && !confirm(a.confirm)) return;
+    setBusy(a.id);
+    setError(undefined);
+    setDone(undefined);
+    const base = `/api/v1/workflows/${enc(namespace)}/${enc(name)}`;
+    try {
+      if (a.id === 'delete') {
+        await call('DELETE', base);
+        go(['workflows']);
+        return;
+      }
+      const res = await call<Workflow>('PUT', `${base}/${a.id}`, {});
+      if (a.id === 'resubmit') go(['workflows', res.metadata.namespace, res.metadata.name]);
+      else setDone(`${a.label}: done`);
+    } catch (err) {
+      setError(`${a.label} failed: ${explain(err)}`);
+    } finally {
+      setBusy(undefined);
+    }
+  };
+  return (
+    <div class="actions" role="toolbar" aria-label="Workflow actions">
+      {actionsFor(wf).map((a) => {
+        const why = refusal(access, a.id, a.unless);
+        return (
+          <button
+            type="button"
+            class={a.id === 'delete' || a.id === 'terminate' ? 'danger' : ''}
+            disabled={!!why || !!busy}
+            title={why}
+            data-action={a.id}
+            onClick={() => void run(a)}
+          >
+            {busy === a.id ? `${a.label}…` : a.label}
+          </button>
+        );
+      })}
+      <ErrorBox error={error} />
+      {done ? (
+        <span class="done" role="status">
+          {done}
+        </span>
+      ) : null}
+    </div>
+  );
+}

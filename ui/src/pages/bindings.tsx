@@ -1,0 +1,152 @@
+/**
+ * WorkflowEventBindings of a namespace and the event tester: paste a payload and headers, see
+ * which bindings match, what each selector gave, and the workflow each would submit — nothing
+ * is submitted (POST …/workflow-event-bindings/{ns}/test).
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { call, enc, explain, get } from '../api.js';
+import { Cli, ErrorBox } from '../components.js';
+import { NeedNamespace } from '../need-namespace.js';
+import type { List, Workflow } from '../types.js';
+
+interface Binding {
+  metadata: { name: string };
+  spec?: { event?: { selector?: string }; submit?: { workflowTemplateRef?: { name?: string } } };
+}
+
+interface Verdict {
+  binding: string;
+  selector?: string;
+  matched?: boolean;
+  problems: string[];
+  error?: { reason: string; message: string };
+  workflow?: Workflow;
+  rejected?: string;
+}
+
+/** `Name: value` lines → {name: value}. */
+export function headerLines(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const i = line.indexOf(':');
+    if (i > 0) out[line.slice(0, i).trim()] = line.slice(i + 1).trim();
+  }
+  return out;
+}
+
+export function BindingsPage({ namespace }: { namespace: string }) {
+  const [list, setList] = useState<Binding[]>();
+  const [error, setError] = useState<string>();
+  const [payload, setPayload] = useState('{\n  "message": "hello"\n}');
+  const [headers, setHeaders] = useState('X-Github-Event: push');
+  const [discriminator, setDiscriminator] = useState('');
+  const [verdicts, setVerdicts] = useState<Verdict[]>();
+  const [testError, setTestError] = useState<string>();
+  useEffect(() => {
+    if (!namespace) return;
+    get<List<Binding>>(`/api/v1/workflow-event-bindings/${enc(namespace)}`).then(
+      (l) => setList(l.items),
+      (err: unknown) => setError(explain(err)),
+    );
+  }, [namespace]);
+  if (!namespace) return <NeedNamespace what="Event bindings" />;
+  const test = async (e: Event) => {
+    e.preventDefault();
+    setTestError(undefined);
+    setVerdicts(undefined);
+    let body: unknown;
+    try {
+      body = JSON.parse(payload);
+    } catch (err) {
+      return setTestError(`The payload is not JSON: ${explain(err)}`);
+    }
+    try {
+      const r = await call<{ bindings: Verdict[] }>('POST', `/api/v1/workflow-event-bindings/${enc(namespace)}/test`, {
+        discriminator,
+        payload: body,
+        headers: headerLines(headers),
+      });
+      setVerdicts(r.bindings);
+    } catch (err) {
+      setTestError(explain(err));
+    }
+  };
+  return (
+    <section>
+      <h1>Event bindings in {namespace}</h1>
+      <ErrorBox error={error} />
+      {list?.length === 0 ? <p class="empty">No WorkflowEventBindings in {namespace}.</p> : null}
+      <table class="list">
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Selector</th>
+            <th scope="col">Submits</th>
+          </tr>
+        </thead>
+        <tbody>
+          {list?.map((b) => (
+            <tr>
+              <td>{b.metadata.name}</td>
+              <td>
+                <code>{b.spec?.event?.selector ?? ''}</code>
+              </td>
+              <td>{b.spec?.submit?.workflowTemplateRef?.name ?? ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <form class="submit-form tester" onSubmit={(e) => void test(e)} aria-labelledby="tester-title">
+        <h2 id="tester-title">Event tester</h2>
+        <p class="hint">What would an event do here? Nothing is submitted.</p>
+        <label class="field">
+          <span>Discriminator (the path after the namespace)</span>
+          <input value={discriminator} onInput={(e) => setDiscriminator((e.target as HTMLInputElement).value)} />
+        </label>
+        <label class="field">
+          <span>Payload (JSON)</span>
+          <textarea rows={8} spellcheck={false} value={payload} onInput={(e) => setPayload((e.target as HTMLTextAreaElement).value)} />
+        </label>
+        <label class="field">
+          <span>Headers (one "Name: value" per line; only X- headers reach metadata)</span>
+          <textarea rows={3} spellcheck={false} value={headers} onInput={(e) => setHeaders((e.target as HTMLTextAreaElement).value)} />
+        </label>
+        <ErrorBox error={testError} />
+        <button type="submit">Test</button>
+      </form>
+      {verdicts ? (
+        <ul class="verdicts" aria-label="Bindings and what this event does with them">
+          {verdicts.length === 0 ? <li class="empty">No bindings in {namespace}: the event would be accepted and do nothing.</li> : null}
+          {verdicts.map((v) => (
+            <li class={v.matched ? 'matched' : 'unmatched'} data-binding={v.binding}>
+              <strong>{v.binding}</strong>{' '}
+              {v.problems.length > 0
+                ? `is invalid: ${v.problems.join('; ')}`
+                : v.error
+                  ? `failed (${v.error.reason}): ${v.error.message}`
+                  : v.matched
+                    ? 'matches: its selector is true'
+                    : 'does not match: its selector is false'}
+              {v.selector ? (
+                <div>
+                  selector <code>{v.selector}</code>
+                </div>
+              ) : null}
+              {v.rejected ? <p class="error">A create would be refused: {v.rejected}</p> : null}
+              {v.workflow ? (
+                <details open>
+                  <summary>The workflow it would submit</summary>
+                  <pre class="json">{JSON.stringify(v.workflow, null, 2)}</pre>
+                </details>
+              ) : null}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <Cli
+        label="Send it for real"
+        command={`plugflow event send ${namespace} ${discriminator || "''"} --data '${payload.replace(/\s+/g, ' ')}'`}
+      />
+    </section>
+  );
+}

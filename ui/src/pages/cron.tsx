@@ -1,0 +1,73 @@
+/** CronWorkflows of a namespace: schedule, suspended or not, last run; suspend and resume with the user's rights. */
+import { useEffect, useState } from 'preact/hooks';
+import { call, enc, explain, get } from '../api.js';
+import { Cli, ErrorBox } from '../components.js';
+import { ago } from '../format.js';
+import { NeedNamespace } from '../need-namespace.js';
+
+interface Cron {
+  metadata: { name: string };
+  spec?: { schedule?: string; schedules?: string[]; suspend?: boolean; timezone?: string };
+  status?: { lastScheduledTime?: string; active?: unknown[] };
+}
+
+export function CronPage({ namespace }: { namespace: string }) {
+  const [list, setList] = useState<Cron[]>();
+  const [error, setError] = useState<string>();
+  const load = () =>
+    get<{ items: Cron[] }>(`/api/v1/cron-workflows/${enc(namespace)}`).then(
+      (l) => setList(l.items),
+      (err: unknown) => setError(explain(err)),
+    );
+  useEffect(() => {
+    if (namespace) void load();
+  }, [namespace]);
+  if (!namespace) return <NeedNamespace what="CronWorkflows" />;
+  const toggle = async (c: Cron) => {
+    try {
+      await call('PUT', `/api/v1/cron-workflows/${enc(namespace)}/${enc(c.metadata.name)}/${c.spec?.suspend ? 'resume' : 'suspend'}`, {});
+      await load();
+    } catch (err) {
+      setError(explain(err));
+    }
+  };
+  return (
+    <section>
+      <h1>Cron workflows in {namespace}</h1>
+      <ErrorBox error={error} />
+      {list?.length === 0 ? <p class="empty">No CronWorkflows in {namespace}.</p> : null}
+      {list && list.length > 0 ? (
+        <table class="list">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Schedule</th>
+              <th scope="col">Last run</th>
+              <th scope="col">Active</th>
+              <th scope="col">State</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.map((c) => (
+              <tr>
+                <td>{c.metadata.name}</td>
+                <td>
+                  <code>{(c.spec?.schedules ?? [c.spec?.schedule ?? '']).join(', ')}</code>
+                  {c.spec?.timezone ? ` (${c.spec.timezone})` : ''}
+                </td>
+                <td>{ago(c.status?.lastScheduledTime) || 'never'}</td>
+                <td>{c.status?.active?.length ?? 0}</td>
+                <td>
+                  <button type="button" class="small" onClick={() => void toggle(c)}>
+                    {c.spec?.suspend ? 'Suspended: resume' : 'Active: suspend'}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      <Cli command={`plugflow cron list -n ${namespace}`} />
+    </section>
+  );
+}

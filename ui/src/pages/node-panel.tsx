@@ -1,0 +1,194 @@
+/**
+ * The selected node: phase, message, times, inputs and outputs (artifacts downloadable), and for
+ * a node with a pod, its containers' logs streamed live (follow keeps the newest line in view).
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { enc, explain, stream, token } from '../api.js';
+import { Cli, ErrorBox, PhaseBadge } from '../components.js';
+import { elapsed } from '../format.js';
+import type { Artifact, IO, NodeStatus, Workflow } from '../types.js';
+
+const CONTAINERS = ['main', 'init', 'wait'];
+const MAX_LINES = 5000;
+
+export function NodePanel({ wf, node, onClose }: { wf: Workflow; node: NodeStatus; onClose: () => void }) {
+  const { namespace, name } = wf.metadata;
+  return (
+    <aside class="panel" aria-label={`Node ${node.displayName}`}>
+      <div class="title-row">
+        <h2>{node.displayName}</h2>
+        <button type="button" class="small" onClick={onClose} aria-label="Close the node panel">
+          ✕
+        </button>
+      </div>
+      <dl class="facts">
+        <dt>Phase</dt>
+        <dd>
+          <PhaseBadge phase={node.phase} />
+        </dd>
+        {node.message ? (
+          <>
+            <dt>Message</dt>
+            <dd class="message">{node.message}</dd>
+          </>
+        ) : null}
+        <dt>Type</dt>
+        <dd>{node.type}</dd>
+        {node.templateName ? (
+          <>
+            <dt>Template</dt>
+            <dd>{node.templateName}</dd>
+          </>
+        ) : null}
+        <dt>Started</dt>
+        <dd>{node.startedAt ?? '—'}</dd>
+        <dt>Duration</dt>
+        <dd>{elapsed(node.startedAt, node.finishedAt) || '—'}</dd>
+        {node.podName ? (
+          <>
+            <dt>Pod</dt>
+            <dd>
+              <code>{node.podName}</code>
+              {node.hostNodeName ? ` on ${node.hostNodeName}` : ''}
+            </dd>
+          </>
+        ) : null}
+      </dl>
+      <IOTable title="Inputs" io={node.inputs} />
+      <IOTable title="Outputs" io={node.outputs} wf={wf} node={node} />
+      {node.podName ? <Logs namespace={namespace} workflow={name} pod={node.podName} /> : null}
+    </aside>
+  );
+}
+
+function IOTable({ title, io, wf, node }: { title: string; io?: IO; wf?: Workflow; node?: NodeStatus }) {
+  const params = io?.parameters ?? [];
+  const artifacts = io?.artifacts ?? [];
+  const rows: [string, string][] = params.map((p) => [p.name, p.value ?? '']);
+  if (io?.result !== undefined) rows.push(['result', io.result]);
+  if (io?.exitCode !== undefined) rows.push(['exit code', io.exitCode]);
+  if (rows.length === 0 && artifacts.length === 0) return null;
+  return (
+    <section>
+      <h3>{title}</h3>
+      {rows.length > 0 ? (
+        <table class="io">
+          <tbody>
+            {rows.map(([k, v]) => (
+              <tr>
+                <th scope="row">{k}</th>
+                <td>
+                  <code>{v}</code>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      {artifacts.length > 0 ? (
+        <ul class="artifacts">
+          {artifacts.map((a) => (
+            <li>
+              {a.name}
+              {a.path ? <code> {a.path}</code> : null}
+              {wf && node ? <Download wf={wf} node={node} artifact={a} /> : null}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </section>
+  );
+}
+
+/** Artifacts are fetched with the token (a plain link would carry none) and saved from a blob. */
+function Download({ wf, node, artifact }: { wf: Workflow; node: NodeStatus; artifact: Artifact }) {
+  const [error, setError] = useState<string>();
+  const path = `/artifact-files/${enc(wf.metadata.namespace)}/workflows/${enc(wf.metadata.name)}/${enc(node.id)}/outputs/${enc(artifact.name)}`;
+  const save = async () => {
+    try {
+      const res = await fetch(path, { headers: { authorization: `Bearer ${token()}` } });
+      if (!res.ok) throw new Error(((await res.json().catch(() => ({}))) as { message?: string }).message ?? res.statusText);
+      const disposition = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '');
+      const url = URL.createObjectURL(await res.blob());
+      const a = document.createElement('a');
+      a.href = url;
+      a.download = disposition?.[1] ?? artifact.name;
+      a.click();
+      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    } catch (err) {
+      setError(explain(err));
+    }
+  };
+  return (
+    <>
+      {' '}
+      <button type="button" class="small" onClick={() => void save()}>
+        Download
+      </button>
+      <ErrorBox error={error} />
+    </>
+  );
+}
+
+function Logs({ namespace, workflow, pod }: { namespace: string; workflow: string; pod: string }) {
+  const [container, setContainer] = useState('main');
+  const [follow, setFollow] = useState(true);
+  const [lines, setLines] = useState<string[]>([]);
+  const [error, setError] = useState<string>();
+  const [ended, setEnded] = useState(false);
+  const box = useRef<HTMLPreElement>(null);
+  useEffect(() => {
+    const abort = new AbortController();
+    const got: string[] = [];
+    let frame = 0;
+    setLines([]);
+    setError(undefined);
+    setEnded(false);
+    const path = `/api/v1/workflows/${enc(namespace)}/${enc(workflow)}/log?podName=${enc(pod)}&logOptions.container=${enc(container)}&logOptions.follow=true`;
+    stream(
+      path,
+      (r) => {
+        got.push((r as { content: string }).content);
+        if (got.length > MAX_LINES) got.splice(0, got.length - MAX_LINES);
+        if (!frame) frame = requestAnimationFrame(() => ((frame = 0), setLines([...got])));
+      },
+      abort.signal,
+    ).then(
+      () => setEnded(true),
+      (err: unknown) => {
+        if (!abort.signal.aborted) setError(explain(err));
+      },
+    );
+    return () => {
+      abort.abort();
+      cancelAnimationFrame(frame);
+    };
+  }, [namespace, workflow, pod, container]);
+  useEffect(() => {
+    if (follow && box.current) box.current.scrollTop = box.current.scrollHeight;
+  }, [lines, follow]);
+  return (
+    <section class="logs">
+      <div class="title-row">
+        <h3>Logs</h3>
+        <label>
+          Container{' '}
+          <select value={container} onChange={(e) => setContainer((e.target as HTMLSelectElement).value)}>
+            {CONTAINERS.map((c) => (
+              <option value={c}>{c}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          <input type="checkbox" checked={follow} onChange={(e) => setFollow((e.target as HTMLInputElement).checked)} /> Follow
+        </label>
+      </div>
+      <ErrorBox error={error} />
+      <pre ref={box} class="log" tabIndex={0} aria-label={`Log of ${pod}, container ${container}`} aria-live="off">
+        {lines.join('\n')}
+        {ended ? '\n— end of log —' : ''}
+      </pre>
+      <Cli command={`plugflow logs ${workflow} -n ${namespace}${follow ? ' -f' : ''}`} />
+    </section>
+  );
+}

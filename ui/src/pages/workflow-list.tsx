@@ -1,0 +1,149 @@
+/**
+ * Workflows across namespaces (or one), live: filter by phase, label selector and name, sort by
+ * any column. Rows are virtual (only those on screen are in the DOM), so thousands of workflows
+ * scroll smoothly. The label selector goes to the server (it filters the watch); the rest is
+ * filtered here.
+ */
+import { useMemo, useState } from 'preact/hooks';
+import { enc } from '../api.js';
+import { Cli, ErrorBox, PhaseBadge, nsFlag } from '../components.js';
+import { ago, elapsed } from '../format.js';
+import { filterAndSort, visibleRange, type SortKey } from '../list-model.js';
+import { useLiveWorkflows } from '../live.js';
+import { go, href } from '../router.js';
+
+const ROW = 34;
+const PHASES = ['', 'Pending', 'Running', 'Succeeded', 'Failed', 'Error'];
+const COLUMNS: [SortKey, string][] = [
+  ['name', 'Name'],
+  ['namespace', 'Namespace'],
+  ['phase', 'Phase'],
+  ['created', 'Created'],
+  ['duration', 'Duration'],
+];
+
+export function WorkflowList({ namespace, query }: { namespace: string; query: URLSearchParams }) {
+  const phase = query.get('phase') ?? '';
+  const labels = query.get('labels') ?? '';
+  const name = query.get('name') ?? '';
+  const sort = (query.get('sort') as SortKey | null) ?? 'created';
+  const descending = (query.get('dir') ?? (sort === 'created' || sort === 'duration' ? 'desc' : 'asc')) === 'desc';
+  const set = (k: string, v: string) => {
+    const next = Object.fromEntries(query.entries());
+    next[k] = v;
+    go(['workflows'], next);
+  };
+  const path = `/api/v1/workflow-events/${namespace ? enc(namespace) : ''}?summary=true${labels ? `&listOptions.labelSelector=${enc(labels)}` : ''}`;
+  const live = useLiveWorkflows(path);
+  const rows = useMemo(
+    () => filterAndSort(live.workflows.values(), { phase, name, sort, descending }),
+    [live.version, live.workflows, phase, name, sort, descending],
+  );
+  const [scrollTop, setScrollTop] = useState(0);
+  const viewHeight = Math.max(300, window.innerHeight - 230);
+  const [first, last] = visibleRange(scrollTop, viewHeight, ROW, rows.length);
+  const now = Date.now();
+
+  return (
+    <section aria-labelledby="list-title">
+      <div class="title-row">
+        <h1 id="list-title">Workflows{namespace ? ` in ${namespace}` : ''}</h1>
+        <a class="button" href={href(['submit'])}>
+          Submit
+        </a>
+      </div>
+      <form class="filters" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Phase{' '}
+          <select value={phase} onChange={(e) => set('phase', (e.target as HTMLSelectElement).value)}>
+            {PHASES.map((p) => (
+              <option value={p}>{p || 'any'}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Name contains <input value={name} onInput={(e) => set('name', (e.target as HTMLInputElement).value)} size={14} />
+        </label>
+        <label>
+          Labels{' '}
+          <input
+            value={labels}
+            placeholder="app=x,tier!=y"
+            onChange={(e) => set('labels', (e.target as HTMLInputElement).value.trim())}
+            size={18}
+          />
+        </label>
+        <span class="count" aria-live="polite">
+          {live.loaded ? `${rows.length} of ${live.workflows.size}` : 'loading…'}
+        </span>
+      </form>
+      <ErrorBox error={live.error} />
+      <div class="table" role="table" aria-label="Workflows" aria-rowcount={rows.length + 1}>
+        <div class="row head" role="row">
+          {COLUMNS.map(([key, label]) => (
+            <button
+              type="button"
+              role="columnheader"
+              class={`cell col-${key}`}
+              aria-sort={sort === key ? (descending ? 'descending' : 'ascending') : 'none'}
+              onClick={() =>
+                go(['workflows'], { ...Object.fromEntries(query.entries()), sort: key, dir: sort === key && !descending ? 'desc' : 'asc' })
+              }
+            >
+              {label}
+              {sort === key ? (descending ? ' ▼' : ' ▲') : ''}
+            </button>
+          ))}
+          <span class="cell col-progress" role="columnheader">
+            Progress
+          </span>
+          <span class="cell col-message" role="columnheader">
+            Message
+          </span>
+        </div>
+        <div class="rows" style={{ height: `${viewHeight}px` }} onScroll={(e) => setScrollTop((e.target as HTMLElement).scrollTop)}>
+          <div style={{ height: `${rows.length * ROW}px`, position: 'relative' }}>
+            {rows.slice(first, last).map((wf, i) => {
+              const md = wf.metadata;
+              const st = wf.status ?? {};
+              return (
+                <a
+                  class="row"
+                  role="row"
+                  aria-rowindex={first + i + 2}
+                  style={{ top: `${(first + i) * ROW}px` }}
+                  href={href(['workflows', md.namespace, md.name])}
+                  key={`${md.namespace}/${md.name}`}
+                >
+                  <span class="cell col-name" role="cell">
+                    {md.name}
+                  </span>
+                  <span class="cell col-namespace" role="cell">
+                    {md.namespace}
+                  </span>
+                  <span class="cell col-phase" role="cell">
+                    <PhaseBadge phase={st.phase} />
+                  </span>
+                  <span class="cell col-created" role="cell" title={md.creationTimestamp}>
+                    {ago(md.creationTimestamp, now)}
+                  </span>
+                  <span class="cell col-duration" role="cell">
+                    {elapsed(st.startedAt, st.finishedAt, now)}
+                  </span>
+                  <span class="cell col-progress" role="cell">
+                    {st.progress ?? ''}
+                  </span>
+                  <span class="cell col-message" role="cell" title={st.message}>
+                    {st.message ?? ''}
+                  </span>
+                </a>
+              );
+            })}
+          </div>
+        </div>
+        {live.loaded && rows.length === 0 ? <p class="empty">No workflows{live.workflows.size ? ' match the filters' : ' yet'}.</p> : null}
+      </div>
+      <Cli command={`plugflow list${nsFlag(namespace)}${labels ? ` -l '${labels}'` : ''}`} />
+    </section>
+  );
+}
