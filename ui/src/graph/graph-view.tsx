@@ -60,7 +60,8 @@ export function GraphView({
               key={n.id}
               class={`node kind-${n.kind} phase-${n.phase || 'Unknown'}${n.id === selected ? ' selected' : ''}`}
               transform={`translate(${n.x - n.width / 2},${n.y - n.height / 2})`}
-              tabIndex={0}
+              // Lower case: in SVG, preact sets attributes as written, and only `tabindex` makes the node focusable.
+              tabindex={0}
               role="button"
               aria-label={n.kind === 'collapsed' ? `${n.label}, collapsed: expand` : `${n.label}: ${n.phase || 'not started'}`}
               data-node={n.id}
