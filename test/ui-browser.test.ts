@@ -1,0 +1,274 @@
+/**
+ * The web UI in a real browser (headless Chromium) against the same parts `plugflow dev` runs —
+ * the real API server with RBAC on, the controller, the local pod runner, the REST server that
+ * serves the UI: log in with a bad token and a good one, find a running workflow in the list and
+ * watch it finish, open a failed step's log and retry it, submit from a template's form, test an
+ * event against the bindings, and see an action disabled with its reason for a token that may
+ * not do it.
+ *
+ * PLUGFLOW_UI_SCREENSHOTS=<dir> saves a screenshot of each main page there (docs/ui/ holds the
+ * committed ones).
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'puppeteer-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GROUP, PLURAL, VERSION, type Workflow } from '../src/api/index.js';
+import { launchBrowser } from './support/browser.js';
+import { cluster } from './support/cluster.js';
+import { startE2eStack, type E2eStack } from './support/e2e.js';
+import { createObject, grantRole, rule } from './support/server.js';
+
+// Functions run in the page see the browser's globals; this file is compiled without the DOM library.
+declare const window: { innerWidth: number };
+declare const document: {
+  documentElement: { scrollWidth: number };
+  activeElement: { getAttribute(n: string): string | null; outerHTML: string } | null;
+  querySelectorAll(s: string): ArrayLike<{ textContent: string | null }>;
+};
+declare const location: { hash: string };
+
+const API = `${GROUP}/${VERSION}`;
+const shots = process.env.PLUGFLOW_UI_SCREENSHOTS;
+
+const slow: Workflow = {
+  apiVersion: API,
+  kind: 'Workflow',
+  metadata: { name: 'slow' },
+  spec: {
+    entrypoint: 'main',
+    templates: [
+      {
+        name: 'main',
+        steps: [
+          [{ name: 'prepare', template: 'sleep' }],
+          [
+            { name: 'left', template: 'sleep' },
+            { name: 'right', template: 'sleep' },
+          ],
+        ],
+      },
+      { name: 'sleep', container: { image: 'alpine:3.20', command: ['sh', '-c', 'sleep 2; echo rested'] } },
+    ],
+  },
+} as Workflow;
+
+const broken: Workflow = {
+  apiVersion: API,
+  kind: 'Workflow',
+  metadata: { name: 'broken' },
+  spec: {
+    entrypoint: 'main',
+    templates: [
+      {
+        name: 'main',
+        dag: {
+          tasks: [
+            { name: 'fetch', template: 'ok' },
+            { name: 'crunch', template: 'boom', dependencies: ['fetch'] },
+          ],
+        },
+      },
+      { name: 'ok', container: { image: 'alpine:3.20', command: ['echo', 'fetched'] } },
+      { name: 'boom', container: { image: 'alpine:3.20', command: ['sh', '-c', 'echo "crunching failed: boom"; exit 3'] } },
+    ],
+  },
+} as Workflow;
+
+describe('the web UI in a browser', () => {
+  let stack: E2eStack;
+  let browser: Browser;
+  let page: Page;
+  let ns: string;
+
+  const shot = async (name: string) => {
+    if (!shots) return;
+    mkdirSync(shots, { recursive: true });
+    await page.screenshot({ path: join(shots, `${name}.png`) });
+  };
+  const text = (selector: string) => page.$eval(selector, (e) => e.textContent ?? '');
+  const waitText = (selector: string, pattern: RegExp, timeout = 60_000) =>
+    page.waitForFunction(
+      (s: string, p: string) => Array.from(document.querySelectorAll(s)).some((e) => new RegExp(p).test(e.textContent ?? '')),
+      { timeout, polling: 100 },
+      selector,
+      pattern.source,
+    );
+  const login = async (token: string) => {
+    await page.goto(`${stack.server!.url}/#/login`);
+    await page.waitForSelector('#token');
+    await page.$eval('#token', (e) => ((e as unknown as { value: string }).value = ''));
+    await page.type('#token', token);
+    await page.click('form button[type=submit]');
+  };
+  const setNamespace = async () => {
+    const input = 'input[aria-label^="Namespace"]';
+    await page.waitForSelector(input);
+    await page.$eval(input, (e) => ((e as unknown as { value: string }).value = ''));
+    await page.type(input, ns);
+    await page.keyboard.press('Tab');
+  };
+
+  beforeAll(async () => {
+    stack = await startE2eStack({ prefix: 'ui', plugins: false });
+    ns = stack.namespace;
+    browser = await launchBrowser();
+    page = await browser.newPage();
+    await createObject(ns, PLURAL.workflowTemplate, {
+      apiVersion: API,
+      kind: 'WorkflowTemplate',
+      metadata: { name: 'greet' },
+      spec: {
+        entrypoint: 'main',
+        arguments: {
+          parameters: [
+            { name: 'who', value: 'world' },
+            { name: 'mood', value: 'calm', enum: ['calm', 'loud'] },
+          ],
+        },
+        templates: [
+          {
+            name: 'main',
+            container: { image: 'alpine:3.20', command: ['echo', 'hello {{workflow.parameters.who}} ({{workflow.parameters.mood}})'] },
+          },
+        ],
+      },
+    });
+    await createObject(ns, PLURAL.workflowEventBinding, {
+      apiVersion: API,
+      kind: 'WorkflowEventBinding',
+      metadata: { name: 'on-hello' },
+      spec: {
+        event: { selector: 'payload.message == "hello"' },
+        submit: {
+          workflowTemplateRef: { name: 'greet' },
+          arguments: { parameters: [{ name: 'who', valueFrom: { event: 'payload.who' } }] },
+        },
+      },
+    });
+    await stack.submit(broken);
+  }, 300_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+  });
+
+  it('refuses a bad token with a clear message, and lets a good one in', async () => {
+    await login('this-is-not-a-token');
+    await waitText('.error', /Not logged in, or the token was refused/);
+    await shot('login');
+    await login(cluster().adminToken);
+    await page.waitForSelector('header .user');
+    expect(await text('header .user')).toBe('admin');
+    await setNamespace();
+  });
+
+  it('lists a running workflow live, opens it as a graph and watches it finish', async () => {
+    await stack.submit(slow);
+    await page.goto(`${stack.server!.url}/#/workflows`);
+    const row = `a.row[href="#/workflows/${ns}/slow"]`;
+    await page.waitForSelector(row, { timeout: 30_000 });
+    await waitText(`${row} .phase`, /Running|Pending/);
+    await shot('workflows');
+    await page.click(row);
+    await page.waitForSelector('.graph svg');
+    await page.waitForSelector('g.node[aria-label^="prepare"]');
+    await waitText('#wf-title .phase', /^Succeeded$/, 90_000);
+    // Every step's box turned green as the controller reported it.
+    await page.waitForSelector('g.node.kind-node.phase-Succeeded[aria-label^="right"]');
+    expect(await page.$$eval('g.node.kind-node', (g) => g.length)).toBe(4); // main, prepare, left, right
+    await shot('workflow-graph');
+  });
+
+  it("opens a failed step's log and retries the workflow", async () => {
+    await stack.waitForCompletion('broken', 120_000);
+    await page.goto(`${stack.server!.url}/#/workflows/${ns}/broken`);
+    const failed = 'g.node.kind-node.phase-Failed[aria-label^="crunch"]';
+    await page.waitForSelector(failed);
+    // Keyboard works as well as the mouse: focus the node and press Enter.
+    await page.$eval(failed, (g) => (g as unknown as { focus(): void }).focus());
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toMatch(/^crunch: Failed/);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('aside.panel');
+    await waitText('pre.log', /crunching failed: boom/);
+    expect(await text('aside.panel .facts')).toMatch(/Failed/);
+    await shot('node-logs');
+    const before = (await stack.getWorkflow('broken')).status!.nodes!;
+    const crunchStarted = Object.values(before).find((n) => n.displayName === 'crunch')!.startedAt;
+    await page.click('button[data-action=retry]');
+    await waitText('.actions .done', /Retry: done/);
+    await expect
+      .poll(
+        async () => Object.values((await stack.getWorkflow('broken')).status!.nodes!).find((n) => n.displayName === 'crunch')?.startedAt,
+        {
+          timeout: 60_000,
+        },
+      )
+      .not.toBe(crunchStarted);
+  });
+
+  it("submits from a template's form with the parameters typed in", async () => {
+    await page.goto(`${stack.server!.url}/#/templates/${ns}/greet`);
+    await page.waitForSelector('input[name=who]');
+    await page.$eval('input[name=who]', (e) => ((e as unknown as { value: string }).value = ''));
+    await page.type('input[name=who]', 'Grace');
+    await page.select('form.submit-form select', 'loud');
+    await shot('template-form');
+    await page.click('form.submit-form button[type=submit]');
+    await page.waitForFunction(() => /#\/workflows\/[^/]+\/greet-/.test(location.hash), { timeout: 30_000 });
+    const name = decodeURIComponent(await page.evaluate(() => location.hash.split('/')[3].split('?')[0]));
+    await waitText('#wf-title .phase', /^Succeeded$/, 90_000);
+    const wf = await stack.getWorkflow(name);
+    expect(wf.spec.arguments?.parameters).toEqual([
+      { name: 'who', value: 'Grace' },
+      { name: 'mood', value: 'loud' },
+    ]);
+  });
+
+  it('tests an event against the bindings without submitting anything', async () => {
+    const count = async () =>
+      (await stack.objects.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural: PLURAL.workflow })).items
+        .length;
+    const before = await count();
+    await page.goto(`${stack.server!.url}/#/bindings`);
+    await waitText('table.list td', /^on-hello$/);
+    const payload = 'form.tester textarea';
+    await page.$eval(payload, (e) => ((e as unknown as { value: string }).value = ''));
+    await page.type(payload, '{"message": "hello", "who": "Ada"}');
+    await page.click('form.tester button[type=submit]');
+    await page.waitForSelector('li.matched[data-binding="on-hello"]');
+    expect(await text('li[data-binding="on-hello"]')).toMatch(/matches/);
+    expect(await text('li[data-binding="on-hello"] pre')).toContain('"value": "Ada"');
+    await shot('event-tester');
+    expect(await count()).toBe(before);
+  });
+
+  it('fits a phone screen: nothing wider than the viewport', async () => {
+    await page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true });
+    try {
+      for (const view of ['#/workflows', `#/workflows/${ns}/broken`, '#/bindings']) {
+        await page.goto(`${stack.server!.url}/${view}`);
+        await page.waitForSelector('main h1');
+        const [scrollWidth, innerWidth] = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+        expect(scrollWidth, view).toBeLessThanOrEqual(innerWidth);
+      }
+      await page.goto(`${stack.server!.url}/#/workflows/${ns}/broken`);
+      await page.waitForSelector('g.node');
+      await shot('phone');
+    } finally {
+      await page.setViewport({ width: 1280, height: 800 });
+    }
+  });
+
+  it('disables an action the token may not do, and says why', async () => {
+    await grantRole(ns, 'alice', 'ui-viewer', [rule('workflows', 'get', 'list', 'watch')]);
+    await login(cluster().userTokens.alice);
+    await page.waitForSelector('header .user');
+    await page.goto(`${stack.server!.url}/#/workflows/${ns}/broken`);
+    await page.waitForSelector('button[data-action=delete][disabled]');
+    const title = await page.$eval('button[data-action=delete]', (b) => b.getAttribute('title'));
+    expect(title).toMatch(/may not delete workflows/);
+    expect(await page.$eval('button[data-action=resubmit]', (b) => (b as unknown as { disabled: boolean }).disabled)).toBe(true);
+  });
+});
