@@ -30,7 +30,9 @@ export class SseStream {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',
       'x-accel-buffering': 'no',
-      connection: 'keep-alive',
+      // The connection carries this one stream and closes with it: a browser has six connections
+      // per server, and a stream's socket is of no use to its other requests afterwards.
+      connection: 'close',
     });
     res.flushHeaders();
     req.raw.socket.setNoDelay(true);

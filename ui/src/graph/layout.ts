@@ -1,9 +1,15 @@
 /**
  * Positions for a Graph, from dagre (a maintained layered-graph layout): top to bottom, boxes for
  * nodes, dots for step/task groups. Pure apart from dagre; the view only draws what this returns.
+ * Past LARGE_GRAPH nodes, layered-layout.ts instead: dagre's crossing minimization would take
+ * seconds there.
  */
 import dagre from '@dagrejs/dagre';
+import { layeredLayout } from './layered-layout.js';
 import type { Graph, GraphNode } from './workflow-graph.js';
+
+/** Above this many nodes dagre is too slow to wait for: a 200-node DAG of 10 per rank took 0.7 s in Node here. */
+export const LARGE_GRAPH = 150;
 
 export interface Placed extends GraphNode {
   x: number;
@@ -29,6 +35,7 @@ function size(n: GraphNode): { width: number; height: number } {
 }
 
 export function layout(graph: Graph): Laid {
+  if (graph.nodes.length > LARGE_GRAPH) return layeredLayout(graph, size);
   const g = new dagre.graphlib.Graph();
   g.setGraph({ rankdir: 'TB', nodesep: 16, ranksep: 36, marginx: 16, marginy: 16 });
   g.setDefaultEdgeLabel(() => ({}));

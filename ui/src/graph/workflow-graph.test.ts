@@ -81,3 +81,33 @@ describe('the graph of a workflow', () => {
     expect(laid.edges.every((e) => e.points.length >= 2)).toBe(true);
   });
 });
+
+describe('the layout of a large graph', () => {
+  /** `layers` × `width` nodes, each leading to two of the next layer, plus a root. */
+  function layered(layers: number, width: number) {
+    const nodes = [{ id: 'root', label: 'root', phase: 'Succeeded' as const, kind: 'node' as const }];
+    const edges: { from: string; to: string }[] = [];
+    for (let l = 0; l < layers; l++)
+      for (let w = 0; w < width; w++) {
+        nodes.push({ id: `${l}-${w}`, label: `${l}-${w}`, phase: 'Succeeded', kind: 'node' });
+        if (l === 0) edges.push({ from: 'root', to: `0-${w}` });
+        else edges.push({ from: `${l - 1}-${w}`, to: `${l}-${w}` }, { from: `${l - 1}-${(w + 1) % width}`, to: `${l}-${w}` });
+      }
+    return { nodes, edges };
+  }
+
+  it('puts every node below its parents and no two nodes of a rank on each other', () => {
+    const laid = layout(layered(100, 10));
+    expect(laid.nodes).toHaveLength(1001);
+    const at = new Map(laid.nodes.map((n) => [n.id, n]));
+    for (const e of laid.edges) expect(at.get(e.to)!.y).toBeGreaterThan(at.get(e.from)!.y);
+    const byRow = new Map<number, typeof laid.nodes>();
+    for (const n of laid.nodes) byRow.set(n.y, [...(byRow.get(n.y) ?? []), n]);
+    expect(byRow.size).toBe(101);
+    for (const row of byRow.values()) {
+      const xs = row.map((n) => n.x).sort((a, b) => a - b);
+      for (let i = 1; i < xs.length; i++) expect(xs[i] - xs[i - 1]).toBeGreaterThanOrEqual(168);
+    }
+    for (const n of laid.nodes) expect(n.x - n.width / 2).toBeGreaterThanOrEqual(0);
+  });
+});
