@@ -244,6 +244,13 @@ describe('the web UI in a browser', () => {
     expect(await count()).toBe(before);
   });
 
+  it('keeps loading after many reloads of pages with live streams (the back/forward cache holds none of them open)', async () => {
+    for (let i = 0; i < 8; i++) {
+      await page.goto(`${stack.server!.url}/?reload=${i}#/workflows/${ns}/broken`, { timeout: 10_000 });
+      await page.waitForSelector('g.node', { timeout: 10_000 });
+    }
+  });
+
   it('fits a phone screen: nothing wider than the viewport', async () => {
     await page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true });
     try {

@@ -74,7 +74,8 @@ export const get = <T>(path: string) => call<T>('GET', path);
  * when the server refuses it or sends `event: error`.
  */
 export async function stream(path: string, onResult: (result: unknown) => void, signal: AbortSignal, onSynced?: () => void): Promise<void> {
-  const res = await fetch(path, { headers: { ...headers(false), accept: 'text/event-stream' }, signal });
+  const both = AbortSignal.any([signal, leaving.signal]);
+  const res = await fetch(path, { headers: { ...headers(false), accept: 'text/event-stream' }, signal: both });
   if (!res.ok || !res.body) throw await failure(res);
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
@@ -103,3 +104,15 @@ export async function stream(path: string, onResult: (result: unknown) => void, 
 }
 
 export const enc = encodeURIComponent;
+
+/**
+ * Streams end when the page is left. The browser keeps a left page in its back/forward cache
+ * with its fetches open, and it allows six connections per server: after six reloads of a page
+ * with a live stream, Chromium could not load the UI at all until the cache let go. So every
+ * stream is aborted on `pagehide`, and a page brought back from that cache is loaded afresh.
+ */
+const leaving = new AbortController();
+addEventListener('pagehide', () => leaving.abort());
+addEventListener('pageshow', (e) => {
+  if (e.persisted) location.reload();
+});
