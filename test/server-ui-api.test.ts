@@ -120,6 +120,19 @@ describe('REST for the web UI', () => {
     expect(missing.body.message).toMatch(/^podName is required/);
   });
 
+  it("lists a workflow's Events, oldest first, and refuses a pod of another workflow", async () => {
+    await stack.waitForCompletion('talker', 120_000);
+    await grantRole(ns, 'alice', 'event-reader', [{ apiGroups: [''], resources: ['events'], verbs: ['list'] }]);
+    const reasons = async () =>
+      (await call('GET', `${url}/api/v1/workflows/${ns}/talker/events`, { token: alice })).body.items.map((e: any) => e.reason);
+    await expect.poll(reasons, { timeout: 20_000 }).toEqual(['WorkflowRunning', 'WorkflowSucceeded']);
+    const talker = await stack.getWorkflow('talker');
+    const pod = Object.values(talker.status!.nodes!).find((n) => n.podName)!.podName!;
+    const other = await call('GET', `${url}/api/v1/workflows/${ns}/before/events?podName=${pod}`, { token: alice });
+    expect(other.status).toBe(404);
+    expect((await call('GET', `${url}/api/v1/workflows/${ns}/talker/events`, { token: bob })).status).toBe(403);
+  });
+
   it('says what the caller may do, and why not', async () => {
     const r = await call('GET', `${url}/api/v1/access/${ns}`, { token: alice });
     expect(r.status).toBe(200);

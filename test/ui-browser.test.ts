@@ -179,6 +179,11 @@ describe('the web UI in a browser', () => {
     await page.waitForSelector('g.node.kind-node.phase-Succeeded[aria-label^="right"]');
     expect(await page.$$eval('g.node.kind-node', (g) => g.length)).toBe(4); // main, prepare, left, right
     await shot('workflow-graph');
+    await page.click('nav.tabs a[href*="tab=timeline"]');
+    await page.waitForSelector('ol.timeline li');
+    expect(await page.$$eval('ol.timeline li', (li) => li.length)).toBe(3);
+    await page.click('nav.tabs a[href*="tab=events"]');
+    await waitText('section.events td', /^WorkflowSucceeded$/, 20_000);
   });
 
   it("opens a failed step's log and retries the workflow", async () => {

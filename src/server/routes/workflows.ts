@@ -25,6 +25,7 @@ import { artifactRoutes } from './artifacts.js';
 import { workflowOperationRoutes } from './workflow-operations.js';
 import { workflowEventRoutes } from './workflow-events.js';
 import { podLogRoutes } from './pod-logs.js';
+import { objectEventRoutes } from './object-events.js';
 import { eventBindingRoutes } from './event-bindings.js';
 import { executorPluginRoutes } from './executor-plugins.js';
 import { accessRoutes } from './access.js';
@@ -140,6 +141,7 @@ export async function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDe
   artifactRoutes(app, kube);
   workflowEventRoutes(app, kube);
   podLogRoutes(app, kube);
+  objectEventRoutes(app, kube);
   eventBindingRoutes(app, kube);
   executorPluginRoutes(app, kube, deps.installNamespace ?? DEFAULT_INSTALL_NAMESPACE);
   accessRoutes(app, auth);

@@ -6,6 +6,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { enc, explain, stream, token } from '../api.js';
 import { Cli, ErrorBox, PhaseBadge } from '../components.js';
 import { elapsed } from '../format.js';
+import { EventsTable } from '../events-table.js';
 import type { Artifact, IO, NodeStatus, Workflow } from '../types.js';
 
 const CONTAINERS = ['main', 'init', 'wait'];
@@ -57,6 +58,7 @@ export function NodePanel({ wf, node, onClose }: { wf: Workflow; node: NodeStatu
       <IOTable title="Inputs" io={node.inputs} />
       <IOTable title="Outputs" io={node.outputs} wf={wf} node={node} />
       {node.podName ? <Logs namespace={namespace} workflow={name} pod={node.podName} /> : null}
+      {node.podName ? <EventsTable namespace={namespace} workflow={name} pod={node.podName} version={node.phase} /> : null}
     </aside>
   );
 }

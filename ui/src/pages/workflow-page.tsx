@@ -8,10 +8,12 @@ import { go, href } from '../router.js';
 import { Actions } from './actions.js';
 import { NodePanel } from './node-panel.js';
 import { Timeline } from './timeline.js';
+import { EventsTable } from '../events-table.js';
 
 const TABS: [string, string][] = [
   ['graph', 'Graph'],
   ['timeline', 'Timeline'],
+  ['events', 'Events'],
   ['json', 'JSON'],
 ];
 
@@ -57,6 +59,8 @@ export function WorkflowPage({ namespace, name, selected, tab }: { namespace: st
         <div class="workflow-main">
           {tab === 'timeline' ? (
             <Timeline wf={wf} onSelect={select} />
+          ) : tab === 'events' ? (
+            <EventsTable namespace={namespace} workflow={name} version={st.phase} />
           ) : tab === 'json' ? (
             <pre class="json" tabIndex={0}>
               {JSON.stringify(wf, null, 2)}

@@ -1,0 +1,57 @@
+/**
+ * Kubernetes Events about a workflow or one of its pods, with the caller's rights (the caller
+ * needs `list` on events):
+ *
+ *   GET /api/v1/workflows/{namespace}/{name}/events            the workflow's own Events
+ *   GET /api/v1/workflows/{namespace}/{name}/events?podName=…  the Events of one of its pods
+ *
+ * → {items: [{type, reason, message, count, firstTimestamp, lastTimestamp, source}]}, oldest
+ * first. A pod must carry the workflow's label, as for its logs.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { LABEL_WORKFLOW } from '../../api/index.js';
+import type { KubeClient } from '../../kube/client.js';
+import { EVENTS, PODS } from '../../kube/resource.js';
+import { notFound } from '../errors.js';
+
+type Req = FastifyRequest<{ Params: { namespace: string; name: string }; Querystring: { podName?: string } }>;
+
+interface KubeEvent {
+  type?: string;
+  reason?: string;
+  message?: string;
+  count?: number;
+  firstTimestamp?: string;
+  lastTimestamp?: string;
+  eventTime?: string;
+  source?: { component?: string };
+  involvedObject?: { kind?: string };
+}
+
+export function objectEventRoutes(app: FastifyInstance, kube: KubeClient): void {
+  app.get('/api/v1/workflows/:namespace/:name/events', async (req: Req) => {
+    const { namespace, name } = req.params;
+    const podName = req.query.podName;
+    const asCaller = kube.as(req.caller.identity);
+    if (podName) {
+      const pod = await asCaller.get<{ metadata?: { labels?: Record<string, string> } }>(PODS, namespace, podName);
+      if (pod.metadata?.labels?.[LABEL_WORKFLOW] !== name) throw notFound(`pod ${namespace}/${podName} is not a pod of workflow ${name}`);
+    }
+    const kind = podName ? 'Pod' : 'Workflow';
+    const list = await asCaller.list<KubeEvent>(EVENTS, { namespace, fieldSelector: `involvedObject.name=${podName ?? name}` });
+    const when = (e: KubeEvent) => e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? '';
+    const items = list.items
+      .filter((e) => e.involvedObject?.kind === kind)
+      .sort((a, b) => when(a).localeCompare(when(b)))
+      .map((e) => ({
+        type: e.type,
+        reason: e.reason,
+        message: e.message,
+        count: e.count ?? 1,
+        firstTimestamp: e.firstTimestamp ?? e.eventTime,
+        lastTimestamp: when(e),
+        source: e.source?.component,
+      }));
+    return { items };
+  });
+}
