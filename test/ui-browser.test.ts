@@ -237,7 +237,7 @@ describe('the web UI in a browser', () => {
         .length;
     const before = await count();
     await page.goto(`${stack.server!.url}/#/bindings`);
-    await waitText('table.list td', /^on-hello$/);
+    await waitText('table.list summary', /^on-hello$/);
     const payload = 'form.tester textarea';
     await page.$eval(payload, (e) => ((e as unknown as { value: string }).value = ''));
     await page.type(payload, '{"message": "hello", "who": "Ada"}');
@@ -281,6 +281,8 @@ describe('the web UI in a browser', () => {
     await page.waitForSelector('button[data-action=delete][disabled]');
     const title = await page.$eval('button[data-action=delete]', (b) => b.getAttribute('title'));
     expect(title).toMatch(/may not delete workflows/);
+    // The same reasons in the page, for keyboards and screen readers (a disabled button's title is not).
+    expect(await text('details.why')).toMatch(/Delete: forbidden: the token may not delete workflows/);
     expect(await page.$eval('button[data-action=resubmit]', (b) => (b as unknown as { disabled: boolean }).disabled)).toBe(true);
   });
 });

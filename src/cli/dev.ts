@@ -85,6 +85,7 @@ export async function runDev(flags: DevFlags): Promise<number> {
       `  kubectl get workflows -A        # short name: wf`,
       `  server:  ${stack.server.url}   (auth mode client: send "Authorization: Bearer <token>")`,
       ...(stack.adminToken ? [`  export PLUGFLOW_SERVER=${stack.server.url} PLUGFLOW_TOKEN=${stack.adminToken}`] : []),
+      `  web UI:  ${stack.server.url}/   (log in with the token above; the certificate is self-signed)`,
       `  node bin/plugflow.js submit examples/workflows/dag-diamond.yaml --wait`,
       `  controller metrics: http://127.0.0.1:${stack.controller.metricsPort}/metrics`,
       ...(stack.runner ? [`  pod logs: ${stack.runner.dir}`] : []),

@@ -75,23 +75,35 @@ export function Actions({ wf }: { wf: Workflow }) {
       setBusy(undefined);
     }
   };
+  const actions = actionsFor(wf).map((a) => ({ ...a, why: refusal(access, a.id, a.unless) }));
+  const unavailable = actions.filter((a) => a.why);
   return (
     <div class="actions" role="toolbar" aria-label="Workflow actions">
-      {actionsFor(wf).map((a) => {
-        const why = refusal(access, a.id, a.unless);
-        return (
-          <button
-            type="button"
-            class={a.id === 'delete' || a.id === 'terminate' ? 'danger' : ''}
-            disabled={!!why || !!busy}
-            title={why}
-            data-action={a.id}
-            onClick={() => void run(a)}
-          >
-            {busy === a.id ? `${a.label}…` : a.label}
-          </button>
-        );
-      })}
+      {actions.map((a) => (
+        <button
+          type="button"
+          class={a.id === 'delete' || a.id === 'terminate' ? 'danger' : ''}
+          disabled={!!a.why || !!busy}
+          title={a.why}
+          data-action={a.id}
+          onClick={() => void run(a)}
+        >
+          {busy === a.id ? `${a.label}…` : a.label}
+        </button>
+      ))}
+      {unavailable.length > 0 ? (
+        // A disabled button's title is seen only by a mouse: the reasons are also here, for keyboards and screen readers.
+        <details class="why">
+          <summary>Why are some actions unavailable?</summary>
+          <ul>
+            {unavailable.map((a) => (
+              <li>
+                {a.label}: {a.why}
+              </li>
+            ))}
+          </ul>
+        </details>
+      ) : null}
       <ErrorBox error={error} />
       {done ? (
         <span class="done" role="status">

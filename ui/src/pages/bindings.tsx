@@ -87,7 +87,12 @@ export function BindingsPage({ namespace }: { namespace: string }) {
         <tbody>
           {list?.map((b) => (
             <tr>
-              <td>{b.metadata.name}</td>
+              <td>
+                <details>
+                  <summary>{b.metadata.name}</summary>
+                  <pre class="json">{JSON.stringify(b, null, 2)}</pre>
+                </details>
+              </td>
               <td>
                 <code>{b.spec?.event?.selector ?? ''}</code>
               </td>

@@ -50,7 +50,12 @@ export function CronPage({ namespace }: { namespace: string }) {
           <tbody>
             {list.map((c) => (
               <tr>
-                <td>{c.metadata.name}</td>
+                <td>
+                  <details>
+                    <summary>{c.metadata.name}</summary>
+                    <pre class="json">{JSON.stringify(c, null, 2)}</pre>
+                  </details>
+                </td>
                 <td>
                   <code>{(c.spec?.schedules ?? [c.spec?.schedule ?? '']).join(', ')}</code>
                   {c.spec?.timezone ? ` (${c.spec.timezone})` : ''}

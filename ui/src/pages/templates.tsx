@@ -40,6 +40,12 @@ export function TemplatesPage({ namespace, selected }: { namespace: string; sele
         ))}
       </ul>
       {chosen ? <SubmitForm namespace={namespace} template={chosen} /> : null}
+      {chosen ? (
+        <details class="spec">
+          <summary>WorkflowTemplate {chosen.metadata.name} as stored</summary>
+          <pre class="json">{JSON.stringify(chosen, null, 2)}</pre>
+        </details>
+      ) : null}
       <Cli command={`plugflow template list -n ${namespace}`} />
     </section>
   );
