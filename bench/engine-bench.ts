@@ -17,18 +17,18 @@
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { FINAL_WORKFLOW_PHASES, LABEL_WORKFLOW, type Workflow } from '../src/api/index.js';
 import { ControlPlane, freePort } from '../src/devenv/control-plane.js';
-import { applyAndWait, readManifests } from '../src/kube/apply.js';
 import { KubeClient } from '../src/kube/client.js';
 import { NAMESPACES, PODS, SERVICE_ACCOUNTS, WORKFLOWS } from '../src/kube/resource.js';
 import { createLogger } from '../src/log/logger.js';
 import { encodeWaitReport } from '../src/pods/wait-report.js';
 import { PodRunner } from '../src/runner/runner.js';
 import { printFigures, type Figure } from './figures.js';
+import { applyCrds } from '../test/support/apply.js';
 
 const REPO = resolve(import.meta.dirname, '..');
 const arg = (name: string, def: number): number => {
@@ -246,14 +246,7 @@ export async function runEngineBench(): Promise<Figure[]> {
   const kc = new KubeConfig();
   kc.loadFromFile(plane.kubeconfigPath);
   const client = await KubeClient.fromKubeConfig(kc, { connections: 64 });
-  const crdDir = join(REPO, 'crds');
-  await applyAndWait(
-    kc,
-    readdirSync(crdDir)
-      .filter((f) => f.endsWith('.yaml'))
-      .sort()
-      .flatMap((f) => readManifests(join(crdDir, f))),
-  );
+  await applyCrds(plane.kubeconfigPath);
   for (const ns of ['bench-real', 'bench-load']) await client.create(NAMESPACES, undefined, { metadata: { name: ns } });
   for (let i = 0; ; i++) {
     if (

@@ -18,7 +18,7 @@
 import { CoreV1Api, CustomObjectsApi, KubeConfig, Watch } from '@kubernetes/client-node';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -27,10 +27,10 @@ import { fileURLToPath } from 'node:url';
 import { Pool, request } from 'undici';
 import { GROUP, PLURAL, VERSION } from '../src/api/index.js';
 import { ControlPlane } from '../src/devenv/control-plane.js';
-import { applyAndWait, readManifests } from '../src/kube/apply.js';
 import { createLogger } from '../src/log/logger.js';
 import { startServer } from '../src/server/server.js';
 import { printFigures, type Figure } from './figures.js';
+import { applyCrds } from '../test/support/apply.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const BODY = JSON.stringify({ bench: false, repository: 'plugflow', commits: [{ id: 'a1b2c3', author: 'ann' }], ref: 'refs/heads/main' });
@@ -276,16 +276,7 @@ export async function runServerBench(): Promise<Figure[]> {
     plane = new ControlPlane({ log: (l) => console.log(l) });
     await plane.start();
     kubeconfig = plane.kubeconfigPath;
-    const kc0 = new KubeConfig();
-    kc0.loadFromFile(kubeconfig);
-    const crds = join(ROOT, 'crds');
-    await applyAndWait(
-      kc0,
-      readdirSync(crds)
-        .filter((f) => f.endsWith('.yaml'))
-        .sort()
-        .flatMap((f) => readManifests(join(crds, f))),
-    );
+    await applyCrds(kubeconfig);
   }
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfig);

@@ -16,7 +16,7 @@
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,11 +24,11 @@ import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from 'puppeteer-core';
 import { API_VERSION, type NodeStatus, type Workflow } from '../src/api/index.js';
 import { ControlPlane } from '../src/devenv/control-plane.js';
-import { applyAndWait, readManifests } from '../src/kube/apply.js';
 import { KubeClient } from '../src/kube/client.js';
 import { NAMESPACES, WORKFLOWS } from '../src/kube/resource.js';
 import { launchBrowser } from '../test/support/browser.js';
 import { percentile, type Figure } from './figures.js';
+import { applyCrds } from '../test/support/apply.js';
 import { writeFiguresSection } from './run-all.js';
 
 // Run in the page, which has the browser's globals; this file is compiled without the DOM library.
@@ -158,14 +158,7 @@ export async function runUiBench(): Promise<Figure[]> {
   let browser: Browser | undefined;
   let server: ReturnType<typeof spawn> | undefined;
   try {
-    const crdDir = join(ROOT, 'crds');
-    await applyAndWait(
-      kc,
-      readdirSync(crdDir)
-        .filter((f) => f.endsWith('.yaml'))
-        .sort()
-        .flatMap((f) => readManifests(join(crdDir, f))),
-    );
+    await applyCrds(plane.kubeconfigPath);
     await client.create(NAMESPACES, undefined, { metadata: { name: NS } });
     const t0 = Date.now() - 86_400_000;
     const phases = ['Succeeded', 'Succeeded', 'Succeeded', 'Failed', 'Running'] as const;
