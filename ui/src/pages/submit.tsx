@@ -1,16 +1,14 @@
 /** Submit a workflow from a file or pasted YAML/JSON, parsed here with the same YAML library the CLI uses. */
 import { useState } from 'preact/hooks';
 import { parse } from 'yaml';
-import { call, enc, explain } from '../api.js';
+import { explain } from '../api.js';
 import { Cli, ErrorBox } from '../components.js';
 import { NeedNamespace } from '../need-namespace.js';
-import { go } from '../router.js';
-import type { Workflow } from '../types.js';
+import { useSubmit } from '../submit-workflow.js';
 
 export function SubmitPage({ namespace }: { namespace: string }) {
   const [text, setText] = useState('');
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, submit: create } = useSubmit(namespace);
   if (!namespace) return <NeedNamespace what="Workflows are submitted into a namespace; they" />;
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -21,15 +19,7 @@ export function SubmitPage({ namespace }: { namespace: string }) {
     } catch (err) {
       return setError(`The text is not YAML or JSON: ${explain(err)}`);
     }
-    setBusy(true);
-    try {
-      const wf = await call<Workflow>('POST', `/api/v1/workflows/${enc(namespace)}`, { workflow });
-      go(['workflows', wf.metadata.namespace, wf.metadata.name]);
-    } catch (err) {
-      setError(explain(err));
-    } finally {
-      setBusy(false);
-    }
+    await create(workflow);
   };
   return (
     <section>

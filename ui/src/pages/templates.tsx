@@ -4,11 +4,12 @@
  * with the user's rights.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { call, enc, explain, get } from '../api.js';
+import { enc, explain, get } from '../api.js';
 import { Cli, ErrorBox } from '../components.js';
 import { NeedNamespace } from '../need-namespace.js';
-import { go, href } from '../router.js';
-import type { List, Template, Workflow } from '../types.js';
+import { href } from '../router.js';
+import { useSubmit } from '../submit-workflow.js';
+import type { List, Template } from '../types.js';
 
 export function TemplatesPage({ namespace, selected }: { namespace: string; selected?: string }) {
   const [list, setList] = useState<Template[]>();
@@ -56,28 +57,17 @@ function SubmitForm({ namespace, template }: { namespace: string; template: Temp
   const [values, setValues] = useState<Record<string, string>>(() =>
     Object.fromEntries(params.map((p) => [p.name, p.value ?? p.default ?? ''])),
   );
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, submit: create } = useSubmit(namespace);
   const name = template.metadata.name;
   const submit = async (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    const workflow = {
+    await create({
       metadata: { generateName: `${name}-` },
       spec: {
         workflowTemplateRef: { name },
         arguments: { parameters: params.map((p) => ({ name: p.name, value: values[p.name] ?? '' })) },
       },
-    };
-    try {
-      const wf = await call<Workflow>('POST', `/api/v1/workflows/${enc(namespace)}`, { workflow });
-      go(['workflows', wf.metadata.namespace, wf.metadata.name]);
-    } catch (err) {
-      setError(explain(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form class="submit-form" onSubmit={(e) => void submit(e)} aria-labelledby="submit-title">
