@@ -27,6 +27,9 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src/ src/
 RUN npx tsc -p tsconfig.build.json --outDir /out/app/dist --sourceMap false
+COPY ui/ ui/
+COPY hack/build-ui.ts hack/
+RUN npx tsx hack/build-ui.ts --out /out/app/dist/ui
 COPY hack/image/node-modules.sh hack/image/
 RUN bash hack/image/node-modules.sh /src /out/app
 COPY examples/plugins/ examples/plugins/

@@ -5,12 +5,14 @@
  */
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const out = join(root, 'dist', 'ui');
+// `--out <dir>`: the image build puts it into the image's /app/dist/ui.
+const outAt = process.argv.indexOf('--out');
+const out = outAt > 0 && process.argv[outAt + 1] ? resolve(process.argv[outAt + 1]) : join(root, 'dist', 'ui');
 const started = Date.now();
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
@@ -33,5 +35,5 @@ copyFileSync(join(root, 'ui', 'index.html'), join(out, 'index.html'));
 copyFileSync(join(root, 'ui', 'favicon.svg'), join(out, 'favicon.svg'));
 const js = readFileSync(join(out, 'app.js'));
 console.log(
-  `[build-ui] dist/ui: app.js ${(js.length / 1024).toFixed(1)} KiB (${(gzipSync(js, { level: 9 }).length / 1024).toFixed(1)} KiB gzipped), in ${Date.now() - started} ms`,
+  `[build-ui] ${out}: app.js ${(js.length / 1024).toFixed(1)} KiB (${(gzipSync(js, { level: 9 }).length / 1024).toFixed(1)} KiB gzipped), in ${Date.now() - started} ms`,
 );

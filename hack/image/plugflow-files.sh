@@ -21,6 +21,8 @@ FIX="the emissary builds with: cd emissary && CGO_ENABLED=0 go build ./... — f
 compile() {
   mkdir -p "$APP/app"
   (cd "$ROOT" && npx tsc -p tsconfig.build.json --outDir "$APP/app/dist" --sourceMap false)
+  # The web UI the server serves (src/server/routes/ui.ts finds it at dist/ui).
+  (cd "$ROOT" && npx tsx hack/build-ui.ts --out "$APP/app/dist/ui")
   cp "$ROOT/package.json" "$APP/app/package.json"
   # The whole bin/ directory: plugflow.js imports its siblings (early-signals.js).
   mkdir -p "$APP/app/bin" && install -m 0755 "$ROOT"/bin/*.js "$APP/app/bin/"

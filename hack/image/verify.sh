@@ -76,9 +76,11 @@ check "plugflow --help" "Usage: plugflow" plugflow --help
 check "plugflow executor --help" "install" plugflow executor --help
 check "every dist module imports" "imported" /usr/bin/node --input-type=module -e "
   import { readdirSync } from 'node:fs';
-  const files = readdirSync('/app/dist', { recursive: true }).filter((f) => f.endsWith('.js') && !/^cli\/(main|pod-side-main)\.js$/.test(f));
+  const files = readdirSync('/app/dist', { recursive: true }).filter((f) => f.endsWith('.js') && !/^cli\/(main|pod-side-main)\.js$/.test(f) && !f.startsWith('ui/'));
   for (const f of files) await import('/app/dist/' + f);
   console.log('imported', files.length);"
+check "the web UI's bundle (dist/ui, served by the server)" "ui bundle" /usr/bin/node -e \
+  "for (const f of ['index.html', 'app.js', 'app.css']) require('fs').statSync('/app/dist/ui/' + f); console.log('ui bundle')"
 check "executor install (init container)" "installed /var/run/plugflow/emissary" plugflow executor install /var/run/plugflow
 OUTPUTS='[{"name":"answer","path":"/work/answer"}]'
 check "emissary runs the main command" "hello from main" PLUGFLOW_OUTPUTS="$OUTPUTS" /var/run/plugflow/emissary -- \
