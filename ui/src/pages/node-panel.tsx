@@ -7,13 +7,15 @@ import { enc, explain, stream, token } from '../api.js';
 import { Cli, ErrorBox, PhaseBadge } from '../components.js';
 import { elapsed } from '../format.js';
 import { EventsTable } from '../events-table.js';
+import { logSource } from '../log-source.js';
 import type { Artifact, IO, NodeStatus, Workflow } from '../types.js';
 
-const CONTAINERS = ['main', 'init', 'wait'];
+/** Lines kept in view; older ones are dropped (the CLI has the whole log). */
 const MAX_LINES = 5000;
 
 export function NodePanel({ wf, node, onClose }: { wf: Workflow; node: NodeStatus; onClose: () => void }) {
   const { namespace, name } = wf.metadata;
+  const source = logSource(wf, node);
   return (
     <aside class="panel" aria-label={`Node ${node.displayName}`}>
       <div class="title-row">
@@ -57,8 +59,8 @@ export function NodePanel({ wf, node, onClose }: { wf: Workflow; node: NodeStatu
       </dl>
       <IOTable title="Inputs" io={node.inputs} />
       <IOTable title="Outputs" io={node.outputs} wf={wf} node={node} />
-      {node.podName ? <Logs namespace={namespace} workflow={name} pod={node.podName} /> : null}
-      {node.podName ? <EventsTable namespace={namespace} workflow={name} pod={node.podName} version={node.phase} /> : null}
+      {source ? <Logs namespace={namespace} workflow={name} pod={source.pod} containers={source.containers} /> : null}
+      {source ? <EventsTable namespace={namespace} workflow={name} pod={source.pod} version={node.phase} /> : null}
     </aside>
   );
 }
@@ -132,8 +134,9 @@ function Download({ wf, node, artifact }: { wf: Workflow; node: NodeStatus; arti
   );
 }
 
-function Logs({ namespace, workflow, pod }: { namespace: string; workflow: string; pod: string }) {
-  const [container, setContainer] = useState('main');
+function Logs({ namespace, workflow, pod, containers }: { namespace: string; workflow: string; pod: string; containers: string[] }) {
+  const [container, setContainer] = useState(containers[0]);
+  useEffect(() => setContainer(containers[0]), [pod, containers[0]]);
   const [follow, setFollow] = useState(true);
   const [lines, setLines] = useState<string[]>([]);
   const [error, setError] = useState<string>();
@@ -176,7 +179,7 @@ function Logs({ namespace, workflow, pod }: { namespace: string; workflow: strin
         <label>
           Container{' '}
           <select value={container} onChange={(e) => setContainer((e.target as HTMLSelectElement).value)}>
-            {CONTAINERS.map((c) => (
+            {containers.map((c) => (
               <option value={c}>{c}</option>
             ))}
           </select>
