@@ -146,10 +146,28 @@ describe('the web UI in a browser', () => {
         },
       },
     });
+    await stack.objects.createClusterCustomObject({
+      group: GROUP,
+      version: VERSION,
+      plural: PLURAL.clusterWorkflowTemplate,
+      body: {
+        apiVersion: API,
+        kind: 'ClusterWorkflowTemplate',
+        metadata: { name: `greet-${ns}` },
+        spec: {
+          entrypoint: 'main',
+          arguments: { parameters: [{ name: 'who', value: 'cluster' }] },
+          templates: [{ name: 'main', container: { image: 'alpine:3.20', command: ['echo', 'hello {{workflow.parameters.who}}'] } }],
+        },
+      },
+    });
     await stack.submit(broken);
   }, 300_000);
 
   afterAll(async () => {
+    await stack?.objects
+      .deleteClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL.clusterWorkflowTemplate, name: `greet-${ns}` })
+      .catch(() => {});
     await browser?.close();
     await stack?.stop();
   });
@@ -229,6 +247,18 @@ describe('the web UI in a browser', () => {
       { name: 'who', value: 'Grace' },
       { name: 'mood', value: 'loud' },
     ]);
+  });
+
+  it("submits a ClusterWorkflowTemplate's form into the namespace", async () => {
+    await page.goto(`${stack.server!.url}/#/cluster-templates/greet-${ns}`);
+    await page.waitForSelector('input[name=who]');
+    await page.click('form.submit-form button[type=submit]');
+    await page.waitForFunction((n: string) => location.hash.includes(`/workflows/${n}/greet-`), { timeout: 30_000 }, ns);
+    const name = decodeURIComponent(await page.evaluate(() => location.hash.split('/')[3].split('?')[0]));
+    await waitText('#wf-title .phase', /^Succeeded$/, 90_000);
+    const wf = await stack.getWorkflow(name);
+    expect(wf.spec.workflowTemplateRef).toEqual({ name: `greet-${ns}`, clusterScope: true });
+    expect(wf.spec.arguments?.parameters).toEqual([{ name: 'who', value: 'cluster' }]);
   });
 
   it('tests an event against the bindings without submitting anything', async () => {

@@ -90,6 +90,8 @@ function App() {
           <WorkflowPage namespace={a} name={b} selected={route.query.get('node') ?? undefined} tab={route.query.get('tab') ?? 'graph'} />
         ) : page === 'templates' ? (
           <TemplatesPage namespace={a ?? ns} selected={b} />
+        ) : page === 'cluster-templates' ? (
+          <TemplatesPage namespace={ns} selected={a} cluster />
         ) : page === 'submit' ? (
           <SubmitPage namespace={ns} />
         ) : page === 'bindings' ? (

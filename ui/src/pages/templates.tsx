@@ -1,7 +1,7 @@
 /**
- * WorkflowTemplates of a namespace, and a form to submit one: a field per parameter of its
- * `spec.arguments` (a list for `enum`), then a Workflow that references the template is created
- * with the user's rights.
+ * WorkflowTemplates of a namespace (or ClusterWorkflowTemplates), and a form to submit one: a
+ * field per parameter of its `spec.arguments` (a list for `enum`), then a Workflow that
+ * references the template is created in the namespace with the user's rights.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { enc, explain, get } from '../api.js';
@@ -11,48 +11,63 @@ import { href } from '../router.js';
 import { useSubmit } from '../submit-workflow.js';
 import type { List, Template } from '../types.js';
 
-export function TemplatesPage({ namespace, selected }: { namespace: string; selected?: string }) {
+export function TemplatesPage({ namespace, selected, cluster = false }: { namespace: string; selected?: string; cluster?: boolean }) {
   const [list, setList] = useState<Template[]>();
   const [error, setError] = useState<string>();
+  const kind = cluster ? 'ClusterWorkflowTemplate' : 'WorkflowTemplate';
   useEffect(() => {
     if (!namespace) return;
     setList(undefined);
-    get<List<Template>>(`/api/v1/workflow-templates/${enc(namespace)}`).then(
+    setError(undefined);
+    get<List<Template>>(cluster ? '/api/v1/cluster-workflow-templates' : `/api/v1/workflow-templates/${enc(namespace)}`).then(
       (l) => setList(l.items),
       (err: unknown) => setError(explain(err)),
     );
-  }, [namespace]);
-  if (!namespace) return <NeedNamespace what="WorkflowTemplates" />;
+  }, [namespace, cluster]);
+  if (!namespace) return <NeedNamespace what={`${kind}s are submitted into a namespace; they`} />;
   const chosen = list?.find((t) => t.metadata.name === selected);
+  const link = (name?: string) =>
+    cluster ? href(['cluster-templates', ...(name ? [name] : [])]) : href(['templates', namespace, ...(name ? [name] : [])]);
   return (
     <section>
-      <h1>Workflow templates in {namespace}</h1>
+      <div class="title-row">
+        <h1>{cluster ? 'Cluster workflow templates' : `Workflow templates in ${namespace}`}</h1>
+        <a href={cluster ? href(['templates', namespace]) : href(['cluster-templates'])}>
+          {cluster ? `Workflow templates in ${namespace}` : 'Cluster workflow templates'}
+        </a>
+      </div>
       <ErrorBox error={error} />
       {list === undefined && !error ? <p class="loading">Loading…</p> : null}
-      {list?.length === 0 ? <p class="empty">No WorkflowTemplates in {namespace}.</p> : null}
+      {list?.length === 0 ? (
+        <p class="empty">
+          No {kind}s{cluster ? '' : ` in ${namespace}`}.
+        </p>
+      ) : null}
       <ul class="cards">
         {list?.map((t) => (
           <li aria-current={t.metadata.name === selected ? 'true' : undefined}>
-            <a href={href(['templates', namespace, t.metadata.name])}>{t.metadata.name}</a>
+            <a href={link(t.metadata.name)}>{t.metadata.name}</a>
             <span class="meta">
               {(t.spec?.arguments?.parameters ?? []).length} parameters · entrypoint {t.spec?.entrypoint ?? '—'}
             </span>
           </li>
         ))}
       </ul>
-      {chosen ? <SubmitForm namespace={namespace} template={chosen} /> : null}
+      {chosen ? <SubmitForm namespace={namespace} template={chosen} cluster={cluster} /> : null}
       {chosen ? (
         <details class="spec">
-          <summary>WorkflowTemplate {chosen.metadata.name} as stored</summary>
+          <summary>
+            {kind} {chosen.metadata.name} as stored
+          </summary>
           <pre class="json">{JSON.stringify(chosen, null, 2)}</pre>
         </details>
       ) : null}
-      <Cli command={`plugflow template list -n ${namespace}`} />
+      <Cli command={cluster ? 'plugflow cluster-template list' : `plugflow template list -n ${namespace}`} />
     </section>
   );
 }
 
-function SubmitForm({ namespace, template }: { namespace: string; template: Template }) {
+function SubmitForm({ namespace, template, cluster }: { namespace: string; template: Template; cluster: boolean }) {
   const params = template.spec?.arguments?.parameters ?? [];
   const [values, setValues] = useState<Record<string, string>>(() =>
     Object.fromEntries(params.map((p) => [p.name, p.value ?? p.default ?? ''])),
@@ -64,14 +79,16 @@ function SubmitForm({ namespace, template }: { namespace: string; template: Temp
     await create({
       metadata: { generateName: `${name}-` },
       spec: {
-        workflowTemplateRef: { name },
+        workflowTemplateRef: cluster ? { name, clusterScope: true } : { name },
         arguments: { parameters: params.map((p) => ({ name: p.name, value: values[p.name] ?? '' })) },
       },
     });
   };
   return (
     <form class="submit-form" onSubmit={(e) => void submit(e)} aria-labelledby="submit-title">
-      <h2 id="submit-title">Submit {name}</h2>
+      <h2 id="submit-title">
+        Submit {name} to {namespace}
+      </h2>
       {params.length === 0 ? <p class="hint">This template takes no parameters.</p> : null}
       {params.map((p) => (
         <label class="field">
@@ -97,7 +114,7 @@ function SubmitForm({ namespace, template }: { namespace: string; template: Temp
         {busy ? 'Submitting…' : 'Submit'}
       </button>
       <Cli
-        command={`echo '{"metadata":{"generateName":"${name}-"},"spec":{"workflowTemplateRef":{"name":"${name}"}}}' | plugflow submit - -n ${namespace}${params.map((p) => ` -p '${p.name}=${values[p.name] ?? ''}'`).join('')}`}
+        command={`echo '{"metadata":{"generateName":"${name}-"},"spec":{"workflowTemplateRef":{"name":"${name}"${cluster ? ',"clusterScope":true' : ''}}}}' | plugflow submit - -n ${namespace}${params.map((p) => ` -p '${p.name}=${values[p.name] ?? ''}'`).join('')}`}
       />
     </form>
   );
