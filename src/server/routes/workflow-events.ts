@@ -47,10 +47,11 @@ async function stream(kube: KubeClient, req: Req, reply: FastifyReply): Promise<
   let version = list.metadata?.resourceVersion;
   sse.event('synced', { resourceVersion: version });
   while (sse.open) {
-    let expired = false;
+    let failure: { code: number; message: string } | undefined;
     const onEvent = (e: WatchEvent) => {
       if (e.type === 'ERROR') {
-        expired = (e.object as { code?: number }).code === 410;
+        const status = e.object as { code?: number; message?: string };
+        failure = { code: status.code ?? 500, message: status.message ?? 'the watch failed' };
         return;
       }
       const rv = (e.object as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
@@ -77,6 +78,8 @@ async function stream(kube: KubeClient, req: Req, reply: FastifyReply): Promise<
       if (sse.open) sse.fail(code, `watching workflows: ${errorMessage(err)}`);
       return;
     }
-    if (expired) sse.fail(410, 'the watch fell too far behind the API server (410 Gone): reconnect to list again');
+    // An ERROR event ends the stream (re-watching at once could spin): 410 says the version expired.
+    if (failure?.code === 410) sse.fail(410, 'the watch fell too far behind the API server (410 Gone): reconnect to list again');
+    else if (failure) sse.fail(failure.code, `watching workflows: ${failure.message}`);
   }
 }
