@@ -77,7 +77,9 @@ export function WorkflowList({ namespace, query }: { namespace: string; query: U
           {live.loaded ? `${rows.length} of ${live.workflows.size}` : 'loading…'}
         </span>
       </form>
-      <ErrorBox error={live.error} />
+      <ErrorBox
+        error={live.error && !namespace ? `${live.error}. To see one namespace, type it in the Namespace box at the top.` : live.error}
+      />
       <div class="table" role="table" aria-label="Workflows" aria-rowcount={rows.length + 1}>
         <div class="row head" role="row">
           {COLUMNS.map(([key, label]) => (
