@@ -6,7 +6,7 @@
  * probes and networking, which the local pod runner of the other suites does not.
  *
  * Skipped, with the reason printed, where the node cannot start (no root, containerd, CNI plugins
- * or image archives). About 4 minutes when it runs (node start ~10 s, stop ~15 s).
+ * or image archives). About 7 minutes when it runs (node start ~10 s, stop ~15 s).
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -363,6 +363,20 @@ apiToken:fs.existsSync('/var/run/secrets/kubernetes.io/serviceaccount/token')}))
     const r = await node.finished(name, NS);
     expect(r.phase, r.message).toBe('Succeeded');
   }, 240_000);
+
+  it('the installed server serves the web UI from its image, and knows who a token is', async () => {
+    const ip = await node.get(['svc', 'plugflow-server', '-n', SYSTEM], '{.spec.clusterIP}');
+    const page = await run('curl', ['-sS', '-k', '-w', ' %{http_code}', `https://${ip}:2746/`]);
+    expect(page.stdout.trim().endsWith(' 200'), page.stdout).toBe(true);
+    expect(page.stdout).toContain('/ui/app.js');
+    const js = await run('curl', ['-sS', '-k', '-o', '/dev/null', '-w', '%{http_code} %{size_download}', `https://${ip}:2746/ui/app.js`]);
+    const [code, size] = js.stdout.trim().split(' ');
+    expect(code).toBe('200');
+    expect(Number(size)).toBeGreaterThan(10_000);
+    const token = (await node.kubectl(['create', 'token', '-n', NS, 'default'])).trim();
+    const who = await run('curl', ['-sS', '-k', `https://${ip}:2746/api/v1/userinfo`, '-H', `Authorization: Bearer ${token}`]);
+    expect(JSON.parse(who.stdout).username).toBe(`system:serviceaccount:${NS}:default`);
+  }, 60_000);
 
   it('a server pod deleted while events arrive is replaced by its Deployment, and every event answered 200 submits its workflow', async () => {
     // Runs after the test above, which applied the binding, its template and the sender's account.
