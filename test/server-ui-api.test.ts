@@ -123,9 +123,13 @@ describe('REST for the web UI', () => {
   it("lists a workflow's Events, oldest first, and refuses a pod of another workflow", async () => {
     await stack.waitForCompletion('talker', 120_000);
     await grantRole(ns, 'alice', 'event-reader', [{ apiGroups: [''], resources: ['events'], verbs: ['list'] }]);
-    const reasons = async () =>
-      (await call('GET', `${url}/api/v1/workflows/${ns}/talker/events`, { token: alice })).body.items.map((e: any) => e.reason);
-    await expect.poll(reasons, { timeout: 20_000 }).toEqual(['WorkflowRunning', 'WorkflowSucceeded']);
+    const events = async () => (await call('GET', `${url}/api/v1/workflows/${ns}/talker/events`, { token: alice })).body.items;
+    await expect
+      .poll(async () => (await events()).map((e: any) => e.reason).sort(), { timeout: 20_000 })
+      .toEqual(['WorkflowRunning', 'WorkflowSucceeded']);
+    // Oldest first, as far as Event timestamps tell (whole seconds: a one-step workflow's two may share one).
+    const times = (await events()).map((e: any) => Date.parse(e.lastTimestamp));
+    expect(times).toEqual([...times].sort((a, b) => a - b));
     const talker = await stack.getWorkflow('talker');
     const pod = Object.values(talker.status!.nodes!).find((n) => n.podName)!.podName!;
     const other = await call('GET', `${url}/api/v1/workflows/${ns}/before/events?podName=${pod}`, { token: alice });

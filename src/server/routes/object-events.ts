@@ -6,7 +6,8 @@
  *   GET /api/v1/workflows/{namespace}/{name}/events?podName=…  the Events of one of its pods
  *
  * → {items: [{type, reason, message, count, firstTimestamp, lastTimestamp, source}]}, oldest
- * first. A pod must carry the workflow's label, as for its logs.
+ * first as far as their timestamps tell: the API server keeps whole seconds, and events of one
+ * second stay in the order it lists them. A pod must carry the workflow's label, as for its logs.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { LABEL_WORKFLOW } from '../../api/index.js';
