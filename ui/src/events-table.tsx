@@ -1,6 +1,6 @@
 /** Kubernetes Events about a workflow or one of its pods (GET …/workflows/{ns}/{name}/events). */
-import { useEffect, useState } from 'preact/hooks';
-import { enc, explain, get } from './api.js';
+import { enc } from './api.js';
+import { useGet } from './use-get.js';
 import { ErrorBox } from './components.js';
 import { ago } from './format.js';
 
@@ -24,18 +24,11 @@ export function EventsTable({
   pod?: string;
   version?: string;
 }) {
-  const [items, setItems] = useState<Event[]>();
-  const [error, setError] = useState<string>();
-  useEffect(() => {
-    const path = `/api/v1/workflows/${enc(namespace)}/${enc(workflow)}/events${pod ? `?podName=${enc(pod)}` : ''}`;
-    get<{ items: Event[] }>(path).then(
-      (r) => {
-        setItems(r.items);
-        setError(undefined);
-      },
-      (err: unknown) => setError(explain(err)),
-    );
-  }, [namespace, workflow, pod, version]);
+  const got = useGet<{ items: Event[] }>(
+    `/api/v1/workflows/${enc(namespace)}/${enc(workflow)}/events${pod ? `?podName=${enc(pod)}` : ''}`,
+    version,
+  );
+  const [items, error] = [got.data?.items, got.error];
   return (
     <section class="events">
       <h3>Events</h3>

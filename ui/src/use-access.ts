@@ -1,18 +1,12 @@
 /** What the user may do in a namespace (GET /api/v1/access/{ns}), for disabling actions with the reason. */
-import { useEffect, useState } from 'preact/hooks';
-import { enc, explain, get } from './api.js';
+import { enc } from './api.js';
+import { useGet } from './use-get.js';
 import type { Access } from './types.js';
 
 export function useAccess(namespace: string): Record<string, Access> {
-  const [access, setAccess] = useState<Record<string, Access>>({});
-  useEffect(() => {
-    if (!namespace) return;
-    get<{ actions: Record<string, Access> }>(`/api/v1/access/${enc(namespace)}`).then(
-      (r) => setAccess(r.actions),
-      (err: unknown) => setAccess({ '*': { allowed: false, reason: `could not ask what you may do: ${explain(err)}` } }),
-    );
-  }, [namespace]);
-  return access;
+  const got = useGet<{ actions: Record<string, Access> }>(namespace ? `/api/v1/access/${enc(namespace)}` : undefined);
+  if (got.error) return { '*': { allowed: false, reason: `could not ask what you may do: ${got.error}` } };
+  return got.data?.actions ?? {};
 }
 
 /** Why an action is not possible now (no right, or the workflow's state), or undefined when it is. */

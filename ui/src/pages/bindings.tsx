@@ -3,8 +3,9 @@
  * which bindings match, what each selector gave, and the workflow each would submit — nothing
  * is submitted (POST …/workflow-event-bindings/{ns}/test).
  */
-import { useEffect, useState } from 'preact/hooks';
-import { call, enc, explain, get } from '../api.js';
+import { useState } from 'preact/hooks';
+import { call, enc, explain } from '../api.js';
+import { useGet } from '../use-get.js';
 import { Cli, ErrorBox } from '../components.js';
 import { NeedNamespace } from '../need-namespace.js';
 import type { List, Workflow } from '../types.js';
@@ -35,20 +36,13 @@ export function headerLines(text: string): Record<string, string> {
 }
 
 export function BindingsPage({ namespace }: { namespace: string }) {
-  const [list, setList] = useState<Binding[]>();
-  const [error, setError] = useState<string>();
+  const got = useGet<List<Binding>>(namespace ? `/api/v1/workflow-event-bindings/${enc(namespace)}` : undefined);
+  const [list, error] = [got.data?.items, got.error];
   const [payload, setPayload] = useState('{\n  "message": "hello"\n}');
   const [headers, setHeaders] = useState('X-Github-Event: push');
   const [discriminator, setDiscriminator] = useState('');
   const [verdicts, setVerdicts] = useState<Verdict[]>();
   const [testError, setTestError] = useState<string>();
-  useEffect(() => {
-    if (!namespace) return;
-    get<List<Binding>>(`/api/v1/workflow-event-bindings/${enc(namespace)}`).then(
-      (l) => setList(l.items),
-      (err: unknown) => setError(explain(err)),
-    );
-  }, [namespace]);
   if (!namespace) return <NeedNamespace what="Event bindings" />;
   const test = async (e: Event) => {
     e.preventDefault();

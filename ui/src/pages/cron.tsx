@@ -1,6 +1,7 @@
 /** CronWorkflows of a namespace: schedule, suspended or not, last run; suspend and resume with the user's rights. */
-import { useEffect, useState } from 'preact/hooks';
-import { call, enc, explain, get } from '../api.js';
+import { useState } from 'preact/hooks';
+import { call, enc, explain } from '../api.js';
+import { useGet } from '../use-get.js';
 import { Cli, ErrorBox } from '../components.js';
 import { ago } from '../format.js';
 import { NeedNamespace } from '../need-namespace.js';
@@ -12,21 +13,15 @@ interface Cron {
 }
 
 export function CronPage({ namespace }: { namespace: string }) {
-  const [list, setList] = useState<Cron[]>();
-  const [error, setError] = useState<string>();
-  const load = () =>
-    get<{ items: Cron[] }>(`/api/v1/cron-workflows/${enc(namespace)}`).then(
-      (l) => setList(l.items),
-      (err: unknown) => setError(explain(err)),
-    );
-  useEffect(() => {
-    if (namespace) void load();
-  }, [namespace]);
+  const got = useGet<{ items: Cron[] }>(namespace ? `/api/v1/cron-workflows/${enc(namespace)}` : undefined);
+  const list = got.data?.items;
+  const [actionError, setError] = useState<string>();
+  const error = actionError ?? got.error;
   if (!namespace) return <NeedNamespace what="CronWorkflows" />;
   const toggle = async (c: Cron) => {
     try {
       await call('PUT', `/api/v1/cron-workflows/${enc(namespace)}/${enc(c.metadata.name)}/${c.spec?.suspend ? 'resume' : 'suspend'}`, {});
-      await load();
+      got.reload();
     } catch (err) {
       setError(explain(err));
     }

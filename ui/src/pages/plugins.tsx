@@ -3,8 +3,8 @@
  * shadowed by a plugin of the same name, left out for a clash in the agent pod, or malformed —
  * as the controller decides it (GET /api/v1/executor-plugins/{ns}).
  */
-import { useEffect, useState } from 'preact/hooks';
-import { enc, explain, get } from '../api.js';
+import { enc } from '../api.js';
+import { useGet } from '../use-get.js';
 import { Cli, ErrorBox } from '../components.js';
 import { NeedNamespace } from '../need-namespace.js';
 
@@ -28,13 +28,7 @@ interface Inventory {
 const STATE_LABEL: Record<Entry['state'], string> = { used: 'used', shadowed: 'shadowed', 'left-out': 'left out', malformed: 'malformed' };
 
 export function PluginsPage({ namespace }: { namespace: string }) {
-  const [inv, setInv] = useState<Inventory>();
-  const [error, setError] = useState<string>();
-  useEffect(() => {
-    if (!namespace) return;
-    setInv(undefined);
-    get<Inventory>(`/api/v1/executor-plugins/${enc(namespace)}`).then(setInv, (err: unknown) => setError(explain(err)));
-  }, [namespace]);
+  const { data: inv, error } = useGet<Inventory>(namespace ? `/api/v1/executor-plugins/${enc(namespace)}` : undefined);
   if (!namespace) return <NeedNamespace what="Executor plugins are chosen per workflow namespace; they" />;
   return (
     <section>

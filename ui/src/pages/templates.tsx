@@ -3,8 +3,9 @@
  * field per parameter of its `spec.arguments` (a list for `enum`), then a Workflow that
  * references the template is created in the namespace with the user's rights.
  */
-import { useEffect, useState } from 'preact/hooks';
-import { enc, explain, get } from '../api.js';
+import { useState } from 'preact/hooks';
+import { enc } from '../api.js';
+import { useGet } from '../use-get.js';
 import { Cli, ErrorBox } from '../components.js';
 import { NeedNamespace } from '../need-namespace.js';
 import { href } from '../router.js';
@@ -12,18 +13,11 @@ import { useSubmit } from '../submit-workflow.js';
 import type { List, Template } from '../types.js';
 
 export function TemplatesPage({ namespace, selected, cluster = false }: { namespace: string; selected?: string; cluster?: boolean }) {
-  const [list, setList] = useState<Template[]>();
-  const [error, setError] = useState<string>();
   const kind = cluster ? 'ClusterWorkflowTemplate' : 'WorkflowTemplate';
-  useEffect(() => {
-    if (!namespace) return;
-    setList(undefined);
-    setError(undefined);
-    get<List<Template>>(cluster ? '/api/v1/cluster-workflow-templates' : `/api/v1/workflow-templates/${enc(namespace)}`).then(
-      (l) => setList(l.items),
-      (err: unknown) => setError(explain(err)),
-    );
-  }, [namespace, cluster]);
+  const got = useGet<List<Template>>(
+    !namespace ? undefined : cluster ? '/api/v1/cluster-workflow-templates' : `/api/v1/workflow-templates/${enc(namespace)}`,
+  );
+  const [list, error] = [got.data?.items, got.error];
   if (!namespace) return <NeedNamespace what={`${kind}s are submitted into a namespace; they`} />;
   const chosen = list?.find((t) => t.metadata.name === selected);
   const link = (name?: string) =>
