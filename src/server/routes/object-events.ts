@@ -10,10 +10,9 @@
  * second stay in the order it lists them. A pod must carry the workflow's label, as for its logs.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { LABEL_WORKFLOW } from '../../api/index.js';
 import type { KubeClient } from '../../kube/client.js';
-import { EVENTS, PODS } from '../../kube/resource.js';
-import { notFound } from '../errors.js';
+import { requireWorkflowPod } from './workflow-pod.js';
+import { EVENTS } from '../../kube/resource.js';
 
 type Req = FastifyRequest<{ Params: { namespace: string; name: string }; Querystring: { podName?: string } }>;
 
@@ -34,10 +33,7 @@ export function objectEventRoutes(app: FastifyInstance, kube: KubeClient): void 
     const { namespace, name } = req.params;
     const podName = req.query.podName;
     const asCaller = kube.as(req.caller.identity);
-    if (podName) {
-      const pod = await asCaller.get<{ metadata?: { labels?: Record<string, string> } }>(PODS, namespace, podName);
-      if (pod.metadata?.labels?.[LABEL_WORKFLOW] !== name) throw notFound(`pod ${namespace}/${podName} is not a pod of workflow ${name}`);
-    }
+    if (podName) await requireWorkflowPod(asCaller, namespace, name, podName);
     const kind = podName ? 'Pod' : 'Workflow';
     const list = await asCaller.list<KubeEvent>(EVENTS, { namespace, fieldSelector: `involvedObject.name=${podName ?? name}` });
     const when = (e: KubeEvent) => e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? '';

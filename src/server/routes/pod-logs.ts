@@ -12,11 +12,10 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { StringDecoder } from 'node:string_decoder';
-import { LABEL_WORKFLOW } from '../../api/index.js';
 import type { KubeClient } from '../../kube/client.js';
-import { PODS } from '../../kube/resource.js';
+import { requireWorkflowPod } from './workflow-pod.js';
 import { errorMessage } from '../../log/error-message.js';
-import { badRequest, notFound } from '../errors.js';
+import { badRequest } from '../errors.js';
 import { SseStream } from '../stream/sse.js';
 
 type Req = FastifyRequest<{ Params: { namespace: string; name: string }; Querystring: Record<string, string | undefined> }>;
@@ -34,8 +33,7 @@ export function podLogRoutes(app: FastifyInstance, kube: KubeClient): void {
     const tail = req.query['logOptions.tailLines'];
     if (tail !== undefined && !/^\d+$/.test(tail)) throw badRequest(`logOptions.tailLines must be a whole number, got "${tail}"`);
     const asCaller = kube.as(req.caller.identity);
-    const pod = await asCaller.get<{ metadata?: { labels?: Record<string, string> } }>(PODS, namespace, podName);
-    if (pod.metadata?.labels?.[LABEL_WORKFLOW] !== name) throw notFound(`pod ${namespace}/${podName} is not a pod of workflow ${name}`);
+    await requireWorkflowPod(asCaller, namespace, name, podName);
     const abort = new AbortController();
     const chunks = await asCaller.podLog(
       namespace,
