@@ -3,6 +3,7 @@
  * data, until the test stops reading (the connection is then closed).
  */
 import { Agent, request } from 'undici';
+import { takeSseMessages } from '../../ui/src/sse-messages.js';
 
 const insecure = new Agent({ connect: { rejectUnauthorized: false } });
 
@@ -44,19 +45,9 @@ export async function openSse(url: string, token?: string): Promise<SseReader> {
   let ended = false;
   let buffer = '';
   res.body.on('data', (chunk: Buffer) => {
-    buffer += chunk.toString('utf8');
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      let event = 'message';
-      let data = '';
-      for (const line of block.split('\n')) {
-        if (line.startsWith('event: ')) event = line.slice(7);
-        else if (line.startsWith('data: ')) data += line.slice(6);
-      }
-      if (data) queue.push({ event, data: JSON.parse(data) });
-    }
+    const taken = takeSseMessages(buffer + chunk.toString('utf8'));
+    buffer = taken.rest;
+    queue.push(...(taken.messages as SseMessage[]));
     waiting?.();
   });
   const finish = () => {

@@ -4,6 +4,7 @@
  * which names what is wrong; 401 and 403 are told apart so the UI can say "log in again" or
  * "you may not".
  */
+import { takeSseMessages } from './sse-messages.js';
 
 const TOKEN_KEY = 'plugflow.token';
 
@@ -82,19 +83,10 @@ export async function stream(path: string, onResult: (result: unknown) => void, 
   for (;;) {
     const { done, value } = await reader.read();
     if (done) return;
-    buffer += value;
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const message = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      let event = 'message';
-      let data = '';
-      for (const line of message.split('\n')) {
-        if (line.startsWith('event: ')) event = line.slice(7);
-        else if (line.startsWith('data: ')) data += line.slice(6);
-      }
-      if (!data) continue;
-      const parsed = JSON.parse(data) as { result?: unknown; code?: number; message?: string };
+    const taken = takeSseMessages(buffer + value);
+    buffer = taken.rest;
+    for (const { event, data } of taken.messages) {
+      const parsed = data as { result?: unknown; code?: number; message?: string };
       if (event === 'synced') onSynced?.();
       if (event !== 'message' && event !== 'error') continue;
       if (event === 'error') throw new ApiError(parsed.code ?? 500, parsed.message ?? 'the stream failed');
