@@ -207,6 +207,12 @@ describe('REST for the web UI', () => {
     const bad = await call('POST', `${url}/api/v1/workflow-event-bindings/${ns}/test`, { token: alice, body: { headers: {} } });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toMatch(/^payload is required/);
+    const extra = await call('POST', `${url}/api/v1/workflow-event-bindings/${ns}/test`, {
+      token: alice,
+      body: { payload: {}, dryRun: false },
+    });
+    expect(extra.status).toBe(400);
+    expect(extra.body.message).toBe('dryRun: not a field of an event test (it takes discriminator, payload, headers)');
     expect((await call('POST', `${url}/api/v1/workflow-event-bindings/${ns}/test`, { token: bob, body: { payload: {} } })).status).toBe(
       403,
     );

@@ -20,6 +20,9 @@ import { badRequest } from '../errors.js';
 import { testEvent, type BindingVerdict } from '../event-test.js';
 import { validateForCreate } from '../workflow-validation.js';
 
+/** What an event test says about the event; nothing else is taken (an ignored field would mislead). */
+const TEST_FIELDS = ['discriminator', 'payload', 'headers'];
+
 type Req = FastifyRequest<{ Params: { namespace: string }; Body: unknown }>;
 
 export function eventBindingRoutes(app: FastifyInstance, kube: KubeClient): void {
@@ -30,6 +33,8 @@ export function eventBindingRoutes(app: FastifyInstance, kube: KubeClient): void
     const { namespace } = req.params;
     const body = req.body;
     if (!isJsonObject(body)) throw badRequest('the body must be a JSON object: {"discriminator": …, "payload": {…}, "headers": {…}}');
+    const unknown = Object.keys(body).filter((k) => !TEST_FIELDS.includes(k));
+    if (unknown.length > 0) throw badRequest(`${unknown.join(', ')}: not a field of an event test (it takes ${TEST_FIELDS.join(', ')})`);
     if (!('payload' in body)) throw badRequest('payload is required: the JSON body the event would carry');
     const discriminator = body.discriminator ?? '';
     if (typeof discriminator !== 'string') throw badRequest('discriminator must be a string');
