@@ -29,6 +29,7 @@ import type {
 import { displayNameOf, nodeIdFor } from './node-naming.js';
 import { LockBook } from './synchronization.js';
 import type { TemplateResolver } from './template-resolver.js';
+import type { Vars } from './variables.js';
 
 /** Why the workflow stops starting new work: deadline, `spec.shutdown`, a failed validation. */
 export interface Shutdown {
@@ -78,8 +79,10 @@ export class EngineRun {
   shutdown: Shutdown | undefined;
   /** `spec.suspend: true`: start nothing new, but let running work finish. */
   paused = false;
-  /** Workflow-wide variables (`workflow.*`), including global outputs as they appear. */
+  /** Workflow-wide variables (`workflow.*`), including global outputs as they appear; changed only through setGlobals. */
   readonly globals: Record<string, string>;
+  /** How many times setGlobals changed `globals`. */
+  globalsVersion = 0;
   /** Output parameters exported with `globalName`, in export order (becomes status.outputs). */
   readonly globalOutputs = new Map<string, string>();
   /** Output artifacts exported with `globalName` (status.outputs.artifacts). */
@@ -119,8 +122,13 @@ export class EngineRun {
     this.globals = globals;
   }
 
+  /** Node ids by name, for this run: the same names are looked up many times per reconcile. */
+  private readonly ids = new Map<string, string>();
+
   idOf(name: string): string {
-    return nodeIdFor(this.workflowName, name);
+    let id = this.ids.get(name);
+    if (id === undefined) this.ids.set(name, (id = nodeIdFor(this.workflowName, name)));
+    return id;
   }
 
   nodeByName(name: string): NodeStatus | undefined {
@@ -184,7 +192,16 @@ export class EngineRun {
   /** Publishes a `globalName` output: `{{workflow.outputs.parameters.<name>}}` and status.outputs. */
   exportGlobal(name: string, value: string): void {
     this.globalOutputs.set(name, value);
-    this.globals[`workflow.outputs.parameters.${name}`] = value;
+    this.setGlobals({ [`workflow.outputs.parameters.${name}`]: value });
+  }
+
+  /**
+   * Changes workflow variables; `globalsVersion` counts the changes, so that what is built from
+   * the globals (a DAG's live variables) is built again only after one.
+   */
+  setGlobals(vars: Readonly<Vars>): void {
+    Object.assign(this.globals, vars);
+    this.globalsVersion++;
   }
 
   /** Publishes a `globalName` output artifact: `{{workflow.outputs.artifacts.<name>}}` and status.outputs.artifacts. */
@@ -192,7 +209,7 @@ export class EngineRun {
     const record: Artifact = { ...artifact, name };
     delete record.globalName;
     this.globalArtifacts.set(name, record);
-    this.globals[`workflow.outputs.artifacts.${name}`] = artifactVariable(record);
+    this.setGlobals({ [`workflow.outputs.artifacts.${name}`]: artifactVariable(record) });
   }
 
   /**

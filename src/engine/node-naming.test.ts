@@ -21,6 +21,26 @@ describe('node naming', () => {
     expect(fnv1a32('foobar')).toBe(0xbf9cf968);
   });
 
+  it('hashes the UTF-8 bytes of any name, as over an encoded buffer (ids of stored nodes must not change)', () => {
+    const overBytes = (text: string): number => {
+      let hash = 0x811c9dc5;
+      for (const byte of new TextEncoder().encode(text)) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
+      return hash >>> 0;
+    };
+    const names = [
+      'wf[0].a',
+      'é',
+      'wf(0:ключ)',
+      '名前',
+      'emoji 🚀 item',
+      'lone \ud800 high',
+      'lone \udc00 low',
+      'end \ud83d',
+      '\u07ff\u0800\uffff',
+    ];
+    for (const name of names) expect(fnv1a32(name), name).toBe(overBytes(name));
+  });
+
   it('gives the root node the workflow name as id and hashes other names', () => {
     expect(nodeIdFor('wf', 'wf')).toBe('wf');
     const id = nodeIdFor('wf', 'wf[0].a');
