@@ -45,6 +45,8 @@ interface DagState {
   done: Set<string>;
   /** The first lifecycle hook of a task or item that ended in Error: it fails the DAG. */
   hookError?: NodeStatus;
+  /** live(st), kept until `vars` or the workflow's globals change (see addVars). */
+  liveVars?: { vars: Vars; globalsVersion: number };
 }
 
 export function executeDag(run: EngineRun, ex: Execution): NodeStatus | undefined {
@@ -97,7 +99,7 @@ export function executeDag(run: EngineRun, ex: Execution): NodeStatus | undefine
     if (!go) {
       const omitted = createTaskNode(st, task, 'Omitted', `depends ${JSON.stringify(deps!.text)} evaluated false`);
       link(st, deps, omitted);
-      Object.assign(st.vars, finishedTaskVariables(st, task, omitted));
+      addVars(st, finishedTaskVariables(st, task, omitted));
       st.done.add(name);
       continue;
     }
@@ -137,9 +139,23 @@ export function executeDag(run: EngineRun, ex: Execution): NodeStatus | undefine
   return run.setPhase(dag, 'Succeeded', '');
 }
 
-/** The DAG's variables plus the workflow globals as they are now (a task may just have exported one). */
+/**
+ * The DAG's variables plus the workflow globals as they are now (a task may just have exported
+ * one). Read for every task, several times, and it grows with every finished task: it is built
+ * again only after the globals changed, and addVars adds to it in place. Callers read it and
+ * copy what they keep; none may change it.
+ */
 function live(st: DagState): Vars {
-  return { ...st.vars, ...st.run.globals };
+  const globalsVersion = st.run.globalsVersion;
+  if (st.liveVars?.globalsVersion !== globalsVersion) st.liveVars = { vars: { ...st.vars, ...st.run.globals }, globalsVersion };
+  return st.liveVars.vars;
+}
+
+/** Adds variables of finished tasks to the DAG's own (and to live(st): the globals still win). */
+function addVars(st: DagState, vars: Vars): void {
+  Object.assign(st.vars, vars);
+  const cached = st.liveVars?.vars;
+  if (cached) for (const [k, v] of Object.entries(vars)) if (!Object.hasOwn(st.run.globals, k)) cached[k] = v;
 }
 
 /** Starts a task: a single call, or a TaskGroup for a loop. Undefined when it cannot start yet. */
@@ -173,7 +189,7 @@ function advanceTask(st: DagState, task: DAGTask, node: NodeStatus): void {
       st.running++;
       return;
     }
-    Object.assign(st.vars, vars);
+    addVars(st, vars);
     st.done.add(task.name);
     return;
   }
@@ -185,7 +201,7 @@ function advanceTask(st: DagState, task: DAGTask, node: NodeStatus): void {
     st.running++;
     return;
   }
-  Object.assign(st.vars, vars());
+  addVars(st, vars());
   st.done.add(task.name);
 }
 

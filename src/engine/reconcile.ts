@@ -114,7 +114,7 @@ function reconcileRun(workflow: Workflow, observations: Observations): Reconcile
   run.serviceAccountName = spec.serviceAccountName;
   run.activePods = countActivePods(run);
   const startedAt = previous.startedAt ?? run.now;
-  run.globals['workflow.duration'] = workflowDuration(toMs(startedAt, run.nowMs), run.nowMs);
+  run.setGlobals({ 'workflow.duration': workflowDuration(toMs(startedAt, run.nowMs), run.nowMs) });
   run.shutdown = shutdownOf(spec, toMs(startedAt, run.nowMs), run);
   run.paused = spec.suspend === true;
 
@@ -210,7 +210,7 @@ function walk(run: EngineRun, name: string, spec: WorkflowSpec): Walked {
   let exitNode: NodeStatus | undefined;
   const exitHook = spec.hooks?.exit ?? (spec.onExit ? { template: spec.onExit } : undefined);
   if (mainDone && exitHook && (!run.shutdown || run.shutdown.runExitHandlers || run.nodeByName(exitHookName(name)))) {
-    Object.assign(run.globals, exitHandlerVariables(root?.phase ?? 'Failed', run.nodes));
+    run.setGlobals(exitHandlerVariables(root?.phase ?? 'Failed', run.nodes));
     try {
       const args = exitHook.arguments ? renderValue(exitHook.arguments, run.globals, 'spec.hooks.exit.arguments') : undefined;
       exitNode = run.asExitHandler(() =>
