@@ -5,7 +5,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
-import { createWriteStream, readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { REPO_ROOT } from '../../src/devenv/dev-stack.js';
 
 const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
@@ -48,10 +49,11 @@ export class ControllerProcess {
   }
 
   start(): void {
-    const out = createWriteStream(this.logPath, { flags: 'a' });
-    this.child = spawn(this.file, this.args, { env: { ...process.env, ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    this.child.stdout!.pipe(out);
-    this.child.stderr!.pipe(out);
+    // The log file itself, not a pipe to this process: writes to a pipe are synchronous in Node.js
+    // and would stall the controller (and its profile) whenever this busy process reads late.
+    const out = openSync(this.logPath, 'a');
+    this.child = spawn(this.file, this.args, { env: { ...process.env, ...this.env }, stdio: ['ignore', out, out], cwd: REPO_ROOT });
+    closeSync(out);
     this.timer = setInterval(() => {
       try {
         this.peak = Math.max(this.peak, rssMiB(this.pid));
