@@ -10,15 +10,17 @@
  * controller's CPU (utime+stime from /proc), its RSS (idle before the point, peak during it,
  * sampled every 100 ms) and its API writes per workflow (the API server's audit log, by user).
  * The peer runs twice: at its defaults and at its documented tuned settings (`--qps 1000
- * --burst 2000` and INFORMER_WRITE_BACK=true). A bare client then creates and status-patches
+ * --burst 2000` and INFORMER_WRITE_BACK=true). The floor (bench/peer/floor-controller.ts) makes
+ * plugflow's API traffic and nothing else, with the same client: the part of plugflow's CPU that is
+ * the round trips themselves. A bare client then creates and status-patches
  * objects of the same size (no controller) as fast as the API server takes them: the bound
  * plugflow's throughput is reported against.
  *
  * Not part of `make bench` or `make test` (run-all.ts skips this file): it builds the peer.
  *
- *   PEER_POINTS=1,200,1000 PEER_REPEATS=2 PEER_SHAPES=1-node,dag PEER_ENGINES=plugflow,peer,peer-tuned
+ *   PEER_POINTS=1,200,1000 PEER_REPEATS=2 PEER_SHAPES=1-node,dag PEER_ENGINES=plugflow,peer,peer-tuned,floor
  *   PEER_NOTE="..." (printed beside the figures, e.g. that the machine was busy)
- *   PEER_CPU_PROF=DIR  plugflow's controller runs with --cpu-prof into DIR (one profile per run;
+ *   PEER_CPU_PROF=DIR  plugflow's controller and the floor run with --cpu-prof into DIR (one profile per run;
  *                      summarise with `npx tsx bench/profile-summary.ts DIR/*.cpuprofile`); the
  *                      figures are then printed but not written to RESULTS.md (profiling slows it)
  */
@@ -36,10 +38,10 @@ import { ControllerProcess, cpuSeconds, rssMiB } from './peer/controller-process
 import { baselinePoint, dropNamespace, runPoint, type Group, type Shape } from './peer/workloads.js';
 import { machineDescription, updateResultsSection } from './run-all.js';
 
-type Engine = 'plugflow' | 'peer' | 'peer-tuned';
-const ENGINES: Engine[] = ['plugflow', 'peer', 'peer-tuned'];
-const USER: Record<Engine, string> = { plugflow: 'alice', peer: 'bob', 'peer-tuned': 'bob' };
-const GROUP: Record<Engine, Group> = { plugflow: 'plugflow.io', peer: 'argoproj.io', 'peer-tuned': 'argoproj.io' };
+type Engine = 'plugflow' | 'peer' | 'peer-tuned' | 'floor';
+const ENGINES: Engine[] = ['plugflow', 'peer', 'peer-tuned', 'floor'];
+const USER: Record<Engine, string> = { plugflow: 'alice', peer: 'bob', 'peer-tuned': 'bob', floor: 'carol' };
+const GROUP: Record<Engine, Group> = { plugflow: 'plugflow.io', peer: 'argoproj.io', 'peer-tuned': 'argoproj.io', floor: 'plugflow.io' };
 const CLUSTER_ROLE_BINDINGS = {
   group: 'rbac.authorization.k8s.io',
   version: 'v1',
@@ -106,6 +108,23 @@ async function waitReady(url: string, timeoutMs: number): Promise<void> {
   throw new Error(`${url} not ready within ${timeoutMs / 1000}s`);
 }
 
+/**
+ * NODE_OPTIONS of the installed controller (manifests/base/controller.yaml): plugflow is measured
+ * with the V8 settings it runs with in a cluster.
+ */
+function installedNodeOptions(): Record<string, string> {
+  const docs = readManifests(join(REPO_ROOT, 'manifests', 'base', 'controller.yaml')) as {
+    kind?: string;
+    spec?: { template?: { spec?: { containers?: { name: string; env?: { name: string; value?: string }[] }[] } } };
+  }[];
+  const container = docs.find((d) => d.kind === 'Deployment')?.spec?.template?.spec?.containers?.find((c) => c.name === 'controller');
+  const value = container?.env?.find((e) => e.name === 'NODE_OPTIONS')?.value;
+  return value ? { NODE_OPTIONS: value } : {};
+}
+
+/** Node.js flags that write a CPU profile into $PEER_CPU_PROF (plugflow and the floor). */
+const cpuProfArgs = (): string[] => (process.env.PEER_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PEER_CPU_PROF}`] : []);
+
 function controllerFor(engine: Engine, dir: string, kubeconfig: string, peerBin: string, metricsPort: number): ControllerProcess {
   const log = join(dir, `${engine}.log`);
   if (engine === 'plugflow') {
@@ -113,7 +132,7 @@ function controllerFor(engine: Engine, dir: string, kubeconfig: string, peerBin:
       engine,
       process.execPath,
       [
-        ...(process.env.PEER_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PEER_CPU_PROF}`] : []),
+        ...cpuProfArgs(),
         join(REPO_ROOT, 'bin', 'plugflow.js'),
         'controller',
         '--kubeconfig',
@@ -121,7 +140,17 @@ function controllerFor(engine: Engine, dir: string, kubeconfig: string, peerBin:
         '--metrics-port',
         String(metricsPort),
       ],
-      {},
+      installedNodeOptions(),
+      log,
+    );
+  }
+  if (engine === 'floor') {
+    const script = join(REPO_ROOT, 'bench', 'peer', 'floor-controller.ts');
+    return new ControllerProcess(
+      engine,
+      process.execPath,
+      [...cpuProfArgs(), '--import', 'tsx', script, kubeconfig],
+      installedNodeOptions(),
       log,
     );
   }
@@ -200,8 +229,8 @@ const ratio = (a: number, b: number) => (Number.isFinite(a / b) ? `${(a / b).toF
 
 function table(runs: Run[], baselines: Baseline[], engines: Engine[], shapes: Shape[], points: number[]): string {
   const lines = [
-    `| shape | at once | figure | ${engines.join(' | ')} | plugflow / peer | plugflow / peer-tuned |`,
-    `|---|---|---|${engines.map(() => '---|').join('')}---|---|`,
+    `| shape | at once | figure | ${engines.join(' | ')} | plugflow / peer | plugflow / peer-tuned | floor / peer-tuned | plugflow / floor |`,
+    `|---|---|---|${engines.map(() => '---|').join('')}---|---|---|---|`,
   ];
   const figures: { name: string; get: (r: Run) => number; d: number }[] = [
     { name: 'workflows/min', get: (r) => r.perMinute, d: 0 },
@@ -221,7 +250,7 @@ function table(runs: Run[], baselines: Baseline[], engines: Engine[], shapes: Sh
         });
         const m = (e: Engine) => median(of(e).map(f.get));
         lines.push(
-          `| ${shape} | ${n} | ${f.name} | ${cells.join(' | ')} | ${ratio(m('plugflow'), m('peer'))} | ${ratio(m('plugflow'), m('peer-tuned'))} |`,
+          `| ${shape} | ${n} | ${f.name} | ${cells.join(' | ')} | ${ratio(m('plugflow'), m('peer'))} | ${ratio(m('plugflow'), m('peer-tuned'))} | ${ratio(m('floor'), m('peer-tuned'))} | ${ratio(m('plugflow'), m('floor'))} |`,
         );
       }
       const b = baselines.filter((x) => x.shape === shape && x.n === n).map((x) => x.perMinute);
@@ -230,7 +259,7 @@ function table(runs: Run[], baselines: Baseline[], engines: Engine[], shapes: Sh
         const cells = engines.map(() => '');
         cells[0] = `${median(b).toFixed(0)} (${range(b)})`;
         lines.push(
-          `| ${shape} | ${n} | bare client (create + status patch), objects/min | ${cells.join(' | ')} | plugflow at ${((100 * pf) / median(b)).toFixed(0)} % of it | |`,
+          `| ${shape} | ${n} | bare client (create + status patch), objects/min | ${cells.join(' | ')} | plugflow at ${((100 * pf) / median(b)).toFixed(0)} % of it | | | |`,
         );
       }
     }
@@ -323,7 +352,9 @@ async function main(): Promise<void> {
         .map(([k, v]) => `${k}=${v}`)
         .join(' ')}. ` +
       "Writes: the controller's user in the API server's audit log (create/update/patch/delete, every resource). CPU: utime+stime from /proc during the point. RSS: idle = 5 s after start, peak = sampled every 100 ms during the point. " +
-      "Bare client: create + one status patch (a finished plugflow workflow's status) per object, 32 in flight, no controller.",
+      "Bare client: create + one status patch (a finished plugflow workflow's status) per object, 32 in flight, no controller. " +
+      "floor = bench/peer/floor-controller.ts: the API traffic of plugflow for these workflows (list + watch, then per workflow the finished status, the phase labels and the Event, 8 in flight) made with plugflow's HTTP client and nothing else — no engine, cache, validation or logging; what any Node.js controller on this client pays. " +
+      `plugflow and the floor run with the installed controller's NODE_OPTIONS (${installedNodeOptions().NODE_OPTIONS ?? 'none'}, manifests/base/controller.yaml).`,
     '',
     table(runs, baselines, engines, shapes, points),
   ].join('\n');
