@@ -3,8 +3,9 @@
  * controller makes for a pod-less workflow, and nothing else. It lists and watches workflows (every
  * event parsed, as an informer does), and for each new one sends the three writes plugflow sends
  * — the finished status (a conditional status patch), the phase labels, and the WorkflowSucceeded
- * Event — with the same HTTP client (src/kube/client.ts), 8 workflows in flight like the
- * controller's 8 workers. There is no engine, no cache, no validation and no logging.
+ * Event (through plugflow's recorder) — with the same HTTP client (src/kube/client.ts), 8
+ * workflows in flight like the controller's 8 workers. There is no engine, no cache, no
+ * validation and no logging.
  *
  * Its CPU per workflow is what any controller written on Node.js and this client pays for those
  * round trips; peer-bench.ts runs it beside plugflow (engine `floor`), so that plugflow's CPU can be
@@ -13,9 +14,12 @@
  *   node --import tsx bench/peer/floor-controller.ts KUBECONFIG
  */
 import { LABEL_COMPLETED, LABEL_PHASE } from '../../src/api/index.js';
+import { nodeIdFor, taskName } from '../../src/engine/node-naming.js';
 import { loadKubeAccess } from '../../src/kube/kube-access.js';
 import { KubeClient } from '../../src/kube/client.js';
-import { EVENTS, type ResourceType } from '../../src/kube/resource.js';
+import type { ResourceType } from '../../src/kube/resource.js';
+import { createLogger } from '../../src/log/logger.js';
+import { WorkflowEventRecorder } from '../../src/controller/workflow-event-recorder.js';
 import { workflowType } from './workloads.js';
 
 interface Wf {
@@ -30,19 +34,12 @@ interface Wf {
 const WORKFLOWS: ResourceType = workflowType('plugflow.io');
 const WORKERS = 8;
 
-/** FNV-1a over the name, as plugflow names node ids (same id length, same status size). */
-function nodeId(wf: string, name: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193) >>> 0;
-  return name === wf ? wf : `${wf}-${h >>> 0}`;
-}
-
 /** The finished status plugflow's engine stores for these workflows: a root node, and a node per DAG task. */
 export function finishedStatus(wf: Wf, now: string): Record<string, unknown> {
   const name = wf.metadata.name;
   const entry = wf.spec.templates.find((t) => t.name === wf.spec.entrypoint)!;
   const node = (nodeName: string, display: string, type: string, template: string, extra: Record<string, unknown> = {}) => ({
-    id: nodeId(name, nodeName),
+    id: nodeIdFor(name, nodeName),
     name: nodeName,
     displayName: display,
     type,
@@ -56,8 +53,8 @@ export function finishedStatus(wf: Wf, now: string): Record<string, unknown> {
   });
   const nodes: Record<string, unknown> = {};
   const tasks = entry.dag?.tasks ?? [];
-  const rootId = nodeId(name, name);
-  const taskId = (t: string) => nodeId(name, `${name}.${t}`);
+  const rootId = nodeIdFor(name, name);
+  const taskId = (t: string) => nodeIdFor(name, taskName(name, t));
   nodes[rootId] = node(name, name, tasks.length ? 'DAG' : 'Suspend', entry.name, {
     ...(tasks.length
       ? { children: tasks.filter((t) => !t.dependencies).map((t) => taskId(t.name)), progress: `${tasks.length}/${tasks.length}` }
@@ -65,7 +62,7 @@ export function finishedStatus(wf: Wf, now: string): Record<string, unknown> {
   });
   for (const t of tasks) {
     const children = tasks.filter((o) => o.dependencies?.includes(t.name)).map((o) => taskId(o.name));
-    nodes[taskId(t.name)] = node(`${name}.${t.name}`, t.name, 'Suspend', t.template, {
+    nodes[taskId(t.name)] = node(taskName(name, t.name), t.name, 'Suspend', t.template, {
       boundaryID: rootId,
       ...(children.length ? { children } : {}),
     });
@@ -74,28 +71,10 @@ export function finishedStatus(wf: Wf, now: string): Record<string, unknown> {
   return { phase: 'Succeeded', startedAt: now, finishedAt: now, progress, nodes };
 }
 
-/** The WorkflowSucceeded Event plugflow's recorder sends (workflow-event-recorder.ts). */
-function event(meta: Wf['metadata'], now: string): Record<string, unknown> {
-  const { name, namespace, uid, resourceVersion } = meta;
-  return {
-    apiVersion: 'v1',
-    kind: 'Event',
-    metadata: { generateName: `${name}.`, namespace },
-    involvedObject: { apiVersion: 'plugflow.io/v1alpha1', kind: 'Workflow', name, namespace, uid, resourceVersion },
-    type: 'Normal',
-    reason: 'WorkflowSucceeded',
-    message: 'Workflow succeeded',
-    source: { component: 'plugflow-controller' },
-    reportingComponent: 'plugflow-controller',
-    reportingInstance: 'floor',
-    firstTimestamp: now,
-    lastTimestamp: now,
-    count: 1,
-  };
-}
-
 async function main(): Promise<void> {
   const client = await KubeClient.fromKubeConfig(await loadKubeAccess(process.argv[2]));
+  // Logs only an Event it could not send.
+  const events = new WorkflowEventRecorder(client, createLogger('floor'), 'floor');
   const queue: Wf[] = [];
   const idle: (() => void)[] = [];
   const offer = (wf: Wf) => {
@@ -113,8 +92,8 @@ async function main(): Promise<void> {
       const { namespace, name, resourceVersion } = wf.metadata;
       const now = new Date().toISOString();
       await client.mergePatch(WORKFLOWS, namespace, name, { metadata: { resourceVersion }, status: finishedStatus(wf, now) }, 'status');
-      // The Event is not waited for (plugflow's recorder does not wait for it either).
-      void client.create(EVENTS, namespace, event(wf.metadata, now)).catch(() => {});
+      // plugflow's own recorder: the same Event, not waited for.
+      events.record(wf, 'Normal', 'WorkflowSucceeded', 'Workflow succeeded');
       await client.mergePatch(WORKFLOWS, namespace, name, {
         metadata: { labels: { [LABEL_PHASE]: 'Succeeded', [LABEL_COMPLETED]: 'true' } },
       });

@@ -45,7 +45,7 @@ interface DagState {
   done: Set<string>;
   /** The first lifecycle hook of a task or item that ended in Error: it fails the DAG. */
   hookError?: NodeStatus;
-  /** live(st), kept until `vars` or the workflow's globals change (see addVars). */
+  /** live(st), kept while the workflow's globals do not change; addVars grows it in place. */
   liveVars?: { vars: Vars; globalsVersion: number };
 }
 
