@@ -8,9 +8,15 @@
 # dependencies are checked against sum.golang.org (GOSUMDB) on download and by `go mod verify`.
 # Re-running is cheap: a finished binary is reused. Each step is timed; a failure names the step.
 #
-#   hack/build-peer.sh            build if missing
-#   hack/build-peer.sh --print    print the binary's path (builds first if needed)
-#   hack/build-peer.sh --crds     print the directory of the peer's CRDs (in the module cache)
+# Two binaries: the controller (cmd/workflow-controller) and the executor (cmd/argoexec), which the
+# peer's step pods run; `--exec-image` packs the executor into an OCI archive (umoci, no engine) for
+# the real node (bench/peer-node-bench.ts), laid out as the peer's own image: /bin/argoexec, the
+# entrypoint, on an otherwise empty root.
+#
+#   hack/build-peer.sh               build if missing
+#   hack/build-peer.sh --print       print the controller's path (builds first if needed)
+#   hack/build-peer.sh --exec-image  print the path of the executor's OCI archive (builds first if needed)
+#   hack/build-peer.sh --crds        print the directory of the peer's CRDs (in the module cache)
 #
 # Environment: PLUGFLOW_CACHE (default ~/.cache/plugflow), PEER_VERSION (default v4.0.2).
 set -euo pipefail
@@ -18,7 +24,10 @@ set -euo pipefail
 PEER_MODULE="github.com/argoproj/argo-workflows/v4"
 PEER_VERSION="${PEER_VERSION:-v4.0.2}"
 CACHE="${PLUGFLOW_CACHE:-$HOME/.cache/plugflow}"
-OUT="$CACHE/bin/peer-argo-workflows-$PEER_VERSION/workflow-controller"
+BIN="$CACHE/bin/peer-argo-workflows-$PEER_VERSION"
+OUT="$BIN/workflow-controller"
+EXEC="$BIN/argoexec"
+EXEC_IMAGE="$CACHE/images/peer-argoexec-$PEER_VERSION.oci.tar"
 WORK="$CACHE/build/peer-$PEER_VERSION"
 MODE="${1:-}"
 
@@ -54,11 +63,11 @@ if [[ "$MODE" == "--crds" ]]; then
   exit 0
 fi
 
-if [[ ! -x "$OUT" ]]; then
+if [[ ! -x "$OUT" || ! -x "$EXEC" ]]; then
   command -v go >/dev/null || { log "go is not installed (need Go >= 1.24)"; exit 1; }
   mkdir -p "$WORK" "$(dirname "$OUT")"
   renice -n 15 $$ >/dev/null # the machine is shared: the build (and every step, inherited) yields to others
-  log "building $PEER_MODULE@$PEER_VERSION cmd/workflow-controller into $OUT (cold build: several minutes)"
+  log "building $PEER_MODULE@$PEER_VERSION cmd/workflow-controller and cmd/argoexec into $BIN (cold build: several minutes)"
 
   # The module from the proxy, its hash checked against sum.golang.org.
   download() {
@@ -83,11 +92,54 @@ if [[ ! -x "$OUT" ]]; then
     chmod u+w go.mod go.sum
   }
   step wrapper wrapper
-  step dependencies bash -c "cd '$WORK' && go list -deps '$PEER_MODULE/cmd/workflow-controller' > deps.txt"
+  step dependencies bash -c "cd '$WORK' && go list -deps '$PEER_MODULE/cmd/workflow-controller' '$PEER_MODULE/cmd/argoexec' > deps.txt"
   step verify bash -c "cd '$WORK' && go mod verify"
   ldflags="-s -w -X $PEER_MODULE.version=$PEER_VERSION -X $PEER_MODULE.gitTreeState=clean"
   step build bash -c "cd '$WORK' && go build -trimpath -ldflags '$ldflags' -o '$OUT.tmp' '$PEER_MODULE/cmd/workflow-controller'"
+  # The peer's repository has workflow/executor/osspecific/signal_linux.go as a symlink to
+  # signal_darwin.go; module zips leave symlinks out, so the module from the proxy does not build
+  # cmd/argoexec for Linux ("undefined: Setpgid"), and go refuses overlays of the module cache.
+  # argoexec builds from a copy of the verified module with the link's target under its name,
+  # through a replace in a second wrapper (the controller above builds from the module itself).
+  exec_wrapper() {
+    rm -rf "$WORK/exec" && mkdir -p "$WORK/exec"
+    cp -r "$dir" "$WORK/exec/peer" && chmod -R u+w "$WORK/exec/peer"
+    local os="$WORK/exec/peer/workflow/executor/osspecific"
+    [[ -f "$os/signal_linux.go" ]] || cp "$os/signal_darwin.go" "$os/signal_linux.go"
+    cp "$WORK/go.mod" "$WORK/go.sum" "$WORK/exec/"
+    printf '\nreplace %s => ./peer\n' "$PEER_MODULE" >> "$WORK/exec/go.mod"
+  }
+  step exec-wrapper exec_wrapper
+  step build-argoexec bash -c "cd '$WORK/exec' && go build -trimpath -ldflags '$ldflags' -o '$EXEC.tmp' '$PEER_MODULE/cmd/argoexec'"
   mv "$OUT.tmp" "$OUT"
-  log "built $OUT (step timings: $WORK/timings.txt)"
+  mv "$EXEC.tmp" "$EXEC"
+  log "built $OUT and $EXEC (step timings: $WORK/timings.txt)"
 fi
-if [[ "$MODE" == "--print" ]]; then echo "$OUT"; else log "$OUT is up to date"; fi
+
+# The executor's image: /bin/argoexec as entrypoint, PATH set (the peer's pods run `argoexec init`),
+# a world-writable /tmp; nothing else — the binary is static (CGO_ENABLED=0).
+exec_image() {
+  local w="$WORK/exec-image"
+  rm -rf "$w" && mkdir -p "$w/rootfs/bin" "$w/rootfs/tmp" "$(dirname "$EXEC_IMAGE")"
+  chmod 1777 "$w/rootfs/tmp"
+  cp "$EXEC" "$w/rootfs/bin/argoexec"
+  umoci init --layout "$w/layout"
+  umoci new --image "$w/layout:$PEER_VERSION"
+  umoci insert --image "$w/layout:$PEER_VERSION" "$w/rootfs" /
+  umoci config --image "$w/layout:$PEER_VERSION" --config.entrypoint argoexec \
+    --config.env PATH=/usr/local/bin:/usr/bin:/bin --os linux --architecture amd64
+  umoci gc --layout "$w/layout"
+  tar -C "$w/layout" -cf "$EXEC_IMAGE.tmp" .
+  mv "$EXEC_IMAGE.tmp" "$EXEC_IMAGE"
+  rm -rf "$w"
+}
+if [[ "$MODE" == "--exec-image" ]]; then
+  if [[ ! -f "$EXEC_IMAGE" || "$EXEC" -nt "$EXEC_IMAGE" ]]; then
+    command -v umoci >/dev/null || { log "no umoci (apt-get install umoci)"; exit 1; }
+    mkdir -p "$WORK"
+    step exec-image exec_image
+  fi
+  echo "$EXEC_IMAGE"
+  exit 0
+fi
+if [[ "$MODE" == "--print" ]]; then echo "$OUT"; else log "$OUT and $EXEC are up to date"; fi
