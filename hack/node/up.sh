@@ -12,6 +12,7 @@
 #
 # After start: export KUBECONFIG=$PLUGFLOW_NODE_DIR/pki/admin.kubeconfig (default /tmp/plugflow-node);
 # $PLUGFLOW_NODE_DIR/env has KUBECONFIG and KUBECTL. Needs root and the Debian packages in .ci/run.
+# PLUGFLOW_NODE_APISERVER_ARGS: more kube-apiserver flags, space-separated (the benches' audit log).
 set -euo pipefail
 # shellcheck source=config.sh
 source "$(dirname "${BASH_SOURCE[0]}")/config.sh"
@@ -104,6 +105,7 @@ step credentials credentials
 token_of() { awk -F, -v u="$1" '$2==u{print $1}' "$NODE_DIR/pki/tokens.csv"; }
 
 # --- etcd and the API server
+read -r -a APISERVER_EXTRA <<< "${PLUGFLOW_NODE_APISERVER_ARGS:-}"
 start etcd "$CP_BIN/etcd" --name="$NODE_NAME" --data-dir="$NODE_DIR/etcd/data" \
   --listen-client-urls="http://127.0.0.1:$ETCD_PORT" --advertise-client-urls="http://127.0.0.1:$ETCD_PORT" \
   --listen-peer-urls="http://127.0.0.1:$ETCD_PEER_PORT" --initial-advertise-peer-urls="http://127.0.0.1:$ETCD_PEER_PORT" \
@@ -116,7 +118,7 @@ start kube-apiserver "$CP_BIN/kube-apiserver" --etcd-servers="http://127.0.0.1:$
   --service-account-key-file="$NODE_DIR/pki/sa.pub" --service-account-signing-key-file="$NODE_DIR/pki/sa.key" \
   --service-cluster-ip-range="$SERVICE_CIDR" --allow-privileged=true --profiling=false \
   --kubelet-client-certificate="$NODE_DIR/pki/kubelet-client.crt" --kubelet-client-key="$NODE_DIR/pki/kubelet-client.key" \
-  --kubelet-preferred-address-types=InternalIP
+  --kubelet-preferred-address-types=InternalIP "${APISERVER_EXTRA[@]}"
 FIX="see $WORK/kube-apiserver.log; is $NODE_IP:$API_PORT free?" step apiserver-ready \
   wait_until kube-apiserver 120 curl -kfs -H "Authorization: Bearer $(token_of admin)" "https://$NODE_IP:$API_PORT/readyz"
 
