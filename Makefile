@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NPM ?= npm
 export GOTOOLCHAIN := local
 
-.PHONY: deps node-deps control-plane object-store blob-store gcs-store image-registry build lint format crds test test-go test-unit test-kube test-system dev bench bench-peer soak fuzz clean image image-verify test-images node node-up node-down test-node dev-node bench-node
+.PHONY: deps node-deps control-plane object-store blob-store gcs-store image-registry build lint format crds test test-go test-unit test-kube test-system dev bench bench-peer bench-peer-node soak fuzz clean image image-verify test-images node node-up node-down test-node dev-node bench-node
 
 ## deps: everything a fresh machine needs (npm packages, the control plane binaries, the object store)
 deps: node-deps control-plane object-store blob-store gcs-store image-registry
@@ -105,6 +105,11 @@ bench: deps build
 bench-peer: deps build
 	@bash hack/build-peer.sh
 	npx tsx bench/peer-bench.ts
+
+## bench-peer-node: container steps on the real node (root), plugflow installed with kubectl beside the peer's controller and executor image, figures into bench/RESULTS.md (PEER_NODE_WORKFLOWS, PEER_REPEATS, PEER_ENGINES)
+bench-peer-node: deps build node image test-images
+	@bash hack/build-peer.sh --exec-image > /dev/null
+	npx tsx bench/peer-node-bench.ts
 
 ## soak: soak with chaos, about ten minutes (SOAK_SECONDS, SOAK_SEED, SOAK_CHAOS=0), figures into bench/RESULTS.md
 soak: deps

@@ -32,9 +32,10 @@ import { ControlPlane, freePort } from '../src/devenv/control-plane.js';
 import { installBase, REPO_ROOT } from '../src/devenv/dev-stack.js';
 import { applyAndWait, readManifests } from '../src/kube/apply.js';
 import { KubeClient } from '../src/kube/client.js';
-import { CONFIGMAPS } from '../src/kube/resource.js';
+import { CLUSTER_ROLE_BINDINGS, CONFIGMAPS } from '../src/kube/resource.js';
 import { AuditLog, auditArgs } from './peer/audit.js';
 import { ControllerProcess, cpuSeconds, rssMiB } from './peer/controller-process.js';
+import { PEER_TUNED_ARGS, PEER_TUNED_ENV, peerPaths, peerVersion } from './peer/peer-build.js';
 import { baselinePoint, dropNamespace, runPoint, type Group, type Shape } from './peer/workloads.js';
 import { machineDescription, updateResultsSection } from './run-all.js';
 
@@ -42,16 +43,6 @@ type Engine = 'plugflow' | 'peer' | 'peer-tuned' | 'floor';
 const ENGINES: Engine[] = ['plugflow', 'peer', 'peer-tuned', 'floor'];
 const USER: Record<Engine, string> = { plugflow: 'alice', peer: 'bob', 'peer-tuned': 'bob', floor: 'carol' };
 const GROUP: Record<Engine, Group> = { plugflow: 'plugflow.io', peer: 'argoproj.io', 'peer-tuned': 'argoproj.io', floor: 'plugflow.io' };
-const CLUSTER_ROLE_BINDINGS = {
-  group: 'rbac.authorization.k8s.io',
-  version: 'v1',
-  plural: 'clusterrolebindings',
-  kind: 'ClusterRoleBinding',
-  namespaced: false,
-};
-/** The peer's documented knobs for a higher client rate and no wait after each update. */
-const PEER_TUNED_ARGS = ['--qps', '1000', '--burst', '2000'];
-const PEER_TUNED_ENV = { INFORMER_WRITE_BACK: 'true' };
 
 interface Run {
   engine: Engine;
@@ -81,19 +72,6 @@ const envList = (name: string, fallback: string) =>
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-
-function peerPaths(): { bin: string; crds: string } {
-  const script = join(REPO_ROOT, 'hack', 'build-peer.sh');
-  const bin = execFileSync('bash', [script, '--print'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
-    .trim()
-    .split('\n')
-    .pop()!;
-  const crds = execFileSync('bash', [script, '--crds'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
-    .trim()
-    .split('\n')
-    .pop()!;
-  return { bin, crds };
-}
 
 async function waitReady(url: string, timeoutMs: number): Promise<void> {
   const until = Date.now() + timeoutMs;
@@ -340,7 +318,7 @@ async function main(): Promise<void> {
   const date = new Date().toISOString().slice(0, 10);
   const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
   const body = [
-    `Machine: ${machineDescription()}. Date: ${date}. plugflow ${commit}; peer: Argo Workflows ${peerBin.match(/v\d+\.\d+\.\d+/)?.[0] ?? '?'} (hack/build-peer.sh). Took ${minutes.toFixed(1)} min.`,
+    `Machine: ${machineDescription()}. Date: ${date}. plugflow ${commit}; peer: Argo Workflows ${peerVersion(peerBin)} (hack/build-peer.sh). Took ${minutes.toFixed(1)} min.`,
     process.env.PEER_NOTE ? `\n**${process.env.PEER_NOTE}**` : '',
     '',
     `Command: \`${['PEER_POINTS', 'PEER_REPEATS', 'PEER_SHAPES', 'PEER_ENGINES']

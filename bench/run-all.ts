@@ -111,11 +111,16 @@ const ORDER: Record<string, { title: string; stage: 'pure' | 'own-plane' | 'shar
   'scale-bench.ts': { title: 'scale curves (whole system)', stage: 'stack' },
 };
 
+/**
+ * Benches with a make target of their own: peer-bench.ts builds and runs the peer's controller
+ * (`make bench-peer`); node-bench.ts needs root, the node's binaries and the images (`make
+ * bench-node`); peer-node-bench.ts needs both (`make bench-peer-node`).
+ */
+const RUN_ON_THEIR_OWN = new Set(['peer-bench.ts', 'node-bench.ts', 'peer-node-bench.ts']);
+
 function benchFiles(): string[] {
-  // peer-bench.ts builds and runs the peer's controller: `make bench-peer` runs it on its own;
-  // node-bench.ts needs root, the node's binaries and the images: `make bench-node`.
   return readdirSync(BENCH_DIR)
-    .filter((f) => f.endsWith('-bench.ts') && f !== 'peer-bench.ts' && f !== 'node-bench.ts')
+    .filter((f) => f.endsWith('-bench.ts') && !RUN_ON_THEIR_OWN.has(f))
     .sort();
 }
 

@@ -24,10 +24,35 @@ export function rssMiB(pid: number): number {
   return m ? Number(m[1]) / 1024 : NaN;
 }
 
+/** Samples a process's RSS every 100 ms; take() is the peak since the last take (MiB). */
+export class PeakRss {
+  private peak = 0;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly pid: () => number) {
+    this.timer = setInterval(() => {
+      try {
+        this.peak = Math.max(this.peak, rssMiB(this.pid()));
+      } catch {
+        /* exited: the caller reports it */
+      }
+    }, 100);
+  }
+
+  take(): number {
+    const p = Math.max(this.peak, rssMiB(this.pid()));
+    this.peak = 0;
+    return p;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
+
 export class ControllerProcess {
   private child?: ChildProcess;
-  private timer?: NodeJS.Timeout;
-  private peak = 0;
+  private rss?: PeakRss;
 
   constructor(
     readonly name: string,
@@ -54,24 +79,17 @@ export class ControllerProcess {
     const out = openSync(this.logPath, 'a');
     this.child = spawn(this.file, this.args, { env: { ...process.env, ...this.env }, stdio: ['ignore', out, out], cwd: REPO_ROOT });
     closeSync(out);
-    this.timer = setInterval(() => {
-      try {
-        this.peak = Math.max(this.peak, rssMiB(this.pid));
-      } catch {
-        /* exited: stop() reports it */
-      }
-    }, 100);
+    this.rss = new PeakRss(() => this.pid);
   }
 
   /** Peak RSS since the last reset (MiB). */
   takePeak(): number {
-    const p = Math.max(this.peak, rssMiB(this.pid));
-    this.peak = 0;
-    return p;
+    if (!this.rss) throw new Error(`${this.name} was not started`);
+    return this.rss.take();
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.timer);
+    this.rss?.stop();
     const child = this.child;
     if (!child || !this.running()) return;
     const exited = new Promise<void>((r) => child.once('exit', () => r()));

@@ -1,38 +1,45 @@
 /**
- * The workloads of the side-by-side bench: the same pod-less workflows for both engines (every
- * node `suspend: {duration: "0"}`), submitted all at once, followed by a watch until every one is
+ * The workloads of the side-by-side benches: the same workflows for both engines — pod-less (every
+ * node `suspend: {duration: "0"}`), or one container step for the real node — submitted all at once, followed by a watch until every one is
  * Succeeded; and the bare-client baseline that creates and status-patches objects of the same
  * size as fast as the API server takes them.
  */
 import type { KubeClient } from '../../src/kube/client.js';
+import { isAlreadyExists } from '../../src/kube/errors.js';
 import { NAMESPACES, type ResourceType } from '../../src/kube/resource.js';
 
-export type Shape = '1-node' | 'dag';
+export type Shape = '1-node' | 'dag' | 'pod';
 export type Group = 'plugflow.io' | 'argoproj.io';
 
 export function workflowType(group: Group): ResourceType {
   return { group, version: 'v1alpha1', plural: 'workflows', kind: 'Workflow', namespaced: true };
 }
 
-/** `1-node`: one suspend node. `dag`: a → b1..b8 → z, each a suspend node. */
+/**
+ * `1-node`: one suspend node. `dag`: a → b1..b8 → z, each a suspend node. `pod`: one container
+ * step, `echo hi` in busybox:1.36 (an image the real node has imported: never pulled).
+ */
 export function workflow(group: Group, shape: Shape, name: string): Record<string, unknown> {
   const node = { suspend: { duration: '0' } };
+  const pod = { container: { image: 'busybox:1.36', command: ['echo', 'hi'], imagePullPolicy: 'IfNotPresent' } };
   const templates =
     shape === '1-node'
       ? [{ name: 'main', ...node }]
-      : [
-          {
-            name: 'main',
-            dag: {
-              tasks: [
-                { name: 'a', template: 'node' },
-                ...Array.from({ length: 8 }, (_, i) => ({ name: `b${i + 1}`, template: 'node', dependencies: ['a'] })),
-                { name: 'z', template: 'node', dependencies: Array.from({ length: 8 }, (_, i) => `b${i + 1}`) },
-              ],
+      : shape === 'pod'
+        ? [{ name: 'main', ...pod }]
+        : [
+            {
+              name: 'main',
+              dag: {
+                tasks: [
+                  { name: 'a', template: 'node' },
+                  ...Array.from({ length: 8 }, (_, i) => ({ name: `b${i + 1}`, template: 'node', dependencies: ['a'] })),
+                  { name: 'z', template: 'node', dependencies: Array.from({ length: 8 }, (_, i) => `b${i + 1}`) },
+                ],
+              },
             },
-          },
-          { name: 'node', ...node },
-        ];
+            { name: 'node', ...node },
+          ];
   return { apiVersion: `${group}/v1alpha1`, kind: 'Workflow', metadata: { name }, spec: { entrypoint: 'main', templates } };
 }
 
@@ -67,12 +74,15 @@ async function createAll(
 }
 
 /**
- * Submits `n` workflows at once into a fresh namespace and waits (watch) until every one has
+ * Submits `n` workflows at once into a fresh namespace (made here unless it exists) and waits (watch) until every one has
  * finished; the time runs from the first create to the last finish.
  */
 export async function runPoint(client: KubeClient, group: Group, shape: Shape, n: number, ns: string, limitMs: number): Promise<RunResult> {
   const type = workflowType(group);
-  await client.create(NAMESPACES, undefined, { metadata: { name: ns } });
+  // The caller may have made it already (with the roles its engine's pods need).
+  await client.create(NAMESPACES, undefined, { metadata: { name: ns } }).catch((err: unknown) => {
+    if (!isAlreadyExists(err)) throw err;
+  });
   const phases = new Map<string, string>();
   let sampleStatus: unknown;
   let lastFinish = 0;

@@ -71,6 +71,13 @@ export const ROLE_BINDINGS: ResourceType = {
   kind: 'RoleBinding',
   namespaced: true,
 };
+export const CLUSTER_ROLE_BINDINGS: ResourceType = {
+  group: 'rbac.authorization.k8s.io',
+  version: 'v1',
+  plural: 'clusterrolebindings',
+  kind: 'ClusterRoleBinding',
+  namespaced: false,
+};
 export const WORKFLOWS: ResourceType = { group: GROUP, version: VERSION, plural: PLURAL.workflow, kind: 'Workflow', namespaced: true };
 export const WORKFLOW_TASK_SETS: ResourceType = {
   group: GROUP,

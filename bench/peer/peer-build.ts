@@ -1,0 +1,32 @@
+/**
+ * Where hack/build-peer.sh put the peer (building it first when missing): its controller, its CRDs
+ * (in the Go module cache) and, for the real node, its executor's image as an OCI archive.
+ */
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../../src/devenv/dev-stack.js';
+
+/** The last line `hack/build-peer.sh MODE` printed (its progress goes to this process's stderr). */
+function buildPeer(mode: '--print' | '--crds' | '--exec-image'): string {
+  return execFileSync('bash', [join(REPO_ROOT, 'hack', 'build-peer.sh'), mode], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+    .trim()
+    .split('\n')
+    .pop()!;
+}
+
+export function peerPaths(): { bin: string; crds: string } {
+  return { bin: buildPeer('--print'), crds: buildPeer('--crds') };
+}
+
+/** The OCI archive of the peer's executor image (argoexec), for a node that cannot pull. */
+export const peerExecImage = (): string => buildPeer('--exec-image');
+
+/** The peer's version, read off the binary's path in the cache. */
+export const peerVersion = (bin: string): string => bin.match(/v\d+\.\d+\.\d+/)?.[0] ?? '?';
+
+/** The peer's documented knobs for a higher client rate and no wait after each update. */
+export const PEER_TUNED_ARGS = ['--qps', '1000', '--burst', '2000'];
+export const PEER_TUNED_ENV = { INFORMER_WRITE_BACK: 'true' };
