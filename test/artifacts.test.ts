@@ -645,7 +645,7 @@ describe('artifact garbage collection', () => {
       ),
     );
     const done = await waitForCompletion(client, ns, 'gc-done', 120_000);
-    expect(done.status?.phase).toBe('Succeeded');
+    expect(done.status?.phase, done.status?.message).toBe('Succeeded');
     expect(done.metadata.finalizers).toContain('workflows.plugflow.io/artifact-gc');
     const keys = keysOf(done);
     const collected = await eventually(async () => {
@@ -693,7 +693,7 @@ describe('artifact garbage collection', () => {
     await client.create(WORKFLOW_TEMPLATES, ns, { ...template, kind: 'WorkflowTemplate' });
     await client.create(WORKFLOWS, ns, workflow('gc-from-template', { workflowTemplateRef: { name: 'gc-template' } } as Workflow['spec']));
     const done = await waitForCompletion(client, ns, 'gc-from-template', 120_000);
-    expect(done.status?.phase).toBe('Succeeded');
+    expect(done.status?.phase, done.status?.message).toBe('Succeeded');
     const key = keysOf(done).a!;
     await eventually(async () => ((await exists(key)) ? undefined : true), `${key} deleted`);
     await client.delete(WORKFLOWS, ns, 'gc-from-template');

@@ -22,6 +22,7 @@ import {
   type MemoCacheObservation,
   type Observations,
   type PodObservation,
+  type SourceLookup,
   type TaskObservation,
   type TemplateSource,
 } from '../engine/index.js';
@@ -186,11 +187,15 @@ function agentState(pod: CachedPod): AgentObservation {
 function collectTemplateSources(
   inputs: Pick<ObservationInputs, 'workflow' | 'workflowTemplate' | 'clusterWorkflowTemplate'>,
 ): Record<string, TemplateSource> {
-  const ns = inputs.workflow.metadata.namespace ?? '';
-  const resolved = resolveTemplateSources(inputs.workflow, (ref) => {
-    const found = ref.kind === 'WorkflowTemplate' ? inputs.workflowTemplate(ns, ref.name) : inputs.clusterWorkflowTemplate(ref.name);
-    return found ? (found.spec ?? {}) : undefined;
-  });
+  const resolved = resolveTemplateSources(inputs.workflow, cachedTemplates(inputs, inputs.workflow.metadata.namespace ?? ''));
   // Unlimited, so never refused; the branch keeps the type honest.
   return resolved.ok ? resolved.sources : {};
+}
+
+/** The template-source lookup over the informer caches, for a workflow in `ns`. */
+export function cachedTemplates(inputs: Pick<ObservationInputs, 'workflowTemplate' | 'clusterWorkflowTemplate'>, ns: string): SourceLookup {
+  return (ref) => {
+    const found = ref.kind === 'WorkflowTemplate' ? inputs.workflowTemplate(ns, ref.name) : inputs.clusterWorkflowTemplate(ref.name);
+    return found ? (found.spec ?? {}) : undefined;
+  };
 }

@@ -26,19 +26,20 @@ import {
   type Workflow,
   type WorkflowPhase,
   type WorkflowStatus,
+  type WorkflowTemplate,
 } from '../api/index.js';
-import type { Observations, ReconcileResult } from '../engine/index.js';
+import type { Observations, ReconcileResult, SourceRef } from '../engine/index.js';
 import type { KubeClient } from '../kube/client.js';
 import { isConflict, isNotFound, isTooLarge } from '../kube/errors.js';
 import { splitKey, type KubeObject } from '../kube/object-store.js';
-import { WORKFLOWS } from '../kube/resource.js';
+import { CLUSTER_WORKFLOW_TEMPLATES, WORKFLOW_TEMPLATES, WORKFLOWS } from '../kube/resource.js';
 import type { Logger } from '../log/logger.js';
 import type { ActionApplier } from './action-applier.js';
 import type { ControllerCaches } from './caches.js';
 import type { WorkflowEventRecorder } from './workflow-event-recorder.js';
 import type { FailureMemory } from './failure-memory.js';
 import type { ControllerMetrics } from './metrics.js';
-import { buildObservations, configMapNamesOf } from './observations.js';
+import { buildObservations, cachedTemplates, configMapNamesOf, type ObservationInputs } from './observations.js';
 import { keepFinishedResults } from './status-guard.js';
 import { DEFAULT_MAX_STATUS_BYTES, refusedAsTooLargeMessage, serializedSize, tooLargeMessage, tooLargeStatus } from './status-size.js';
 import { writePhaseLabels, writeStatus } from './status-writer.js';
@@ -48,6 +49,7 @@ import type { CustomMetricRegistry } from './custom-metric-registry.js';
 import { statusMetrics } from '../metrics/custom-metrics.js';
 import { ARTIFACT_GC_FINALIZER } from '../engine/artifact-gc.js';
 import { errorMessage } from '../log/error-message.js';
+import { mayWaitForTemplates, TEMPLATE_LAG_RETRY_MS, templatesBehind } from './template-lag.js';
 
 type Obj<T> = T & KubeObject;
 
@@ -97,6 +99,12 @@ export interface ReconcileOutcome {
 export class Reconciler {
   constructor(private readonly deps: ReconcilerDeps) {}
 
+  /** The template informers, as the observation builders take them. */
+  private readonly templateCaches: Pick<ObservationInputs, 'workflowTemplate' | 'clusterWorkflowTemplate'> = {
+    workflowTemplate: (n, name) => this.deps.caches.workflowTemplates.get(n, name),
+    clusterWorkflowTemplate: (name) => this.deps.caches.clusterWorkflowTemplates.get(undefined, name),
+  };
+
   async reconcile(key: string): Promise<ReconcileOutcome> {
     const { namespace, name } = splitKey(key);
     if (!namespace) return {};
@@ -111,7 +119,10 @@ export class Reconciler {
     const before: WorkflowPhase = wf.status?.phase ?? '';
     if (!FINAL_WORKFLOW_PHASES.includes(before) && typeof wf.status?.compressedNodes === 'string' && wf.status.nodes === undefined)
       return this.unreadableNodes(wf);
-    if (!FINAL_WORKFLOW_PHASES.includes(before)) await this.verifyConfigMaps(wf);
+    if (!FINAL_WORKFLOW_PHASES.includes(before)) {
+      await this.verifyConfigMaps(wf);
+      if (await this.templatesLag(wf)) return { requeueAtMs: Date.now() + TEMPLATE_LAG_RETRY_MS };
+    }
 
     let result: Computed | undefined;
     // Set when the API server refused a status as too large: 1 keeps the stored nodes, 2 drops them.
@@ -243,11 +254,35 @@ export class Reconciler {
   private async verifyConfigMaps(wf: Obj<Workflow>): Promise<void> {
     const { caches, parameters } = configMapNamesOf({
       workflow: wf,
-      workflowTemplate: (n, name) => this.deps.caches.workflowTemplates.get(n, name),
-      clusterWorkflowTemplate: (name) => this.deps.caches.clusterWorkflowTemplates.get(undefined, name),
+      ...this.templateCaches,
     });
     if (caches.length > 0) await this.deps.caches.memo.verify(wf.metadata.namespace!, caches);
     if (parameters.length > 0) await this.deps.caches.parameterConfigMaps.verify(wf.metadata.namespace!, parameters);
+  }
+
+  /**
+   * Whether a young workflow must wait for the template caches (template-lag.ts): they lack a
+   * (Cluster)WorkflowTemplate it refers to that the API server has.
+   */
+  private async templatesLag(wf: Obj<Workflow>): Promise<boolean> {
+    if (!mayWaitForTemplates(wf.metadata.creationTimestamp, Date.now())) return false;
+    const ns = wf.metadata.namespace!;
+    const cluster = (ref: SourceRef) => ref.kind === 'ClusterWorkflowTemplate';
+    const behind = await templatesBehind(wf, cachedTemplates(this.templateCaches, ns), async (ref) => {
+      try {
+        const type = cluster(ref) ? CLUSTER_WORKFLOW_TEMPLATES : WORKFLOW_TEMPLATES;
+        return (await this.deps.client.get<WorkflowTemplate>(type, cluster(ref) ? undefined : ns, ref.name)).spec ?? {};
+      } catch (err) {
+        if (isNotFound(err)) return undefined;
+        throw err;
+      }
+    });
+    if (behind.length > 0)
+      this.deps.log.debug('waiting for the informer to show the templates the workflow refers to', {
+        workflow: `${ns}/${wf.metadata.name}`,
+        templates: behind.join(', '),
+      });
+    return behind.length > 0;
   }
 
   /** The artifact GC due for a finished or deleting workflow; looks again while its pod runs. */
@@ -307,8 +342,7 @@ export class Reconciler {
       taskSet: this.deps.caches.taskSetOf(ns, wf.metadata.name!),
       podCreateFailures: this.deps.failures.podFailures(uid),
       agentFailure: this.deps.failures.agentFailure(uid),
-      workflowTemplate: (n, name) => this.deps.caches.workflowTemplates.get(n, name),
-      clusterWorkflowTemplate: (name) => this.deps.caches.clusterWorkflowTemplates.get(undefined, name),
+      ...this.templateCaches,
       now: new Date(),
       pluginsEnabled: this.deps.pluginsEnabled,
       memoCache: (n, name) => this.deps.caches.memo.observe(n, name),
