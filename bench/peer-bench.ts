@@ -26,16 +26,17 @@
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ControlPlane, freePort } from '../src/devenv/control-plane.js';
 import { installBase, REPO_ROOT } from '../src/devenv/dev-stack.js';
-import { applyAndWait, readManifests } from '../src/kube/apply.js';
+import { readManifests } from '../src/kube/apply.js';
 import { KubeClient } from '../src/kube/client.js';
-import { CLUSTER_ROLE_BINDINGS, CONFIGMAPS } from '../src/kube/resource.js';
+import { CLUSTER_ROLE_BINDINGS } from '../src/kube/resource.js';
 import { AuditLog, auditArgs } from './peer/audit.js';
+import { median, medianCell, ratio } from './peer/cells.js';
 import { ControllerProcess, cpuSeconds, rssMiB } from './peer/controller-process.js';
-import { PEER_TUNED_ARGS, PEER_TUNED_ENV, peerPaths, peerVersion } from './peer/peer-build.js';
+import { installPeer, PEER_TUNED_ARGS, PEER_TUNED_ENV, peerPaths, peerVersion } from './peer/peer-build.js';
 import { baselinePoint, dropNamespace, runPoint, type Group, type Shape } from './peer/workloads.js';
 import { machineDescription, updateResultsSection } from './run-all.js';
 
@@ -198,13 +199,6 @@ async function measure(
   }
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? (s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2) : NaN;
-};
-const range = (xs: number[], d = 0) => (xs.length ? `${Math.min(...xs).toFixed(d)}–${Math.max(...xs).toFixed(d)}` : '—');
-const ratio = (a: number, b: number) => (Number.isFinite(a / b) ? `${(a / b).toFixed(2)}×` : '—');
-
 function table(runs: Run[], baselines: Baseline[], engines: Engine[], shapes: Shape[], points: number[]): string {
   const lines = [
     `| shape | at once | figure | ${engines.join(' | ')} | plugflow / peer | plugflow / peer-tuned | floor / peer-tuned | plugflow / floor |`,
@@ -222,10 +216,7 @@ function table(runs: Run[], baselines: Baseline[], engines: Engine[], shapes: Sh
     for (const n of points) {
       const of = (e: Engine) => runs.filter((r) => r.engine === e && r.shape === shape && r.n === n);
       for (const f of figures) {
-        const cells = engines.map((e) => {
-          const xs = of(e).map(f.get);
-          return xs.length ? `${median(xs).toFixed(f.d)} (${range(xs, f.d)})` : '—';
-        });
+        const cells = engines.map((e) => medianCell(of(e).map(f.get), f.d));
         const m = (e: Engine) => median(of(e).map(f.get));
         lines.push(
           `| ${shape} | ${n} | ${f.name} | ${cells.join(' | ')} | ${ratio(m('plugflow'), m('peer'))} | ${ratio(m('plugflow'), m('peer-tuned'))} | ${ratio(m('floor'), m('peer-tuned'))} | ${ratio(m('plugflow'), m('floor'))} |`,
@@ -235,7 +226,7 @@ function table(runs: Run[], baselines: Baseline[], engines: Engine[], shapes: Sh
       if (b.length) {
         const pf = median(of('plugflow').map((r) => r.perMinute));
         const cells = engines.map(() => '');
-        cells[0] = `${median(b).toFixed(0)} (${range(b)})`;
+        cells[0] = medianCell(b);
         lines.push(
           `| ${shape} | ${n} | bare client (create + status patch), objects/min | ${cells.join(' | ')} | plugflow at ${((100 * pf) / median(b)).toFixed(0)} % of it | | | |`,
         );
@@ -263,13 +254,8 @@ async function main(): Promise<void> {
     const admin = new KubeConfig();
     admin.loadFromFile(plane.kubeconfigPath);
     await installBase(admin, []);
-    await applyAndWait(
-      admin,
-      readdirSync(crds)
-        .filter((f) => f.startsWith('argoproj.io_'))
-        .flatMap((f) => readManifests(join(crds, f))),
-    );
     const client = await KubeClient.fromKubeConfig(admin);
+    await installPeer(admin, client, crds);
     // Each engine acts as its own user, so the audit log tells their writes apart.
     for (const user of new Set(Object.values(USER))) {
       await client.create(CLUSTER_ROLE_BINDINGS, undefined, {
@@ -278,11 +264,6 @@ async function main(): Promise<void> {
         subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
       });
     }
-    // The peer's configuration: its metrics server off (its port is fixed by default).
-    await client.create(CONFIGMAPS, 'default', {
-      metadata: { name: 'workflow-controller-configmap' },
-      data: { metricsConfig: 'enabled: false\n', telemetryConfig: 'enabled: false\n' },
-    });
     const kubeconfigs = {} as Record<Engine, string>;
     for (const e of ENGINES) {
       kubeconfigs[e] = join(dir, `${USER[e]}.kubeconfig`);

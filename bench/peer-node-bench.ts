@@ -29,13 +29,13 @@ import { stringify } from 'yaml';
 import { REPO_ROOT } from '../src/devenv/dev-stack.js';
 import { nodeUnavailableReason } from '../src/devenv/node-cluster.js';
 import { INSTALL_NAMESPACE, startNodeDev } from '../src/devenv/node-dev.js';
-import { applyAndWait, readManifests } from '../src/kube/apply.js';
 import { KubeClient } from '../src/kube/client.js';
 import { loadKubeConfig } from '../src/kube/kubeconfig.js';
-import { CLUSTER_ROLE_BINDINGS, CONFIGMAPS, NAMESPACES, ROLE_BINDINGS, ROLES, SERVICE_ACCOUNTS } from '../src/kube/resource.js';
+import { CLUSTER_ROLE_BINDINGS, NAMESPACES, ROLE_BINDINGS, ROLES, SERVICE_ACCOUNTS } from '../src/kube/resource.js';
 import { AuditLog, auditArgs } from './peer/audit.js';
+import { median, medianCell, ratio } from './peer/cells.js';
 import { ControllerProcess, cpuSeconds, PeakRss, rssMiB } from './peer/controller-process.js';
-import { PEER_TUNED_ARGS, PEER_TUNED_ENV, peerExecImage, peerPaths, peerVersion } from './peer/peer-build.js';
+import { installPeer, PEER_TUNED_ARGS, PEER_TUNED_ENV, peerExecImage, peerPaths, peerVersion } from './peer/peer-build.js';
 import { dropNamespace, runPoint, type Group } from './peer/workloads.js';
 import { machineDescription, updateResultsSection } from './run-all.js';
 
@@ -218,13 +218,6 @@ async function measure(engine: Engine, n: number, rep: number, ctx: Ctx): Promis
   }
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? (s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2) : NaN;
-};
-const range = (xs: number[], d: number) => `${Math.min(...xs).toFixed(d)}–${Math.max(...xs).toFixed(d)}`;
-const ratio = (a: number, b: number) => (Number.isFinite(a / b) ? `${(a / b).toFixed(2)}×` : '—');
-
 function table(runs: Run[], engines: Engine[]): string {
   const figures: { name: string; get: (r: Run) => number; d: number }[] = [
     { name: 'workflows/min', get: (r) => r.perMinute, d: 0 },
@@ -244,7 +237,7 @@ function table(runs: Run[], engines: Engine[]): string {
   ];
   for (const f of figures) {
     const xs = (e: Engine) => runs.filter((r) => r.engine === e).map(f.get);
-    const cells = engines.map((e) => (xs(e).length ? `${median(xs(e)).toFixed(f.d)} (${range(xs(e), f.d)})` : '—'));
+    const cells = engines.map((e) => medianCell(xs(e), f.d));
     lines.push(
       `| ${f.name} | ${cells.join(' | ')} | ${ratio(median(xs('plugflow')), median(xs('peer')))} | ${ratio(median(xs('plugflow')), median(xs('peer-tuned')))} |`,
     );
@@ -284,24 +277,14 @@ async function main(): Promise<void> {
       stdio: 'inherit',
     });
     const admin = loadKubeConfig(node.kubeconfig);
-    await applyAndWait(
-      admin,
-      readdirSync(crds)
-        .filter((f) => f.startsWith('argoproj.io_'))
-        .flatMap((f) => readManifests(join(crds, f))),
-    );
     const client = await KubeClient.fromKubeConfig(admin);
+    await installPeer(admin, client, crds);
     await client.create(NAMESPACES, undefined, { metadata: { name: PEER_NS } });
     await client.create(SERVICE_ACCOUNTS, PEER_NS, { metadata: { name: PEER_SA } });
     await client.create(CLUSTER_ROLE_BINDINGS, undefined, {
       metadata: { name: PEER_SA },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
       subjects: [{ kind: 'ServiceAccount', name: PEER_SA, namespace: PEER_NS }],
-    });
-    // The peer reads its configuration from its kubeconfig's namespace: metrics off (fixed port).
-    await client.create(CONFIGMAPS, 'default', {
-      metadata: { name: 'workflow-controller-configmap' },
-      data: { metricsConfig: 'enabled: false\n', telemetryConfig: 'enabled: false\n' },
     });
     const token = (await node.kubectl(['create', 'token', PEER_SA, '-n', PEER_NS, '--duration=24h'])).trim();
     const peerKubeconfig = join(dir, 'peer.kubeconfig');
