@@ -30,12 +30,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ControlPlane, freePort } from '../src/devenv/control-plane.js';
 import { installBase, REPO_ROOT } from '../src/devenv/dev-stack.js';
-import { readManifests } from '../src/kube/apply.js';
 import { KubeClient } from '../src/kube/client.js';
 import { CLUSTER_ROLE_BINDINGS } from '../src/kube/resource.js';
 import { AuditLog, auditArgs } from './peer/audit.js';
 import { median, medianCell, ratio } from './peer/cells.js';
-import { ControllerProcess, cpuSeconds, rssMiB } from './peer/controller-process.js';
+import { cpuProfArgs, installedNodeOptions } from './peer/installed-controller.js';
+import { ControllerProcess, cpuSeconds, rssMiB, waitReady } from './peer/controller-process.js';
 import { installPeer, PEER_TUNED_ARGS, PEER_TUNED_ENV, peerPaths, peerVersion } from './peer/peer-build.js';
 import { baselinePoint, dropNamespace, runPoint, type Group, type Shape } from './peer/workloads.js';
 import { machineDescription, updateResultsSection } from './run-all.js';
@@ -73,36 +73,6 @@ const envList = (name: string, fallback: string) =>
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-
-async function waitReady(url: string, timeoutMs: number): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    const ok = await fetch(url).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return;
-    await sleep(200);
-  }
-  throw new Error(`${url} not ready within ${timeoutMs / 1000}s`);
-}
-
-/**
- * NODE_OPTIONS of the installed controller (manifests/base/controller.yaml): plugflow is measured
- * with the V8 settings it runs with in a cluster.
- */
-function installedNodeOptions(): Record<string, string> {
-  const docs = readManifests(join(REPO_ROOT, 'manifests', 'base', 'controller.yaml')) as {
-    kind?: string;
-    spec?: { template?: { spec?: { containers?: { name: string; env?: { name: string; value?: string }[] }[] } } };
-  }[];
-  const container = docs.find((d) => d.kind === 'Deployment')?.spec?.template?.spec?.containers?.find((c) => c.name === 'controller');
-  const value = container?.env?.find((e) => e.name === 'NODE_OPTIONS')?.value;
-  return value ? { NODE_OPTIONS: value } : {};
-}
-
-/** Node.js flags that write a CPU profile into $PEER_CPU_PROF (plugflow and the floor). */
-const cpuProfArgs = (): string[] => (process.env.PEER_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PEER_CPU_PROF}`] : []);
 
 function controllerFor(engine: Engine, dir: string, kubeconfig: string, peerBin: string, metricsPort: number): ControllerProcess {
   const log = join(dir, `${engine}.log`);

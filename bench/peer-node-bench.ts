@@ -18,6 +18,8 @@
  * One unmeasured workflow per engine first (images, informers, connections).
  *
  *   PEER_NODE_WORKFLOWS=40 PEER_REPEATS=2 PEER_ENGINES=plugflow,peer,peer-tuned
+ *   PEER_CPU_PROF=DIR  plugflow's controller runs on the host with --cpu-prof into DIR (see
+ *                      plugflowOnHost; summarise with bench/profile-summary.ts); figures printed only
  *
  * Needs root (the node); where the node cannot start, the reason is printed and nothing is written.
  */
@@ -27,14 +29,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { REPO_ROOT } from '../src/devenv/dev-stack.js';
-import { nodeUnavailableReason } from '../src/devenv/node-cluster.js';
+import { nodeUnavailableReason, type NodeCluster } from '../src/devenv/node-cluster.js';
+import { freePort } from '../src/devenv/control-plane.js';
 import { INSTALL_NAMESPACE, startNodeDev } from '../src/devenv/node-dev.js';
 import { KubeClient } from '../src/kube/client.js';
 import { loadKubeConfig } from '../src/kube/kubeconfig.js';
 import { CLUSTER_ROLE_BINDINGS, NAMESPACES, ROLE_BINDINGS, ROLES, SERVICE_ACCOUNTS } from '../src/kube/resource.js';
 import { AuditLog, auditArgs } from './peer/audit.js';
 import { median, medianCell, ratio } from './peer/cells.js';
-import { ControllerProcess, cpuSeconds, PeakRss, rssMiB } from './peer/controller-process.js';
+import { ControllerProcess, cpuSeconds, PeakRss, rssMiB, waitReady } from './peer/controller-process.js';
+import { cpuProfArgs, installedControllerEnv } from './peer/installed-controller.js';
 import { installPeer, PEER_TUNED_ARGS, PEER_TUNED_ENV, peerExecImage, peerPaths, peerVersion } from './peer/peer-build.js';
 import { dropNamespace, runPoint, type Group } from './peer/workloads.js';
 import { machineDescription, updateResultsSection } from './run-all.js';
@@ -93,6 +97,32 @@ function plugflowControllerPid(): number {
   if (found.length !== 1)
     throw new Error(`expected one plugflow controller process on this host, found ${found.length} (${found.join(', ')})`);
   return found[0]!;
+}
+
+/**
+ * PEER_CPU_PROF: plugflow's controller on the host instead of its pod (the Deployment scaled to 0),
+ * as the installed one runs — its service account's token, the Deployment's environment — but
+ * without leader election, like the peer, and with --cpu-prof: one profile of the whole bench,
+ * written when it stops.
+ */
+async function plugflowOnHost(node: NodeCluster, dir: string): Promise<ControllerProcess> {
+  const k = (args: string[]) => node.kubectl(['-n', INSTALL_NAMESPACE, ...args]);
+  await k(['scale', 'deploy/plugflow-controller', '--replicas=0']);
+  await k(['wait', '--for=delete', 'pod', '-l', 'app.kubernetes.io/name=plugflow-controller', '--timeout=60s']);
+  const token = (await k(['create', 'token', 'plugflow-controller', '--duration=24h'])).trim();
+  const kubeconfig = join(dir, 'plugflow.kubeconfig');
+  writeFileSync(kubeconfig, kubeconfigWithToken(node.kubeconfig, token, 'plugflow-controller'), { mode: 0o600 });
+  const port = await freePort();
+  const proc = new ControllerProcess(
+    'plugflow',
+    process.execPath,
+    [...cpuProfArgs(), join(REPO_ROOT, 'bin', 'plugflow.js'), 'controller', '--kubeconfig', kubeconfig, '--metrics-port', String(port)],
+    { ...installedControllerEnv(), PLUGFLOW_NAMESPACE: INSTALL_NAMESPACE },
+    join(dir, 'plugflow.log'),
+  );
+  proc.start();
+  await waitReady(`http://127.0.0.1:${port}/readyz`, 60_000);
+  return proc;
 }
 
 /** A kubeconfig for the node's API server that authenticates with `token`. */
@@ -289,7 +319,8 @@ async function main(): Promise<void> {
     const token = (await node.kubectl(['create', 'token', PEER_SA, '-n', PEER_NS, '--duration=24h'])).trim();
     const peerKubeconfig = join(dir, 'peer.kubeconfig');
     writeFileSync(peerKubeconfig, kubeconfigWithToken(node.kubeconfig, token, PEER_SA), { mode: 0o600 });
-    const plugflowPid = plugflowControllerPid();
+    const hosted = process.env.PEER_CPU_PROF ? await plugflowOnHost(node, dir) : undefined;
+    const plugflowPid = hosted?.pid ?? plugflowControllerPid();
     const plugflowRss = new PeakRss(() => plugflowPid);
     const ctx: Ctx = {
       client,
@@ -312,6 +343,7 @@ async function main(): Promise<void> {
       }
     } finally {
       plugflowRss.stop();
+      await hosted?.stop();
       await client.close();
     }
   } finally {
@@ -332,8 +364,12 @@ async function main(): Promise<void> {
     table(runs, engines),
   ].join('\n');
   console.log(`\n${body}`);
-  updateResultsSection('peer-node', 'Container steps on the real node, side by side with the peer (`make bench-peer-node`)', body);
-  console.log('\nwritten to bench/RESULTS.md (section "peer-node")');
+  if (process.env.PEER_CPU_PROF) {
+    console.log(`\nPEER_CPU_PROF set: figures not written to bench/RESULTS.md; plugflow's profile in ${process.env.PEER_CPU_PROF}`);
+  } else {
+    updateResultsSection('peer-node', 'Container steps on the real node, side by side with the peer (`make bench-peer-node`)', body);
+    console.log('\nwritten to bench/RESULTS.md (section "peer-node")');
+  }
   const bad = runs.filter((r) => r.succeeded < r.n);
   if (bad.length) {
     console.log(`runs where not every workflow Succeeded: ${bad.map((r) => `${r.engine} #${r.rep} (${r.succeeded}/${r.n})`).join('; ')}`);

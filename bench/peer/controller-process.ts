@@ -99,3 +99,17 @@ export class ControllerProcess {
     clearTimeout(t);
   }
 }
+
+/** Waits until `url` (a controller's /readyz) answers 2xx. */
+export async function waitReady(url: string, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    const ok = await fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} not ready within ${timeoutMs / 1000}s`);
+}
