@@ -190,8 +190,8 @@ async function measure(engine: Engine, n: number, rep: number, ctx: Ctx): Promis
       if (i > 300) throw new Error(`namespace ${ns} has no default ServiceAccount after 30 s`);
       await sleep(100);
     }
-    if (peer) await peerExecutorAccess(ctx.client, ns);
     if (peer) {
+      await peerExecutorAccess(ctx.client, ns);
       peer.start();
       await sleep(5000); // informers synced, start-up done: not counted
     }
@@ -278,6 +278,9 @@ function table(runs: Run[], engines: Engine[]): string {
 async function main(): Promise<void> {
   const n = Number(process.env.PEER_NODE_WORKFLOWS ?? 40);
   const repeats = Number(process.env.PEER_REPEATS ?? 2);
+  // The node takes 60 pods (hack/node/up.sh, maxPods), plugflow's own among them.
+  if (!Number.isInteger(n) || n < 1 || n > 50) throw new Error(`PEER_NODE_WORKFLOWS: a whole number from 1 to 50, not "${n}"`);
+  if (!Number.isInteger(repeats) || repeats < 1) throw new Error(`PEER_REPEATS: a whole number from 1, not "${repeats}"`);
   const engines = (process.env.PEER_ENGINES ?? ENGINES.join(',')).split(',').map((s) => s.trim()) as Engine[];
   for (const e of engines) if (!ENGINES.includes(e)) throw new Error(`PEER_ENGINES: unknown engine "${e}" (one of ${ENGINES.join(', ')})`);
   const reason = await nodeUnavailableReason();
