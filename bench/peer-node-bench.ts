@@ -27,13 +27,12 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
 import { REPO_ROOT } from '../src/devenv/dev-stack.js';
 import { nodeUnavailableReason, type NodeCluster } from '../src/devenv/node-cluster.js';
 import { freePort } from '../src/devenv/control-plane.js';
 import { INSTALL_NAMESPACE, startNodeDev } from '../src/devenv/node-dev.js';
 import { KubeClient } from '../src/kube/client.js';
-import { loadKubeConfig } from '../src/kube/kubeconfig.js';
+import { loadKubeConfig, tokenKubeconfig } from '../src/kube/kubeconfig.js';
 import { CLUSTER_ROLE_BINDINGS, NAMESPACES, ROLE_BINDINGS, ROLES, SERVICE_ACCOUNTS } from '../src/kube/resource.js';
 import { AuditLog, auditArgs } from './peer/audit.js';
 import { median, medianCell, ratio } from './peer/cells.js';
@@ -129,14 +128,7 @@ async function plugflowOnHost(node: NodeCluster, dir: string): Promise<Controlle
 function kubeconfigWithToken(adminPath: string, token: string, user: string): string {
   const cluster = loadKubeConfig(adminPath).getCurrentCluster();
   if (!cluster?.caData) throw new Error(`${adminPath}: no current cluster with certificate-authority-data`);
-  return stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'node', cluster: { server: cluster.server, 'certificate-authority-data': cluster.caData } }],
-    users: [{ name: user, user: { token } }],
-    contexts: [{ name: 'node', context: { cluster: 'node', user } }],
-    'current-context': 'node',
-  });
+  return tokenKubeconfig(cluster.server, cluster.caData, token, user);
 }
 
 /** The peer's executor role (its docs' minimum for emissary) for the step pods' service account. */

@@ -22,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
+import { tokenKubeconfig } from '../kube/kubeconfig.js';
 import { dieWithParent, killOnExit } from '../runner/parent-death.js';
 import { describeReaped, reapDir, recordProcess, removeOwnerFile, writeOwnerFile, type RecordedProcess } from './leftovers.js';
 
@@ -208,26 +209,7 @@ export class ControlPlane {
   /** A kubeconfig (YAML text) that authenticates with the given bearer token. */
   kubeconfigYaml(token: string, user = 'user'): string {
     const ca = readFileSync(join(this.dir, 'certs', 'apiserver.crt')).toString('base64');
-    return [
-      'apiVersion: v1',
-      'kind: Config',
-      'clusters:',
-      '- name: plugflow',
-      '  cluster:',
-      `    server: ${this.apiServerUrl}`,
-      `    certificate-authority-data: ${ca}`,
-      'users:',
-      `- name: ${user}`,
-      '  user:',
-      `    token: ${token}`,
-      'contexts:',
-      '- name: plugflow',
-      '  context:',
-      '    cluster: plugflow',
-      `    user: ${user}`,
-      'current-context: plugflow',
-      '',
-    ].join('\n');
+    return tokenKubeconfig(this.apiServerUrl, ca, token, user);
   }
 
   private async startApiServer(): Promise<void> {

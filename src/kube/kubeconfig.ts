@@ -17,3 +17,27 @@ export function loadKubeConfig(source?: KubeConfig | string, context?: string): 
   if (context) kc.setCurrentContext(context);
   return kc;
 }
+
+/** A kubeconfig (YAML text) for the API server at `server` (CA: base64 PEM) that authenticates with a bearer token. */
+export function tokenKubeconfig(server: string, caData: string, token: string, user = 'user'): string {
+  return [
+    'apiVersion: v1',
+    'kind: Config',
+    'clusters:',
+    '- name: plugflow',
+    '  cluster:',
+    `    server: ${server}`,
+    `    certificate-authority-data: ${caData}`,
+    'users:',
+    `- name: ${user}`,
+    '  user:',
+    `    token: ${token}`,
+    'contexts:',
+    '- name: plugflow',
+    '  context:',
+    '    cluster: plugflow',
+    `    user: ${user}`,
+    'current-context: plugflow',
+    '',
+  ].join('\n');
+}
