@@ -121,7 +121,10 @@ export class Reconciler {
       return this.unreadableNodes(wf);
     if (!FINAL_WORKFLOW_PHASES.includes(before)) {
       await this.verifyConfigMaps(wf);
-      if (await this.templatesLag(wf)) return { requeueAtMs: Date.now() + TEMPLATE_LAG_RETRY_MS };
+      // The engine checks template references on its first run (a workflow not yet started): only
+      // then can lagging caches fail it, and later reconciles skip the walk.
+      if ((before === '' || before === 'Pending') && (await this.templatesLag(wf)))
+        return { requeueAtMs: Date.now() + TEMPLATE_LAG_RETRY_MS };
     }
 
     let result: Computed | undefined;
