@@ -1,8 +1,8 @@
 /**
  * The workloads of the side-by-side benches: the same workflows for both engines — pod-less (every
- * node `suspend: {duration: "0"}`), or one container step for the real node — submitted all at once, followed by a watch until every one is
- * Succeeded; and the bare-client baseline that creates and status-patches objects of the same
- * size as fast as the API server takes them.
+ * node `suspend: {duration: "0"}`), or one container step for the real node — submitted all at
+ * once, followed by a watch until every one is Succeeded; and the bare-client baseline that
+ * creates and status-patches objects of the same size as fast as the API server takes them.
  */
 import type { KubeClient } from '../../src/kube/client.js';
 import { isAlreadyExists } from '../../src/kube/errors.js';
@@ -74,8 +74,8 @@ async function createAll(
 }
 
 /**
- * Submits `n` workflows at once into a fresh namespace (made here unless it exists) and waits (watch) until every one has
- * finished; the time runs from the first create to the last finish.
+ * Submits `n` workflows at once into a fresh namespace (made here unless it exists) and waits
+ * (watch) until every one has finished; the time runs from the first create to the last finish.
  */
 export async function runPoint(client: KubeClient, group: Group, shape: Shape, n: number, ns: string, limitMs: number): Promise<RunResult> {
   const type = workflowType(group);
