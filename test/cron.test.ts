@@ -77,6 +77,27 @@ describe('CronWorkflows', () => {
     expect(bob.status).toBe(403);
   });
 
+  it('a CronWorkflow with 10,000 schedules (the 158 KB attack) is refused by REST and by the API server, naming the limit', async () => {
+    const schedules = Array.from({ length: 10_000 }, (_, i) => `${i % 60} ${i % 24} * * *`);
+    const flood = cronBody('flood', { schedule: undefined, schedules });
+    const rest = await call('POST', url(), { token: alice, body: { cronWorkflow: flood } });
+    expect(rest.status).toBe(400);
+    expect(rest.body.message).toMatch(
+      /spec\.schedules: at most 20 schedules \(with spec\.schedule\) are allowed, this CronWorkflow has 10000/,
+    );
+    // kubectl apply goes to the API server directly: the CRD schema bounds the list there.
+    const direct = await client.create(CRON_WORKFLOWS, ns, flood).then(
+      () => 'stored',
+      (err: Error) => err.message,
+    );
+    expect(direct).toMatch(/spec\.schedules: Too many: 10000: must have at most 20 items/);
+    const long = await client.create(CRON_WORKFLOWS, ns, cronBody('long', { schedule: `* * * * * ${' '.repeat(300)}` })).then(
+      () => 'stored',
+      (err: Error) => err.message,
+    );
+    expect(long).toMatch(/spec\.schedule: Too long: may not be (longer than|more than) 256/);
+  });
+
   it('starts one workflow per second named by its scheduled time, keeps the history limit, counts, and stops on suspend', async () => {
     const created = await call('POST', url(), {
       token: alice,

@@ -68,3 +68,14 @@ export interface CronWorkflow {
 export const LABEL_CRON_WORKFLOW = 'workflows.plugflow.io/cron-workflow';
 /** The annotation holding the scheduled time a workflow was started for (RFC 3339). */
 export const ANNOTATION_SCHEDULED_TIME = 'workflows.plugflow.io/scheduled-time';
+
+/**
+ * Most schedules one CronWorkflow may list (`schedule` and `schedules` together). This and the two
+ * lengths below bound what a tenant's object costs the shared controller (the CRD schema, the
+ * create check and the controller all hold them).
+ */
+export const MAX_SCHEDULES = 20;
+/** Longest schedule expression, in characters (the longest sensible six-field one is ~100). */
+export const MAX_SCHEDULE_LENGTH = 256;
+/** Longest timezone name (IANA names are under 40). */
+export const MAX_TIMEZONE_LENGTH = 64;

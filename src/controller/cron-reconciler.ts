@@ -12,7 +12,7 @@
  */
 import { ANNOTATION_SCHEDULED_TIME, LABEL_CRON_WORKFLOW, type CronWorkflow } from '../api/cron-workflow.js';
 import type { Workflow } from '../api/index.js';
-import { decideCron, type CronChild } from '../cron/decide.js';
+import { decideCron, schedulesOf, type CronChild, type ParsedSchedules } from '../cron/decide.js';
 import type { KubeClient } from '../kube/client.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../kube/errors.js';
 import { splitKey } from '../kube/object-store.js';
@@ -35,16 +35,35 @@ export interface CronReconcilerDeps {
 }
 
 export class CronReconciler {
+  /**
+   * Parsed schedules by key, for the object's uid and generation: a CronWorkflow's schedules are
+   * parsed once per change of its spec, not at each of its runs and status writes. One entry per
+   * CronWorkflow the cache holds; dropped with the object.
+   */
+  private readonly parsed = new Map<string, { version: string; schedules: ParsedSchedules }>();
+
   constructor(private readonly deps: CronReconcilerDeps) {}
+
+  private schedulesOf(key: string, cron: CronWorkflow): ParsedSchedules {
+    const version = `${cron.metadata.uid ?? ''}/${cron.metadata.generation ?? ''}`;
+    const hit = this.parsed.get(key);
+    if (hit?.version === version && cron.metadata.generation !== undefined) return hit.schedules;
+    const schedules = schedulesOf(cron);
+    this.parsed.set(key, { version, schedules });
+    return schedules;
+  }
 
   async reconcile(key: string): Promise<ReconcileOutcome> {
     const { namespace, name } = splitKey(key);
     if (!namespace) return {};
     const cron = this.deps.caches.cronWorkflows.get(namespace, name);
-    if (!cron || cron.metadata.deletionTimestamp) return {};
+    if (!cron || cron.metadata.deletionTimestamp) {
+      this.parsed.delete(key);
+      return {};
+    }
     const nowMs = (this.deps.now ?? Date.now)();
     const children = this.deps.caches.workflowsOfCron(namespace, name).map(childOf);
-    const d = decideCron(cron, children, nowMs);
+    const d = decideCron(cron, children, nowMs, this.schedulesOf(key, cron));
     const where = `${namespace}/${name}`;
 
     if (d.create) {

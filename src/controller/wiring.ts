@@ -41,6 +41,8 @@ export function wireTriggers({ caches, queue, failures, creations, deletions, wo
     onUpdate: (old, cron) => {
       if (old.metadata?.generation !== cron.metadata?.generation || old === cron) queue.add(`${CRON_KEY_PREFIX}${keyOf(cron)}`);
     },
+    // Looked at once more, finding it gone: its parsed schedules are dropped.
+    onDelete: (cron) => queue.add(`${CRON_KEY_PREFIX}${keyOf(cron)}`),
   });
   const enqueueCron = (wf: KubeObject): void => {
     const key = cronKeyOf(wf as never);

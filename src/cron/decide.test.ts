@@ -123,3 +123,26 @@ describe('decideCron', () => {
     expect(decideCron(cron({ schedule: 'every day' }, d.status), [], T('2026-01-01T01:00:04Z')).notes).toEqual([]);
   });
 });
+
+describe('decideCron: bounded per object', () => {
+  it('a stored CronWorkflow with thousands of schedules is a SpecError naming the limit, not thousands of parses', () => {
+    const schedules = Array.from({ length: 10_000 }, (_, i) => `${i % 60} * * * *`);
+    const d = decideCron(cron({ schedule: undefined, schedules }), [], T('2026-01-01T01:00:03Z'));
+    expect(d.create).toBeUndefined();
+    expect(d.status.conditions).toEqual([
+      { type: 'SpecError', status: 'True', message: expect.stringMatching(/^spec\.schedules: at most 20 schedules .* has 10000/) },
+    ]);
+    expect(d.notes).toMatchObject([{ type: 'Warning', reason: 'SpecError' }]);
+  });
+
+  it('twenty per-second schedules after a year-long outage decide in one look each', () => {
+    const schedules = Array.from({ length: 20 }, (_, i) => `${i} * * * * *`);
+    const d = decideCron(
+      cron({ schedule: undefined, schedules }, { lastScheduledTime: '2025-01-01T00:00:00Z' }),
+      [],
+      T('2026-01-01T01:00:30.5Z'),
+    );
+    expect(d.status.lastScheduledTime).toBe('2026-01-01T01:00:19.000Z');
+    expect(d.requeueAtMs).toBe(T('2026-01-01T01:01:00Z'));
+  });
+});

@@ -22,7 +22,7 @@ import { ANNOTATION_SCHEDULED_TIME, LABEL_CRON_WORKFLOW, type CronWorkflow, type
 import type { Workflow } from '../api/index.js';
 import { evaluateRetryExpression, evaluateWhenText } from '../engine/expressions.js';
 import { errorMessage } from '../log/error-message.js';
-import { latestDue, nextOf, parseSchedule, type Schedule } from './schedule.js';
+import { latestDue, MAX_SCHEDULES, nextOf, parseSchedule, type Schedule } from './schedule.js';
 
 /** A workflow the CronWorkflow started, as the cache shows it. */
 export interface CronChild {
@@ -55,23 +55,45 @@ const FINAL = ['Succeeded', 'Failed', 'Error'];
 export const DEFAULT_SUCCESSFUL_HISTORY = 3;
 export const DEFAULT_FAILED_HISTORY = 1;
 
-/** The schedules of the spec, or the first error (naming the field). */
-export function schedulesOf(cron: CronWorkflow): { ok: true; schedules: Schedule[] } | { ok: false; error: string } {
+export type ParsedSchedules = { ok: true; schedules: Schedule[] } | { ok: false; error: string };
+
+/**
+ * The schedules of the spec, or the first error (naming the field). The list's length and each
+ * text's type are checked before anything is parsed, so an object stored with thousands of
+ * schedules (before the CRD bounded the list) costs one comparison, not thousands of parses.
+ */
+export function schedulesOf(cron: CronWorkflow): ParsedSchedules {
   const spec = cron.spec ?? ({} as CronWorkflow['spec']);
-  const texts: [string, string][] = [];
+  const list: unknown = spec.schedules ?? [];
+  if (!Array.isArray(list)) return { ok: false, error: 'spec.schedules: must be a list of schedules' };
+  const count = list.length + (spec.schedule ? 1 : 0);
+  if (count > MAX_SCHEDULES)
+    return {
+      ok: false,
+      error: `spec.schedules: at most ${MAX_SCHEDULES} schedules (with spec.schedule) are allowed, this CronWorkflow has ${count}; split it into several CronWorkflows`,
+    };
+  const texts: [unknown, string][] = [];
   if (spec.schedule) texts.push([spec.schedule, 'spec.schedule']);
-  (spec.schedules ?? []).forEach((s, i) => texts.push([s, `spec.schedules[${i}]`]));
+  list.forEach((s, i) => texts.push([s, `spec.schedules[${i}]`]));
   if (texts.length === 0) return { ok: false, error: 'spec.schedule: a schedule is required (or spec.schedules)' };
+  if (spec.timezone !== undefined && typeof spec.timezone !== 'string') return { ok: false, error: 'spec.timezone: must be a string' };
   const schedules: Schedule[] = [];
   for (const [text, field] of texts) {
-    const parsed = parseSchedule(String(text), spec.timezone || undefined, field);
+    if (typeof text !== 'string') return { ok: false, error: `${field}: must be a string` };
+    const parsed = parseSchedule(text, spec.timezone || undefined, field);
     if (!parsed.ok) return parsed;
     schedules.push(parsed.schedule);
   }
   return { ok: true, schedules };
 }
 
-export function decideCron(cron: CronWorkflow, children: readonly CronChild[], nowMs: number): CronDecision {
+/** `schedules`: the spec's, parsed (the controller parses once per generation: schedule-cache.ts). */
+export function decideCron(
+  cron: CronWorkflow,
+  children: readonly CronChild[],
+  nowMs: number,
+  schedules: ParsedSchedules = schedulesOf(cron),
+): CronDecision {
   const spec = cron.spec;
   const name = cron.metadata.name ?? '';
   const prev = cron.status ?? {};
@@ -98,7 +120,6 @@ export function decideCron(cron: CronWorkflow, children: readonly CronChild[], n
   for (const c of children) if (!FINAL.includes(c.phase ?? '') && !active.some((a) => a.name === c.name)) active.push(ref(cron, c));
   status.active = active;
 
-  const schedules = schedulesOf(cron);
   const conditions = (status.conditions ?? []).filter((c) => c.type !== 'SpecError');
   if (!schedules.ok) {
     status.conditions = [...conditions, { type: 'SpecError', status: 'True', message: schedules.error }];

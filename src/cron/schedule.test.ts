@@ -51,3 +51,34 @@ describe('cron schedules', () => {
     );
   });
 });
+
+describe('the latest time of one schedule', () => {
+  it('includes a run at exactly the time asked and nothing after it', () => {
+    const s = schedule('0 12 * * *');
+    expect(iso(s.latest(at('2026-01-02T12:00:00.000Z')))).toBe('2026-01-02T12:00:00.000Z');
+    expect(iso(s.latest(at('2026-01-02T11:59:59.999Z')))).toBe('2026-01-01T12:00:00.000Z');
+    const every = schedule('@every 1m');
+    expect(iso(every.latest(at('2026-01-02T12:00:00.000Z')))).toBe('2026-01-02T12:00:00.000Z');
+    expect(iso(every.latest(at('2026-01-02T11:59:59.999Z')))).toBe('2026-01-02T11:59:00.000Z');
+  });
+
+  it('finds a run far back, or after hours of per-second runs, in one look (no walk)', () => {
+    // Every second during hours 0-22: at 23:30 the latest is 22:59:59, 30 minutes back.
+    const s = schedule('* * 0-22 * * *');
+    const t0 = performance.now();
+    expect(iso(latestDue([s], at('2025-01-01T00:00:00Z'), at('2026-01-01T23:30:00Z')))).toBe('2026-01-01T22:59:59.000Z');
+    expect(iso(latestDue([schedule('0 0 29 2 *')], 0, at('2026-06-01T00:00:00Z')))).toBe('2024-02-29T00:00:00.000Z');
+    expect(performance.now() - t0).toBeLessThan(2000); // a walk over the seconds took minutes
+  });
+
+  it('refuses an overlong expression and timezone, naming the field and the limit', () => {
+    expect(parseSchedule(`* * * * * ${' '.repeat(300)}`, undefined, 'spec.schedules[0]')).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^spec\.schedules\[0\]: a schedule is at most 256 characters/),
+    });
+    expect(parseSchedule('* * * * *', 'X'.repeat(65), 'spec.schedule')).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/timezone is at most 64 characters/),
+    });
+  });
+});

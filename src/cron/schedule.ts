@@ -5,20 +5,33 @@
  * in the CronWorkflow's `timezone` (IANA name; UTC when empty). Parsed with croner, except
  * `@every`, which counts from the Unix epoch so that its times do not depend on when the
  * controller started.
+ *
+ * Every schedule answers "next after t" and "latest at or before t" in a bounded number of steps
+ * (croner's nextRun/previousRuns, arithmetic for `@every`), so a CronWorkflow's cost per look is
+ * its number of schedules (bounded by MAX_SCHEDULES), never the length of an outage.
  */
 import { Cron } from 'croner';
 import { parseGoDuration } from '../api/index.js';
+import { MAX_SCHEDULE_LENGTH, MAX_TIMEZONE_LENGTH } from '../api/cron-workflow.js';
+
+export { MAX_SCHEDULES, MAX_SCHEDULE_LENGTH, MAX_TIMEZONE_LENGTH } from '../api/cron-workflow.js';
 
 export interface Schedule {
   /** The expression as written. */
   text: string;
   /** The first scheduled time strictly after `afterMs`. */
   next(afterMs: number): number | undefined;
+  /** The last scheduled time at or before `untilMs`. */
+  latest(untilMs: number): number | undefined;
 }
 
 export type ParsedSchedule = { ok: true; schedule: Schedule } | { ok: false; error: string };
 
 export function parseSchedule(text: string, timezone: string | undefined, field: string): ParsedSchedule {
+  if (text.length > MAX_SCHEDULE_LENGTH)
+    return { ok: false, error: `${field}: a schedule is at most ${MAX_SCHEDULE_LENGTH} characters (this one has ${text.length})` };
+  if (timezone !== undefined && timezone.length > MAX_TIMEZONE_LENGTH)
+    return { ok: false, error: `${field}: the timezone is at most ${MAX_TIMEZONE_LENGTH} characters (an IANA name such as Europe/Berlin)` };
   const expr = text.trim();
   const every = /^@every\s+(\S+)$/.exec(expr);
   if (every) {
@@ -29,7 +42,10 @@ export function parseSchedule(text: string, timezone: string | undefined, field:
       return { ok: false, error: `${field}: ${JSON.stringify(text)}: "${every[1]}" is not a duration (1s, 5m, 1h30m)` };
     }
     if (!(ms >= 1000)) return { ok: false, error: `${field}: ${JSON.stringify(text)}: the smallest period is 1s` };
-    return { ok: true, schedule: { text, next: (after) => (Math.floor(after / ms) + 1) * ms } };
+    return {
+      ok: true,
+      schedule: { text, next: (after) => (Math.floor(after / ms) + 1) * ms, latest: (until) => Math.floor(until / ms) * ms },
+    };
   }
   if (expr === '') return { ok: false, error: `${field}: a schedule is required` };
   let cron: Cron;
@@ -48,6 +64,8 @@ export function parseSchedule(text: string, timezone: string | undefined, field:
     schedule: {
       text,
       next: (after) => cron.nextRun(new Date(after))?.getTime(),
+      // previousRuns includes a run earlier in the reference's own second: one ms on includes `until`.
+      latest: (until) => cron.previousRuns(1, new Date(until + 1))[0]?.getTime(),
     },
   };
 }
@@ -62,19 +80,12 @@ export function nextOf(schedules: readonly Schedule[], afterMs: number): number 
   return best;
 }
 
-/**
- * The latest scheduled time in (afterMs, untilMs], or undefined when none is. Only the latest
- * missed run is ever started (as Kubernetes CronJobs do), so it is found by looking back through
- * growing windows (a minute, an hour, a day, a month, then all the way) instead of walking every
- * second of a long outage.
- */
+/** The latest scheduled time in (afterMs, untilMs], or undefined when none is: one look per schedule. */
 export function latestDue(schedules: readonly Schedule[], afterMs: number, untilMs: number): number | undefined {
-  for (const window of [60_000, 3_600_000, 86_400_000, 31 * 86_400_000, Infinity]) {
-    const from = Math.max(afterMs, untilMs - window);
-    let latest: number | undefined;
-    for (let t = nextOf(schedules, from), steps = 0; t !== undefined && t <= untilMs && steps < 100_000; t = nextOf(schedules, t), steps++)
-      latest = t;
-    if (latest !== undefined || from === afterMs) return latest;
+  let best: number | undefined;
+  for (const s of schedules) {
+    const t = s.latest(untilMs);
+    if (t !== undefined && t > afterMs && (best === undefined || t > best)) best = t;
   }
-  return undefined;
+  return best;
 }

@@ -41,3 +41,20 @@ describe('CronWorkflows.checked', () => {
     });
   });
 });
+
+describe('CronWorkflows.checked: the cost of a schedule list is bounded', () => {
+  it('refuses more than 20 schedules, naming the field and the limit, without parsing them', () => {
+    const many = {
+      metadata: { name: 'flood' },
+      spec: {
+        schedules: Array.from({ length: 10_000 }, (_, i) => `${i % 60} * * * *`),
+        workflowSpec: { entrypoint: 'main', templates: [{ name: 'main', suspend: {} }] },
+      },
+    };
+    const t0 = performance.now();
+    expect(() => crons.checked(many)).toThrow(
+      /spec\.schedules: at most 20 schedules \(with spec\.schedule\) are allowed, this CronWorkflow has 10000/,
+    );
+    expect(performance.now() - t0).toBeLessThan(1000);
+  });
+});

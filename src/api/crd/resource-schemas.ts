@@ -2,6 +2,7 @@
  * Schemas of the five resources: the spec (and status) of Workflow, WorkflowTemplate,
  * ClusterWorkflowTemplate, WorkflowEventBinding and WorkflowTaskSet.
  */
+import { MAX_SCHEDULE_LENGTH, MAX_SCHEDULES, MAX_TIMEZONE_LENGTH } from '../cron-workflow.js';
 import { SHUTDOWN_STRATEGIES } from '../values/enums.js';
 import {
   arr,
@@ -83,9 +84,13 @@ export const cronWorkflowRootSchema: Schema = obj(
       {
         schedule: str({
           description: 'Cron expression (5 fields, or 6 with seconds first), @hourly-style descriptor, or @every <duration>.',
+          maxLength: MAX_SCHEDULE_LENGTH,
         }),
-        schedules: arr(str()),
-        timezone: str({ description: 'IANA time zone of the schedules; UTC when empty.' }),
+        schedules: arr(str({ maxLength: MAX_SCHEDULE_LENGTH }), {
+          maxItems: MAX_SCHEDULES,
+          description: `Several schedules (at most ${MAX_SCHEDULES} with schedule); a run starts at each time any of them fires.`,
+        }),
+        timezone: str({ description: 'IANA time zone of the schedules; UTC when empty.', maxLength: MAX_TIMEZONE_LENGTH }),
         concurrencyPolicy: oneOfStrings(['Allow', 'Forbid', 'Replace']),
         startingDeadlineSeconds: int64({ minimum: 0 }),
         successfulJobsHistoryLimit: int32({ minimum: 0 }),

@@ -25,6 +25,7 @@ export interface Schema {
   minProperties?: number;
   maxProperties?: number;
   minItems?: number;
+  maxItems?: number;
   /** Only in the int-or-string pattern: `[{type: integer}, {type: string}]`. */
   anyOf?: Array<{ type: 'integer' | 'string' }>;
   'x-kubernetes-preserve-unknown-fields'?: boolean;
