@@ -1,31 +1,72 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import winston from 'winston';
 import { describe, expect, it } from 'vitest';
 import type { Template, Workflow } from '../api/index.js';
 import { FakeKubeClient } from '../kube/testing/fake-kube-client.js';
 import { CONFIGMAPS } from '../kube/resource.js';
 import type { ImageReference } from '../images/image-reference.js';
-import { RegistryError, type ImageLookup } from '../images/registry-client.js';
+import { RegistryError, unreadableMessage, type ImageLookup } from '../images/registry-client.js';
 import { ImageEntrypoints, ImageLookupError } from './image-entrypoints.js';
 
 const wf: Workflow = { apiVersion: 'plugflow.io/v1alpha1', kind: 'Workflow', metadata: { name: 'w', namespace: 'team' }, spec: {} };
 const step = (image: string): Template => ({ name: 's', container: { image } });
 const DIGEST = `sha256:${'b'.repeat(64)}`;
 
+interface LogLine {
+  level: string;
+  message: string;
+  [k: string]: unknown;
+}
+
+/** A JSON logger whose lines are kept for assertions. */
+function captureLogger(): { log: winston.Logger; lines: LogLine[] } {
+  const lines: LogLine[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      for (const text of chunk.toString().split('\n')) if (text.trim()) lines.push(JSON.parse(text) as LogLine);
+      cb();
+    },
+  });
+  const log = winston.createLogger({
+    level: 'debug',
+    format: winston.format.json(),
+    transports: [new winston.transports.Stream({ stream: sink })],
+  });
+  return { log, lines };
+}
+
 /** A resolver whose registry is `answer`, counting the lookups it makes; `clock.now` is its time. */
 function resolver(answer: (ref: ImageReference) => Promise<ImageLookup>) {
   const kube = new FakeKubeClient();
   const clock = { now: 1_000_000 };
   const asked: string[] = [];
+  const { log, lines } = captureLogger();
   const images = new ImageEntrypoints({
     client: kube.asClient(),
     installNamespace: 'plugflow',
     now: () => clock.now,
+    log,
     fetch: (ref) => {
       asked.push(`${ref.host}/${ref.repository}@${ref.reference}`);
       return answer(ref);
     },
   });
-  return { kube, clock, asked, images };
+  return { kube, clock, asked, images, lines };
 }
+
+/** The error `p` rejects with (the test fails when it resolves). */
+async function rejection(p: Promise<unknown>): Promise<Error> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(Error);
+  return err as Error;
+}
+
+const TAIL = "; set the container's command, or list the image in ConfigMap plugflow/plugflow-images";
 
 describe('ImageEntrypoints', () => {
   it('asks the registry once for a fan-out of one image, concurrent or later', async () => {
@@ -51,19 +92,46 @@ describe('ImageEntrypoints', () => {
     expect(r.asked).toEqual(['reg.io/t@1', `reg.io/d@${DIGEST}`, 'reg.io/t@1']);
   });
 
-  it('remembers a failure for 30 seconds, so a fan-out fails fast, then asks again', async () => {
+  it('remembers a failure for 30 seconds, so a fan-out fails fast, then asks again; the detail goes to the log once per lookup', async () => {
     const r = resolver(async () => {
-      throw new RegistryError('cannot reach reg.io: connection refused');
+      throw new RegistryError(unreadableMessage('reg.io'), {
+        detail: 'GET https://reg.io/v2/down/manifests/1 failed: Error: connect ECONNREFUSED 10.0.0.5:443',
+      });
     });
     const fail = () => r.images.forTemplate(wf, step('reg.io/down:1'), 'default');
     await expect(fail()).rejects.toThrow(ImageLookupError);
-    await expect(fail()).rejects.toThrow(
-      'image "reg.io/down:1": its registry could not tell its entrypoint: cannot reach reg.io: connection refused; set the container\'s command, or list the image in ConfigMap plugflow/plugflow-images',
-    );
+    const err = await rejection(fail());
+    expect(err.message).toBe(`image "reg.io/down:1": ${unreadableMessage('reg.io')}${TAIL}`);
+    expect(err.message).not.toContain('ECONNREFUSED');
     expect(r.asked).toHaveLength(1);
+    expect(r.lines.filter((l) => l.level === 'warn')).toEqual([
+      expect.objectContaining({
+        workflow: 'team/w',
+        namespace: 'team',
+        image: 'reg.io/down:1',
+        registry: 'reg.io',
+        detail: 'GET https://reg.io/v2/down/manifests/1 failed: Error: connect ECONNREFUSED 10.0.0.5:443',
+      }),
+    ]);
     r.clock.now += 30_000;
     await expect(fail()).rejects.toThrow(ImageLookupError);
     expect(r.asked).toHaveLength(2);
+    expect(r.lines.filter((l) => l.level === 'warn')).toHaveLength(2);
+  });
+
+  it('tells a refused anonymous pull apart by the user’s own configuration, without the status', async () => {
+    const r = resolver(async () => {
+      throw new RegistryError('its registry reg.io refused an anonymous pull for p', {
+        unauthorized: true,
+        detail: 'https://reg.io/v2/p/manifests/1 answered HTTP 401 (anonymous); 9 bytes: "SECRET-12"',
+      });
+    });
+    const err = await rejection(r.images.forTemplate(wf, step('reg.io/p:1'), 'default'));
+    expect(err).toBeInstanceOf(ImageLookupError);
+    expect(err.message).toBe(
+      `image "reg.io/p:1": reg.io refused an anonymous pull, and neither the workflow's imagePullSecrets nor service account team/default names a pull secret${TAIL}`,
+    );
+    expect(err.message).not.toMatch(/401|SECRET-12/);
   });
 
   it('narrows a multi-platform image to the node selector’s os and arch, each remembered apart', async () => {
@@ -108,5 +176,63 @@ describe('ImageEntrypoints', () => {
     await expect(broken.images.forTemplate(wf, step('reg.io/b:1'), 'default')).rejects.toThrow(
       'ConfigMap plugflow/plugflow-images key images: image "reg.io/a:1": cmd must be a list of strings',
     );
+  });
+});
+
+describe('ImageEntrypoints against a loopback registry', () => {
+  it('fails the step with the same words for a 500 with a body, a body that is not JSON and a closed port; the log has the detail', async () => {
+    let handle: (req: IncomingMessage, res: ServerResponse) => void = () => undefined;
+    // Connection: close, so that the closed port is a refused connect rather than a pooled socket.
+    const server: Server = createServer((req, res) => handle(req, res));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const image = `${host}/team/tool:1`;
+    const kube = new FakeKubeClient();
+    const clock = { now: 1_000_000 };
+    const { log, lines } = captureLogger();
+    const images = new ImageEntrypoints({
+      client: kube.asClient(),
+      installNamespace: 'plugflow',
+      insecureRegistries: [host],
+      now: () => clock.now,
+      log,
+    });
+    const messages: string[] = [];
+    const ask = async (): Promise<void> => {
+      clock.now += 60_000; // past the remembered failure
+      const err = await images.forTemplate(wf, step(image), 'default').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ImageLookupError);
+      messages.push((err as Error).message);
+    };
+    try {
+      handle = (_req, res) => {
+        res.writeHead(500, { 'content-type': 'text/plain', connection: 'close' });
+        res.end('SECRET-BODY-123');
+      };
+      await ask();
+      handle = (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/vnd.oci.image.manifest.v1+json', connection: 'close' });
+        res.end('SECRET-BODY-123 {not json');
+      };
+      await ask();
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+    await ask(); // nothing listens on that port any more
+
+    expect(messages).toHaveLength(3);
+    expect(new Set(messages)).toEqual(new Set([`image "${image}": ${unreadableMessage(host)}${TAIL}`]));
+    const own = messages[0]!.replaceAll(host, 'HOST');
+    expect(own).not.toContain('SECRET-BODY-123');
+    expect(own).not.toMatch(/500|ECONNREFUSED|JSON/);
+
+    const warned = lines.filter((l) => l.level === 'warn');
+    expect(warned).toHaveLength(3);
+    for (const l of warned)
+      expect(l).toMatchObject({ workflow: 'team/w', namespace: 'team', image, registry: host, reason: unreadableMessage(host) });
+    expect(warned[0]!.detail).toMatch(/answered HTTP 500.*SECRET-BODY-123/);
+    expect(warned[1]!.detail).toMatch(/is not JSON.*SECRET-BODY-123/);
+    expect(warned[2]!.detail).toContain('ECONNREFUSED');
   });
 });

@@ -18,6 +18,16 @@
  * A failure (unknown image, unreachable registry, refused credentials) fails the step with the
  * reason and what to do; it is remembered for 30 seconds, so a fan-out of a thousand steps of one
  * image asks the registry once. Concurrent lookups of one image share one request.
+ *
+ * The tenant chooses the image, hence the host:port the controller asks, so the step's message
+ * says what failed in plugflow's own words and nothing the remote answered: a registry that
+ * cannot be read (unreachable, refused port, timeout, 404, 500, a body that is not a manifest…)
+ * gives one message, the same whatever the host did, so that a workflow cannot use the lookup to
+ * scan ports or read internal services. What the message may still tell apart is about the user's
+ * own configuration: credentials refused (401/403: which pull secret, no status number), pull
+ * secrets missing or unreadable, a redirect or token service that is not HTTPS, no manifest for
+ * the node selector's platform (see registry-client.ts). The remote's status, error text and a
+ * short excerpt of its body go to the controller's log at warn level, naming the workflow.
  */
 import type { V1ConfigMap, V1Secret, V1ServiceAccount } from '@kubernetes/client-node';
 import type { Template, Workflow } from '../api/index.js';
@@ -25,6 +35,7 @@ import type { KubeClient } from '../kube/client.js';
 import { isForbidden, isNotFound } from '../kube/errors.js';
 import { CONFIGMAPS, SECRETS, SERVICE_ACCOUNTS } from '../kube/resource.js';
 import { errorMessage } from '../log/error-message.js';
+import { createLogger, type Logger } from '../log/logger.js';
 import { parseImageReference, type ImageReference } from '../images/image-reference.js';
 import { IMAGES_CONFIGMAP, IMAGES_KEY, KnownImagesError, parseKnownImages } from '../images/known-images.js';
 import { credentialFor, credentialsFromSecret, PullSecretError, type RegistryCredential } from '../images/pull-credentials.js';
@@ -54,6 +65,11 @@ export interface ImageEntrypointOptions {
   /** Registries (host:port) reached over plain HTTP. */
   insecureRegistries?: readonly string[];
   now?: () => number;
+  /**
+   * Where a failed registry lookup's details go (the remote's status, error, body excerpt), which
+   * the step's message never carries; default a `controller` logger of its own.
+   */
+  log?: Logger;
   /** The registry lookup (tests count calls through it). */
   fetch?: (ref: ImageReference, credential: RegistryCredential | undefined, opts: RegistryOptions) => Promise<ImageLookup>;
 }
@@ -84,10 +100,12 @@ export class ImageEntrypoints {
   private readonly inFlight = new Map<string, Promise<ImageCommand>>();
   private readonly registry: RegistryOptions;
   private readonly now: () => number;
+  private readonly log: Logger;
 
   constructor(private readonly opts: ImageEntrypointOptions) {
     this.registry = { insecureHosts: new Set(opts.insecureRegistries ?? []) };
     this.now = opts.now ?? Date.now;
+    this.log = opts.log ?? createLogger('controller');
   }
 
   /** The commands of the template's images that need one; undefined when none does. */
@@ -179,8 +197,22 @@ export class ImageEntrypoints {
         return result;
       } catch (err) {
         if (!(err instanceof RegistryError)) throw err;
-        if (err.unauthorized && !credential) return undefined;
-        return fail(key, `its registry could not tell its entrypoint: ${err.message}`);
+        const context = {
+          workflow: `${wf.metadata.namespace}/${wf.metadata.name}`,
+          namespace: wf.metadata.namespace,
+          image,
+          registry: ref.host,
+          serviceAccount: serviceAccountName,
+          credentials: credential?.source ?? 'anonymous',
+          detail: err.detail,
+        };
+        if (err.unauthorized && !credential) {
+          this.log.debug('the registry refused an anonymous pull; trying the pull secrets', context);
+          return undefined;
+        }
+        // The message is the registry client's own words (no remote content); the detail is logged.
+        this.log.warn("an image's entrypoint could not be read from its registry; the step fails", { ...context, reason: err.message });
+        return fail(key, err.message);
       }
     };
     const anonymous = await ask(anyone, undefined);
