@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -69,6 +69,81 @@ describe('placing a fetched artifact', () => {
     expect(entryProblem('x/a/l', 'SymbolicLink', '../b')).toBeUndefined();
     expect(entryProblem('x/a/l', 'SymbolicLink', '../../y')).toBeUndefined();
     expect(entryProblem('x/l', 'SymbolicLink', '../../y')).toMatch(/points outside/);
+  });
+});
+
+describe('symbolic links judged where the artifact is placed', () => {
+  const place = async (entries: Parameters<typeof tarGz>[0], opts: { subPath?: string } = {}) => {
+    const dir = work();
+    writeFileSync(join(dir, 'a.tgz'), tarGz(entries));
+    const dest = join(dir, 'dest');
+    const placing = placeArtifact(join(dir, 'a.tgz'), dest, 'input artifact "in"', opts);
+    return { dir, dest, placing };
+  };
+
+  it('refuses a link that stays in the archive but climbs one level above the destination, placing nothing', async () => {
+    // Inside the archive `top/dir/link -> ../../x` names `x` beside `top`; `top` becomes the destination.
+    const { dir, placing } = await place([
+      { name: 'top/', type: '5' },
+      { name: 'top/dir/', type: '5' },
+      { name: 'top/dir/link', type: '2', link: '../../x' },
+    ]);
+    await expect(placing).rejects.toThrow(
+      /input artifact "in": the archive was refused and nothing was placed: symbolic link "top\/dir\/link" points outside the artifact's destination once placed \("\.\.\/\.\.\/x"\)/,
+    );
+    expect(readdirSync(dir).sort()).toEqual(['a.tgz']);
+  });
+
+  it('refuses a single top-level entry that is itself a link (it would be resolved beside the destination)', async () => {
+    const { dir, placing } = await place([{ name: 'l', type: '2', link: 'x' }]);
+    await expect(placing).rejects.toThrow(/symbolic link "l" points outside the artifact's destination/);
+    expect(readdirSync(dir).sort()).toEqual(['a.tgz']);
+  });
+
+  it('keeps a link inside the top-level directory', async () => {
+    const { dest, placing } = await place([
+      { name: 'top/', type: '5' },
+      { name: 'top/f', body: 'F' },
+      { name: 'top/dir/', type: '5' },
+      { name: 'top/dir/link', type: '2', link: '../f' },
+    ]);
+    await placing;
+    expect(readlinkSync(join(dest, 'dir', 'link'))).toBe('../f');
+    expect(readFileSync(join(dest, 'dir', 'link'), 'utf8')).toBe('F');
+  });
+
+  it('keeps a link between top-level entries of an archive with several (the staging directory is the destination)', async () => {
+    const { dir, dest, placing } = await place([
+      { name: 'a/', type: '5' },
+      { name: 'a/f', body: 'F' },
+      { name: 'b', type: '2', link: 'a/f' },
+    ]);
+    await placing;
+    expect(readdirSync(dest).sort()).toEqual(['a', 'b']);
+    expect(readFileSync(join(dest, 'b'), 'utf8')).toBe('F');
+    expect(readdirSync(dir).sort()).toEqual(['a.tgz', 'dest']);
+  });
+
+  it('refuses a subPath landing on a directory whose link climbs out of it', async () => {
+    const { dir, placing } = await place(
+      [
+        { name: 'top/', type: '5' },
+        { name: 'top/f', body: 'F' },
+        { name: 'top/sub/', type: '5' },
+        { name: 'top/sub/link', type: '2', link: '../f' },
+      ],
+      { subPath: 'sub' },
+    );
+    await expect(placing).rejects.toThrow(
+      /symbolic link "top\/sub\/link" points outside the artifact's destination once placed \("\.\.\/f"\)/,
+    );
+    expect(readdirSync(dir).sort()).toEqual(['a.tgz']);
+  });
+
+  it('leaves no staging directory behind when the subPath is missing', async () => {
+    const { dir, placing } = await place([{ name: 'top/f', body: 'F' }], { subPath: 'nope' });
+    await expect(placing).rejects.toThrow(/subPath "nope" does not exist in the artifact/);
+    expect(readdirSync(dir).sort()).toEqual(['a.tgz']);
   });
 });
 

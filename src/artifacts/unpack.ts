@@ -10,12 +10,15 @@
  *   - absolute names and names with `..` segments (`../../etc/passwd`);
  *   - symbolic and hard links whose target leaves the extracted tree (absolute, or climbing out);
  *   - device files, fifos and other special entries;
- *   - more than `maxEntries` entries or `maxBytes` bytes unpacked (a tar bomb).
+ *   - more than `maxEntries` entries or `maxBytes` bytes unpacked (a tar bomb);
+ *   - once the placed part is chosen (the single top-level entry, or `subPath`), any symbolic link
+ *     in it whose target is absolute or climbs out of it: placing re-roots the tree, so a link
+ *     that stayed inside the archive can point beside the destination (refuseEscapingLinks).
  * Nothing is written outside a fresh staging directory, which is renamed into place only when the
  * whole archive was extracted cleanly; a refused archive leaves nothing at the destination.
  */
-import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync } from 'node:fs';
-import { isAbsolute, join, normalize, posix } from 'node:path';
+import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, readdirSync, readlinkSync, readSync, renameSync, rmSync } from 'node:fs';
+import { isAbsolute, join, normalize, posix, relative, sep } from 'node:path';
 import { extract, type ReadEntry } from 'tar';
 
 export class UnpackError extends Error {}
@@ -42,10 +45,30 @@ export const DEFAULT_MAX_BYTES = 64 * 1024 ** 3;
 export async function placeArtifact(fetched: string, dest: string, what: string, opts: PlaceOptions = {}): Promise<void> {
   const staging = `${dest}.unpack`;
   rmSync(staging, { recursive: true, force: true });
-  let placed: string;
+  try {
+    const { placed, maxNodes } = await unpack(fetched, staging, what, opts);
+    const chosen = opts.subPath ? insidePath(placed, opts.subPath, what) : placed;
+    // Only a tarball can carry symbolic links that placing re-roots (a zip's links are refused
+    // outright; a directory placed as-is, e.g. a git checkout, keeps the shape it was fetched in).
+    if (maxNodes !== undefined) refuseEscapingLinks(chosen, staging, what, maxNodes);
+    rmSync(dest, { recursive: true, force: true });
+    renameSync(chosen, dest);
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+  if (opts.mode !== undefined) applyMode(dest, opts.mode, opts.recurseMode === true);
+}
+
+/**
+ * What is to be placed: the fetched file or directory as it is, or what it unpacked to inside
+ * `staging`. `maxNodes` (set only for an extracted tarball) bounds the files, directories and links
+ * the extraction can have created, so the check of the placed tree cannot be made to run forever.
+ */
+async function unpack(fetched: string, staging: string, what: string, opts: PlaceOptions): Promise<{ placed: string; maxNodes?: number }> {
   if (lstatSync(fetched).isDirectory() || opts.archive === 'none') {
-    placed = fetched; // a directory stored without archive (fetched object by object), or asked as-is
-  } else if (opts.archive === 'zip') {
+    return { placed: fetched }; // a directory stored without archive (fetched object by object), or asked as-is
+  }
+  if (opts.archive === 'zip') {
     mkdirSync(staging, { mode: 0o755 });
     const { unzipSafely } = await import('./unzip.js');
     try {
@@ -54,28 +77,16 @@ export async function placeArtifact(fetched: string, dest: string, what: string,
         maxBytes: opts.maxBytes ?? DEFAULT_MAX_BYTES,
       });
     } catch (err) {
-      rmSync(staging, { recursive: true, force: true });
       throw new UnpackError(`${what}: the zip archive was refused and nothing was placed: ${(err as Error).message}`);
     }
-    placed = staging;
-  } else if (isGzip(fetched)) {
-    mkdirSync(staging, { mode: 0o755 });
-    const tarball = await extractSafely(fetched, staging, what, opts);
-    if (tarball) {
-      const top = readdirSync(staging);
-      placed = top.length === 1 ? join(staging, top[0]) : staging;
-    } else {
-      rmSync(staging, { recursive: true, force: true });
-      placed = fetched; // gzip, but not a tarball: a compressed file, placed as it is
-    }
-  } else {
-    placed = fetched;
+    return { placed: staging };
   }
-  if (opts.subPath) placed = insidePath(placed, opts.subPath, what);
-  rmSync(dest, { recursive: true, force: true });
-  renameSync(placed, dest);
-  rmSync(staging, { recursive: true, force: true });
-  if (opts.mode !== undefined) applyMode(dest, opts.mode, opts.recurseMode === true);
+  if (!isGzip(fetched)) return { placed: fetched };
+  mkdirSync(staging, { mode: 0o755 });
+  const maxNodes = await extractSafely(fetched, staging, what, opts);
+  if (maxNodes === undefined) return { placed: fetched }; // gzip, but not a tarball: a compressed file, placed as it is
+  const top = readdirSync(staging);
+  return { placed: top.length === 1 ? join(staging, top[0]) : staging, maxNodes };
 }
 
 function isGzip(file: string): boolean {
@@ -88,12 +99,16 @@ function isGzip(file: string): boolean {
   }
 }
 
-/** Extracts into `root`; false when the gzip data is not a tar archive. */
-async function extractSafely(file: string, root: string, what: string, opts: PlaceOptions): Promise<boolean> {
+/**
+ * Extracts into `root`; undefined when the gzip data is not a tar archive, else an upper bound on
+ * the nodes extracted (each entry plus the parent directories its name may have created).
+ */
+async function extractSafely(file: string, root: string, what: string, opts: PlaceOptions): Promise<number | undefined> {
   const maxEntries = opts.maxEntries ?? DEFAULT_MAX_ENTRIES;
   const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
   let refused: string | undefined;
   let entries = 0;
+  let nodes = 0;
   let bytes = 0;
   let notTar = false;
   const refuse = (why: string): boolean => {
@@ -111,6 +126,7 @@ async function extractSafely(file: string, root: string, what: string, opts: Pla
         if (refused) return false;
         const e = entry as ReadEntry;
         entries++;
+        nodes += path.split('/').length;
         bytes += e.size ?? 0;
         if (entries > maxEntries) return refuse(`it has more than ${maxEntries} entries`);
         if (bytes > maxBytes) return refuse(`it unpacks to more than ${maxBytes} bytes`);
@@ -128,10 +144,9 @@ async function extractSafely(file: string, root: string, what: string, opts: Pla
     else throw new UnpackError(`${what}: cannot unpack the archive: ${(err as Error).message}`);
   }
   if (refused) {
-    rmSync(root, { recursive: true, force: true });
     throw new UnpackError(`${what}: the archive was refused and nothing was placed: ${refused}`);
   }
-  return !notTar || entries > 0;
+  return !notTar || entries > 0 ? nodes : undefined;
 }
 
 const KINDS = new Set(['File', 'OldFile', 'ContiguousFile', 'Directory', 'SymbolicLink', 'Link']);
@@ -147,6 +162,36 @@ export function entryProblem(name: string, type: string | undefined, linkpath: s
   if (type === 'Link' && linkpath !== undefined && escapes(linkpath))
     return `hard link ${JSON.stringify(name)} points outside the artifact (${JSON.stringify(linkpath)})`;
   return undefined;
+}
+
+/**
+ * Refuses a placed tree holding a symbolic link that leaves it. The per-entry check (entryProblem)
+ * judges links against the extraction root, but placing re-roots the tree — the archive's single
+ * top-level entry, or the subPath, becomes the destination — so `top/dir/l -> ../../x`, inside the
+ * archive, would point beside the destination once placed. Links are read, never followed; the
+ * walk stops at `maxNodes` (what the extraction can have created). `staging` only names entries
+ * as they are in the archive.
+ */
+function refuseEscapingLinks(placed: string, staging: string, what: string, maxNodes: number): void {
+  const pending = [''];
+  for (let seen = 0; pending.length > 0; seen++) {
+    if (seen > maxNodes)
+      throw new UnpackError(`${what}: the archive was refused and nothing was placed: it unpacked to more than ${maxNodes} entries`);
+    const rel = pending.pop() as string;
+    const full = rel ? join(placed, rel) : placed;
+    const st = lstatSync(full);
+    if (st.isSymbolicLink()) {
+      const target = readlinkSync(full);
+      if (!rel || posix.isAbsolute(target) || escapes(posix.join(posix.dirname(rel), target))) {
+        const name = relative(staging, full).split(sep).join('/');
+        throw new UnpackError(
+          `${what}: the archive was refused and nothing was placed: symbolic link ${JSON.stringify(name)} points outside the artifact's destination once placed (${JSON.stringify(target)}); repack it with links that stay inside the packed directory`,
+        );
+      }
+    } else if (st.isDirectory()) {
+      for (const e of readdirSync(full)) pending.push(rel ? `${rel}/${e}` : e);
+    }
+  }
 }
 
 function escapes(p: string): boolean {
