@@ -3,9 +3,20 @@
  * registered on the controller's own Prometheus registry and served on its /metrics endpoint
  * under the names the workflows give.
  *
- * - A name is bound to the first kind, help and label names it was emitted with; an emission
- *   that disagrees (another workflow using the name differently) is dropped and logged, so one
- *   workflow cannot break another's metric or the endpoint.
+ * The controller is shared by every tenant, so what one workflow can make it hold is bounded:
+ *
+ * - Every series carries the label `workflow_namespace` (the workflow's namespace; a workflow
+ *   cannot set it: validation refuses the key), so two namespaces that use one name write to
+ *   their own series, never into each other's.
+ * - A name is bound to the first kind, label names and buckets it was emitted with; an emission
+ *   that disagrees (another workflow, perhaps of another namespace, using the name differently)
+ *   is refused, and the refusal is returned so the controller logs it and records a Warning
+ *   Event on the refused workflow: nothing is dropped silently.
+ * - Label values longer than `maxLabelValue` characters, series whose label values add up to
+ *   more than `maxSeriesBytes`, series beyond `maxSeriesPerMetric` per name, `maxSeriesPerWorkflow`
+ *   per workflow and `maxSeries` in all, and names beyond `maxNames` are dropped: each reason is
+ *   counted in `plugflow_custom_metrics_dropped_total{reason}` and warned about once per metric
+ *   and namespace per sweep. So a scrape's size is bounded (about maxSeries × maxSeriesBytes).
  * - Every series remembers when it was last updated; series not updated for `ttlMs` (default
  *   10 min, `PLUGFLOW_METRICS_TTL`) are removed, and a name without series is unregistered, so
  *   the labels of deleted workflows cannot grow the endpoint forever.
@@ -13,22 +24,70 @@
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { parseGoDuration } from '../api/index.js';
-import type { Emission, MetricKind } from '../metrics/custom-metrics.js';
+import { NAMESPACE_LABEL, type Emission, type MetricKind } from '../metrics/custom-metrics.js';
 import type { Logger } from '../log/logger.js';
 
 type AnyMetric = Counter<string> | Gauge<string> | Histogram<string>;
 
+interface Series {
+  /** Last update (ms). */
+  at: number;
+  /** The workflow (`ns/name`) that created it: its per-workflow count. */
+  workflow: string;
+  labels: Record<string, string>;
+}
+
 interface Registered {
   kind: MetricKind;
-  help: string;
   labelNames: string[];
   buckets?: number[];
   metric: AnyMetric;
-  /** Series (labels JSON) → last update (ms). */
-  series: Map<string, number>;
+  /** Namespace of the workflow that first emitted it, for clash messages. */
+  holder: string;
+  /** Series (labels JSON) → its record. */
+  series: Map<string, Series>;
   /** Realtime series (labels JSON) → timing. */
   realtime: Map<string, { labels: Record<string, string>; startMs: number; endMs?: number }>;
 }
+
+/** Why an emission was not recorded (the label of the dropped counter). */
+export type DropReason =
+  | 'label-too-long'
+  | 'series-too-large'
+  | 'series-per-metric'
+  | 'series-per-workflow'
+  | 'series-total'
+  | 'names-total'
+  | 'name-clash'
+  | 'own-name'
+  | 'counter-decrease';
+
+/** An emission that was not recorded; `warn` is true the first time its reason is seen for the metric this sweep. */
+export interface Refusal {
+  where: string;
+  name: string;
+  reason: DropReason;
+  message: string;
+  warn: boolean;
+}
+
+export interface MetricLimits {
+  maxLabelValue: number;
+  maxSeriesBytes: number;
+  maxSeriesPerMetric: number;
+  maxSeriesPerWorkflow: number;
+  maxSeries: number;
+  maxNames: number;
+}
+
+export const DEFAULT_METRIC_LIMITS: Readonly<MetricLimits> = Object.freeze({
+  maxLabelValue: 256,
+  maxSeriesBytes: 1024,
+  maxSeriesPerMetric: 2000,
+  maxSeriesPerWorkflow: 200,
+  maxSeries: 10_000,
+  maxNames: 500,
+});
 
 export const DEFAULT_METRICS_TTL_MS = 10 * 60_000;
 
@@ -39,16 +98,29 @@ export function metricsTtlFromEnv(env: NodeJS.ProcessEnv = process.env): number 
 
 export class CustomMetricRegistry {
   private readonly byName = new Map<string, Registered>();
+  private readonly perWorkflow = new Map<string, number>();
+  private seriesCount = 0;
+  private readonly warned = new Set<string>();
+  private readonly dropped: Counter<'reason'>;
   private readonly timer: NodeJS.Timeout;
   private readonly now: () => number;
+  private readonly limits: MetricLimits;
 
   constructor(
     private readonly registry: Registry,
     private readonly log: Logger,
     private readonly ttlMs = DEFAULT_METRICS_TTL_MS,
     now?: () => number,
+    limits: Partial<MetricLimits> = {},
   ) {
     this.now = now ?? Date.now;
+    this.limits = { ...DEFAULT_METRIC_LIMITS, ...limits };
+    this.dropped = new Counter({
+      name: 'plugflow_custom_metrics_dropped_total',
+      help: "Custom metric emissions of workflows that were not recorded, by reason (limits of the controller's shared registry, name clashes).",
+      labelNames: ['reason'],
+      registers: [registry],
+    });
     this.timer = setInterval(() => this.sweep(), Math.max(1000, Math.min(30_000, ttlMs / 2)));
     this.timer.unref();
   }
@@ -57,69 +129,134 @@ export class CustomMetricRegistry {
     clearInterval(this.timer);
   }
 
-  record(emissions: readonly Emission[], workflow: string): void {
+  /** Series held now (all names). */
+  get size(): number {
+    return this.seriesCount;
+  }
+
+  /** Records the emissions of workflow `ns/name`; returns what was refused, for the log and the workflow's Events. */
+  record(emissions: readonly Emission[], workflow: string): Refusal[] {
+    const namespace = workflow.slice(0, workflow.indexOf('/'));
+    const refused: Refusal[] = [];
+    const refuse = (e: Emission, reason: DropReason, message: string): void => {
+      this.dropped.inc({ reason });
+      const once = `${reason}\u0000${e.name}\u0000${namespace}`;
+      const warn = !this.warned.has(once);
+      if (warn && this.warned.size < 10_000) this.warned.add(once);
+      refused.push({ where: e.where, name: e.name, reason, message: `custom metric ${e.name} not recorded: ${message}`, warn });
+    };
     for (const e of emissions) {
-      const reg = this.registered(e, workflow);
+      const labels: Record<string, string> = { ...e.labels, [NAMESPACE_LABEL]: namespace };
+      const tooLong = Object.entries(e.labels).find(([, v]) => v.length > this.limits.maxLabelValue);
+      if (tooLong) {
+        refuse(
+          e,
+          'label-too-long',
+          `label ${tooLong[0]} is ${tooLong[1].length} characters long; at most ${this.limits.maxLabelValue} are kept`,
+        );
+        continue;
+      }
+      const bytes = Object.values(e.labels).reduce((n, v) => n + v.length, 0);
+      if (bytes > this.limits.maxSeriesBytes) {
+        refuse(e, 'series-too-large', `its label values add up to ${bytes} characters; at most ${this.limits.maxSeriesBytes} are kept`);
+        continue;
+      }
+      const reg = this.registered(e, namespace, refuse);
       if (!reg) continue;
-      const key = JSON.stringify(reg.labelNames.map((n) => e.labels[n]));
-      reg.series.set(key, this.now());
+      const key = JSON.stringify(reg.labelNames.map((n) => labels[n]));
+      let series = reg.series.get(key);
+      if (!series) {
+        const problem = this.roomFor(reg, workflow);
+        if (problem) {
+          refuse(e, problem[0], problem[1]);
+          continue;
+        }
+        series = { at: 0, workflow, labels };
+        reg.series.set(key, series);
+        this.seriesCount++;
+        this.perWorkflow.set(workflow, (this.perWorkflow.get(workflow) ?? 0) + 1);
+      }
+      series.at = this.now();
       if (e.realtime) {
-        reg.realtime.set(key, { labels: e.labels, ...e.realtime });
+        reg.realtime.set(key, { labels, ...e.realtime });
         continue;
       }
       const v = e.value!;
       if (reg.kind === 'counter') {
         if (v < 0) {
-          this.log.warn(`custom metric ${e.name} not recorded: a counter cannot go down (value ${v})`, { workflow, where: e.where });
+          refuse(e, 'counter-decrease', `a counter cannot go down (value ${v})`);
           continue;
         }
-        (reg.metric as Counter<string>).inc(e.labels, v);
-      } else if (reg.kind === 'gauge') (reg.metric as Gauge<string>).set(e.labels, v);
-      else (reg.metric as Histogram<string>).observe(e.labels, v);
+        (reg.metric as Counter<string>).inc(labels, v);
+      } else if (reg.kind === 'gauge') (reg.metric as Gauge<string>).set(labels, v);
+      else (reg.metric as Histogram<string>).observe(labels, v);
     }
+    for (const r of refused) if (r.warn) this.log.warn(r.message, { workflow, where: r.where, reason: r.reason });
+    return refused;
   }
 
-  /** Removes series not updated for the TTL, and names left without series. */
+  /** Why a new series of `reg` for `workflow` does not fit, or undefined. */
+  private roomFor(reg: Registered, workflow: string): [DropReason, string] | undefined {
+    const l = this.limits;
+    if (reg.series.size >= l.maxSeriesPerMetric) return ['series-per-metric', `the metric already has ${l.maxSeriesPerMetric} series`];
+    if ((this.perWorkflow.get(workflow) ?? 0) >= l.maxSeriesPerWorkflow)
+      return ['series-per-workflow', `the workflow already has ${l.maxSeriesPerWorkflow} series`];
+    if (this.seriesCount >= l.maxSeries) return ['series-total', `the controller already holds ${l.maxSeries} custom series`];
+    return undefined;
+  }
+
+  /** Removes series not updated for the TTL, and names left without series; warnings may repeat after it. */
   sweep(): void {
     const cutoff = this.now() - this.ttlMs;
     for (const [name, reg] of this.byName) {
-      for (const [key, at] of reg.series) {
+      for (const [key, series] of reg.series) {
         const rt = reg.realtime.get(key);
         if (rt && rt.endMs === undefined) continue; // still running
-        if (at > cutoff) continue;
+        if (series.at > cutoff) continue;
         reg.series.delete(key);
         reg.realtime.delete(key);
-        const values = JSON.parse(key) as (string | undefined)[];
-        const labels = Object.fromEntries(reg.labelNames.map((n, i) => [n, values[i] ?? '']));
-        (reg.metric as Gauge<string>).remove(labels);
+        this.seriesCount--;
+        const left = (this.perWorkflow.get(series.workflow) ?? 1) - 1;
+        if (left > 0) this.perWorkflow.set(series.workflow, left);
+        else this.perWorkflow.delete(series.workflow);
+        (reg.metric as Gauge<string>).remove(series.labels);
       }
       if (reg.series.size === 0) {
         this.registry.removeSingleMetric(name);
         this.byName.delete(name);
       }
     }
+    this.warned.clear();
   }
 
-  /** The metric `e` goes to, registered on first use; undefined when `e` disagrees with it. */
-  private registered(e: Emission, workflow: string): Registered | undefined {
-    const labelNames = Object.keys(e.labels).sort();
+  /** The metric `e` goes to, registered on first use; undefined (refused) when `e` disagrees with it. */
+  private registered(
+    e: Emission,
+    namespace: string,
+    refuse: (e: Emission, reason: DropReason, message: string) => void,
+  ): Registered | undefined {
+    const labelNames = [...Object.keys(e.labels), NAMESPACE_LABEL].sort();
     const existing = this.byName.get(e.name);
     if (existing) {
       const same =
         existing.kind === e.kind &&
-        existing.help === e.help &&
         JSON.stringify(existing.labelNames) === JSON.stringify(labelNames) &&
         (e.kind !== 'histogram' || JSON.stringify(existing.buckets) === JSON.stringify(e.buckets));
       if (same) return existing;
-      this.log.warn(`custom metric ${e.name} not recorded: the name is in use with another kind, help, label set or buckets`, {
-        workflow,
-        where: e.where,
-        registered: { kind: existing.kind, labels: existing.labelNames },
-      });
+      const by = existing.holder === namespace ? 'this namespace' : `namespace ${existing.holder}`;
+      refuse(
+        e,
+        'name-clash',
+        `the name is in use by ${by} as a ${existing.kind} with labels [${existing.labelNames.join(', ')}]${existing.kind === 'histogram' ? ` and buckets [${existing.buckets?.join(', ')}]` : ''}; use another name or the same kind, labels and buckets`,
+      );
       return undefined;
     }
     if (this.registry.getSingleMetric(e.name)) {
-      this.log.warn(`custom metric ${e.name} not recorded: the name is one of the controller's own metrics`, { workflow, where: e.where });
+      refuse(e, 'own-name', "the name is one of the controller's own metrics");
+      return undefined;
+    }
+    if (this.byName.size >= this.limits.maxNames) {
+      refuse(e, 'names-total', `the controller already serves ${this.limits.maxNames} custom metric names`);
       return undefined;
     }
     const realtime = new Map<string, { labels: Record<string, string>; startMs: number; endMs?: number }>();
@@ -138,9 +275,9 @@ export class CustomMetricRegistry {
             });
     const reg: Registered = {
       kind: e.kind,
-      help: e.help,
       labelNames,
       metric,
+      holder: namespace,
       series: new Map(),
       realtime,
       ...(e.buckets ? { buckets: e.buckets } : {}),

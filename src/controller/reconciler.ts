@@ -246,7 +246,10 @@ export class Reconciler {
       return node.templateName ? spec.templates?.find((t) => t.name === node.templateName) : undefined;
     };
     const { emissions, skipped } = statusMetrics(effective, before, after, templateOf, Date.now());
-    registry.record(emissions, key);
+    // Refusals (limits, a name another workflow uses differently) are logged by the registry once
+    // per metric and sweep, and shown on the workflow as a Warning Event as often.
+    for (const r of registry.record(emissions, key))
+      if (r.warn) this.deps.events.record(effective, 'Warning', 'MetricRefused', `${r.where}: ${r.message}`);
     for (const s of skipped) this.deps.log.warn(`custom metric not emitted: ${s.where}: ${s.reason}`, { workflow: key });
   }
 

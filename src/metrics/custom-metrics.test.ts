@@ -108,6 +108,32 @@ describe('custom metrics', () => {
     ]);
   });
 
+  it('validation bounds what one declaration registers, and keeps the namespace label for the controller', () => {
+    expect(
+      metricProblems(
+        metricsOf(
+          { name: 'ns', help: 'h', counter: { value: '1' }, labels: [{ key: 'workflow_namespace', value: 'other-team' }] },
+          { name: `n${'x'.repeat(200)}`, help: 'h', counter: { value: '1' } },
+          { name: 'helpful', help: 'h'.repeat(1025), counter: { value: '1' } },
+          {
+            name: 'wide',
+            help: 'h',
+            counter: { value: '1' },
+            labels: Array.from({ length: 17 }, (_, i) => ({ key: `k${i}`, value: 'v' })),
+          },
+          { name: 'fine', help: 'h', histogram: { value: '1', buckets: Array.from({ length: 65 }, (_, i) => i) } },
+        ),
+        'spec.metrics',
+      ),
+    ).toEqual([
+      "spec.metrics.vendorP[ns].labels: workflow_namespace is set by the controller (the workflow's namespace); use another label name",
+      `spec.metrics.vendorP[n${'x'.repeat(200)}].name: a metric name is at most 200 characters`,
+      'spec.metrics.vendorP[helpful].help: a help text is at most 1024 characters',
+      'spec.metrics.vendorP[wide].labels: at most 16 labels',
+      'spec.metrics.vendorP[fine].histogram.buckets: at most 64 buckets',
+    ]);
+  });
+
   it('validation names each problem: names, help, kinds, buckets, realtime values, labels', () => {
     expect(
       metricProblems(

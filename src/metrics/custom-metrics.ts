@@ -56,6 +56,18 @@ export interface Skipped {
 const METRIC_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 const LABEL_KEY = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 
+/**
+ * The label the controller adds to every custom series: the workflow's namespace. Workflows may
+ * not set it, so one namespace can never write into another's series.
+ */
+export const NAMESPACE_LABEL = 'workflow_namespace';
+
+/** Bounds of one declaration (what the shared controller registers per metric name). */
+export const MAX_METRIC_NAME = 200;
+export const MAX_METRIC_HELP = 1024;
+export const MAX_METRIC_LABELS = 16;
+export const MAX_METRIC_BUCKETS = 64;
+
 /** What is wrong with the metrics of `where` (spec.metrics, spec.templates[x].metrics), for validation. */
 export function metricProblems(metrics: { vendorP?: unknown } | undefined, where: string): string[] {
   if (!metrics) return [];
@@ -66,8 +78,12 @@ export function metricProblems(metrics: { vendorP?: unknown } | undefined, where
     const at = `${where}.vendorP[${typeof m?.name === 'string' && m.name ? m.name : i}]`;
     if (!m || typeof m !== 'object') return void out.push(`${at}: a metric must be an object`);
     if (typeof m.name !== 'string' || !METRIC_NAME.test(m.name))
-      out.push(`${at}.name: ${JSON.stringify(m.name ?? '')} is not a metric name (letters, digits and '_', not starting with a digit)`);
+      out.push(
+        `${at}.name: ${JSON.stringify(String(m.name ?? '').slice(0, 80))} is not a metric name (letters, digits and '_', not starting with a digit)`,
+      );
+    else if (m.name.length > MAX_METRIC_NAME) out.push(`${at}.name: a metric name is at most ${MAX_METRIC_NAME} characters`);
     if (typeof m.help !== 'string' || m.help.trim() === '') out.push(`${at}.help: a metric needs a help text`);
+    else if (m.help.length > MAX_METRIC_HELP) out.push(`${at}.help: a help text is at most ${MAX_METRIC_HELP} characters`);
     const kinds = (['counter', 'gauge', 'histogram'] as const).filter((k) => m[k] !== undefined);
     if (kinds.length !== 1)
       out.push(`${at}: exactly one of counter, gauge and histogram is required (found ${kinds.length ? kinds.join(', ') : 'none'})`);
@@ -76,18 +92,23 @@ export function metricProblems(metrics: { vendorP?: unknown } | undefined, where
     if (kind === 'histogram') {
       const b = m.histogram?.buckets;
       if (!Array.isArray(b) || b.length === 0) out.push(`${at}.histogram.buckets: at least one bucket is required`);
+      else if (b.length > MAX_METRIC_BUCKETS) out.push(`${at}.histogram.buckets: at most ${MAX_METRIC_BUCKETS} buckets`);
       else if (b.map(Number).some((x, j, xs) => !Number.isFinite(x) || (j > 0 && x <= xs[j - 1]!)))
         out.push(`${at}.histogram.buckets: buckets must be numbers in increasing order`);
     }
     if (m.gauge?.realtime && !/^\s*\{\{\s*(workflow\.)?duration\s*\}\}\s*$/.test(m.gauge.value ?? ''))
       out.push(`${at}.gauge.value: a realtime gauge follows the running time: its value must be {{duration}} (or {{workflow.duration}})`);
     const keys = new Set<string>();
-    for (const l of m.labels ?? []) {
-      if (typeof l?.key !== 'string' || !LABEL_KEY.test(l.key))
-        out.push(`${at}.labels: ${JSON.stringify(l?.key ?? '')} is not a label name`);
-      else if (keys.has(l.key)) out.push(`${at}.labels: label ${l.key} is given twice`);
-      else keys.add(l.key);
-    }
+    if ((m.labels ?? []).length > MAX_METRIC_LABELS) out.push(`${at}.labels: at most ${MAX_METRIC_LABELS} labels`);
+    else
+      for (const l of m.labels ?? []) {
+        if (typeof l?.key !== 'string' || !LABEL_KEY.test(l.key))
+          out.push(`${at}.labels: ${JSON.stringify(String(l?.key ?? '').slice(0, 80))} is not a label name`);
+        else if (l.key === NAMESPACE_LABEL)
+          out.push(`${at}.labels: ${NAMESPACE_LABEL} is set by the controller (the workflow's namespace); use another label name`);
+        else if (keys.has(l.key)) out.push(`${at}.labels: label ${l.key} is given twice`);
+        else keys.add(l.key);
+      }
   });
   return out;
 }
