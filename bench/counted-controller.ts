@@ -44,6 +44,7 @@ export async function startCountedController(work: string, prepare?: (client: Ku
     kubeConfig: kc,
     metricsPort: port,
     metricsHost: '127.0.0.1',
+    metricsAuth: 'none', // a loopback port of the bench's own
     log: createLogger('controller', 'warn'),
   });
   const writes = async () => {

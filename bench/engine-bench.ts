@@ -272,6 +272,7 @@ export async function runEngineBench(): Promise<Figure[]> {
       plane.kubeconfigPath,
       '--metrics-port',
       String(port),
+      '--metrics-auth=none',
       '--workers',
       '8',
     ],

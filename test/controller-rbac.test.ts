@@ -5,6 +5,8 @@
  * plugin step's TaskSet and agent pod, and a workflow using the workflow-level fields that make
  * the controller write other objects (workflowMetadata, volumeClaimTemplates, podDisruptionBudget,
  * podGC, ttlStrategy deleting it, memoize creating its cache) — without a single refused request.
+ * Its /metrics, which carries tenants' label values, is read by an account bound to the
+ * plugflow-metrics-reader ClusterRole and by nobody else, asked with the controller's own rights.
  */
 import { CoreV1Api } from '@kubernetes/client-node';
 import { mkdtempSync } from 'node:fs';
@@ -60,6 +62,8 @@ describe('controller under its own RBAC', () => {
       leaseName: `controller-${ns}`,
       pluginsEnabled: true,
       processMetrics: false,
+      metricsPort: 0,
+      metricsHost: '127.0.0.1',
       log,
     });
   }, 180_000);
@@ -146,5 +150,31 @@ describe('controller under its own RBAC', () => {
     const errors = await controller.metrics.apiErrors.get();
     const refused = errors.values.filter((v) => v.labels.code === '401' || v.labels.code === '403');
     expect(refused, JSON.stringify(refused)).toEqual([]);
+  });
+
+  it('serves /metrics to an account bound to plugflow-metrics-reader, and to no other', async () => {
+    const core = adminKubeConfig().makeApiClient(CoreV1Api);
+    await core.createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name: 'scraper' } } });
+    await applyObjects(adminKubeConfig(), [
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: `plugflow-metrics-reader-${ns}` },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'plugflow-metrics-reader' },
+        subjects: [{ kind: 'ServiceAccount', name: 'scraper', namespace: ns }],
+      },
+    ]);
+    const scrape = async (token: string) =>
+      fetch(`http://127.0.0.1:${controller.metricsPort}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+    const scraper = await serviceAccountToken(ns, 'scraper');
+    const allowed = await eventually(async () => {
+      const res = await scrape(scraper);
+      return res.status === 200 ? res.text() : undefined;
+    }, 'the scraper allowed');
+    expect(allowed).toContain('plugflow_controller_queue_depth');
+    const tenant = await scrape(await serviceAccountToken(ns, 'default'));
+    expect(tenant.status).toBe(403);
+    expect(await tenant.text()).toContain(`system:serviceaccount:${ns}:default may not get the non-resource URL /metrics`);
+    await core.deleteNamespacedServiceAccount({ name: 'scraper', namespace: ns });
   });
 });

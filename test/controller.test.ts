@@ -19,7 +19,7 @@ import { EVENTS, PODS, WORKFLOWS } from '../src/kube/resource.js';
 import { createLogger } from '../src/log/logger.js';
 import { PodRunner } from '../src/runner/runner.js';
 import { captureLogger, eventually, oneStep, waitForCompletion, workflow } from './controller-harness.js';
-import { adminKubeConfig, createTestNamespace, deleteTestNamespace } from './support/cluster.js';
+import { adminKubeConfig, cluster, createTestNamespace, deleteTestNamespace } from './support/cluster.js';
 
 let ns: string;
 let client: KubeClient;
@@ -30,7 +30,9 @@ const { log, lines } = captureLogger();
 /** Workflows with this label make the engine throw (an engine bug, injected). */
 const ENGINE_THROWS = 'test.plugflow.io/engine-throws';
 
-const get = (path: string) => fetch(`http://127.0.0.1:${controller.metricsPort}${path}`);
+/** The admin's token: /metrics asks the API server who may read it (RBAC), /healthz and /readyz do not. */
+const get = (path: string) =>
+  fetch(`http://127.0.0.1:${controller.metricsPort}${path}`, { headers: { authorization: `Bearer ${cluster().adminToken}` } });
 
 function stepsWorkflow(name: string): Workflow {
   return workflow(name, {

@@ -6,7 +6,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { executorPluginsEnabled } from '../api/index.js';
 import { createLogger } from '../log/logger.js';
-import { DEFAULT_IMAGE, startController } from '../controller/controller.js';
+import { DEFAULT_IMAGE, METRICS_AUTH_MODES, startController, type MetricsAuth } from '../controller/controller.js';
 import { AGENT_SERVICE_ACCOUNT } from '../plugins/index.js';
 import { POD_SECURITY_LEVELS, type PodSecurityLevel } from '../pods/pod-policy.js';
 import { DEFAULT_POD_SECURITY_LEVEL, ENV_POD_SECURITY_LEVEL, parsePodSecurityLevel } from '../pods/pod-security-level.js';
@@ -26,6 +26,7 @@ interface ControllerFlags {
   events: boolean;
   maxStatusBytes: number;
   insecureRegistry: string[];
+  metricsAuth: MetricsAuth;
 }
 
 export function registerControllerCommands(program: Command): void {
@@ -37,6 +38,16 @@ export function registerControllerCommands(program: Command): void {
     .option('--workers <n>', 'workflows reconciled in parallel', positiveInt, 8)
     .option('--leader-elect', 'run only while holding the leader Lease in the installation namespace', false)
     .option('--metrics-port <port>', 'port of /healthz, /readyz and /metrics', port, 9090)
+    .option(
+      '--metrics-auth <mode>',
+      "who may read /metrics (it carries label values of tenants' workflows): kubernetes = a bearer token whose account may get the non-resource URL /metrics; none = anyone who reaches the port",
+      (v: string) => {
+        if (!(METRICS_AUTH_MODES as readonly string[]).includes(v))
+          throw new InvalidArgumentError(`--metrics-auth must be one of ${METRICS_AUTH_MODES.join(', ')}, got "${v}"`);
+        return v as MetricsAuth;
+      },
+      'kubernetes' as MetricsAuth,
+    )
     .option(
       '--executor-image <image>',
       'image of the init and wait containers of step pods (and of agent pods)',
@@ -84,6 +95,7 @@ export function registerControllerCommands(program: Command): void {
         workers: flags.workers,
         leaderElect: flags.leaderElect,
         metricsPort: flags.metricsPort,
+        metricsAuth: flags.metricsAuth,
         executorImage: flags.executorImage,
         agentServiceAccountName: flags.agentServiceAccount,
         podSecurityLevel: flags.podSecurityLevel,

@@ -31,6 +31,7 @@ import { ControllerCaches } from './caches.js';
 import { WorkflowEventRecorder } from './workflow-event-recorder.js';
 import { Expectations, FailureMemory } from './failure-memory.js';
 import { startHealthServer, type HealthServer } from './health-server.js';
+import { RequestAuthorizer } from '../kube/request-authorizer.js';
 import { LeaderElector } from './leader-election.js';
 import { Synchronizer } from './synchronizer.js';
 import { CustomMetricRegistry, metricsTtlFromEnv } from './custom-metric-registry.js';
@@ -82,6 +83,13 @@ export interface ControllerOptions {
   /** Port of /healthz, /readyz and /metrics; 0 picks a free port; undefined runs no server. */
   metricsPort?: number;
   metricsHost?: string;
+  /**
+   * Who may read /metrics, which carries label values of tenants' workflows: `kubernetes`
+   * (default) asks the API server (TokenReview, then SubjectAccessReview for `get` on the
+   * non-resource URL /metrics — what a Prometheus service account is usually granted); `none`
+   * leaves it open, for a port nobody else reaches. /healthz and /readyz are always open.
+   */
+  metricsAuth?: MetricsAuth;
   /** Run only while holding the Lease `leaseName` in the installation namespace. */
   leaderElect?: boolean;
   /** Custom metric series not updated for this long are removed. Default PLUGFLOW_METRICS_TTL or 10 min. */
@@ -107,6 +115,9 @@ export interface ControllerOptions {
   /** The engine; tests may wrap it. Default src/engine's reconcileWorkflow. */
   engine?: Engine;
 }
+
+export type MetricsAuth = 'kubernetes' | 'none';
+export const METRICS_AUTH_MODES: readonly MetricsAuth[] = ['kubernetes', 'none'];
 
 export interface RunningController {
   readonly metrics: ControllerMetrics;
@@ -168,7 +179,12 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     ...(gcsEndpoint ? { gcsEndpoint } : {}),
     ...(gitKnownHosts ? { gitKnownHosts } : {}),
     resources,
-    images: new ImageEntrypoints({ client, installNamespace, insecureRegistries: opts.insecureRegistries ?? insecureRegistriesFromEnv() }),
+    images: new ImageEntrypoints({
+      client,
+      installNamespace,
+      insecureRegistries: opts.insecureRegistries ?? insecureRegistriesFromEnv(),
+      log,
+    }),
   });
   const locks = new Synchronizer({ client, enqueue: (key) => queue.add(key), log });
   const customMetrics = new CustomMetricRegistry(metrics.registry, log, opts.metricsTtlMs ?? metricsTtlFromEnv());
@@ -235,6 +251,9 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
         ready: readinessProblems,
         metrics: () => metrics.text(),
         metricsContentType: Registry.PROMETHEUS_CONTENT_TYPE,
+        ...((opts.metricsAuth ?? 'kubernetes') === 'kubernetes'
+          ? { authorizeMetrics: authorizerOf(new RequestAuthorizer(client, '/metrics')) }
+          : {}),
       },
       opts.metricsPort,
       opts.metricsHost,
@@ -345,4 +364,8 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
 /** PLUGFLOW_INSECURE_REGISTRIES: host:port entries separated by commas or spaces. */
 export function insecureRegistriesFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
   return (env.PLUGFLOW_INSECURE_REGISTRIES ?? '').split(/[\s,]+/).filter(Boolean);
+}
+
+function authorizerOf(authorizer: RequestAuthorizer) {
+  return (authorization: string | undefined) => authorizer.authorize(authorization);
 }

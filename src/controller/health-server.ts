@@ -5,6 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Refusal } from '../kube/request-authorizer.js';
 import { errorMessage } from '../log/error-message.js';
 
 export interface HealthChecks {
@@ -14,6 +15,11 @@ export interface HealthChecks {
   ready(): string[];
   metrics(): Promise<string>;
   metricsContentType: string;
+  /**
+   * Who may read /metrics (request-authorizer.ts): undefined allows the request, a refusal is
+   * answered as is. Absent: /metrics is open (`--metrics-auth=none`).
+   */
+  authorizeMetrics?(authorization: string | undefined): Promise<Refusal | undefined>;
 }
 
 export interface HealthServer {
@@ -38,10 +44,13 @@ export async function startHealthServer(checks: HealthChecks, port: number, host
       return problems.length ? reply(503, `not ready:\n${problems.map((p) => `- ${p}`).join('\n')}\n`) : reply(200, 'ok\n');
     }
     if (path === '/metrics') {
-      checks.metrics().then(
-        (text) => reply(200, text, checks.metricsContentType),
-        (err: unknown) => reply(500, `metrics failed: ${errorMessage(err)}\n`),
-      );
+      const allowed = checks.authorizeMetrics ? checks.authorizeMetrics(req.headers.authorization) : Promise.resolve(undefined);
+      allowed
+        .then(async (refusal) => {
+          if (refusal) return reply(refusal.status, `${refusal.message}\n`);
+          reply(200, await checks.metrics(), checks.metricsContentType);
+        })
+        .catch((err: unknown) => reply(500, `metrics failed: ${errorMessage(err)}\n`));
       return;
     }
     reply(404, 'not found\n');

@@ -26,6 +26,22 @@ export const SERVICE_ACCOUNTS: ResourceType = {
 };
 export const EVENTS: ResourceType = { group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true };
 export const LEASES: ResourceType = { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease', namespaced: true };
+export const TOKEN_REVIEWS: ResourceType = {
+  group: 'authentication.k8s.io',
+  version: 'v1',
+  plural: 'tokenreviews',
+  kind: 'TokenReview',
+  namespaced: false,
+};
+
+export const SUBJECT_ACCESS_REVIEWS: ResourceType = {
+  group: 'authorization.k8s.io',
+  version: 'v1',
+  plural: 'subjectaccessreviews',
+  kind: 'SubjectAccessReview',
+  namespaced: false,
+};
+
 export const SELF_SUBJECT_ACCESS_REVIEWS: ResourceType = {
   group: 'authorization.k8s.io',
   version: 'v1',

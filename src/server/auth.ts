@@ -22,6 +22,7 @@ import { GROUP, PLURAL } from '../api/index.js';
 import { HttpError, Code, fromKube, tooManyRequests, unauthenticated } from './errors.js';
 import { OWN_IDENTITY, type Identity, type KubeClient } from '../kube/client.js';
 import { ApiError } from '../kube/errors.js';
+import { BoundedCache, TokenBucket } from '../kube/rate-limits.js';
 import { SELF_SUBJECT_ACCESS_REVIEWS } from '../kube/resource.js';
 import { errorMessage } from '../log/error-message.js';
 
@@ -274,44 +275,4 @@ function bearerToken(authorization: string | undefined, mode: AuthMode): string 
 
 function sha256(text: string): Buffer {
   return createHash('sha256').update(text).digest();
-}
-
-/**
- * A Map of at most `max` entries; beyond it the oldest entry goes. Not reordered on reads: every
- * entry is rewritten within its TTL anyway (10 s), so the order of writes is the order of use
- * that matters, and a read stays a plain Map lookup on the event path.
- */
-export class BoundedCache<V> {
-  private readonly map = new Map<string, V>();
-  constructor(private readonly max: number) {}
-  get size(): number {
-    return this.map.size;
-  }
-  get(key: string): V | undefined {
-    return this.map.get(key);
-  }
-  set(key: string, v: V): void {
-    this.map.delete(key);
-    this.map.set(key, v);
-    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value!);
-  }
-}
-
-/** `rate` tokens a second up to `burst`; `take` spends one if there is one. */
-export class TokenBucket {
-  private tokens: number;
-  private last = 0;
-  constructor(
-    private readonly rate: number,
-    private readonly burst: number,
-  ) {
-    this.tokens = burst;
-  }
-  take(now = Date.now()): boolean {
-    if (this.last > 0) this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) / 1000) * this.rate);
-    this.last = now;
-    if (this.tokens < 1) return false;
-    this.tokens -= 1;
-    return true;
-  }
 }
