@@ -8,7 +8,7 @@
  * Its /metrics, which carries tenants' label values, is read by an account bound to the
  * plugflow-metrics-reader ClusterRole and by nobody else, asked with the controller's own rights.
  */
-import { CoreV1Api } from '@kubernetes/client-node';
+import { CoreV1Api, type KubernetesObject } from '@kubernetes/client-node';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -162,7 +162,7 @@ describe('controller under its own RBAC', () => {
         metadata: { name: `plugflow-metrics-reader-${ns}` },
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'plugflow-metrics-reader' },
         subjects: [{ kind: 'ServiceAccount', name: 'scraper', namespace: ns }],
-      },
+      } as KubernetesObject,
     ]);
     const scrape = async (token: string) =>
       fetch(`http://127.0.0.1:${controller.metricsPort}/metrics`, { headers: { authorization: `Bearer ${token}` } });
