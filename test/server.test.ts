@@ -141,6 +141,23 @@ describe('workflow REST', () => {
     expect(elsewhere.status).toBe(403);
     expect(elsewhere.body.message).toBe(`namespace "default" is not served here: this server serves only "${ns}" (--allowed-namespaces)`);
     expect((await call('POST', `${server.url}/api/v1/events/default/`, { token: SHARED, body: {} })).status).toBe(403);
+    // An empty namespace segment is a list across every namespace (the review's bypass): refused on every route that takes one.
+    for (const path of [
+      '/api/v1/workflow-event-bindings/',
+      '/api/v1/workflow-templates/',
+      '/api/v1/cron-workflows/',
+      '/api/v1/workflows/',
+      '/api/v1/workflow-events/',
+      '/api/v1/executor-plugins/',
+      '/api/v1/access/',
+    ]) {
+      const all = await call('GET', `${server.url}${path}`, { token: SHARED });
+      expect([path, all.status]).toEqual([path, 403]);
+      expect(all.body.message).toMatch(/this server serves only .* \(--allowed-namespaces\): name one of them in the path/);
+    }
+    const odd = await call('GET', `${server.url}/api/v1/workflow-event-bindings/%2F..%2F`, { token: SHARED });
+    expect(odd.status).toBe(400);
+    expect(odd.body.message).toBe('"/../" is not a valid namespace name');
     expect(server.logs.some((l) => JSON.parse(l).message.startsWith('auth-mode=server: every call runs as the server'))).toBe(true);
   });
 

@@ -163,8 +163,9 @@ export class Authenticator {
     return { identity: { kind: 'token', token }, id: `token:${hash.slice(0, 12)}`, hash };
   }
 
-  /** 403 unless the namespace is in the allow-list (when there is one). */
+  /** 403 unless the namespace is in the allow-list (when there is one); empty means every namespace. */
   checkNamespace(namespace: string): void {
+    if (namespace === '') return this.checkAllNamespaces();
     if (this.allowed && !this.allowed.has(namespace)) {
       throw new HttpError(
         Code.PermissionDenied,

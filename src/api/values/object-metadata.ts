@@ -15,6 +15,9 @@ const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0
 const MAX_NAME = 63;
 const MAX_PREFIX = 253;
 export const MAX_LABEL_VALUE = 63;
+
+/** A namespace name (an RFC 1123 label, as Kubernetes requires). */
+export const NAMESPACE_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 /** The API server's limit on the total size of an object's annotations (keys plus values). */
 export const MAX_ANNOTATIONS_BYTES = 256 * 1024;
 

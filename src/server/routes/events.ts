@@ -14,6 +14,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseUserJson } from '../../api/index.js';
+import { NAMESPACE_NAME } from '../../api/values/object-metadata.js';
 import type { Logger } from '../../log/logger.js';
 import { EVENT_ACCESS, type Authenticator, type Caller } from '../auth.js';
 import type { DispatchResult, EventJob } from '../dispatch.js';
@@ -45,7 +46,6 @@ export interface EventRouteDeps {
 export type EventHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 const PREFIX = '/api/v1/events/';
-const NAMESPACE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 /** Route labels in metrics (the same as fastify's route patterns elsewhere). */
 const ROUTE_EMPTY = '/api/v1/events/:namespace/';
 const ROUTE_DISCRIMINATOR = '/api/v1/events/:namespace/:discriminator';
@@ -140,7 +140,7 @@ class EventEndpoint {
     let access: ReturnType<Authenticator['access']>;
     try {
       const namespace = decodeURIComponent(rest.slice(0, slash));
-      if (!NAMESPACE.test(namespace)) throw badRequest(`"${namespace}" is not a valid namespace name`);
+      if (!NAMESPACE_NAME.test(namespace)) throw badRequest(`"${namespace}" is not a valid namespace name`);
       call.namespace = namespace;
       call.discriminator = decodeURIComponent(rest.slice(slash + 1));
       call.caller = this.deps.auth.callerOf(req.headers.authorization);

@@ -15,6 +15,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { API_VERSION, DEFAULT_INSTALL_NAMESPACE, inflateWorkflow, isJsonObject as isObject, type Workflow } from '../../api/index.js';
 import { CREATE_WORKFLOW_ACCESS, type Authenticator, type Caller } from '../auth.js';
 import { badRequest } from '../errors.js';
+import { NAMESPACE_NAME } from '../../api/values/object-metadata.js';
 import type { KubeClient } from '../../kube/client.js';
 import { WORKFLOWS } from '../../kube/resource.js';
 import { workflowShapeProblems, workflowShapeValidator } from '../workflow-shape.js';
@@ -69,9 +70,12 @@ export async function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDe
     req.caller = auth.callerOf(req.headers.authorization);
     const { namespace } = req.params as Partial<NsParams>;
     if (!namespace) {
-      if (ALL_NAMESPACES.has(req.routeOptions.url ?? '')) auth.checkAllNamespaces();
+      // An empty namespace segment (`/api/v1/workflow-event-bindings//`) reaches the API server
+      // as a list across every namespace: refused like the all-namespace routes.
+      if (namespace === '' || ALL_NAMESPACES.has(req.routeOptions.url ?? '')) auth.checkAllNamespaces();
       return;
     }
+    if (!NAMESPACE_NAME.test(namespace)) throw badRequest(`"${namespace.slice(0, 80)}" is not a valid namespace name`);
     auth.checkNamespace(namespace);
     // Creating workflows (and linting one, which is asking whether a create would pass); the
     // template routes and operations leave it to the API server's answer to the call itself.
