@@ -37,6 +37,8 @@ export interface Caller {
   id: string;
   /** The token's SHA-256 (hex): the key of every cache. Empty for the server's own account. */
   hash: string;
+  /** Where the request came from (the peer address, IPv6 by /64); '' when unknown. */
+  source?: string;
 }
 
 const SERVER_CALLER: Caller = { identity: OWN_IDENTITY, id: 'server', hash: '' };
@@ -86,6 +88,9 @@ export interface AuthOptions {
   unknownReviewsPerSecond?: number;
   /** … and at once (default 100); beyond it 429. */
   unknownReviewBurst?: number;
+  /** The same, per source address and token shape (default 10 a second, 20 at once), spent first. */
+  sourceReviewsPerSecond?: number;
+  sourceReviewBurst?: number;
 }
 
 export const AUTH_DEFAULTS = {
@@ -94,6 +99,8 @@ export const AUTH_DEFAULTS = {
   maxEntries: 10_000,
   unknownReviewsPerSecond: 50,
   unknownReviewBurst: 100,
+  sourceReviewsPerSecond: 10,
+  sourceReviewBurst: 20,
 };
 
 export class Authenticator {
@@ -107,6 +114,13 @@ export class Authenticator {
   /** Token hashes the API server has said yes for: their re-reviews skip the rate limit. */
   private readonly known: BoundedCache<true>;
   private readonly bucket: TokenBucket;
+  /**
+   * Buckets per (source, token shape), spent before the shared one: a flood of made-up tokens
+   * from one address, or of one shape, empties its own bucket and leaves the shared one — and so
+   * new, valid callers elsewhere — alone.
+   */
+  private readonly perSource: BoundedCache<TokenBucket>;
+  private readonly sourceRate: [number, number];
 
   constructor(opts: AuthOptions) {
     this.mode = opts.mode;
@@ -132,6 +146,11 @@ export class Authenticator {
       opts.unknownReviewsPerSecond ?? AUTH_DEFAULTS.unknownReviewsPerSecond,
       opts.unknownReviewBurst ?? AUTH_DEFAULTS.unknownReviewBurst,
     );
+    this.perSource = new BoundedCache(max);
+    this.sourceRate = [
+      opts.sourceReviewsPerSecond ?? AUTH_DEFAULTS.sourceReviewsPerSecond,
+      opts.sourceReviewBurst ?? AUTH_DEFAULTS.sourceReviewBurst,
+    ];
   }
 
   /** Server mode without any guard (started with the unsafe flag). */
@@ -148,7 +167,7 @@ export class Authenticator {
    * name an acceptable caller (client mode: no usable bearer token; server mode: not the shared
    * token). Cheap (one hash), so it runs before any body is read.
    */
-  callerOf(authorization: string | undefined): Caller {
+  callerOf(authorization: string | undefined, remoteAddress?: string): Caller {
     if (this.mode === 'server' && !this.serverTokenHash) return SERVER_CALLER;
     const token = bearerToken(authorization, this.mode);
     if (this.mode === 'server') {
@@ -160,7 +179,7 @@ export class Authenticator {
     }
     // One-shot hashing: no Hash object per request (this runs on every event).
     const hash = oneShotHash('sha256', token, 'hex');
-    return { identity: { kind: 'token', token }, id: `token:${hash.slice(0, 12)}`, hash };
+    return { identity: { kind: 'token', token }, id: `token:${hash.slice(0, 12)}`, hash, source: sourceOf(remoteAddress) };
   }
 
   /** 403 unless the namespace is in the allow-list (when there is one); empty means every namespace. */
@@ -208,7 +227,7 @@ export class Authenticator {
     const now = Date.now();
     let entry = this.reviews.get(key);
     if (!entry || entry.expires < now) {
-      if (!this.known.get(caller.hash) && !this.bucket.take(now)) {
+      if (!this.known.get(caller.hash) && !this.mayReviewUnknown(caller, now)) {
         return tooManyRequests('too many access reviews of new tokens right now: retry in a second', 1);
       }
       const fresh: CacheEntry = { expires: now + this.allowTtl, verdict: this.review(caller.identity, namespace, access) };
@@ -223,6 +242,18 @@ export class Authenticator {
       entry = fresh;
     }
     return entry.settled ? entry.refusal : entry.verdict;
+  }
+
+  /** Spends a review of a token never seen allowed: its source's and shape's bucket first, then the shared one. */
+  private mayReviewUnknown(caller: Caller, now: number): boolean {
+    const token = caller.identity.kind === 'token' ? caller.identity.token : '';
+    const key = `${caller.source ?? ''}\u0000${tokenShape(token)}`;
+    let own = this.perSource.get(key);
+    if (!own) {
+      own = new TokenBucket(this.sourceRate[0], this.sourceRate[1]);
+      this.perSource.set(key, own);
+    }
+    return own.take(now) && this.bucket.take(now);
   }
 
   private async review(identity: Identity, namespace: string, access: Access): Promise<HttpError | undefined> {
@@ -252,6 +283,37 @@ export class Authenticator {
       return new HttpError(Code.Unavailable, `could not review the token's rights: ${errorMessage(err)}`, { 'retry-after': '1' });
     }
   }
+}
+
+/**
+ * The source a rate limit counts against: the peer address, IPv6 addresses by their /64 (one
+ * host's share). Behind a proxy every caller shares the proxy's address; the token shape
+ * (tokenShape) still separates a flood of made-up tokens from real ones.
+ */
+export function sourceOf(remoteAddress: string | undefined): string {
+  if (!remoteAddress) return '';
+  const v4 = /^(?:::ffff:)?(\d+\.\d+\.\d+\.\d+)$/.exec(remoteAddress);
+  if (v4) return v4[1]!;
+  return remoteAddress.split(':').slice(0, 4).join(':');
+}
+
+/**
+ * What kind of token this is, without trusting it: `jwt` (three base64url parts whose first
+ * decodes to a JSON header naming an algorithm — service-account and OIDC tokens), `opaque`
+ * (anything else: static tokens, and most made-up ones), plus its length class.
+ */
+export function tokenShape(token: string): string {
+  const size = token.length < 64 ? 'short' : token.length < 2048 ? 'medium' : 'long';
+  const parts = token.split('.');
+  if (parts.length === 3 && parts.every((p) => /^[A-Za-z0-9_-]+$/.test(p))) {
+    try {
+      const header = JSON.parse(Buffer.from(parts[0]!, 'base64url').toString('utf8')) as { alg?: unknown };
+      if (header && typeof header.alg === 'string') return `jwt/${size}`;
+    } catch {
+      // not JSON: opaque
+    }
+  }
+  return `opaque/${size}`;
 }
 
 /** `workflows.plugflow.io`, `pods/log`: how kubectl names a resource. */

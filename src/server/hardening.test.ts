@@ -3,14 +3,16 @@
  * stand-in API server that counts access reviews: the caller is authenticated and what can be
  * authorized is before a byte of any body is read; stalled uploads are refused unread or cut
  * by the request timeout; bodies in flight share a byte budget; connections are capped; tokens
- * are hashed, size-capped, cached in a bounded map and reviews of new ones rate-limited; server
+ * are hashed, size-capped, cached in a bounded map and reviews of new ones rate-limited — per
+ * source address and token shape first, so a flood does not starve new valid callers; server
  * mode needs a guard.
  */
+import { request as httpRequest } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import winston from 'winston';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Authenticator, CREATE_WORKFLOW_ACCESS, MAX_TOKEN_BYTES, type AuthOptions } from './auth.js';
+import { Authenticator, CREATE_WORKFLOW_ACCESS, MAX_TOKEN_BYTES, sourceOf, tokenShape, type AuthOptions } from './auth.js';
 import type { DispatchResult, EventJob } from './dispatch.js';
 import { EventQueue } from './event-queue.js';
 import { OWN_TOKEN, startApiStandIn, statusReply } from '../kube/testing/api-stand-in.js';
@@ -30,7 +32,9 @@ async function standIn() {
     const token = req.token === OWN_TOKEN ? 'server' : (req.token ?? '');
     if (req.path.endsWith('/selfsubjectaccessreviews')) {
       seen.reviews++;
-      if (token.startsWith('good') || token === 'server') return { status: 201, body: { status: { allowed: true } } };
+      // A service-account-shaped (JWT) token is "good" when its payload part is.
+      if (token.startsWith('good') || token.split('.')[1]?.startsWith('good') || token === 'server')
+        return { status: 201, body: { status: { allowed: true } } };
       if (token.startsWith('denied')) return { status: 201, body: { status: { allowed: false } } };
       return statusReply(401, 'Unauthorized', 'Unauthorized');
     }
@@ -353,6 +357,71 @@ describe('tokens', () => {
   }, 60_000);
 });
 
+/** A service-account-shaped token: a JWT header naming an algorithm, then `payload`, then a signature. */
+const jwtLike = (payload: string) => `${Buffer.from('{"alg":"RS256","kid":"k"}').toString('base64url')}.${payload}.c2ln`;
+
+/** POSTs an event from `localAddress` (another loopback address is another source). */
+function postFrom(port: number, localAddress: string, token: string): Promise<number> {
+  return new Promise((resolve) => {
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        localAddress,
+        method: 'POST',
+        path: '/api/v1/events/ns/',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', () => resolve(0));
+    req.end('{}');
+  });
+}
+
+describe('token floods are limited by what distinguishes them (source, token shape)', () => {
+  let s: Running | undefined;
+  afterEach(async () => {
+    await s?.app.close();
+    s = undefined;
+  });
+
+  it('a flood of made-up tokens does not keep 20 new, valid service-account tokens at 429', async () => {
+    s = await start();
+    const bogus = (i: number) => `bogus-${i}-`.padEnd(1024, 'y');
+    const results = await Promise.all([
+      ...Array.from({ length: 600 }, (_, i) => postFrom(s!.port, '127.0.0.1', bogus(i))),
+      ...Array.from({ length: 20 }, (_, i) => postFrom(s!.port, '127.0.0.1', jwtLike(`good${i}`))),
+    ]);
+    const flood = results.slice(0, 600);
+    const valid = results.slice(600);
+    expect(flood.filter((x) => x === 429).length).toBeGreaterThan(500);
+    expect(valid).toEqual(Array(20).fill(200));
+  }, 60_000);
+
+  it('a flood of service-account-shaped fakes from one address leaves callers from another address served', async () => {
+    s = await start();
+    const results = await Promise.all([
+      ...Array.from({ length: 600 }, (_, i) => postFrom(s!.port, '127.0.0.1', jwtLike(`fake${i}`))),
+      ...Array.from({ length: 20 }, (_, i) => postFrom(s!.port, '127.0.0.2', jwtLike(`good${i}`))),
+    ]);
+    expect(results.slice(0, 600).filter((x) => x === 429).length).toBeGreaterThan(500);
+    expect(results.slice(600)).toEqual(Array(20).fill(200));
+  }, 60_000);
+
+  it('tells the shapes and sources apart', () => {
+    expect(tokenShape(jwtLike('x'))).toBe('jwt/short');
+    expect(tokenShape('not.a.jwt!')).toBe('opaque/short');
+    expect(tokenShape('x'.repeat(3000))).toBe('opaque/long');
+    expect(sourceOf('::ffff:10.1.2.3')).toBe('10.1.2.3');
+    expect(sourceOf('2001:db8:1:2:aaaa:bbbb:cccc:dddd')).toBe('2001:db8:1:2');
+    expect(sourceOf(undefined)).toBe('');
+  });
+});
+
 describe('Authenticator', () => {
   let api: Awaited<ReturnType<typeof standIn>>;
   let kube: Awaited<ReturnType<typeof standIn>>['kube'];
@@ -364,7 +433,7 @@ describe('Authenticator', () => {
   afterAll(() => api.close());
 
   it('keys its caches by the token hash and keeps them bounded', async () => {
-    const auth = new Authenticator({ mode: 'client', kube, maxEntries: 100, unknownReviewBurst: 10_000 });
+    const auth = new Authenticator({ mode: 'client', kube, maxEntries: 100, unknownReviewBurst: 10_000, sourceReviewBurst: 10_000 });
     for (let i = 0; i < 1000; i++) await auth.require(auth.callerOf(`Bearer good-${i}`), 'ns', CREATE_WORKFLOW_ACCESS);
     const caches = auth as unknown as { reviews: { size: number; get(k: string): unknown }; known: { size: number } };
     expect(caches.reviews.size).toBe(100);

@@ -143,7 +143,7 @@ class EventEndpoint {
       if (!NAMESPACE_NAME.test(namespace)) throw badRequest(`"${namespace}" is not a valid namespace name`);
       call.namespace = namespace;
       call.discriminator = decodeURIComponent(rest.slice(slash + 1));
-      call.caller = this.deps.auth.callerOf(req.headers.authorization);
+      call.caller = this.deps.auth.callerOf(req.headers.authorization, req.socket.remoteAddress);
       access = this.deps.auth.access(call.caller, namespace, EVENT_ACCESS);
     } catch (err) {
       this.refuse(call, err instanceof URIError ? badRequest('the path is not valid percent-encoding') : err);

@@ -67,7 +67,7 @@ export async function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDe
   // body: an unauthenticated or unauthorized caller costs no parsing, shape check or validation.
   app.decorateRequest('caller', null as unknown as Caller);
   app.addHook('onRequest', async (req) => {
-    req.caller = auth.callerOf(req.headers.authorization);
+    req.caller = auth.callerOf(req.headers.authorization, req.socket.remoteAddress);
     const { namespace } = req.params as Partial<NsParams>;
     if (!namespace) {
       // An empty namespace segment (`/api/v1/workflow-event-bindings//`) reaches the API server
