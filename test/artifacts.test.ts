@@ -131,12 +131,12 @@ describe('output and input artifacts', () => {
     expect(node(wf, 'use')?.outputs?.result).toBe('hello\nas-is\nA\nB\n600');
     const gen = node(wf, 'gen')!;
     const msg = gen.outputs?.artifacts?.find((a) => a.name === 'msg');
-    expect(msg?.vendorAObject).toMatchObject({ bucket: BUCKET, key: `pass/${gen.podName}/msg.tgz`, endpoint: store.endpoint });
+    expect(msg?.vendorAObject).toMatchObject({ bucket: BUCKET, key: `${ns}/pass/${gen.podName}/msg.tgz`, endpoint: store.endpoint });
     // Credentials are recorded as Secret references, never as values.
     expect(JSON.stringify(wf.status)).not.toContain(store.secretKey);
     const plain = gen.outputs?.artifacts?.find((a) => a.name === 'plain');
-    expect(plain?.vendorAObject?.key).toBe(`pass/${gen.podName}/plain`);
-    const obj = await s3().send(new GetObjectCommand({ Bucket: BUCKET, Key: `pass/${gen.podName}/plain` }));
+    expect(plain?.vendorAObject?.key).toBe(`${ns}/pass/${gen.podName}/plain`);
+    const obj = await s3().send(new GetObjectCommand({ Bucket: BUCKET, Key: `${ns}/pass/${gen.podName}/plain` }));
     expect(await obj.Body!.transformToString()).toBe('as-is\n');
   }, 180_000);
 
@@ -444,7 +444,7 @@ describe('archiveLogs', () => {
     const wf = await waitForCompletion(client, ns, 'logs', 120_000);
     expect(wf.status?.phase).toBe('Succeeded');
     const logs = node(wf, 'logs')?.outputs?.artifacts?.find((a) => a.name === 'main-logs');
-    expect(logs?.vendorAObject?.key).toBe(`logs/${node(wf, 'logs')!.podName}/main-logs.tgz`);
+    expect(logs?.vendorAObject?.key).toBe(`${ns}/logs/${node(wf, 'logs')!.podName}/main-logs.tgz`);
     const out = mkdtempSync(join(tmpdir(), 'plugflow-logs-'));
     expect(await runCopy('logs', out, { namespace: ns, kubeconfig: cluster().kubeconfigPath }, { out: () => {}, err: () => {} })).toBe(0);
     // Both streams, each line whole (their order across the two streams is not kept, as in a container log).

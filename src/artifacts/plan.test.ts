@@ -48,14 +48,14 @@ describe('the artifact plan of a step pod', () => {
     const store: GcsLocation = {
       kind: 'gcs',
       bucket: 'g',
-      key: 'wf/wf-gen-123/o.tgz',
+      key: 'ns/wf/wf-gen-123/o.tgz',
       endpoint: 'http://fake:4443',
       serviceAccountKeyEnv: 'PLUGFLOW_SECRET_0',
     };
     expect(plan.outputs[0]!.store).toEqual(store);
     expect(plan.outputs[0]!.record.vendorCObject).toEqual({
       bucket: 'g',
-      key: 'wf/wf-gen-123/o.tgz',
+      key: 'ns/wf/wf-gen-123/o.tgz',
       serviceAccountKeySecret: { name: 'sa', key: 'json' },
     });
   });
@@ -80,7 +80,7 @@ describe('the artifact plan of a step pod', () => {
       kind: 'blob',
       endpoint: 'http://127.0.0.1:10000/dev',
       container: 'c',
-      blob: 'wf/wf-gen-123/tree.tgz',
+      blob: 'ns/wf/wf-gen-123/tree.tgz',
       accountKeyEnv: 'PLUGFLOW_SECRET_0',
     };
     expect(plan.inputs[0]!.source).toEqual({ store: { ...blob, blob: 'some/blob.tgz' } });
@@ -91,7 +91,7 @@ describe('the artifact plan of a step pod', () => {
       vendorB: {
         endpoint: 'http://127.0.0.1:10000/dev',
         container: 'c',
-        blob: 'wf/wf-gen-123/tree.tgz',
+        blob: 'ns/wf/wf-gen-123/tree.tgz',
         accountKeySecret: { name: 'az', key: 'key' },
       },
     });
@@ -118,13 +118,13 @@ describe('the artifact plan of a step pod', () => {
     ]);
     expect(plan.outputs[0]!.store).toEqual({
       bucket: 'b',
-      key: 'wf/wf-gen-123/tree.tgz',
+      key: 'ns/wf/wf-gen-123/tree.tgz',
       endpoint: 'minio:9000',
       insecure: true,
       accessKeyEnv: 'PLUGFLOW_SECRET_0',
       secretKeyEnv: 'PLUGFLOW_SECRET_1',
     });
-    expect(plan.outputs[1]).toMatchObject({ optional: true, store: { key: 'wf/wf-gen-123/bin' }, record: { archive: { none: {} } } });
+    expect(plan.outputs[1]).toMatchObject({ optional: true, store: { key: 'ns/wf/wf-gen-123/bin' }, record: { archive: { none: {} } } });
     // The record keeps Secret references (never values) for later steps.
     expect(plan.outputs[0]!.record.vendorAObject).toMatchObject({ accessKeySecret: { name: 'creds', key: 'access' } });
     expect(plan.secrets).toEqual([

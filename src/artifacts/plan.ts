@@ -16,7 +16,7 @@
  */
 import type { Artifact, SecretKeySelector, Template, VendorAObjectArtifact, VendorBArtifact, VendorCObjectArtifact } from '../api/index.js';
 import { renderTemplate } from '../expr/index.js';
-import { DEFAULT_KEY_FORMAT, type ArtifactRepository } from './repository.js';
+import { DEFAULT_KEY_FORMAT, namespacedKeyFormat, type ArtifactRepository } from './repository.js';
 import type { GitSource } from './git.js';
 import { MAIN_LOGS_ARTIFACT } from '../engine/artifacts.js';
 
@@ -268,7 +268,8 @@ function outputLocation(
   const where = template.archiveLocation;
   const names = (x: object | undefined) => STORES.find((f) => (x as Record<string, unknown> | undefined)?.[f] !== undefined);
   const kind: StoreField = names(a) ?? names(where) ?? names(repository) ?? 'vendorAObject';
-  const name = (format: string) => {
+  const name = (given: string) => {
+    const format = namespacedKeyFormat(given, repository, keyVars['workflow.namespace'] ?? '');
     let prefix: string;
     try {
       prefix = renderTemplate(format, keyVars, {}, `${field} key format`);

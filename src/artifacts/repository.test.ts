@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ANNOTATION_DEFAULT_REPOSITORY, repositoryFrom, RepositoryError } from './repository.js';
+import { ANNOTATION_DEFAULT_REPOSITORY, DEFAULT_KEY_FORMAT, namespacedKeyFormat, repositoryFrom, RepositoryError } from './repository.js';
 
 const cm = (data: Record<string, string>, annotations?: Record<string, string>) => ({
   metadata: { name: 'artifact-repositories', namespace: 'team', ...(annotations ? { annotations } : {}) },
@@ -20,7 +20,11 @@ describe('artifact repositories', () => {
 
   it("accepts the peer's s3 spelling and keyPrefix", () => {
     const repo = repositoryFrom(cm({ r: 's3:\n  bucket: b\n  endpoint: e:1\n  keyPrefix: logs\n' }), undefined);
-    expect(repo.vendorAObject).toEqual({ bucket: 'b', endpoint: 'e:1', keyFormat: 'logs/{{workflow.name}}/{{pod.name}}' });
+    expect(repo.vendorAObject).toEqual({
+      bucket: 'b',
+      endpoint: 'e:1',
+      keyFormat: 'logs/{{workflow.namespace}}/{{workflow.name}}/{{pod.name}}',
+    });
   });
 
   it("takes a blob store (vendorB, or the peer's azure spelling) with its blob name format", () => {
@@ -45,7 +49,7 @@ describe('artifact repositories', () => {
     const text = 'gcs:\n  bucket: b\n  keyPrefix: logs\n  serviceAccountKeySecret: {name: s, key: k}\n';
     expect(repositoryFrom(cm({ r: text }), undefined).vendorCObject).toEqual({
       bucket: 'b',
-      keyFormat: 'logs/{{workflow.name}}/{{pod.name}}',
+      keyFormat: 'logs/{{workflow.namespace}}/{{workflow.name}}/{{pod.name}}',
       serviceAccountKeySecret: { name: 's', key: 'k' },
     });
     expect(() => repositoryFrom(cm({ r: 'gcs:\n  serviceAccountKeySecret: {name: s, key: k}\n' }), undefined)).toThrow(
@@ -66,5 +70,22 @@ describe('artifact repositories', () => {
     expect(() =>
       repositoryFrom(cm({ a: 'vendorAObject:\n  bucket: b\n  endpoint: e\n  accessKeySecret: plain-text-key\n' }), undefined),
     ).toThrow(RepositoryError);
+  });
+});
+
+describe('keys in a repository shared by namespaces', () => {
+  it('keeps each namespace under its own prefix, whatever the shared repository’s key format says', () => {
+    const shared = { source: 'plugflow/artifact-repositories#default' };
+    expect(namespacedKeyFormat('{{workflow.name}}/{{pod.name}}', shared, 'team-a')).toBe(
+      '{{workflow.namespace}}/{{workflow.name}}/{{pod.name}}',
+    );
+    expect(namespacedKeyFormat('x/{{ workflow.namespace }}/{{pod.name}}', shared, 'team-a')).toBe(
+      'x/{{ workflow.namespace }}/{{pod.name}}',
+    );
+    // The namespace's own repository keeps its format as written.
+    expect(namespacedKeyFormat('{{workflow.name}}/{{pod.name}}', { source: 'team-a/artifact-repositories#r' }, 'team-a')).toBe(
+      '{{workflow.name}}/{{pod.name}}',
+    );
+    expect(DEFAULT_KEY_FORMAT).toBe('{{workflow.namespace}}/{{workflow.name}}/{{pod.name}}');
   });
 });

@@ -18,8 +18,22 @@ import { readYamlDocument } from '../yaml/kube-yaml.js';
 
 export const REPOSITORIES_CONFIGMAP = 'artifact-repositories';
 export const ANNOTATION_DEFAULT_REPOSITORY = `${LABEL_PREFIX}default-artifact-repository`;
-/** The peer's default key format: one directory per pod. */
-export const DEFAULT_KEY_FORMAT = '{{workflow.name}}/{{pod.name}}';
+/**
+ * The default key format: one directory per pod, under the workflow's namespace. (The peer's is
+ * `{{workflow.name}}/{{pod.name}}`; without the namespace, same-named workflows of two namespaces
+ * — cron runs too — sharing the controller-wide repository overwrite and collect each other's.)
+ */
+export const DEFAULT_KEY_FORMAT = '{{workflow.namespace}}/{{workflow.name}}/{{pod.name}}';
+
+/**
+ * The key format actually used: a repository that is not the workflow's namespace's own (the
+ * controller-wide default, shared by every namespace) keeps each namespace under its own prefix
+ * even when its configured format does not say `{{workflow.namespace}}`.
+ */
+export function namespacedKeyFormat(format: string, repository: Pick<ArtifactRepository, 'source'> | undefined, namespace: string): string {
+  if (!repository || repository.source.startsWith(`${namespace}/`) || /\{\{\s*workflow\.namespace\s*\}\}/.test(format)) return format;
+  return `{{workflow.namespace}}/${format}`;
+}
 
 /** An object store as a repository: the location fields plus the key format. */
 export interface ObjectStoreRepository extends VendorAObjectArtifact {
