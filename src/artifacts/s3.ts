@@ -50,9 +50,25 @@ export function storeClient(loc: StoreLocation, creds: StoreCredentials | undefi
     maxAttempts: 5,
   };
   if (creds) config.credentials = { accessKeyId: creds.accessKey, secretAccessKey: creds.secretKey };
-  else config.signer = { sign: async (request) => request };
+  else {
+    // Anonymous means anonymous. A signer alone is not enough: the SDK still resolves an identity
+    // for every request before signing, and without `credentials` that is its default chain —
+    // environment variables, shared files, web identity, the ECS and EC2 metadata endpoints, i.e.
+    // the node's or the server's own credentials (and with none, every request fails after
+    // polling the metadata endpoints). So the identity is a fixed empty one, the signer leaves
+    // requests as they are (no Authorization, no x-amz-date/-content-sha256/-security-token),
+    // and the default chain, should anything still reach for it, fails instead of being read.
+    config.credentials = anonymousIdentity;
+    config.signer = { sign: async (request) => request };
+    config.credentialDefaultProvider = () => async () => {
+      throw new Error('anonymous object-store access: no credentials may be resolved');
+    };
+  }
   return new S3Client(config);
 }
+
+/** The identity of anonymous requests: never sent, the no-op signer ignores it. */
+const anonymousIdentity = async (): Promise<{ accessKeyId: string; secretAccessKey: string }> => ({ accessKeyId: '', secretAccessKey: '' });
 
 /** Uploads `file` to the location; returns its size and sha256 (computed while streaming). */
 export async function uploadFile(
