@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import type { Template, Workflow } from '../src/api/index.js';
 import { startController, type RunningController } from '../src/controller/controller.js';
+import { impersonationBinding } from '../src/devenv/dev-stack.js';
 import { applyObjects, readManifests } from '../src/kube/apply.js';
 import { CONFIGMAPS, ROLE_BINDINGS, ROLES, SECRETS, SERVICE_ACCOUNTS, WORKFLOWS } from '../src/kube/resource.js';
 import { IMAGES_CONFIGMAP } from '../src/images/known-images.js';
@@ -84,6 +85,8 @@ describe('image entrypoints from a registry', () => {
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'read-regcred' },
       subjects: ['puller', 'sa-pull'].map((name) => ({ kind: 'ServiceAccount', name, namespace: ns })),
     });
+    // README "Install": the namespace lets the controller act as its accounts (here: to read pull secrets as them).
+    await client.create(ROLE_BINDINGS, ns, impersonationBinding(ns));
     // The operator's list, in the controller's installation namespace (this test's own).
     await client.create(CONFIGMAPS, ns, {
       metadata: { name: IMAGES_CONFIGMAP },

@@ -3,10 +3,19 @@
  * component's service account the API server's own access review says it may do exactly what
  * that component needs — no more.
  */
-import { AppsV1Api, AuthorizationV1Api, CoreV1Api, RbacAuthorizationV1Api, type V1ResourceRule } from '@kubernetes/client-node';
+import {
+  AppsV1Api,
+  AuthorizationV1Api,
+  CoreV1Api,
+  RbacAuthorizationV1Api,
+  type KubernetesObject,
+  type V1ResourceRule,
+} from '@kubernetes/client-node';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { impersonationBinding } from '../src/devenv/dev-stack.js';
 import { applyAndWait, readManifests } from '../src/kube/apply.js';
+import { eventually } from './controller-harness.js';
 import { REPO_ROOT } from './support/apply.js';
 import { adminKubeConfig, createTestNamespace, deleteTestNamespace, kubeConfigForToken, serviceAccountToken } from './support/cluster.js';
 
@@ -102,6 +111,9 @@ describe('manifests/install.yaml', () => {
   it('controller: exactly the rights the controller code uses, in any namespace', async () => {
     const token = await serviceAccountToken('plugflow', 'plugflow-controller');
     expect(await rulesOf(token, workNs)).toEqual({
+      // /metrics: a scraper's token is checked with the API server (src/kube/request-authorizer.ts).
+      'authentication.k8s.io/tokenreviews': ['create'],
+      'authorization.k8s.io/subjectaccessreviews': ['create'],
       '/configmaps': ['create', 'get', 'list', 'update', 'watch'],
       '/events': ['create'],
       '/namespaces': ['get', 'list', 'watch'],
@@ -111,8 +123,8 @@ describe('manifests/install.yaml', () => {
       '/pods': ['create', 'delete', 'get', 'list', 'watch'],
       // The log of a resource step's manifest pod (manifestFrom.artifact).
       '/pods/log': ['get'],
-      // impersonate: resource templates act with the step's service account's rights.
-      '/serviceaccounts': ['get', 'impersonate'],
+      // No impersonate here: a namespace grants it with its own RoleBinding (below).
+      '/serviceaccounts': ['get'],
       'plugflow.io/clusterworkflowtemplates': ['get', 'list', 'watch'],
       'plugflow.io/cronworkflows': ['get', 'list', 'watch'],
       'plugflow.io/cronworkflows/finalizers': ['update'],
@@ -126,6 +138,15 @@ describe('manifests/install.yaml', () => {
       'plugflow.io/workflowtemplates': ['get', 'list', 'watch'],
     });
     const sa = 'system:serviceaccount:plugflow:plugflow-controller';
+    // Acting as a namespace's accounts (resource templates) only where the namespace granted it:
+    // never kube-system's, whose accounts would make the controller's token cluster-admin.
+    expect(await can(sa, 'impersonate', 'serviceaccounts', 'kube-system')).toBe(false);
+    expect(await can(sa, 'impersonate', 'serviceaccounts', workNs)).toBe(false);
+    await applyAndWait(adminKubeConfig(), [impersonationBinding(workNs) as KubernetesObject]);
+    expect(await eventually(async () => ((await can(sa, 'impersonate', 'serviceaccounts', workNs)) ? true : undefined), 'the grant')).toBe(
+      true,
+    );
+    expect(await can(sa, 'impersonate', 'serviceaccounts', 'kube-system')).toBe(false);
     expect(await can(sa, 'create', 'leases', 'plugflow', 'coordination.k8s.io')).toBe(true);
     expect(await can(sa, 'create', 'leases', workNs, 'coordination.k8s.io')).toBe(false);
     expect(await can(sa, 'get', 'secrets', workNs)).toBe(false);

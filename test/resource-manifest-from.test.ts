@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import type { Template } from '../src/api/index.js';
 import { startController, type RunningController } from '../src/controller/controller.js';
+import { impersonationBinding } from '../src/devenv/dev-stack.js';
 import { applyObjects, readManifests } from '../src/kube/apply.js';
 import type { KubeClient } from '../src/kube/client.js';
 import { CONFIGMAPS, PODS, ROLE_BINDINGS, ROLES, SERVICE_ACCOUNTS, WORKFLOWS } from '../src/kube/resource.js';
@@ -57,6 +58,7 @@ beforeAll(async () => {
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'cm-maker' },
     subjects: [{ kind: 'ServiceAccount', name: 'cm-maker', namespace: ns }],
   });
+  await client.create(ROLE_BINDINGS, ns, impersonationBinding(ns));
   const token = await eventually(() => serviceAccountToken('plugflow', 'plugflow-controller'), 'a controller token');
   controller = await startController({
     kubeConfig: kubeConfigForToken(token, 'plugflow-controller'),

@@ -3,11 +3,13 @@
  * service account (manifests/base/rbac-controller.yaml) and acts on objects only as the step's
  * service account, whose Role here allows ConfigMaps and nothing else.
  */
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Template, Workflow } from '../src/api/index.js';
+import { IMPERSONATE_CLUSTER_ROLE, type Template, type Workflow } from '../src/api/index.js';
 import { startController, type RunningController } from '../src/controller/controller.js';
+import { impersonationBinding } from '../src/devenv/dev-stack.js';
 import { applyObjects, readManifests } from '../src/kube/apply.js';
 import { KubeClient } from '../src/kube/client.js';
 import { isNotFound } from '../src/kube/errors.js';
@@ -63,6 +65,8 @@ describe('resource templates', () => {
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'cm-maker' },
       subjects: [{ kind: 'ServiceAccount', name: 'cm-maker', namespace: ns }],
     });
+    // What README "Install" has each namespace that runs workflows grant: the controller may act as its accounts.
+    await client.create(ROLE_BINDINGS, ns, impersonationBinding(ns));
     controller = await start();
   }, 180_000);
 
@@ -209,6 +213,27 @@ describe('resource templates', () => {
     await expect(client.get(CONFIGMAPS, ns, 'not-made')).rejects.toSatisfy(isNotFound);
   }, 120_000);
 
+  it('acts as no account of a namespace that has not granted it, saying which binding is missing', async () => {
+    await client.delete(ROLE_BINDINGS, ns, IMPERSONATE_CLUSTER_ROLE);
+    try {
+      await client.create(
+        WORKFLOWS,
+        ns,
+        resourceFlow('not-granted', [
+          { name: 'main', resource: { action: 'create', manifest: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: not-granted\n' } },
+        ]),
+      );
+      const wf = await waitForCompletion(client, ns, 'not-granted', 60_000);
+      expect(wf.status?.phase).toBe('Failed');
+      expect(Object.values(wf.status!.nodes!)[0]!.message).toBe(
+        `the controller may not act as service account ${ns}/cm-maker: bind ClusterRole ${IMPERSONATE_CLUSTER_ROLE} to the controller's account in namespace ${ns} (README "Install")`,
+      );
+      await expect(client.get(CONFIGMAPS, ns, 'not-granted')).rejects.toSatisfy(isNotFound);
+    } finally {
+      await client.create(ROLE_BINDINGS, ns, impersonationBinding(ns));
+    }
+  }, 90_000);
+
   it('fails the step when its failure condition holds, naming it', async () => {
     await client.create(CONFIGMAPS, ns, { metadata: { name: 'gate' }, data: { state: 'pending' } });
     await client.create(
@@ -302,10 +327,10 @@ describe('the examples in examples/resource run unchanged (with their rbac.yaml 
     const admin = adminKubeConfig();
     bed = await startRunnerBed('resource-ex');
     ({ ns, client } = bed);
-    await applyObjects(
-      admin,
-      readManifests(join(dir, 'rbac.yaml')).map((o) => ({ ...o, metadata: { ...o.metadata, namespace: ns } })),
-    );
+    await applyObjects(admin, [
+      ...readManifests(join(dir, 'rbac.yaml')).map((o) => ({ ...o, metadata: { ...o.metadata, namespace: ns } })),
+      impersonationBinding(ns) as KubernetesObject,
+    ]);
     controller = await startController({
       kubeConfig: kubeConfigForToken(await serviceAccountToken('plugflow', 'plugflow-controller'), 'plugflow-controller'),
       namespace: ns,

@@ -41,6 +41,14 @@ export const FEATURE_GATE_EXECUTOR_PLUGINS = 'WORKFLOW_EXECUTOR_PLUGINS';
 export const PLUGIN_TOKEN_PATH = '/var/run/workflow/token';
 /** Default namespace of the installation (controller, server, shared plugins). */
 export const DEFAULT_INSTALL_NAMESPACE = 'plugflow';
+
+/**
+ * The ClusterRole that lets the controller act as a namespace's service accounts (resource
+ * templates, image lookups with their pull secrets). It is bound per namespace (a RoleBinding in
+ * each namespace that runs workflows), never cluster-wide: bound everywhere it would let the
+ * controller's token act as any account of the cluster, kube-system's included.
+ */
+export const IMPERSONATE_CLUSTER_ROLE = 'plugflow-controller-impersonate';
 /** Suffix of the ConfigMap (and plugin service account) name of a plugin. */
 export const EXECUTOR_PLUGIN_SUFFIX = '-executor-plugin';
 /** Path of the plugin RPC, relative to the plugin's base address. */

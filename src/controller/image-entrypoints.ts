@@ -32,7 +32,7 @@
 import type { V1ConfigMap, V1Secret, V1ServiceAccount } from '@kubernetes/client-node';
 import type { Template, Workflow } from '../api/index.js';
 import type { KubeClient } from '../kube/client.js';
-import { isForbidden, isNotFound } from '../kube/errors.js';
+import { isForbidden, isImpersonationRefused, isNotFound } from '../kube/errors.js';
 import { CONFIGMAPS, SECRETS, SERVICE_ACCOUNTS } from '../kube/resource.js';
 import { errorMessage } from '../log/error-message.js';
 import { createLogger, type Logger } from '../log/logger.js';
@@ -246,7 +246,8 @@ export class ImageEntrypoints {
       try {
         found.push(credentialsFromSecret(await asAccount.get<V1Secret>(SECRETS, ns, name)));
       } catch (err) {
-        if (isForbidden(err))
+        if (isImpersonationRefused(err)) problems.push((err as Error).message);
+        else if (isForbidden(err))
           problems.push(`service account ${ns}/${serviceAccountName} may not read secret ${name} (grant it get on secrets/${name})`);
         else if (isNotFound(err)) problems.push(`secret ${name} does not exist`);
         else if (err instanceof PullSecretError) problems.push(err.message);

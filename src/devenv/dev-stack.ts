@@ -10,7 +10,7 @@ import { KubeConfig, type V1RoleBinding, type V1ServiceAccount } from '@kubernet
 import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_INSTALL_NAMESPACE } from '../api/index.js';
+import { DEFAULT_INSTALL_NAMESPACE, IMPERSONATE_CLUSTER_ROLE } from '../api/index.js';
 import { startController, type RunningController } from '../controller/controller.js';
 import { applyAndWait, readManifests } from '../kube/apply.js';
 import { KubeClient } from '../kube/client.js';
@@ -116,8 +116,24 @@ export async function installBase(admin: KubeConfig, workflowNamespaces: string[
         subjects: [{ kind: 'ServiceAccount', name: AGENT_SERVICE_ACCOUNT, namespace }],
       };
       await client.create(ROLE_BINDINGS, namespace, binding).catch(exists);
+      // The controller may act as this namespace's accounts (resource templates): granted here only.
+      await client.create(ROLE_BINDINGS, namespace, impersonationBinding(namespace)).catch(exists);
     }
   });
+}
+
+/**
+ * The RoleBinding that lets the controller act as the service accounts of `namespace` (README
+ * "Install": one per namespace that runs workflows).
+ */
+export function impersonationBinding(namespace: string, installNamespace = DEFAULT_INSTALL_NAMESPACE): V1RoleBinding {
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name: IMPERSONATE_CLUSTER_ROLE, namespace },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: IMPERSONATE_CLUSTER_ROLE },
+    subjects: [{ kind: 'ServiceAccount', name: 'plugflow-controller', namespace: installNamespace }],
+  };
 }
 
 /** Runs `use` with a client for the kubeconfig's cluster and user, closed afterwards. */

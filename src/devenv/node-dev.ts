@@ -6,7 +6,7 @@
  * pod runner. Needs root and the node's packages; where the node cannot start it says why.
  */
 import { join } from 'node:path';
-import { REPO_ROOT } from './dev-stack.js';
+import { impersonationBinding, REPO_ROOT } from './dev-stack.js';
 import { NodeCluster, nodeUnavailableReason } from './node-cluster.js';
 
 export const INSTALL_NAMESPACE = 'plugflow';
@@ -78,7 +78,8 @@ export async function startNodeDev(opts: NodeDevOptions): Promise<NodeCluster> {
 
 /**
  * What the README's install section has people create in each namespace that runs plugin steps:
- * the namespace, the agent's own service account and its binding to the `plugflow-agent` role.
+ * the namespace, the agent's own service account and its binding to the `plugflow-agent` role,
+ * and the binding that lets the controller act as the namespace's service accounts.
  * Applied (not created) so that running it again, or on a namespace that has them, changes nothing.
  */
 function agentAccess(ns: string): Record<string, unknown> {
@@ -91,6 +92,8 @@ function agentAccess(ns: string): Record<string, unknown> {
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'plugflow-agent' },
       subjects: [{ kind: 'ServiceAccount', name: 'plugflow-agent', namespace: ns }],
     },
+    // The controller may act as this namespace's accounts (resource templates, image lookups).
+    { ...impersonationBinding(ns) },
   ];
   if (ns !== 'default') items.unshift({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   return { apiVersion: 'v1', kind: 'List', items };

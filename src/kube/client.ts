@@ -19,7 +19,8 @@
  */
 import type { RequestOptions } from 'node:https';
 import { Agent, type Dispatcher } from 'undici';
-import { ApiError, toApiError, transportMessage } from './errors.js';
+import { IMPERSONATE_CLUSTER_ROLE } from '../api/constants.js';
+import { ApiError, IMPERSONATION_REFUSED, toApiError, transportMessage } from './errors.js';
 import {
   withQuery,
   writeQuery,
@@ -441,8 +442,21 @@ export class KubeClient {
       throw new ApiError(0, '', transportMessage(err), request);
     }
     this.record(c.verb, c.type, c.subresource, res.statusCode, started);
-    if (res.statusCode >= 300) throw toApiError(res.statusCode, text, request);
+    if (res.statusCode >= 300) throw this.explained(toApiError(res.statusCode, text, request));
     return (text ? JSON.parse(text) : {}) as T;
+  }
+
+  /** A refused impersonation names the binding that is missing (the API server's text names only the verb). */
+  private explained(err: ApiError): ApiError {
+    if (this.identity.kind !== 'serviceAccount' || err.code !== 403 || !/cannot impersonate/.test(err.message)) return err;
+    const { namespace, name } = this.identity;
+    return new ApiError(
+      err.code,
+      IMPERSONATION_REFUSED,
+      `the controller may not act as service account ${namespace}/${name}: bind ClusterRole ${IMPERSONATE_CLUSTER_ROLE} ` +
+        `to the controller's account in namespace ${namespace} (README "Install")`,
+      err.request,
+    );
   }
 
   private record(verb: Verb, type: ResourceType, subresource: string | undefined, code: number, started: number): void {

@@ -26,6 +26,16 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The reason of a 403 that refused the controller acting as a namespace's service account (the
+ * namespace has not bound plugflow-controller-impersonate): not the account's own rights.
+ */
+export const IMPERSONATION_REFUSED = 'ImpersonationRefused';
+
+export function isImpersonationRefused(err: unknown): boolean {
+  return asApiError(err)?.reason === IMPERSONATION_REFUSED;
+}
+
 function asApiError(err: unknown): ApiError | undefined {
   return err instanceof ApiError ? err : undefined;
 }
