@@ -8,7 +8,8 @@
  * - a workflow waiting for a workflow-level mutex is Pending with a message naming the lock and
  *   its holder, and the status lists the lock as waited for; deleting the holder hands it over;
  * - raising a semaphore's limit in its ConfigMap admits a waiter without anything else changing;
- * - a semaphore whose ConfigMap does not exist fails the workflow naming the field and the ConfigMap.
+ * - a semaphore whose ConfigMap does not exist fails the workflow naming the field and the ConfigMap;
+ *   one naming a key that is not a limit says so without a byte of the value.
  */
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { readFileSync } from 'node:fs';
@@ -254,6 +255,22 @@ describe('synchronization', () => {
       expect(Object.values(wf.status?.nodes ?? {})[0]?.message).toBe(
         `spec.templates[main].synchronization.semaphore: ConfigMap ${ns}/nowhere, which holds the semaphore's limit, does not exist`,
       );
+    }, 120_000);
+
+    it('a semaphore naming a key that is not a limit says so without showing the value (the controller read it, not the step)', async () => {
+      await client.create(CONFIGMAPS, ns, { metadata: { name: 'app-config' }, data: { token: 'hunter2-SECRET-value-that-must-not-leak' } });
+      await client.create(
+        WORKFLOWS,
+        ns,
+        workflow('peek', {
+          entrypoint: 'main',
+          templates: [timed('main', 0, { synchronization: { semaphore: { configMapKeyRef: { name: 'app-config', key: 'token' } } } })],
+        }),
+      );
+      const wf = await waitForCompletion(client, ns, 'peek', 60_000);
+      const text = JSON.stringify(wf.status);
+      expect(text).toContain(`ConfigMap ${ns}/app-config key \\"token\\" does not hold a whole number of holders`);
+      expect(text).not.toContain('hunter2');
     }, 120_000);
   });
 });

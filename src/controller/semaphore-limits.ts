@@ -7,6 +7,11 @@
  * for it, at most every `refreshMs` (synchronizer.ts drives the refresh), so raising the limit
  * admits waiters within about a second. At most `maxPerRefresh` semaphores are read per round
  * (round robin), so a workflow naming thousands of semaphores cannot flood the API server.
+ *
+ * A semaphore names a key of a ConfigMap in the workflow's own namespace, read with the
+ * controller's rights (as the peer does): of that value, only a whole number of up to nine
+ * digits is ever used or shown (as the limit); anything else is reported as "not a limit",
+ * never echoed, so naming a key cannot read it.
  */
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import type { KubeClient } from '../kube/client.js';
@@ -63,7 +68,9 @@ export class SemaphoreLimits {
       if (value === undefined) limit = { problem: `${where} has no key ${JSON.stringify(parsed.key)} holding the semaphore's limit` };
       else if (!WHOLE_NUMBER.test(value))
         limit = {
-          problem: `${where} key ${JSON.stringify(parsed.key)} is ${JSON.stringify(value.slice(0, 40))}, not a whole number of holders`,
+          // Never the value itself: the controller reads the key with its own rights, and a
+          // workflow naming any key of its namespace must learn no more than "not a limit".
+          problem: `${where} key ${JSON.stringify(parsed.key)} does not hold a whole number of holders (a limit such as "3")`,
         };
       else limit = { limit: Number(value.trim()) };
     } catch (err) {
