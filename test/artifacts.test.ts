@@ -434,6 +434,82 @@ describe('getting artifacts out, with the rights of whoever asks', () => {
   }, 60_000);
 });
 
+describe('the server downloads only from an artifact repository (hardening II: the server fetched any URL for a workflow author)', () => {
+  let server: TestServer | undefined;
+  let trusting: TestServer | undefined;
+  afterAll(async () => {
+    await server?.close();
+    await trusting?.close();
+  });
+
+  it('a literal location in a steps output errors the step; an output at an endpoint its template chose is not fetched', async () => {
+    // 1. The review's proof: a steps output whose from is a location record naming an internal plain-HTTP service.
+    const internal = JSON.stringify({
+      vendorAObject: { bucket: 'x', key: 'data.txt', endpoint: httpUrl.slice('http://'.length), insecure: true },
+    });
+    await client.create(
+      WORKFLOWS,
+      ns,
+      workflow('ssrf-from', {
+        entrypoint: 'main',
+        templates: [
+          { name: 'main', steps: [[{ name: 'gen', template: 'gen' }]], outputs: { artifacts: [{ name: 'leak', from: internal }] } },
+          { name: 'gen', container: { image: 'alpine:3', command: ['true'] } },
+        ],
+      } as Workflow['spec']),
+    );
+    const leaked = await waitForCompletion(client, ns, 'ssrf-from', 60_000);
+    expect(leaked.status?.phase).toBe('Error');
+    expect(node(leaked, 'ssrf-from')?.message).toContain(
+      'outputs.artifacts[leak]: from names a location no step of this workflow produced',
+    );
+    expect(JSON.stringify(leaked.status)).not.toContain(httpUrl.slice('http://'.length));
+
+    // 2. A real upload to a store the template names itself (the same MinIO under another name): the step
+    //    runs, but the server does not fetch from an endpoint the author chose.
+    const elsewhere = store.endpoint.replace('127.0.0.1', 'localhost');
+    await client.create(
+      WORKFLOWS,
+      ns,
+      workflow('own-store', {
+        entrypoint: 'main',
+        templates: [
+          sh('main', 'echo mine > /tmp/o.txt', {
+            outputs: {
+              artifacts: [
+                {
+                  name: 'o',
+                  path: '/tmp/o.txt',
+                  archive: { none: {} },
+                  vendorAObject: { bucket: BUCKET, key: 'chosen/o.txt', endpoint: elsewhere, insecure: true, ...creds },
+                },
+              ],
+            },
+          }),
+        ],
+      } as Workflow['spec']),
+    );
+    const own = await waitForCompletion(client, ns, 'own-store', 60_000);
+    expect(own.status?.phase, own.status?.message).toBe('Succeeded');
+    server = await startTestServer({ authMode: 'client' });
+    await grantRole(ns, 'alice', 'artifact-downloader', [
+      rule('workflows', 'get'),
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
+    ]);
+    const url = `${server.url}/artifact-files/${ns}/workflows/own-store/${node(own, 'own-store')!.id}/outputs/o`;
+    const refused = await call('GET', url, { token: cluster().userTokens.alice });
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toBe(
+      `artifact "o" of workflow ${ns}/own-store is stored at http://${elsewhere}, which is not an artifact repository of its namespace or of the installation: the server downloads only from those (an operator can trust more stores with plugflow server --artifact-endpoint)`,
+    );
+    // An operator who trusts that store lets it through.
+    trusting = await startTestServer({ authMode: 'client', artifactEndpoints: [`http://${elsewhere}`] });
+    const ok = await call('GET', url.replace(server.url, trusting.url), { token: cluster().userTokens.alice });
+    expect(ok.status).toBe(200);
+    expect(ok.text).toBe('mine\n');
+  }, 120_000);
+});
+
 describe('archiveLogs', () => {
   it("saves the main container's stdout and stderr as the artifact main-logs", async () => {
     await client.create(

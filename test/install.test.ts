@@ -159,6 +159,8 @@ describe('manifests/install.yaml', () => {
     const token = await serviceAccountToken('plugflow', 'plugflow-server');
     expect(await rulesOf(token, workNs)).toEqual({
       '/events': ['create', 'patch'],
+      // Which stores artifacts may be downloaded from (src/operations/artifact-trust.ts): that one name only.
+      '/configmaps#artifact-repositories': ['get'],
       'plugflow.io/workfloweventbindings': ['list', 'watch'],
     });
     const sa = 'system:serviceaccount:plugflow:plugflow-server';
@@ -185,6 +187,7 @@ describe('manifests/install.yaml', () => {
     const token = await serviceAccountToken('plugflow', 'plugflow-server');
     expect(await rulesOf(token, workNs)).toEqual({
       '/events': ['create', 'patch'],
+      '/configmaps#artifact-repositories': ['get'],
       'plugflow.io/clusterworkflowtemplates': ['get'],
       'plugflow.io/cronworkflows': ['create', 'delete', 'get', 'list', 'patch'],
       'plugflow.io/workfloweventbindings': ['list', 'watch'],

@@ -5,7 +5,7 @@
  * sees the workflow and fails it at once with a message naming the field.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { API_VERSION, inflateWorkflow, type Workflow } from '../api/index.js';
+import { API_VERSION, DEFAULT_INSTALL_NAMESPACE, inflateWorkflow, type Workflow } from '../api/index.js';
 import { KubeClient } from '../kube/client.js';
 import { loadKubeConfig as loadConfig } from '../kube/kubeconfig.js';
 import { WORKFLOWS } from '../kube/resource.js';
@@ -96,7 +96,9 @@ export function kubeBackend(flags: BackendFlags & { context?: string }): Workflo
       });
     },
     openArtifact: async (namespace, name, nodeId, artifact) =>
-      openNodeArtifact(await kube(), namespace, name, nodeId, artifact).catch((err: unknown) => {
+      openNodeArtifact(await kube(), namespace, name, nodeId, artifact, {
+        installNamespace: process.env.PLUGFLOW_NAMESPACE || DEFAULT_INSTALL_NAMESPACE,
+      }).catch((err: unknown) => {
         throw err instanceof OperationRefused ? err : new Error(`artifact "${artifact}" of ${namespace}/${name}: ${errorMessage(err)}`);
       }),
     close: async () => {

@@ -37,6 +37,7 @@ interface ServerFlags {
   port: number;
   host: string;
   secure: boolean;
+  artifactEndpoint: string[];
   tlsCert?: string;
   tlsKey?: string;
   authMode: AuthMode;
@@ -95,6 +96,12 @@ export function registerServerCommands(program: Command): void {
       positiveInt,
       LIMIT_DEFAULTS.maxBodiesInFlightBytes,
     )
+    .option(
+      '--artifact-endpoint <host:port>',
+      'a store (host:port or URL) artifacts may be downloaded from besides the artifact repositories (repeatable)',
+      (v: string, all: string[]) => [...all, v],
+      [] as string[],
+    )
     .option('--kubeconfig <path>', "the server's own kubeconfig (default: $KUBECONFIG, ~/.kube/config or in-cluster)")
     .action(async (flags: ServerFlags) => {
       const kc = await loadKubeAccess(flags.kubeconfig);
@@ -120,6 +127,7 @@ export function registerServerCommands(program: Command): void {
         metricsPort: flags.metricsPort,
         serverToken,
         allowedNamespaces: flags.allowedNamespaces,
+        ...(flags.artifactEndpoint.length ? { artifactEndpoints: flags.artifactEndpoint } : {}),
         unsafeServerModeWithoutAuth: flags.unsafeServerModeWithoutAuth === true,
         limits: { maxConnections: flags.maxConnections, maxBodiesInFlightBytes: flags.maxBodiesInFlight },
         logger,

@@ -113,6 +113,48 @@ describe('output artifacts', () => {
   });
 });
 
+describe('a steps or DAG output passes on only what a step produced (the server downloads it)', () => {
+  const internal = JSON.stringify({ vendorAObject: { bucket: 'x', key: 'y', endpoint: 'internal-svc.kube-system:80', insecure: true } });
+
+  it('refuses a literal location record in from, naming the field', () => {
+    const got = collectOutputArtifacts([{ name: 'leak', from: internal }], undefined, valueSource({}), 'spec.templates[main]', () => false);
+    expect(got).toEqual({
+      ok: false,
+      error:
+        'spec.templates[main].outputs.artifacts[leak]: from names a location no step of this workflow produced; an output passes on an artifact a step made, e.g. "{{steps.NAME.outputs.artifacts.ART}}"',
+    });
+  });
+
+  for (const shape of ['steps', 'dag'] as const) {
+    it(`a ${shape} workflow: a real artifact goes through, a literal location errors the node`, () => {
+      const call =
+        shape === 'steps' ? { steps: [[{ name: 'make', template: 'make' }]] } : { dag: { tasks: [{ name: 'make', template: 'make' }] } };
+      const ref = `{{${shape === 'steps' ? 'steps' : 'tasks'}.make.outputs.artifacts.out}}`;
+      const world = (from: string) =>
+        new World({
+          entrypoint: 'main',
+          templates: [
+            { name: 'main', ...call, outputs: { artifacts: [{ name: 'passed', from }] } },
+            { name: 'make', outputs: { artifacts: [{ name: 'out', path: '/o' }] }, container: { image: 'busybox', command: ['true'] } },
+          ],
+        } as never);
+      for (const [from, phase] of [
+        [ref, 'Succeeded'],
+        [internal, 'Error'],
+      ] as const) {
+        const w = world(from);
+        w.reconcile();
+        w.succeedPod('make', { artifacts: [stored] });
+        const done = w.reconcile();
+        const main = done.status.nodes?.wf;
+        expect(main?.phase, main?.message).toBe(phase);
+        if (phase === 'Error') expect(main?.message).toContain('from names a location no step of this workflow produced');
+        else expect(main?.outputs?.artifacts).toEqual([{ name: 'passed', vendorAObject: stored.vendorAObject }]);
+      }
+    });
+  }
+});
+
 describe('a template whose only inputs are artifacts', () => {
   it('keeps them on its node, so a later reconcile renders {{inputs.artifacts.NAME.path}} again', () => {
     const w = new World({

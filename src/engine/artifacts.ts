@@ -69,6 +69,24 @@ function splitSuffix(text: string): { text: string; suffix?: string } {
   return suffix ? { text: t.slice(0, end + 1), suffix } : { text: t.slice(0, end + 1) };
 }
 
+/**
+ * The location of a record as a canonical string (location fields only, keys sorted at every
+ * level): two records name the same bytes when their keys are equal.
+ */
+export function locationKey(a: Artifact): string {
+  const canon = (v: unknown): unknown =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.keys(v)
+            .sort()
+            .map((k) => [k, canon((v as Record<string, unknown>)[k])]),
+        )
+      : v;
+  const out: Record<string, unknown> = {};
+  for (const f of LOCATION_FIELDS) if (a[f] !== undefined) out[f] = canon(a[f]);
+  return JSON.stringify(out);
+}
+
 /** Only the fields that say where the bytes are (and how they are packed). */
 function locationOf(a: Artifact): Partial<Artifact> {
   const out: Partial<Artifact> = {};
@@ -126,12 +144,17 @@ export type CollectedArtifacts = { ok: true; artifacts: Artifact[] } | { ok: fal
  * a plugin or http task, those its reply carried; for a steps or DAG template, those its
  * `from`/`fromExpression` name. A declared artifact that is missing fails the node unless it is
  * `optional`; a reported one that is not declared is kept when it has a location.
+ *
+ * `produced` (steps and DAGs) says whether a record names an artifact a node of this workflow
+ * produced: `from` must pass one on, never a location written into the workflow — the server
+ * downloads outputs, and must not be steered to an endpoint the workflow's author chose.
  */
 export function collectOutputArtifacts(
   declared: Artifact[] | undefined,
   observed: Artifact[] | undefined,
   values: ValueSource,
   where: string,
+  produced?: (a: Artifact) => boolean,
 ): CollectedArtifacts {
   const out: Artifact[] = [];
   for (const d of declared ?? []) {
@@ -149,6 +172,11 @@ export function collectOutputArtifacts(
       if (d.optional) continue;
       return { ok: false, error: `${field}: the step produced no such artifact` };
     }
+    if (produced && (d.from || d.fromExpression) && !produced(found))
+      return {
+        ok: false,
+        error: `${field}: ${d.from ? 'from' : 'fromExpression'} names a location no step of this workflow produced; an output passes on an artifact a step made, e.g. "{{steps.NAME.outputs.artifacts.ART}}"`,
+      };
     const record: Artifact = { ...locationOf(found), name: d.name };
     if (d.path !== undefined) record.path = d.path;
     if (d.globalName) record.globalName = d.globalName;

@@ -15,7 +15,7 @@ import {
   type Inputs,
   type TemplateRef,
 } from '../api/index.js';
-import { artifactVariable } from './artifacts.js';
+import { artifactVariable, locationKey } from './artifacts.js';
 import type {
   AgentObservation,
   EngineAction,
@@ -129,6 +129,22 @@ export class EngineRun {
     let id = this.ids.get(name);
     if (id === undefined) this.ids.set(name, (id = nodeIdFor(this.workflowName, name)));
     return id;
+  }
+
+  private producedKeys: Set<string> | undefined;
+
+  /**
+   * Whether `a` names an artifact some node of this workflow holds as an output (what its pod
+   * uploaded or its plugin returned, or what a steps/DAG node passed on from those). Built once
+   * per run, on the first steps/DAG node that passes an artifact on.
+   */
+  produced(a: Artifact): boolean {
+    const key = locationKey(a);
+    if (this.producedKeys?.has(key)) return true;
+    // Built on first use, and again on a miss: a node may have got its outputs later in this run.
+    this.producedKeys = new Set();
+    for (const n of Object.values(this.nodes)) for (const o of n.outputs?.artifacts ?? []) this.producedKeys.add(locationKey(o));
+    return this.producedKeys.has(key);
   }
 
   nodeByName(name: string): NodeStatus | undefined {

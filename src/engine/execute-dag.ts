@@ -133,7 +133,7 @@ export function executeDag(run: EngineRun, ex: Execution): NodeStatus | undefine
       `task "${failure.displayName}" ${phase === 'Error' ? 'errored' : 'failed'}: ${failure.message ?? phase}`,
     );
   }
-  const collected = collectOutputs(template.outputs, undefined, valueSource(live(st)), ex.where);
+  const collected = collectOutputs(template.outputs, undefined, valueSource(live(st)), ex.where, (a) => run.produced(a));
   if (!collected.ok) return run.setPhase(dag, 'Error', collected.error);
   if (collected.outputs.parameters || collected.outputs.artifacts) dag.outputs = collected.outputs;
   return run.setPhase(dag, 'Succeeded', '');

@@ -44,7 +44,7 @@ export function executeSteps(run: EngineRun, ex: Execution): NodeStatus | undefi
     if (result.state === 'failed') return run.setPhase(node, result.phase, result.message);
     Object.assign(vars, result.vars);
   }
-  const collected = collectOutputs(template.outputs, undefined, valueSource({ ...vars, ...run.globals }), ex.where);
+  const collected = collectOutputs(template.outputs, undefined, valueSource({ ...vars, ...run.globals }), ex.where, (a) => run.produced(a));
   if (!collected.ok) return run.setPhase(node, 'Error', collected.error);
   if (collected.outputs.parameters || collected.outputs.artifacts) node.outputs = collected.outputs;
   return run.setPhase(node, 'Succeeded', '');

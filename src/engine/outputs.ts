@@ -38,6 +38,7 @@ export function collectOutputs(
   observed: Outputs | undefined,
   values: ValueSource,
   where: string,
+  produced?: (a: Artifact) => boolean,
 ): CollectedOutputs {
   const outputs: Outputs = {};
   if (observed?.result !== undefined) outputs.result = observed.result;
@@ -68,7 +69,7 @@ export function collectOutputs(
     parameters.push(out);
   }
   if (parameters.length > 0) outputs.parameters = parameters;
-  const artifacts = collectOutputArtifacts(declared?.artifacts, observed?.artifacts, values, where);
+  const artifacts = collectOutputArtifacts(declared?.artifacts, observed?.artifacts, values, where, produced);
   if (!artifacts.ok) return artifacts;
   if (artifacts.artifacts.length > 0) outputs.artifacts = artifacts.artifacts;
   return { ok: true, outputs };

@@ -10,6 +10,7 @@ import type { StoredLocation } from '../artifacts/plan.js';
 import type { Credentials } from '../artifacts/store.js';
 import type { KubeClient } from '../kube/client.js';
 import { SECRETS, WORKFLOWS } from '../kube/resource.js';
+import { checkTrusted, trustedOrigins, type ArtifactTrust } from './artifact-trust.js';
 import { OperationRefused } from './errors.js';
 import { collectedBy } from '../engine/artifact-gc.js';
 import { gcsEndpointFromEnv } from '../artifacts/settings.js';
@@ -95,6 +96,7 @@ export async function openNodeArtifact(
   workflow: string,
   node: string,
   artifact: string,
+  trust: ArtifactTrust = {},
 ): Promise<{ body: Readable; size?: number; fileName: string; close(): void }> {
   const wf = await readWorkflow(client, namespace, workflow);
   const found = nodeArtifacts(wf, node, artifact);
@@ -107,6 +109,8 @@ export async function openNodeArtifact(
       'not-found',
       `artifact "${artifact}" of workflow ${namespace}/${workflow} was deleted by artifactGC (${gone})`,
     );
+  // Only from an artifact repository's store: never an endpoint the workflow's author chose (artifact-trust.ts).
+  checkTrusted(a, await trustedOrigins(client, wf, trust), `workflow ${namespace}/${workflow}`);
   const creds = await artifactCredentials(client, namespace, a);
   const { openStoredOrTree } = await import('../artifacts/store.js');
   let obj;

@@ -10,9 +10,10 @@ export class OperationRefused extends Error {
     /**
      * `precondition`: the workflow is not in a state the operation applies to; `invalid`: bad
      * arguments; `not-found`: what was asked for does not exist; `unavailable`: a store it depends
-     * on failed (an artifact's object store).
+     * on failed (an artifact's object store); `forbidden`: not allowed whoever asks (an artifact
+     * outside the artifact repositories).
      */
-    readonly reason: 'precondition' | 'invalid' | 'not-found' | 'unavailable',
+    readonly reason: 'precondition' | 'invalid' | 'not-found' | 'unavailable' | 'forbidden',
     message: string,
   ) {
     super(message);

@@ -112,6 +112,7 @@ const REFUSAL_CODE: Record<OperationRefused['reason'], Code> = {
   invalid: Code.InvalidArgument,
   'not-found': Code.NotFound,
   unavailable: Code.Unavailable,
+  forbidden: Code.PermissionDenied,
 };
 
 /**

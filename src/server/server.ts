@@ -89,6 +89,11 @@ export interface ServerOptions {
   processMetrics?: boolean;
   /** Where plugflow is installed (its executor plugins serve every namespace); default $PLUGFLOW_NAMESPACE, else plugflow. */
   installNamespace?: string;
+  /**
+   * Stores (`host:port` or URLs) artifacts may be downloaded from besides the artifact
+   * repositories (`--artifact-endpoint`; src/operations/artifact-trust.ts).
+   */
+  artifactEndpoints?: string[];
   /** Awaited by a worker before each event: lets tests and benchmarks hold workers. */
   dispatchGate?: () => Promise<void>;
 }
@@ -163,7 +168,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   await app.register(healthRoutes, {
     notReady: () => (draining ? 'shutting down' : bindings.readinessProblem()),
   });
-  await app.register(workflowRoutes, { kube, auth, installNamespace: o.installNamespace ?? process.env.PLUGFLOW_NAMESPACE });
+  await app.register(workflowRoutes, {
+    kube,
+    auth,
+    installNamespace: o.installNamespace ?? process.env.PLUGFLOW_NAMESPACE,
+    ...(o.artifactEndpoints ? { artifactEndpoints: o.artifactEndpoints } : {}),
+  });
   await app.register(uiRoutes);
 
   let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | undefined;

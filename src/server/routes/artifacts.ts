@@ -5,20 +5,22 @@
  *
  * The reply streams the object as it is stored (a `.tgz` for the default tar archive, the file
  * itself for `archive: none`), with Content-Disposition naming it, so `curl -OJ` keeps the name.
- * Whoever can read the workflow and the Secrets its repository names can download; nothing is
- * read with the server's own rights.
+ * Whoever can read the workflow and the Secrets its repository names can download, and only from
+ * an artifact repository's store (src/operations/artifact-trust.ts): the server reads nothing
+ * with its own rights but the installation's own `artifact-repositories` ConfigMap.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { KubeClient } from '../../kube/client.js';
+import type { ArtifactTrust } from '../../operations/artifact-trust.js';
 import { openNodeArtifact } from '../../operations/artifacts.js';
 
 type Req = FastifyRequest<{ Params: { namespace: string; name: string; nodeId: string; artifactName: string } }>;
 
 /** Registered inside workflowRoutes, so its onRequest hook (caller, namespace allow-list) applies. */
-export function artifactRoutes(app: FastifyInstance, kube: KubeClient): void {
+export function artifactRoutes(app: FastifyInstance, kube: KubeClient, trust: ArtifactTrust): void {
   app.get('/artifact-files/:namespace/workflows/:name/:nodeId/outputs/:artifactName', async (req: Req, reply: FastifyReply) => {
     const { namespace, name, nodeId, artifactName } = req.params;
-    const obj = await openNodeArtifact(kube.as(req.caller.identity), namespace, name, nodeId, artifactName);
+    const obj = await openNodeArtifact(kube.as(req.caller.identity), namespace, name, nodeId, artifactName, trust);
     reply.raw.on('close', () => obj.close());
     reply.header('content-type', obj.fileName.endsWith('.tgz') ? 'application/gzip' : 'application/octet-stream');
     reply.header('content-disposition', `attachment; filename="${obj.fileName.replace(/["\\\r\n]/g, '_')}"`);

@@ -42,6 +42,8 @@ export interface WorkflowRouteDeps {
   auth: Authenticator;
   /** Where plugflow is installed: its executor plugins are seen by every namespace. */
   installNamespace?: string;
+  /** Stores artifacts may be downloaded from besides the artifact repositories. */
+  artifactEndpoints?: string[];
 }
 
 interface NsParams {
@@ -142,7 +144,11 @@ export async function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDe
   workflowOperationRoutes(app, kube);
   templateRoutes(app, kube);
   cronWorkflowRoutes(app, kube);
-  artifactRoutes(app, kube);
+  artifactRoutes(app, kube, {
+    installNamespace: deps.installNamespace ?? DEFAULT_INSTALL_NAMESPACE,
+    ownClient: kube,
+    ...(deps.artifactEndpoints ? { endpoints: deps.artifactEndpoints } : {}),
+  });
   workflowEventRoutes(app, kube);
   podLogRoutes(app, kube);
   objectEventRoutes(app, kube);
