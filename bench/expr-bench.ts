@@ -145,7 +145,7 @@ export async function runExprBench(): Promise<Figure[]> {
   const naiveRatio = naiveRate / compiledRate2;
 
   // Compile time: the seed selector, and every expression of the shared cases that compiles.
-  const casesPath = fileURLToPath(new URL('../../shared/expr-cases.jsonl', import.meta.url));
+  const casesPath = fileURLToPath(new URL('../src/expr/testdata/expr-cases.jsonl', import.meta.url));
   const sources: string[] = [];
   if (existsSync(casesPath)) {
     for (const line of readFileSync(casesPath, 'utf8').split('\n').filter(Boolean)) {

@@ -13,7 +13,7 @@ function sink(): Output & { stdout: string[]; stderr: string[] } {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'plugflow-expr-cli-'));
-const SHARED_CASES = fileURLToPath(new URL('../../../shared/expr-cases.jsonl', import.meta.url));
+const SHARED_CASES = fileURLToPath(new URL('../expr/testdata/expr-cases.jsonl', import.meta.url));
 
 describe('plugflow expr eval', () => {
   it('prints a selector result as JSON, building metadata from raw headers', () => {

@@ -144,7 +144,7 @@ export function registerExprCommands(program: Command, io: Output = processOutpu
   expr
     .command('test')
     .description('run a file of expression cases (JSON lines: expr, env, expect, kind) and print failures and a summary')
-    .argument('<file>', 'cases file, e.g. ../shared/expr-cases.jsonl')
+    .argument('<file>', 'cases file, e.g. src/expr/testdata/expr-cases.jsonl')
     .action((file: string) => {
       process.exitCode = runTest(file, io);
     });

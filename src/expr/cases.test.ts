@@ -3,11 +3,11 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { CASE_KINDS, runCasesText } from './cases.js';
 
-// The shared cases live beside the repository: <repo>/../shared/expr-cases.jsonl. Resolved from
-// this file's location (src/expr/ → repo root), not from the working directory.
-const CASES = fileURLToPath(new URL('../../../shared/expr-cases.jsonl', import.meta.url));
+// The team's shared expression cases, carried in the repository (testdata/, a copy of the
+// shared list) so a plain clone runs them. Resolved from this file, not the working directory.
+const CASES = fileURLToPath(new URL('./testdata/expr-cases.jsonl', import.meta.url));
 
-describe('shared expression cases (../shared/expr-cases.jsonl)', () => {
+describe('shared expression cases (src/expr/testdata/expr-cases.jsonl)', () => {
   it('the cases file exists', () => {
     expect(existsSync(CASES), `missing ${CASES}`).toBe(true);
   });

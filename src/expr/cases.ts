@@ -9,7 +9,7 @@ import { evaluateWhen } from './when.js';
 import { errorMessage } from '../log/error-message.js';
 
 /**
- * Runs expression cases in the format of `shared/expr-cases.jsonl`: one JSON object per line
+ * Runs expression cases in the format of `src/expr/testdata/expr-cases.jsonl`: one JSON object per line
  * with `expr`, `env`, `expect` (true, false, "error" or {"value": V}) and `kind`. Used by
  * `plugflow expr test` and by the test suite, so both judge a case the same way.
  */

@@ -279,7 +279,7 @@ function onlyExprErrors(label: string, fn: () => unknown): number {
   return performance.now() - t0;
 }
 
-const CASES = fileURLToPath(new URL('../../../shared/expr-cases.jsonl', import.meta.url));
+const CASES = fileURLToPath(new URL('./testdata/expr-cases.jsonl', import.meta.url));
 const SEEDS = [
   'payload.message != nil && metadata["x-name"] == ["value"]',
   'filter(payload.list, {# endsWith "o"})',
