@@ -3,13 +3,24 @@ SHELL := /bin/bash
 NPM ?= npm
 export GOTOOLCHAIN := local
 
-.PHONY: deps node-deps control-plane object-store blob-store gcs-store image-registry build lint format crds test test-go test-unit test-kube test-system dev bench bench-peer bench-peer-node soak fuzz clean image image-verify test-images node node-up node-down test-node dev-node bench-node
+.PHONY: deps dev-deps system-packages-dev system-packages-test node-deps control-plane object-store blob-store gcs-store image-registry build lint format advisories crds test test-go test-unit test-kube test-system dev bench bench-peer bench-peer-node soak fuzz clean image image-verify test-images node node-up node-down test-node dev-node bench-node
 
-## deps: everything a fresh machine needs (npm packages, the control plane binaries, the object store)
-deps: node-deps control-plane object-store blob-store gcs-store image-registry
+## deps: everything `make test` needs on a fresh machine (Debian packages, npm packages, the control plane, the stores the tests use)
+deps: system-packages-test node-deps control-plane object-store blob-store gcs-store image-registry
+
+## dev-deps: what `make dev` runs, and no more (Debian packages, npm packages, the control plane, the object store)
+dev-deps: system-packages-dev node-deps control-plane object-store
+
+## system-packages-dev / -test: the Debian packages of each command, installed as root or named with the one command that installs them
+system-packages-dev:
+	@bash hack/system-packages.sh dev
+
+system-packages-test:
+	@bash hack/system-packages.sh test
 
 node-deps: node_modules/.package-lock.json
 node_modules/.package-lock.json: package.json package-lock.json
+	@node -e 'const [M]=process.versions.node.split(".").map(Number); if (M < 20) { console.error("plugflow needs Node.js 20 or later; this is " + process.version); process.exit(1); }'
 	$(NPM) ci --no-audit --no-fund
 	@touch $@
 
@@ -51,6 +62,10 @@ lint: node-deps
 format: node-deps
 	npx prettier --write .
 
+## advisories: the runtime packages of package-lock.json against the dated advisories in docs/advisories.json (npm audit cannot reach its service here)
+advisories: node-deps
+	npx tsx hack/advisories.ts
+
 ## crds: regenerate crds/*.yaml from src/api, and manifests/install.yaml from crds/ + manifests/base/
 crds: node-deps
 	npx tsx hack/gen-crds.ts
@@ -82,7 +97,7 @@ test-system: deps build
 	npx vitest run --project system --no-file-parallelism
 
 ## dev: local control plane (or KUBECONFIG=... / CONTEXT=...), controller, server, pod runner, sample workflow
-dev: deps build
+dev: dev-deps build
 	node bin/plugflow.js dev $(if $(KUBECONFIG_PATH),--kubeconfig $(KUBECONFIG_PATH)) $(if $(CONTEXT),--context $(CONTEXT)) \
 	  --plugin examples/plugins/hello/hello-executor-plugin-configmap.yaml \
 	  --submit examples/hello-world.yaml --submit examples/plugins/hello/workflow.yaml --submit examples/artifacts/artifact-passing.yaml $(DEV_FLAGS)

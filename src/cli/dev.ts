@@ -13,8 +13,7 @@ import { errorMessage } from '../log/error-message.js';
 import { kubeBackend } from './kube-backend.js';
 import { readWorkflowFile } from './rest.js';
 import { renderTree } from './tree.js';
-
-const STOP_TIMEOUT_MS = 30_000;
+import { serveUntilStopped } from './serve-until-stopped.js';
 
 interface DevFlags {
   kubeconfig?: string;
@@ -92,52 +91,6 @@ export async function runDev(flags: DevFlags): Promise<number> {
     ],
     sample: (file) => runSample(stack, file, Number(flags.timeout) * 1000, say),
   });
-}
-
-/**
- * Both modes once they are up: Ctrl-C / SIGTERM stop them (a stop that hangs past
- * STOP_TIMEOUT_MS exits anyway, which kills the children: parent-death signal, kill on exit; a
- * second signal exits at once), the banner, the sample workflows, then --exit or run on.
- */
-async function serveUntilStopped(o: {
-  flags: DevFlags;
-  say: (line: string) => void;
-  stopping: string;
-  stop: () => Promise<void>;
-  banner: string[];
-  sample: (file: string) => Promise<boolean>;
-}): Promise<number> {
-  const { say } = o;
-  let stopping = false;
-  const stop = async (code: number) => {
-    if (stopping) return;
-    stopping = true;
-    say(o.stopping);
-    const timer = setTimeout(() => {
-      say(`stopping took longer than ${STOP_TIMEOUT_MS / 1000}s; exiting, which kills what is left`);
-      process.exit(code || 1);
-    }, STOP_TIMEOUT_MS);
-    await o.stop().catch((err: unknown) => say(errorMessage(err)));
-    clearTimeout(timer);
-    process.exit(code);
-  };
-  const onSignal = () => {
-    if (!stopping) return void stop(0);
-    say('second signal: exiting at once, which kills what is left');
-    process.exit(130);
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  console.log(['', ...o.banner, ''].join('\n'));
-  let ok = true;
-  for (const file of o.flags.submit) ok = (await o.sample(file)) && ok;
-  if (o.flags.exit) {
-    await stop(ok ? 0 : 1);
-    return ok ? 0 : 1;
-  }
-  say('running; press Ctrl-C to stop');
-  await new Promise(() => {});
-  return 0;
 }
 
 /**
