@@ -12,6 +12,7 @@ import { readYamlDocuments } from '../src/yaml/kube-yaml.js';
 import { cluster, createTestNamespace, deleteTestNamespace } from './support/cluster.js';
 import { startE2eStack, type E2eStack } from './support/e2e.js';
 import { call, createObject, grantRole, rule, startTestServer, type TestServer } from './support/server.js';
+import { connect, type ClientHttp2Stream } from 'node:http2';
 import { openSse } from './support/sse.js';
 
 const wf = (name: string, command: string[]): Workflow =>
@@ -232,6 +233,54 @@ describe('REST for the web UI', () => {
     expect((await call('GET', `${url}/ui/app.js`, { headers: { 'if-none-match': String(plain.headers.etag) } })).status).toBe(304);
     expect((await call('GET', `${url}/ui/..%2Fpackage.json`)).status).toBe(404);
     expect((await call('GET', `${url}/ui/nothing.js`)).status).toBe(404);
+  });
+
+  it("speaks HTTP/2 over TLS: a browser's streams and requests share one connection (twenty streams, then a list)", async () => {
+    const session = connect(url, { rejectUnauthorized: false });
+    try {
+      await new Promise<void>((resolve, reject) => session.once('connect', () => resolve()).once('error', reject));
+      expect((session.socket as unknown as { alpnProtocol?: string }).alpnProtocol).toBe('h2');
+      const open = (path: string, accept: string) =>
+        new Promise<{ status: number; body: () => string; stream: ClientHttp2Stream }>((resolve, reject) => {
+          const stream = session.request({ ':path': path, accept, authorization: `Bearer ${alice}` });
+          let text = '';
+          stream.on('data', (c: Buffer) => (text += c.toString()));
+          stream.once('response', (h) => resolve({ status: Number(h[':status']), body: () => text, stream }));
+          stream.once('error', reject);
+        });
+      const streams = await Promise.all(
+        Array.from({ length: 20 }, () => open(`/api/v1/workflow-events/${ns}?summary=true`, 'text/event-stream')),
+      );
+      expect(streams.map((x) => x.status)).toEqual(Array(20).fill(200));
+      const list = await open(`/api/v1/workflows/${ns}`, 'application/json');
+      await new Promise((r) => list.stream.once('end', r));
+      expect(list.status).toBe(200);
+      expect(JSON.parse(list.body()).items).toBeInstanceOf(Array);
+      for (const x of streams) x.stream.close();
+    } finally {
+      session.close();
+    }
+  });
+
+  it('a graceful stop ends open event streams at once (HTTP/1 and HTTP/2) instead of waiting until it is killed', async () => {
+    const own = await startTestServer({ namespace: ns });
+    const h1 = await openSse(`${own.url}/api/v1/workflow-events/${ns}?summary=true`, alice);
+    const session = connect(own.url, { rejectUnauthorized: false });
+    const h2 = session.request({ ':path': `/api/v1/workflow-events/${ns}?summary=true`, authorization: `Bearer ${alice}` });
+    h2.end(); // a GET: the browser ends its side at once
+    // (deliberately not read: a client that stops reading must not hold the server)
+    const goaway = new Promise((r) => session.once('goaway', () => r('goaway')));
+    await new Promise((r) => h2.once('response', r));
+    expect(h1.status).toBe(200);
+    const t0 = Date.now();
+    await own.close();
+    const seconds = (Date.now() - t0) / 1000;
+    // The HTTP/2 client was told to go away; this one stopped reading, so its connection was cut
+    // after the two seconds of grace (the server closed all the same).
+    expect(await Promise.race([goaway, new Promise((r) => setTimeout(() => r('no GOAWAY'), 5_000))])).toBe('goaway');
+    session.destroy();
+    await expect(h1.rest(5_000)).resolves.toBeInstanceOf(Array);
+    expect(seconds).toBeLessThan(10); // the rollout would otherwise wait out its grace period (30 s)
   });
 });
 

@@ -5,6 +5,7 @@
  * header names one (auth.ts), within a byte budget shared by every body in flight.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { constants as h2constants, type ServerHttp2Stream } from 'node:http2';
 import type { Socket } from 'node:net';
 import { HttpError, Code, unavailable } from './errors.js';
 
@@ -40,6 +41,9 @@ export const LIMIT_DEFAULTS: ServerLimits = {
 
 /** Sets the limits on the node server (call before it listens). */
 export function applyLimits(server: Server, limits: ServerLimits, secure = false): void {
+  // Over TLS the server speaks HTTP/2 as well: a session with no stream and no frame for this long
+  // (the SSE heartbeat is a frame) is closed, as an idle HTTP/1 keep-alive connection would be.
+  if (secure) server.setTimeout(Math.max(limits.keepAliveTimeoutMs, 30_000));
   server.headersTimeout = limits.headersTimeoutMs;
   server.requestTimeout = limits.requestTimeoutMs;
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
@@ -167,14 +171,19 @@ export function refuseUnread(req: IncomingMessage, res: ServerResponse, err: Htt
   lingerThenClose(req, lingerMs);
 }
 
-/** Discards the rest of an unread body; cuts the connection if it has not ended within `lingerMs`. */
+/**
+ * Discards the rest of an unread body; cuts it off if it has not ended within `lingerMs`: the
+ * connection for HTTP/1, the request's own stream for HTTP/2 (its connection carries the caller's
+ * other requests, e.g. the UI's other tabs).
+ */
 export function lingerThenClose(req: IncomingMessage, lingerMs: number): void {
   req.resume();
   if (req.complete) return;
-  const socket = req.socket;
-  const timer = setTimeout(() => socket.destroy(), lingerMs);
+  const stream = (req as unknown as { stream?: ServerHttp2Stream }).stream;
+  const cut = stream ? () => stream.close(h2constants.NGHTTP2_CANCEL) : () => req.socket.destroy();
+  const timer = setTimeout(cut, lingerMs);
   timer.unref();
   const stop = () => clearTimeout(timer);
   req.once('end', stop);
-  socket.once('close', stop);
+  (stream ?? req.socket).once('close', stop);
 }

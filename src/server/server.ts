@@ -4,8 +4,9 @@
  */
 import type { KubeAccess } from '../kube/kube-access.js';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createSecureServer, type Http2SecureServer, type ServerHttp2Session } from 'node:http2';
+import type { TLSSocket } from 'node:tls';
 import { KubeClient } from '../kube/client.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { Authenticator, type AuthMode } from './auth.js';
@@ -34,6 +35,7 @@ import { healthRoutes } from './routes/health.js';
 import { workflowRoutes } from './routes/workflows.js';
 import { uiRoutes } from './routes/ui.js';
 import { tlsMaterial } from '../tls/tls-material.js';
+import { endStreams, trackStreams } from './stream/sse.js';
 
 export const DEFAULTS = {
   port: 2746,
@@ -295,22 +297,42 @@ export function buildApp(
       requireHostHeader: false,
       ...(guard ? { connectionsCheckingInterval: connectionsCheckingInterval(guard.limits) } : {}),
     };
+    // Over TLS: HTTP/2 (and HTTP/1.1 for clients that do not speak it), so a browser's pages and
+    // their event streams share one connection instead of using up its six per server.
     const server = tls
-      ? createHttpsServer(
-          { cert: tls.cert, key: tls.key, ...options, ...(guard ? { handshakeTimeout: guard.limits.headersTimeoutMs } : {}) },
-          front,
+      ? createSecureServer(
+          {
+            cert: tls.cert,
+            key: tls.key,
+            allowHTTP1: true,
+            settings: { maxConcurrentStreams: 128, maxHeaderListSize: 64 * 1024 },
+            ...options,
+            ...(guard ? { handshakeTimeout: guard.limits.headersTimeoutMs } : {}),
+          },
+          front as never,
         )
       : createHttpServer(options, front);
-    if (guard) applyLimits(server, guard.limits, tls !== undefined);
-    return server;
+    if (tls) trackSessions(server as Http2SecureServer);
+    if (guard) applyLimits(server as unknown as Server, guard.limits, tls !== undefined);
+    return server as unknown as Server;
   };
+  // Typed loosely: fastify's types pick HTTP/1 or HTTP/2 request types; this server serves both.
   const app = Fastify({
     serverFactory,
+    ...(tls ? { http2: true } : {}),
     bodyLimit,
     logger: false,
     routerOptions: { maxParamLength: 512 },
     forceCloseConnections: 'idle',
-  }) as unknown as FastifyInstance;
+  } as never) as unknown as FastifyInstance;
+  trackStreams(app);
+  // Graceful stop: open event streams end at once, and HTTP/2 sessions are closed (they would
+  // otherwise hold the server open until killed).
+  app.addHook('preClose', (done) => {
+    endStreams(app);
+    closeSessions(app.server as unknown as Http2SecureServer);
+    done();
+  });
   app.setErrorHandler((err, req, reply) => {
     const e = toHttpError(err);
     if (e.status >= 500 && e.code !== Code.Unavailable)
@@ -332,6 +354,34 @@ export function buildApp(
     done();
   });
   return app;
+}
+
+const connectionsOf = new WeakMap<object, { sessions: Set<ServerHttp2Session>; sockets: Set<TLSSocket> }>();
+
+function trackSessions(server: Http2SecureServer): void {
+  const open = { sessions: new Set<ServerHttp2Session>(), sockets: new Set<TLSSocket>() };
+  connectionsOf.set(server, open);
+  server.on('session', (s: ServerHttp2Session) => {
+    open.sessions.add(s);
+    s.once('close', () => open.sessions.delete(s));
+  });
+  server.on('secureConnection', (socket: TLSSocket) => {
+    open.sockets.add(socket);
+    socket.once('close', () => open.sockets.delete(socket));
+  });
+}
+
+/**
+ * Closes the HTTP/2 sessions: no new stream starts, streams in flight may finish for two seconds;
+ * then what is left is cut (a client that stops reading would otherwise hold the server open).
+ */
+function closeSessions(server: Http2SecureServer): void {
+  const open = connectionsOf.get(server);
+  if (!open) return;
+  for (const s of open.sessions) s.close();
+  setTimeout(() => {
+    for (const socket of open.sockets) socket.destroy();
+  }, 2_000).unref();
 }
 
 /** Why a request with a body may not send it: no acceptable caller, too large, or no room now. */

@@ -12,6 +12,30 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export const HEARTBEAT_MS = 15_000;
 
+const streamsOf = new WeakMap<object, Set<SseStream>>();
+
+/** Makes `app` (the root instance) keep a set of its open streams, for endStreams. */
+export function trackStreams(app: object): void {
+  if (!streamsOf.has(app)) streamsOf.set(app, new Set());
+}
+
+/**
+ * The open streams of the app a plugin's instance belongs to: fastify makes each plugin's instance
+ * from its parent's (the prototype chain), so the tracked root is found by walking up.
+ */
+function openStreams(instance: object): Set<SseStream> {
+  for (let p: object | null = instance; p; p = Object.getPrototypeOf(p) as object | null) {
+    const set = streamsOf.get(p);
+    if (set) return set;
+  }
+  return new Set(); // an app that tracks none
+}
+
+/** Ends every open stream of the app (its graceful stop). */
+export function endStreams(app: object): void {
+  for (const s of [...openStreams(app)]) s.end();
+}
+
 export class SseStream {
   /** Aborted when the caller goes away or the stream is ended. */
   readonly signal: AbortSignal;
@@ -26,19 +50,27 @@ export class SseStream {
     this.signal = this.abort.signal;
     reply.hijack();
     const res = reply.raw;
+    const http1 = req.raw.httpVersionMajor === 1;
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',
       'x-accel-buffering': 'no',
-      // The connection carries this one stream and closes with it: a browser has six connections
-      // per server, and a stream's socket is of no use to its other requests afterwards.
-      connection: 'close',
+      // Over HTTP/1 the connection carries this one stream and closes with it (its socket is of no
+      // use to the browser's other requests afterwards). HTTP/2 (the server over TLS) carries all
+      // of a browser's streams on one connection, so six open tabs no longer use up its six
+      // connections per server; HTTP/2 has no Connection header.
+      ...(http1 ? { connection: 'close' } : {}),
     });
     res.flushHeaders();
-    req.raw.socket.setNoDelay(true);
+    if (http1) req.raw.socket.setNoDelay(true);
     this.heartbeat = setInterval(() => this.comment('ping'), HEARTBEAT_MS);
     this.heartbeat.unref();
     res.on('close', () => this.end());
+    // The server's graceful stop ends open streams at once (the browser reconnects, to another
+    // replica during a rollout) instead of waiting them out until it is killed.
+    const open = openStreams(req.server);
+    open.add(this);
+    this.signal.addEventListener('abort', () => open.delete(this), { once: true });
   }
 
   get open(): boolean {
