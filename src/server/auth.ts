@@ -241,7 +241,8 @@ export class Authenticator {
       });
       entry = fresh;
     }
-    return entry.settled ? entry.refusal : entry.verdict;
+    // The cache is keyed by what is asked, not why: the refusal names this caller's purpose.
+    return entry.settled ? withPurpose(entry.refusal, access) : entry.verdict.then((v) => withPurpose(v, access));
   }
 
   /** Spends a review of a token never seen allowed: its source's and shape's bucket first, then the shared one. */
@@ -274,10 +275,7 @@ export class Authenticator {
           },
         });
       if (res.status?.allowed) return undefined;
-      return new HttpError(
-        Code.PermissionDenied,
-        `forbidden: the token may not ${access.verb} ${resourceName(access)} in namespace "${namespace}", ${access.purpose}`,
-      );
+      return new ReviewRefusal(`forbidden: the token may not ${access.verb} ${resourceName(access)} in namespace "${namespace}"`);
     } catch (err) {
       if (err instanceof ApiError && err.code !== 0) return fromKube(err);
       return new HttpError(Code.Unavailable, `could not review the token's rights: ${errorMessage(err)}`, { 'retry-after': '1' });
@@ -314,6 +312,17 @@ export function tokenShape(token: string): string {
     }
   }
   return `opaque/${size}`;
+}
+
+/** A refusal of the access review itself: its message gets the purpose of whoever asked. */
+class ReviewRefusal extends HttpError {
+  constructor(readonly base: string) {
+    super(Code.PermissionDenied, base);
+  }
+}
+
+function withPurpose(refusal: HttpError | undefined, access: Access): HttpError | undefined {
+  return refusal instanceof ReviewRefusal ? new HttpError(Code.PermissionDenied, `${refusal.base}, ${access.purpose}`) : refusal;
 }
 
 /** `workflows.plugflow.io`, `pods/log`: how kubectl names a resource. */

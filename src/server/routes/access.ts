@@ -23,7 +23,10 @@ const on = (verb: string, resource: string, purpose: string, extra: Partial<Acce
 /** Every action of the UI and the reviews it needs (all must allow). */
 export const ACTION_ACCESS: Record<string, Access[]> = {
   submit: [on('create', WORKFLOWS, 'so it may not submit workflows there')],
-  resubmit: [on('create', WORKFLOWS, 'so it may not resubmit workflows there')],
+  resubmit: [
+    on('get', WORKFLOWS, 'so it may not resubmit workflows there'),
+    on('create', WORKFLOWS, 'so it may not resubmit workflows there'),
+  ],
   stop: [on('patch', WORKFLOWS, 'so it may not stop workflows there')],
   terminate: [on('patch', WORKFLOWS, 'so it may not terminate workflows there')],
   suspend: [on('patch', WORKFLOWS, 'so it may not suspend workflows there')],
@@ -31,10 +34,17 @@ export const ACTION_ACCESS: Record<string, Access[]> = {
     on('patch', WORKFLOWS, 'so it may not resume workflows there'),
     on('update', WORKFLOWS, 'so it may not resume workflows there', { subresource: 'status' }),
   ],
+  // src/operations/retry.ts: reads and patches the workflow, deletes the retried nodes' pods and
+  // reads them until they are gone, then writes the status.
   retry: [
     on('patch', WORKFLOWS, 'so it may not retry workflows there'),
     on('update', WORKFLOWS, 'so it may not retry workflows there', { subresource: 'status' }),
+    on('delete', 'pods', "so it may not retry workflows there (a retry deletes the failed steps' pods)", { group: '' }),
+    on('get', 'pods', "so it may not retry workflows there (a retry waits for the failed steps' pods to go)", { group: '' }),
   ],
+  // src/operations/cron-workflows.ts: suspend and resume are one merge patch of the spec.
+  cronSuspend: [on('patch', PLURAL.cronWorkflow, 'so it may not suspend cron workflows there')],
+  cronResume: [on('patch', PLURAL.cronWorkflow, 'so it may not resume cron workflows there')],
   delete: [on('delete', WORKFLOWS, 'so it may not delete workflows there')],
   logs: [on('get', 'pods', 'so it may not read the logs of pods there', { group: '', subresource: 'log' })],
 };
