@@ -11,6 +11,36 @@ export function ErrorBox({ error }: { error?: string }) {
   );
 }
 
+/**
+ * Why some actions are disabled: a disabled button's title is seen only by a mouse, so the
+ * reasons are also in the page, for keyboards and screen readers.
+ */
+export function Unavailable({ reasons }: { reasons: [label: string, why: string][] }) {
+  if (reasons.length === 0) return null;
+  return (
+    <details class="why">
+      <summary>Why are some actions unavailable?</summary>
+      <ul>
+        {reasons.map(([label, why]) => (
+          <li>
+            {label}: {why}
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
+}
+
+/** Why the one action of a form is disabled, in the page (see Unavailable). */
+export function Refusal({ label, why }: { label: string; why?: string }) {
+  if (!why) return null;
+  return (
+    <p class="refusal" role="note">
+      {label}: {why}
+    </p>
+  );
+}
+
 /** The equivalent CLI command, to copy: the UI teaches the CLI rather than replacing it. */
 export function Cli({ command, label = 'CLI' }: { command: string; label?: string }) {
   const [copied, setCopied] = useState(false);

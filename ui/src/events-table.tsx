@@ -3,6 +3,7 @@ import { enc } from './api.js';
 import { useGet } from './use-get.js';
 import { ErrorBox } from './components.js';
 import { ago } from './format.js';
+import { useNow, youngest } from './use-now.js';
 
 interface Event {
   type?: string;
@@ -29,6 +30,7 @@ export function EventsTable({
     version,
   );
   const [items, error] = [got.data?.items, got.error];
+  const now = useNow(youngest((items ?? []).map((e) => e.lastTimestamp)));
   return (
     <section class="events">
       <h3>Events</h3>
@@ -39,7 +41,7 @@ export function EventsTable({
           <tbody>
             {items.map((e) => (
               <tr class={e.type === 'Warning' ? 'warning' : ''}>
-                <td title={e.lastTimestamp}>{ago(e.lastTimestamp)}</td>
+                <td title={e.lastTimestamp}>{ago(e.lastTimestamp, now)}</td>
                 <td>{e.reason}</td>
                 <td>
                   {e.message}

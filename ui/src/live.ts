@@ -2,11 +2,13 @@
  * Workflows kept live from the server's watch stream (GET /api/v1/workflow-events/…): the stream
  * starts with every workflow, then sends each change. Changes are applied to a map and the view
  * re-renders at most once per animation frame, so a burst of a thousand changes is one render.
- * When the stream ends (the server's watch ended, the network dropped) it reconnects after a
- * second and starts over from a fresh list.
+ * When the stream ends (the server's watch ended, the network dropped) it reconnects and starts
+ * over from a fresh list: after a second, then — while the server cannot be reached or ends the
+ * stream before its list — after 2 s, 4 s … at most 30 s, saying the server is not reachable.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, explain, stream } from './api.js';
+import { backoff } from './backoff.js';
 import type { Workflow } from './types.js';
 
 interface Change {
@@ -21,6 +23,13 @@ export interface Live {
   error?: string;
   /** True once the initial list arrived (`event: synced`) or the stream failed. */
   loaded: boolean;
+  /** The server could not be reached (down, restarting, the network): `error` says so. */
+  down?: boolean;
+}
+
+/** A failure to reach the server at all, rather than its answer: fetch's TypeError, a proxy's 502/504. */
+function unreachable(err: unknown): boolean {
+  return err instanceof ApiError ? err.status === 502 || err.status === 504 : err instanceof TypeError;
 }
 
 export function useLiveWorkflows(path: string | undefined): Live {
@@ -34,9 +43,12 @@ export function useLiveWorkflows(path: string | undefined): Live {
     let version = 0;
     let loaded = false;
     let error: string | undefined;
+    let down = false;
+    /** Reconnects since the last complete list. */
+    let attempt = 0;
     const flush = () => {
       frame = 0;
-      setState({ workflows: map.current, version: ++version, error, loaded });
+      setState({ workflows: map.current, version: ++version, error, loaded, down });
     };
     const schedule = () => {
       if (!frame) frame = requestAnimationFrame(flush);
@@ -60,19 +72,23 @@ export function useLiveWorkflows(path: string | undefined): Live {
               map.current = target;
               loaded = true;
               error = undefined;
+              down = false;
+              attempt = 0;
               schedule();
             },
           );
         } catch (err) {
           if (abort.signal.aborted) return;
-          error = explain(err);
+          down = unreachable(err);
+          const wait = Math.round(backoff(attempt) / 1000);
+          error = down ? `The server is not reachable (${explain(err)}): trying again in ${wait} s` : explain(err);
           loaded = true;
           schedule();
           // Refusals do not get better by retrying quickly.
           if (err instanceof ApiError && (err.status === 401 || err.status === 403 || err.status === 404)) return;
         }
         schedule();
-        await new Promise((r) => setTimeout(r, 1000));
+        await new Promise((r) => setTimeout(r, backoff(attempt++)));
       }
     };
     void run();

@@ -33,6 +33,16 @@ export function href(path: string[], query: Record<string, string | undefined> =
   return `#/${path.map(encodeURIComponent).join('/')}${qs ? `?${qs}` : ''}`;
 }
 
+/** Opens a view: a new entry in the browser's history. */
 export function go(path: string[], query: Record<string, string | undefined> = {}): void {
   location.hash = href(path, query);
+}
+
+/**
+ * Changes the address in place, without a history entry (a filter as it is typed: Back should
+ * not step through every keystroke). replaceState fires no `hashchange`, so one is sent for useRoute.
+ */
+export function replace(path: string[], query: Record<string, string | undefined> = {}): void {
+  history.replaceState(history.state, '', href(path, query));
+  dispatchEvent(new HashChangeEvent('hashchange'));
 }

@@ -1,9 +1,9 @@
 /**
  * The workflow graph as SVG: boxes coloured by phase, dots for step/task groups, collapsed boxes
  * that expand on click. Every node is focusable and opens with Enter or Space, and says its name
- * and phase to a screen reader.
+ * and phase to a screen reader. Expanding a group scrolls the view to its first nodes.
  */
-import { useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { NodeStatus } from '../types.js';
 import { layout, type Placed } from './layout.js';
 import { buildGraph } from './workflow-graph.js';
@@ -22,9 +22,24 @@ export function GraphView({
   const [expanded, setExpanded] = useState<Set<string>>(() => new Set());
   const [zoom, setZoom] = useState(1);
   const laid = useMemo(() => layout(buildGraph(nodes, { expanded })), [version, expanded]);
+  /** The node whose group was just expanded: the view goes to what it leads to. */
+  const [reveal, setReveal] = useState<string>();
+  const scroller = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!reveal || !scroller.current) return;
+    setReveal(undefined);
+    const at = new Map(laid.nodes.map((n) => [n.id, n]));
+    const shown = laid.edges.filter((e) => e.from === reveal).map((e) => at.get(e.to)!);
+    if (shown.length === 0) return;
+    const left = Math.min(...shown.map((n) => n.x - n.width / 2));
+    const top = Math.min(...shown.map((n) => n.y - n.height / 2));
+    scroller.current.scrollTo({ left: Math.max(0, (left - 24) * zoom), top: Math.max(0, (top - 60) * zoom) });
+  }, [laid, reveal]);
   const open = (n: Placed) => {
-    if (n.kind === 'collapsed') setExpanded(new Set([...expanded, n.of!]));
-    else onSelect(n.id);
+    if (n.kind === 'collapsed') {
+      setExpanded(new Set([...expanded, n.of!]));
+      setReveal(n.of);
+    } else onSelect(n.id);
   };
   if (laid.nodes.length === 0) return <p class="empty">No nodes yet: the controller has not started this workflow.</p>;
   return (
@@ -42,7 +57,7 @@ export function GraphView({
           </button>
         ) : null}
       </div>
-      <div class="graph-scroll">
+      <div class="graph-scroll" ref={scroller}>
         <svg
           width={laid.width * zoom}
           height={laid.height * zoom}

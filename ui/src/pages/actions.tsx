@@ -5,13 +5,14 @@
  */
 import { useState } from 'preact/hooks';
 import { call, enc, explain } from '../api.js';
-import { ErrorBox } from '../components.js';
+import type { Operation } from '../access.js';
+import { ErrorBox, Unavailable } from '../components.js';
 import { go } from '../router.js';
 import type { Workflow } from '../types.js';
 import { refusal, useAccess } from '../use-access.js';
 
 interface Action {
-  id: string;
+  id: Operation;
   label: string;
   /** Why the state does not allow it now. */
   unless?: string;
@@ -36,13 +37,15 @@ function actionsFor(wf: Workflow): Action[] {
       id: 'stop',
       label: 'Stop',
       unless: finished ? 'it has finished' : undefined,
-      confirm: 'Stop this workflow? Running steps finish; exit handlers run.',
+      // What the engine does (src/engine/reconcile.ts, leaf-deadline.ts): a shutdown ends running
+      // steps at once and starts none; only Stop then runs the exit handlers.
+      confirm: 'Stop this workflow? Running steps are stopped and no new steps start; exit handlers run.',
     },
     {
       id: 'terminate',
       label: 'Terminate',
       unless: finished ? 'it has finished' : undefined,
-      confirm: 'Terminate this workflow? Running steps are killed; exit handlers do not run.',
+      confirm: 'Terminate this workflow? Running steps are stopped and no new steps start; exit handlers do not run.',
     },
     { id: 'delete', label: 'Delete', confirm: 'Delete this workflow and its pods?' },
   ];
@@ -91,19 +94,7 @@ export function Actions({ wf }: { wf: Workflow }) {
           {busy === a.id ? `${a.label}…` : a.label}
         </button>
       ))}
-      {unavailable.length > 0 ? (
-        // A disabled button's title is seen only by a mouse: the reasons are also here, for keyboards and screen readers.
-        <details class="why">
-          <summary>Why are some actions unavailable?</summary>
-          <ul>
-            {unavailable.map((a) => (
-              <li>
-                {a.label}: {a.why}
-              </li>
-            ))}
-          </ul>
-        </details>
-      ) : null}
+      <Unavailable reasons={unavailable.map((a) => [a.label, a.why!])} />
       <ErrorBox error={error} />
       {done ? (
         <span class="done" role="status">

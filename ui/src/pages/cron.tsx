@@ -1,10 +1,15 @@
-/** CronWorkflows of a namespace: schedule, suspended or not, last run; suspend and resume with the user's rights. */
+/**
+ * CronWorkflows of a namespace: schedule, suspended or not, last run; suspend and resume with the
+ * user's rights, disabled with the reason when the token may not.
+ */
 import { useState } from 'preact/hooks';
 import { call, enc, explain } from '../api.js';
 import { useGet } from '../use-get.js';
-import { Cli, ErrorBox } from '../components.js';
+import { Cli, ErrorBox, Unavailable } from '../components.js';
 import { ago } from '../format.js';
 import { NeedNamespace } from '../need-namespace.js';
+import { refusal, useAccess } from '../use-access.js';
+import { useNow, youngest } from '../use-now.js';
 
 interface Cron {
   metadata: { name: string };
@@ -17,7 +22,16 @@ export function CronPage({ namespace }: { namespace: string }) {
   const list = got.data?.items;
   const [actionError, setError] = useState<string>();
   const error = actionError ?? got.error;
+  const access = useAccess(namespace);
+  const now = useNow(youngest((list ?? []).map((c) => c.status?.lastScheduledTime)));
   if (!namespace) return <NeedNamespace what="CronWorkflows" />;
+  const ops = {
+    suspend: { label: 'Suspend', why: refusal(access, 'cronSuspend') },
+    resume: { label: 'Resume', why: refusal(access, 'cronResume') },
+  };
+  const refused = (['suspend', 'resume'] as const)
+    .filter((op) => ops[op].why && list?.some((c) => !!c.spec?.suspend === (op === 'resume')))
+    .map((op): [string, string] => [ops[op].label, ops[op].why!]);
   const toggle = async (c: Cron) => {
     try {
       await call('PUT', `/api/v1/cron-workflows/${enc(namespace)}/${enc(c.metadata.name)}/${c.spec?.suspend ? 'resume' : 'suspend'}`, {});
@@ -55,10 +69,17 @@ export function CronPage({ namespace }: { namespace: string }) {
                   <code>{(c.spec?.schedules ?? [c.spec?.schedule ?? '']).join(', ')}</code>
                   {c.spec?.timezone ? ` (${c.spec.timezone})` : ''}
                 </td>
-                <td>{ago(c.status?.lastScheduledTime) || 'never'}</td>
+                <td>{ago(c.status?.lastScheduledTime, now) || 'never'}</td>
                 <td>{c.status?.active?.length ?? 0}</td>
                 <td>
-                  <button type="button" class="small" onClick={() => void toggle(c)}>
+                  <button
+                    type="button"
+                    class="small"
+                    data-action={c.spec?.suspend ? 'cron-resume' : 'cron-suspend'}
+                    disabled={!!ops[c.spec?.suspend ? 'resume' : 'suspend'].why}
+                    title={ops[c.spec?.suspend ? 'resume' : 'suspend'].why}
+                    onClick={() => void toggle(c)}
+                  >
                     {c.spec?.suspend ? 'Suspended: resume' : 'Active: suspend'}
                   </button>
                 </td>
@@ -67,6 +88,7 @@ export function CronPage({ namespace }: { namespace: string }) {
           </tbody>
         </table>
       ) : null}
+      <Unavailable reasons={refused} />
       <Cli command={`plugflow cron list -n ${namespace}`} />
     </section>
   );

@@ -9,6 +9,7 @@ import { elapsed } from '../format.js';
 import { EventsTable } from '../events-table.js';
 import { logSource } from '../log-source.js';
 import type { Artifact, IO, NodeStatus, Workflow } from '../types.js';
+import { useNow, youngest } from '../use-now.js';
 
 /** Lines kept in view; older ones are dropped (the CLI has the whole log). */
 const MAX_LINES = 5000;
@@ -16,6 +17,7 @@ const MAX_LINES = 5000;
 export function NodePanel({ wf, node, onClose }: { wf: Workflow; node: NodeStatus; onClose: () => void }) {
   const { namespace, name } = wf.metadata;
   const source = logSource(wf, node);
+  const now = useNow(node.finishedAt ? undefined : youngest([node.startedAt]));
   return (
     <aside class="panel" aria-label={`Node ${node.displayName}`}>
       <div class="title-row">
@@ -46,7 +48,7 @@ export function NodePanel({ wf, node, onClose }: { wf: Workflow; node: NodeStatu
         <dt>Started</dt>
         <dd>{node.startedAt ?? '—'}</dd>
         <dt>Duration</dt>
-        <dd>{elapsed(node.startedAt, node.finishedAt) || '—'}</dd>
+        <dd>{elapsed(node.startedAt, node.finishedAt, now) || '—'}</dd>
         {node.podName ? (
           <>
             <dt>Pod</dt>

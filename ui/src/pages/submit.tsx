@@ -2,13 +2,15 @@
 import { useState } from 'preact/hooks';
 import { parse } from 'yaml';
 import { explain } from '../api.js';
-import { Cli, ErrorBox } from '../components.js';
+import { Cli, ErrorBox, Refusal } from '../components.js';
 import { NeedNamespace } from '../need-namespace.js';
 import { useSubmit } from '../submit-workflow.js';
+import { refusal, useAccess } from '../use-access.js';
 
 export function SubmitPage({ namespace }: { namespace: string }) {
   const [text, setText] = useState('');
   const { busy, error, setError, submit: create } = useSubmit(namespace);
+  const why = refusal(useAccess(namespace), 'submit');
   if (!namespace) return <NeedNamespace what="Workflows are submitted into a namespace; they" />;
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -41,7 +43,8 @@ export function SubmitPage({ namespace }: { namespace: string }) {
           <textarea rows={18} value={text} spellcheck={false} onInput={(e) => setText((e.target as HTMLTextAreaElement).value)} required />
         </label>
         <ErrorBox error={error} />
-        <button type="submit" disabled={busy || !text.trim()}>
+        <Refusal label="Submit" why={why} />
+        <button type="submit" disabled={busy || !text.trim() || !!why} title={why}>
           {busy ? 'Submitting…' : 'Submit'}
         </button>
       </form>

@@ -6,10 +6,11 @@
 import { useState } from 'preact/hooks';
 import { enc } from '../api.js';
 import { useGet } from '../use-get.js';
-import { Cli, ErrorBox } from '../components.js';
+import { Cli, ErrorBox, Refusal } from '../components.js';
 import { NeedNamespace } from '../need-namespace.js';
 import { href } from '../router.js';
 import { useSubmit } from '../submit-workflow.js';
+import { refusal, useAccess } from '../use-access.js';
 import type { List, Template } from '../types.js';
 
 export function TemplatesPage({ namespace, selected, cluster = false }: { namespace: string; selected?: string; cluster?: boolean }) {
@@ -67,6 +68,7 @@ function SubmitForm({ namespace, template, cluster }: { namespace: string; templ
     Object.fromEntries(params.map((p) => [p.name, p.value ?? p.default ?? ''])),
   );
   const { busy, error, submit: create } = useSubmit(namespace);
+  const why = refusal(useAccess(namespace), 'submitTemplate');
   const name = template.metadata.name;
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -104,7 +106,8 @@ function SubmitForm({ namespace, template, cluster }: { namespace: string; templ
         </label>
       ))}
       <ErrorBox error={error} />
-      <button type="submit" disabled={busy}>
+      <Refusal label="Submit" why={why} />
+      <button type="submit" disabled={busy || !!why} title={why}>
         {busy ? 'Submitting…' : 'Submit'}
       </button>
       <Cli

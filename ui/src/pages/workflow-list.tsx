@@ -10,7 +10,9 @@ import { Cli, ErrorBox, PhaseBadge, nsFlag } from '../components.js';
 import { ago, elapsed } from '../format.js';
 import { filterAndSort, visibleRange, type SortKey } from '../list-model.js';
 import { useLiveWorkflows } from '../live.js';
-import { go, href } from '../router.js';
+import { useNow, youngest } from '../use-now.js';
+import { progressOf, timesOf } from '../workflow-status.js';
+import { go, href, replace } from '../router.js';
 
 const ROW = 34;
 const PHASES = ['', 'Pending', 'Running', 'Succeeded', 'Failed', 'Error'];
@@ -28,10 +30,11 @@ export function WorkflowList({ namespace, query }: { namespace: string; query: U
   const name = query.get('name') ?? '';
   const sort = (query.get('sort') as SortKey | null) ?? 'created';
   const descending = (query.get('dir') ?? (sort === 'created' || sort === 'duration' ? 'desc' : 'asc')) === 'desc';
-  const set = (k: string, v: string) => {
+  /** A new filter; `inPlace` while it is being typed (no history entry per keystroke). */
+  const set = (k: string, v: string, inPlace = false) => {
     const next = Object.fromEntries(query.entries());
     next[k] = v;
-    go(['workflows'], next);
+    (inPlace ? replace : go)(['workflows'], next);
   };
   const path = `/api/v1/workflow-events/${namespace ? enc(namespace) : ''}?summary=true${labels ? `&listOptions.labelSelector=${enc(labels)}` : ''}`;
   const live = useLiveWorkflows(path);
@@ -42,7 +45,11 @@ export function WorkflowList({ namespace, query }: { namespace: string; query: U
   const [scrollTop, setScrollTop] = useState(0);
   const viewHeight = Math.max(300, window.innerHeight - 230);
   const [first, last] = visibleRange(scrollTop, viewHeight, ROW, rows.length);
-  const now = Date.now();
+  const shown = rows.slice(first, last);
+  // The youngest time on screen sets the clock: a creation time, or the start of a running one.
+  const now = useNow(
+    youngest(shown.flatMap((wf) => [wf.metadata.creationTimestamp, wf.status?.finishedAt ? undefined : wf.status?.startedAt])),
+  );
 
   return (
     <section aria-labelledby="list-title">
@@ -62,7 +69,7 @@ export function WorkflowList({ namespace, query }: { namespace: string; query: U
           </select>
         </label>
         <label>
-          Name contains <input value={name} onInput={(e) => set('name', (e.target as HTMLInputElement).value)} size={14} />
+          Name contains <input value={name} onInput={(e) => set('name', (e.target as HTMLInputElement).value, true)} size={14} />
         </label>
         <label>
           Labels{' '}
@@ -78,7 +85,12 @@ export function WorkflowList({ namespace, query }: { namespace: string; query: U
         </span>
       </form>
       <ErrorBox
-        error={live.error && !namespace ? `${live.error}. To see one namespace, type it in the Namespace box at the top.` : live.error}
+        error={
+          // The hint is for a refusal to list every namespace, not for a server that is down.
+          live.error && !namespace && !live.down
+            ? `${live.error}. To see one namespace, type it in the Namespace box at the top.`
+            : live.error
+        }
       />
       <div class="table" role="table" aria-label="Workflows" aria-rowcount={rows.length + 1}>
         <div class="row head" role="row">
@@ -105,9 +117,10 @@ export function WorkflowList({ namespace, query }: { namespace: string; query: U
         </div>
         <div class="rows" style={{ height: `${viewHeight}px` }} onScroll={(e) => setScrollTop((e.target as HTMLElement).scrollTop)}>
           <div style={{ height: `${rows.length * ROW}px`, position: 'relative' }}>
-            {rows.slice(first, last).map((wf, i) => {
+            {shown.map((wf, i) => {
               const md = wf.metadata;
               const st = wf.status ?? {};
+              const times = timesOf(wf);
               return (
                 <a
                   class="row"
@@ -130,10 +143,10 @@ export function WorkflowList({ namespace, query }: { namespace: string; query: U
                     {ago(md.creationTimestamp, now)}
                   </span>
                   <span class="cell col-duration" role="cell">
-                    {elapsed(st.startedAt, st.finishedAt, now)}
+                    {elapsed(times.startedAt, times.finishedAt, now)}
                   </span>
                   <span class="cell col-progress" role="cell">
-                    {st.progress ?? ''}
+                    {progressOf(wf)}
                   </span>
                   <span class="cell col-message" role="cell" title={st.message}>
                     {st.message ?? ''}

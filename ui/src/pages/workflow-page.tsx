@@ -2,6 +2,8 @@
 import { enc } from '../api.js';
 import { Cli, ErrorBox, PhaseBadge } from '../components.js';
 import { elapsed } from '../format.js';
+import { useNow, youngest } from '../use-now.js';
+import { progressOf, timesOf } from '../workflow-status.js';
 import { GraphView } from '../graph/graph-view.js';
 import { useLiveWorkflows } from '../live.js';
 import { go, href } from '../router.js';
@@ -21,6 +23,8 @@ export function WorkflowPage({ namespace, name, selected, tab }: { namespace: st
   const live = useLiveWorkflows(`/api/v1/workflow-events/${enc(namespace)}?listOptions.fieldSelector=${enc(`metadata.name=${name}`)}`);
   const wf = live.workflows.get(`${namespace}/${name}`);
   const select = (node?: string) => go(['workflows', namespace, name], { tab, node });
+  const times: ReturnType<typeof timesOf> = wf ? timesOf(wf) : {};
+  const now = useNow(times.finishedAt ? undefined : youngest([times.startedAt]));
   if (!wf) {
     return (
       <section>
@@ -42,7 +46,7 @@ export function WorkflowPage({ namespace, name, selected, tab }: { namespace: st
           {name} <PhaseBadge phase={st.phase} />
         </h1>
         <span class="meta">
-          {namespace} · {st.progress ?? ''} · {elapsed(st.startedAt, st.finishedAt)}
+          {namespace} · {progressOf(wf)} · {elapsed(times.startedAt, times.finishedAt, now)}
         </span>
       </div>
       {st.message ? <p class="message">{st.message}</p> : null}
