@@ -167,3 +167,44 @@ describe('CustomMetricRegistry: what one workflow can make the shared controller
     expect(reg.size).toBe(0);
   });
 });
+
+describe('CustomMetricRegistry: found by the tenant-cost fuzz', () => {
+  it('a histogram label prom-client refuses (le) is refused and leaves nothing registered; the name stays usable', async () => {
+    const { prom, reg } = setup();
+    const hist = (labels: Record<string, string>): Emission => ({
+      name: 'took',
+      help: 'Took',
+      kind: 'histogram',
+      labels,
+      value: 1,
+      buckets: [1, 5],
+      where: 'x',
+    });
+    expect(() => reg.record([hist({ le: '1' })], 'ns/a')).not.toThrow();
+    expect(reg.record([hist({ le: '1' })], 'ns/a')).toMatchObject([{ reason: 'invalid' }]);
+    expect(await prom.metrics()).not.toContain('# HELP took');
+    expect(reg.record([hist({ step: 'a' })], 'ns/b')).toEqual([]);
+    expect(await prom.metrics()).toContain('took_bucket{le="5",step="a",workflow_namespace="ns"} 1');
+  });
+
+  it("bounds a scrape's size by what each series writes, histogram buckets included", async () => {
+    const small = new CustomMetricRegistry(new Registry(), log, 60_000, () => 0, { maxScrapeBytes: 64 * 1024 });
+    registries.push(small);
+    const buckets = Array.from({ length: 64 }, (_, i) => i + 1);
+    const refused = small.record(
+      Array.from({ length: 200 }, (_, i) => ({
+        name: 'wide',
+        help: 'Wide',
+        kind: 'histogram' as const,
+        labels: { k: `${i}-${'v'.repeat(200)}` },
+        value: 1,
+        buckets,
+        where: 'x',
+      })),
+      'ns/w',
+    );
+    expect(refused.length).toBeGreaterThan(150);
+    expect(refused[0]!.reason).toBe('scrape-size');
+    expect((await small['registry'].metrics()).length).toBeLessThan(80 * 1024);
+  });
+});

@@ -14,9 +14,11 @@
  *   Event on the refused workflow: nothing is dropped silently.
  * - Label values longer than `maxLabelValue` characters, series whose label values add up to
  *   more than `maxSeriesBytes`, series beyond `maxSeriesPerMetric` per name, `maxSeriesPerWorkflow`
- *   per workflow and `maxSeries` in all, and names beyond `maxNames` are dropped: each reason is
- *   counted in `plugflow_custom_metrics_dropped_total{reason}` and warned about once per metric
- *   and namespace per sweep. So a scrape's size is bounded (about maxSeries × maxSeriesBytes).
+ *   per workflow and `maxSeries` in all, names beyond `maxNames`, and series that would take the
+ *   custom series of a scrape past `maxScrapeBytes` (8 MiB; a histogram series counts each of its
+ *   bucket lines) are dropped: each reason is counted in `plugflow_custom_metrics_dropped_total{reason}`
+ *   and warned about once per metric and namespace per sweep. A declaration prom-client refuses
+ *   leaves nothing registered.
  * - Every series remembers when it was last updated; series not updated for `ttlMs` (default
  *   10 min, `PLUGFLOW_METRICS_TTL`) are removed, and a name without series is unregistered, so
  *   the labels of deleted workflows cannot grow the endpoint forever.
@@ -32,6 +34,8 @@ type AnyMetric = Counter<string> | Gauge<string> | Histogram<string>;
 interface Series {
   /** Last update (ms). */
   at: number;
+  /** What it adds to a scrape (bytes, estimated): see seriesBytes. */
+  bytes: number;
   /** The workflow (`ns/name`) that created it: its per-workflow count. */
   workflow: string;
   labels: Record<string, string>;
@@ -54,6 +58,8 @@ interface Registered {
 export type DropReason =
   | 'label-too-long'
   | 'series-too-large'
+  | 'scrape-size'
+  | 'invalid'
   | 'series-per-metric'
   | 'series-per-workflow'
   | 'series-total'
@@ -72,6 +78,8 @@ export interface Refusal {
 }
 
 export interface MetricLimits {
+  /** Estimated size of every custom series in one scrape together. */
+  maxScrapeBytes: number;
   maxLabelValue: number;
   maxSeriesBytes: number;
   maxSeriesPerMetric: number;
@@ -81,6 +89,7 @@ export interface MetricLimits {
 }
 
 export const DEFAULT_METRIC_LIMITS: Readonly<MetricLimits> = Object.freeze({
+  maxScrapeBytes: 8 << 20,
   maxLabelValue: 256,
   maxSeriesBytes: 1024,
   maxSeriesPerMetric: 2000,
@@ -100,6 +109,7 @@ export class CustomMetricRegistry {
   private readonly byName = new Map<string, Registered>();
   private readonly perWorkflow = new Map<string, number>();
   private seriesCount = 0;
+  private scrapeBytes = 0;
   private readonly warned = new Set<string>();
   private readonly dropped: Counter<'reason'>;
   private readonly timer: NodeJS.Timeout;
@@ -166,14 +176,16 @@ export class CustomMetricRegistry {
       const key = JSON.stringify(reg.labelNames.map((n) => labels[n]));
       let series = reg.series.get(key);
       if (!series) {
-        const problem = this.roomFor(reg, workflow);
+        const bytes = seriesBytes(e.name, labels, reg);
+        const problem = this.roomFor(reg, workflow, bytes);
         if (problem) {
           refuse(e, problem[0], problem[1]);
           continue;
         }
-        series = { at: 0, workflow, labels };
+        series = { at: 0, bytes, workflow, labels };
         reg.series.set(key, series);
         this.seriesCount++;
+        this.scrapeBytes += bytes;
         this.perWorkflow.set(workflow, (this.perWorkflow.get(workflow) ?? 0) + 1);
       }
       series.at = this.now();
@@ -195,9 +207,11 @@ export class CustomMetricRegistry {
     return refused;
   }
 
-  /** Why a new series of `reg` for `workflow` does not fit, or undefined. */
-  private roomFor(reg: Registered, workflow: string): [DropReason, string] | undefined {
+  /** Why a new series of `reg` for `workflow` (adding `bytes` to a scrape) does not fit, or undefined. */
+  private roomFor(reg: Registered, workflow: string, bytes: number): [DropReason, string] | undefined {
     const l = this.limits;
+    if (this.scrapeBytes + bytes > l.maxScrapeBytes)
+      return ['scrape-size', `the controller's custom series already take ${Math.round(this.scrapeBytes / 1024)} KiB of a scrape`];
     if (reg.series.size >= l.maxSeriesPerMetric) return ['series-per-metric', `the metric already has ${l.maxSeriesPerMetric} series`];
     if ((this.perWorkflow.get(workflow) ?? 0) >= l.maxSeriesPerWorkflow)
       return ['series-per-workflow', `the workflow already has ${l.maxSeriesPerWorkflow} series`];
@@ -216,6 +230,7 @@ export class CustomMetricRegistry {
         reg.series.delete(key);
         reg.realtime.delete(key);
         this.seriesCount--;
+        this.scrapeBytes -= series.bytes;
         const left = (this.perWorkflow.get(series.workflow) ?? 1) - 1;
         if (left > 0) this.perWorkflow.set(series.workflow, left);
         else this.perWorkflow.delete(series.workflow);
@@ -262,17 +277,25 @@ export class CustomMetricRegistry {
     const realtime = new Map<string, { labels: Record<string, string>; startMs: number; endMs?: number }>();
     const now = this.now;
     const common = { name: e.name, help: e.help, labelNames, registers: [this.registry] };
-    const metric: AnyMetric =
-      e.kind === 'counter'
-        ? new Counter(common)
-        : e.kind === 'histogram'
-          ? new Histogram({ ...common, buckets: e.buckets ?? [] })
-          : new Gauge({
-              ...common,
-              collect() {
-                for (const rt of realtime.values()) this.set(rt.labels, ((rt.endMs ?? now()) - rt.startMs) / 1000);
-              },
-            });
+    let metric: AnyMetric;
+    try {
+      metric =
+        e.kind === 'counter'
+          ? new Counter(common)
+          : e.kind === 'histogram'
+            ? new Histogram({ ...common, buckets: e.buckets ?? [] })
+            : new Gauge({
+                ...common,
+                collect() {
+                  for (const rt of realtime.values()) this.set(rt.labels, ((rt.endMs ?? now()) - rt.startMs) / 1000);
+                },
+              });
+    } catch (err) {
+      // prom-client refused it (a reserved label name…): nothing of it may stay registered.
+      this.registry.removeSingleMetric(e.name);
+      refuse(e, 'invalid', `prom-client refused it: ${(err as Error).message}`);
+      return undefined;
+    }
     const reg: Registered = {
       kind: e.kind,
       labelNames,
@@ -285,4 +308,15 @@ export class CustomMetricRegistry {
     this.byName.set(e.name, reg);
     return reg;
   }
+}
+
+/**
+ * What a series adds to a scrape (bytes, estimated): its name and labels on each of its lines —
+ * one for a counter or gauge, the buckets plus sum, count and +Inf for a histogram.
+ */
+function seriesBytes(name: string, labels: Record<string, string>, reg: Pick<Registered, 'kind' | 'buckets'>): number {
+  let line = name.length + 40;
+  for (const [k, v] of Object.entries(labels)) line += k.length + v.length + 4;
+  const lines = reg.kind === 'histogram' ? (reg.buckets?.length ?? 0) + 3 : 1;
+  return line * lines;
 }

@@ -132,6 +132,12 @@ describe('custom metrics', () => {
       'spec.metrics.vendorP[wide].labels: at most 16 labels',
       'spec.metrics.vendorP[fine].histogram.buckets: at most 64 buckets',
     ]);
+    expect(
+      metricProblems(
+        metricsOf({ name: 'h', help: 'h', histogram: { value: '1', buckets: [1] }, labels: [{ key: 'le', value: 'x' }] }),
+        'spec.metrics',
+      ),
+    ).toEqual(['spec.metrics.vendorP[h].labels: le is the bucket bound of every histogram series; use another label name']);
   });
 
   it('validation names each problem: names, help, kinds, buckets, realtime values, labels', () => {

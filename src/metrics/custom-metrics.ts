@@ -67,6 +67,7 @@ export const MAX_METRIC_NAME = 200;
 export const MAX_METRIC_HELP = 1024;
 export const MAX_METRIC_LABELS = 16;
 export const MAX_METRIC_BUCKETS = 64;
+export const MAX_LABEL_NAME = 128;
 
 /** What is wrong with the metrics of `where` (spec.metrics, spec.templates[x].metrics), for validation. */
 export function metricProblems(metrics: { vendorP?: unknown } | undefined, where: string): string[] {
@@ -104,6 +105,9 @@ export function metricProblems(metrics: { vendorP?: unknown } | undefined, where
       for (const l of m.labels ?? []) {
         if (typeof l?.key !== 'string' || !LABEL_KEY.test(l.key))
           out.push(`${at}.labels: ${JSON.stringify(String(l?.key ?? '').slice(0, 80))} is not a label name`);
+        else if (l.key.length > MAX_LABEL_NAME) out.push(`${at}.labels: a label name is at most ${MAX_LABEL_NAME} characters`);
+        else if (l.key === 'le' && kind === 'histogram')
+          out.push(`${at}.labels: le is the bucket bound of every histogram series; use another label name`);
         else if (l.key === NAMESPACE_LABEL)
           out.push(`${at}.labels: ${NAMESPACE_LABEL} is set by the controller (the workflow's namespace); use another label name`);
         else if (keys.has(l.key)) out.push(`${at}.labels: label ${l.key} is given twice`);
