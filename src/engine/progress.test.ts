@@ -45,3 +45,14 @@ describe('updateProgress', () => {
     expect(updateProgress(partial)).toBe('5/5');
   });
 });
+
+describe('a workflow without work (pod-less steps)', () => {
+  it('has progress 0/0, so a workflow that ended in one reconcile still says how far it got', () => {
+    const nodes = {
+      wf: node('wf', 'Steps', 'Succeeded', { children: ['wait'] }),
+      wait: node('wait', 'Suspend', 'Succeeded'),
+    };
+    expect(updateProgress(nodes)).toBe('0/0');
+    expect(nodes.wf.progress).toBeUndefined();
+  });
+});

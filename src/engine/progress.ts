@@ -2,14 +2,17 @@
  * `progress` (`done/total`) of nodes and of the workflow, counted over the work nodes: pods,
  * agent tasks and resource actions. A task may report its own progress (`3/10`); otherwise a work node counts `1/1`
  * when Succeeded and `0/1` before. A composite node sums its distinct work descendants; a node
- * with none has no progress.
+ * with none has no progress of its own.
  */
 import type { NodeStatus } from '../api/index.js';
 
 const WORK_TYPES = new Set(['Pod', 'Plugin', 'HTTP', 'Resource']);
 const FORMAT = /^(\d+)\/(\d+)$/;
 
-/** Sets `progress` on every node and returns the workflow's progress (undefined when there is no work). */
+/**
+ * Sets `progress` on every node and returns the workflow's progress: `0/0` when it has no work
+ * (as the peer shows a workflow without pods), so the status always says how far it got.
+ */
 export function updateProgress(nodes: Record<string, NodeStatus>): string | undefined {
   const own = new Map<string, [number, number]>();
   for (const node of Object.values(nodes)) {
@@ -33,7 +36,7 @@ export function updateProgress(nodes: Record<string, NodeStatus>): string | unde
     done += d;
     total += t;
   }
-  return total > 0 ? `${done}/${total}` : undefined;
+  return `${done}/${total}`;
 }
 
 function sumWork(root: NodeStatus, nodes: Record<string, NodeStatus>, own: Map<string, [number, number]>): [number, number] {
