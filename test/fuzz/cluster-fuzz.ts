@@ -48,6 +48,10 @@ export interface ClusterFuzzTarget {
   token: string;
   /** The controller's log text so far (all incarnations). */
   controllerLog: () => string;
+  /** The controller's /metrics (its /healthz beside it), read with `token`. */
+  controllerMetricsUrl?: string;
+  /** Whether the controller process is running now. */
+  controllerAlive?: () => boolean;
 }
 
 const FINAL = new Set(['Failed', 'Error', 'Succeeded']);

@@ -21,6 +21,7 @@ import { fuzzExpressionCost } from './expr-cost-fuzz.js';
 import { fuzzServer } from './server-fuzz.js';
 import { fuzzServerAbuse } from './server-abuse-fuzz.js';
 import { Tally, type TargetTally } from './tally.js';
+import { fuzzArtifactLocations, fuzzCronSchedules, fuzzMetricLabels } from './tenant-cost-fuzz.js';
 
 export interface FuzzOptions {
   seed: number;
@@ -87,6 +88,8 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
       token: system.adminToken,
       controllerLog: () =>
         Array.from({ length: system.controller.incarnation }, (_, i) => safeRead(system.controller.logPath(i + 1))).join('\n'),
+      controllerMetricsUrl: system.controllerMetricsUrl,
+      controllerAlive: () => system.controller.pid !== undefined,
     };
     // Canaries accepted before any hostile input: they must come through whole.
     const canaryName = `canary-${o.seed}`;
@@ -121,6 +124,15 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
 
     say(`expression cost: ${o.per} hostile expressions in a child process under a watchdog`);
     await fuzzExpressionCost(rng.fork('expr-cost'), tally, o.per, say);
+
+    say(`cron schedules: ${o.per} hostile CronWorkflows decided in process, a few created in the API server`);
+    await fuzzCronSchedules(rng.fork('cron-cost'), target, tally, o.per, say);
+
+    say(`metric labels: ${o.per * 20} hostile emissions in process, a few fan-outs with hostile labels through the controller`);
+    await fuzzMetricLabels(rng.fork('metric-labels'), target, tally, o.per, say);
+
+    say(`artifact locations: ${o.per} hostile location records in process, a few passed on as outputs through the controller`);
+    await fuzzArtifactLocations(rng.fork('artifact-locations'), target, tally, o.per, say);
 
     say(`cluster: ${o.per} mutated workflows, and templates, bindings and plugin ConfigMaps`);
     await fuzzCluster(rng.fork('cluster'), target, tally, o.per, say);
