@@ -21,6 +21,7 @@ import { createObject, grantRole, rule } from './support/server.js';
 
 // Functions run in the page see the browser's globals; this file is compiled without the DOM library.
 declare const window: { innerWidth: number };
+declare const sessionStorage: { setItem(k: string, v: string): void };
 declare const document: {
   documentElement: { scrollWidth: number };
   activeElement: { getAttribute(n: string): string | null; outerHTML: string } | null;
@@ -285,6 +286,50 @@ describe('the web UI in a browser', () => {
       await page.waitForSelector('g.node', { timeout: 10_000 });
     }
   });
+
+  it("eight open pages, each with a live stream, all load and act (HTTP/2: the browser's six connections are not used up)", async () => {
+    const token = cluster().adminToken;
+    const pages: Page[] = [];
+    try {
+      for (let i = 0; i < 8; i++) {
+        const p = await browser.newPage();
+        await p.evaluateOnNewDocument((t: string) => sessionStorage.setItem('plugflow.token', t), token);
+        await p.goto(`${stack.server!.url}/#/workflows/${ns}/broken`);
+        await p.waitForSelector('g.node', { timeout: 20_000 });
+        pages.push(p);
+      }
+      // The last page still reaches the server for an action's request: its Events tab lists them.
+      const last = pages.at(-1)!;
+      await last.goto(`${stack.server!.url}/#/workflows?namespace=${ns}`);
+      await last.waitForFunction(
+        (name: string) => Array.from(document.querySelectorAll('.rows a.row')).some((r) => (r.textContent ?? '').includes(name)),
+        { timeout: 20_000 },
+        'broken',
+      );
+      expect(await last.$('.unanswered')).toBeNull();
+    } finally {
+      for (const p of pages) await p.close();
+    }
+  }, 120_000);
+
+  it('says so when the server has not answered a request for a while, naming it', async () => {
+    const p = await browser.newPage();
+    try {
+      await p.evaluateOnNewDocument((t: string) => sessionStorage.setItem('plugflow.token', t), cluster().adminToken);
+      await p.setRequestInterception(true);
+      p.on('request', (r) => {
+        if (r.url().includes('/api/v1/workflow-templates/')) return; // never answered
+        void r.continue();
+      });
+      await p.goto(`${stack.server!.url}/#/templates/${ns}`);
+      await p.waitForSelector('.unanswered', { timeout: 20_000 });
+      expect(await p.$eval('.unanswered', (e) => e.textContent ?? '')).toMatch(
+        /The server has not answered GET \/api\/v1\/workflow-templates\/.* for 8 s or more/,
+      );
+    } finally {
+      await p.close();
+    }
+  }, 60_000);
 
   it('fits a phone screen: nothing wider than the viewport', async () => {
     await page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true });

@@ -57,12 +57,56 @@ async function failure(res: Response): Promise<ApiError> {
   return new ApiError(res.status, message);
 }
 
+/**
+ * Requests the server has not answered (no response headers) for SLOW_MS: the app shows them, so
+ * a browser out of connections to the server or a server that hangs is visible instead of a page
+ * that silently never loads.
+ */
+export const SLOW_MS = 8_000;
+const unanswered = new Map<number, string>();
+const unansweredWatchers = new Set<(requests: string[]) => void>();
+let nextRequest = 0;
+
+export function onUnanswered(watch: (requests: string[]) => void): () => void {
+  unansweredWatchers.add(watch);
+  return () => unansweredWatchers.delete(watch);
+}
+
+/** Notes a request as sent; the returned function notes its answer (or failure). */
+function sent(label: string): () => void {
+  const id = nextRequest++;
+  const notify = () => {
+    const requests = [...unanswered.values()];
+    for (const w of unansweredWatchers) w(requests);
+  };
+  const timer = setTimeout(() => {
+    unanswered.set(id, label);
+    notify();
+  }, SLOW_MS);
+  return () => {
+    clearTimeout(timer);
+    if (unanswered.delete(id)) notify();
+  };
+}
+
+async function answered(label: string, request: Promise<Response>): Promise<Response> {
+  const done = sent(label);
+  try {
+    return await request;
+  } finally {
+    done();
+  }
+}
+
 export async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(path, {
-    method,
-    headers: headers(body !== undefined),
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  const res = await answered(
+    `${method} ${path}`,
+    fetch(path, {
+      method,
+      headers: headers(body !== undefined),
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
+  );
   if (!res.ok) throw await failure(res);
   return (await res.json()) as T;
 }
@@ -76,7 +120,7 @@ export const get = <T>(path: string) => call<T>('GET', path);
  */
 export async function stream(path: string, onResult: (result: unknown) => void, signal: AbortSignal, onSynced?: () => void): Promise<void> {
   const both = AbortSignal.any([signal, leaving.signal]);
-  const res = await fetch(path, { headers: { ...headers(false), accept: 'text/event-stream' }, signal: both });
+  const res = await answered(`GET ${path}`, fetch(path, { headers: { ...headers(false), accept: 'text/event-stream' }, signal: both }));
   if (!res.ok || !res.body) throw await failure(res);
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';

@@ -4,7 +4,7 @@
  */
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, get, setToken, token } from './api.js';
+import { ApiError, get, onUnanswered, setToken, SLOW_MS, token } from './api.js';
 import { href, useRoute } from './router.js';
 import { LoginPage } from './pages/login.js';
 import { WorkflowList } from './pages/workflow-list.js';
@@ -19,6 +19,23 @@ const NS_KEY = 'plugflow.namespace';
 
 interface User {
   username: string;
+}
+
+/** Requests the server has not answered for a while, said at the top of every page. */
+function Unanswered() {
+  const [requests, setRequests] = useState<string[]>([]);
+  useEffect(() => onUnanswered(setRequests), []);
+  if (requests.length === 0) return null;
+  const secure = location.protocol === 'https:';
+  return (
+    <p class="unanswered" role="alert">
+      The server has not answered {requests.length === 1 ? requests[0] : `${requests.length} requests (${requests[0]}, …)`} for{' '}
+      {SLOW_MS / 1000} s or more.{' '}
+      {secure
+        ? 'It may be overloaded or unreachable.'
+        : 'Over plain HTTP a browser opens only six connections to a server: close some plugflow tabs, or serve it over HTTPS (HTTP/2).'}
+    </p>
+  );
 }
 
 function App() {
@@ -36,7 +53,13 @@ function App() {
       setUser(null);
     });
   }, []);
-  if (user === undefined) return <p class="loading">Checking the token…</p>;
+  if (user === undefined)
+    return (
+      <>
+        <Unanswered />
+        <p class="loading">Checking the token…</p>
+      </>
+    );
   if (user === null || route.path[0] === 'login') return <LoginPage onLogin={setUser} />;
 
   const [page, a, b] = route.path;
@@ -85,6 +108,7 @@ function App() {
           Log out
         </button>
       </header>
+      <Unanswered />
       <main>
         {page === 'workflows' && a && b ? (
           <WorkflowPage namespace={a} name={b} selected={route.query.get('node') ?? undefined} tab={route.query.get('tab') ?? 'graph'} />
