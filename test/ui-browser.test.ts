@@ -9,6 +9,7 @@
  * PLUGFLOW_UI_SCREENSHOTS=<dir> saves a screenshot of each main page there (docs/ui/ holds the
  * committed ones).
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
@@ -278,6 +279,43 @@ describe('the web UI in a browser', () => {
     expect(await text('li[data-binding="on-hello"] pre')).toContain('"value": "Ada"');
     await shot('event-tester');
     expect(await count()).toBe(before);
+
+    // "Send it for real" sends what was tested: the same payload (a ' in it) and headers, word for word.
+    await page.$eval(payload, (e) => ((e as unknown as { value: string }).value = ''));
+    await page.type(payload, '{"message": "hello", "who": "O\'Brien  &  co"}');
+    const headerBox = (await page.$$('form.tester textarea'))[1]!;
+    await headerBox.evaluate((e) => ((e as unknown as { value: string }).value = ''));
+    await headerBox.type("X-Event-Id: delivery 42\nX-Source: it's me");
+    await page.click('form.tester button[type=submit]');
+    await waitText('li[data-binding="on-hello"] pre', /O'Brien  &  co/, 10_000).catch(async (err: Error) => {
+      throw new Error(`${err.message}: ${await text('main')}`);
+    });
+    const command = await page.$$eval(
+      '.cli',
+      (els) =>
+        Array.from(els)
+          .map((e) => e as unknown as { textContent: string | null; querySelector(s: string): { textContent: string | null } | null })
+          .find((e) => (e.textContent ?? '').includes('Send it for real'))!
+          .querySelector('code')!.textContent ?? '',
+    );
+    const argv = JSON.parse(
+      execFileSync('sh', [
+        '-c',
+        `plugflow() { node -e 'console.log(JSON.stringify(process.argv.slice(1)))' -- "$@"; }; ${command}`,
+      ]).toString(),
+    ) as string[];
+    expect(argv).toEqual([
+      'event',
+      'send',
+      ns,
+      '',
+      '--data',
+      '{"message":"hello","who":"O\'Brien  &  co"}',
+      '-H',
+      'X-Event-Id: delivery 42',
+      '-H',
+      "X-Source: it's me",
+    ]);
   });
 
   it('keeps loading after many reloads of pages with live streams (the back/forward cache holds none of them open)', async () => {

@@ -3,6 +3,7 @@
  * which bindings match, what each selector gave, and the workflow each would submit — nothing
  * is submitted (POST …/workflow-event-bindings/{ns}/test).
  */
+import { eventSendCommand } from '../event-command.js';
 import { useState } from 'preact/hooks';
 import { call, enc, explain } from '../api.js';
 import { useGet } from '../use-get.js';
@@ -142,10 +143,7 @@ export function BindingsPage({ namespace }: { namespace: string }) {
           ))}
         </ul>
       ) : null}
-      <Cli
-        label="Send it for real"
-        command={`plugflow event send ${namespace} ${discriminator || "''"} --data '${payload.replace(/\s+/g, ' ')}'`}
-      />
+      <Cli label="Send it for real" command={eventSendCommand(namespace, discriminator, payload, headers)} />
     </section>
   );
 }
