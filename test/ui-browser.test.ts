@@ -251,6 +251,23 @@ describe('the web UI in a browser', () => {
     ]);
   });
 
+  it('the submit page warns of keys read as booleans, naming the line, and refuses several documents saying so', async () => {
+    await page.goto(`${stack.server!.url}/#/submit`);
+    await page.waitForSelector('form.submit-form textarea');
+    const box = 'form.submit-form textarea';
+    const typeText = async (t: string) => {
+      await page.$eval(box, (e) => ((e as unknown as { value: string }).value = ''));
+      await page.type(box, t);
+    };
+    await typeText(
+      'kind: Workflow\nspec:\n  entrypoint: main\n  arguments: {parameters: [{name: p, value: "{{item.n}}"}]}\n  templates: [{name: main, suspend: {}}]\n  x: [{n: 1}]\n',
+    );
+    await waitText('ul.warnings li', /line 6: the key n is a YAML 1\.1 boolean, as kubectl reads it, so it becomes "false"/);
+    await typeText('kind: Workflow\nmetadata: {name: a}\n---\nkind: Workflow\nmetadata: {name: b}\n');
+    await page.click('form.submit-form button[type=submit]');
+    await waitText('form.submit-form .error', /holds 2 YAML documents \(separated by ---\): the page submits one workflow at a time/);
+  });
+
   it("submits a ClusterWorkflowTemplate's form into the namespace", async () => {
     await page.goto(`${stack.server!.url}/#/cluster-templates/greet-${ns}`);
     await page.waitForSelector('input[name=who]');

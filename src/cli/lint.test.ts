@@ -58,7 +58,7 @@ describe('plugflow lint (offline: only the files)', () => {
         '  templates: [{name: main, steps: [[{name: a, templateRef: {name: greet, template: hello}}]]}]',
       ].join('\n'),
     );
-    expect(await lintFiles([both], { offline: true })).toEqual({ problems: [], checked: 2, skipped: [] });
+    expect(await lintFiles([both], { offline: true })).toEqual({ problems: [], checked: 2, skipped: [], warnings: [] });
     const wrong = file(
       'wrong.yaml',
       (await import('node:fs')).readFileSync(both, 'utf8').replace('template: hello}', 'template: nothere}'),
@@ -79,7 +79,7 @@ describe('plugflow lint (offline: only the files)', () => {
       'cron.yaml',
       'apiVersion: plugflow.io/v1alpha1\nkind: CronWorkflow\nmetadata: {name: nightly}\nspec:\n  schedule: "0 2 * * *"\n  timezone: Europe/Paris\n  workflowSpec:\n    entrypoint: hello\n    templates:\n      - {name: hello, container: {image: alpine:3, command: [echo, hi]}}\n',
     );
-    expect(await lintFiles([good], { offline: true })).toEqual({ problems: [], checked: 1, skipped: [] });
+    expect(await lintFiles([good], { offline: true })).toEqual({ problems: [], checked: 1, skipped: [], warnings: [] });
     const bad = file(
       'bad-cron.yaml',
       'apiVersion: plugflow.io/v1alpha1\nkind: CronWorkflow\nmetadata: {name: broken}\nspec:\n  schedule: "61 * * * *"\n  concurrencyPolicy: Sometimes\n  workflowSpec:\n    entrypoint: nothere\n    templates:\n      - {name: hello, container: {image: alpine:3, command: [echo, hi]}}\n',
@@ -89,5 +89,34 @@ describe('plugflow lint (offline: only the files)', () => {
     expect(problems[0]).toMatch(new RegExp(`^${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: CronWorkflow broken: spec.schedule`));
     expect(problems[1]).toContain('CronWorkflow broken: spec.concurrencyPolicy: "Sometimes" is not one of Allow, Forbid, Replace');
     expect(problems[2]).toContain('CronWorkflow broken: spec.workflowSpec.entrypoint names template "nothere", which does not exist');
+  });
+});
+
+describe('keys kubectl reads as booleans', () => {
+  it('lint warns naming the line and what the key became; the file still means what kubectl reads', async () => {
+    const f = file(
+      'bool-keys.yaml',
+      [
+        'kind: Workflow',
+        'metadata: {generateName: items-}',
+        'spec:',
+        '  entrypoint: main',
+        '  templates:',
+        '  - name: main',
+        '    steps:',
+        '    - - name: each',
+        '        template: echo',
+        '        arguments: {parameters: [{name: v, value: "{{item.n}}"}]}',
+        '        withItems: [{n: 1}]',
+        '  - name: echo',
+        '    inputs: {parameters: [{name: v}]}',
+        '    container: {image: alpine, command: [echo, "{{inputs.parameters.v}}"]}',
+        '',
+      ].join('\n'),
+    );
+    const r = await lintFiles([f], { offline: true });
+    expect(r.warnings).toEqual([
+      `${f}: line 11: the key n is a YAML 1.1 boolean, as kubectl reads it, so it becomes "false"; quote it ("n") to keep the name`,
+    ]);
   });
 });

@@ -15,6 +15,7 @@ import type { KubeClient } from '../kube/client.js';
 import { errorMessage } from '../log/error-message.js';
 import { clusterTemplates, workflowProblems, withLocalTemplates } from '../operations/lint.js';
 import { workflowShapeProblems } from '../server/workflow-shape.js';
+import { booleanKeys } from '../yaml/bool-keys.js';
 import { readYamlDocuments } from '../yaml/kube-yaml.js';
 import { cliClient, loadKubeConfig } from './kube-backend.js';
 import { consolePrinter, type Printer } from './rest.js';
@@ -35,14 +36,17 @@ interface Doc {
 
 const TEMPLATE_KINDS = new Set(['WorkflowTemplate', 'ClusterWorkflowTemplate']);
 
-function readDocs(files: string[]): { docs: Doc[]; problems: string[]; skipped: string[] } {
+function readDocs(files: string[]): { docs: Doc[]; problems: string[]; skipped: string[]; warnings: string[] } {
   const docs: Doc[] = [];
   const problems: string[] = [];
   const skipped: string[] = [];
+  const warnings: string[] = [];
   for (const file of files) {
     let parsed: unknown[];
     try {
-      parsed = readYamlDocuments(file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8'), file);
+      const text = file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8');
+      parsed = readYamlDocuments(text, file);
+      for (const w of booleanKeys(text, file)) warnings.push(`${file}: ${w.message}`);
     } catch (err) {
       problems.push(`${file}: ${errorMessage(err)}`);
       continue;
@@ -61,12 +65,15 @@ function readDocs(files: string[]): { docs: Doc[]; problems: string[]; skipped: 
       else docs.push({ file, kind, name, obj: o });
     });
   }
-  return { docs, problems, skipped };
+  return { docs, problems, skipped, warnings };
 }
 
 /** Every problem of the files' documents, each prefixed with its file and object. */
-export async function lintFiles(files: string[], flags: LintFlags): Promise<{ problems: string[]; checked: number; skipped: string[] }> {
-  const { docs, problems, skipped } = readDocs(files);
+export async function lintFiles(
+  files: string[],
+  flags: LintFlags,
+): Promise<{ problems: string[]; checked: number; skipped: string[]; warnings: string[] }> {
+  const { docs, problems, skipped, warnings } = readDocs(files);
   const local = docs
     .filter((d) => TEMPLATE_KINDS.has(d.kind))
     .map((d) => ({ kind: d.kind, name: d.name, spec: (d.obj.spec ?? {}) as WorkflowSpec }));
@@ -104,12 +111,13 @@ export async function lintFiles(files: string[], flags: LintFlags): Promise<{ pr
   } finally {
     await kube?.close();
   }
-  return { problems, checked: docs.length, skipped };
+  return { problems, checked: docs.length, skipped, warnings };
 }
 
 export async function runLint(files: string[], flags: LintFlags, p: Printer = consolePrinter): Promise<number> {
-  const { problems, checked, skipped } = await lintFiles(files, flags);
+  const { problems, checked, skipped, warnings } = await lintFiles(files, flags);
   for (const line of skipped) p.out(`${line}: skipped (not a workflow kind)`);
+  for (const line of warnings) p.err(`warning: ${line}`);
   for (const line of problems) p.err(line);
   p.out(problems.length ? `${problems.length} problem(s) in ${checked} document(s)` : `${checked} document(s): no problems`);
   return problems.length ? 1 : 0;

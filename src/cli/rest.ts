@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { FINAL_WORKFLOW_PHASES, FieldError, ValidationError, type Parameter, type Workflow } from '../api/index.js';
 import { checkSpecFields } from '../engine/validate-fields.js';
+import { booleanKeys } from '../yaml/bool-keys.js';
 import { readYamlDocuments } from '../yaml/kube-yaml.js';
 import { formatDuration, renderTree } from './tree.js';
 import { backendFor, type BackendFlags, type WorkflowBackend } from './workflow-backend.js';
@@ -25,10 +26,13 @@ export interface CommonFlags extends BackendFlags {
 }
 
 /** Reads the Workflows of a YAML/JSON file (several documents allowed), as kubectl reads it. */
-export function readWorkflowFile(path: string): Workflow[] {
+export function readWorkflowFile(path: string, warn?: (message: string) => void): Workflow[] {
   const text = path === '-' ? readFileSync(0, 'utf8') : readFileSync(path, 'utf8');
+  const source = path === '-' ? '<stdin>' : path;
   const out: Workflow[] = [];
-  for (const obj of readYamlDocuments(text, path === '-' ? '<stdin>' : path) as Workflow[]) {
+  // Keys kubectl reads as booleans (`n:` becomes "false"): read as kubectl does, but said.
+  if (warn) for (const w of booleanKeys(text, source)) warn(`${source}: ${w.message}`);
+  for (const obj of readYamlDocuments(text, source) as Workflow[]) {
     if (typeof obj !== 'object' || Array.isArray(obj))
       throw new Error(`${path}: a document is ${Array.isArray(obj) ? 'a list' : JSON.stringify(obj)}, not a Workflow object`);
     if ((obj as { kind?: string }).kind !== undefined && obj.kind !== 'Workflow')
@@ -104,7 +108,7 @@ export async function runSubmit(
   const b = backendFor(flags);
   let failed = false;
   try {
-    for (const given of readWorkflowFile(file)) {
+    for (const given of readWorkflowFile(file, (m) => p.err(`warning: ${m}`))) {
       let wf = applyParameters(given, flags.parameter);
       if (flags.generateName) wf = { ...wf, metadata: { ...wf.metadata, name: undefined, generateName: flags.generateName } };
       const ns = flags.namespace ?? wf.metadata?.namespace ?? 'default';

@@ -29,7 +29,6 @@
  * accepted (content on a `---` line, a `%YAML` directive, a null map key, read as "null").
  */
 import jsyaml from 'js-yaml';
-import { randomUUID } from 'node:crypto';
 import { goFloatKey, resolvePlain } from './go-scalars.js';
 
 /** Deepest nesting accepted, counting values reached through aliases. */
@@ -79,6 +78,8 @@ interface LoadContext {
   /** Merge keys become unique private keys, so that order and repeats survive js-yaml. */
   mergePrefix: string;
   merges: number;
+  /** Told of each plain scalar read as a boolean (its text and line): see bool-keys.ts. */
+  onBoolean?: (text: string, line: number, value: boolean) => void;
 }
 let current: LoadContext | undefined;
 const ctx = (): LoadContext => current!;
@@ -102,7 +103,11 @@ const goNull = new jsyaml.Type('tag:yaml.org,2002:null', {
 const goBool = new jsyaml.Type('tag:yaml.org,2002:bool', {
   kind: 'scalar',
   resolve: resolvesTo('bool'),
-  construct: (data: string) => (resolvePlain(data) as { v: boolean }).v,
+  construct: (data: string) => {
+    const v = (resolvePlain(data) as { v: boolean }).v;
+    ctx().onBoolean?.(data, ctx().line, v);
+    return v;
+  },
 });
 const goInt = new jsyaml.Type('tag:yaml.org,2002:int', {
   kind: 'scalar',
@@ -134,7 +139,9 @@ const mergeKey = new jsyaml.Type('tag:plugflow.io,2026:merge-key', {
 const binary = new jsyaml.Type('tag:yaml.org,2002:binary', {
   kind: 'scalar',
   resolve: (data: unknown) => typeof data === 'string',
-  construct: (data: string) => Buffer.from(data.replace(/\s+/g, ''), 'base64').toString('utf8'),
+  // atob and TextDecoder, not Buffer: the same reader runs in the web UI.
+  construct: (data: string) =>
+    new TextDecoder().decode(Uint8Array.from(atob(data.replace(/\s+/g, '')), (c) => c.charCodeAt(0))),
 });
 /** go-yaml ignores tags it does not know: the node keeps its plain meaning. */
 const ignoredTags = ['!', 'tag:'].flatMap((prefix) =>
@@ -148,11 +155,19 @@ const SCHEMA = jsyaml.FAILSAFE_SCHEMA.extend({ implicit: [goNull, goBool, goInt,
 export interface ReadYamlOptions {
   /** Refuse a key given twice in one mapping (default: the last value wins, as in kubectl). */
   uniqueKeys?: boolean;
+  /** Told of each plain scalar read as a boolean (`yes`, `n`, `on`, …), with its line. */
+  onBoolean?: (text: string, line: number, value: boolean) => void;
 }
 
 /** Reads every non-empty document of a YAML (or JSON) text, as kubectl would read it. */
 export function readYamlDocuments(text: string, source: string, options: ReadYamlOptions = {}): unknown[] {
-  const context: LoadContext = { line: 1, mergePrefix: `\u0000<<${randomUUID()}#`, merges: 0 };
+  // globalThis.crypto (not node:crypto): the web UI reads YAML with this reader too.
+  const context: LoadContext = {
+    line: 1,
+    mergePrefix: `\u0000<<${globalThis.crypto.randomUUID()}#`,
+    merges: 0,
+    ...(options.onBoolean ? { onBoolean: options.onBoolean } : {}),
+  };
   let raw: unknown[];
   current = context;
   try {
