@@ -19,6 +19,7 @@ import {
   type WorkflowStatus,
   type WorkflowTemplate,
 } from '../api/index.js';
+import { canonicalNames } from '../api/peer-names.js';
 import type { KubeClient } from '../kube/client.js';
 import { Informer, dropManagedFields, readinessProblem, staleAfterMs, type InformerLike } from '../kube/informer.js';
 import { objectKey, type KubeObject } from '../kube/object-store.js';
@@ -88,14 +89,14 @@ export class ControllerCaches {
     this.workflowTemplates = new Informer<Obj<WorkflowTemplate>>({
       ...common,
       type: WORKFLOW_TEMPLATES,
-      transform: dropManagedFields,
+      transform: canonicalTemplate,
       resyncMs: 0,
     });
     this.clusterWorkflowTemplates = new Informer<Obj<ClusterWorkflowTemplate>>({
       ...common,
       namespace: undefined,
       type: CLUSTER_WORKFLOW_TEMPLATES,
-      transform: dropManagedFields,
+      transform: canonicalTemplate,
       resyncMs: 0,
     });
     this.namespaces = new Informer<KubeObject>({
@@ -106,7 +107,7 @@ export class ControllerCaches {
       transform: slimNamespace,
       resyncMs: 0,
     });
-    this.cronWorkflows = new Informer<Obj<CronWorkflow>>({ ...common, type: CRON_WORKFLOWS, transform: dropManagedFields, resyncMs: 0 });
+    this.cronWorkflows = new Informer<Obj<CronWorkflow>>({ ...common, type: CRON_WORKFLOWS, transform: canonicalCron, resyncMs: 0 });
     this.workflows.addIndex(BY_CRON, (wf) => {
       const cron = wf.metadata?.labels?.[LABEL_CRON_WORKFLOW];
       return cron ? [`${wf.metadata.namespace}/${cron}`] : [];
@@ -286,13 +287,31 @@ function slimNamespace(n: KubeObject): KubeObject {
  * string kept beside them (compressed-nodes.ts). One that cannot be inflated stays as stored; the
  * reconciler ends it in Error instead of running it without its nodes.
  */
+/**
+ * Cached objects hold the spec's field names only: the peer's (`s3`, `prometheus`, …) are renamed
+ * as they enter (src/api/peer-names.ts), so the engine reads one name. Only the spec is renamed:
+ * the controller writes nothing back to it.
+ */
 function inflateCached(wf: Obj<Workflow>): Obj<Workflow> {
   dropManagedFields(wf);
+  if (wf.spec) wf.spec = canonicalNames(wf.spec, 'WorkflowSpec');
   try {
     return inflateWorkflow(wf, true);
   } catch {
     return wf;
   }
+}
+
+function canonicalTemplate<T extends Obj<WorkflowTemplate> | Obj<ClusterWorkflowTemplate>>(t: T): T {
+  dropManagedFields(t);
+  if (t.spec) t.spec = canonicalNames(t.spec, 'WorkflowSpec');
+  return t;
+}
+
+function canonicalCron(c: Obj<CronWorkflow>): Obj<CronWorkflow> {
+  dropManagedFields(c);
+  if (c.spec?.workflowSpec) c.spec = { ...c.spec, workflowSpec: canonicalNames(c.spec.workflowSpec, 'WorkflowSpec') };
+  return c;
 }
 
 function slimPod(p: CachedPod): CachedPod {

@@ -11,6 +11,7 @@
  * walked too, named by their resource (`WorkflowTemplate/shared spec.templates[build].daemon`),
  * since running them would ignore the field just the same.
  */
+import { bothNamesDetail, specNameIn } from '../api/peer-names.js';
 import { fieldRule, type FieldShape, type RecordName } from '../api/supported-fields.js';
 import { isJsonObject as isObject, type Template, type TemplateRef, type WorkflowSpec, type WorkflowStep } from '../api/index.js';
 import type { TemplateResolver, TemplateReference } from './template-resolver.js';
@@ -32,7 +33,13 @@ export function checkFields(value: unknown, record: RecordName, path: string, ad
   if (!isObject(value)) return; // wrong shapes are the CRD schema's and the validator's business
   for (const key of Object.keys(value)) {
     const at = `${path}.${key}`;
-    const rule = fieldRule(record, key);
+    // The peer's name of a field (s3 for vendorAObject, src/api/peer-names.ts) is that field.
+    const spec = specNameIn(record, key);
+    if (spec !== undefined && Object.hasOwn(value, spec)) {
+      add(at, bothNamesDetail(spec));
+      continue;
+    }
+    const rule = fieldRule(record, spec ?? key);
     if (!rule) add(at, unknownDetail(record));
     else if (rule.status === 'refused') add(at, refusedDetail(rule.reason));
     else if (rule.record) checkShaped(value[key], rule.record, rule.shape ?? 'one', at, add);

@@ -38,6 +38,7 @@ import { hookExpressionProblem } from './lifecycle-hooks.js';
 import { checkWorkflowMetadata } from './workflow-metadata.js';
 import { TemplateResolver } from './template-resolver.js';
 import { checkReferencedTemplates, checkSpecFields } from './validate-fields.js';
+import { canonicalNames } from '../api/peer-names.js';
 import { addProblem, checkParameterValues, validateTemplate, type TemplateContext } from './validate-template.js';
 
 /**
@@ -57,6 +58,12 @@ export function validateWorkflow(
   for (const [key, source] of Object.entries(sources ?? {})) {
     const at = protoKeyPath(source, key);
     if (at !== undefined) return [new FieldError(at, PROTO_KEY_DETAIL)];
+  }
+  // The peer's field names (s3, prometheus, …) read as the spec's (src/api/peer-names.ts); a
+  // merged spec was made from objects already renamed (the controller's caches).
+  if (!merged) {
+    workflow = { ...workflow, spec: canonicalNames(workflow.spec, 'WorkflowSpec') };
+    if (sources) sources = canonicalSources(sources);
   }
   const wtr = workflow.spec?.workflowTemplateRef;
   if (wtr && !sources) {
@@ -197,4 +204,16 @@ function checkEntrypointInputs(
       add(bad.slice(0, i), bad.slice(i + 2));
     }
   }
+}
+
+/** Template sources with the peer's field names read as the spec's. */
+function canonicalSources(sources: Readonly<Record<string, TemplateSource>>): Record<string, TemplateSource> {
+  const out: Record<string, TemplateSource> = {};
+  for (const [key, source] of Object.entries(sources))
+    out[key] = {
+      ...source,
+      templates: source.templates.map((t) => canonicalNames(t, 'Template')),
+      ...(source.spec ? { spec: canonicalNames(source.spec, 'WorkflowSpec') } : {}),
+    };
+  return out;
 }
