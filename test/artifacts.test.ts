@@ -510,6 +510,46 @@ describe('the server downloads only from an artifact repository (hardening II: t
   }, 120_000);
 });
 
+describe("workflows written with the peer's field names", () => {
+  it('s3 outputs and inputs, archiveLocation.s3 and metrics.prometheus run as their spec names do', async () => {
+    const loc = (key: string) => ({ bucket: BUCKET, key, endpoint: store.endpoint, insecure: true, ...creds });
+    await client.create(WORKFLOWS, ns, {
+      apiVersion: 'plugflow.io/v1alpha1',
+      kind: 'Workflow',
+      metadata: { name: 'peer-names' },
+      spec: {
+        entrypoint: 'main',
+        metrics: { prometheus: [{ name: 'pf_peer_names_total', help: 'Peer names', counter: { value: '1' } }] },
+        templates: [
+          {
+            name: 'main',
+            steps: [
+              [{ name: 'make', template: 'make' }],
+              [{ name: 'use', template: 'use', arguments: { artifacts: [{ name: 'in', from: '{{steps.make.outputs.artifacts.out}}' }] } }],
+            ],
+          },
+          {
+            name: 'make',
+            archiveLocation: { s3: { key: 'peer/{{workflow.name}}' } },
+            outputs: { artifacts: [{ name: 'out', path: '/tmp/out.txt', s3: loc(`peer-names/${ns}/out.tgz`) }] },
+            script: { image: 'alpine:3', command: ['sh'], source: 'echo from-s3 > /tmp/out.txt' },
+          },
+          {
+            name: 'use',
+            inputs: { artifacts: [{ name: 'in', path: '/in.txt' }] },
+            container: { image: 'alpine:3', command: ['cat', '/in.txt'] },
+          },
+        ],
+      },
+    });
+    const wf = await waitForCompletion(client, ns, 'peer-names', 120_000);
+    expect(wf.status?.phase, JSON.stringify(nodes(wf).map((n) => [n.displayName, n.phase, n.message]))).toBe('Succeeded');
+    expect(node(wf, 'use')?.outputs?.result).toBe('from-s3');
+    // What plugflow writes uses the spec's names.
+    expect(node(wf, 'make')?.outputs?.artifacts?.[0]?.vendorAObject).toMatchObject({ bucket: BUCKET, key: `peer-names/${ns}/out.tgz` });
+  }, 150_000);
+});
+
 describe('archiveLogs', () => {
   it("saves the main container's stdout and stderr as the artifact main-logs", async () => {
     await client.create(
