@@ -48,8 +48,9 @@ function renamed(value: unknown, record: RecordName): unknown {
   let out: Record<string, unknown> | undefined;
   for (const key of Object.keys(value)) {
     const spec = specNameIn(record, key);
-    // Both names: left as written, for the validator to refuse naming the two.
-    const name = spec !== undefined && !Object.hasOwn(value, spec) ? spec : key;
+    // Left as written: both names (the validator refuses naming the two), and a field plugflow
+    // refuses (its refusal names the field as the user wrote it).
+    const name = spec !== undefined && !Object.hasOwn(value, spec) && fieldRule(record, spec)?.status === 'supported' ? spec : key;
     const rule = fieldRule(record, name);
     const child = rule?.status === 'supported' && rule.record ? shaped(value[key], rule.record, rule.shape ?? 'one') : value[key];
     if (name !== key || child !== value[key]) out ??= copyBefore(value, key);
