@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NPM ?= npm
 export GOTOOLCHAIN := local
 
-.PHONY: deps dev-deps system-packages-dev system-packages-test node-deps control-plane object-store blob-store gcs-store image-registry build lint format advisories crds test test-go test-unit test-kube test-system dev bench bench-peer bench-peer-node soak fuzz clean image image-verify test-images node node-up node-down test-node dev-node bench-node
+.PHONY: peer-examples deps dev-deps system-packages-dev system-packages-test node-deps control-plane object-store blob-store gcs-store image-registry build lint format advisories crds test test-go test-unit test-kube test-system dev bench bench-peer bench-peer-node soak fuzz clean image image-verify test-images node node-up node-down test-node dev-node bench-node
 
 ## deps: everything `make test` needs on a fresh machine (Debian packages, npm packages, the control plane, the stores the tests use)
 deps: system-packages-test node-deps control-plane object-store blob-store gcs-store image-registry
@@ -125,6 +125,10 @@ bench-peer: deps build
 bench-peer-node: deps build node image test-images
 	@bash hack/build-peer.sh --exec-image > /dev/null
 	npx tsx bench/peer-node-bench.ts
+
+## peer-examples: the peer's example directory (PEER_EXAMPLES=dir, else its module from the Go module proxy), group and label prefix changed only: linted, and run on a dev stack of its own with PEER_RUN=1; figures into bench/RESULTS.md
+peer-examples: dev-deps build
+	npx tsx hack/peer-examples.ts
 
 ## soak: soak with chaos, about ten minutes (SOAK_SECONDS, SOAK_SEED, SOAK_CHAOS=0), figures into bench/RESULTS.md
 soak: deps

@@ -1,0 +1,148 @@
+/**
+ * Runs the peer's adapted examples on a `plugflow dev` stack of its own (hack/peer-examples.ts):
+ * what the peer's own test environment provides is set up first — the steps' account may do
+ * what the resource examples do (the built-in `edit` role), the artifact credentials the examples
+ * name exist (`my-minio-cred`, pointing at the stack's MinIO), the entrypoints of the images the
+ * examples run without a command are listed (ConfigMap plugflow-images: no registry is reachable
+ * here), and every file's other objects (ConfigMaps, templates, CronWorkflows) are applied —
+ * then each workflow is created as `kubectl create` would and followed to its end.
+ */
+import { readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_INSTALL_NAMESPACE, type Workflow } from '../../src/api/index.js';
+import { startDevStack } from '../../src/devenv/dev-stack.js';
+import { KubeClient } from '../../src/kube/client.js';
+import { isAlreadyExists } from '../../src/kube/errors.js';
+import { applyObjects } from '../../src/kube/apply.js';
+import { CONFIGMAPS, ROLE_BINDINGS, SECRETS, WORKFLOWS } from '../../src/kube/resource.js';
+import { errorMessage } from '../../src/log/error-message.js';
+import { createLogger } from '../../src/log/logger.js';
+import { readYamlDocuments } from '../../src/yaml/kube-yaml.js';
+
+export interface ExampleOutcome {
+  name: string;
+  /** The workflow's final phase, `Refused` (the create failed), `Timeout`, or `Unreadable`. */
+  phase: string;
+  message?: string;
+}
+
+const NS = 'default';
+const FINAL = new Set(['Succeeded', 'Failed', 'Error']);
+
+/** Entrypoints of images the examples run without a command (what their registries would say). */
+const IMAGES = `
+busybox:
+  cmd: [sh]
+alpine:3.23:
+  cmd: [/bin/sh]
+alpine:
+  cmd: [/bin/sh]
+python:alpine3.23:
+  cmd: [python3]
+debian:
+  cmd: [bash]
+debian:latest:
+  cmd: [bash]
+ubuntu:
+  cmd: [bash]
+argoproj/argosay:v2:
+  entrypoint: [/argosay]
+argoproj/argosay:v1:
+  entrypoint: [/argosay]
+docker/whalesay:latest:
+  cmd: [/bin/bash]
+`;
+
+type Doc = { apiVersion?: string; kind?: string; metadata?: { name?: string; generateName?: string; namespace?: string } };
+
+export async function runPeerExamples(
+  files: { name: string; path: string }[],
+  o: { timeoutMs: number; parallel: number; say: (l: string) => void },
+): Promise<ExampleOutcome[]> {
+  const stack = await startDevStack({
+    dir: mkdtempSync(join(tmpdir(), 'plugflow-peer-run-')),
+    serverPort: 0,
+    log: createLogger('peer-examples', 'warn'),
+    progress: o.say,
+  });
+  const client = await KubeClient.fromKubeConfig(stack.adminKubeConfig);
+  try {
+    await prepare(client, stack.objectStore);
+    const docs = new Map<string, Doc[]>();
+    for (const f of files) docs.set(f.name, readYamlDocuments(readFileSync(f.path, 'utf8'), f.name) as Doc[]);
+    // Every file's other objects first: a workflow of one file may use a template of another.
+    const others = [...docs.values()].flat().filter((d) => d?.kind && d.kind !== 'Workflow');
+    for (const d of others) {
+      await applyObjects(stack.adminKubeConfig, [
+        { ...d, metadata: { ...d.metadata, namespace: d.metadata?.namespace ?? NS } } as never,
+      ]).catch((err: unknown) => o.say(`could not apply ${d.kind} ${d.metadata?.name ?? ''}: ${errorMessage(err)}`));
+    }
+    const queue = [...files];
+    const out: ExampleOutcome[] = [];
+    const worker = async () => {
+      for (let f = queue.shift(); f; f = queue.shift()) {
+        const r = await runOne(
+          client,
+          f.name,
+          (docs.get(f.name) ?? []).filter((d) => d?.kind === 'Workflow'),
+          o.timeoutMs,
+        );
+        o.say(`${r.phase.padEnd(9)} ${f.name}${r.message ? `: ${r.message.slice(0, 160)}` : ''}`);
+        out.push(r);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, o.parallel) }, worker));
+    return out.sort((a, b) => a.name.localeCompare(b.name));
+  } finally {
+    await client.close();
+    await stack.stop();
+  }
+}
+
+async function prepare(client: KubeClient, store: { accessKey: string; secretKey: string } | undefined): Promise<void> {
+  const exists = (err: unknown) => {
+    if (!isAlreadyExists(err)) throw err;
+  };
+  await client
+    .create(ROLE_BINDINGS, NS, {
+      metadata: { name: 'peer-examples-steps' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' },
+      subjects: [{ kind: 'ServiceAccount', name: 'default', namespace: NS }],
+    })
+    .catch(exists);
+  if (store)
+    await client
+      .create(SECRETS, NS, { metadata: { name: 'my-minio-cred' }, stringData: { accesskey: store.accessKey, secretkey: store.secretKey } })
+      .catch(exists);
+  await client
+    .create(CONFIGMAPS, DEFAULT_INSTALL_NAMESPACE, { metadata: { name: 'plugflow-images' }, data: { images: IMAGES } })
+    .catch(exists);
+}
+
+async function runOne(client: KubeClient, name: string, workflows: Doc[], timeoutMs: number): Promise<ExampleOutcome> {
+  if (workflows.length === 0) return { name, phase: 'Unreadable', message: 'no Workflow in the file' };
+  const phases: string[] = [];
+  const messages: string[] = [];
+  for (const wf of workflows) {
+    let created: Workflow;
+    try {
+      created = await client.create<Workflow>(WORKFLOWS, NS, { ...wf, metadata: { ...wf.metadata, namespace: NS } });
+    } catch (err) {
+      return { name, phase: 'Refused', message: errorMessage(err) };
+    }
+    const end = Date.now() + timeoutMs;
+    let last: Workflow | undefined;
+    while (Date.now() < end) {
+      last = await client.get<Workflow>(WORKFLOWS, NS, created.metadata.name!).catch(() => last);
+      if (FINAL.has(last?.status?.phase ?? '')) break;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    const phase = last?.status?.phase ?? 'Pending';
+    phases.push(FINAL.has(phase) ? phase : 'Timeout');
+    if (phase !== 'Succeeded') messages.push(last?.status?.message ?? `still ${phase}`);
+  }
+  const worst = ['Error', 'Failed', 'Timeout'].find((p) => phases.includes(p)) ?? 'Succeeded';
+  return { name, phase: worst, ...(messages.length ? { message: messages.join('; ') } : {}) };
+}
