@@ -1,11 +1,14 @@
 /**
- * Runs the peer's adapted examples on a `plugflow dev` stack of its own (hack/peer-examples.ts):
- * what the peer's own test environment provides is set up first — the steps' account may do
- * what the resource examples do (the built-in `edit` role), the artifact credentials the examples
- * name exist (`my-minio-cred`, pointing at the stack's MinIO), the entrypoints of the images the
- * examples run without a command are listed (ConfigMap plugflow-images: no registry is reachable
- * here), and every file's other objects (ConfigMaps, templates, CronWorkflows) are applied —
- * then each workflow is created as `kubectl create` would and followed to its end.
+ * Runs the peer's adapted examples on a `plugflow dev` stack of its own (hack/peer-examples.ts)
+ * the way the peer's own example test does: every file's ConfigMaps, PersistentVolumeClaims,
+ * WorkflowTemplates and ClusterWorkflowTemplates are applied first, then every workflow not
+ * labelled `no-test` (the peer's own mark for examples its test environment cannot run, with the
+ * reason) is created as `kubectl create` would and must Succeed. What that environment provides is
+ * set up first: the steps' account may patch pods and make what the resource examples make (the
+ * peer's quick-start binds such roles to `default`), the artifact credentials the examples name
+ * exist (`my-minio-cred`, the stack's MinIO) and its repository has the key `my-key` too, and the
+ * entrypoints of the images the examples run without a command are listed (ConfigMap
+ * plugflow-images: no registry is reachable here).
  */
 import { readFileSync } from 'node:fs';
 import { mkdtempSync } from 'node:fs';
@@ -16,7 +19,7 @@ import { startDevStack } from '../../src/devenv/dev-stack.js';
 import { KubeClient } from '../../src/kube/client.js';
 import { isAlreadyExists } from '../../src/kube/errors.js';
 import { applyObjects } from '../../src/kube/apply.js';
-import { CONFIGMAPS, ROLE_BINDINGS, SECRETS, WORKFLOWS } from '../../src/kube/resource.js';
+import { CLUSTER_ROLES, CONFIGMAPS, ROLE_BINDINGS, SECRETS, WORKFLOWS } from '../../src/kube/resource.js';
 import { errorMessage } from '../../src/log/error-message.js';
 import { createLogger } from '../../src/log/logger.js';
 import { readYamlDocuments } from '../../src/yaml/kube-yaml.js';
@@ -29,6 +32,7 @@ export interface ExampleOutcome {
 }
 
 const NS = 'default';
+const APPLIED = new Set(['ConfigMap', 'PersistentVolumeClaim', 'WorkflowTemplate', 'ClusterWorkflowTemplate']);
 const FINAL = new Set(['Succeeded', 'Failed', 'Error']);
 
 /** Entrypoints of images the examples run without a command (what their registries would say). */
@@ -55,7 +59,11 @@ docker/whalesay:latest:
   cmd: [/bin/bash]
 `;
 
-type Doc = { apiVersion?: string; kind?: string; metadata?: { name?: string; generateName?: string; namespace?: string } };
+type Doc = {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: { name?: string; generateName?: string; namespace?: string; labels?: Record<string, string> };
+};
 
 export async function runPeerExamples(
   files: { name: string; path: string }[],
@@ -72,12 +80,13 @@ export async function runPeerExamples(
     await prepare(client, stack.objectStore);
     const docs = new Map<string, Doc[]>();
     for (const f of files) docs.set(f.name, readYamlDocuments(readFileSync(f.path, 'utf8'), f.name) as Doc[]);
-    // Every file's other objects first: a workflow of one file may use a template of another.
-    const others = [...docs.values()].flat().filter((d) => d?.kind && d.kind !== 'Workflow');
+    // Every file's objects of these kinds first (as the peer's test): a workflow of one file may use another's.
+    const others = [...docs.values()].flat().filter((d) => APPLIED.has(d?.kind ?? ''));
     for (const d of others) {
-      await applyObjects(stack.adminKubeConfig, [
-        { ...d, metadata: { ...d.metadata, namespace: d.metadata?.namespace ?? NS } } as never,
-      ]).catch((err: unknown) => o.say(`could not apply ${d.kind} ${d.metadata?.name ?? ''}: ${errorMessage(err)}`));
+      const namespace = d.kind === 'ClusterWorkflowTemplate' ? {} : { namespace: d.metadata?.namespace ?? NS };
+      await applyObjects(stack.adminKubeConfig, [{ ...d, metadata: { ...d.metadata, ...namespace } } as never]).catch((err: unknown) =>
+        o.say(`could not apply ${d.kind} ${d.metadata?.name ?? ''}: ${errorMessage(err)}`),
+      );
     }
     const queue = [...files];
     const out: ExampleOutcome[] = [];
@@ -106,12 +115,28 @@ async function prepare(client: KubeClient, store: { accessKey: string; secretKey
     if (!isAlreadyExists(err)) throw err;
   };
   await client
-    .create(ROLE_BINDINGS, NS, {
+    .create(CLUSTER_ROLES, undefined, {
       metadata: { name: 'peer-examples-steps' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' },
-      subjects: [{ kind: 'ServiceAccount', name: 'default', namespace: NS }],
+      rules: [
+        { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch', 'patch'] },
+        { apiGroups: [''], resources: ['configmaps', 'services', 'persistentvolumeclaims'], verbs: ['*'] },
+        { apiGroups: ['batch'], resources: ['jobs'], verbs: ['*'] },
+        { apiGroups: ['apps'], resources: ['deployments', 'statefulsets'], verbs: ['*'] },
+        { apiGroups: ['plugflow.io'], resources: ['workflows', 'workflowtemplates'], verbs: ['*'] },
+      ],
     })
     .catch(exists);
+  await client
+    .create(ROLE_BINDINGS, NS, {
+      metadata: { name: 'peer-examples-steps' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'peer-examples-steps' },
+      subjects: [{ kind: 'Group', name: `system:serviceaccounts:${NS}`, apiGroup: 'rbac.authorization.k8s.io' }],
+    })
+    .catch(exists);
+  // The quick-start's repository has a second key, my-key, which artifact-repository-ref.yaml names.
+  const repos = await client.get<{ data?: Record<string, string> }>(CONFIGMAPS, NS, 'artifact-repositories');
+  const first = Object.values(repos.data ?? {})[0];
+  if (first && !repos.data?.['my-key']) await client.mergePatch(CONFIGMAPS, NS, 'artifact-repositories', { data: { 'my-key': first } });
   if (store)
     await client
       .create(SECRETS, NS, { metadata: { name: 'my-minio-cred' }, stringData: { accesskey: store.accessKey, secretkey: store.secretKey } })
@@ -123,6 +148,8 @@ async function prepare(client: KubeClient, store: { accessKey: string; secretKey
 
 async function runOne(client: KubeClient, name: string, workflows: Doc[], timeoutMs: number): Promise<ExampleOutcome> {
   if (workflows.length === 0) return { name, phase: 'Unreadable', message: 'no Workflow in the file' };
+  const noTest = workflows.map((w) => w.metadata?.labels?.['workflows.plugflow.io/no-test']).find((l) => l !== undefined);
+  if (noTest !== undefined) return { name, phase: 'Skipped', message: `the peer's own test does not run it either (no-test: ${noTest})` };
   const phases: string[] = [];
   const messages: string[] = [];
   for (const wf of workflows) {

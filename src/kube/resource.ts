@@ -87,6 +87,13 @@ export const ROLE_BINDINGS: ResourceType = {
   kind: 'RoleBinding',
   namespaced: true,
 };
+export const CLUSTER_ROLES: ResourceType = {
+  group: 'rbac.authorization.k8s.io',
+  version: 'v1',
+  plural: 'clusterroles',
+  kind: 'ClusterRole',
+  namespaced: false,
+};
 export const CLUSTER_ROLE_BINDINGS: ResourceType = {
   group: 'rbac.authorization.k8s.io',
   version: 'v1',
