@@ -1,5 +1,5 @@
 import type { EvalContext } from './context.js';
-import { typeName, type Value } from './values.js';
+import { isMap, typeName, type Value } from './values.js';
 
 /**
  * `sprig.date(layout, t)`: formats a time with a Go layout (the reference time
@@ -8,6 +8,10 @@ import { typeName, type Value } from './values.js';
  * must not depend on the clock or the host: `t` is Unix seconds (int or float) or an RFC 3339
  * timestamp (what `workflow.creationTimestamp` holds), anything else is an error, and the zone is
  * always UTC (the zone of the peer's controller image).
+ *
+ * In an expression `workflow.creationTimestamp` is a map of its forms (`RFC3339`, `s`, `Y`, …:
+ * the variables `workflow.creationTimestamp.*` make it one), so a map holding an `RFC3339` string
+ * is read as that time — the peer's `expression-tag-template` example formats it so.
  */
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
@@ -51,6 +55,8 @@ function instant(c: EvalContext, t: Value): Instant {
       `sprig.date: ${JSON.stringify(t.length > 40 ? t.slice(0, 40) + '…' : t)} is not an RFC 3339 time (e.g. "2024-05-01T10:00:00Z")`,
     );
   }
+  const rfc3339 = isMap(t) && Object.hasOwn(t, 'RFC3339') ? t.RFC3339 : undefined;
+  if (typeof rfc3339 === 'string') return instant(c, rfc3339);
   return c.fail('type', `sprig.date: argument 2 must be Unix seconds or an RFC 3339 time string, got ${typeName(t)}`);
 }
 
