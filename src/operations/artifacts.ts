@@ -14,6 +14,7 @@ import { checkTrusted, trustedOrigins, type ArtifactTrust } from './artifact-tru
 import { OperationRefused } from './errors.js';
 import { collectedBy } from '../engine/artifact-gc.js';
 import { gcsEndpointFromEnv } from '../artifacts/settings.js';
+import { storedInputArtifact } from './input-artifacts.js';
 
 export interface NodeArtifact {
   node: NodeStatus;
@@ -89,7 +90,7 @@ export function storeLocationOf(a: Artifact): StoredLocation {
   };
 }
 
-/** Opens the stored object of one node's artifact as the caller; the stream is the object as stored. */
+/** Opens the stored object of one node's output artifact (or input artifact: input-artifacts.ts) as the caller; the stream is the object as stored. */
 export async function openNodeArtifact(
   client: KubeClient,
   namespace: string,
@@ -97,21 +98,30 @@ export async function openNodeArtifact(
   node: string,
   artifact: string,
   trust: ArtifactTrust = {},
-): Promise<{ body: Readable; size?: number; fileName: string; close(): void }> {
+  side: 'outputs' | 'inputs' = 'outputs',
+): Promise<OpenedArtifact> {
   const wf = await readWorkflow(client, namespace, workflow);
-  const found = nodeArtifacts(wf, node, artifact);
-  if (found.length === 0)
+  const a = side === 'inputs' ? storedInputArtifact(wf, node, artifact) : nodeArtifacts(wf, node, artifact)[0]?.artifact;
+  if (!a)
     throw new OperationRefused('not-found', `workflow ${namespace}/${workflow} has no output artifact "${artifact}" on node "${node}"`);
-  const a = found[0]!.artifact;
+  return openArtifact(client, wf, a, trust);
+}
+
+export interface OpenedArtifact {
+  body: Readable;
+  size?: number;
+  fileName: string;
+  close(): void;
+}
+
+/** Opens one artifact of `wf` from its store as the caller, after the trust check. */
+export async function openArtifact(client: KubeClient, wf: Workflow, a: Artifact, trust: ArtifactTrust): Promise<OpenedArtifact> {
+  const subject = `workflow ${wf.metadata.namespace}/${wf.metadata.name}`;
   const gone = collectedBy(wf, a);
-  if (gone)
-    throw new OperationRefused(
-      'not-found',
-      `artifact "${artifact}" of workflow ${namespace}/${workflow} was deleted by artifactGC (${gone})`,
-    );
+  if (gone) throw new OperationRefused('not-found', `artifact "${a.name}" of ${subject} was deleted by artifactGC (${gone})`);
   // Only from an artifact repository's store: never an endpoint the workflow's author chose (artifact-trust.ts).
-  checkTrusted(a, await trustedOrigins(client, wf, trust), `workflow ${namespace}/${workflow}`);
-  const creds = await artifactCredentials(client, namespace, a);
+  checkTrusted(a, await trustedOrigins(client, wf, trust), subject);
+  const creds = await artifactCredentials(client, wf.metadata.namespace ?? '', a);
   const { openStoredOrTree } = await import('../artifacts/store.js');
   let obj;
   try {

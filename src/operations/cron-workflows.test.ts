@@ -58,3 +58,18 @@ describe('CronWorkflows.checked: the cost of a schedule list is bounded', () => 
     expect(performance.now() - t0).toBeLessThan(1000);
   });
 });
+
+describe('CronWorkflows.update', () => {
+  it('checks like create, refuses another name than the path, and replaces with the given resourceVersion', async () => {
+    const replaced: unknown[] = [];
+    const kube = { replace: (_t: unknown, _ns: string, _name: string, obj: unknown) => (replaced.push(obj), Promise.resolve(obj)) };
+    const c = new CronWorkflows(kube as unknown as KubeClient, 'team');
+    const spec = { entrypoint: 'main', templates: [{ name: 'main', suspend: {} }] };
+    expect(() => c.update('other', cron(spec))).toThrow(/metadata\.name "nightly" differs from the name in the path/);
+    expect(() => c.update('nightly', cron({ entrypoint: 'nope', templates: [] }))).toThrow(/spec\.workflowSpec/);
+    expect(replaced).toEqual([]);
+    const given = { ...cron(spec), metadata: { name: 'nightly', resourceVersion: '42' } };
+    await c.update('nightly', given);
+    expect(replaced).toEqual([expect.objectContaining({ metadata: { name: 'nightly', namespace: 'team', resourceVersion: '42' } })]);
+  });
+});

@@ -1,5 +1,5 @@
 /**
- * CronWorkflows: create, list, get, suspend, resume, delete — for `plugflow cron …` and the REST
+ * CronWorkflows: create, list, get, update, suspend, resume, delete — for `plugflow cron …` and the REST
  * routes, with the rights of whoever asks. A CronWorkflow is checked before it is stored (its
  * schedules parse in its timezone, its workflowSpec passes every check a Workflow's create makes
  * except the lookup of the WorkflowTemplates it refers to, which may come later), so a broken one
@@ -57,6 +57,17 @@ export class CronWorkflows {
 
   create(cron: unknown): Promise<CronWorkflow> {
     return this.kube.create<CronWorkflow>(CRON_WORKFLOWS, this.ns, this.checked(cron));
+  }
+
+  /**
+   * Replaces the stored CronWorkflow after the same checks as create; its resourceVersion, when
+   * given, guards against a change made meanwhile (409 from the API server).
+   */
+  update(name: string, cron: unknown): Promise<CronWorkflow> {
+    const c = this.checked(cron);
+    if (c.metadata.name !== name)
+      throw new OperationRefused('invalid', `${this.subject(name)}: metadata.name "${c.metadata.name}" differs from the name in the path`);
+    return this.kube.replace<CronWorkflow>(CRON_WORKFLOWS, this.ns, name, c);
   }
 
   list(labelSelector?: string): Promise<ObjectList<CronWorkflow>> {

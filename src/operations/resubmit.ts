@@ -11,12 +11,15 @@ import { inflateWorkflow, type Workflow } from '../api/index.js';
 import { memoizedStatus, ResubmitError, resubmittedWorkflow } from '../engine/resubmit.js';
 import type { KubeClient } from '../kube/client.js';
 import { WORKFLOWS } from '../kube/resource.js';
+import { withCreator } from './creator.js';
 import { OperationRefused, retryOnConflict } from './errors.js';
 
 export interface ResubmitRequest {
   parameters?: Record<string, string>;
   /** The peer's `--memoized`: reuse the old run's successful steps. */
   memoized?: boolean;
+  /** Who resubmits (creator.ts); the old workflow's creator is not carried over. */
+  creator?: string;
 }
 
 export async function resubmitWorkflow(kube: KubeClient, namespace: string, name: string, req: ResubmitRequest = {}): Promise<Workflow> {
@@ -30,6 +33,7 @@ export async function resubmitWorkflow(kube: KubeClient, namespace: string, name
   let wf: Workflow;
   try {
     wf = resubmittedWorkflow(old, { parameters: req.parameters });
+    wf.metadata = withCreator(wf.metadata, req.creator);
     if (req.memoized) memoizedStatus(old, `${name}-x`); // refused before anything is created
   } catch (err) {
     if (err instanceof ResubmitError) throw new OperationRefused(err.reason, err.message);

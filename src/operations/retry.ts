@@ -7,13 +7,15 @@
  *      failed pod still there would be taken for the new attempt's result;
  *   3. the new status written with a fresh resourceVersion (retried on 409);
  *   4. the `completed` label removed (the controller only ever sets it, on a final phase).
+ * The selector `id=<node id>` with restartSuccessful retries from that node (retry-from.ts).
  */
-import { inflateWorkflow, LABEL_COMPLETED, storedStatus, type Workflow } from '../api/index.js';
+import { inflateWorkflow, LABEL_COMPLETED, storedStatus, type Workflow, type WorkflowStatus } from '../api/index.js';
 import { RetryError, retryWorkflow, type RetryOptions } from '../engine/retry-workflow.js';
 import type { KubeClient } from '../kube/client.js';
 import { isNotFound } from '../kube/errors.js';
 import { PODS, WORKFLOWS } from '../kube/resource.js';
 import { OperationRefused, retryOnConflict } from './errors.js';
+import { markFrom, nodeIdSelector } from './retry-from.js';
 
 export interface Retried {
   workflow: Workflow;
@@ -23,11 +25,26 @@ export interface Retried {
 
 const POD_GONE_TIMEOUT_MS = 60_000;
 
+/**
+ * What the engine plans from: with the selector `id=<node id>` (the peer UI's "retry from this
+ * node"), the status with that node and all that follows it marked to run again (retry-from.ts);
+ * other selectors are the engine's own (displayName=, name=, templateName=: the matching steps).
+ */
+export function planInput(subject: string, wf: Workflow, options: RetryOptions): [WorkflowStatus | undefined, RetryOptions] {
+  const from = nodeIdSelector(options.selector);
+  if (from === undefined) return [wf.status, options];
+  if (!options.restartSuccessful)
+    throw new OperationRefused('invalid', 'a node field selector needs --restart-successful (it picks Succeeded steps to run again)');
+  const finished = wf.status?.phase === 'Failed' || wf.status?.phase === 'Error';
+  // A workflow that cannot be retried is refused by the engine, saying why.
+  return [finished ? markFrom(subject, wf.status, from) : wf.status, { ...options, restartSuccessful: false, selector: undefined }];
+}
+
 export async function retryFailedWorkflow(kube: KubeClient, namespace: string, name: string, options: RetryOptions = {}): Promise<Retried> {
   const wf = inflateWorkflow(await kube.get<Workflow>(WORKFLOWS, namespace, name));
   let plan;
   try {
-    plan = retryWorkflow(`${namespace}/${name}`, name, wf.status, options);
+    plan = retryWorkflow(`${namespace}/${name}`, name, ...planInput(`Workflow ${namespace}/${name}`, wf, options));
   } catch (err) {
     if (err instanceof RetryError) throw new OperationRefused(err.reason, err.message);
     throw err;

@@ -23,7 +23,9 @@ export type Operation =
   | 'delete'
   | 'logs'
   | 'cronSuspend'
-  | 'cronResume';
+  | 'cronResume'
+  | 'templateUpdate'
+  | 'cronUpdate';
 
 export interface OperationAccess {
   /** The server's actions that must all be allowed. */
@@ -59,6 +61,8 @@ export const OPERATIONS: Record<Operation, OperationAccess> = {
   logs: { checks: ['logs'], purpose: 'so it may not read the logs of pods there', calls: 'get pods/log' },
   cronSuspend: { checks: ['cronSuspend'], purpose: 'so it may not suspend cron workflows there', calls: 'patch cronworkflows' },
   cronResume: { checks: ['cronResume'], purpose: 'so it may not resume cron workflows there', calls: 'patch cronworkflows' },
+  templateUpdate: { checks: ['templateUpdate'], purpose: 'so it may not edit workflow templates there', calls: 'update workflowtemplates' },
+  cronUpdate: { checks: ['cronUpdate'], purpose: 'so it may not edit cron workflows there', calls: 'update cronworkflows' },
 };
 
 /** The server's refusal `forbidden: the token may not <verb> <resource> in namespace "<ns>", <purpose>`. */

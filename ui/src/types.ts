@@ -9,11 +9,13 @@ export interface Meta {
   resourceVersion?: string;
   creationTimestamp?: string;
   labels?: Record<string, string>;
+  annotations?: Record<string, string>;
 }
 
 export interface Parameter {
   name: string;
   value?: string;
+  valueFrom?: Record<string, unknown>;
   default?: string;
   enum?: string[];
   description?: string;
@@ -54,7 +56,11 @@ export interface NodeStatus {
 
 export interface Workflow {
   metadata: Meta;
-  spec?: { arguments?: { parameters?: Parameter[] }; workflowTemplateRef?: { name: string }; [k: string]: unknown };
+  spec?: {
+    arguments?: { parameters?: Parameter[]; artifacts?: Artifact[] };
+    workflowTemplateRef?: { name: string; clusterScope?: boolean };
+    [k: string]: unknown;
+  };
   status?: {
     phase?: Phase;
     message?: string;

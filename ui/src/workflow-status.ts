@@ -1,8 +1,8 @@
 /**
  * A workflow's progress and times as the views show them, also when the controller left them
- * out: a workflow without pods has no `status.progress` (it counts pods, tasks and resources),
- * so its steps are counted here; and its times come from its nodes when its own are missing.
- * Pure: tested beside.
+ * out: the controller writes `status.progress` (pods, tasks and resources; `0/0` for a workflow
+ * without them), but a workflow stored by an older controller may have none, so its steps are
+ * counted here; and its times come from its nodes when its own are missing. Pure: tested beside.
  */
 import type { NodeStatus, Workflow } from './types.js';
 

@@ -45,6 +45,9 @@ export const ACTION_ACCESS: Record<string, Access[]> = {
   // src/operations/cron-workflows.ts: suspend and resume are one merge patch of the spec.
   cronSuspend: [on('patch', PLURAL.cronWorkflow, 'so it may not suspend cron workflows there')],
   cronResume: [on('patch', PLURAL.cronWorkflow, 'so it may not resume cron workflows there')],
+  // src/operations/templates.ts and cron-workflows.ts `update`: one replace of the object.
+  templateUpdate: [on('update', PLURAL.workflowTemplate, 'so it may not edit workflow templates there')],
+  cronUpdate: [on('update', PLURAL.cronWorkflow, 'so it may not edit cron workflows there')],
   delete: [on('delete', WORKFLOWS, 'so it may not delete workflows there')],
   logs: [on('get', 'pods', 'so it may not read the logs of pods there', { group: '', subresource: 'log' })],
 };

@@ -1,30 +1,48 @@
 /**
- * Downloading an output artifact, with the peer's path, as the caller (src/operations/artifacts.ts):
+ * Downloading a node's artifacts, with the peer's paths, as the caller (src/operations/artifacts.ts):
  *
  *   GET /artifact-files/{namespace}/workflows/{name}/{nodeId}/outputs/{artifactName}
+ *   GET /artifact-files/{namespace}/workflows/{name}/{nodeId}/inputs/{artifactName}
+ *   GET /api/v1/workflows/{namespace}/{name}/input-artifacts/{nodeId}
+ *       → {artifacts: [{name, path?, from, downloadable, reason?}]}  (what the inputs path would do, for the UI)
  *
  * The reply streams the object as it is stored (a `.tgz` for the default tar archive, the file
  * itself for `archive: none`), with Content-Disposition naming it, so `curl -OJ` keeps the name.
  * Whoever can read the workflow and the Secrets its repository names can download, and only from
  * an artifact repository's store (src/operations/artifact-trust.ts): the server reads nothing
- * with its own rights but the installation's own `artifact-repositories` ConfigMap.
+ * with its own rights but the installation's own `artifact-repositories` ConfigMap. An input
+ * artifact the step fetches itself (http, git, raw data, …) is not downloaded by the server: 403
+ * saying so (src/operations/input-artifacts.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { KubeClient } from '../../kube/client.js';
 import type { ArtifactTrust } from '../../operations/artifact-trust.js';
 import { openNodeArtifact } from '../../operations/artifacts.js';
+import { describeInputArtifacts } from '../../operations/input-artifacts.js';
 
-type Req = FastifyRequest<{ Params: { namespace: string; name: string; nodeId: string; artifactName: string } }>;
+type Params = { namespace: string; name: string; nodeId: string; artifactName: string };
 
 /** Registered inside workflowRoutes, so its onRequest hook (caller, namespace allow-list) applies. */
 export function artifactRoutes(app: FastifyInstance, kube: KubeClient, trust: ArtifactTrust): void {
-  app.get('/artifact-files/:namespace/workflows/:name/:nodeId/outputs/:artifactName', async (req: Req, reply: FastifyReply) => {
-    const { namespace, name, nodeId, artifactName } = req.params;
-    const obj = await openNodeArtifact(kube.as(req.caller.identity), namespace, name, nodeId, artifactName, trust);
-    reply.raw.on('close', () => obj.close());
-    reply.header('content-type', obj.fileName.endsWith('.tgz') ? 'application/gzip' : 'application/octet-stream');
-    reply.header('content-disposition', `attachment; filename="${obj.fileName.replace(/["\\\r\n]/g, '_')}"`);
-    if (obj.size !== undefined) reply.header('content-length', String(obj.size));
-    return reply.send(obj.body);
-  });
+  for (const side of ['outputs', 'inputs'] as const) {
+    app.get(
+      `/artifact-files/:namespace/workflows/:name/:nodeId/${side}/:artifactName`,
+      async (req: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
+        const { namespace, name, nodeId, artifactName } = req.params;
+        const obj = await openNodeArtifact(kube.as(req.caller.identity), namespace, name, nodeId, artifactName, trust, side);
+        reply.raw.on('close', () => obj.close());
+        reply.header('content-type', obj.fileName.endsWith('.tgz') ? 'application/gzip' : 'application/octet-stream');
+        reply.header('content-disposition', `attachment; filename="${obj.fileName.replace(/["\\\r\n]/g, '_')}"`);
+        if (obj.size !== undefined) reply.header('content-length', String(obj.size));
+        return reply.send(obj.body);
+      },
+    );
+  }
+  app.get(
+    '/api/v1/workflows/:namespace/:name/input-artifacts/:nodeId',
+    async (req: FastifyRequest<{ Params: Omit<Params, 'artifactName'> }>) => {
+      const { namespace, name, nodeId } = req.params;
+      return { artifacts: await describeInputArtifacts(kube.as(req.caller.identity), namespace, name, nodeId, trust) };
+    },
+  );
 }

@@ -5,6 +5,7 @@
  *   GET    /api/v1/cron-workflows/{namespace}                 ?listOptions.labelSelector=…
  *   POST   /api/v1/cron-workflows/{namespace}                 {cronWorkflow}
  *   GET    /api/v1/cron-workflows/{namespace}/{name}
+ *   PUT    /api/v1/cron-workflows/{namespace}/{name}          {cronWorkflow}  (metadata.resourceVersion guards a concurrent change: 409)
  *   PUT    /api/v1/cron-workflows/{namespace}/{name}/suspend
  *   PUT    /api/v1/cron-workflows/{namespace}/{name}/resume
  *   DELETE /api/v1/cron-workflows/{namespace}/{name}          → {}
@@ -32,6 +33,7 @@ export function cronWorkflowRoutes(app: FastifyInstance, kube: KubeClient): void
   });
   app.post(base, async (req: Req) => of(req).create(cronOf(req.body)));
   app.get(`${base}/:name`, async (req: Req) => of(req).get(req.params.name!));
+  app.put(`${base}/:name`, async (req: Req) => of(req).update(req.params.name!, cronOf(req.body)));
   app.put(`${base}/:name/suspend`, async (req: Req) => of(req).setSuspended(req.params.name!, true));
   app.put(`${base}/:name/resume`, async (req: Req) => of(req).setSuspended(req.params.name!, false));
   app.delete(`${base}/:name`, async (req: Req) => {

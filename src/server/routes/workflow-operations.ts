@@ -7,6 +7,8 @@
  *   PUT /api/v1/workflows/{namespace}/{name}/suspend     {}
  *   PUT /api/v1/workflows/{namespace}/{name}/resume      {nodeFieldSelector?: "displayName=X" | "name=X", parameters?: ["name=value", …]}
  *   PUT /api/v1/workflows/{namespace}/{name}/retry       {restartSuccessful?: false, nodeFieldSelector?: "displayName=X"}  (Failed/Error only)
+ *        nodeFieldSelector "id=<node id>" with restartSuccessful: that node and everything that follows it run
+ *        again (the peer UI's retry of one node; src/operations/retry-from.ts)
  *   PUT /api/v1/workflows/{namespace}/{name}/resubmit    {memoized?: false, parameters?: ["name=value", …]}  → the new workflow
  *
  *   POST /api/v1/workflows/{namespace}/lint              {workflow}  → the workflow, or 400 naming every problem
@@ -25,6 +27,7 @@ import {
   type SpecOperation,
 } from '../../operations/index.js';
 import { badRequest } from '../errors.js';
+import { creatorOf } from './userinfo.js';
 import { subjectOf, validateForCreate } from '../workflow-validation.js';
 
 interface NameParams {
@@ -98,6 +101,7 @@ export function workflowOperationRoutes(app: FastifyInstance, kube: KubeClient):
     return resubmitWorkflow(kube.as(req.caller.identity), req.params.namespace, req.params.name, {
       memoized: body.memoized === true,
       parameters,
+      creator: await creatorOf(kube, req.caller),
     });
   });
 

@@ -3,6 +3,7 @@
  * (see auth.ts), so the API server's RBAC decides.
  *
  *   POST   /api/v1/workflows/{namespace}          {namespace, serverDryRun, workflow}
+ *                                                 (annotated workflows.plugflow.io/creator: the caller's user name)
  *   GET    /api/v1/workflows/{namespace}          ?listOptions.labelSelector=…&listOptions.fieldSelector=…
  *                                                 &listOptions.limit=…&listOptions.continue=…
  *   GET    /api/v1/workflows/                      the same across every namespace the caller may list
@@ -30,7 +31,8 @@ import { objectEventRoutes } from './object-events.js';
 import { eventBindingRoutes } from './event-bindings.js';
 import { executorPluginRoutes } from './executor-plugins.js';
 import { accessRoutes } from './access.js';
-import { userInfoRoutes } from './userinfo.js';
+import { creatorOf, userInfoRoutes } from './userinfo.js';
+import { withCreator } from '../../operations/creator.js';
 import { listQuery, type ListQuery } from './list-query.js';
 import { summarize, wantsSummary } from '../workflow-summary.js';
 
@@ -115,6 +117,8 @@ export async function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDe
     delete wf.status;
     const asCaller = kube.as(caller.identity);
     await validateForCreate(asCaller, namespace, wf);
+    // Who submitted it, as the API server sees the token (never what the client wrote).
+    wf.metadata = withCreator(wf.metadata, await creatorOf(kube, caller));
     const dryRun = body.serverDryRun === true || dryRunAll(body.createOptions);
     return asCaller.create<Workflow>(WORKFLOWS, namespace, wf, { dryRun });
   });

@@ -1,11 +1,14 @@
 /**
  * The workflow graph as SVG: boxes coloured by phase, dots for step/task groups, collapsed boxes
  * that expand on click. Every node is focusable and opens with Enter or Space, and says its name
- * and phase to a screen reader. Expanding a group scrolls the view to its first nodes.
+ * and phase to a screen reader. Expanding a group scrolls the view to its first nodes. A search
+ * box finds nodes by name, template or phase, marks them and moves the view to the first; Enter
+ * goes to the next, Shift+Enter back (node-search.ts).
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { NodeStatus } from '../types.js';
 import { layout, type Placed } from './layout.js';
+import { groupsToExpand, searchNodes, step } from './node-search.js';
 import { buildGraph } from './workflow-graph.js';
 
 export function GraphView({
@@ -35,6 +38,25 @@ export function GraphView({
     const top = Math.min(...shown.map((n) => n.y - n.height / 2));
     scroller.current.scrollTo({ left: Math.max(0, (left - 24) * zoom), top: Math.max(0, (top - 60) * zoom) });
   }, [laid, reveal]);
+  // Finding nodes (node-search.ts): the matches are marked, the view goes to the current one.
+  const [query, setQuery] = useState('');
+  const matches = useMemo(() => searchNodes(nodes, query), [version, query]);
+  const [current, setCurrent] = useState<string>();
+  const matched = new Set(matches);
+  const goTo = (id: string | undefined) => {
+    setCurrent(id);
+    if (!id) return;
+    const collapsed = new Set(laid.nodes.filter((n) => n.kind === 'collapsed').map((n) => n.of!));
+    const hiding = groupsToExpand(nodes, id, collapsed);
+    if (hiding.length > 0) setExpanded(new Set([...expanded, ...hiding]));
+  };
+  useEffect(() => {
+    if (!current || !scroller.current) return;
+    const n = laid.nodes.find((x) => x.id === current);
+    if (!n) return;
+    const view = scroller.current;
+    view.scrollTo({ left: Math.max(0, n.x * zoom - view.clientWidth / 2), top: Math.max(0, n.y * zoom - view.clientHeight / 2) });
+  }, [current, laid, zoom]);
   const open = (n: Placed) => {
     if (n.kind === 'collapsed') {
       setExpanded(new Set([...expanded, n.of!]));
@@ -51,6 +73,32 @@ export function GraphView({
         <button type="button" class="small" onClick={() => setZoom(Math.max(0.25, zoom / 1.25))} aria-label="Zoom out">
           −
         </button>
+        <input
+          type="search"
+          class="node-search"
+          value={query}
+          placeholder="Find a node"
+          aria-label="Find nodes by name, template or phase (Enter: next match)"
+          onInput={(e) => {
+            const q = (e.target as HTMLInputElement).value;
+            setQuery(q);
+            goTo(searchNodes(nodes, q)[0]);
+          }}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') {
+              e.preventDefault();
+              goTo(step(matches, current, e.shiftKey));
+            } else if (e.key === 'Escape') {
+              setQuery('');
+              setCurrent(undefined);
+            }
+          }}
+        />
+        {query.trim() ? (
+          <span class="search-count" aria-live="polite">
+            {matches.length === 0 ? 'no match' : `${current ? matches.indexOf(current) + 1 : 0} of ${matches.length}`}
+          </span>
+        ) : null}
         {expanded.size > 0 ? (
           <button type="button" class="small" onClick={() => setExpanded(new Set())}>
             Collapse groups
@@ -73,7 +121,7 @@ export function GraphView({
           {laid.nodes.map((n) => (
             <g
               key={n.id}
-              class={`node kind-${n.kind} phase-${n.phase || 'Unknown'}${n.id === selected ? ' selected' : ''}`}
+              class={`node kind-${n.kind} phase-${n.phase || 'Unknown'}${n.id === selected ? ' selected' : ''}${matched.has(n.id) ? ' match' : ''}${n.id === current ? ' current' : ''}`}
               transform={`translate(${n.x - n.width / 2},${n.y - n.height / 2})`}
               // Lower case: in SVG, preact sets attributes as written, and only `tabindex` makes the node focusable.
               tabindex={0}

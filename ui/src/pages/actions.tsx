@@ -10,8 +10,9 @@ import { ErrorBox, Unavailable } from '../components.js';
 import { go } from '../router.js';
 import type { Workflow } from '../types.js';
 import { refusal, useAccess } from '../use-access.js';
+import { ResubmitForm } from './resubmit-form.js';
 
-interface Action {
+export interface Action {
   id: Operation;
   label: string;
   /** Why the state does not allow it now. */
@@ -19,7 +20,7 @@ interface Action {
   confirm?: string;
 }
 
-function actionsFor(wf: Workflow): Action[] {
+export function actionsFor(wf: Workflow): Action[] {
   const phase = wf.status?.phase ?? '';
   const finished = phase === 'Succeeded' || phase === 'Failed' || phase === 'Error';
   const suspended =
@@ -57,7 +58,10 @@ export function Actions({ wf }: { wf: Workflow }) {
   const [busy, setBusy] = useState<string>();
   const [error, setError] = useState<string>();
   const [done, setDone] = useState<string>();
+  const [resubmitting, setResubmitting] = useState(false);
   const run = async (a: Action) => {
+    // Resubmit opens its form, with the arguments to change (resubmit-form.tsx).
+    if (a.id === 'resubmit') return setResubmitting(!resubmitting);
     if (a.confirm && !confirm(a.confirm)) return;
     setBusy(a.id);
     setError(undefined);
@@ -69,9 +73,8 @@ export function Actions({ wf }: { wf: Workflow }) {
         go(['workflows']);
         return;
       }
-      const res = await call<Workflow>('PUT', `${base}/${a.id}`, {});
-      if (a.id === 'resubmit') go(['workflows', res.metadata.namespace, res.metadata.name]);
-      else setDone(`${a.label}: done`);
+      await call<Workflow>('PUT', `${base}/${a.id}`, {});
+      setDone(`${a.label}: done`);
     } catch (err) {
       setError(`${a.label} failed: ${explain(err)}`);
     } finally {
@@ -81,26 +84,30 @@ export function Actions({ wf }: { wf: Workflow }) {
   const actions = actionsFor(wf).map((a) => ({ ...a, why: refusal(access, a.id, a.unless) }));
   const unavailable = actions.filter((a) => a.why);
   return (
-    <div class="actions" role="toolbar" aria-label="Workflow actions">
-      {actions.map((a) => (
-        <button
-          type="button"
-          class={a.id === 'delete' || a.id === 'terminate' ? 'danger' : ''}
-          disabled={!!a.why || !!busy}
-          title={a.why}
-          data-action={a.id}
-          onClick={() => void run(a)}
-        >
-          {busy === a.id ? `${a.label}…` : a.label}
-        </button>
-      ))}
-      <Unavailable reasons={unavailable.map((a) => [a.label, a.why!])} />
-      <ErrorBox error={error} />
-      {done ? (
-        <span class="done" role="status">
-          {done}
-        </span>
-      ) : null}
-    </div>
+    <>
+      <div class="actions" role="toolbar" aria-label="Workflow actions">
+        {actions.map((a) => (
+          <button
+            type="button"
+            class={a.id === 'delete' || a.id === 'terminate' ? 'danger' : ''}
+            disabled={!!a.why || !!busy}
+            title={a.why}
+            data-action={a.id}
+            aria-expanded={a.id === 'resubmit' ? resubmitting : undefined}
+            onClick={() => void run(a)}
+          >
+            {busy === a.id ? `${a.label}…` : a.label}
+          </button>
+        ))}
+        <Unavailable reasons={unavailable.map((a) => [a.label, a.why!])} />
+        <ErrorBox error={error} />
+        {done ? (
+          <span class="done" role="status">
+            {done}
+          </span>
+        ) : null}
+      </div>
+      {resubmitting ? <ResubmitForm wf={wf} onClose={() => setResubmitting(false)} /> : null}
+    </>
   );
 }

@@ -1,6 +1,6 @@
 /**
  * CronWorkflows of a namespace: schedule, suspended or not, last run; suspend and resume with the
- * user's rights, disabled with the reason when the token may not.
+ * user's rights, disabled with the reason when the token may not; edit one as YAML (yaml-editor.tsx).
  */
 import { useState } from 'preact/hooks';
 import { call, enc, explain } from '../api.js';
@@ -10,9 +10,10 @@ import { ago } from '../format.js';
 import { NeedNamespace } from '../need-namespace.js';
 import { refusal, useAccess } from '../use-access.js';
 import { useNow, youngest } from '../use-now.js';
+import { YamlEditor } from './yaml-editor.js';
 
 interface Cron {
-  metadata: { name: string };
+  metadata: { name: string; resourceVersion?: string };
   spec?: { schedule?: string; schedules?: string[]; suspend?: boolean; timezone?: string };
   status?: { lastScheduledTime?: string; active?: unknown[] };
 }
@@ -21,6 +22,7 @@ export function CronPage({ namespace }: { namespace: string }) {
   const got = useGet<{ items: Cron[] }>(namespace ? `/api/v1/cron-workflows/${enc(namespace)}` : undefined);
   const list = got.data?.items;
   const [actionError, setError] = useState<string>();
+  const [editing, setEditing] = useState<string>();
   const error = actionError ?? got.error;
   const access = useAccess(namespace);
   const now = useNow(youngest((list ?? []).map((c) => c.status?.lastScheduledTime)));
@@ -29,6 +31,8 @@ export function CronPage({ namespace }: { namespace: string }) {
     suspend: { label: 'Suspend', why: refusal(access, 'cronSuspend') },
     resume: { label: 'Resume', why: refusal(access, 'cronResume') },
   };
+  const editWhy = refusal(access, 'cronUpdate');
+  const edited = list?.find((c) => c.metadata.name === editing);
   const refused = (['suspend', 'resume'] as const)
     .filter((op) => ops[op].why && list?.some((c) => !!c.spec?.suspend === (op === 'resume')))
     .map((op): [string, string] => [ops[op].label, ops[op].why!]);
@@ -81,12 +85,35 @@ export function CronPage({ namespace }: { namespace: string }) {
                     onClick={() => void toggle(c)}
                   >
                     {c.spec?.suspend ? 'Suspended: resume' : 'Active: suspend'}
+                  </button>{' '}
+                  <button
+                    type="button"
+                    class="small"
+                    data-action="cron-edit"
+                    aria-expanded={editing === c.metadata.name}
+                    onClick={() => setEditing(editing === c.metadata.name ? undefined : c.metadata.name)}
+                  >
+                    Edit
                   </button>
                 </td>
               </tr>
             ))}
           </tbody>
         </table>
+      ) : null}
+      {edited ? (
+        <section class="edit-cron" aria-labelledby="edit-cron-title">
+          <h2 id="edit-cron-title">Edit CronWorkflow {edited.metadata.name}</h2>
+          <YamlEditor
+            key={`${namespace}/${edited.metadata.name}`}
+            title={`CronWorkflow ${edited.metadata.name}`}
+            object={edited as unknown as Record<string, unknown>}
+            path={`/api/v1/cron-workflows/${enc(namespace)}/${enc(edited.metadata.name)}`}
+            bodyKey="cronWorkflow"
+            why={editWhy}
+            onSaved={got.reload}
+          />
+        </section>
       ) : null}
       <Unavailable reasons={refused} />
       <Cli command={`plugflow cron list -n ${namespace}`} />

@@ -1,15 +1,20 @@
 /**
- * The selected node: phase, message, times, inputs and outputs (artifacts downloadable), and for
- * a node with a pod, its containers' logs streamed live (follow keeps the newest line in view).
+ * The selected node: phase, message, times, inputs and outputs (artifacts downloadable: inputs
+ * only from an artifact repository, input-artifacts.tsx), "Retry from here" in a failed
+ * workflow (retry-node.tsx), and for a node with a pod, its containers' logs streamed live
+ * (follow keeps the newest line in view).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { enc, explain, stream, token } from '../api.js';
+import { enc, explain, stream } from '../api.js';
 import { Cli, ErrorBox, PhaseBadge } from '../components.js';
 import { elapsed } from '../format.js';
 import { EventsTable } from '../events-table.js';
 import { logSource } from '../log-source.js';
-import type { Artifact, IO, NodeStatus, Workflow } from '../types.js';
+import type { IO, NodeStatus, Workflow } from '../types.js';
 import { useNow, youngest } from '../use-now.js';
+import { Download } from './download.js';
+import { InputArtifacts } from './input-artifacts.js';
+import { RetryNode } from './retry-node.js';
 
 /** Lines kept in view; older ones are dropped (the CLI has the whole log). */
 const MAX_LINES = 5000;
@@ -59,7 +64,8 @@ export function NodePanel({ wf, node, onClose }: { wf: Workflow; node: NodeStatu
           </>
         ) : null}
       </dl>
-      <IOTable title="Inputs" io={node.inputs} />
+      <RetryNode key={node.id} wf={wf} node={node} />
+      <IOTable title="Inputs" io={node.inputs} inputsOf={{ wf, node }} />
       <IOTable title="Outputs" io={node.outputs} wf={wf} node={node} />
       {source ? <Logs namespace={namespace} workflow={name} pod={source.pod} containers={source.containers} /> : null}
       {source ? <EventsTable namespace={namespace} workflow={name} pod={source.pod} version={node.phase} /> : null}
@@ -67,13 +73,16 @@ export function NodePanel({ wf, node, onClose }: { wf: Workflow; node: NodeStatu
   );
 }
 
-function IOTable({ title, io, wf, node }: { title: string; io?: IO; wf?: Workflow; node?: NodeStatus }) {
+/** `wf` and `node` give outputs a Download button; `inputsOf` lists input artifacts with theirs (input-artifacts.tsx). */
+function IOTable(props: { title: string; io?: IO; wf?: Workflow; node?: NodeStatus; inputsOf?: { wf: Workflow; node: NodeStatus } }) {
+  const { title, io, wf, node, inputsOf } = props;
   const params = io?.parameters ?? [];
-  const artifacts = io?.artifacts ?? [];
+  const given = io?.artifacts ?? [];
+  const artifacts = inputsOf ? [] : given;
   const rows: [string, string][] = params.map((p) => [p.name, p.value ?? '']);
   if (io?.result !== undefined) rows.push(['result', io.result]);
   if (io?.exitCode !== undefined) rows.push(['exit code', io.exitCode]);
-  if (rows.length === 0 && artifacts.length === 0) return null;
+  if (rows.length === 0 && given.length === 0) return null;
   return (
     <section>
       <h3>{title}</h3>
@@ -97,42 +106,13 @@ function IOTable({ title, io, wf, node }: { title: string; io?: IO; wf?: Workflo
             <li>
               {a.name}
               {a.path ? <code> {a.path}</code> : null}
-              {wf && node ? <Download wf={wf} node={node} artifact={a} /> : null}
+              {wf && node ? <Download wf={wf} node={node} artifact={a.name} side="outputs" /> : null}
             </li>
           ))}
         </ul>
       ) : null}
+      {inputsOf && given.length > 0 ? <InputArtifacts wf={inputsOf.wf} node={inputsOf.node} /> : null}
     </section>
-  );
-}
-
-/** Artifacts are fetched with the token (a plain link would carry none) and saved from a blob. */
-function Download({ wf, node, artifact }: { wf: Workflow; node: NodeStatus; artifact: Artifact }) {
-  const [error, setError] = useState<string>();
-  const path = `/artifact-files/${enc(wf.metadata.namespace)}/workflows/${enc(wf.metadata.name)}/${enc(node.id)}/outputs/${enc(artifact.name)}`;
-  const save = async () => {
-    try {
-      const res = await fetch(path, { headers: { authorization: `Bearer ${token()}` } });
-      if (!res.ok) throw new Error(((await res.json().catch(() => ({}))) as { message?: string }).message ?? res.statusText);
-      const disposition = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '');
-      const url = URL.createObjectURL(await res.blob());
-      const a = document.createElement('a');
-      a.href = url;
-      a.download = disposition?.[1] ?? artifact.name;
-      a.click();
-      setTimeout(() => URL.revokeObjectURL(url), 10_000);
-    } catch (err) {
-      setError(explain(err));
-    }
-  };
-  return (
-    <>
-      {' '}
-      <button type="button" class="small" onClick={() => void save()}>
-        Download
-      </button>
-      <ErrorBox error={error} />
-    </>
   );
 }
 

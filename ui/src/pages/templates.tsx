@@ -1,7 +1,8 @@
 /**
  * WorkflowTemplates of a namespace (or ClusterWorkflowTemplates), and a form to submit one: a
  * field per parameter of its `spec.arguments` (a list for `enum`), then a Workflow that
- * references the template is created in the namespace with the user's rights.
+ * references the template is created in the namespace with the user's rights. The chosen
+ * template can be edited as YAML and saved (yaml-editor.tsx).
  */
 import { useState } from 'preact/hooks';
 import { enc } from '../api.js';
@@ -12,6 +13,7 @@ import { href } from '../router.js';
 import { useSubmit } from '../submit-workflow.js';
 import { refusal, useAccess } from '../use-access.js';
 import type { List, Template } from '../types.js';
+import { YamlEditor } from './yaml-editor.js';
 
 export function TemplatesPage({ namespace, selected, cluster = false }: { namespace: string; selected?: string; cluster?: boolean }) {
   const kind = cluster ? 'ClusterWorkflowTemplate' : 'WorkflowTemplate';
@@ -19,6 +21,7 @@ export function TemplatesPage({ namespace, selected, cluster = false }: { namesp
     !namespace ? undefined : cluster ? '/api/v1/cluster-workflow-templates' : `/api/v1/workflow-templates/${enc(namespace)}`,
   );
   const [list, error] = [got.data?.items, got.error];
+  const editWhy = refusal(useAccess(namespace), 'templateUpdate');
   if (!namespace) return <NeedNamespace what={`${kind}s are submitted into a namespace; they`} />;
   const chosen = list?.find((t) => t.metadata.name === selected);
   const link = (name?: string) =>
@@ -50,11 +53,23 @@ export function TemplatesPage({ namespace, selected, cluster = false }: { namesp
       </ul>
       {chosen ? <SubmitForm namespace={namespace} template={chosen} cluster={cluster} /> : null}
       {chosen ? (
-        <details class="spec">
+        <details class="edit-yaml">
           <summary>
-            {kind} {chosen.metadata.name} as stored
+            Edit {kind} {chosen.metadata.name} (YAML)
           </summary>
-          <pre class="json">{JSON.stringify(chosen, null, 2)}</pre>
+          <YamlEditor
+            key={`${namespace}/${chosen.metadata.name}`}
+            title={`${kind} ${chosen.metadata.name}`}
+            object={chosen as unknown as Record<string, unknown>}
+            path={
+              cluster
+                ? `/api/v1/cluster-workflow-templates/${enc(chosen.metadata.name)}`
+                : `/api/v1/workflow-templates/${enc(namespace)}/${enc(chosen.metadata.name)}`
+            }
+            bodyKey="template"
+            why={cluster ? undefined : editWhy}
+            onSaved={got.reload}
+          />
         </details>
       ) : null}
       <Cli command={cluster ? 'plugflow cluster-template list' : `plugflow template list -n ${namespace}`} />

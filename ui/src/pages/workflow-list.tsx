@@ -2,7 +2,7 @@
  * Workflows across namespaces (or one), live: filter by phase, label selector and name, sort by
  * any column. Rows are virtual (only those on screen are in the DOM), so thousands of workflows
  * scroll smoothly. The label selector goes to the server (it filters the watch); the rest is
- * filtered here.
+ * filtered here. Rows can be selected (one by one, or all shown) for batch actions (batch-actions.tsx).
  */
 import { useMemo, useState } from 'preact/hooks';
 import { enc } from '../api.js';
@@ -13,6 +13,8 @@ import { useLiveWorkflows } from '../live.js';
 import { useNow, youngest } from '../use-now.js';
 import { progressOf, timesOf } from '../workflow-status.js';
 import { go, href, replace } from '../router.js';
+import { keyOf } from '../batch.js';
+import { BatchActions } from './batch-actions.js';
 
 const ROW = 34;
 const PHASES = ['', 'Pending', 'Running', 'Succeeded', 'Failed', 'Error'];
@@ -42,6 +44,16 @@ export function WorkflowList({ namespace, query }: { namespace: string; query: U
     () => filterAndSort(live.workflows.values(), { phase, name, sort, descending }),
     [live.version, live.workflows, phase, name, sort, descending],
   );
+  // The selection for batch actions (batch-actions.tsx), by `namespace/name`.
+  const [picked, setPicked] = useState<ReadonlySet<string>>(() => new Set());
+  const selected = rows.filter((wf) => picked.has(keyOf(wf)));
+  const allPicked = rows.length > 0 && selected.length === rows.length;
+  const pick = (key: string, on: boolean) => {
+    const next = new Set(picked);
+    if (on) next.add(key);
+    else next.delete(key);
+    setPicked(next);
+  };
   const [scrollTop, setScrollTop] = useState(0);
   const viewHeight = Math.max(300, window.innerHeight - 230);
   const [first, last] = visibleRange(scrollTop, viewHeight, ROW, rows.length);
@@ -92,8 +104,25 @@ export function WorkflowList({ namespace, query }: { namespace: string; query: U
             : live.error
         }
       />
-      <div class="table" role="table" aria-label="Workflows" aria-rowcount={rows.length + 1}>
+      <BatchActions
+        selected={selected}
+        onClear={() => setPicked(new Set())}
+        onDeleted={(keys) => setPicked(new Set([...picked].filter((k) => !keys.includes(k))))}
+      />
+      <div class="table selectable" role="table" aria-label="Workflows" aria-rowcount={rows.length + 1}>
         <div class="row head" role="row">
+          <span class="cell col-pick" role="columnheader">
+            <input
+              type="checkbox"
+              class="pick-all"
+              checked={allPicked}
+              ref={(e) => {
+                if (e) e.indeterminate = selected.length > 0 && !allPicked;
+              }}
+              aria-label={`Select all ${rows.length} shown workflows`}
+              onChange={(e) => setPicked(new Set((e.target as HTMLInputElement).checked ? rows.map(keyOf) : []))}
+            />
+          </span>
           {COLUMNS.map(([key, label]) => (
             <button
               type="button"
@@ -121,14 +150,23 @@ export function WorkflowList({ namespace, query }: { namespace: string; query: U
               const md = wf.metadata;
               const st = wf.status ?? {};
               const times = timesOf(wf);
-              return (
+              const key = keyOf(wf);
+              return [
+                <label class="pick" style={{ top: `${(first + i) * ROW}px` }} key={`pick:${key}`}>
+                  <input
+                    type="checkbox"
+                    checked={picked.has(key)}
+                    aria-label={`Select ${key}`}
+                    onChange={(e) => pick(key, (e.target as HTMLInputElement).checked)}
+                  />
+                </label>,
                 <a
                   class="row"
                   role="row"
                   aria-rowindex={first + i + 2}
                   style={{ top: `${(first + i) * ROW}px` }}
                   href={href(['workflows', md.namespace, md.name])}
-                  key={`${md.namespace}/${md.name}`}
+                  key={key}
                 >
                   <span class="cell col-name" role="cell">
                     {md.name}
@@ -151,8 +189,8 @@ export function WorkflowList({ namespace, query }: { namespace: string; query: U
                   <span class="cell col-message" role="cell" title={st.message}>
                     {st.message ?? ''}
                   </span>
-                </a>
-              );
+                </a>,
+              ];
             })}
           </div>
         </div>

@@ -1,4 +1,4 @@
-/** One workflow, live: its actions, its graph or timeline or JSON, and the selected node's panel. */
+/** One workflow, live: its actions, its graph, summary, logs, timeline, events or JSON, and the selected node's panel. */
 import { enc } from '../api.js';
 import { Cli, ErrorBox, PhaseBadge } from '../components.js';
 import { elapsed } from '../format.js';
@@ -11,9 +11,13 @@ import { Actions } from './actions.js';
 import { NodePanel } from './node-panel.js';
 import { Timeline } from './timeline.js';
 import { EventsTable } from '../events-table.js';
+import { WorkflowSummary } from './summary.js';
+import { WorkflowLogs } from './workflow-logs.js';
 
 const TABS: [string, string][] = [
   ['graph', 'Graph'],
+  ['summary', 'Summary'],
+  ['logs', 'Logs'],
   ['timeline', 'Timeline'],
   ['events', 'Events'],
   ['json', 'JSON'],
@@ -61,7 +65,11 @@ export function WorkflowPage({ namespace, name, selected, tab }: { namespace: st
       </nav>
       <div class="workflow-body">
         <div class="workflow-main">
-          {tab === 'timeline' ? (
+          {tab === 'summary' ? (
+            <WorkflowSummary wf={wf} />
+          ) : tab === 'logs' ? (
+            <WorkflowLogs wf={wf} />
+          ) : tab === 'timeline' ? (
             <Timeline wf={wf} onSelect={select} />
           ) : tab === 'events' ? (
             <EventsTable namespace={namespace} workflow={name} version={st.phase} />
