@@ -298,6 +298,22 @@ describe('defects found in the web UI', () => {
     expect(shown).toBe(true);
   });
 
+  it('a token that may list but not watch gets the list read again, not a frozen snapshot, and is told so', async () => {
+    await grantRole(ns, 'erin', 'ui-defects-no-watch', [rule('workflows', 'get', 'list')]);
+    await login(cluster().userTokens.erin);
+    await page.goto(url(`#/workflows?namespace=${ns}`));
+    await page.waitForSelector('p.polling');
+    expect(await text('p.polling')).toMatch(/may list workflows but not watch them: the list is read again every 10 s/);
+    const before = await page.$$eval('.rows a.row', (r) => r.length);
+    await stack.submit({ ...podless, metadata: { name: 'appears-later' } } as typeof podless);
+    await page.waitForFunction(
+      (n: number) => document.querySelectorAll('.rows a.row').length > n,
+      { timeout: 30_000, polling: 500 },
+      before,
+    );
+    await login(cluster().adminToken);
+  }, 60_000);
+
   describe('a token that may only look', () => {
     beforeAll(async () => {
       await grantRole(ns, 'bob', 'ui-defects-viewer', [

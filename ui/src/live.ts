@@ -5,6 +5,8 @@
  * When the stream ends (the server's watch ended, the network dropped) it reconnects and starts
  * over from a fresh list: after a second, then — while the server cannot be reached or ends the
  * stream before its list — after 2 s, 4 s … at most 30 s, saying the server is not reachable.
+ * A token that may list workflows but not watch them gets the list and then a refused watch: the
+ * list is then read again every POLL_MS (saying so), instead of staying a frozen snapshot.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, explain, stream } from './api.js';
@@ -25,7 +27,11 @@ export interface Live {
   loaded: boolean;
   /** The server could not be reached (down, restarting, the network): `error` says so. */
   down?: boolean;
+  /** Not live: the token may list but not watch, so the list is read again every POLL_MS. */
+  polling?: string;
 }
+
+export const POLL_MS = 10_000;
 
 /** A failure to reach the server at all, rather than its answer: fetch's TypeError, a proxy's 502/504. */
 function unreachable(err: unknown): boolean {
@@ -44,11 +50,12 @@ export function useLiveWorkflows(path: string | undefined): Live {
     let loaded = false;
     let error: string | undefined;
     let down = false;
+    let polling: string | undefined;
     /** Reconnects since the last complete list. */
     let attempt = 0;
     const flush = () => {
       frame = 0;
-      setState({ workflows: map.current, version: ++version, error, loaded, down });
+      setState({ workflows: map.current, version: ++version, error, loaded, down, ...(polling ? { polling } : {}) });
     };
     const schedule = () => {
       if (!frame) frame = requestAnimationFrame(flush);
@@ -57,6 +64,7 @@ export function useLiveWorkflows(path: string | undefined): Live {
       while (!abort.signal.aborted) {
         // A reconnect fills a new map and shows it once complete, so the view does not flash empty.
         const target = new Map<string, Workflow>();
+        let listed = false;
         try {
           await stream(
             path,
@@ -69,6 +77,7 @@ export function useLiveWorkflows(path: string | undefined): Live {
             },
             abort.signal,
             () => {
+              listed = true;
               map.current = target;
               loaded = true;
               error = undefined;
@@ -79,6 +88,14 @@ export function useLiveWorkflows(path: string | undefined): Live {
           );
         } catch (err) {
           if (abort.signal.aborted) return;
+          // The list came, the watch was refused: read the list again now and then.
+          if (listed && err instanceof ApiError && err.status === 403) {
+            polling = `This token may list workflows but not watch them: the list is read again every ${POLL_MS / 1000} s (${explain(err)})`;
+            error = undefined;
+            schedule();
+            await new Promise((r) => setTimeout(r, POLL_MS));
+            continue;
+          }
           down = unreachable(err);
           const wait = Math.round(backoff(attempt) / 1000);
           error = down ? `The server is not reachable (${explain(err)}): trying again in ${wait} s` : explain(err);

@@ -104,6 +104,11 @@ export function WorkflowList({ namespace, query }: { namespace: string; query: U
             : live.error
         }
       />
+      {live.polling ? (
+        <p class="hint polling" role="status">
+          {live.polling}
+        </p>
+      ) : null}
       <BatchActions
         selected={selected}
         onClear={() => setPicked(new Set())}
