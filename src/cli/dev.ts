@@ -9,7 +9,6 @@ import { FINAL_WORKFLOW_PHASES, type Workflow } from '../api/index.js';
 import { startDevStack } from '../devenv/dev-stack.js';
 import { forRegistrylessNode } from '../devenv/node-cluster.js';
 import { INSTALL_NAMESPACE, startNodeDev } from '../devenv/node-dev.js';
-import { errorMessage } from '../log/error-message.js';
 import { kubeBackend } from './kube-backend.js';
 import { readWorkflowFile } from './rest.js';
 import { renderTree } from './tree.js';
