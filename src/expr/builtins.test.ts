@@ -194,7 +194,7 @@ describe('sprig.date', () => {
     expect(evErr('sprig.date("2006", 1e300)').reason).toMatch(/out of the range of dates/);
   });
 
-  it("reads workflow.creationTimestamp in an expression (a map of its forms) as its RFC3339 time", () => {
+  it('reads workflow.creationTimestamp in an expression (a map of its forms) as its RFC3339 time', () => {
     const workflow = { creationTimestamp: { RFC3339: '2024-05-01T10:00:00Z', s: '1714557600', Y: '2024' } };
     expect(ev('sprig.date("2006", workflow.creationTimestamp)', { workflow })).toBe('2024');
     expect(evErr('sprig.date("2006", m)', { m: { s: '1' } }).code).toBe('type');

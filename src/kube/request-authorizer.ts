@@ -54,7 +54,8 @@ export class RequestAuthorizer {
         message: `${this.path} needs "Authorization: Bearer <token>" of an account that may ${this.verb} the non-resource URL ${this.path}`,
       };
     const token = m[1]!;
-    if (Buffer.byteLength(token) > MAX_TOKEN_BYTES) return { status: 401, message: 'the bearer token is too long to be a Kubernetes token' };
+    if (Buffer.byteLength(token) > MAX_TOKEN_BYTES)
+      return { status: 401, message: 'the bearer token is too long to be a Kubernetes token' };
     const key = oneShotHash('sha256', token, 'hex');
     const cached = this.verdicts.get(key);
     if (cached && cached.expires > this.now()) return cached.refusal;
@@ -66,18 +67,18 @@ export class RequestAuthorizer {
     this.inFlight.set(key, review);
     const refusal = await review;
     // A failure to ask (503) is not remembered: the next scrape asks again.
-    if (refusal?.status !== 503)
-      this.verdicts.set(key, { expires: this.now() + (refusal ? DENY_TTL_MS : ALLOW_TTL_MS), refusal });
+    if (refusal?.status !== 503) this.verdicts.set(key, { expires: this.now() + (refusal ? DENY_TTL_MS : ALLOW_TTL_MS), refusal });
     return refusal;
   }
 
   private async review(token: string): Promise<Refusal | undefined> {
     try {
-      const tr = await this.kube.create<{ status?: { authenticated?: boolean; user?: { username?: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> } } }>(
-        TOKEN_REVIEWS,
-        undefined,
-        { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } },
-      );
+      const tr = await this.kube.create<{
+        status?: {
+          authenticated?: boolean;
+          user?: { username?: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> };
+        };
+      }>(TOKEN_REVIEWS, undefined, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } });
       const user = tr.status?.user;
       if (!tr.status?.authenticated || !user?.username) return { status: 401, message: 'the bearer token is not valid for this cluster' };
       const sar = await this.kube.create<{ status?: { allowed?: boolean } }>(SUBJECT_ACCESS_REVIEWS, undefined, {

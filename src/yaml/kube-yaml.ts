@@ -140,8 +140,7 @@ const binary = new jsyaml.Type('tag:yaml.org,2002:binary', {
   kind: 'scalar',
   resolve: (data: unknown) => typeof data === 'string',
   // atob and TextDecoder, not Buffer: the same reader runs in the web UI.
-  construct: (data: string) =>
-    new TextDecoder().decode(Uint8Array.from(atob(data.replace(/\s+/g, '')), (c) => c.charCodeAt(0))),
+  construct: (data: string) => new TextDecoder().decode(Uint8Array.from(atob(data.replace(/\s+/g, '')), (c) => c.charCodeAt(0))),
 });
 /** go-yaml ignores tags it does not know: the node keeps its plain meaning. */
 const ignoredTags = ['!', 'tag:'].flatMap((prefix) =>
