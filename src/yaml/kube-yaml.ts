@@ -139,8 +139,17 @@ const mergeKey = new jsyaml.Type('tag:plugflow.io,2026:merge-key', {
 const binary = new jsyaml.Type('tag:yaml.org,2002:binary', {
   kind: 'scalar',
   resolve: (data: unknown) => typeof data === 'string',
-  // atob and TextDecoder, not Buffer: the same reader runs in the web UI.
-  construct: (data: string) => new TextDecoder().decode(Uint8Array.from(atob(data.replace(/\s+/g, '')), (c) => c.charCodeAt(0))),
+  // atob and TextDecoder, not Buffer: the same reader runs in the web UI. Data that is not base64
+  // is refused, as go-yaml refuses it.
+  construct: (data: string) => {
+    let bytes: string;
+    try {
+      bytes = atob(data.replace(/\s+/g, ''));
+    } catch {
+      throw new ValueError('a !!binary value is not base64', ctx().line);
+    }
+    return new TextDecoder().decode(Uint8Array.from(bytes, (c) => c.charCodeAt(0)));
+  },
 });
 /** go-yaml ignores tags it does not know: the node keeps its plain meaning. */
 const ignoredTags = ['!', 'tag:'].flatMap((prefix) =>
