@@ -478,10 +478,12 @@ describe('examples/workflows end to end', () => {
       const wf = await done('custom-metrics.yaml');
       expectPhase(wf, 'Succeeded');
       const text = await stack.controller.metrics.registry.metrics();
-      expect(text).toContain('builds_total{status="Succeeded",target="linux"} 1');
-      expect(text).toContain('builds_total{status="Succeeded",target="darwin"} 1');
-      expect(text).toContain('build_seconds_count 2');
-      expect(text).toMatch(/workflow_seconds\{status="Succeeded"\} \d/);
+      // Every series carries the workflow's namespace (workflow_namespace), which workflows cannot set.
+      const ns = wf.metadata.namespace!;
+      expect(text).toContain(`builds_total{status="Succeeded",target="linux",workflow_namespace="${ns}"} 1`);
+      expect(text).toContain(`builds_total{status="Succeeded",target="darwin",workflow_namespace="${ns}"} 1`);
+      expect(text).toContain(`build_seconds_count{workflow_namespace="${ns}"} 2`);
+      expect(text).toMatch(new RegExp(`workflow_seconds\\{status="Succeeded",workflow_namespace="${ns}"\\} \\d`));
     },
     SLOW,
   );
