@@ -220,6 +220,19 @@ export async function runNodeBench(): Promise<Figure[]> {
   let real: Measured;
   try {
     const client = await KubeClient.fromKubeConfig(loadKubeConfig(node.kubeconfig));
+    // The bench reads the controller's /metrics through the API server's pod proxy, which carries
+    // no caller token: it runs the installed controller with --metrics-auth=none.
+    await node.kubectl([
+      '-n',
+      INSTALL_NAMESPACE,
+      'patch',
+      'deployment',
+      'plugflow-controller',
+      '--type=json',
+      '-p',
+      JSON.stringify([{ op: 'add', path: '/spec/template/spec/containers/0/args/-', value: '--metrics-auth=none' }]),
+    ]);
+    await node.kubectl(['-n', INSTALL_NAMESPACE, 'rollout', 'status', 'deploy/plugflow-controller', '--timeout=180s']);
     const pod = await node.get(
       ['pods', '-n', INSTALL_NAMESPACE, '-l', 'app.kubernetes.io/name=plugflow-controller'],
       '{.items[0].metadata.name}',
