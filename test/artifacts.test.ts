@@ -338,6 +338,47 @@ describe('bad input gets a clear error on the node', () => {
     expect(node(wf, 'key')?.message).toContain('no object has that key');
   }, 180_000);
 
+  it('a store that refuses connections fails the step promptly, naming the store, the reason and the attempts; the retries are logged', async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const endpoint = `127.0.0.1:${(closed.address() as { port: number }).port}`;
+    closed.close();
+    const loc = { bucket: BUCKET, key: 'refused/k', endpoint, insecure: true, ...creds };
+    const started = Date.now();
+    await client.create(
+      WORKFLOWS,
+      ns,
+      workflow('refused-store', {
+        entrypoint: 'main',
+        templates: [
+          {
+            name: 'main',
+            steps: [
+              [
+                { name: 'up', template: 'up', continueOn: { failed: true } },
+                { name: 'down', template: 'down', continueOn: { failed: true } },
+              ],
+            ],
+          },
+          sh('up', 'echo x > /tmp/o', { outputs: { artifacts: [{ name: 'o', path: '/tmp/o', vendorAObject: loc }] } }),
+          sh('down', 'true', { inputs: { artifacts: [{ name: 'i', path: '/i', vendorAObject: loc }] } }),
+        ],
+      }),
+    );
+    const wf = await waitForCompletion(client, ns, 'refused-store', 120_000);
+    expect(Date.now() - started).toBeLessThan(60_000);
+    const refused = `connect ECONNREFUSED ${endpoint} (gave up after 5 attempts)`;
+    expect(node(wf, 'up')?.message).toBe(`output artifact "o": uploading to s3://${BUCKET}/refused/k at ${endpoint}: ${refused}`);
+    expect(node(wf, 'down')?.message).toContain(`input artifact "i": downloading s3://${BUCKET}/refused/k at ${endpoint}: ${refused}`);
+    // The pod cannot tell the controller while it retries; its container logs say what is retried.
+    const waitLog = bed.runner.readLog(ns, node(wf, 'up')!.podName!, 'wait');
+    expect(waitLog).toContain(
+      `retrying: PutObjectCommand s3://${BUCKET}/refused/k at ${endpoint}: attempt 1 of 5 failed (connect ECONNREFUSED`,
+    );
+    const initLog = bed.runner.readLog(ns, node(wf, 'down')!.podName!, 'init');
+    expect(initLog).toContain(`retrying: GetObjectCommand s3://${BUCKET}/refused/k at ${endpoint}: attempt 4 of 5 failed`);
+  }, 180_000);
+
   it('createBucketIfNotPresent makes a missing bucket when listing or reading, too, not only when writing', async () => {
     const keys = { accessKey: store.accessKey, secretKey: store.secretKey };
     const at = (bucket: string, create: boolean) => ({

@@ -20,7 +20,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { describeStored, type StoreLocation } from './plan.js';
-import { NO_SUCH_OBJECT, StoreError } from './store-error.js';
+import { NO_SUCH_OBJECT, StoreError, storeRetryReporter } from './store-error.js';
 import { measuring } from './digest.js';
 
 /** Credentials of one location; absent means anonymous access. */
@@ -37,7 +37,29 @@ export function describe(loc: StoreLocation): string {
   return describeStored(loc);
 }
 
-export function storeClient(loc: StoreLocation, creds: StoreCredentials | undefined): S3Client {
+/**
+ * How long a store may keep a request waiting. Without limits a store whose address drops
+ * packets held a step Running for the system's connect timeout (minutes) per attempt, and one
+ * that accepted the connection and never answered held it forever: the pod cannot report while
+ * it waits, so the step showed nothing. With them each attempt ends, the SDK retries
+ * (maxAttempts), and the step fails with the reason and the attempts made. The idle limit is
+ * the pod side's only (it calls reportStoreRetries): the server streams objects to readers who
+ * may pause a download longer than that.
+ */
+export const STORE_TIMEOUTS = { connectMs: 10_000, idleMs: 30_000 };
+
+function defaultTimeouts(): { connectMs: number; idleMs: number } {
+  return storeRetryReporter() ? STORE_TIMEOUTS : { connectMs: STORE_TIMEOUTS.connectMs, idleMs: 0 };
+}
+
+/** Attempts per request (the first and the SDK's retries of transient failures). */
+export const STORE_ATTEMPTS = 5;
+
+export function storeClient(
+  loc: StoreLocation,
+  creds: StoreCredentials | undefined,
+  timeouts: { connectMs: number; idleMs: number } = defaultTimeouts(),
+): S3Client {
   // The SDK warns on every process about a Node release plugflow pins itself (package.json engines);
   // in a step pod that warning would end up in the init container's failure message.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -47,7 +69,8 @@ export function storeClient(loc: StoreLocation, creds: StoreCredentials | undefi
     region: loc.region || 'us-east-1',
     // Path-style addressing works with every S3-compatible server (no per-bucket DNS names).
     forcePathStyle: true,
-    maxAttempts: 5,
+    maxAttempts: STORE_ATTEMPTS,
+    requestHandler: { connectionTimeout: timeouts.connectMs, ...(timeouts.idleMs > 0 ? { socketTimeout: timeouts.idleMs } : {}) },
   };
   if (creds) config.credentials = { accessKeyId: creds.accessKey, secretAccessKey: creds.secretKey };
   else {
@@ -64,7 +87,40 @@ export function storeClient(loc: StoreLocation, creds: StoreCredentials | undefi
       throw new Error('anonymous object-store access: no credentials may be resolved');
     };
   }
-  return new S3Client(config);
+  const client = new S3Client(config);
+  reportAttempts(client, loc);
+  return client;
+}
+
+/**
+ * Tells the pod side's retry reporter (store-error.ts) about every failed attempt but the last
+ * (a middleware inside the SDK's retry loop).
+ */
+function reportAttempts(client: S3Client, loc: StoreLocation): void {
+  type Middleware = Parameters<S3Client['middlewareStack']['addRelativeTo']>[0];
+  type Handler = (args: object) => Promise<unknown>;
+  // Built once per request (the SDK resolves the stack per command), so `attempt` counts that request's attempts.
+  const middleware = (next: Handler, context: { commandName?: string }): Handler => {
+    let attempt = 0;
+    return async (args) => {
+      attempt++;
+      try {
+        return await next(args);
+      } catch (err) {
+        const report = storeRetryReporter();
+        if (report && attempt < STORE_ATTEMPTS) {
+          const request = `${context.commandName ?? 'request'} ${describeStored(loc)}`;
+          report(`${request}: attempt ${attempt} of ${STORE_ATTEMPTS} failed (${storeMessage(err)}); retrying`);
+        }
+        throw err;
+      }
+    };
+  };
+  client.middlewareStack.addRelativeTo(middleware as unknown as Middleware, {
+    relation: 'after',
+    toMiddleware: 'retryMiddleware',
+    name: 'plugflowAttemptReport',
+  });
 }
 
 /** The identity of anonymous requests: never sent, the no-op signer ignores it. */
@@ -200,6 +256,15 @@ export function storeMessage(err: unknown): string {
   };
   const hint = hints[name];
   const msg = (err as Error)?.message ?? String(err);
-  if (hint) return `${hint} (${name}${status ? `, HTTP ${status}` : ''})`;
-  return `${msg}${status ? ` (HTTP ${status})` : ''}`;
+  const attempts = (err as { $metadata?: { attempts?: number } })?.$metadata?.attempts;
+  // Only failures worth retrying were retried: say so, the store may just have been unreachable a while.
+  const tried = attempts !== undefined && attempts > 1 ? ` (gave up after ${attempts} attempts)` : '';
+  if (hint) return `${hint} (${name}${status ? `, HTTP ${status}` : ''})${tried}`;
+  if (timedOut(err)) return `no answer (${msg}; the store accepts no connection or does not reply)${tried}`;
+  return `${msg}${status ? ` (HTTP ${status})` : ''}${tried}`;
+}
+
+function timedOut(err: unknown): boolean {
+  const e = err as { name?: string; code?: string };
+  return e?.name === 'TimeoutError' || e?.code === 'ETIMEDOUT';
 }

@@ -18,6 +18,10 @@ import { readManifestFile } from '../pod-side/manifest.js';
 import { DEFAULT_TERMINATION_MESSAGE_PATH, ENV_VAR_DIR, VAR_DIR } from '../pods/layout.js';
 import { encodeWaitReport } from '../pods/wait-report.js';
 import { errorMessage } from '../log/error-message.js';
+import { reportStoreRetries } from '../artifacts/store-error.js';
+
+/** A store request being retried, in the container's log (the pod cannot tell the controller while it runs). */
+const logRetry = (line: string) => console.error(`retrying: ${line}`);
 
 export function registerPodSideCommands(program: Command): void {
   const executor = program.command('executor').description('commands run inside step pods (init and wait containers)');
@@ -28,6 +32,7 @@ export function registerPodSideCommands(program: Command): void {
     .argument('<dir>', 'target directory')
     .option('--termination-log <path>', 'where a failure is reported', DEFAULT_TERMINATION_MESSAGE_PATH)
     .action(async (dir: string, opts: { terminationLog: string }) => {
+      reportStoreRetries(logRetry);
       const target = installEmissary(dir);
       console.log(`installed ${target}`);
       // Input artifacts: fetched before the main container starts (it mounts them at their paths).
@@ -50,6 +55,7 @@ export function registerPodSideCommands(program: Command): void {
     .command('data')
     .description("list the objects of a data template's source and print its transformation's result as JSON")
     .action(async () => {
+      reportStoreRetries(logRetry);
       try {
         console.log(await runData(dataPlanFromEnv()));
       } catch (err) {
@@ -76,6 +82,7 @@ export function registerPodSideCommands(program: Command): void {
     .description("delete a workflow's stored artifacts (the artifact GC pod), reporting in the termination message")
     .option('--termination-log <path>', 'where to write the report', DEFAULT_TERMINATION_MESSAGE_PATH)
     .action(async (opts: { terminationLog: string }) => {
+      reportStoreRetries(logRetry);
       const report = await runArtifactGC(opts.terminationLog);
       console.log(`deleted ${report.deleted} objects${report.errors.length ? `; ${report.errors.length} failed:` : ''}`);
       for (const e of report.errors) console.error(e);
@@ -88,6 +95,7 @@ export function registerPodSideCommands(program: Command): void {
     .option('--dir <dir>', 'the shared volume', process.env[ENV_VAR_DIR] || VAR_DIR)
     .option('--termination-log <path>', 'where to write the report', DEFAULT_TERMINATION_MESSAGE_PATH)
     .action(async (opts: { dir: string; terminationLog: string }) => {
+      reportStoreRetries(logRetry);
       const stop = new AbortController();
       // The wait container is PID 1 of its container: without a handler it would ignore SIGTERM
       // and hold the pod's deletion for the whole grace period.
