@@ -5,7 +5,7 @@
  */
 import { CoreV1Api, CustomObjectsApi, type V1Pod } from '@kubernetes/client-node';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -403,6 +403,54 @@ describe('local pod runner', () => {
     // The sidecar was stopped because the main container finished, and that is not a failure.
     expect(state(done, 'helper')?.terminated?.exitCode).toBe(0);
     expect(runner.readLog(ns, 'steps-main-1', 'main')).toContain('result-line');
+  });
+
+  it("runs a script in the image's working directory: / by default (a relative result.txt is /result.txt), else workingDir", async () => {
+    const custom = adminKubeConfig().makeApiClient(CustomObjectsApi);
+    const wf = (await custom.createNamespacedCustomObject({
+      group: 'plugflow.io',
+      version: 'v1alpha1',
+      namespace: ns,
+      plural: 'workflows',
+      body: {
+        apiVersion: 'plugflow.io/v1alpha1',
+        kind: 'Workflow',
+        metadata: { name: 'cwd' },
+        spec: { entrypoint: 'main', templates: [{ name: 'main', suspend: {} }] },
+      },
+    })) as Workflow;
+    // `/` is the host's here: the name carries the namespace so concurrent runs do not meet.
+    const file = `result-${ns}.txt`;
+    rmSync(`/${file}`, { force: true });
+    const script = (podName: string, workingDir?: string, path = `/${file}`) =>
+      buildStepPod({
+        workflow: wf,
+        nodeId: podName,
+        podName,
+        executorImage: 'plugflow:dev',
+        template: {
+          name: 'write',
+          script: { image: 'python:3', command: ['sh'], source: `printf written > ${file}\npwd`, ...(workingDir ? { workingDir } : {}) },
+          outputs: { parameters: [{ name: 'r', valueFrom: { path } }] },
+        },
+      });
+    try {
+      await core.createNamespacedPod({ namespace: ns, body: script('cwd-default') });
+      const wd = join(tmpdir(), `plugflow-wd-${ns}`);
+      await core.createNamespacedPod({ namespace: ns, body: script('cwd-set', wd, join(wd, file)) });
+      const byDefault = observePod(await finished('cwd-default'));
+      expect(byDefault, byDefault.message).toMatchObject({
+        phase: 'Succeeded',
+        outputs: { result: '/', parameters: [{ name: 'r', value: 'written' }] },
+      });
+      const set = observePod(await finished('cwd-set'));
+      expect(set, set.message).toMatchObject({
+        phase: 'Succeeded',
+        outputs: { result: wd, parameters: [{ name: 'r', value: 'written' }] },
+      });
+    } finally {
+      rmSync(`/${file}`, { force: true });
+    }
   });
 
   it('reports failing steps: the exit code, stdout, and a missing output file', async () => {

@@ -1,7 +1,7 @@
 /**
  * What the runner does around one run of one container, as a container runtime would: the
  * command line with `$(VAR)` expanded, the volume mounts (with subPath / subPathExpr), a
- * private /tmp and working directory, the termination message file, the user to run as, and
+ * private /tmp, the working directory, the termination message file, the user to run as, and
  * afterwards the termination message as the kubelet reads it.
  */
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
@@ -14,9 +14,20 @@ import type { LaunchPlan, Mount } from './launch.js';
 export class StartError extends Error {}
 
 /** Host paths of one container's private files. */
-export function containerDirs(runDir: string, name: string): { dir: string; tmp: string; work: string; termination: string } {
+export function containerDirs(runDir: string, name: string): { dir: string; tmp: string; termination: string } {
   const dir = join(runDir, 'containers', name);
-  return { dir, tmp: join(dir, 'tmp'), work: join(dir, 'work'), termination: join(dir, 'termination-log') };
+  return { dir, tmp: join(dir, 'tmp'), termination: join(dir, 'termination-log') };
+}
+
+/**
+ * The directory a container starts in, as a container runtime picks it: `workingDir`, else the
+ * image's WORKDIR, else `/`. The runner never reads images, so their WORKDIR is not known and
+ * `/` is used (the image default of alpine, busybox, python, ...): a script's relative
+ * `open("result.txt")` is then the `/result.txt` its outputs declare, as in a real pod. That `/`
+ * is the host's, like every path outside the volumes and `/tmp` (see the README).
+ */
+export function workingDirectory(c: V1Container): string {
+  return c.workingDir || '/';
 }
 
 /**
@@ -44,7 +55,6 @@ export interface PlanInput {
 /** Prepares the container's directories and returns how to launch it. */
 export function planContainer({ pod, container: c, env, volumes, runDir }: PlanInput): LaunchPlan {
   const dirs = containerDirs(runDir, c.name);
-  mkdirSync(dirs.work, { recursive: true });
   mkdirSync(dirs.tmp, { recursive: true });
   chmodSync(dirs.tmp, 0o1777);
   // A fresh, empty termination message file per run, writable by any user the container runs as.
@@ -88,7 +98,7 @@ export function planContainer({ pod, container: c, env, volumes, runDir }: PlanI
         }
       : undefined;
 
-  return { argv: containerArgv(c, env), mounts, cwd: c.workingDir || dirs.work, privateTmp: dirs.tmp, runAs };
+  return { argv: containerArgv(c, env), mounts, cwd: workingDirectory(c), privateTmp: dirs.tmp, runAs };
 }
 
 /**
