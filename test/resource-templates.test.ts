@@ -261,6 +261,18 @@ describe('resource templates', () => {
     expect(Object.values(done.status!.nodes!)[0]!.message).toBe('failure condition "data.state in (bad, broken)" holds for configmap/gate');
   }, 120_000);
 
+  it('names the group, version and kind the API server does not serve, and the CRD that may be missing', async () => {
+    const make = (v: string): Template => ({ name: 'main', resource: { action: 'create', manifest: `apiVersion: ${v}\nkind: Widget\n` } });
+    await client.create(WORKFLOWS, ns, resourceFlow('no-group', [make('widgets.example.com/v1')]));
+    await client.create(WORKFLOWS, ns, resourceFlow('no-kind', [make('batch/v1')]));
+    const message = async (name: string) => Object.values((await waitForCompletion(client, ns, name, 60_000)).status!.nodes!)[0]!.message;
+    expect(await message('no-group')).toBe(
+      'the API server does not serve widgets.example.com/v1 (group "widgets.example.com", version "v1"), so it has no kind Widget: ' +
+        'the CustomResourceDefinition that defines it may be missing',
+    );
+    expect(await message('no-kind')).toBe('the API server serves no kind Widget in batch/v1 (is its CustomResourceDefinition installed?)');
+  }, 120_000);
+
   it('applies and replaces objects', async () => {
     const manifest = (v: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\ndata:\n  v: "${v}"\n`;
     await client.create(

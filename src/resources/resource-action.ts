@@ -90,7 +90,7 @@ export async function runResourceTemplate(input: ResourceRunInput): Promise<Reso
       ref = refOf(object, field);
       input.onActed?.(ref, `${r.action}: ${kubectlName(ref)}`);
     }
-    const type = await input.discovery.resourceFor(ref.apiVersion, ref.kind);
+    const type = await servedType(input.discovery, ref.apiVersion, ref.kind);
     if (success.length > 0 || failure.length > 0) {
       const waited = await waitFor(input, type, ref, success, failure);
       if (waited.failed !== undefined) return { phase: 'Failed', message: waited.failed, ref };
@@ -276,7 +276,27 @@ async function typeOf(discovery: Discovery, o: Obj, field: string): Promise<Reso
   if (typeof o.apiVersion !== 'string' || !o.apiVersion || typeof o.kind !== 'string' || !o.kind) {
     throw new FieldError(`${field}.manifest`, 'needs apiVersion and kind');
   }
-  return discovery.resourceFor(o.apiVersion, o.kind);
+  return servedType(discovery, o.apiVersion, o.kind);
+}
+
+/**
+ * The resource type serving `kind` in `apiVersion`. When the API server does not serve the
+ * group version at all its discovery answers a bare "404 page not found"; this says instead
+ * which group, version and kind are missing and that a CustomResourceDefinition may be.
+ */
+async function servedType(discovery: Discovery, apiVersion: string, kind: string): Promise<ResourceType> {
+  try {
+    return await discovery.resourceFor(apiVersion, kind);
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+    const slash = apiVersion.indexOf('/');
+    const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+    const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
+    throw new ResourceFailure(
+      `the API server does not serve ${apiVersion} (group ${JSON.stringify(group)}${group ? '' : ', the core group'}, version ${JSON.stringify(version)}), ` +
+        `so it has no kind ${kind}: ${group ? 'the CustomResourceDefinition that defines it may be missing' : 'check the apiVersion'}`,
+    );
+  }
 }
 
 function namespaceFor(type: ResourceType, given: string | undefined, input: ResourceRunInput): string | undefined {
