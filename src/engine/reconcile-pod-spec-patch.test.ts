@@ -97,4 +97,63 @@ describe('podSpecPatch rendering', () => {
       expect(limits(pod)).toEqual({ cpu: injections[i] });
     });
   }
+
+  it('inserts the JSON value of a tag standing where a value goes, from a previous task (peer: pod-spec-from-previous-step)', () => {
+    const w = new World({
+      entrypoint: 'flow',
+      templates: [
+        {
+          name: 'flow',
+          dag: {
+            tasks: [
+              { name: 'parse', template: 'parse' },
+              {
+                name: 'setup',
+                depends: 'parse',
+                template: 'setup',
+                arguments: { parameters: [{ name: 'r', value: '{{tasks.parse.outputs.parameters.r}}' }] },
+              },
+            ],
+          },
+        },
+        { name: 'parse', container: { image: 'alpine' }, outputs: { parameters: [{ name: 'r', valueFrom: { path: '/tmp/r' } }] } },
+        {
+          name: 'setup',
+          inputs: { parameters: [{ name: 'r' }] },
+          podSpecPatch:
+            '{"containers":[{"name":"main", "resources":{"limits": {{inputs.parameters.r}}, "requests": {{inputs.parameters.r}} }}],' +
+            ' "hostname": "h-{{inputs.parameters.r}}"}',
+          container: { image: 'alpine', command: ['true'] },
+        },
+      ],
+    });
+    w.reconcile();
+    w.succeedPod('parse', { parameters: [{ name: 'r', value: '{"memory": "10Gi", "cpu": "2000m"}' }] });
+    w.reconcile();
+    const patch = JSON.parse(w.created.get(w.pod('setup').podName)!.template.podSpecPatch!);
+    expect(patch.containers[0].resources).toEqual({
+      limits: { memory: '10Gi', cpu: '2000m' },
+      requests: { memory: '10Gi', cpu: '2000m' },
+    });
+    // Inside a string the value stays that string.
+    expect(patch.hostname).toBe('h-{"memory": "10Gi", "cpu": "2000m"}');
+  });
+
+  it('refuses a value-position tag whose value is more than one JSON value, naming the field and the parameter', () => {
+    for (const hostile of ['1, "hostPID": true', '{"cpu": "1"}, "hostPID": true', '1}}]}, "hostPID": true, "x": [{"y": {"z": 1']) {
+      const w = new World({
+        entrypoint: 'main',
+        arguments: { parameters: [{ name: 'cpu', value: hostile }] },
+        templates: [main('{"containers": [{"name": "main", "resources": {"limits": {"cpu": {{workflow.parameters.cpu}}}}}]}')],
+      });
+      w.reconcile();
+      expect(w.node('wf')).toMatchObject({
+        phase: 'Error',
+        message: expect.stringContaining(
+          'podSpecPatch.containers[0].resources.limits.cpu: {{workflow.parameters.cpu}} stands where a JSON value goes, but its value',
+        ),
+      });
+      expect(w.created.size).toBe(0);
+    }
+  });
 });

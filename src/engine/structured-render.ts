@@ -8,21 +8,28 @@
  *   2. each scalar holding placeholders gets its tags back, as written in the text, and is
  *      rendered by the caller's leaf renderer: the value is always one scalar (a string literal
  *      inside `{{=…}}` uses the quote its YAML/JSON string does not: `"{{=sprig.trim('x')}}"`);
- *   3. a tag that is a whole unquoted value (`cpu: {{inputs.parameters.n}}`) yields a number or
- *      boolean when the value reads as one, as the peer's textual substitution would; otherwise
- *      (and always when quoted) a string. Never a list, a map or null;
+ *   3. a tag that is a whole unquoted value stands where a JSON value goes
+ *      (`"limits": {{inputs.parameters.r}}`, `cpu: {{inputs.parameters.n}}`): its rendered text
+ *      is read as exactly one JSON value (parseUserJson: no `__proto__`) and inserted as that
+ *      value — a map, list, number, boolean, null or string — as the peer's textual substitution
+ *      would when the value is well-formed. Text that is not JSON but one plain word or phrase
+ *      (`1Gi`, `500m`, no `,:#"'[]{}` or line breaks) is that string, as YAML reads it; anything
+ *      else (`1, "hostPID": true`) is refused naming the field and the tag, since only a second
+ *      value or broken structure could be meant. A value can never reach beyond its own
+ *      position. A quoted tag, or one with other text around it, always gives a string;
  *   4. tags in keys are refused: a key is structure.
  * The result is the document as compact JSON (valid YAML too), checked for `__proto__` keys.
  */
 import { isPair, isScalar, isSeq, parseDocument, visit } from 'yaml';
-import { checkUserValue } from '../api/index.js';
+import { checkUserValue, parseUserJson } from '../api/index.js';
 import { compileTemplate } from '../expr/index.js';
 
 const OPEN = '\uE000';
 const CLOSE = '\uE001';
 const PLACEHOLDER = /\uE000(\d+)\uE001/g;
 const WHOLE = /^\uE000(\d+)\uE001$/;
-const NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?$/;
+/** Text a whole unquoted tag may give as a plain string when it is not JSON: no structure characters. */
+const PLAIN_WORDS = /^[^,:#"'[\]{}\n\r\t\\]*$/;
 
 /**
  * Renders the tags of `text` (a YAML or JSON document) in its string leaves with `renderLeaf`,
@@ -59,17 +66,36 @@ export function renderStructuredText(text: string, field: string, renderLeaf: (t
         );
       const source = unmask(node.value, spans);
       const rendered = renderLeaf(source, leaf);
-      node.value = WHOLE.test(node.value) && node.type === 'PLAIN' ? plainScalar(rendered) : rendered;
+      if (!WHOLE.test(node.value) || node.type !== 'PLAIN') {
+        node.value = rendered;
+        return;
+      }
+      const value = jsonValue(rendered, leaf, source);
+      if (value !== null && typeof value === 'object') return doc.createNode(value);
+      node.value = value;
+      return;
     },
   });
   return JSON.stringify(checkUserValue(doc.toJS({ maxAliasCount: 100 }), field));
 }
 
-/** A whole unquoted tag's value: a number or boolean when it reads as one, else the string. */
-function plainScalar(text: string): string | number | boolean {
-  if (text === 'true' || text === 'false') return text === 'true';
-  if (NUMBER.test(text) && Number.isFinite(Number(text))) return Number(text);
-  return text;
+/** A whole unquoted tag's value (`tag` as written): one JSON value, else plain words as a string; anything else is refused. */
+function jsonValue(text: string, leaf: string, tag: string): unknown {
+  let value: unknown;
+  try {
+    value = parseUserJson(text, `${leaf} (the value of ${tag})`);
+  } catch (err) {
+    if (err instanceof SyntaxError) {
+      if (PLAIN_WORDS.test(text) && text.trim() === text) return text;
+      throw new Error(
+        `${leaf}: ${tag} stands where a JSON value goes, but its value ${JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text)} is not one JSON value (quote the tag to insert it as a string)`,
+      );
+    }
+    throw err;
+  }
+  if (typeof value === 'number' && !Number.isFinite(value))
+    throw new Error(`${leaf}: ${tag} gives ${JSON.stringify(text)}, a number out of range`);
+  return value;
 }
 
 function unmask(text: string, spans: { raw: string }[]): string {
