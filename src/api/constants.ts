@@ -32,11 +32,19 @@ export const LABEL_WORKFLOW_EVENT_BINDING = `${LABEL_PREFIX}workflow-event-bindi
 export const LABEL_COMPLETED = `${LABEL_PREFIX}completed`;
 /** Label on workflows: their phase (lets `list` select by phase on the server). */
 export const LABEL_PHASE = `${LABEL_PREFIX}phase`;
+/** Template annotation: the displayName of the template's nodes (src/engine/display-name.ts). */
+export const ANNOTATION_DISPLAY_NAME = `${LABEL_PREFIX}display-name`;
 /** On a workflow made by `plugflow resubmit`: the name of the workflow it was made from. */
 export const LABEL_RESUBMITTED_FROM = `${LABEL_PREFIX}resubmitted-from-workflow`;
 
 /** Environment variable that turns executor plugins on in the controller. */
 export const FEATURE_GATE_EXECUTOR_PLUGINS = 'WORKFLOW_EXECUTOR_PLUGINS';
+/**
+ * Environment variable that lets workflows declare their own executor plugins
+ * (`spec.executorPlugins`), independently of FEATURE_GATE_EXECUTOR_PLUGINS (the peer's
+ * `ARGO_WORKFLOW_LEVEL_EXECUTOR_PLUGINS`, flag `--workflow-level-executor-plugins`).
+ */
+export const FEATURE_GATE_WORKFLOW_LEVEL_EXECUTOR_PLUGINS = 'WORKFLOW_LEVEL_EXECUTOR_PLUGINS';
 /** Where a plugin sidecar finds its own token. */
 export const PLUGIN_TOKEN_PATH = '/var/run/workflow/token';
 /** Default namespace of the installation (controller, server, shared plugins). */
@@ -67,4 +75,9 @@ export const PLURAL = {
 /** Returns true when the executor plugin gate is on in this environment. */
 export function executorPluginsEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
   return env[FEATURE_GATE_EXECUTOR_PLUGINS] === 'true';
+}
+
+/** Returns true when the workflow-level executor plugin gate is on in this environment. */
+export function workflowLevelExecutorPluginsEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env[FEATURE_GATE_WORKFLOW_LEVEL_EXECUTOR_PLUGINS] === 'true';
 }

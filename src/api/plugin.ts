@@ -23,6 +23,16 @@ export interface ExecutorPlugin {
   };
 }
 
+/**
+ * One entry of a workflow's `spec.executorPlugins`: the plugin declared in the workflow itself
+ * (no apiVersion or kind), with the same sidecar rules as `plugin.yaml`. Only `metadata.name`
+ * (the plugin's name), `labels` and `annotations` (documentation) are read from its metadata.
+ */
+export interface WorkflowExecutorPlugin {
+  metadata: Pick<ObjectMeta, 'name' | 'labels' | 'annotations'>;
+  spec: ExecutorPlugin['spec'];
+}
+
 /** What a plugin answers for one template evaluation. */
 export interface NodeResult {
   phase?: NodePhase;

@@ -1,7 +1,8 @@
 /**
  * The records of the template kinds' own sections in THE list of supported and refused fields
- * (supported-fields.ts, which spreads these into its records): http, resource, containerSet (its
- * containers are container records there) and data.
+ * (supported-fields.ts, which spreads these into its records): http (and the Secret key selector
+ * its headers and the artifact stores share), resource, containerSet (its containers are
+ * container records there) and data.
  */
 import { no, ok, rec, type FieldRule } from './field-rules.js';
 import type { RecordName } from './supported-fields.js';
@@ -20,6 +21,11 @@ export const KIND_RECORDS = {
   },
   HTTPHeader: { name: ok(), value: ok(), valueFrom: rec('HTTPHeaderSource') },
   HTTPHeaderSource: { secretKeyRef: rec('SecretKeySelector') },
+  SecretKeySelector: {
+    name: ok(),
+    key: ok(),
+    optional: no('a missing Secret always fails the step; optional Secrets are not implemented yet'),
+  },
   HTTPBodySource: { bytes: ok() },
   ResourceTemplate: {
     action: ok('get, create, apply (server-side), delete, replace, patch'),

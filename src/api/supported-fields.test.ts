@@ -193,6 +193,17 @@ describe('supported fields (one list for the CRD schema and the engine)', () => 
     expect(refused('ArchiveStrategy', 'zip')).toBe(true);
   });
 
+  it("supports the peer's pod-level fields and template annotations, and refuses its database locks with a reason", () => {
+    const status = (r: RecordName, f: string) => fieldRule(r, f)?.status;
+    for (const r of ['WorkflowSpec', 'Template'] as const)
+      for (const f of ['podResources', 'resourceClaims']) expect(status(r, f), `${r}.${f}`).toBe('supported');
+    expect(status('Template', 'annotations')).toBe('supported');
+    const mutex = fieldRule('Mutex', 'database');
+    const semaphore = fieldRule('SemaphoreRef', 'database');
+    expect(mutex?.status === 'refused' && mutex.reason).toMatch(/plain mutex/);
+    expect(semaphore?.status === 'refused' && semaphore.reason).toMatch(/configMapKeyRef/);
+  });
+
   it('never matches a key inherited from Object.prototype', () => {
     for (const r of RECORD_NAMES)
       for (const k of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) expect(fieldRule(r, k)).toBeUndefined();

@@ -23,9 +23,19 @@
 import { no, ok, rec, type FieldRule } from './field-rules.js';
 import { ARTIFACT_RECORDS } from './supported-fields-artifacts.js';
 import { KIND_RECORDS } from './supported-fields-kinds.js';
+import { PARAMETER_RECORDS } from './supported-fields-parameters.js';
+import { EXECUTOR_PLUGINS_FIELD, PLUGIN_RECORD_NAMES, PLUGIN_RECORDS } from './supported-fields-plugins.js';
+import { RUNTIME_RECORDS } from './supported-fields-runtime.js';
 
 export type { FieldRule, FieldShape } from './field-rules.js';
 const KUBE = 'passed to Kubernetes unchanged';
+
+/** Pod-level resources (Kubernetes' pod.spec.resources), workflow and template level. */
+const POD_RESOURCES_NOTE =
+  "the step pod's spec.resources: one budget of requests and limits shared by all its containers, plugflow's init and wait included; cpu, memory and hugepages-* only, no claims";
+/** Dynamic Resource Allocation claims (Kubernetes' pod.spec.resourceClaims). */
+const RESOURCE_CLAIMS_NOTE =
+  "the step pod's spec.resourceClaims: each a name and one of resourceClaimName, resourceClaimTemplateName; a container gets a claim it names in its resources.claims";
 
 /** The container field set (spec 002): Kubernetes' own container record, passed to the pod. */
 const CONTAINER_NOTE = `the container field set, ${KUBE} (without command, the image's ENTRYPOINT and CMD are read from its registry or the controller's plugflow-images ConfigMap)`;
@@ -143,6 +153,7 @@ export const RECORD_NAMES = [
   'MetricGauge',
   'MetricHistogram',
   'MetricLabel',
+  ...PLUGIN_RECORD_NAMES,
 ] as const;
 
 export type RecordName = (typeof RECORD_NAMES)[number];
@@ -156,6 +167,7 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     serviceAccountName: ok('service account of the step pods'),
     automountServiceAccountToken: ok(),
     executor: rec('ExecutorConfig'),
+    executorPlugins: EXECUTOR_PLUGINS_FIELD,
     volumes: ok(KUBE),
     volumeClaimTemplates: ok('one PersistentVolumeClaim <workflow>-<name> per entry, made before the first pod, mounted by name'),
     volumeClaimGC: rec('VolumeClaimGC', 'one', 'when the claims are deleted'),
@@ -176,6 +188,8 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     podPriority: no('deprecated by the peer; use podPriorityClassName'),
     podSpecPatch: ok('merged into every step pod'),
     podMetadata: rec('Metadata', 'one', 'labels and annotations of every step pod'),
+    podResources: ok(POD_RESOURCES_NOTE),
+    resourceClaims: ok(RESOURCE_CLAIMS_NOTE),
     onExit: ok(),
     hooks: rec('LifecycleHook', 'map', 'exit, and conditional hooks with an expression'),
     activeDeadlineSeconds: ok(),
@@ -265,6 +279,11 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     ),
     metadata: rec('Metadata', 'one', 'labels and annotations of the step pod'),
     podSpecPatch: ok('merged into the step pod'),
+    podResources: ok(`${POD_RESOURCES_NOTE}; replaces spec.podResources`),
+    resourceClaims: ok(`${RESOURCE_CLAIMS_NOTE}; replaces spec.resourceClaims as a whole (a template needing both names both)`),
+    annotations: ok(
+      "workflows.plugflow.io/display-name, rendered with the inputs when the node starts, is its displayName (2 to 63 letters, digits, - and ., starting and ending with a letter or digit); other workflows.plugflow.io/ keys, and the peer's workflows.argoproj.io/display-name, are refused; any other key is kept on the template as metadata only (pod annotations are metadata.annotations)",
+    ),
     priority: no(
       "the peer sets it as the step pod's spec.priority, which Kubernetes' Priority admission refuses unless it equals the priorityClassName's value; use priorityClassName",
     ),
@@ -315,72 +334,7 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
     result: no('plugflow fills it in when the step runs (its standard output); a template cannot set it'),
     exitCode: no('plugflow fills it in when the step runs; a template cannot set it'),
   },
-  WorkflowArgumentParameter: {
-    name: ok(),
-    value: ok(),
-    default: ok(),
-    description: ok('documentation only'),
-    enum: ok('the value must be one of these'),
-    valueFrom: rec('ArgumentValueFrom'),
-    globalName: no('only output parameters are exported with globalName'),
-  },
-  CallArgumentParameter: {
-    name: ok(),
-    value: ok(),
-    default: no("an argument takes a value; put the default on the template's input parameter"),
-    description: ok('documentation only'),
-    enum: no("put the allowed values on the template's input parameter"),
-    valueFrom: rec('ArgumentValueFrom'),
-    globalName: no('only output parameters are exported with globalName'),
-  },
-  ArgumentValueFrom: {
-    ...refusedValueSources('arguments take a value, a ConfigMap key (valueFrom.configMapKeyRef) or valueFrom.default'),
-    default: ok(),
-    configMapKeyRef: rec(
-      'ParameterConfigMapKeyRef',
-      'one',
-      'the value of a key of a ConfigMap labelled workflows.plugflow.io/configmap-type=Parameter',
-    ),
-  },
-  InputValueFrom: {
-    ...refusedValueSources("input parameters take the call's argument, a ConfigMap key (valueFrom.configMapKeyRef), value or default"),
-    default: ok(),
-    configMapKeyRef: rec('ParameterConfigMapKeyRef', 'one', 'used when the call passes no argument of that name'),
-  },
-  ParameterConfigMapKeyRef: {
-    name: ok(),
-    key: ok(),
-    optional: ok('a missing ConfigMap or key gives "" instead of an error (a default wins over it)'),
-  },
-  InputParameter: {
-    name: ok(),
-    value: ok(),
-    default: ok(),
-    description: ok('documentation only'),
-    enum: ok('the value must be one of these'),
-    valueFrom: rec('InputValueFrom'),
-    globalName: no('only output parameters are exported with globalName'),
-  },
-  OutputParameter: {
-    name: ok(),
-    value: ok(),
-    default: ok(),
-    description: ok('documentation only'),
-    enum: ok('checked when the value is supplied on resume'),
-    globalName: ok(),
-    valueFrom: rec('OutputValueFrom'),
-  },
-  OutputValueFrom: {
-    path: ok('container and script templates'),
-    parameter: ok(),
-    expression: ok(),
-    supplied: ok('suspend templates'),
-    default: ok(),
-    jsonPath: ok("resource templates: kubectl's JSONPath over the object, as `kubectl get -o jsonpath` prints it"),
-    jqFilter: ok('resource templates: jq over the object (each result on a line, strings raw), in a worker with a time and memory bound'),
-    configMapKeyRef: no('output parameters come from the step; a ConfigMap value is read by an input or argument parameter'),
-    event: no('only event bindings read it'),
-  },
+  ...PARAMETER_RECORDS,
   RetryStrategy: {
     limit: ok(),
     retryPolicy: ok(),
@@ -392,60 +346,10 @@ const RECORDS: Record<RecordName, Record<string, FieldRule>> = {
   RetryAffinity: {
     nodeAntiAffinity: ok("a retry's pod is kept off the Kubernetes nodes its failed attempts ran on (kubernetes.io/hostname NotIn)"),
   },
-  SecretKeySelector: {
-    name: ok(),
-    key: ok(),
-    optional: no('a missing Secret always fails the step; optional Secrets are not implemented yet'),
-  },
-  Memoize: {
-    key: ok('rendered with the inputs; must be a valid ConfigMap key'),
-    maxAge: ok('a Go duration (180s, 24h); older entries are ignored; empty: entries never expire'),
-    cache: rec('MemoizeCache'),
-  },
-  MemoizeCache: { configMap: rec('MemoizeCacheConfigMap') },
-  MemoizeCacheConfigMap: {
-    name: ok("the cache ConfigMap in the workflow's namespace, created with the cache label if missing"),
-    key: ok("required by the peer's selector shape and not used by it either: each entry is stored under memoize.key"),
-    optional: no('a cache ConfigMap is created when missing; optional has nothing to decide'),
-  },
-  Synchronization: {
-    mutex: rec('Mutex', 'one', 'a lock one holder at a time holds: <namespace>/Mutex/<name>'),
-    semaphore: rec('SemaphoreRef', 'one', 'a lock as many holders hold as its ConfigMap key says, read live'),
-    mutexes: rec('Mutex', 'list', 'several mutexes, all taken at once'),
-    semaphores: rec('SemaphoreRef', 'list', 'several semaphores, all taken at once'),
-  },
-  Mutex: {
-    name: ok('rendered with the workflow variables (and the inputs, at template level)'),
-    namespace: ok("only the workflow's own namespace: a lock shared with another namespace would let its workflows stall this one's"),
-  },
-  SemaphoreRef: {
-    configMapKeyRef: rec('SemaphoreConfigMapKeyRef'),
-    namespace: ok("only the workflow's own namespace: a lock shared with another namespace would let its workflows stall this one's"),
-  },
-  SemaphoreConfigMapKeyRef: {
-    name: ok("the ConfigMap in the workflow's namespace holding the limit"),
-    key: ok('its data key: a whole number of holders; changes are read live (a higher limit admits waiters at once)'),
-    optional: no('a semaphore without its ConfigMap has no limit to obey; optional has nothing to decide'),
-  },
-  Metrics: { vendorP: rec('VendorP', 'list', 'the metrics to emit (the peer calls this list prometheus)') },
-  VendorP: {
-    name: ok('a Prometheus metric name, served as given'),
-    help: ok('required'),
-    labels: rec('MetricLabel', 'list'),
-    when: ok('rendered and evaluated when the metric would be emitted; false: not emitted'),
-    counter: rec('MetricCounter'),
-    gauge: rec('MetricGauge'),
-    histogram: rec('MetricHistogram'),
-  },
-  MetricCounter: { value: ok('rendered; the number added') },
-  MetricGauge: {
-    value: ok('rendered; the number set'),
-    realtime: ok('the value follows the running time ({{duration}}), read at each scrape'),
-  },
-  MetricHistogram: { value: ok('rendered; the number observed'), buckets: ok('upper bounds, increasing') },
-  MetricLabel: { key: ok(), value: ok('rendered') },
+  ...RUNTIME_RECORDS,
   ...ARTIFACT_RECORDS,
   ...KIND_RECORDS,
+  ...PLUGIN_RECORDS,
 };
 
 function callFields(): Record<string, FieldRule> {
@@ -463,13 +367,6 @@ function callFields(): Record<string, FieldRule> {
     hooks: rec('LifecycleHook', 'map', 'exit, and conditional hooks with an expression'),
     onExit: ok(),
   };
-}
-
-function refusedValueSources(why: string): Record<string, FieldRule> {
-  const out: Record<string, FieldRule> = {};
-  for (const k of ['configMapKeyRef', 'event', 'expression', 'jqFilter', 'jsonPath', 'parameter', 'path', 'supplied'])
-    out[k] = no(`this source is not read here: ${why}`);
-  return out;
 }
 
 /** The container field set of spec 002, every field passed to the pod as written. */

@@ -35,6 +35,8 @@ export const POD_FIELDS = [
   'priorityClassName',
   'hostAliases',
   'podSpecPatch',
+  'podResources',
+  'resourceClaims',
   'metadata',
   'automountServiceAccountToken',
   'archiveLocation',

@@ -10,6 +10,7 @@ import type {
   ContainerNode,
   HostAlias,
   PodSecurityContext,
+  ResourceRequirements,
   SecretKeySelector,
   StringMap,
   Toleration,
@@ -21,6 +22,18 @@ import type { Artifact, ArtifactLocation, ArtifactPaths } from './artifact.js';
 import type { Arguments, Inputs, Outputs } from './parameter.js';
 import type { IntOrString } from './values/scalars.js';
 import type { Item, LifecycleHooks, Sequence, TemplateRef } from './workflow.js';
+
+/**
+ * A Dynamic Resource Allocation claim of a pod (Kubernetes' PodResourceClaim): its name, which
+ * containers name in `resources.claims`, and exactly one source.
+ */
+export interface PodResourceClaim {
+  name: string;
+  /** An existing ResourceClaim in the workflow's namespace, shared by every pod naming it. */
+  resourceClaimName?: string;
+  /** A ResourceClaimTemplate in the workflow's namespace: each pod gets its own claim, deleted with it. */
+  resourceClaimTemplateName?: string;
+}
 
 /** Labels and annotations added to the pod of a template. */
 export interface Metadata {
@@ -257,6 +270,11 @@ export interface Template {
   name: string;
   activeDeadlineSeconds?: IntOrString;
   affinity?: Affinity;
+  /**
+   * Metadata of the template itself: `workflows.plugflow.io/display-name` (rendered with the
+   * inputs) is its node's displayName; other keys have no effect (display-name.ts).
+   */
+  annotations?: StringMap;
   archiveLocation?: ArtifactLocation;
   /** When false, `executor.serviceAccountName` must be given. */
   automountServiceAccountToken?: boolean;
@@ -279,9 +297,13 @@ export interface Template {
   parallelism?: number;
   plugin?: Plugin;
   podSpecPatch?: string;
+  /** The step pod's pod-level resources (spec.resources); replaces the workflow's. */
+  podResources?: ResourceRequirements;
   priority?: number;
   priorityClassName?: string;
   resource?: ResourceTemplate;
+  /** The step pod's DRA claims (spec.resourceClaims); a non-empty list replaces the workflow's. */
+  resourceClaims?: PodResourceClaim[];
   retryStrategy?: RetryStrategy;
   schedulerName?: string;
   script?: ScriptTemplate;

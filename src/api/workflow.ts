@@ -9,14 +9,16 @@ import type {
   LocalObjectReference,
   ObjectMeta,
   PodSecurityContext,
+  ResourceRequirements,
   StringMap,
   Toleration,
 } from './container.js';
 import type { PersistentVolumeClaimTemplate, Volume } from './volume.js';
 import type { Arguments } from './parameter.js';
 import type { ArtifactGC } from './artifact.js';
-import type { ExecutorConfig, Metadata, Metrics, RetryStrategy, Synchronization, Template } from './template.js';
+import type { ExecutorConfig, Metadata, Metrics, PodResourceClaim, RetryStrategy, Synchronization, Template } from './template.js';
 import type { WorkflowStatus } from './workflow-status.js';
+import type { WorkflowExecutorPlugin } from './plugin.js';
 import type { IntOrString } from './values/scalars.js';
 
 /** A `withItems` element: any JSON value. */
@@ -79,6 +81,12 @@ export interface WorkflowSpec {
   serviceAccountName?: string;
   automountServiceAccountToken?: boolean;
   executor?: ExecutorConfig;
+  /**
+   * The workflow's own executor plugins (workflow-level plugins; controller gate
+   * WORKFLOW_LEVEL_EXECUTOR_PLUGINS). When non-empty they replace the discovered ConfigMap
+   * plugins in this workflow's agent pod.
+   */
+  executorPlugins?: WorkflowExecutorPlugin[];
   volumes?: Volume[];
   volumeClaimTemplates?: PersistentVolumeClaimTemplate[];
   /** When the claims of volumeClaimTemplates are deleted: OnWorkflowSuccess (default) or OnWorkflowCompletion. */
@@ -107,6 +115,10 @@ export interface WorkflowSpec {
   hostAliases?: HostAlias[];
   securityContext?: PodSecurityContext;
   podSpecPatch?: string;
+  /** Pod-level resources (pod spec.resources) of every step pod whose template sets none. */
+  podResources?: ResourceRequirements;
+  /** DRA claims (pod spec.resourceClaims) of every step pod whose template sets none. */
+  resourceClaims?: PodResourceClaim[];
   metrics?: Metrics;
   /** `Stop` or `Terminate`: asks the controller to end the workflow. */
   shutdown?: string;

@@ -4,7 +4,12 @@
  * loses leadership, so its Deployment restarts it as a clean follower.
  */
 import { InvalidArgumentError, type Command } from 'commander';
-import { executorPluginsEnabled } from '../api/index.js';
+import {
+  executorPluginsEnabled,
+  FEATURE_GATE_EXECUTOR_PLUGINS,
+  FEATURE_GATE_WORKFLOW_LEVEL_EXECUTOR_PLUGINS,
+  workflowLevelExecutorPluginsEnabled,
+} from '../api/index.js';
 import { createLogger } from '../log/logger.js';
 import { DEFAULT_IMAGE, METRICS_AUTH_MODES, startController, type MetricsAuth } from '../controller/controller.js';
 import { AGENT_SERVICE_ACCOUNT } from '../plugins/index.js';
@@ -27,6 +32,7 @@ interface ControllerFlags {
   maxStatusBytes: number;
   insecureRegistry: string[];
   metricsAuth: MetricsAuth;
+  workflowLevelExecutorPlugins: boolean;
 }
 
 export function registerControllerCommands(program: Command): void {
@@ -77,6 +83,11 @@ export function registerControllerCommands(program: Command): void {
     )
     .option('--no-events', 'do not record Kubernetes Events on workflow start and finish')
     .option(
+      '--workflow-level-executor-plugins',
+      `let workflows declare their own executor plugins (spec.executorPlugins; default $${FEATURE_GATE_WORKFLOW_LEVEL_EXECUTOR_PLUGINS}=true, else off): independent of ${FEATURE_GATE_EXECUTOR_PLUGINS}; a workflow's own plugins replace the ConfigMap plugins for it`,
+      workflowLevelExecutorPluginsEnabled(),
+    )
+    .option(
       '--max-status-bytes <n>',
       'largest serialized workflow written; a workflow whose status grows past it ends in Error',
       positiveInt,
@@ -84,7 +95,9 @@ export function registerControllerCommands(program: Command): void {
     )
     .addHelpText(
       'after',
-      '\nEnvironment: WORKFLOW_EXECUTOR_PLUGINS=true enables executor plugins; PLUGFLOW_NAMESPACE is the installation namespace (default plugflow); ' +
+      `\nEnvironment: ${FEATURE_GATE_EXECUTOR_PLUGINS}=true enables executor plugins declared in ConfigMaps; ` +
+        `${FEATURE_GATE_WORKFLOW_LEVEL_EXECUTOR_PLUGINS}=true (or --workflow-level-executor-plugins) lets workflows declare their own in spec.executorPlugins ` +
+        '(off: such a workflow is refused naming the field); PLUGFLOW_NAMESPACE is the installation namespace (default plugflow); ' +
         `${ENV_POD_SECURITY_LEVEL} and PLUGFLOW_AGENT_SERVICE_ACCOUNT are the defaults of --pod-security-level and --agent-service-account.`,
     )
     .action(async (flags: ControllerFlags) => {
@@ -103,6 +116,7 @@ export function registerControllerCommands(program: Command): void {
         maxStatusBytes: flags.maxStatusBytes,
         ...(flags.insecureRegistry.length ? { insecureRegistries: flags.insecureRegistry } : {}),
         pluginsEnabled: executorPluginsEnabled(),
+        workflowLevelPluginsEnabled: flags.workflowLevelExecutorPlugins,
         log,
       });
       let signalled = false;

@@ -35,6 +35,7 @@ import { checkStepServiceAccount, type PodSecurityLevel } from '../pods/pod-poli
 import type { ControllerCaches } from './caches.js';
 import { deletionKey, type Expectations, type FailureMemory } from './failure-memory.js';
 import { PodAdmission } from './pod-admission.js';
+import { agentPluginsOf } from './agent-plugins.js';
 import { writeTaskSet } from './task-set-writer.js';
 import type { ResourceRunner } from './resource-runner.js';
 import { createWorkflowObjects, deleteWorkflowObjects } from './workflow-objects.js';
@@ -61,6 +62,8 @@ export interface ApplierOptions {
   /** The controller's pod security level (src/pods/pod-security-level.ts): the floor of every namespace. */
   podSecurityLevel: PodSecurityLevel;
   pluginsEnabled: boolean;
+  /** Workflows may declare their own plugins (spec.executorPlugins, agent-plugins.ts). */
+  workflowLevelPluginsEnabled?: boolean;
   /** The plugins a workflow in this namespace gets (empty when the gate is off). */
   pluginsFor(namespace: string): PluginEntry[];
   /** Where output artifacts go (artifact-repositories.ts); without it, outputs need their own location. */
@@ -354,9 +357,10 @@ export class ActionApplier {
     if (this.opts.failures.agentFailure(uid)) return false;
     if (this.opts.caches.pods.get(ns, name)) return false;
     if (this.opts.creations.pending(key)) return false;
-    const plugins = this.opts.pluginsEnabled ? this.opts.pluginsFor(ns) : [];
+    let plugins: PluginEntry[];
     let pod: V1Pod;
     try {
+      plugins = agentPluginsOf(wf, this.opts);
       const pluginTokenSecrets = await this.pluginTokenSecrets(ns, plugins);
       // The agent runs under its own account (never the steps'): the workflow's
       // executor.serviceAccountName, else the controller's (default plugflow-agent), which the

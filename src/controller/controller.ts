@@ -14,7 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Registry } from 'prom-client';
-import { DEFAULT_INSTALL_NAMESPACE, executorPluginsEnabled } from '../api/index.js';
+import { DEFAULT_INSTALL_NAMESPACE, executorPluginsEnabled, workflowLevelExecutorPluginsEnabled } from '../api/index.js';
 import { reconcileWorkflow } from '../engine/index.js';
 import { KubeClient } from '../kube/client.js';
 import { AGENT_SERVICE_ACCOUNT } from '../plugins/index.js';
@@ -57,6 +57,8 @@ export interface ControllerOptions {
   workers?: number;
   /** Executor plugins on; default from WORKFLOW_EXECUTOR_PLUGINS. */
   pluginsEnabled?: boolean;
+  /** Workflows may declare their own plugins (spec.executorPlugins); default from WORKFLOW_LEVEL_EXECUTOR_PLUGINS. */
+  workflowLevelPluginsEnabled?: boolean;
   /** Where shared plugins and the leader lease live; default PLUGFLOW_NAMESPACE or `plugflow`. */
   installNamespace?: string;
   /** Image of the init/wait containers of step pods. */
@@ -140,6 +142,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
   const client = await KubeClient.fromKubeConfig(kc, { onRequest: metrics.onRequest, userAgent: 'plugflow-controller' });
   const installNamespace = opts.installNamespace ?? process.env.PLUGFLOW_NAMESPACE ?? DEFAULT_INSTALL_NAMESPACE;
   const pluginsEnabled = opts.pluginsEnabled ?? executorPluginsEnabled();
+  const workflowLevelPluginsEnabled = opts.workflowLevelPluginsEnabled ?? workflowLevelExecutorPluginsEnabled();
   const identity = opts.identity ?? process.env.POD_NAME ?? `${hostname()}-${randomBytes(4).toString('hex')}`;
 
   const plugins = pluginsEnabled ? new PluginDiscovery(client, installNamespace, log, { watchdogMs: opts.watchdogMs }) : undefined;
@@ -174,6 +177,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     },
     podSecurityLevel,
     pluginsEnabled,
+    workflowLevelPluginsEnabled,
     pluginsFor: (ns) => plugins?.pluginsFor(ns) ?? [],
     repositories: new ArtifactRepositories(client, installNamespace),
     ...(gcsEndpoint ? { gcsEndpoint } : {}),
@@ -198,6 +202,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     log,
     engine: opts.engine ?? reconcileWorkflow,
     pluginsEnabled,
+    workflowLevelPluginsEnabled,
     excludedPlugins: (ns) => plugins?.excludedFor(ns) ?? {},
     artifactGC: new ArtifactGC({ client, log, events, executorImage, ...(gcsEndpoint ? { gcsEndpoint } : {}) }),
     ...(opts.maxStatusBytes !== undefined ? { maxStatusBytes: opts.maxStatusBytes } : {}),
@@ -332,6 +337,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
       workers: opts.workers ?? 8,
       namespace: opts.namespace ?? '(all)',
       pluginsEnabled,
+      workflowLevelPluginsEnabled,
       installNamespace,
       podSecurityLevel,
     });

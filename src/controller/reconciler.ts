@@ -73,6 +73,8 @@ export interface ReconcilerDeps {
   log: Logger;
   engine: Engine;
   pluginsEnabled: boolean;
+  /** Workflows may declare their own plugins (spec.executorPlugins); off refuses those that do. */
+  workflowLevelPluginsEnabled?: boolean;
   /** Plugins the agent pod of a workflow in `namespace` leaves out, name → reason (see PluginDiscovery). */
   excludedPlugins?: (namespace: string) => Record<string, string>;
   /** Conflicting status writes tolerated in one reconcile before it is retried with backoff. */
@@ -351,6 +353,7 @@ export class Reconciler {
       ...this.templateCaches,
       now: new Date(),
       pluginsEnabled: this.deps.pluginsEnabled,
+      workflowLevelPluginsEnabled: this.deps.workflowLevelPluginsEnabled === true,
       memoCache: (n, name) => this.deps.caches.memo.observe(n, name),
       parameterConfigMap: (n, name) => this.deps.caches.parameterConfigMaps.data(n, name),
     });

@@ -173,6 +173,12 @@ export interface Observations {
   /** Whether executor plugins are enabled in this controller. */
   pluginsEnabled: boolean;
   /**
+   * Whether workflows may declare their own plugins (spec.executorPlugins; the controller's
+   * WORKFLOW_LEVEL_EXECUTOR_PLUGINS gate, independent of `pluginsEnabled`). Off: a workflow
+   * declaring some is refused when it starts.
+   */
+  workflowLevelPluginsEnabled?: boolean;
+  /**
    * Plugins the workflow's agent pod leaves out (a container name or port clashes with another
    * plugin's), by plugin name, with the reason: a plugin step naming one fails with it.
    */

@@ -36,7 +36,9 @@ export function executeResource(run: EngineRun, ex: Execution): NodeStatus | und
     if (!run.canStart()) return undefined;
     node = run.createNode(newNode(ex.seed, 'Resource', { phase: 'Pending' }));
   }
-  const leaf = renderLeaf(run, node, ex);
+  // `pod.name` is the name the node's pod has or would have (the manifest pod's, which fetched
+  // the manifest; without manifestFrom no pod runs, but the peer's step would have one by that name).
+  const leaf = renderLeaf(run, node, ex, node.podName ?? podNameFor(run.workflowName, node.name, ex.resolved.templateName));
   if (!leaf.ok) return leaf.node;
   const { template } = leaf;
   const obs = run.resources.get(node.id);

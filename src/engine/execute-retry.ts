@@ -49,6 +49,8 @@ export function executeRetry(run: EngineRun, ex: Execution, runAttempt: AttemptR
     }
     if (last && !isFailure(last.phase)) {
       if (last.outputs) node.outputs = last.outputs;
+      // `steps.X.hostNodeName` of a retried step is its last attempt's (as the peer reads it).
+      if (last.hostNodeName) node.hostNodeName = last.hostNodeName;
       return run.setPhase(node, last.phase, last.phase === 'Succeeded' ? '' : (last.message ?? ''));
     }
     if (last) {
@@ -57,6 +59,7 @@ export function executeRetry(run: EngineRun, ex: Execution, runAttempt: AttemptR
       );
       if (decision.kind === 'stop') {
         if (last.outputs) node.outputs = last.outputs;
+        if (last.hostNodeName) node.hostNodeName = last.hostNodeName;
         return run.setPhase(node, last.phase as 'Failed' | 'Error', decision.message);
       }
       if (decision.kind === 'wait') {
@@ -113,6 +116,7 @@ function attemptExecution(
     existing,
     timing,
     retries: index,
+    lastRetry: lastRetryOf(run, node, index),
   };
 }
 
@@ -173,6 +177,12 @@ export function retryEnv(run: Pick<EngineRun, 'nowMs'>, last: NodeStatus, retrie
     },
     retries: String(retries),
   };
+}
+
+/** `lastRetry.*` for the template of attempt `index`: the attempt before it, or the peer's values for a first attempt. */
+function lastRetryOf(run: EngineRun, node: NodeStatus, index: number): Record<string, string> {
+  const previous = index > 0 ? run.children(node)[index - 1] : undefined;
+  return previous ? retryEnv(run, previous, index).lastRetry : { exitCode: '0', status: '', duration: '0', message: '' };
 }
 
 /** The numbers of a retryStrategy (fields may hold tags over the template's inputs). */

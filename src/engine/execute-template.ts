@@ -23,9 +23,10 @@ import { executeSteps } from './execute-steps.js';
 import { executeSuspend } from './execute-suspend.js';
 import { executeResource } from './execute-resource.js';
 import { executeTask } from './execute-task.js';
-import { bindInputs } from './inputs.js';
+import { bindInputs, inputVariables } from './inputs.js';
+import { templateDisplayName } from './display-name.js';
 import { memoDecision, memoSucceeded } from './memoize.js';
-import { templateVariables, templateWhere, type Execution, type NodeSeed } from './invocation.js';
+import { outputPathVariables, templateVariables, templateWhere, type Execution, type NodeSeed } from './invocation.js';
 import { isWaitingForLock, lockSpecsOf, nodeHolder } from './synchronization.js';
 import { podNameFor } from './node-naming.js';
 import { globalArtifacts, globalOutputs } from './outputs.js';
@@ -95,20 +96,37 @@ function executeInvocation(run: EngineRun, inv: Invocation, existing: NodeStatus
   const template = resolved.template;
   const kind = kindOf(template);
   let inputs: Inputs;
+  let shown: string | undefined;
   if (existing) {
     inputs = { ...(existing.inputs ?? {}) };
   } else {
     if (!run.canStart()) return undefined;
     const scope: Vars = { ...run.globals, ...inv.local, 'node.name': inv.name };
-    // A pod template without retries knows its pod name already (execute-pod.ts names it so).
-    if ((kind === 'container' || kind === 'script' || kind === 'containerSet' || kind === 'data') && !template.retryStrategy)
+    // A pod template without retries knows its pod name already (execute-pod.ts names it so); a
+    // resource template's is the name its pod would have (execute-resource.ts).
+    if (
+      (kind === 'container' || kind === 'script' || kind === 'containerSet' || kind === 'data' || kind === 'resource') &&
+      !template.retryStrategy
+    )
       scope['pod.name'] = podNameFor(run.workflowName, inv.name, resolved.templateName);
     const bound = bindInputs(template.inputs, inv.args, where, scope, inv.absent, run.parameterConfigMaps);
     if (!bound.ok)
       return run.createNode({ ...base, ...seedTemplate(resolved), type: nodeTypeOf(kind, template), phase: 'Error', message: bound.error });
     inputs = bound.inputs;
+    // The template's display-name annotation, rendered now, names the node (display-name.ts).
+    const named = templateDisplayName(template, { ...scope, ...inputVariables(inputs), ...outputPathVariables(template) }, where);
+    if (!named.ok)
+      return run.createNode({
+        ...base,
+        ...seedTemplate(resolved),
+        inputs,
+        type: nodeTypeOf(kind, template),
+        phase: 'Error',
+        message: named.error,
+      });
+    shown = named.displayName;
   }
-  const seed: NodeSeed = { ...base, ...seedTemplate(resolved), inputs };
+  const seed: NodeSeed = { ...base, ...(shown !== undefined ? { displayName: shown } : {}), ...seedTemplate(resolved), inputs };
   const ex: Execution = { seed, resolved, where, existing, timing: {}, ...(inv.local ? { local: inv.local } : {}) };
   if (kind === undefined || !SUPPORTED.has(kind)) {
     const message =

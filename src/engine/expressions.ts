@@ -11,7 +11,9 @@
  *   `retries`) and `{{=…}}` tags must have resolved, others are left for whoever reads them
  *   (metrics use `{{status}}`, `{{duration}}`); `metrics` itself is not rendered here;
  * - a `podSpecPatch` (template or workflow level) is rendered in the parsed document's string
- *   leaves only (structured-render.ts), never in its source text: a value cannot reshape a pod.
+ *   leaves only (structured-render.ts), never in its source text: a value cannot reshape a pod
+ *   beyond its own position. A tag that is a whole unquoted value inserts one JSON value there
+ *   (`"limits": {{inputs.parameters.r}}`); anything that is not one value is refused.
  */
 import { setOwn, type Inputs, type Template } from '../api/index.js';
 import {

@@ -30,6 +30,11 @@ export interface Execution {
   timing: LeafTiming;
   /** Attempt index when this is an attempt of a retried node (`{{retries}}`). */
   retries?: number;
+  /**
+   * `lastRetry.{exitCode,status,duration,message}` of an attempt: the attempt before it (the
+   * first attempt's are `0`, ``, `0`, ``, as the peer gives them).
+   */
+  lastRetry?: Record<string, string>;
   /** Variables the call site gives the template: `steps.name` or `tasks.name` (see callVariables). */
   local?: Vars;
 }

@@ -13,20 +13,23 @@ import { collectOutputs } from './outputs.js';
 import type { Vars } from './variables.js';
 import { errorMessage } from '../log/error-message.js';
 
-/** Variables of a leaf template: globals, inputs, `pod.name`, `node.name`, `retries`. */
-export function leafVariables(run: EngineRun, node: NodeStatus, ex: Execution): Vars {
+/** Variables of a leaf template: globals, inputs, `pod.name`, `node.name`, `retries`, `lastRetry.*`. */
+export function leafVariables(run: EngineRun, node: NodeStatus, ex: Execution, podName = node.podName): Vars {
   const vars = templateVariables(run.globals, ex);
   vars['node.name'] = node.name;
-  if (node.podName) vars['pod.name'] = node.podName;
+  if (podName) vars['pod.name'] = podName;
   if (ex.retries !== undefined) vars.retries = String(ex.retries);
+  for (const [k, v] of Object.entries(ex.lastRetry ?? {})) vars[`lastRetry.${k}`] = v;
   return vars;
 }
 
 export type RenderedLeaf = { ok: true; vars: Vars; template: Template } | { ok: false; node: NodeStatus };
 
-/** The leaf's variables and its rendered template; a template that cannot be rendered ends the node in Error with the reason. */
-export function renderLeaf(run: EngineRun, node: NodeStatus, ex: Execution): RenderedLeaf {
-  const vars = leafVariables(run, node, ex);
+/**
+ * The leaf's variables and its rendered template (`podName`: what `pod.name` holds, by default the
+ * node's pod); a template that cannot be rendered ends the node in Error with the reason. */
+export function renderLeaf(run: EngineRun, node: NodeStatus, ex: Execution, podName = node.podName): RenderedLeaf {
+  const vars = leafVariables(run, node, ex, podName);
   try {
     return { ok: true, vars, template: renderLeafTemplate(ex.resolved.template, vars, ex.where, ex.seed.inputs) };
   } catch (err) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Template, WorkflowSpec } from '../api/index.js';
+import { podNameFor } from './node-naming.js';
 import { validateWorkflow } from './validate.js';
 import { World } from './test-world.js';
 
@@ -125,6 +126,33 @@ describe('resource nodes', () => {
     expect(w.node('job').phase).toBe('Failed');
     expect(w.node('job').message).toMatch(/deadline/i);
     expect(w.resourceAsked).toEqual([]);
+  });
+
+  it("gives pod.name the name the node's pod would have, in the manifest, the flags and input defaults, per attempt", () => {
+    const patch: Template = {
+      name: 'patch-self',
+      inputs: { parameters: [{ name: 'who', default: 'pod {{pod.name}}' }] },
+      resource: {
+        action: 'patch',
+        mergeStrategy: 'merge',
+        flags: ['pod', '{{pod.name}}'],
+        manifest: 'metadata:\n  annotations:\n    who: "{{inputs.parameters.who}}"\n    me: "{{pod.name}}"\n',
+      },
+    };
+    const w = new World(withJob({ ...patch, name: 'make-job' }));
+    w.reconcile();
+    const node = w.node('job');
+    const podName = podNameFor('wf', node.name, 'make-job');
+    const asked = w.resourceAsked[0]!.template.resource!;
+    expect(asked.flags).toEqual(['pod', podName]);
+    expect(asked.manifest).toContain(`who: "pod ${podName}"`);
+    expect(asked.manifest).toContain(`me: "${podName}"`);
+    // No pod is recorded on the node: none runs.
+    expect(node.podName).toBeUndefined();
+
+    const retried = new World(withJob({ ...patch, name: 'make-job', retryStrategy: { limit: 1 } }));
+    retried.reconcile();
+    expect(retried.resourceAsked[0]!.template.resource!.flags).toEqual(['pod', podNameFor('wf', 'wf[0].job(0)', 'make-job')]);
   });
 
   it('retries a failed resource node under retryStrategy', () => {

@@ -47,6 +47,7 @@ import { LockBook, lockSpecsOf, workflowHolder } from './synchronization.js';
 import { podGCActions, ttlActions } from './workflow-gc.js';
 import { resourceActions } from './workflow-resources.js';
 import { workflowMetadataAction } from './workflow-metadata.js';
+import { withWorkflowPlugins } from './workflow-plugins.js';
 import { exitHandlerVariables, workflowDuration, workflowVariables } from './variables.js';
 import { errorMessage } from '../log/error-message.js';
 
@@ -84,7 +85,7 @@ function reconcileRun(workflow: Workflow, observations: Observations): Reconcile
   const spec = merged.spec;
   const firstRun = !previous.phase || previous.phase === 'Pending';
   if (firstRun) {
-    const errors = validateWorkflow(workflow, sources, merged);
+    const errors = validateWorkflow(workflow, sources, merged, observations);
     if (errors.length > 0) return failAtOnce(previous, now, `invalid spec: ${errors.map((e) => e.message).join('; ')}`);
   }
   const name = workflow.metadata?.name ?? '';
@@ -98,7 +99,7 @@ function reconcileRun(workflow: Workflow, observations: Observations): Reconcile
   const run = new EngineRun(
     name,
     previous.nodes,
-    { ...observations, agent: agent.agent },
+    { ...withWorkflowPlugins(observations, spec), agent: agent.agent },
     new TemplateResolver(spec.templates ?? [], sources, templateDecorator(spec)),
     spec.parallelism,
     globals,
@@ -114,7 +115,9 @@ function reconcileRun(workflow: Workflow, observations: Observations): Reconcile
   run.serviceAccountName = spec.serviceAccountName;
   run.activePods = countActivePods(run);
   const startedAt = previous.startedAt ?? run.now;
-  run.setGlobals({ 'workflow.duration': workflowDuration(toMs(startedAt, run.nowMs), run.nowMs) });
+  // `workflow.status` is the workflow's phase, as the peer gives it everywhere: Running while the
+  // templates run (the exit handler sets the final one).
+  run.setGlobals({ 'workflow.duration': workflowDuration(toMs(startedAt, run.nowMs), run.nowMs), 'workflow.status': 'Running' });
   run.shutdown = shutdownOf(spec, toMs(startedAt, run.nowMs), run);
   run.paused = spec.suspend === true;
 

@@ -39,6 +39,8 @@ export class World {
   agent: AgentObservation | undefined;
   /** Observations.excludedPlugins: plugins the agent pod leaves out, name → reason. */
   excludedPlugins: Record<string, string> | undefined;
+  /** Observations.workflowLevelPluginsEnabled (spec.executorPlugins allowed). */
+  workflowLevelPluginsEnabled = false;
   readonly pods = new Map<string, PodObservation>();
   /** Every pod ever created, by name, with the template it was created from. */
   readonly created = new Map<string, { nodeId: string; template: Template }>();
@@ -101,6 +103,7 @@ export class World {
       ...(this.parameterConfigMaps ? { parameterConfigMaps: structuredClone(this.parameterConfigMaps) } : {}),
       now: new Date(this.nowMs).toISOString(),
       pluginsEnabled: this.pluginsEnabled,
+      ...(this.workflowLevelPluginsEnabled ? { workflowLevelPluginsEnabled: true } : {}),
     });
     this.workflow.status = result.status;
     this.lastActions = result.actions;

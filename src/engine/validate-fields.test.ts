@@ -46,6 +46,20 @@ describe('no field is silently ignored', () => {
     );
   });
 
+  it("refuses the peer's database-backed locks, at both levels, with the reason (not as unknown)", () => {
+    const found = messages({
+      entrypoint: 'main',
+      synchronization: { semaphores: [{ database: { key: 'k' } } as never] },
+      templates: [{ ...echo, name: 'main', synchronization: { mutexes: [{ name: 'm', database: true } as never] } }],
+    });
+    expect(found.filter(refused).map((m) => m.slice(0, m.indexOf(' is not supported yet')))).toEqual([
+      'spec.synchronization.semaphores[0].database',
+      'spec.templates[main].synchronization.mutexes[m].database',
+    ]);
+    expect(found.join('\n')).not.toContain('is not a field plugflow knows');
+    expect(found.find((m) => m.startsWith('spec.synchronization'))).toMatch(/give the limit in a ConfigMap key \(configMapKeyRef\)/);
+  });
+
   it('walks steps, tasks, inline templates, hooks and arguments', () => {
     const found = messages({
       entrypoint: 'main',

@@ -25,6 +25,8 @@ import type { TemplateResolver } from './template-resolver.js';
 import { validateDag, validateSteps } from './validate-calls.js';
 import { validateResource } from './validate-resource.js';
 import { validateContainerSet } from './validate-container-set.js';
+import { checkPodLevelFields } from './pod-level-fields.js';
+import { checkTemplateAnnotations } from './display-name.js';
 import { errorMessage } from '../log/error-message.js';
 
 export interface TemplateContext {
@@ -73,6 +75,8 @@ export function validateTemplate(t: Template, where: string, scope: string | und
     });
   }
   checkPodFields(t, where, kinds, ctx);
+  checkPodLevelFields(t, where, ctx.add);
+  checkTemplateAnnotations(t, where, ctx.add);
   checkRetry(t, where, ctx);
   checkMemoize(t, where, ctx);
   if (t.daemon !== undefined && typeof t.daemon !== 'boolean') ctx.add(`${where}.daemon`, 'must be true or false');

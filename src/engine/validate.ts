@@ -26,7 +26,7 @@ import {
   type Template,
   type Workflow,
 } from '../api/index.js';
-import type { TemplateSource } from './contract.js';
+import type { Observations, TemplateSource } from './contract.js';
 import { effectiveSpec, type EffectiveSpec } from './effective-spec.js';
 import { checkEnum } from './inputs.js';
 import { templateDecorator } from './template-defaults.js';
@@ -34,8 +34,10 @@ import { checkGCFields } from './workflow-gc.js';
 import { checkArtifactGC } from './artifact-gc.js';
 import { parseRefspec } from '../artifacts/refspec.js';
 import { checkResourceFields } from './workflow-resources.js';
+import { checkPodLevelFields } from './pod-level-fields.js';
 import { hookExpressionProblem } from './lifecycle-hooks.js';
 import { checkWorkflowMetadata } from './workflow-metadata.js';
+import { checkExecutorPlugins, checkExecutorPluginsGate } from './workflow-plugins.js';
 import { TemplateResolver } from './template-resolver.js';
 import { checkReferencedTemplates, checkSpecFields } from './validate-fields.js';
 import { canonicalNames } from '../api/peer-names.js';
@@ -43,12 +45,14 @@ import { addProblem, checkParameterValues, validateTemplate, type TemplateContex
 
 /**
  * `merged` is the workflow's effective spec when the caller has it already (the engine merges
- * once per reconcile and hands it here); without it, it is computed from `sources`.
+ * once per reconcile and hands it here); without it, it is computed from `sources`. `gates`, given
+ * by the controller only (it alone knows them), refuses spec.executorPlugins while its gate is off.
  */
 export function validateWorkflow(
   workflow: Workflow,
   sources?: Readonly<Record<string, TemplateSource>>,
   merged?: EffectiveSpec,
+  gates?: Pick<Observations, 'workflowLevelPluginsEnabled'>,
 ): FieldError[] {
   const errors: FieldError[] = [];
   const add = (field: string, detail: string) => errors.push(new FieldError(field, detail));
@@ -69,6 +73,7 @@ export function validateWorkflow(
   if (wtr && !sources) {
     // The referenced spec is unknown: check only what the workflow itself says.
     checkSpecFields(workflow.spec, add);
+    checkExecutorPlugins(workflow.spec, add);
     checkOwnTemplates(workflow.spec.templates ?? [], undefined, add);
     checkParameterValues(workflow.spec.arguments?.parameters, 'spec.arguments.parameters', add);
     return errors;
@@ -84,6 +89,7 @@ export function validateWorkflow(
   const ctx: TemplateContext = { resolver, checkRefs: sources !== undefined, add };
   // Fields plugflow does not implement come first: nothing else matters until they are gone.
   checkSpecFields(spec, add);
+  if (gates) checkExecutorPluginsGate(spec, gates, add);
   if (ctx.checkRefs) checkReferencedTemplates(spec, resolver, add);
   checkOwnTemplates(templates, ctx, add);
 
@@ -125,6 +131,8 @@ export function validateWorkflow(
         }
       }
   checkResourceFields(spec, add);
+  checkPodLevelFields(spec, 'spec', add);
+  checkExecutorPlugins(spec, add);
   checkWorkflowMetadata(spec, add);
   if (spec.onExit !== undefined && spec.hooks?.exit) add('spec.onExit', 'and spec.hooks.exit are both set; keep one');
   if (spec.onExit !== undefined && !templates.some((t) => t.name === spec.onExit))

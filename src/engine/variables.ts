@@ -3,20 +3,31 @@
  * string value (`"steps.gen.outputs.result" → "3"`). The expression language builds nested
  * objects from these names for `{{=…}}` and `when`.
  *
- * - workflow: `workflow.name|namespace|uid|creationTimestamp`, `workflow.parameters.<p>`
+ * - workflow: `workflow.name|namespace|uid|mainEntrypoint|serviceAccountName|priority`,
+ *   `workflow.creationTimestamp` (RFC 3339) and its `.RFC3339`, `.s` (Unix seconds) and strftime
+ *   forms (`.Y`, `.m`, … — workflowTimeVariables), `workflow.scheduledTime` (the cron's
+ *   scheduled-time annotation, only when set), `workflow.labels|annotations` (JSON maps, also as
+ *   `.json`, and `.<name>`), `workflow.parameters.<p>`
  *   (and `workflow.parameters` / `workflow.parameters.json`: the list of `{name, value}` as JSON,
  *   as the peer gives both), `workflow.duration` (seconds since the workflow started, `%f` like
  *   the peer: `12.500000`), `workflow.outputs.parameters.<globalName>`, and in exit handlers
  *   `workflow.status` and `workflow.failures`;
  * - a finished step or task X (prefix `steps.X` / `tasks.X`): `.id`, `.status`, `.startedAt`, `.ip`
- *   (a daemon's pod IP),
+ *   (a daemon's pod IP), `.hostNodeName` (the Kubernetes node its pod ran on),
  *   `.finishedAt`, `.exitCode`, `.outputs.result`, `.outputs.exitCode`,
  *   `.outputs.parameters.<p>`, `.outputs.artifacts.<a>` (the record as JSON); for a loop, `.outputs.result` and `.outputs.parameters.<p>` are
  *   JSON lists over the items and `.outputs.parameters` a JSON list of `{name: value}` maps.
  */
 import { artifactVariable } from './artifacts.js';
 import { configMapValue, type ParameterConfigMaps } from './parameter-config-maps.js';
-import { anyStringToString, parseUserJson, type NodeStatus, type Workflow, type WorkflowSpec } from '../api/index.js';
+import {
+  ANNOTATION_SCHEDULED_TIME,
+  anyStringToString,
+  parseUserJson,
+  type NodeStatus,
+  type Workflow,
+  type WorkflowSpec,
+} from '../api/index.js';
 
 /**
  * Variable name → value. `null` marks an *absent* value: a declared output of a step or task that
@@ -37,8 +48,16 @@ export function workflowVariables(
     'workflow.name': meta.name ?? '',
     'workflow.namespace': meta.namespace ?? '',
     'workflow.uid': meta.uid ?? '',
+    // The entrypoint of the workflow as run (a workflowTemplateRef's when the workflow names none).
+    'workflow.mainEntrypoint': spec.entrypoint ?? '',
+    'workflow.serviceAccountName': spec.serviceAccountName ?? '',
   };
-  if (meta.creationTimestamp) vars['workflow.creationTimestamp'] = String(meta.creationTimestamp);
+  if (typeof spec.priority === 'number') vars['workflow.priority'] = String(Math.trunc(spec.priority));
+  if (meta.creationTimestamp) Object.assign(vars, workflowTimeVariables(String(meta.creationTimestamp)));
+  const scheduled = meta.annotations?.[ANNOTATION_SCHEDULED_TIME];
+  if (scheduled !== undefined) vars['workflow.scheduledTime'] = scheduled;
+  Object.assign(vars, metadataVariables('labels', meta.labels, spec.workflowMetadata?.labels));
+  Object.assign(vars, metadataVariables('annotations', meta.annotations, spec.workflowMetadata?.annotations));
   const params = spec.arguments?.parameters ?? [];
   const listed: Array<{ name: string; value: string }> = [];
   for (const p of params) {
@@ -64,6 +83,68 @@ export function workflowVariables(
   return vars;
 }
 
+/**
+ * `workflow.labels` / `workflow.annotations` (and their `.json`): the workflow's own map as JSON,
+ * keys sorted (`{}` when it has none, where the peer prints `null`); `.<name>` for each entry
+ * and for each `spec.workflowMetadata` entry, which the workflow gives itself as it starts.
+ */
+function metadataVariables(
+  kind: 'labels' | 'annotations',
+  own: Record<string, string> | undefined,
+  added: Record<string, string> | undefined,
+) {
+  const vars: Record<string, string> = {};
+  const sorted = Object.fromEntries(Object.entries(own ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  vars[`workflow.${kind}`] = JSON.stringify(sorted);
+  vars[`workflow.${kind}.json`] = JSON.stringify(sorted);
+  for (const [k, v] of Object.entries({ ...own, ...added })) if (typeof v === 'string') vars[`workflow.${kind}.${k}`] = v;
+  return vars;
+}
+
+const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/**
+ * `workflow.creationTimestamp` in RFC 3339 (also as `.RFC3339`), `.s` (Unix seconds), and one
+ * variable per strftime character the peer offers (`.Y` 2024, `.y` 24, `.m` 01, `.d` 02, `.H`
+ * 15, `.I` 03, `.M` 04, `.S` 05, `.p` PM, `.B` January, `.b` Jan, `.A` Monday, `.a` Mon, `.Z`
+ * UTC, `.z` +0000, `.L` .000), in UTC. A value the API server would not have written is kept as
+ * it is, without the derived forms.
+ */
+export function workflowTimeVariables(created: string): Record<string, string> {
+  const ms = Date.parse(created);
+  if (Number.isNaN(ms)) return { 'workflow.creationTimestamp': created };
+  const t = new Date(ms);
+  const two = (n: number) => String(n).padStart(2, '0');
+  const rfc3339 = t.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const hours = t.getUTCHours();
+  const chars: Record<string, string> = {
+    B: MONTHS[t.getUTCMonth()]!,
+    b: MONTHS[t.getUTCMonth()]!.slice(0, 3),
+    m: two(t.getUTCMonth() + 1),
+    A: DAYS[t.getUTCDay()]!,
+    a: DAYS[t.getUTCDay()]!.slice(0, 3),
+    d: two(t.getUTCDate()),
+    H: two(hours),
+    I: two(hours % 12 === 0 ? 12 : hours % 12),
+    M: two(t.getUTCMinutes()),
+    S: two(t.getUTCSeconds()),
+    Y: String(t.getUTCFullYear()),
+    y: two(t.getUTCFullYear() % 100),
+    p: hours < 12 ? 'AM' : 'PM',
+    Z: 'UTC',
+    z: '+0000',
+    L: `.${String(t.getUTCMilliseconds()).padStart(3, '0')}`,
+  };
+  const vars: Record<string, string> = {
+    'workflow.creationTimestamp': rfc3339,
+    'workflow.creationTimestamp.RFC3339': rfc3339,
+    'workflow.creationTimestamp.s': String(Math.floor(ms / 1000)),
+  };
+  for (const [c, v] of Object.entries(chars)) vars[`workflow.creationTimestamp.${c}`] = v;
+  return vars;
+}
+
 /** `workflow.duration`: seconds from `startedAtMs` to `nowMs` with six decimals, as the peer prints it. */
 export function workflowDuration(startedAtMs: number, nowMs: number): string {
   return (Math.max(0, nowMs - startedAtMs) / 1000).toFixed(6);
@@ -77,6 +158,7 @@ export function nodeVariables(prefix: string, node: NodeStatus): Vars {
   };
   if (node.startedAt) vars[`${prefix}.startedAt`] = node.startedAt;
   if (node.podIP) vars[`${prefix}.ip`] = node.podIP;
+  if (node.hostNodeName) vars[`${prefix}.hostNodeName`] = node.hostNodeName;
   if (node.finishedAt) vars[`${prefix}.finishedAt`] = node.finishedAt;
   const out = node.outputs;
   if (out?.exitCode !== undefined) {

@@ -11,3 +11,4 @@ export * from './registry.js';
 export * from './plugin-catalog.js';
 export * from './agent-pod.js';
 export * from './plugin-inventory.js';
+export * from './workflow-plugins.js';

@@ -21,8 +21,10 @@ export interface PluginEntry {
   namespace: string;
   /** Plugin name: the ConfigMap name without `-executor-plugin` when it ends so, else the ConfigMap name. */
   name: string;
-  /** Name of the ConfigMap the plugin was read from. */
+  /** Name of the ConfigMap the plugin was read from; empty for a workflow-level plugin. */
   configMapName: string;
+  /** For a workflow-level plugin (workflow-plugins.ts): the field declaring it, `spec.executorPlugins[0]`. */
+  declaredAt?: string;
   container: Container;
   automountServiceAccountToken: boolean;
 }

@@ -10,7 +10,8 @@
  *   - the script source travels in env PLUGFLOW_SCRIPT and its path is placed explicitly in argv
  *     (command, script path, args), so the pod spec shows the real command line;
  *   - workflow-level settings (spec.nodeSelector, affinity, tolerations, securityContext,
- *     podMetadata, volumes, podSpecPatch, ...) apply first, the template's win over them;
+ *     podMetadata, volumes, podResources, resourceClaims, podSpecPatch, ...) apply first, the
+ *     template's win over them;
  *   - automountServiceAccountToken is false unless asked for (the pod makes no API calls).
  * What may be in the pod at all is not decided here: the controller checks the built pod
  * against the pod policy (pod-policy.ts) before creating it.
@@ -186,6 +187,11 @@ export function buildStepPod(input: StepPodInput): V1Pod {
     dnsPolicy: wfSpec.dnsPolicy,
     dnsConfig: wfSpec.dnsConfig as V1PodSpec['dnsConfig'],
     activeDeadlineSeconds: deadline,
+    // Pod-level resources and DRA claims: the template's replace the workflow's (never merged).
+    resources: structuredClone(template.podResources ?? wfSpec.podResources) as V1PodSpec['resources'],
+    resourceClaims: structuredClone(
+      template.resourceClaims?.length ? template.resourceClaims : wfSpec.resourceClaims?.length ? wfSpec.resourceClaims : undefined,
+    ),
   };
   for (const [k, v] of Object.entries(optional)) if (v !== undefined) (spec as unknown as Record<string, unknown>)[k] = v;
 

@@ -4,10 +4,10 @@
  * need, implemented here so the pod builder stays pure:
  *   - objects merge key by key, recursively; a `null` value removes the key;
  *   - lists whose elements have an identity merge element by element on that key (containers,
- *     initContainers, ephemeralContainers, volumes, env, imagePullSecrets, resource claims by
- *     `name`; volumeMounts by `mountPath`; volumeDevices by `devicePath`; ports by
- *     `containerPort`; hostAliases by `ip`); an element with `$patch: delete` removes the match;
- *     unmatched elements are appended;
+ *     initContainers, ephemeralContainers, volumes, env, imagePullSecrets, resource claims (the
+ *     pod's and a container's) by `name`; volumeMounts by `mountPath`; volumeDevices by
+ *     `devicePath`; ports by `containerPort`; hostAliases by `ip`); an element with
+ *     `$patch: delete` removes the match; unmatched elements are appended;
  *   - every other list (args, command, tolerations, ...) is replaced as a whole.
  * Not supported: `$patch: replace`, `$setElementOrder`, `$retainKeys`, `$deleteFromPrimitiveList`.
  *
@@ -29,6 +29,7 @@ const MERGE_KEYS: Readonly<Record<string, string>> = {
   env: 'name',
   imagePullSecrets: 'name',
   claims: 'name',
+  resourceClaims: 'name',
   volumeMounts: 'mountPath',
   volumeDevices: 'devicePath',
   ports: 'containerPort',

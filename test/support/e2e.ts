@@ -131,6 +131,8 @@ export interface E2eStackOptions {
   prefix: string;
   /** Executor plugins on (default true). */
   plugins?: boolean;
+  /** Workflow-level executor plugins (spec.executorPlugins) on (default false, as in the controller). */
+  workflowLevelPlugins?: boolean;
   /** Installation namespace of the controller; a fresh test namespace `<prefix>-install` by default. */
   installNamespace?: string;
   /** Start the local pod runner (default true). */
@@ -229,6 +231,7 @@ export async function startE2eStack(opts: E2eStackOptions): Promise<E2eStack> {
       namespace,
       installNamespace,
       pluginsEnabled: opts.plugins ?? true,
+      workflowLevelPluginsEnabled: opts.workflowLevelPlugins ?? false,
       workers: 4,
       processMetrics: false,
       log,

@@ -21,6 +21,28 @@ import {
 import { argumentsSchema, lifecycleHooksSchema, metadataSchema, retryStrategySchema, templateSchema } from './template-schema.js';
 
 /**
+ * spec.executorPlugins (workflow-level executor plugins): metadata is kept whole so that the
+ * engine's validator names a field plugflow does not read; the container is kept open and checked
+ * field by field by the plugin shape (src/plugins/workflow-plugins.ts), as in a plugin ConfigMap.
+ */
+const executorPluginsSchema: Schema = arr(
+  obj(
+    {
+      metadata: obj({ name: str(), namespace: str(), generateName: str(), labels: stringMap(), annotations: stringMap() }, { open: true }),
+      spec: obj(
+        { sidecar: obj({ automountServiceAccountToken: bool(), container: openObject() }, { required: ['container'] }) },
+        { required: ['sidecar'] },
+      ),
+    },
+    { required: ['metadata', 'spec'] },
+  ),
+  {
+    description:
+      "Executor plugins declared in the workflow (sidecars of its agent pod). Needs the controller's WORKFLOW_LEVEL_EXECUTOR_PLUGINS=true; when non-empty they replace the ConfigMap plugins for this workflow.",
+  },
+);
+
+/**
  * WorkflowSpec. The spec does not list its fields, so unknown ones are kept (documents written for
  * the peer system use many more); the fields below are the ones plugflow reads and types.
  */
@@ -33,6 +55,7 @@ export const workflowSpecSchema: Schema = obj(
     serviceAccountName: str(),
     automountServiceAccountToken: bool(),
     executor: obj({ serviceAccountName: str() }),
+    executorPlugins: executorPluginsSchema,
     volumes: arr(openObject()),
     volumeClaimTemplates: arr(openObject()),
     parallelism: int64(),
@@ -50,6 +73,8 @@ export const workflowSpecSchema: Schema = obj(
     ttlStrategy: openObject(),
     securityContext: openObject(),
     podSpecPatch: str(),
+    podResources: openObject({ description: "Kubernetes' ResourceRequirements: pod-level resources of every step pod." }),
+    resourceClaims: arr(openObject(), { description: "Kubernetes' PodResourceClaims: DRA claims of every step pod." }),
     metrics: openObject(),
     synchronization: openObject(),
     retryStrategy: retryStrategySchema,
