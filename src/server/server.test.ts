@@ -17,7 +17,7 @@ import { ServerMetrics } from './metrics.js';
 import { createEventHandler } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { workflowRoutes } from './routes/workflows.js';
-import { buildApp } from './server.js';
+import { buildApp } from './app.js';
 import { generateSelfSigned } from '../tls/tls-material.js';
 
 const logger = winston.createLogger({ level: 'error', transports: [new winston.transports.Console({ silent: true })] });

@@ -13,7 +13,7 @@ import { INTERNAL_MESSAGE } from '../errors.js';
 import type { KubeClient } from '../../kube/client.js';
 import { startApiStandIn, statusReply, type ApiStandIn, type StandInReply, type StandInRequest } from '../../kube/testing/api-stand-in.js';
 import { ServerMetrics } from '../metrics.js';
-import { buildApp } from '../server.js';
+import { buildApp } from '../app.js';
 import { workflowRoutes } from './workflows.js';
 
 const logs: Record<string, unknown>[] = [];
