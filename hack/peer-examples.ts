@@ -22,7 +22,6 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { machineDescription, updateResultsSection } from '../bench/run-all.js';
 import { lintFiles } from '../src/cli/lint.js';
-import { readYamlDocuments } from '../src/yaml/kube-yaml.js';
 import { runPeerExamples, type ExampleOutcome } from './peer-examples/run.js';
 
 const version = process.env.PEER_VERSION ?? 'v4.0.5';
@@ -83,14 +82,8 @@ for (const [name, problems] of lint) for (const p of problems) console.log(`  LI
 
 let outcomes: ExampleOutcome[] = [];
 if (process.env.PEER_RUN === '1') {
-  const runnable = files.filter((f) => {
-    try {
-      return readYamlDocuments(readFileSync(f.path, 'utf8'), f.name).some((d) => (d as { kind?: string })?.kind === 'Workflow');
-    } catch {
-      return false;
-    }
-  });
-  outcomes = await runPeerExamples(runnable, {
+  // Every file goes in: the ConfigMaps and templates of one are used by the workflows of another.
+  outcomes = await runPeerExamples(files, {
     timeoutMs: Number(process.env.PEER_TIMEOUT ?? 120) * 1000,
     parallel: Number(process.env.PEER_PARALLEL ?? 6),
     say: (l) => console.log(`[peer-examples] ${l}`),

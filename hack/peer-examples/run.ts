@@ -79,7 +79,13 @@ export async function runPeerExamples(
   try {
     await prepare(client, stack.objectStore);
     const docs = new Map<string, Doc[]>();
-    for (const f of files) docs.set(f.name, readYamlDocuments(readFileSync(f.path, 'utf8'), f.name) as Doc[]);
+    for (const f of files) {
+      try {
+        docs.set(f.name, readYamlDocuments(readFileSync(f.path, 'utf8'), f.name) as Doc[]);
+      } catch (err) {
+        o.say(`cannot read ${f.name}: ${errorMessage(err)}`);
+      }
+    }
     // Every file's objects of these kinds first (as the peer's test): a workflow of one file may use another's.
     const others = [...docs.values()].flat().filter((d) => APPLIED.has(d?.kind ?? ''));
     for (const d of others) {
@@ -88,7 +94,8 @@ export async function runPeerExamples(
         o.say(`could not apply ${d.kind} ${d.metadata?.name ?? ''}: ${errorMessage(err)}`),
       );
     }
-    const queue = [...files];
+    // Only the files with workflows are run; the others only gave their objects.
+    const queue = files.filter((f) => (docs.get(f.name) ?? []).some((d) => d?.kind === 'Workflow'));
     const out: ExampleOutcome[] = [];
     const worker = async () => {
       for (let f = queue.shift(); f; f = queue.shift()) {
