@@ -4,7 +4,8 @@
 # hack/image/base-rootfs.sh (Debian packages only) and hack/image/node-modules.sh, so keep them in
 # step. The result runs the controller, server, agent and the init/wait containers of step pods.
 #
-#   /app                              package.json, bin/, dist/ (compiled), crds/, production node_modules,
+#   /app                              package.json, bin/, dist/ (compiled), crds/, proto/ (the artifact
+#                                     driver protocol, read at run time), production node_modules,
 #                                     examples/plugins/*/main.js (the TypeScript example plugins, compiled)
 #   /usr/local/bin/plugflow           launcher on PATH (hack/image/plugflow)
 #   /usr/local/bin/plugflow-emissary  static emissary; `plugflow executor install` copies it into
@@ -38,6 +39,7 @@ RUN npx tsx hack/image/compile-examples.ts /out/app
 COPY package.json /out/app/
 COPY bin/ /out/app/bin/
 COPY crds/ /out/app/crds/
+COPY proto/ /out/app/proto/
 
 # The Debian root filesystem: Node.js 20 and CA certificates with their libraries, nothing else.
 FROM debian:${DEBIAN_SUITE}-slim AS rootfs

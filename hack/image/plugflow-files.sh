@@ -1,7 +1,7 @@
 # Sourced by hack/image/build.sh for the `plugflow` image: stages its own files in $APP and adds
 # them as the image's second layer. The Dockerfile makes the same tree; keep the two in step.
 #
-#   /app/{package.json,bin/,dist/,crds/,node_modules/}   the CLI; production dependencies only
+#   /app/{package.json,bin/,dist/,crds/,proto/,node_modules/}   the CLI; production dependencies only
 #   /app/examples/plugins/*/main.js                       the TypeScript example plugins, compiled
 #   /usr/local/bin/plugflow                               launcher on PATH (hack/image/plugflow)
 #   /usr/local/bin/plugflow-emissary                      static Go emissary; `plugflow executor
@@ -27,6 +27,8 @@ compile() {
   # The whole bin/ directory: plugflow.js imports its siblings (early-signals.js).
   mkdir -p "$APP/app/bin" && install -m 0755 "$ROOT"/bin/*.js "$APP/app/bin/"
   cp -r "$ROOT/crds" "$APP/app/crds"
+  # The artifact driver protocol: the init and wait containers load it at run time (src/artifacts/plugin-driver.ts).
+  cp -r "$ROOT/proto" "$APP/app/proto"
   # The TypeScript example plugins, runnable with node (they import `plugflow/sdk`, see package.json exports).
   (cd "$ROOT" && npx tsx "$HERE/compile-examples.ts" "$APP/app")
   install -D -m 0755 "$HERE/plugflow" "$APP/usr/local/bin/plugflow"

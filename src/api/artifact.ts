@@ -134,6 +134,15 @@ export interface RawArtifact {
   data: string;
 }
 
+/** An artifact kept by an artifact driver plugin (the name an operator registered it under). */
+export interface PluginArtifact {
+  name?: string;
+  /** Free-form settings for the driver, passed as written. */
+  configuration?: string;
+  connectionTimeoutSeconds?: number;
+  key?: string;
+}
+
 /** Where an artifact lives (or the default archive location of a step). */
 export interface ArtifactLocation {
   archiveLogs?: boolean;
@@ -146,6 +155,7 @@ export interface ArtifactLocation {
   vendorDObject?: VendorDObjectArtifact;
   raw?: RawArtifact;
   vendorAObject?: VendorAObjectArtifact;
+  plugin?: PluginArtifact;
 }
 
 export interface Artifact extends ArtifactLocation {

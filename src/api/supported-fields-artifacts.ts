@@ -7,9 +7,42 @@ import { no, ok, rec, type FieldRule } from './field-rules.js';
 import type { RecordName } from './supported-fields.js';
 
 const OBJECT_STORE_ONLY =
-  'plugflow stores and fetches artifacts in S3-compatible object stores (vendorAObject), Azure-compatible blob stores (vendorB) and GCS (vendorCObject), and fetches them over http, from git and raw; this location is not implemented yet';
+  'plugflow stores and fetches artifacts in S3-compatible object stores (vendorAObject), Azure-compatible blob stores (vendorB), GCS (vendorCObject), over http and through artifact driver plugins, and fetches them from git and raw; this location is not implemented yet';
 const INPUT_ONLY = 'applies when an input artifact is placed; an output artifact is read from its path as it is';
 const STORED_IN_STORE = "an output artifact is stored in the workflow's artifact repository or its own vendorAObject";
+
+/** The names of the artifact records and of the data template (which lists artifacts), in the order THE list (supported-fields.ts) spreads them. */
+export const ARTIFACT_RECORD_NAMES = [
+  'ArtifactPaths',
+  'Data',
+  'DataSource',
+  'TransformationStep',
+  'InputArtifact',
+  'OutputArtifact',
+  'ArgumentArtifact',
+  'ArchiveLocation',
+  'ObjectStoreArtifact',
+  'BlobStoreArtifact',
+  'GcsArtifact',
+  'CreateBucketOptions',
+  'HTTPArtifact',
+  'HTTPArtifactHeader',
+  'HTTPArtifactAuth',
+  'BasicAuth',
+  'OAuth2Auth',
+  'OAuth2EndpointParam',
+  'ClientCertAuth',
+  'PluginArtifact',
+  'RawArtifact',
+  'GitArtifact',
+  'ArchiveStrategy',
+  'InputArchiveStrategy',
+  'InputTarStrategy',
+  'TarStrategy',
+  'ArtifactRepositoryRef',
+  'ArtifactGC',
+  'ArtifactGCOfArtifact',
+] as const;
 
 /** The artifact records, by the spec's names. */
 const LISTED_IN_STORE = 'a data template lists the objects of an object store (vendorAObject, vendorB, vendorCObject)';
@@ -26,6 +59,7 @@ export const ARTIFACT_RECORDS = {
     hdfs: no(OBJECT_STORE_ONLY),
     vendorDObject: no(OBJECT_STORE_ONLY),
     vendorO: no(OBJECT_STORE_ONLY),
+    plugin: no(LISTED_IN_STORE),
     path: no('a data template lists keys; it places no file'),
   },
   InputArtifact: {
@@ -58,6 +92,16 @@ export const ARTIFACT_RECORDS = {
     recurseMode: no(INPUT_ONLY),
     subPath: no(INPUT_ONLY),
     ...notStoredThere(),
+    http: rec(
+      'HTTPArtifact',
+      'one',
+      'uploaded with PUT to url (tar+gzip unless archive none), 307/308 redirects followed; the server does not download it (not an artifact repository)',
+    ),
+    plugin: rec(
+      'PluginArtifact',
+      'one',
+      'saved by the artifact driver the controller runs beside the step (its own location over the repository)',
+    ),
     archiveLogs: no('set archiveLogs on the workflow, the template (archiveLocation.archiveLogs) or the repository'),
     deleted: no('plugflow does not mark collected artifacts; status.artifactGCStatus says what was collected'),
   },
@@ -81,6 +125,7 @@ export const ARTIFACT_RECORDS = {
     vendorCObject: rec('GcsArtifact', 'one', 'its key is a key format like the repository one'),
     archiveLogs: ok("this template's main container log saved as the artifact main-logs"),
     ...notStoredThere(),
+    plugin: rec('PluginArtifact', 'one', 'its key is a key format like the repository one'),
   },
   ObjectStoreArtifact: {
     bucket: ok(),
@@ -107,21 +152,42 @@ export const ARTIFACT_RECORDS = {
     key: ok(),
     serviceAccountKeySecret: rec('SecretKeySelector', 'one', "a service account's JSON key; given to the init and wait containers only"),
   },
+  PluginArtifact: {
+    name: ok(
+      'an artifact driver registered with the controller (PLUGFLOW_ARTIFACT_DRIVERS); another name is refused when the workflow starts',
+    ),
+    configuration: ok('passed to the driver as written; put no credentials in it (it is in the workflow and its status)'),
+    key: ok("the artifact's place in the driver's store"),
+    connectionTimeoutSeconds: ok("how long the driver's socket may take to accept a connection (default: the driver's, else 5)"),
+  },
   CreateBucketOptions: { objectLocking: no('object locking is not implemented yet') },
   HTTPArtifact: {
-    url: ok(),
-    headers: rec('HTTPArtifactHeader', 'list'),
+    url: ok('inputs: GET; outputs: PUT'),
+    headers: rec('HTTPArtifactHeader', 'list', "sent to the url's origin only, not after a redirect to another"),
     auth: rec('HTTPArtifactAuth'),
+    saveStreamViaFile: ok('outputs are always uploaded from a file, so a 307/308 redirect is always followed'),
   },
   HTTPArtifactHeader: { name: ok(), value: ok() },
   HTTPArtifactAuth: {
     basicAuth: rec('BasicAuth'),
-    clientCert: no('client certificates for http artifacts are not implemented yet'),
-    oauth2: no('OAuth2 for http artifacts is not implemented yet'),
+    clientCert: rec('ClientCertAuth', 'one', "a TLS client certificate presented to the url's origin only"),
+    oauth2: rec('OAuth2Auth', 'one', "the client-credentials grant; the bearer token is sent to the url's origin only"),
   },
   BasicAuth: {
-    usernameSecret: rec('SecretKeySelector', 'one', 'given to the init container only'),
-    passwordSecret: rec('SecretKeySelector', 'one', 'given to the init container only'),
+    usernameSecret: rec('SecretKeySelector', 'one', 'given to the init and wait containers only'),
+    passwordSecret: rec('SecretKeySelector', 'one', 'given to the init and wait containers only'),
+  },
+  OAuth2Auth: {
+    clientIDSecret: rec('SecretKeySelector', 'one', 'required; given to the init and wait containers only'),
+    clientSecretSecret: rec('SecretKeySelector', 'one', 'required; given to the init and wait containers only'),
+    tokenURLSecret: rec('SecretKeySelector', 'one', 'required; the token endpoint (form POST, its redirects not followed)'),
+    scopes: ok('sent space-separated as scope'),
+    endpointParams: rec('OAuth2EndpointParam', 'list', 'more fields of the token request'),
+  },
+  OAuth2EndpointParam: { key: ok(), value: ok() },
+  ClientCertAuth: {
+    clientCertSecret: rec('SecretKeySelector', 'one', 'the PEM certificate (chain); given to the init and wait containers only'),
+    clientKeySecret: rec('SecretKeySelector', 'one', 'its PEM private key; given to the init and wait containers only'),
   },
   RawArtifact: { data: ok() },
   GitArtifact: {
@@ -171,6 +237,7 @@ function artifactLocations(): Record<string, FieldRule> {
     git: rec('GitArtifact', 'one', 'cloned over http(s) before the main container starts'),
     vendorB: rec('BlobStoreArtifact'),
     vendorCObject: rec('GcsArtifact'),
+    plugin: rec('PluginArtifact', 'one', 'loaded by the artifact driver the controller runs beside the step'),
     hdfs: no(OBJECT_STORE_ONLY),
     vendorDObject: no(OBJECT_STORE_ONLY),
     vendorO: no(OBJECT_STORE_ONLY),
@@ -180,7 +247,7 @@ function artifactLocations(): Record<string, FieldRule> {
 /** Locations an output cannot be stored in (fetch-only ones, and stores not implemented). */
 function notStoredThere(): Record<string, FieldRule> {
   return {
-    http: no(STORED_IN_STORE),
+    http: no("a template's archive location is a store; give http on each output artifact instead"),
     raw: no(STORED_IN_STORE),
     git: no(STORED_IN_STORE),
     hdfs: no(STORED_IN_STORE),

@@ -21,7 +21,7 @@
  */
 
 import { no, ok, rec, type FieldRule } from './field-rules.js';
-import { ARTIFACT_RECORDS } from './supported-fields-artifacts.js';
+import { ARTIFACT_RECORD_NAMES, ARTIFACT_RECORDS } from './supported-fields-artifacts.js';
 import { KIND_RECORDS } from './supported-fields-kinds.js';
 import { PARAMETER_RECORDS } from './supported-fields-parameters.js';
 import { EXECUTOR_PLUGINS_FIELD, PLUGIN_RECORD_NAMES, PLUGIN_RECORDS } from './supported-fields-plugins.js';
@@ -115,31 +115,7 @@ export const RECORD_NAMES = [
   'HTTPHeaderSource',
   'HTTPBodySource',
   'SecretKeySelector',
-  'ArtifactPaths',
-  'Data',
-  'DataSource',
-  'TransformationStep',
-  'InputArtifact',
-  'OutputArtifact',
-  'ArgumentArtifact',
-  'ArchiveLocation',
-  'ObjectStoreArtifact',
-  'BlobStoreArtifact',
-  'GcsArtifact',
-  'CreateBucketOptions',
-  'HTTPArtifact',
-  'HTTPArtifactHeader',
-  'HTTPArtifactAuth',
-  'BasicAuth',
-  'RawArtifact',
-  'GitArtifact',
-  'ArchiveStrategy',
-  'InputArchiveStrategy',
-  'InputTarStrategy',
-  'TarStrategy',
-  'ArtifactRepositoryRef',
-  'ArtifactGC',
-  'ArtifactGCOfArtifact',
+  ...ARTIFACT_RECORD_NAMES,
   'Memoize',
   'MemoizeCache',
   'MemoizeCacheConfigMap',

@@ -14,70 +14,33 @@
  * outputs will show (with its Secret references, never their values); the pod observer reads it
  * back from the pod spec, so the recorded location is exactly where the pod uploaded.
  */
-import type { Artifact, SecretKeySelector, Template, VendorAObjectArtifact, VendorBArtifact, VendorCObjectArtifact } from '../api/index.js';
+import type { Artifact, PluginArtifact, Template, VendorAObjectArtifact, VendorBArtifact, VendorCObjectArtifact } from '../api/index.js';
 import { renderTemplate } from '../expr/index.js';
 import { DEFAULT_KEY_FORMAT, namespacedKeyFormat, type ArtifactRepository } from './repository.js';
 import type { GitSource } from './git.js';
+import { httpSource, type HttpSource } from './plan-http.js';
+import { SecretEnvs, type SecretEnvList } from './secret-envs.js';
+import { ArtifactPlanError } from './plan-error.js';
+import { isBlob, storedLocation, type StoredLocation } from './plan-stores.js';
+import { pluginLocation, type PluginLocation } from './plan-plugin.js';
+import type { ArtifactDriver } from './drivers.js';
 import { MAIN_LOGS_ARTIFACT } from '../engine/artifacts.js';
+import type { KeyVariables } from './key-variables.js';
 
-/** Where the bytes of one artifact are in an object store, with credentials as variable names. */
-export interface StoreLocation {
-  bucket: string;
-  key: string;
-  endpoint: string;
-  region?: string;
-  insecure?: boolean;
-  createBucketIfNotPresent?: boolean;
-  /** Environment variables holding the access and secret key (absent: anonymous access). */
-  accessKeyEnv?: string;
-  secretKeyEnv?: string;
-}
+export {
+  describeStored,
+  isBlob,
+  isGcs,
+  type BlobLocation,
+  type GcsLocation,
+  type StoreLocation,
+  type StoredLocation,
+} from './plan-stores.js';
 
-/** Where the bytes of one artifact are in a blob store (`vendorB`), the account key as a variable name. */
-export interface BlobLocation {
-  kind: 'blob';
-  endpoint: string;
-  container: string;
-  blob: string;
-  accountKeyEnv?: string;
-}
+export type { HttpSource, OAuth2Source } from './plan-http.js';
 
-/** Where the bytes of one artifact are in GCS (`vendorCObject`), the key file as a variable name. */
-export interface GcsLocation {
-  kind: 'gcs';
-  bucket: string;
-  key: string;
-  /** A GCS-compatible server instead of storage.googleapis.com (PLUGFLOW_GCS_ENDPOINT). */
-  endpoint?: string;
-  serviceAccountKeyEnv?: string;
-}
-
-/** A stored artifact's place: an object store (S3 protocol), a blob store or GCS. */
-export type StoredLocation = StoreLocation | BlobLocation | GcsLocation;
-
-export function isBlob(loc: StoredLocation): loc is BlobLocation {
-  return (loc as BlobLocation).kind === 'blob';
-}
-
-export function isGcs(loc: StoredLocation): loc is GcsLocation {
-  return (loc as GcsLocation).kind === 'gcs';
-}
-
-/** `s3://bucket/key at endpoint`, `blob://container/blob at endpoint`, `gs://bucket/key`; never credentials. */
-export function describeStored(loc: StoredLocation): string {
-  if (isBlob(loc)) return `blob://${loc.container}/${loc.blob} at ${loc.endpoint}`;
-  if (isGcs(loc)) return `gs://${loc.bucket}/${loc.key}${loc.endpoint ? ` at ${loc.endpoint}` : ''}`;
-  return `s3://${loc.bucket}/${loc.key} at ${loc.endpoint}`;
-}
-
-export interface HttpSource {
-  url: string;
-  headers?: Array<{ name: string; value: string }>;
-  usernameEnv?: string;
-  passwordEnv?: string;
-}
-
-export type InputSource = { store: StoredLocation } | { http: HttpSource } | { raw: string } | { git: GitSource };
+export type InputSource =
+  { store: StoredLocation } | { http: HttpSource } | { raw: string } | { git: GitSource } | { plugin: PluginLocation };
 
 export interface InputArtifactPlan {
   name: string;
@@ -102,7 +65,10 @@ export interface PackPlan {
 export interface OutputArtifactPlan {
   name: string;
   optional?: boolean;
-  store: StoredLocation;
+  /** Where it is uploaded: a store (the repository's or its own), or with PUT to an http URL. */
+  store?: StoredLocation;
+  http?: HttpSource;
+  plugin?: PluginLocation;
   /** The record the node's outputs will hold once uploaded. */
   record: Artifact;
 }
@@ -114,9 +80,11 @@ export interface ArtifactPlan {
   packs: PackPlan[];
   outputs: OutputArtifactPlan[];
   /** Environment variables of the init/wait containers: name → Secret reference. */
-  secrets: Array<{ env: string; ref: { name: string; key: string } }>;
+  secrets: SecretEnvList;
   /** A data template's `source.artifactPaths`: the store and key prefix whose objects are listed. */
   listing?: StoredLocation;
+  /** The artifact drivers the pod talks to (their containers are added to it), in order of first use. */
+  drivers?: string[];
 }
 
 /** What the main container of a data template's pod does (src/pod-side/data.ts). */
@@ -125,35 +93,18 @@ export interface DataPlan {
   transformation: Array<{ expression: string }>;
 }
 
-export class ArtifactPlanError extends Error {}
+export { ArtifactPlanError } from './plan-error.js';
 
-/** Values for the key format: `workflow.name`, `pod.name`, … (see keyVariables). */
-export type KeyVariables = Record<string, string>;
-
-/** `workflow.*` and `pod.name` as key formats use them, plus the creation time's parts. */
-export function keyVariables(
-  workflow: { name: string; namespace: string; uid: string; creationTimestamp?: string },
-  podName: string,
-): KeyVariables {
-  const vars: KeyVariables = {
-    'workflow.name': workflow.name,
-    'workflow.namespace': workflow.namespace,
-    'workflow.uid': workflow.uid,
-    'pod.name': podName,
-  };
-  const t = workflow.creationTimestamp ? new Date(workflow.creationTimestamp) : undefined;
-  if (t && !Number.isNaN(t.getTime())) {
-    const two = (n: number) => String(n).padStart(2, '0');
-    vars['workflow.creationTimestamp'] = t.toISOString();
-    vars['workflow.creationTimestamp.Y'] = String(t.getUTCFullYear());
-    vars['workflow.creationTimestamp.m'] = two(t.getUTCMonth() + 1);
-    vars['workflow.creationTimestamp.d'] = two(t.getUTCDate());
-    vars['workflow.creationTimestamp.H'] = two(t.getUTCHours());
-    vars['workflow.creationTimestamp.M'] = two(t.getUTCMinutes());
-    vars['workflow.creationTimestamp.S'] = two(t.getUTCSeconds());
-  }
-  return vars;
+export interface PlanOptions {
+  archiveLogs?: boolean;
+  logFile?: string;
+  gcsEndpoint?: string;
+  gitKnownHosts?: string;
+  /** The artifact drivers the controller runs (drivers.ts); a plugin artifact naming another is refused. */
+  artifactDrivers?: readonly ArtifactDriver[];
 }
+
+export { keyVariables, type KeyVariables } from './key-variables.js';
 
 /**
  * The plan of a rendered leaf template (inputs already bound by the engine). `repository` is the
@@ -163,10 +114,10 @@ export function planArtifacts(
   template: Template,
   repository: ArtifactRepository | undefined,
   keyVars: KeyVariables,
-  options: { archiveLogs?: boolean; logFile?: string; gcsEndpoint?: string; gitKnownHosts?: string } = {},
+  options: PlanOptions = {},
 ): ArtifactPlan {
   const where = `template "${template.name}"`;
-  const secrets = new SecretEnvs();
+  const secrets = new SecretEnvs((m) => new ArtifactPlanError(m));
   const inputs: InputArtifactPlan[] = [];
   for (const a of template.inputs?.artifacts ?? []) {
     const field = `${where}: inputs.artifacts[${a.name}]`;
@@ -193,11 +144,20 @@ export function planArtifacts(
     const pack: PackPlan = { name: a.name, path: a.path, archive };
     if (a.archive?.tar?.compressionLevel !== undefined) pack.compressionLevel = a.archive.tar.compressionLevel;
     packs.push(pack);
-    const location = outputLocation(a, template, repository, keyVars, archive, field);
-    const store = storedLocation(location, secrets, field, options.gcsEndpoint);
-    const record: Artifact = { name: a.name, path: a.path, ...location };
-    if (archive === 'none') record.archive = { none: {} };
-    const out: OutputArtifactPlan = { name: a.name, store, record };
+    let out: OutputArtifactPlan;
+    if (a.http) {
+      // Uploaded with PUT to its own URL (the peer's http output); the record keeps the location
+      // as written (Secret references, never values), so a later step can GET it back.
+      out = {
+        name: a.name,
+        http: httpSource(a.http, secrets, field),
+        record: { name: a.name, path: a.path, http: structuredClone(a.http) },
+      };
+    } else {
+      const location = outputLocation(a, template, repository, keyVars, archive, field);
+      out = { name: a.name, ...uploadTarget(location, secrets, field, options), record: { name: a.name, path: a.path, ...location } };
+    }
+    if (archive === 'none') out.record.archive = { none: {} };
     if (a.optional) out.optional = true;
     outputs.push(out);
   }
@@ -212,7 +172,7 @@ export function planArtifacts(
     outputs.push({
       name: MAIN_LOGS_ARTIFACT,
       optional: true,
-      store: storedLocation(location, secrets, field, options.gcsEndpoint),
+      ...uploadTarget(location, secrets, field, options),
       record: { name: MAIN_LOGS_ARTIFACT, ...location },
     });
   }
@@ -220,16 +180,47 @@ export function planArtifacts(
   const listing = paths
     ? listingLocation(paths, repository, secrets, `${where}: data.source.artifactPaths`, options.gcsEndpoint)
     : undefined;
-  return { ...(logFile ? { logFile } : {}), ...(listing ? { listing } : {}), inputs, packs, outputs, secrets: secrets.list() };
+  const drivers = [
+    ...new Set([
+      ...inputs.flatMap((i) => ('plugin' in i.source ? [i.source.plugin.name] : [])),
+      ...outputs.flatMap((o) => (o.plugin ? [o.plugin.name] : [])),
+    ]),
+  ];
+  return {
+    ...(logFile ? { logFile } : {}),
+    ...(listing ? { listing } : {}),
+    ...(drivers.length ? { drivers } : {}),
+    inputs,
+    packs,
+    outputs,
+    secrets: secrets.list(),
+  };
 }
 
-/** What an artifact GC pod deletes: each artifact's location, credentials as variables. */
+/** Where the wait container uploads an output's location: its store, or its artifact driver. */
+function uploadTarget(
+  location: StoredRecord,
+  secrets: SecretEnvs,
+  field: string,
+  options: PlanOptions,
+): Pick<OutputArtifactPlan, 'store' | 'plugin'> {
+  if ('plugin' in location && location.plugin)
+    return { plugin: pluginLocation(location.plugin, options.artifactDrivers ?? [], `${field}.plugin`) };
+  return { store: storedLocation(location as Exclude<StoredRecord, Pick<Artifact, 'plugin'>>, secrets, field, options.gcsEndpoint) };
+}
+
+/** What an artifact GC pod deletes: each artifact's location (a store's, or a driver's), credentials as variables. */
 export function gcPlan(
   artifacts: readonly Artifact[],
   gcsEndpoint?: string,
-): { stores: StoredLocation[]; secrets: ArtifactPlan['secrets'] } {
-  const secrets = new SecretEnvs();
-  const stores = artifacts.map((a) => storedLocation(a, secrets, `artifact "${a.name}"`, gcsEndpoint));
+  drivers: readonly ArtifactDriver[] = [],
+): { stores: Array<StoredLocation | PluginLocation>; secrets: ArtifactPlan['secrets'] } {
+  const secrets = new SecretEnvs((m) => new ArtifactPlanError(m));
+  const stores = artifacts.map((a) =>
+    a.plugin
+      ? pluginLocation(a.plugin, drivers, `artifact "${a.name}".plugin`)
+      : storedLocation(a, secrets, `artifact "${a.name}"`, gcsEndpoint),
+  );
   return { stores, secrets: secrets.list() };
 }
 
@@ -246,10 +237,11 @@ export function archivesLogs(
 }
 
 /** Where an output is stored: one of the record fields of a stored artifact. */
-export type StoredRecord = Pick<Artifact, 'vendorAObject'> | Pick<Artifact, 'vendorB'> | Pick<Artifact, 'vendorCObject'>;
+export type StoredRecord =
+  Pick<Artifact, 'vendorAObject'> | Pick<Artifact, 'vendorB'> | Pick<Artifact, 'vendorCObject'> | Pick<Artifact, 'plugin'>;
 
-/** The record fields of the stores plugflow writes to. */
-const STORES = ['vendorAObject', 'vendorB', 'vendorCObject'] as const;
+/** The record fields of the stores plugflow writes to (plugin: through an artifact driver). */
+const STORES = ['vendorAObject', 'vendorB', 'vendorCObject', 'plugin'] as const;
 type StoreField = (typeof STORES)[number];
 
 /**
@@ -283,6 +275,16 @@ function outputLocation(
       `${field}: no artifact repository to store it in: create the ConfigMap artifact-repositories in the workflow's namespace ` +
         '(see the README, "Artifacts"), set spec.artifactRepositoryRef, or give the artifact a vendorAObject with bucket and endpoint',
     );
+  if (kind === 'plugin') {
+    const { keyFormat, ...location }: PluginArtifact & { keyFormat?: string } = {
+      ...(repository?.plugin ?? {}),
+      ...(where?.plugin ?? {}),
+      ...(a.plugin ?? {}),
+    };
+    if (!location.name) throw noRepository();
+    if (a.plugin?.key) return { plugin: location };
+    return { plugin: { ...location, key: name(where?.plugin?.key ?? keyFormat ?? DEFAULT_KEY_FORMAT) } };
+  }
   if (kind === 'vendorCObject') {
     const { keyFormat, ...location }: VendorCObjectArtifact & { keyFormat?: string } = {
       ...(repository?.vendorCObject ?? {}),
@@ -315,10 +317,6 @@ function outputLocation(
 }
 
 /**
- * A "key-only" object-store artifact (`vendorAObject: {key: …}`, as the peer allows) takes the
- * bucket, endpoint and credentials of the workflow's repository; its own fields win.
- */
-/**
  * Where a data template lists: its own location over the repository's (no location at all: the
  * repository's store), with its key (or blob name) as the prefix — empty lists everything.
  */
@@ -349,8 +347,13 @@ function listingLocation(
   return isBlob(loc) ? { ...loc, blob: prefix } : { ...loc, key: prefix };
 }
 
+/** A key-only artifact (`vendorAObject: {key}`, `plugin: {key}`, …, as the peer allows) takes the rest from the repository. */
 function withRepository(a: Artifact, repository: ArtifactRepository | undefined): Artifact {
   if (!isKeyOnly(a) || !repository) return a;
+  if (a.plugin) {
+    const { keyFormat: _format, ...repo } = repository.plugin ?? {};
+    return { ...a, plugin: { ...repo, ...a.plugin } };
+  }
   if (a.vendorCObject) {
     const { keyFormat: _format, ...repo } = repository.vendorCObject ?? {};
     return { ...a, vendorCObject: { ...repo, ...a.vendorCObject } };
@@ -365,28 +368,17 @@ function withRepository(a: Artifact, repository: ArtifactRepository | undefined)
 
 /** Whether an artifact names an object key (or blob) but not where the store is (its repository says). */
 export function isKeyOnly(a: Artifact): boolean {
+  if (a.plugin) return !a.plugin.name;
   if (a.vendorCObject) return !a.vendorCObject.bucket;
   if (a.vendorB) return !(a.vendorB.endpoint && a.vendorB.container);
   return !!a.vendorAObject && !(a.vendorAObject.bucket && a.vendorAObject.endpoint);
 }
 
-function inputSource(
-  a: Artifact,
-  secrets: SecretEnvs,
-  field: string,
-  settings: { gcsEndpoint?: string; gitKnownHosts?: string },
-): InputSource {
+function inputSource(a: Artifact, secrets: SecretEnvs, field: string, settings: PlanOptions): InputSource {
   if (a.raw) return { raw: a.raw.data ?? '' };
+  if (a.plugin) return { plugin: pluginLocation(a.plugin, settings.artifactDrivers ?? [], `${field}.plugin`) };
   if (a.vendorAObject || a.vendorB || a.vendorCObject) return { store: storedLocation(a, secrets, field, settings.gcsEndpoint) };
-  if (a.http) {
-    if (!a.http.url) throw new ArtifactPlanError(`${field}.http.url is required`);
-    const http: HttpSource = { url: a.http.url };
-    if (a.http.headers?.length) http.headers = a.http.headers.map((h) => ({ name: h.name, value: h.value }));
-    const basic = a.http.auth?.basicAuth;
-    if (basic?.usernameSecret) http.usernameEnv = secrets.env(basic.usernameSecret, `${field}.http.auth.basicAuth.usernameSecret`);
-    if (basic?.passwordSecret) http.passwordEnv = secrets.env(basic.passwordSecret, `${field}.http.auth.basicAuth.passwordSecret`);
-    return { http };
-  }
+  if (a.http) return { http: httpSource(a.http, secrets, field) };
   if (a.git) {
     if (!a.git.repo) throw new ArtifactPlanError(`${field}.git.repo is required`);
     const g: GitSource = { repo: a.git.repo };
@@ -399,72 +391,7 @@ function inputSource(
     else if (settings.gitKnownHosts && !/^https?:\/\//.test(a.git.repo)) g.knownHosts = settings.gitKnownHosts;
     return { git: g };
   }
-  throw new ArtifactPlanError(`${field}: has no location plugflow can fetch (vendorAObject, vendorB, vendorCObject, http, git or raw)`);
-}
-
-/** The stored location of a record (vendorB or vendorAObject), credentials as variables. */
-function storedLocation(
-  a: Pick<Artifact, StoreField>,
-  secrets: SecretEnvs,
-  field: string,
-  gcsEndpoint: string | undefined,
-): StoredLocation {
-  if (a.vendorCObject) {
-    const c = a.vendorCObject;
-    if (!c.bucket)
-      throw new ArtifactPlanError(`${field}.vendorCObject needs bucket, or an artifact repository to take it from (only key is given)`);
-    if (!c.key) throw new ArtifactPlanError(`${field}.vendorCObject.key is required`);
-    const out: GcsLocation = { kind: 'gcs', bucket: c.bucket, key: c.key };
-    if (gcsEndpoint) out.endpoint = gcsEndpoint;
-    if (c.serviceAccountKeySecret)
-      out.serviceAccountKeyEnv = secrets.env(c.serviceAccountKeySecret, `${field}.vendorCObject.serviceAccountKeySecret`);
-    return out;
-  }
-  if (!a.vendorB) return storeLocation(a.vendorAObject ?? {}, secrets, field);
-  const b = a.vendorB;
-  if (!b.endpoint || !b.container)
-    throw new ArtifactPlanError(
-      `${field}.vendorB needs endpoint and container, or an artifact repository to take them from (only blob is given)`,
-    );
-  if (!b.blob) throw new ArtifactPlanError(`${field}.vendorB.blob is required`);
-  const out: BlobLocation = { kind: 'blob', endpoint: b.endpoint, container: b.container, blob: b.blob };
-  if (b.accountKeySecret) out.accountKeyEnv = secrets.env(b.accountKeySecret, `${field}.vendorB.accountKeySecret`);
-  return out;
-}
-
-function storeLocation(loc: VendorAObjectArtifact, secrets: SecretEnvs, field: string): StoreLocation {
-  if (!loc.bucket || !loc.endpoint)
-    throw new ArtifactPlanError(
-      `${field}.vendorAObject needs bucket and endpoint, or an artifact repository to take them from (only key is given)`,
-    );
-  if (!loc.key) throw new ArtifactPlanError(`${field}.vendorAObject.key is required`);
-  const out: StoreLocation = { bucket: loc.bucket, key: loc.key, endpoint: loc.endpoint };
-  if (loc.region) out.region = loc.region;
-  if (loc.insecure !== undefined) out.insecure = loc.insecure;
-  if (loc.createBucketIfNotPresent) out.createBucketIfNotPresent = true;
-  if (loc.accessKeySecret) out.accessKeyEnv = secrets.env(loc.accessKeySecret, `${field}.vendorAObject.accessKeySecret`);
-  if (loc.secretKeySecret) out.secretKeyEnv = secrets.env(loc.secretKeySecret, `${field}.vendorAObject.secretKeySecret`);
-  return out;
-}
-
-/** One environment variable per distinct Secret key. */
-class SecretEnvs {
-  private readonly byRef = new Map<string, string>();
-  private readonly refs: ArtifactPlan['secrets'] = [];
-
-  env(ref: SecretKeySelector, field: string): string {
-    if (!ref.name || !ref.key) throw new ArtifactPlanError(`${field} needs the name and key of a Secret`);
-    const id = `${ref.name}\u0000${ref.key}`;
-    let env = this.byRef.get(id);
-    if (!env) {
-      env = `PLUGFLOW_SECRET_${this.refs.length}`;
-      this.byRef.set(id, env);
-      this.refs.push({ env, ref: { name: ref.name, key: ref.key } });
-    }
-    return env;
-  }
-
-  list(): ArtifactPlan['secrets'] {
-    return this.refs;
-  }
+  throw new ArtifactPlanError(
+    `${field}: has no location plugflow can fetch (vendorAObject, vendorB, vendorCObject, http, git, raw or plugin)`,
+  );
 }

@@ -1,8 +1,9 @@
 /**
  * Artifact repositories: where output artifacts go when a template does not say.
  *
- * A repository is one data key of a ConfigMap, holding YAML with one object-store record
- * (`vendorAObject`, or `s3` as the peer writes it) plus `archiveLogs`. Which one a workflow uses:
+ * A repository is one data key of a ConfigMap, holding YAML with one store record
+ * (`vendorAObject`, or `s3` as the peer writes it; `vendorB`; `vendorCObject`; or `plugin`, an
+ * artifact driver with its configuration and key format) plus `archiveLogs`. Which one a workflow uses:
  *   1. `spec.artifactRepositoryRef: {configMap, key}` — that ConfigMap in the workflow's namespace
  *      (configMap defaults to `artifact-repositories`, key to the ConfigMap's default);
  *   2. else the ConfigMap `artifact-repositories` of the workflow's namespace, when it exists;
@@ -50,11 +51,19 @@ export interface GcsRepository extends VendorCObjectArtifact {
   keyFormat?: string;
 }
 
-/** One repository: an object store (vendorAObject), a blob store (vendorB) or GCS (vendorCObject). */
+/** An artifact driver plugin as a repository: its name, its configuration and the key format. */
+export interface PluginRepository {
+  name: string;
+  configuration: string;
+  keyFormat?: string;
+}
+
+/** One repository: an object store (vendorAObject), a blob store (vendorB), GCS (vendorCObject) or a driver (plugin). */
 export interface ArtifactRepository {
   vendorAObject?: ObjectStoreRepository;
   vendorB?: BlobStoreRepository;
   vendorCObject?: GcsRepository;
+  plugin?: PluginRepository;
   /** Save the main container's log of every step as artifact `main-logs`. */
   archiveLogs?: boolean;
   /** Where it was found, for messages and status: `namespace/configmap#key`. */
@@ -68,7 +77,7 @@ export interface RepositoryConfigMap {
 
 export class RepositoryError extends Error {}
 
-const REPOSITORY_FIELDS = new Set(['vendorAObject', 's3', 'vendorB', 'azure', 'vendorCObject', 'gcs', 'archiveLogs']);
+const REPOSITORY_FIELDS = new Set(['vendorAObject', 's3', 'vendorB', 'azure', 'vendorCObject', 'gcs', 'plugin', 'archiveLogs']);
 const GCS_FIELDS = new Set(['bucket', 'keyFormat', 'serviceAccountKeySecret', 'keyPrefix']);
 const BLOB_FIELDS = new Set(['endpoint', 'container', 'accountKeySecret', 'blobNameFormat']);
 const STORE_FIELDS = new Set([
@@ -86,24 +95,26 @@ const STORE_FIELDS = new Set([
 /** Parses one repository entry; errors name the ConfigMap, key and field. */
 export function parseRepository(text: string, where: string): Omit<ArtifactRepository, 'source'> {
   const doc = readYamlDocument(text, where);
-  const sections = 'a vendorAObject (or s3), vendorB (or azure) or vendorCObject (or gcs) section';
+  const sections = 'a vendorAObject (or s3), vendorB (or azure), vendorCObject (or gcs) or plugin section';
   if (!isRecord(doc)) throw new RepositoryError(`${where}: must be a YAML object with ${sections}`);
   for (const k of Object.keys(doc)) {
     if (!REPOSITORY_FIELDS.has(k))
       throw new RepositoryError(
-        `${where}: field "${k}" is not supported (plugflow stores artifacts in S3-compatible object stores, Azure-compatible blob stores and GCS: use vendorAObject/s3, vendorB/azure or vendorCObject/gcs)`,
+        `${where}: field "${k}" is not supported (plugflow stores artifacts in S3-compatible object stores, Azure-compatible blob stores, GCS and through artifact driver plugins: use vendorAObject/s3, vendorB/azure, vendorCObject/gcs or plugin)`,
       );
   }
   const store = doc.vendorAObject ?? doc.s3;
   const blob = doc.vendorB ?? doc.azure;
   const gcs = doc.vendorCObject ?? doc.gcs;
-  if ([store, blob, gcs].filter((x) => x !== undefined).length > 1)
-    throw new RepositoryError(`${where}: names more than one store (vendorAObject/s3, vendorB/azure, vendorCObject/gcs); keep one`);
+  if ([store, blob, gcs, doc.plugin].filter((x) => x !== undefined).length > 1)
+    throw new RepositoryError(`${where}: names more than one store (vendorAObject/s3, vendorB/azure, vendorCObject/gcs, plugin); keep one`);
   const out: Omit<ArtifactRepository, 'source'> = isRecord(blob)
     ? { vendorB: parseBlobStore(blob, where) }
     : isRecord(gcs)
       ? { vendorCObject: parseGcs(gcs, where) }
-      : { vendorAObject: parseObjectStore(store, where) };
+      : doc.plugin !== undefined
+        ? { plugin: parsePlugin(doc.plugin, where) }
+        : { vendorAObject: parseObjectStore(store, where) };
   if (doc.archiveLogs !== undefined) {
     if (typeof doc.archiveLogs !== 'boolean') throw new RepositoryError(`${where}: archiveLogs must be true or false`);
     out.archiveLogs = doc.archiveLogs;
@@ -130,6 +141,22 @@ function withKeyFormat(section: Record<string, unknown>, field: string): Record<
   if (typeof keyPrefix === 'string' && repo.keyFormat === undefined) repo.keyFormat = `${keyPrefix}/${DEFAULT_KEY_FORMAT}`;
   if (repo.keyFormat !== undefined && typeof repo.keyFormat !== 'string') throw new RepositoryError(`${field}.keyFormat must be a string`);
   return repo as Record<string, unknown> & { keyFormat?: string };
+}
+
+function parsePlugin(plugin: unknown, where: string): PluginRepository {
+  if (!isRecord(plugin)) throw new RepositoryError(`${where}: plugin must be {name, configuration, keyFormat}`);
+  for (const k of Object.keys(plugin))
+    if (!['name', 'configuration', 'keyFormat'].includes(k)) throw new RepositoryError(`${where}: plugin.${k} is not supported`);
+  if (typeof plugin.name !== 'string' || plugin.name === '')
+    throw new RepositoryError(`${where}: plugin.name is required (an artifact driver registered with the controller)`);
+  if (plugin.configuration !== undefined && typeof plugin.configuration !== 'string')
+    throw new RepositoryError(`${where}: plugin.configuration must be a string (passed to the driver as written)`);
+  const repo = withKeyFormat(plugin, `${where}: plugin`);
+  return {
+    name: plugin.name,
+    configuration: (plugin.configuration as string | undefined) ?? '',
+    ...(repo.keyFormat ? { keyFormat: repo.keyFormat } : {}),
+  };
 }
 
 function parseGcs(gcs: Record<string, unknown>, where: string): GcsRepository {

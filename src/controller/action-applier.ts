@@ -22,7 +22,7 @@
  *   deletions: workflow-objects.ts.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import { EXECUTOR_PLUGIN_SUFFIX, type Artifact, type Template, type Workflow } from '../api/index.js';
+import { EXECUTOR_PLUGIN_SUFFIX, type Template, type Workflow } from '../api/index.js';
 import type { EngineAction } from '../engine/index.js';
 import type { KubeClient } from '../kube/client.js';
 import { ApiError, isAlreadyExists, isNotFound, isTransient } from '../kube/errors.js';
@@ -40,9 +40,10 @@ import { writeTaskSet } from './task-set-writer.js';
 import type { ResourceRunner } from './resource-runner.js';
 import { createWorkflowObjects, deleteWorkflowObjects } from './workflow-objects.js';
 import type { ArtifactRepositories } from './artifact-repositories.js';
-import { ArtifactPlanError, archivesLogs, isKeyOnly, keyVariables, planArtifacts, type ArtifactPlan } from '../artifacts/plan.js';
-import { MAIN_LOG_FILE } from '../pods/layout.js';
-import { RepositoryError, type ArtifactRepository } from '../artifacts/repository.js';
+import { ArtifactPlanError, type ArtifactPlan } from '../artifacts/plan.js';
+import { RepositoryError } from '../artifacts/repository.js';
+import type { ArtifactDriver } from '../artifacts/drivers.js';
+import { podArtifactPlan } from './pod-artifact-plan.js';
 import type { ControllerMetrics } from './metrics.js';
 import { errorMessage } from '../log/error-message.js';
 import { ImageLookupError, type ImageEntrypoints } from './image-entrypoints.js';
@@ -72,6 +73,8 @@ export interface ApplierOptions {
   gcsEndpoint?: string;
   /** known_hosts lines for git over SSH (PLUGFLOW_GIT_KNOWN_HOSTS). */
   gitKnownHosts?: string;
+  /** The artifact driver plugins the operator registered (PLUGFLOW_ARTIFACT_DRIVERS). */
+  artifactDrivers?: readonly ArtifactDriver[];
   /** Runs resource templates with the step's service account's rights. */
   resources: ResourceRunner;
   /** Entrypoints of images run without a command (image-entrypoints.ts); without it such containers fail. */
@@ -195,7 +198,7 @@ export class ActionApplier {
     if (this.opts.failures.podFailures(wf.metadata.uid!)?.has(a.podName)) return false;
     let artifacts: ArtifactPlan | undefined;
     try {
-      artifacts = await this.artifactPlan(wf, a);
+      artifacts = await podArtifactPlan(wf, a, this.opts);
     } catch (err) {
       if (!(err instanceof RepositoryError || err instanceof ArtifactPlanError)) throw err;
       return this.podFailed(wf, a.podName, a.nodeId, `artifacts: ${errorMessage(err)}`);
@@ -219,6 +222,7 @@ export class ActionApplier {
         executorImage: this.opts.executorImage,
         ...(artifacts ? { artifacts } : {}),
         ...(imageCommands ? { imageCommands } : {}),
+        ...(this.opts.artifactDrivers?.length ? { artifactDrivers: this.opts.artifactDrivers } : {}),
       });
     } catch (err) {
       return this.podFailed(wf, a.podName, a.nodeId, `cannot build the pod: ${errorMessage(err)}`);
@@ -244,58 +248,6 @@ export class ActionApplier {
       throw err;
     }
     return false;
-  }
-
-  /**
-   * The pod's artifact plan: inputs as the engine bound them, outputs at the locations the
-   * workflow's repository gives (read only when an output needs it).
-   */
-  private async artifactPlan(wf: Obj<Workflow>, a: Extract<EngineAction, { kind: 'createPod' }>): Promise<ArtifactPlan | undefined> {
-    const t = a.template;
-    const outputs = (t.outputs?.artifacts ?? []).filter((o) => o.from === undefined && o.fromExpression === undefined);
-    const logsAsked = t.archiveLocation?.archiveLogs ?? wf.spec.archiveLogs;
-    // The repository is needed by outputs without a full location of their own and by an explicit
-    // archiveLogs; otherwise it is read only to learn whether it archives logs, and a broken one
-    // then fails nothing (it fails the steps that store artifacts in it, with its reason).
-    const required =
-      logsAsked === true ||
-      outputs.some(
-        (o) =>
-          !(o.vendorAObject?.bucket && o.vendorAObject.endpoint && o.vendorAObject.key) &&
-          !(o.vendorB?.endpoint && o.vendorB.container && o.vendorB.blob),
-      ) ||
-      (t.inputs?.artifacts ?? []).some(isKeyOnly) ||
-      (t.data !== undefined && dataNeedsRepository(t.data.source?.artifactPaths));
-    let repository: ArtifactRepository | undefined;
-    if (required) repository = await this.opts.repositories?.forWorkflow(wf);
-    else if (logsAsked === undefined)
-      repository = await this.opts.repositories?.forWorkflow(wf).catch((err: unknown) => {
-        if (err instanceof RepositoryError) return undefined;
-        throw err;
-      });
-    const archiveLogs = archivesLogs(t, wf.spec.archiveLogs, repository);
-    if (!t.inputs?.artifacts?.length && outputs.length === 0 && !archiveLogs && !t.data) return undefined;
-    const meta = wf.metadata;
-    const created = meta.creationTimestamp as unknown as Date | string | undefined;
-    return planArtifacts(
-      t,
-      repository,
-      keyVariables(
-        {
-          name: meta.name!,
-          namespace: meta.namespace!,
-          uid: meta.uid!,
-          ...(created ? { creationTimestamp: typeof created === 'string' ? created : created.toISOString() } : {}),
-        },
-        a.podName,
-      ),
-      {
-        archiveLogs,
-        logFile: MAIN_LOG_FILE,
-        ...(this.opts.gcsEndpoint ? { gcsEndpoint: this.opts.gcsEndpoint } : {}),
-        ...(this.opts.gitKnownHosts ? { gitKnownHosts: this.opts.gitKnownHosts } : {}),
-      },
-    );
   }
 
   private podFailed(wf: Obj<Workflow>, podName: string, nodeId: string, message: string): boolean {
@@ -460,10 +412,4 @@ function isPermanent(err: unknown): boolean {
   if (!(err instanceof ApiError)) return false;
   if (err.code === 403) return !/exceeded quota|quota/i.test(err.message);
   return err.code === 400 || err.code === 404 || err.code === 422;
-}
-
-/** A data template's listing takes what its own location lacks (or all of it) from the repository. */
-function dataNeedsRepository(paths: Artifact | undefined): boolean {
-  if (!paths || !(paths.vendorAObject || paths.vendorB || paths.vendorCObject)) return true;
-  return isKeyOnly(paths);
 }

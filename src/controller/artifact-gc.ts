@@ -28,6 +28,7 @@ import { PODS, WORKFLOWS } from '../kube/resource.js';
 import type { Logger } from '../log/logger.js';
 import { errorMessage } from '../log/error-message.js';
 import { artifactGCPodName, buildArtifactGCPod } from '../pods/artifact-gc-pod.js';
+import type { ArtifactDriver } from '../artifacts/drivers.js';
 import type { WorkflowEventRecorder } from './workflow-event-recorder.js';
 
 type Obj<T> = T & KubeObject;
@@ -45,6 +46,8 @@ export interface ArtifactGCDeps {
   executorImage: string;
   /** A GCS-compatible server for vendorCObject artifacts (PLUGFLOW_GCS_ENDPOINT). */
   gcsEndpoint?: string;
+  /** The artifact driver plugins (PLUGFLOW_ARTIFACT_DRIVERS): a plugin artifact is deleted by its driver. */
+  artifactDrivers?: readonly ArtifactDriver[];
 }
 
 export class ArtifactGC {
@@ -100,7 +103,7 @@ export class ArtifactGC {
         await this.deps.client.create(
           PODS,
           ns,
-          buildArtifactGCPod(wf, strategy, artifacts, this.deps.executorImage, this.deps.gcsEndpoint),
+          buildArtifactGCPod(wf, strategy, artifacts, this.deps.executorImage, this.deps.gcsEndpoint, this.deps.artifactDrivers),
         );
         this.deps.log.info('artifact GC pod created', {
           workflow: `${ns}/${wf.metadata.name}`,

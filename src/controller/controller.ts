@@ -25,6 +25,7 @@ import { createLogger, type Logger } from '../log/logger.js';
 import { ArtifactRepositories } from './artifact-repositories.js';
 import { ImageEntrypoints } from './image-entrypoints.js';
 import { gcsEndpointFromEnv, gitKnownHostsFromEnv } from '../artifacts/settings.js';
+import { artifactDriversFromEnv, type ArtifactDriver } from '../artifacts/drivers.js';
 import { ArtifactGC } from './artifact-gc.js';
 import { ActionApplier } from './action-applier.js';
 import { ControllerCaches } from './caches.js';
@@ -67,6 +68,8 @@ export interface ControllerOptions {
   gcsEndpoint?: string;
   /** known_hosts lines git repositories' SSH host keys are checked against (default: PLUGFLOW_GIT_KNOWN_HOSTS). */
   gitKnownHosts?: string;
+  /** The artifact driver plugins step pods may use (default: PLUGFLOW_ARTIFACT_DRIVERS; artifacts/drivers.ts). */
+  artifactDrivers?: ArtifactDriver[];
   /**
    * Registries (host:port) asked over plain HTTP for the entrypoint of images run without a
    * command (default: PLUGFLOW_INSECURE_REGISTRIES, comma-separated).
@@ -158,6 +161,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
   const executorImage = opts.executorImage ?? process.env.PLUGFLOW_EXECUTOR_IMAGE ?? DEFAULT_IMAGE;
   const gcsEndpoint = opts.gcsEndpoint ?? gcsEndpointFromEnv();
   const gitKnownHosts = opts.gitKnownHosts ?? gitKnownHostsFromEnv();
+  const artifactDrivers = opts.artifactDrivers ?? artifactDriversFromEnv();
   const envLevel = process.env[ENV_POD_SECURITY_LEVEL];
   const podSecurityLevel =
     opts.podSecurityLevel ?? (envLevel ? parsePodSecurityLevel(envLevel, ENV_POD_SECURITY_LEVEL) : DEFAULT_POD_SECURITY_LEVEL);
@@ -182,6 +186,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     repositories: new ArtifactRepositories(client, installNamespace),
     ...(gcsEndpoint ? { gcsEndpoint } : {}),
     ...(gitKnownHosts ? { gitKnownHosts } : {}),
+    artifactDrivers,
     resources,
     images: new ImageEntrypoints({
       client,
@@ -203,8 +208,9 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     engine: opts.engine ?? reconcileWorkflow,
     pluginsEnabled,
     workflowLevelPluginsEnabled,
+    artifactDrivers: artifactDrivers.map((d) => d.name),
     excludedPlugins: (ns) => plugins?.excludedFor(ns) ?? {},
-    artifactGC: new ArtifactGC({ client, log, events, executorImage, ...(gcsEndpoint ? { gcsEndpoint } : {}) }),
+    artifactGC: new ArtifactGC({ client, log, events, executorImage, artifactDrivers, ...(gcsEndpoint ? { gcsEndpoint } : {}) }),
     ...(opts.maxStatusBytes !== undefined ? { maxStatusBytes: opts.maxStatusBytes } : {}),
     ...(opts.compressNodesAbove !== undefined ? { compressNodesAbove: opts.compressNodesAbove } : {}),
     locks,
@@ -340,6 +346,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
       workflowLevelPluginsEnabled,
       installNamespace,
       podSecurityLevel,
+      artifactDrivers: artifactDrivers.map((d) => d.name),
     });
     workers = Array.from({ length: Math.max(1, opts.workers ?? 8) }, () =>
       runWorker().catch((err: unknown) => {

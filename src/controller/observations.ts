@@ -45,6 +45,8 @@ export interface ObservationInputs {
   pluginsEnabled: boolean;
   /** Observations.workflowLevelPluginsEnabled (the WORKFLOW_LEVEL_EXECUTOR_PLUGINS gate). */
   workflowLevelPluginsEnabled?: boolean;
+  /** Observations.artifactDrivers (the registered artifact drivers' names). */
+  artifactDrivers?: string[];
   /** A memoize cache of the workflow's namespace as read (memo-caches.ts); without it none are given. */
   memoCache?(namespace: string, name: string): MemoCacheObservation;
   /** A labelled parameter ConfigMap's data (parameter-config-maps.ts); without it none are given. */
@@ -95,6 +97,7 @@ export function buildObservations(inputs: ObservationInputs): Observations {
   const templates = collectTemplateSources(inputs);
   const obs: Observations = { pods, tasks, now: inputs.now.toISOString(), pluginsEnabled: inputs.pluginsEnabled };
   if (inputs.workflowLevelPluginsEnabled) obs.workflowLevelPluginsEnabled = true;
+  if (inputs.artifactDrivers) obs.artifactDrivers = inputs.artifactDrivers;
   if (Object.keys(templates).length > 0) obs.templates = templates;
   if (agent) obs.agent = agent;
   if (inputs.memoCache) {

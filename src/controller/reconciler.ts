@@ -75,6 +75,8 @@ export interface ReconcilerDeps {
   pluginsEnabled: boolean;
   /** Workflows may declare their own plugins (spec.executorPlugins); off refuses those that do. */
   workflowLevelPluginsEnabled?: boolean;
+  /** The registered artifact drivers' names (a workflow naming another is refused). */
+  artifactDrivers?: string[];
   /** Plugins the agent pod of a workflow in `namespace` leaves out, name → reason (see PluginDiscovery). */
   excludedPlugins?: (namespace: string) => Record<string, string>;
   /** Conflicting status writes tolerated in one reconcile before it is retried with backoff. */
@@ -354,6 +356,7 @@ export class Reconciler {
       now: new Date(),
       pluginsEnabled: this.deps.pluginsEnabled,
       workflowLevelPluginsEnabled: this.deps.workflowLevelPluginsEnabled === true,
+      ...(this.deps.artifactDrivers ? { artifactDrivers: this.deps.artifactDrivers } : {}),
       memoCache: (n, name) => this.deps.caches.memo.observe(n, name),
       parameterConfigMap: (n, name) => this.deps.caches.parameterConfigMaps.data(n, name),
     });

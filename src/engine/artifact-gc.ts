@@ -91,6 +91,8 @@ function storedId(a: Artifact): string | undefined {
   if (b?.blob && b.container && b.endpoint) return `blob\u0000${b.endpoint}\u0000${b.container}\u0000${b.blob}`;
   const g = a.vendorCObject;
   if (g?.bucket && g.key) return `gcs\u0000${g.bucket}\u0000${g.key}`;
+  const p = a.plugin;
+  if (p?.name && p.key) return `plugin\u0000${p.name}\u0000${p.configuration ?? ''}\u0000${p.key}`;
   return undefined;
 }
 

@@ -30,6 +30,7 @@ export const LOCATION_FIELDS = [
   'vendorCObject',
   'vendorDObject',
   'vendorO',
+  'plugin',
 ] as const;
 
 /** Fields of a record that describe the bytes, carried from producer to consumer. */

@@ -179,6 +179,11 @@ export interface Observations {
    */
   workflowLevelPluginsEnabled?: boolean;
   /**
+   * The artifact driver plugins the controller runs (PLUGFLOW_ARTIFACT_DRIVERS), by name: a
+   * workflow whose artifacts name another is refused when it starts. Absent: not checked.
+   */
+  artifactDrivers?: string[];
+  /**
    * Plugins the workflow's agent pod leaves out (a container name or port clashes with another
    * plugin's), by plugin name, with the reason: a plugin step naming one fails with it.
    */

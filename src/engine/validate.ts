@@ -38,6 +38,7 @@ import { checkPodLevelFields } from './pod-level-fields.js';
 import { hookExpressionProblem } from './lifecycle-hooks.js';
 import { checkWorkflowMetadata } from './workflow-metadata.js';
 import { checkExecutorPlugins, checkExecutorPluginsGate } from './workflow-plugins.js';
+import { checkArtifactDrivers } from './artifact-drivers.js';
 import { TemplateResolver } from './template-resolver.js';
 import { checkReferencedTemplates, checkSpecFields } from './validate-fields.js';
 import { canonicalNames } from '../api/peer-names.js';
@@ -52,7 +53,7 @@ export function validateWorkflow(
   workflow: Workflow,
   sources?: Readonly<Record<string, TemplateSource>>,
   merged?: EffectiveSpec,
-  gates?: Pick<Observations, 'workflowLevelPluginsEnabled'>,
+  gates?: Pick<Observations, 'workflowLevelPluginsEnabled' | 'artifactDrivers'>,
 ): FieldError[] {
   const errors: FieldError[] = [];
   const add = (field: string, detail: string) => errors.push(new FieldError(field, detail));
@@ -90,6 +91,7 @@ export function validateWorkflow(
   // Fields plugflow does not implement come first: nothing else matters until they are gone.
   checkSpecFields(spec, add);
   if (gates) checkExecutorPluginsGate(spec, gates, add);
+  if (gates?.artifactDrivers) checkArtifactDrivers(spec, gates.artifactDrivers, add);
   if (ctx.checkRefs) checkReferencedTemplates(spec, resolver, add);
   checkOwnTemplates(templates, ctx, add);
 

@@ -98,6 +98,13 @@ export async function trustedOrigins(caller: KubeClient, wf: Workflow, trust: Ar
 
 /** Refuses an artifact whose store is not one the downloader may fetch from. */
 export function checkTrusted(a: Artifact, origins: ReadonlySet<string>, subject: string): void {
+  // An http output was uploaded to a URL its author chose: fetching it would be fetching that URL.
+  if (!a.vendorAObject && !a.vendorB && !a.vendorCObject)
+    throw new OperationRefused(
+      'forbidden',
+      `artifact "${a.name}" of ${subject} is not in an object store${a.http ? ' (it was uploaded to its http url)' : a.plugin ? ` (artifact driver "${a.plugin.name ?? ''}" keeps it)` : ''}: ` +
+        'the server downloads only from the stores of artifact repositories; fetch it from where it is',
+    );
   const origin = artifactOrigin(a);
   if (origin === undefined && a.vendorCObject) return;
   if (origin !== undefined && origins.has(origin)) return;

@@ -37,6 +37,16 @@ export function nodeArtifacts(wf: Workflow, node?: string, artifact?: string): N
   return out;
 }
 
+/** A node's output artifact of that name that names no store (the download refuses it). */
+function unstoredOutput(wf: Workflow, node: string, artifact: string): Artifact | undefined {
+  for (const n of Object.values(wf.status?.nodes ?? {}))
+    if (n.id === node || n.name === node || n.displayName === node) {
+      const a = n.outputs?.artifacts?.find((x) => x.name === artifact);
+      if (a) return a;
+    }
+  return undefined;
+}
+
 /** Reads the workflow as the caller. */
 export async function readWorkflow(client: KubeClient, namespace: string, name: string): Promise<Workflow> {
   return inflateWorkflow(await client.get<Workflow>(WORKFLOWS, namespace, name));
@@ -102,6 +112,9 @@ export async function openNodeArtifact(
 ): Promise<OpenedArtifact> {
   const wf = await readWorkflow(client, namespace, workflow);
   const a = side === 'inputs' ? storedInputArtifact(wf, node, artifact) : nodeArtifacts(wf, node, artifact)[0]?.artifact;
+  // An output that is not in a store (an http output) is refused saying so, not "no such artifact".
+  const elsewhere = a ? undefined : unstoredOutput(wf, node, artifact);
+  if (elsewhere) checkTrusted(elsewhere, new Set(), `workflow ${namespace}/${workflow}`);
   if (!a)
     throw new OperationRefused('not-found', `workflow ${namespace}/${workflow} has no output artifact "${artifact}" on node "${node}"`);
   return openArtifact(client, wf, a, trust);

@@ -12,6 +12,8 @@ import type { GCStrategy } from '../engine/artifact-gc.js';
 import { podNameFor } from '../engine/node-naming.js';
 import { ENV_GC_ARTIFACTS } from '../pod-side/artifact-gc.js';
 import { escapeVars } from './expand-vars.js';
+import type { ArtifactDriver } from '../artifacts/drivers.js';
+import { withArtifactDrivers } from './artifact-drivers.js';
 
 export const COMPONENT_ARTIFACT_GC = 'artifact-gc';
 /** Label naming the workflow an artifact GC pod works for (not LABEL_WORKFLOW: it is no step). */
@@ -27,10 +29,13 @@ export function buildArtifactGCPod(
   artifacts: readonly Artifact[],
   image: string,
   gcsEndpoint?: string,
+  drivers: readonly ArtifactDriver[] = [],
 ): V1Pod {
   const name = workflow.metadata.name!;
   const gc = workflow.spec.artifactGC ?? {};
-  const { stores, secrets } = gcPlan(artifacts, gcsEndpoint);
+  const { stores, secrets } = gcPlan(artifacts, gcsEndpoint, drivers);
+  // Artifacts of driver plugins are deleted by their drivers, run beside the gc container.
+  const used = [...new Set(stores.flatMap((s) => ('kind' in s && s.kind === 'plugin' ? [s.name] : [])))];
   const env: V1EnvVar[] = [
     { name: ENV_GC_ARTIFACTS, value: escapeVars(JSON.stringify(stores)) },
     ...secrets.map((s) => ({ name: s.env, valueFrom: { secretKeyRef: { name: s.ref.name, key: s.ref.key } } })),
@@ -45,20 +50,26 @@ export function buildArtifactGCPod(
       annotations: { ...gc.podMetadata?.annotations, [`${LABEL_PREFIX}artifact-gc-strategy`]: strategy },
       ownerReferences: [{ apiVersion: API_VERSION, kind: 'Workflow', name, uid: workflow.metadata.uid!, blockOwnerDeletion: false }],
     },
-    spec: {
-      restartPolicy: 'Never',
-      ...(gc.serviceAccountName ? { serviceAccountName: gc.serviceAccountName } : {}),
-      automountServiceAccountToken: false,
-      containers: [
-        {
-          name: 'gc',
-          image,
-          command: ['plugflow', 'executor', 'gc'],
-          env,
-          terminationMessagePolicy: 'FallbackToLogsOnError',
-          securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
-        },
-      ],
-    },
+    spec: withArtifactDrivers(
+      {
+        restartPolicy: 'Never',
+        ...(gc.serviceAccountName ? { serviceAccountName: gc.serviceAccountName } : {}),
+        automountServiceAccountToken: false,
+        containers: [
+          {
+            name: 'gc',
+            image,
+            command: ['plugflow', 'executor', 'gc'],
+            env,
+            terminationMessagePolicy: 'FallbackToLogsOnError',
+            securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+          },
+        ],
+      },
+      used,
+      drivers,
+      `workflow ${name}: artifact GC`,
+      ['gc'],
+    ),
   };
 }

@@ -54,6 +54,9 @@ import {
 } from './layout.js';
 import { mergePodSpecPatch, parsePodSpecPatch } from './pod-spec-patch.js';
 import type { ArtifactPlan } from '../artifacts/plan.js';
+import type { ArtifactDriver } from '../artifacts/drivers.js';
+import { withArtifactDrivers } from './artifact-drivers.js';
+import { activeDeadline, concat, merged } from './pod-fields.js';
 
 export interface StepPodInput {
   workflow: Workflow;
@@ -74,6 +77,8 @@ export interface StepPodInput {
   artifacts?: ArtifactPlan;
   /** ENTRYPOINT and CMD of the images of containers without a command (image-commands.ts). */
   imageCommands?: ImageCommands;
+  /** The artifact drivers the controller runs; those the plan uses get their containers (artifact-drivers.ts). */
+  artifactDrivers?: readonly ArtifactDriver[];
 }
 
 /** Name of the PVC the controller creates for a workflow's `volumeClaimTemplates` entry. */
@@ -198,6 +203,11 @@ export function buildStepPod(input: StepPodInput): V1Pod {
   if (input.workflowPodSpecPatch)
     spec = mergePodSpecPatch(spec, parsePodSpecPatch(input.workflowPodSpecPatch, `workflow ${wfName}: spec.podSpecPatch`));
   if (template.podSpecPatch) spec = mergePodSpecPatch(spec, parsePodSpecPatch(template.podSpecPatch, `${where}: podSpecPatch`));
+  // After the patches: what the driver containers get (no token, no shared volume) is not patched.
+  if (plan?.drivers?.length) {
+    spec = withArtifactDrivers(spec, plan.drivers, input.artifactDrivers ?? [], where);
+    assertUniqueNames(spec, where);
+  }
 
   return {
     apiVersion: 'v1',
@@ -377,21 +387,4 @@ function assertUniqueNames(spec: V1PodSpec, where: string): void {
       throw new Error(`${where}: container name "${c.name}" is used twice (init containers and sidecars share one namespace of names)`);
     seen.add(c.name);
   }
-}
-
-function activeDeadline(template: Template, where: string): number | undefined {
-  const v = template.activeDeadlineSeconds;
-  if (v === undefined) return undefined;
-  const n = typeof v === 'number' ? v : /^\d+$/.test(v.trim()) ? Number(v) : NaN;
-  if (!Number.isInteger(n) || n <= 0)
-    throw new Error(`${where}: activeDeadlineSeconds must be a positive integer, got ${JSON.stringify(v)}`);
-  return n;
-}
-
-function merged(a?: Record<string, string>, b?: Record<string, string>): Record<string, string> | undefined {
-  return a || b ? { ...a, ...b } : undefined;
-}
-
-function concat<T>(a?: T[], b?: T[]): T[] | undefined {
-  return a || b ? [...(a ?? []), ...(b ?? [])] : undefined;
 }

@@ -93,7 +93,10 @@ export function observePod(pod: V1Pod): PodObservation {
   const done = { ...base, ...(finishedAt ? { finishedAt } : {}) };
 
   if (!mainT) {
-    const initFailure = (status.initContainerStatuses ?? []).find((s) => (s.state?.terminated?.exitCode ?? 0) !== 0);
+    // A sidecar (an artifact driver) stopped with the pod is not why it failed: a plain init container is.
+    const sidecars = new Set((pod.spec?.initContainers ?? []).filter((c) => c.restartPolicy === 'Always').map((c) => c.name));
+    const failed = (status.initContainerStatuses ?? []).filter((s) => (s.state?.terminated?.exitCode ?? 0) !== 0);
+    const initFailure = failed.find((s) => !sidecars.has(s.name)) ?? failed[0];
     if (initFailure)
       return { ...done, phase: 'Failed', message: `init container ${initFailure.name}: ${describe(initFailure.state!.terminated!)}` };
     const why = [status.reason, status.message].filter(Boolean).join(': ');

@@ -21,6 +21,21 @@ const view = (init: ContainerPhase[], containers: ContainerPhase[], restartPolic
 });
 
 describe('podPhase', () => {
+  it('lets a sidecar (an init container with restartPolicy Always) run beside the containers without deciding the phase', () => {
+    const withSidecar = (sidecar: ContainerPhase, init: ContainerPhase, containers: ContainerPhase[]): PodView => {
+      const v = view([sidecar, init], containers);
+      v.init[0] = { ...v.init[0]!, sidecar: true };
+      return v;
+    };
+    expect(podPhase(withSidecar(running, running, [waiting()]))).toBe('Pending');
+    expect(podPhase(withSidecar(running, exited(0), [running, running]))).toBe('Running');
+    // Stopped with SIGTERM once the containers ended: the containers say Succeeded.
+    expect(podPhase(withSidecar(exited(143), exited(0), [exited(0), exited(0)]))).toBe('Succeeded');
+    expect(podPhase(withSidecar(running, exited(1), [waiting()]))).toBe('Failed');
+    const status = podStatus(withSidecar(running, exited(0), [running]));
+    expect(status.conditions?.find((x) => x.type === 'Initialized')?.status).toBe('True');
+  });
+
   it('follows init containers, then the containers, under restartPolicy Never', () => {
     expect(podPhase(view([running], [waiting()]))).toBe('Pending');
     expect(podPhase(view([exited(0)], [waiting('ContainerCreating')]))).toBe('Pending');

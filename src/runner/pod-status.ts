@@ -21,6 +21,8 @@ export interface ContainerView {
   restartCount: number;
   /** Process id of the current run, reported as the container id. */
   pid?: number;
+  /** An init container with restartPolicy Always (a Kubernetes sidecar): it runs beside the containers. */
+  sidecar?: boolean;
 }
 
 export interface PodView {
@@ -44,6 +46,7 @@ export function willRestart(policy: string, exitCode: number): boolean {
 export function podPhase(v: PodView): PodPhase {
   if (v.failure) return 'Failed';
   for (const c of v.init) {
+    if (c.sidecar) continue; // started before the next init container; its exits decide nothing
     if (c.phase.kind !== 'terminated') return 'Pending';
     if (c.phase.exitCode !== 0) return willRestart(v.restartPolicy, c.phase.exitCode) ? 'Pending' : 'Failed';
   }
@@ -102,7 +105,9 @@ function containerStatus(c: ContainerView): V1ContainerStatus {
 /** The status fields the runner owns; `now` stamps changed conditions. */
 export function podStatus(v: PodView, previous: V1PodCondition[] = [], now = new Date().toISOString()): V1PodStatus {
   const phase = podPhase(v);
-  const initialized = v.init.every((c) => c.phase.kind === 'terminated' && c.phase.exitCode === 0);
+  const initialized = v.init.every((c) =>
+    c.sidecar ? c.phase.kind !== 'waiting' : c.phase.kind === 'terminated' && c.phase.exitCode === 0,
+  );
   const allRunning = v.containers.length > 0 && v.containers.every((c) => c.phase.kind === 'running');
   const done = phase === 'Succeeded' || phase === 'Failed';
   const cond = (type: string, ok: boolean, reason?: string): V1PodCondition => {

@@ -1,7 +1,10 @@
 /**
  * One pod on the local runner, from volumes to the last container: a kubelet's pod worker in
  * small. Init containers run one after another, then all containers at once; restartPolicy
- * Never / OnFailure / Always decides what happens after an exit. Every change of state is
+ * Never / OnFailure / Always decides what happens after an exit. An init container with its own
+ * restartPolicy Always is a sidecar, as in Kubernetes: once started, the next init container
+ * starts; it is restarted whenever it exits, and stopped (SIGTERM, then SIGKILL after the grace
+ * period) once the containers have ended for good, or when an init container failed the pod. Every change of state is
  * written to the pod's status. `terminate` stops the processes (SIGTERM, then SIGKILL after
  * the grace period) and waits for them.
  */
@@ -56,6 +59,8 @@ export class PodWorker {
   private readonly volumes: PodVolumes;
   private done?: Promise<void>;
   private ended = false;
+  /** The containers have ended: sidecars are no longer restarted. */
+  private sidecarsDone = false;
 
   constructor(
     private readonly pod: V1Pod,
@@ -77,7 +82,7 @@ export class PodWorker {
       restartPolicy: spec.restartPolicy ?? 'Always',
       startTime: now(),
       sandboxReady: false,
-      init: (spec.initContainers ?? []).map((c) => view(c, 'PodInitializing')),
+      init: (spec.initContainers ?? []).map((c) => ({ ...view(c, 'PodInitializing'), ...(isSidecar(c) ? { sidecar: true } : {}) })),
       containers: spec.containers.map((c) => view(c, hasInit ? 'PodInitializing' : 'ContainerCreating')),
     };
     this.volumes = new PodVolumes(pod, {
@@ -160,30 +165,64 @@ export class PodWorker {
     void this.report();
 
     const spec = this.pod.spec!;
-    for (const [i, c] of (spec.initContainers ?? []).entries()) {
-      if (!(await this.runContainer(c, this.view.init[i], volumes, true))) {
-        await this.report();
-        return;
+    const sidecars: Array<Promise<boolean>> = [];
+    try {
+      for (const [i, c] of (spec.initContainers ?? []).entries()) {
+        if (isSidecar(c)) {
+          sidecars.push(this.runContainer(c, this.view.init[i], volumes, 'sidecar'));
+          await this.untilStarted(this.view.init[i]);
+        } else if (!(await this.runContainer(c, this.view.init[i], volumes, 'init'))) {
+          await this.report();
+          return;
+        }
       }
+      for (const cv of this.view.containers) cv.phase = { kind: 'waiting', reason: 'ContainerCreating' };
+      void this.report();
+      await Promise.all(spec.containers.map((c, i) => this.runContainer(c, this.view.containers[i], volumes, 'container')));
+    } finally {
+      await this.stopSidecars(sidecars);
     }
-    for (const cv of this.view.containers) cv.phase = { kind: 'waiting', reason: 'ContainerCreating' };
-    void this.report();
-    await Promise.all(spec.containers.map((c, i) => this.runContainer(c, this.view.containers[i], volumes, false)));
     await this.report();
   }
 
+  /** Waits until a sidecar runs (or ran): the next init container may start then. */
+  private async untilStarted(cv: ContainerView): Promise<void> {
+    while (cv.phase.kind === 'waiting' && !this.stopping) await this.sleep(50);
+  }
+
+  /** Stops the sidecars once the containers have ended (the pod's grace period) and waits for them. */
+  private async stopSidecars(running: Array<Promise<boolean>>): Promise<void> {
+    if (running.length === 0) return;
+    this.sidecarsDone = true;
+    const grace = (this.pod.spec?.terminationGracePeriodSeconds ?? 30) * 1000;
+    const names = (this.pod.spec?.initContainers ?? []).filter(isSidecar).map((c) => c.name);
+    await Promise.all(names.flatMap((n) => this.procs.get(n)?.stop(grace) ?? []));
+    await Promise.all(running);
+  }
+
   /** Runs a container until it ends for good; true when it succeeded. */
-  private async runContainer(c: V1Container, cv: ContainerView, volumes: Map<string, string>, init: boolean): Promise<boolean> {
+  private async runContainer(
+    c: V1Container,
+    cv: ContainerView,
+    volumes: Map<string, string>,
+    kind: 'init' | 'sidecar' | 'container',
+  ): Promise<boolean> {
     let backoff = BACKOFF_START_MS;
+    const init = kind === 'init';
     for (;;) {
-      if (this.stopping) return false;
+      if (this.stopping || (kind === 'sidecar' && this.sidecarsDone)) return false;
       const env = await this.untilReady(
         () => this.containerEnv(c),
         (msg) => (cv.phase = { kind: 'waiting', reason: 'CreateContainerConfigError', message: msg }),
       );
       if (!env) return false;
       const code = await this.runOnce(c, cv, env, volumes);
-      const restart = init ? this.view.restartPolicy !== 'Never' && code !== 0 : willRestart(this.view.restartPolicy, code);
+      const restart =
+        kind === 'sidecar'
+          ? !this.sidecarsDone
+          : init
+            ? this.view.restartPolicy !== 'Never' && code !== 0
+            : willRestart(this.view.restartPolicy, code);
       if (!restart || this.stopping) return code === 0;
       cv.last = cv.phase;
       cv.restartCount++;
@@ -290,4 +329,9 @@ export class PodWorker {
       this.stop.signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
     });
   }
+}
+
+/** A Kubernetes sidecar: an init container with restartPolicy Always. */
+function isSidecar(c: V1Container): boolean {
+  return c.restartPolicy === 'Always';
 }
