@@ -10,8 +10,8 @@
  * entrypoints of the images the examples run without a command are listed (ConfigMap
  * plugflow-images: no registry is reachable here).
  */
-import { readFileSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_INSTALL_NAMESPACE, type Workflow } from '../../src/api/index.js';
@@ -35,8 +35,12 @@ const NS = 'default';
 const APPLIED = new Set(['ConfigMap', 'PersistentVolumeClaim', 'WorkflowTemplate', 'ClusterWorkflowTemplate']);
 const FINAL = new Set(['Succeeded', 'Failed', 'Error']);
 
-/** Entrypoints of images the examples run without a command (what their registries would say). */
-const IMAGES = `
+/**
+ * Entrypoints of images the examples run without a command (what their registries would say);
+ * argosay's points at a stand-in for the peer's test image (argosay.sh), copied where every user
+ * may run it.
+ */
+const images = (argosay: string) => `
 busybox:
   cmd: [sh]
 alpine:3.23:
@@ -52,9 +56,7 @@ debian:latest:
 ubuntu:
   cmd: [bash]
 argoproj/argosay:v2:
-  entrypoint: [/argosay]
-argoproj/argosay:v1:
-  entrypoint: [/argosay]
+  entrypoint: [${JSON.stringify(argosay)}]
 docker/whalesay:latest:
   cmd: [/bin/bash]
 `;
@@ -149,8 +151,18 @@ async function prepare(client: KubeClient, store: { accessKey: string; secretKey
       .create(SECRETS, NS, { metadata: { name: 'my-minio-cred' }, stringData: { accesskey: store.accessKey, secretkey: store.secretKey } })
       .catch(exists);
   await client
-    .create(CONFIGMAPS, DEFAULT_INSTALL_NAMESPACE, { metadata: { name: 'plugflow-images' }, data: { images: IMAGES } })
+    .create(CONFIGMAPS, DEFAULT_INSTALL_NAMESPACE, { metadata: { name: 'plugflow-images' }, data: { images: images(argosayStandIn()) } })
     .catch(exists);
+}
+
+/** argosay.sh copied into a directory every user can enter (the clone may sit in a 0700 home). */
+function argosayStandIn(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'plugflow-argosay-'));
+  chmodSync(dir, 0o755);
+  const file = join(dir, 'argosay');
+  copyFileSync(fileURLToPath(new URL('./argosay.sh', import.meta.url)), file);
+  chmodSync(file, 0o755);
+  return file;
 }
 
 async function runOne(client: KubeClient, name: string, workflows: Doc[], timeoutMs: number): Promise<ExampleOutcome> {

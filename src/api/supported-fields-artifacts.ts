@@ -7,7 +7,7 @@ import { no, ok, rec, type FieldRule } from './field-rules.js';
 import type { RecordName } from './supported-fields.js';
 
 const OBJECT_STORE_ONLY =
-  'plugflow stores and fetches artifacts in S3-compatible object stores (vendorAObject), Azure-compatible blob stores (vendorB), GCS (vendorCObject), over http and through artifact driver plugins, and fetches them from git and raw; this location is not implemented yet';
+  'plugflow stores and fetches artifacts in S3-compatible object stores (s3 / vendorAObject), Azure-compatible blob stores (azure / vendorB), GCS (gcs / vendorCObject), over http and through artifact driver plugins, and fetches them from git and raw; this location is not implemented yet';
 const INPUT_ONLY = 'applies when an input artifact is placed; an output artifact is read from its path as it is';
 const STORED_IN_STORE = "an output artifact is stored in the workflow's artifact repository or its own vendorAObject";
 
