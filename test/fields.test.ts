@@ -122,9 +122,8 @@ describe('no field is silently ignored (created directly, as kubectl would)', ()
     expect(res.status).toBe(400);
     expect(res.body.message).toBe(
       `Workflow ${ns}/gc-* is invalid: spec.podPriority is not supported yet: deprecated by the peer; use podPriorityClassName; ` +
-        'spec.templates[main].inputs.artifacts[src].hdfs is not supported yet: plugflow stores and fetches artifacts in S3-compatible object stores (s3 / vendorAObject), ' +
-        'Azure-compatible blob stores (azure / vendorB), GCS (gcs / vendorCObject), over http and through artifact driver plugins, and fetches them from git and raw; ' +
-        'this location is not implemented yet',
+        "spec.templates[main].inputs.artifacts[src].hdfs is not supported yet: hdfs talks HDFS's own RPC protocol to a name node, and no HDFS server builds " +
+        'or installs here to test it against; reach HDFS through WebHDFS with an http artifact (GET in, PUT out) or through an artifact driver plugin',
     );
     expect(await listWorkflows(ns, 'suite=fields-rest')).toEqual([]);
   });
