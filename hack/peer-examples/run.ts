@@ -155,9 +155,12 @@ async function prepare(client: KubeClient, store: { accessKey: string; secretKey
     .catch(exists);
 }
 
-/** argosay.sh copied into a directory every user can enter (the clone may sit in a 0700 home). */
+/**
+ * argosay.sh copied into a directory every user can enter (the clone may sit in a 0700 home) and
+ * outside /tmp, which the local runner gives each container its own of.
+ */
 function argosayStandIn(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'plugflow-argosay-'));
+  const dir = mkdtempSync('/var/tmp/plugflow-argosay-');
   chmodSync(dir, 0o755);
   const file = join(dir, 'argosay');
   copyFileSync(fileURLToPath(new URL('./argosay.sh', import.meta.url)), file);
