@@ -10,7 +10,7 @@
  * entrypoints of the images the examples run without a command are listed (ConfigMap
  * plugflow-images: no registry is reachable here).
  */
-import { chmodSync, copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,8 +78,9 @@ export async function runPeerExamples(
     progress: o.say,
   });
   const client = await KubeClient.fromKubeConfig(stack.adminKubeConfig);
+  const argosayDir = argosayStandIn();
   try {
-    await prepare(client, stack.objectStore);
+    await prepare(client, stack.objectStore, join(argosayDir, 'argosay'));
     const docs = new Map<string, Doc[]>();
     for (const f of files) {
       try {
@@ -116,10 +117,11 @@ export async function runPeerExamples(
   } finally {
     await client.close();
     await stack.stop();
+    rmSync(argosayDir, { recursive: true, force: true });
   }
 }
 
-async function prepare(client: KubeClient, store: { accessKey: string; secretKey: string } | undefined): Promise<void> {
+async function prepare(client: KubeClient, store: { accessKey: string; secretKey: string } | undefined, argosay: string): Promise<void> {
   const exists = (err: unknown) => {
     if (!isAlreadyExists(err)) throw err;
   };
@@ -151,13 +153,14 @@ async function prepare(client: KubeClient, store: { accessKey: string; secretKey
       .create(SECRETS, NS, { metadata: { name: 'my-minio-cred' }, stringData: { accesskey: store.accessKey, secretkey: store.secretKey } })
       .catch(exists);
   await client
-    .create(CONFIGMAPS, DEFAULT_INSTALL_NAMESPACE, { metadata: { name: 'plugflow-images' }, data: { images: images(argosayStandIn()) } })
+    .create(CONFIGMAPS, DEFAULT_INSTALL_NAMESPACE, { metadata: { name: 'plugflow-images' }, data: { images: images(argosay) } })
     .catch(exists);
 }
 
 /**
  * argosay.sh copied into a directory every user can enter (the clone may sit in a 0700 home) and
- * outside /tmp, which the local runner gives each container its own of.
+ * outside /tmp, which the local runner gives each container its own of; the directory is returned
+ * (removed when the run ends).
  */
 function argosayStandIn(): string {
   const dir = mkdtempSync('/var/tmp/plugflow-argosay-');
@@ -165,7 +168,7 @@ function argosayStandIn(): string {
   const file = join(dir, 'argosay');
   copyFileSync(fileURLToPath(new URL('./argosay.sh', import.meta.url)), file);
   chmodSync(file, 0o755);
-  return file;
+  return dir;
 }
 
 async function runOne(client: KubeClient, name: string, workflows: Doc[], timeoutMs: number): Promise<ExampleOutcome> {
