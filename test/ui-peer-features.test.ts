@@ -239,12 +239,17 @@ describe("the peer's UI features", () => {
     await waitText('.graph .search-count', /^2 of 5$/);
     expect(await page.$eval('g.node.current', (g) => g.getAttribute('aria-label'))).toMatch(/^item\(1/);
     expect(await page.$eval('g.node.current', (g) => g.getAttribute('aria-label'))).not.toBe(first);
-    const inView = await page.$eval('g.node.current', (e) => {
-      const r = (e as unknown as El).getBoundingClientRect();
-      const v = (e as unknown as El).closest('.graph-scroll')!.getBoundingClientRect();
-      return r.right > v.left && r.left < v.right && r.bottom > v.top && r.top < v.bottom;
-    });
-    expect(inView).toBe(true);
+    // The view follows the current match; the workflow may still be re-laid out meanwhile, so this waits for it.
+    await page.waitForFunction(
+      () => {
+        const e = document.querySelectorAll('g.node.current')[0];
+        if (!e) return false;
+        const r = e.getBoundingClientRect();
+        const v = e.closest('.graph-scroll')!.getBoundingClientRect();
+        return r.right > v.left && r.left < v.right && r.bottom > v.top && r.top < v.bottom;
+      },
+      { timeout: 10_000 },
+    );
     await shot('graph-search');
     await setValue('input.node-search', 'crunch');
     await waitText('.graph .search-count', /^1 of 1$/);

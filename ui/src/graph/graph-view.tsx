@@ -5,7 +5,7 @@
  * box finds nodes by name, template or phase, marks them and moves the view to the first; Enter
  * goes to the next, Shift+Enter back (node-search.ts).
  */
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { NodeStatus } from '../types.js';
 import { layout, type Placed } from './layout.js';
 import { groupsToExpand, searchNodes, step } from './node-search.js';
@@ -50,7 +50,8 @@ export function GraphView({
     const hiding = groupsToExpand(nodes, id, collapsed);
     if (hiding.length > 0) setExpanded(new Set([...expanded, ...hiding]));
   };
-  useEffect(() => {
+  // A layout effect: the view has moved by the time the count and the marks are painted.
+  useLayoutEffect(() => {
     if (!current || !scroller.current) return;
     const n = laid.nodes.find((x) => x.id === current);
     if (!n) return;
