@@ -76,9 +76,12 @@ func runMain(dir string, argv []string) int {
 			return finish(dir, 1, outputs, packs)
 		}
 		code := runWithRetries(member, argv, outW, errW)
-		stopBeat()
 		_ = stdout.Close()
 		recordMember(dir, member, strconv.Itoa(code))
+		// The set's outputs are read once every member is done, as the peer's wait container
+		// does: a member other than main may write them into a shared volume.
+		waitForMembers(dir, member, staleAfter)
+		stopBeat()
 		return finish(dir, code, outputs, packs)
 	}
 	c := startChild(argv, outW, errW)

@@ -135,6 +135,32 @@ func runSetMember(dir string, m setMember, argv []string) int {
 	return code
 }
 
+// waitForMembers blocks until every other member of the set is done, has stopped its heartbeat,
+// or has not started within notStarted (an image that never pulls must not hold the outputs back
+// for ever).
+func waitForMembers(dir string, m setMember, notStarted time.Duration) {
+	since := time.Now()
+	for _, other := range m.members {
+		if other == m.name {
+			continue
+		}
+		for {
+			if _, err := os.Stat(ctrFile(dir, other, ".done")); err == nil {
+				break
+			}
+			st, err := os.Stat(ctrFile(dir, other, ".alive"))
+			if err == nil && time.Since(st.ModTime()) > staleAfter {
+				break
+			}
+			if err != nil && time.Since(since) > notStarted {
+				fmt.Fprintf(os.Stderr, "emissary: %s has not started; reading the outputs without it\n", other)
+				break
+			}
+			time.Sleep(pollEvery)
+		}
+	}
+}
+
 // runWithRetries runs argv up to 1+retries times until it exits 0, waiting retryWait between runs.
 func runWithRetries(m setMember, argv []string, out, errOut interface{ Write([]byte) (int, error) }) int {
 	code := 0

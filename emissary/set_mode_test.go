@@ -114,3 +114,37 @@ func TestSkippedMemberSaysSoInItsTerminationMessage(t *testing.T) {
 		t.Fatalf("termination message %q", got)
 	}
 }
+
+func TestSetMainReadsOutputsOnceEveryMemberIsDone(t *testing.T) {
+	dir := t.TempDir()
+	work := t.TempDir()
+	t.Setenv("PLUGFLOW_SET_NAME", "main")
+	t.Setenv("PLUGFLOW_SET_AFTER", "")
+	t.Setenv("PLUGFLOW_SET_MEMBERS", "a,main")
+	t.Setenv("PLUGFLOW_SET_HAS_MAIN", "true")
+	t.Setenv("PLUGFLOW_OUTPUTS", `[{"name":"out","path":"`+work+`/out"}]`)
+	// a runs beside main, without a dependency, and writes the output after main has exited.
+	done := make(chan int)
+	go func() {
+		done <- runSetMember(dir, setMember{name: "a", members: []string{"a", "main"}, hasMain: true},
+			[]string{"sh", "-c", "sleep 1; echo from-a > " + work + "/out"})
+	}()
+	if code := runMain(dir, []string{"true"}); code != 0 {
+		t.Fatalf("main exited %d", code)
+	}
+	if code := <-done; code != 0 {
+		t.Fatalf("a exited %d", code)
+	}
+	if got := read(t, filepath.Join(dir, "outputs", "out")); got != "from-a\n" {
+		t.Fatalf("output %q", got)
+	}
+}
+
+func TestWaitForMembersGivesUpOnAMemberThatNeverStarts(t *testing.T) {
+	dir := t.TempDir()
+	start := time.Now()
+	waitForMembers(dir, setMember{name: "main", members: []string{"never", "main"}}, 300*time.Millisecond)
+	if time.Since(start) > 5*time.Second {
+		t.Fatal("waited for a member that never started")
+	}
+}
