@@ -8,7 +8,7 @@
  *   npx tsx bench/regex-bench.ts      (also part of `make bench`)
  */
 import { RE2JS } from 're2js';
-import { decode, Regex, type RegexMeter } from '../src/expr/regex/vm.js';
+import { decode, Regex, type RegexMeter } from '../src/expr/index.js';
 import { printFigures, type Figure } from './figures.js';
 
 const MAX_PROGRAM = 20_000; // DEFAULT_LIMITS.maxRegexProgram

@@ -6,8 +6,8 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CRDS_DIR } from '../src/api/crd/load-crds.js';
-import { CRD_FILE_HEADER, renderCrdFiles } from '../src/api/crd/render.js';
+import { CRDS_DIR } from '../src/api/index.js';
+import { CRD_FILE_HEADER, renderCrdFiles } from '../src/api/index.js';
 
 function generatedFilesOnDisk(): string[] {
   if (!existsSync(CRDS_DIR)) return [];

@@ -6,7 +6,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { withFieldsDoc } from '../src/api/supported-fields-doc.js';
+import { withFieldsDoc } from '../src/api/index.js';
 
 const README = join(import.meta.dirname, '../src/engine/README.md');
 const current = readFileSync(README, 'utf8');

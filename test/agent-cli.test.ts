@@ -16,7 +16,8 @@ import { startProgressPlugin } from '../examples/plugins/progress/main.js';
 import type { WorkflowTaskSet } from '../src/api/index.js';
 import { KubeClient } from '../src/kube/client.js';
 import { WORKFLOW_TASK_SETS } from '../src/kube/resource.js';
-import { agentArgs, type PluginEntry } from '../src/plugins/index.js';
+import type { PluginEntry } from '../src/plugins/index.js';
+import { agentArgs } from '../src/pods/agent-pod.js';
 import { adminKubeConfig, createTestNamespace, deleteTestNamespace } from './support/cluster.js';
 
 const ROOT = resolve(import.meta.dirname, '..');

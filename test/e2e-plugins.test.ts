@@ -23,7 +23,8 @@ import { REPO_ROOT } from '../src/devenv/dev-stack.js';
 import { CLI_DIR } from '../src/runner/shim.js';
 import { PLUGINS_DISABLED_MESSAGE } from '../src/engine/index.js';
 import { parseManifests } from '../src/kube/apply.js';
-import { agentPodName, buildPlugin } from '../src/plugins/index.js';
+import { buildPlugin } from '../src/plugins/index.js';
+import { agentPodName } from '../src/pods/agent-pod.js';
 import {
   agentSlot,
   applyInto,

@@ -20,7 +20,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GROUP, PLURAL, VERSION, type Workflow } from '../src/api/index.js';
 import { renderTree } from '../src/cli/tree.js';
-import { AGENT_UID, agentPodName, buildPlugin } from '../src/plugins/index.js';
+import { AGENT_UID, buildPlugin } from '../src/plugins/index.js';
+import { agentPodName } from '../src/pods/agent-pod.js';
 import { STAGE_DIR } from '../src/runner/namespaces.js';
 import {
   agentSlot,

@@ -20,7 +20,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GROUP, LABEL_WORKFLOW, PLURAL, VERSION, type Workflow } from '../src/api/index.js';
 import { REPO_ROOT } from '../src/devenv/dev-stack.js';
 import { WORKFLOW_PLUGINS_DISABLED_DETAIL } from '../src/engine/workflow-plugins.js';
-import { agentPodName, buildPlugin, readPluginYaml, sidecarContainer } from '../src/plugins/index.js';
+import { buildPlugin, readPluginYaml, sidecarContainer } from '../src/plugins/index.js';
+import { agentPodName } from '../src/pods/agent-pod.js';
 import { findServerFile } from '../src/plugins/plugin-dir.js';
 import {
   agentSlot,

@@ -14,7 +14,7 @@
  *   node --import tsx bench/peer/floor-controller.ts KUBECONFIG
  */
 import { LABEL_COMPLETED, LABEL_PHASE } from '../../src/api/index.js';
-import { nodeIdFor, taskName } from '../../src/engine/node-naming.js';
+import { nodeIdFor, taskName } from '../../src/engine/index.js';
 import { loadKubeAccess } from '../../src/kube/kube-access.js';
 import { KubeClient } from '../../src/kube/client.js';
 import type { ResourceType } from '../../src/kube/resource.js';

@@ -2,7 +2,7 @@
  * The http template's successCondition, evaluated with the project's expression language
  * (src/expr). Compiled once per distinct expression: every task of a loop shares it.
  */
-import { compile, type CompiledExpression } from '../expr/compile.js';
+import { compile, type CompiledExpression } from '../expr/index.js';
 import type { EvaluateCondition } from './http-template.js';
 
 const cache = new Map<string, CompiledExpression>();

@@ -48,7 +48,7 @@ import {
   type Outputs,
   type Parameter,
 } from '../api/index.js';
-import { getOwn, isJsonObject } from '../api/user-json.js';
+import { getOwn, isJsonObject } from '../api/index.js';
 
 /** Largest plugin reply body read. */
 export const MAX_REPLY_BYTES = 1024 * 1024;

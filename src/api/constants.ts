@@ -81,3 +81,12 @@ export function executorPluginsEnabled(env: NodeJS.ProcessEnv = process.env): bo
 export function workflowLevelExecutorPluginsEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
   return env[FEATURE_GATE_WORKFLOW_LEVEL_EXECUTOR_PLUGINS] === 'true';
 }
+
+/** Names of the containers plugflow adds to a step pod (src/pods/layout.ts); user containers may not use them. */
+export const INIT_CONTAINER = 'init';
+export const MAIN_CONTAINER = 'main';
+export const WAIT_CONTAINER = 'wait';
+export const RESERVED_CONTAINER_NAMES: readonly string[] = [INIT_CONTAINER, MAIN_CONTAINER, WAIT_CONTAINER];
+
+/** The artifact a step's main container log is saved as (archiveLogs). */
+export const MAIN_LOGS_ARTIFACT = 'main-logs';

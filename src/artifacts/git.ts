@@ -19,7 +19,7 @@ import git from 'isomorphic-git';
 import http from 'isomorphic-git/http/node';
 import type { HttpClient } from 'isomorphic-git';
 import { GitSshError, parseSshUrl, sshHttpClient } from './git-ssh.js';
-import { parseRefspec } from './refspec.js';
+import { parseRefspec } from '../api/index.js';
 
 export interface GitSource {
   repo: string;

@@ -7,6 +7,7 @@
  */
 import type { PluginArtifact } from '../api/index.js';
 import type { ArtifactDriver } from './drivers.js';
+import { unregisteredDetail } from '../engine/index.js';
 import { ArtifactPlanError } from './plan-error.js';
 import { DEFAULT_CONNECTION_TIMEOUT_S, type PluginLocation } from './plugin-driver.js';
 
@@ -24,12 +25,6 @@ export function registeredDriver(name: string | undefined, drivers: readonly Art
       )}`,
     );
   return d;
-}
-
-/** Why a driver name is refused: the drivers the controller has, and where an operator adds one. */
-export function unregisteredDetail(name: string, registered: readonly string[]): string {
-  const have = registered.length ? `it has ${registered.map((n) => `"${n}"`).join(', ')}` : 'it has none';
-  return `names artifact driver "${name}", which the controller does not run (${have}; an operator registers drivers in the controller's PLUGFLOW_ARTIFACT_DRIVERS)`;
 }
 
 /** `p` as the pod side needs it; `field` is the record's (`… .plugin`). */

@@ -24,7 +24,7 @@ import { ArtifactPlanError } from './plan-error.js';
 import { isBlob, storedLocation, type StoredLocation } from './plan-stores.js';
 import { pluginLocation, type PluginLocation } from './plan-plugin.js';
 import type { ArtifactDriver } from './drivers.js';
-import { MAIN_LOGS_ARTIFACT } from '../engine/artifacts.js';
+import { MAIN_LOGS_ARTIFACT } from '../api/index.js';
 import type { KeyVariables } from './key-variables.js';
 
 export {

@@ -11,7 +11,7 @@ import type { PluginTarget } from '../agent/plugin-client.js';
 import { readPluginToken, writePluginTokens } from '../agent/tokens.js';
 import { KubeClient } from '../kube/client.js';
 import { createLogger } from '../log/logger.js';
-import { AGENT_TOKEN_DIR, DEFAULT_AGENT_HEALTH_PORT } from '../plugins/agent-pod.js';
+import { AGENT_TOKEN_DIR, DEFAULT_AGENT_HEALTH_PORT } from '../plugins/index.js';
 import { loadKubeAccess } from '../kube/kube-access.js';
 
 interface AgentFlags {

@@ -9,8 +9,8 @@ import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { errorMessage } from '../log/error-message.js';
-import { nodeArtifacts } from '../operations/artifacts.js';
-import { collectedBy } from '../engine/artifact-gc.js';
+import { nodeArtifacts } from '../operations/index.js';
+import { collectedBy } from '../engine/index.js';
 import { consolePrinter, withConnectionFlags, type CommonFlags } from './rest.js';
 import { backendFor } from './workflow-backend.js';
 

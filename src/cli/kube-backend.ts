@@ -19,7 +19,7 @@ import {
 } from '../operations/index.js';
 import type { ListOptions, WorkflowList } from './rest-client.js';
 import type { BackendFlags, WorkflowBackend } from './workflow-backend.js';
-import { openNodeArtifact } from '../operations/artifacts.js';
+import { openNodeArtifact } from '../operations/index.js';
 
 /** The user's kubeconfig; an error naming the flags when it has no cluster. */
 export function loadKubeConfig(path?: string, context?: string): KubeConfig {

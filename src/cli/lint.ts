@@ -10,11 +10,11 @@
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { API_VERSION, type CronWorkflow, type Workflow, type WorkflowSpec } from '../api/index.js';
-import { cronScheduleProblems } from '../operations/cron-workflows.js';
+import { cronScheduleProblems } from '../operations/index.js';
 import type { KubeClient } from '../kube/client.js';
 import { errorMessage } from '../log/error-message.js';
-import { clusterTemplates, workflowProblems, withLocalTemplates } from '../operations/lint.js';
-import { workflowShapeProblems } from '../server/workflow-shape.js';
+import { clusterTemplates, workflowProblems, withLocalTemplates } from '../operations/index.js';
+import { workflowShapeProblems } from '../api/index.js';
 import { booleanKeys } from '../yaml/bool-keys.js';
 import { readYamlDocuments } from '../yaml/kube-yaml.js';
 import { cliClient, loadKubeConfig } from './kube-backend.js';

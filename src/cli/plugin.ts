@@ -2,9 +2,9 @@
  * `plugflow plugin build DIR` and `plugflow plugin check URL`.
  */
 import type { Command } from 'commander';
-import { PluginBuildError } from '../plugins/errors.js';
-import { buildPluginDir } from '../plugins/plugin-dir.js';
-import { checkPlugin, type CheckResult } from '../sdk/plugin-check.js';
+import { PluginBuildError } from '../plugins/index.js';
+import { buildPluginDir } from '../plugins/index.js';
+import { checkPlugin, type CheckResult } from '../sdk/index.js';
 
 /** Output sink, so tests can capture what a command prints. */
 export interface Printer {

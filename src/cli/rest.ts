@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { FINAL_WORKFLOW_PHASES, FieldError, ValidationError, type Parameter, type Workflow } from '../api/index.js';
-import { checkSpecFields } from '../engine/validate-fields.js';
+import { checkSpecFields } from '../engine/index.js';
 import { booleanKeys } from '../yaml/bool-keys.js';
 import { readYamlDocuments } from '../yaml/kube-yaml.js';
 import { formatDuration, renderTree } from './tree.js';

@@ -3,7 +3,7 @@
  * operation (OperationRefused: invalid input, not allowed) is printed and exits 1, anything else
  * is a crash the caller reports.
  */
-import { OperationRefused } from '../operations/errors.js';
+import { OperationRefused } from '../operations/index.js';
 import type { Printer } from './rest.js';
 
 export async function withCalls<C extends { close(): Promise<void> }>(

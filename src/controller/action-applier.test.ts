@@ -12,7 +12,7 @@ import { ApiError } from '../kube/errors.js';
 import type { KubeObject } from '../kube/object-store.js';
 import { NAMESPACES, PODS, SERVICE_ACCOUNTS, WORKFLOWS, WORKFLOW_TASK_SETS } from '../kube/resource.js';
 import { FakeKubeClient } from '../kube/testing/fake-kube-client.js';
-import { agentPodName } from '../plugins/index.js';
+import { agentPodName } from '../pods/agent-pod.js';
 import { ResourceRunner } from './resource-runner.js';
 import { ActionApplier } from './action-applier.js';
 import { ControllerCaches } from './caches.js';

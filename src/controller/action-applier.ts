@@ -29,7 +29,8 @@ import { ApiError, isAlreadyExists, isNotFound, isTransient } from '../kube/erro
 import type { KubeObject } from '../kube/object-store.js';
 import { PODS, SERVICE_ACCOUNTS } from '../kube/resource.js';
 import type { Logger } from '../log/logger.js';
-import { agentPodName, buildAgentPod, pluginServiceAccount, type AgentPodOptions, type PluginEntry } from '../plugins/index.js';
+import type { PluginEntry } from '../plugins/index.js';
+import { agentPodName, buildAgentPod, pluginServiceAccount, type AgentPodOptions } from '../pods/agent-pod.js';
 import { buildStepPod } from '../pods/build-pod.js';
 import { checkStepServiceAccount, type PodSecurityLevel } from '../pods/pod-policy.js';
 import type { ControllerCaches } from './caches.js';

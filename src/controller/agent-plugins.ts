@@ -12,7 +12,7 @@
  *   when WORKFLOW_EXECUTOR_PLUGINS is on.
  */
 import type { Workflow } from '../api/index.js';
-import { WORKFLOW_PLUGINS_DISABLED_DETAIL } from '../engine/workflow-plugins.js';
+import { WORKFLOW_PLUGINS_DISABLED_DETAIL } from '../engine/index.js';
 import { EXECUTOR_PLUGINS_FIELD_PATH, hasWorkflowPlugins, workflowPluginEntries, type PluginEntry } from '../plugins/index.js';
 
 export interface AgentPluginSources {

@@ -20,7 +20,7 @@ import {
   usesArtifactGC,
   type GCStrategy,
   type WorkflowStatusWithGC,
-} from '../engine/artifact-gc.js';
+} from '../engine/index.js';
 import type { KubeClient } from '../kube/client.js';
 import { isAlreadyExists, isNotFound } from '../kube/errors.js';
 import type { KubeObject } from '../kube/object-store.js';

@@ -19,7 +19,7 @@ import {
   type WorkflowStatus,
   type WorkflowTemplate,
 } from '../api/index.js';
-import { canonicalNames } from '../api/peer-names.js';
+import { canonicalNames } from '../api/index.js';
 import type { KubeClient } from '../kube/client.js';
 import { Informer, dropManagedFields, readinessProblem, staleAfterMs, type InformerLike } from '../kube/informer.js';
 import { objectKey, type KubeObject } from '../kube/object-store.js';

@@ -10,7 +10,7 @@
  * CronWorkflow in a namespace gets workflows there (the install's RBAC for users grants both
  * together); their pods run as the workflow spec's service account, never the controller's.
  */
-import { ANNOTATION_SCHEDULED_TIME, LABEL_CRON_WORKFLOW, type CronWorkflow } from '../api/cron-workflow.js';
+import { ANNOTATION_SCHEDULED_TIME, LABEL_CRON_WORKFLOW, type CronWorkflow } from '../api/index.js';
 import type { Workflow } from '../api/index.js';
 import { decideCron, schedulesOf, type CronChild, type ParsedSchedules } from '../cron/decide.js';
 import type { KubeClient } from '../kube/client.js';

@@ -1,7 +1,7 @@
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../log/logger.js';
-import type { Emission } from '../metrics/custom-metrics.js';
+import type { Emission } from '../engine/custom-metrics.js';
 import { CustomMetricRegistry } from './custom-metric-registry.js';
 
 const log = createLogger('test', 'error');

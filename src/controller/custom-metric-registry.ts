@@ -1,5 +1,5 @@
 /**
- * The custom metrics workflows declare (src/metrics/custom-metrics.ts decides what to emit),
+ * The custom metrics workflows declare (src/engine/custom-metrics.ts decides what to emit),
  * registered on the controller's own Prometheus registry and served on its /metrics endpoint
  * under the names the workflows give.
  *
@@ -26,7 +26,7 @@
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { parseGoDuration } from '../api/index.js';
-import { NAMESPACE_LABEL, type Emission, type MetricKind } from '../metrics/custom-metrics.js';
+import { NAMESPACE_LABEL, type Emission, type MetricKind } from '../engine/index.js';
 import type { Logger } from '../log/logger.js';
 
 type AnyMetric = Counter<string> | Gauge<string> | Histogram<string>;

@@ -12,7 +12,7 @@
 import type { Template } from '../api/index.js';
 import type { FetchedManifest } from '../engine/index.js';
 import type { KubeClient } from '../kube/client.js';
-import { MAIN_CONTAINER } from '../pods/layout.js';
+import { MAIN_CONTAINER } from '../api/index.js';
 
 /** How much of what follows the manifest in the log an error shows. */
 const STRAY_BYTES_SHOWN = 200;

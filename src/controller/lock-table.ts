@@ -19,8 +19,8 @@
  * A holder waits for all its locks at once; a waiter that cannot be served blocks every later
  * waiter of its locks (first come, first served; nobody starves).
  */
-import type { LockClaim, LockObservation } from '../engine/contract.js';
-import { lockKeysInStatus, parseLockKey } from '../engine/synchronization.js';
+import type { LockClaim, LockObservation } from '../engine/index.js';
+import { lockKeysInStatus, parseLockKey } from '../engine/index.js';
 import type { SynchronizationStatus } from '../api/index.js';
 
 /** A lock's limit: how many may hold it, or why none can (a semaphore's ConfigMap is missing…). */

@@ -12,7 +12,7 @@
  * - TaskSet `status.nodes` become TaskObservations;
  * - the (Cluster)WorkflowTemplates the workflow refers to, transitively.
  */
-import { AGENT_CONTAINER } from '../plugins/agent-pod.js';
+import { AGENT_CONTAINER } from '../plugins/index.js';
 import { LABEL_COMPONENT, type ClusterWorkflowTemplate, type Workflow, type WorkflowTaskSet, type WorkflowTemplate } from '../api/index.js';
 import {
   memoCacheNames,

@@ -46,8 +46,8 @@ import { writePhaseLabels, writeStatus } from './status-writer.js';
 import type { ArtifactGC } from './artifact-gc.js';
 import { grantsSeen, type Claims, type Synchronizer } from './synchronizer.js';
 import type { CustomMetricRegistry } from './custom-metric-registry.js';
-import { statusMetrics } from '../metrics/custom-metrics.js';
-import { ARTIFACT_GC_FINALIZER } from '../engine/artifact-gc.js';
+import { statusMetrics } from '../engine/index.js';
+import { ARTIFACT_GC_FINALIZER } from '../engine/index.js';
 import { errorMessage } from '../log/error-message.js';
 import { mayWaitForTemplates, TEMPLATE_LAG_RETRY_MS, templatesBehind } from './template-lag.js';
 
@@ -231,7 +231,7 @@ export class Reconciler {
     return {};
   }
 
-  /** Records the custom metrics the stored status change emits (src/metrics/custom-metrics.ts). */
+  /** Records the custom metrics the stored status change emits (src/engine/custom-metrics.ts). */
   private emitMetrics(effective: Obj<Workflow>, before: WorkflowStatus | undefined, after: WorkflowStatus): void {
     const registry = this.deps.customMetrics;
     if (!registry) return;

@@ -17,7 +17,7 @@ import type { V1ConfigMap } from '@kubernetes/client-node';
 import type { KubeClient } from '../kube/client.js';
 import { ApiError, isNotFound } from '../kube/errors.js';
 import { CONFIGMAPS } from '../kube/resource.js';
-import { parseLockKey } from '../engine/synchronization.js';
+import { parseLockKey } from '../engine/index.js';
 import type { LockLimit } from './lock-table.js';
 
 const WHOLE_NUMBER = /^\s*\d{1,9}\s*$/;

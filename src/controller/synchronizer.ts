@@ -11,8 +11,8 @@
  * Rebuilt from the workflows' statuses before the first worker starts (see lock-table.ts).
  */
 import { FINAL_WORKFLOW_PHASES, type Workflow } from '../api/index.js';
-import type { LockClaim, LockObservation } from '../engine/contract.js';
-import { lockKeysInStatus } from '../engine/synchronization.js';
+import type { LockClaim, LockObservation } from '../engine/index.js';
+import { lockKeysInStatus } from '../engine/index.js';
 import type { KubeClient } from '../kube/client.js';
 import type { Logger } from '../log/logger.js';
 import { errorMessage } from '../log/error-message.js';

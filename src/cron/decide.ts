@@ -18,9 +18,9 @@
  * A run is named `<cron>-<unix seconds of its scheduled time>`: creating it twice (a controller
  * restarted between the create and the status write) meets AlreadyExists and changes nothing.
  */
-import { ANNOTATION_SCHEDULED_TIME, LABEL_CRON_WORKFLOW, type CronWorkflow, type CronWorkflowStatus } from '../api/cron-workflow.js';
+import { ANNOTATION_SCHEDULED_TIME, LABEL_CRON_WORKFLOW, type CronWorkflow, type CronWorkflowStatus } from '../api/index.js';
 import type { Workflow } from '../api/index.js';
-import { evaluateRetryExpression, evaluateWhenText } from '../engine/expressions.js';
+import { evaluateRetryExpression, evaluateWhenText } from '../engine/index.js';
 import { errorMessage } from '../log/error-message.js';
 import { latestDue, MAX_SCHEDULES, nextOf, parseSchedule, type Schedule } from './schedule.js';
 

@@ -12,9 +12,9 @@
  */
 import { Cron } from 'croner';
 import { parseGoDuration } from '../api/index.js';
-import { MAX_SCHEDULE_LENGTH, MAX_TIMEZONE_LENGTH } from '../api/cron-workflow.js';
+import { MAX_SCHEDULE_LENGTH, MAX_TIMEZONE_LENGTH } from '../api/index.js';
 
-export { MAX_SCHEDULES, MAX_SCHEDULE_LENGTH, MAX_TIMEZONE_LENGTH } from '../api/cron-workflow.js';
+export { MAX_SCHEDULES, MAX_SCHEDULE_LENGTH, MAX_TIMEZONE_LENGTH } from '../api/index.js';
 
 export interface Schedule {
   /** The expression as written. */

@@ -5,7 +5,6 @@
  * key-only `plugin: {key}` (the repository names the driver) is checked when its pod is planned.
  */
 import type { Artifact, Template, WorkflowSpec } from '../api/index.js';
-import { unregisteredDetail } from '../artifacts/plan-plugin.js';
 
 export function checkArtifactDrivers(
   spec: WorkflowSpec,
@@ -33,4 +32,10 @@ function callsOf(t: Template): Array<[string, { arguments?: { artifacts?: Artifa
   (t.steps ?? []).forEach((group, i) => (Array.isArray(group) ? group : []).forEach((s) => out.push([`steps[${i}][${s.name}]`, s])));
   for (const task of t.dag?.tasks ?? []) out.push([`dag.tasks[${task.name}]`, task]);
   return out;
+}
+
+/** Why a driver name is refused: the drivers the controller has, and where an operator adds one. */
+export function unregisteredDetail(name: string, registered: readonly string[]): string {
+  const have = registered.length ? `it has ${registered.map((n) => `"${n}"`).join(', ')}` : 'it has none';
+  return `names artifact driver "${name}", which the controller does not run (${have}; an operator registers drivers in the controller's PLUGFLOW_ARTIFACT_DRIVERS)`;
 }

@@ -16,9 +16,6 @@ import { parseUserJson, type Artifact, type Arguments } from '../api/index.js';
 import { errorMessage } from '../log/error-message.js';
 import type { ValueSource } from './outputs.js';
 
-/** The artifact a step's main container log is saved as (archiveLogs). */
-export const MAIN_LOGS_ARTIFACT = 'main-logs';
-
 /** The location fields of an artifact record; exactly one says where the bytes are. */
 export const LOCATION_FIELDS = [
   'vendorAObject',

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Template, WorkflowSpec } from '../api/index.js';
-import { emissionsOf, nodeMetricVariables } from '../metrics/custom-metrics.js';
+import { emissionsOf, nodeMetricVariables } from './custom-metrics.js';
 import { World } from './test-world.js';
 
 const lines = (...names: string[]) => names.map((n) => `${n}={{${n}}}`);

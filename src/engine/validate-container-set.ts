@@ -5,7 +5,7 @@
  * container named `main` reads and writes, as in the peer — have a `main` to go to.
  */
 import { intOrStringToNumber, parseGoDuration, type Template } from '../api/index.js';
-import { INIT_CONTAINER, WAIT_CONTAINER } from '../pods/layout.js';
+import { INIT_CONTAINER, WAIT_CONTAINER } from '../api/index.js';
 import { detailOf, tagged, type TemplateContext } from './validate-template.js';
 
 const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;

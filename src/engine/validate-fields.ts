@@ -11,8 +11,8 @@
  * walked too, named by their resource (`WorkflowTemplate/shared spec.templates[build].daemon`),
  * since running them would ignore the field just the same.
  */
-import { bothNamesDetail, specNameIn } from '../api/peer-names.js';
-import { fieldRule, type FieldShape, type RecordName } from '../api/supported-fields.js';
+import { bothNamesDetail, specNameIn } from '../api/index.js';
+import { fieldRule, type FieldShape, type RecordName } from '../api/index.js';
 import { isJsonObject as isObject, type Template, type TemplateRef, type WorkflowSpec, type WorkflowStep } from '../api/index.js';
 import type { TemplateResolver, TemplateReference } from './template-resolver.js';
 

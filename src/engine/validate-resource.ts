@@ -5,10 +5,10 @@
  * so a mistake is refused on submit instead of failing the step later.
  */
 import type { Template } from '../api/index.js';
-import { FieldError } from '../api/validation/field-error.js';
-import { parseCondition } from '../resources/conditions.js';
-import { parseFlags } from '../resources/flags.js';
-import { parseJsonPath } from '../resources/json-path.js';
+import { FieldError } from '../api/index.js';
+import { parseCondition } from './resource-conditions.js';
+import { parseFlags } from './resource-flags.js';
+import { parseJsonPath } from './resource-json-path.js';
 import { errorMessage } from '../log/error-message.js';
 import { tagged, type TemplateContext } from './validate-template.js';
 

@@ -3,7 +3,7 @@
  * expressions and `{{…}}` tags, and (through validate-calls.ts) its steps or DAG tasks.
  * See validate.ts for the overall rules.
  */
-import { metricProblems } from '../metrics/custom-metrics.js';
+import { metricProblems } from './custom-metrics.js';
 import {
   anyStringToString,
   HTTP_METHODS,

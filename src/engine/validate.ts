@@ -14,7 +14,7 @@
  * Templates in WorkflowTemplates are checked when `sources` holds them; without `sources`,
  * references into WorkflowTemplates are not checked (the REST server passes what it fetched).
  */
-import { metricProblems } from '../metrics/custom-metrics.js';
+import { metricProblems } from './custom-metrics.js';
 import {
   anyStringToString,
   FieldError,
@@ -32,7 +32,7 @@ import { checkEnum } from './inputs.js';
 import { templateDecorator } from './template-defaults.js';
 import { checkGCFields } from './workflow-gc.js';
 import { checkArtifactGC } from './artifact-gc.js';
-import { parseRefspec } from '../artifacts/refspec.js';
+import { parseRefspec } from '../api/index.js';
 import { checkResourceFields } from './workflow-resources.js';
 import { checkPodLevelFields } from './pod-level-fields.js';
 import { hookExpressionProblem } from './lifecycle-hooks.js';
@@ -41,7 +41,7 @@ import { checkExecutorPlugins, checkExecutorPluginsGate } from './workflow-plugi
 import { checkArtifactDrivers } from './artifact-drivers.js';
 import { TemplateResolver } from './template-resolver.js';
 import { checkReferencedTemplates, checkSpecFields } from './validate-fields.js';
-import { canonicalNames } from '../api/peer-names.js';
+import { canonicalNames } from '../api/index.js';
 import { addProblem, checkParameterValues, validateTemplate, type TemplateContext } from './validate-template.js';
 
 /**

@@ -13,7 +13,7 @@
  *   plugins' clashes (Observations.excludedPlugins) do not concern it.
  */
 import { FEATURE_GATE_WORKFLOW_LEVEL_EXECUTOR_PLUGINS, type WorkflowSpec } from '../api/index.js';
-import { EXECUTOR_PLUGINS_FIELD_PATH, hasWorkflowPlugins, readWorkflowPlugins } from '../plugins/workflow-plugins.js';
+import { EXECUTOR_PLUGINS_FIELD_PATH, hasWorkflowPlugins, readWorkflowPlugins } from '../plugins/index.js';
 import type { Observations } from './contract.js';
 
 /** The message for spec.executorPlugins with the gate off (after the field's path). */

@@ -33,3 +33,5 @@ export { compileWhen, evaluateWhen, type CompiledWhen } from './when.js';
 export { compileDepends, taskResult, TASK_RESULTS, type CompiledDepends, type DependencyState, type TaskResult } from './depends.js';
 export { eventEnvironment, eventMetadata, eventMetadataFromHeaders, eventValueText, type EventInput, type RawHeaders } from './event.js';
 export { runCase, runCasesText, evaluateCase, CASE_KINDS, type CaseKind, type CaseResult, type ExprCase } from './cases.js';
+export { describeValue } from './format.js';
+export { decode, Regex, type RegexMeter } from './regex/vm.js';

@@ -19,7 +19,7 @@
  */
 import type { RequestOptions } from 'node:https';
 import { Agent, type Dispatcher } from 'undici';
-import { IMPERSONATE_CLUSTER_ROLE } from '../api/constants.js';
+import { IMPERSONATE_CLUSTER_ROLE } from '../api/index.js';
 import { ApiError, IMPERSONATION_REFUSED, toApiError, transportMessage } from './errors.js';
 import {
   withQuery,

@@ -5,7 +5,7 @@
  * object keys become `null`. Pure. Status holds user JSON (plugin outputs), so properties are
  * read as own ones only and written with setOwn (src/api/user-json.ts).
  */
-import { getOwn, isJsonObject as isObject, setOwn } from '../api/user-json.js';
+import { getOwn, isJsonObject as isObject, setOwn } from '../api/index.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 

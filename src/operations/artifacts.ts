@@ -12,7 +12,7 @@ import type { KubeClient } from '../kube/client.js';
 import { SECRETS, WORKFLOWS } from '../kube/resource.js';
 import { checkTrusted, trustedOrigins, type ArtifactTrust } from './artifact-trust.js';
 import { OperationRefused } from './errors.js';
-import { collectedBy } from '../engine/artifact-gc.js';
+import { collectedBy } from '../engine/index.js';
 import { gcsEndpointFromEnv } from '../artifacts/settings.js';
 import { storedInputArtifact } from './input-artifacts.js';
 

@@ -7,10 +7,10 @@
  */
 import { API_VERSION, type CronWorkflow } from '../api/index.js';
 import { schedulesOf } from '../cron/decide.js';
-import { validateWorkflow } from '../engine/validate.js';
+import { validateWorkflow } from '../engine/index.js';
 import type { KubeClient, ObjectList } from '../kube/client.js';
 import { CRON_WORKFLOWS } from '../kube/resource.js';
-import { workflowShapeProblems } from '../server/workflow-shape.js';
+import { workflowShapeProblems } from '../api/index.js';
 import { OperationRefused } from './errors.js';
 
 export class CronWorkflows {

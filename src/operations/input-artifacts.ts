@@ -10,7 +10,7 @@
  * check, like such an output.
  */
 import { inflateWorkflow, type Artifact, type Workflow } from '../api/index.js';
-import { collectedBy } from '../engine/artifact-gc.js';
+import { collectedBy } from '../engine/index.js';
 import type { KubeClient } from '../kube/client.js';
 import { WORKFLOWS } from '../kube/resource.js';
 import { checkTrusted, trustedOrigins, type ArtifactTrust } from './artifact-trust.js';

@@ -6,12 +6,12 @@
  * only in where templates come from (the caller's rights, or the files given).
  */
 import type { Workflow, WorkflowSpec } from '../api/index.js';
-import { fetchTemplateSources, type SourceFetch } from '../engine/template-sources.js';
-import { validateWorkflow } from '../engine/validate.js';
+import { fetchTemplateSources, type SourceFetch } from '../engine/index.js';
+import { validateWorkflow } from '../engine/index.js';
 import type { KubeClient } from '../kube/client.js';
 import { isNotFound } from '../kube/errors.js';
 import { CLUSTER_WORKFLOW_TEMPLATES, WORKFLOW_TEMPLATES } from '../kube/resource.js';
-import { workflowShapeProblems } from '../server/workflow-shape.js';
+import { workflowShapeProblems } from '../api/index.js';
 
 /** Most templates fetched for one workflow (a guard against reference loops and fan-out). */
 export const MAX_TEMPLATE_SOURCES = 32;

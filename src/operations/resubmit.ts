@@ -8,7 +8,7 @@
  * Should the last step fail, the error says so and `plugflow resume` finishes the job.
  */
 import { inflateWorkflow, type Workflow } from '../api/index.js';
-import { memoizedStatus, ResubmitError, resubmittedWorkflow } from '../engine/resubmit.js';
+import { memoizedStatus, ResubmitError, resubmittedWorkflow } from '../engine/index.js';
 import type { KubeClient } from '../kube/client.js';
 import { WORKFLOWS } from '../kube/resource.js';
 import { withCreator } from './creator.js';

@@ -4,7 +4,7 @@
  * resourceVersion read, so a concurrent reconcile is a 409, retried with fresh state.
  */
 import { inflateWorkflow, storedStatus, type Workflow } from '../api/index.js';
-import { ResumeError, resumeWorkflow } from '../engine/resume.js';
+import { ResumeError, resumeWorkflow } from '../engine/index.js';
 import type { KubeClient } from '../kube/client.js';
 import { WORKFLOWS } from '../kube/resource.js';
 import { OperationRefused, retryOnConflict } from './errors.js';

@@ -10,7 +10,7 @@
  * The selector `id=<node id>` with restartSuccessful retries from that node (retry-from.ts).
  */
 import { inflateWorkflow, LABEL_COMPLETED, storedStatus, type Workflow, type WorkflowStatus } from '../api/index.js';
-import { RetryError, retryWorkflow, type RetryOptions } from '../engine/retry-workflow.js';
+import { RetryError, retryWorkflow, type RetryOptions } from '../engine/index.js';
 import type { KubeClient } from '../kube/client.js';
 import { isNotFound } from '../kube/errors.js';
 import { PODS, WORKFLOWS } from '../kube/resource.js';

@@ -8,7 +8,7 @@
 import { API_VERSION, type WorkflowSpec } from '../api/index.js';
 import type { KubeClient, ObjectList } from '../kube/client.js';
 import { CLUSTER_WORKFLOW_TEMPLATES, WORKFLOW_TEMPLATES, type ResourceType } from '../kube/resource.js';
-import { workflowShapeProblems } from '../server/workflow-shape.js';
+import { workflowShapeProblems } from '../api/index.js';
 import { OperationRefused } from './errors.js';
 
 export type TemplateKind = 'WorkflowTemplate' | 'ClusterWorkflowTemplate';

@@ -9,6 +9,7 @@ export * from './validate-sidecar.js';
 export * from './parse-configmap.js';
 export * from './registry.js';
 export * from './plugin-catalog.js';
-export * from './agent-pod.js';
+export * from './agent-names.js';
 export * from './plugin-inventory.js';
 export * from './workflow-plugins.js';
+export { buildPluginDir } from './plugin-dir.js';

@@ -6,7 +6,7 @@
  * error, as in the peer's strict reading of this file.
  */
 import { API_VERSION, type ExecutorPlugin } from '../api/index.js';
-import { annotationProblems, labelProblems } from '../api/values/object-metadata.js';
+import { annotationProblems, labelProblems } from '../api/index.js';
 import { readYamlDocuments, YamlReadError } from '../yaml/kube-yaml.js';
 import { DATA_SIDECAR_CONTAINER } from './build-plugin.js';
 import { PluginBuildError } from './errors.js';

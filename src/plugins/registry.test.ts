@@ -3,7 +3,7 @@ import { stringify } from 'yaml';
 import { PluginConfigMapError } from './errors.js';
 import { parsePluginConfigMap, type ConfigMapLike, type PluginEntry } from './parse-configmap.js';
 import { PluginCatalog } from './plugin-catalog.js';
-import { buildAgentPod } from './agent-pod.js';
+import { buildAgentPod } from '../pods/agent-pod.js';
 import { diffPlugins, excludedPlugins, pluginEventMessage, pluginsForWorkflow, portClashes, selectAgentPlugins } from './registry.js';
 import { errorMessage } from '../log/error-message.js';
 

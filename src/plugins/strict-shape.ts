@@ -6,7 +6,7 @@
  * the shapes here are small enough that a 100-line walker is clearer than a schema plus an
  * error-message translator.
  */
-import { isJsonObject, setOwn } from '../api/user-json.js';
+import { isJsonObject, setOwn } from '../api/index.js';
 
 export type Shape =
   | { t: 'string' }

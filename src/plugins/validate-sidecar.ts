@@ -15,7 +15,7 @@ export const SIDECAR_INVALID = 'sidecar is invalid:';
 export const COMMON_PORTS: readonly number[] = [80, 443, 8080, 8081, 8443];
 
 /** Container names the agent pod uses for its own containers. */
-export const RESERVED_CONTAINER_NAMES: readonly string[] = ['main', 'init'];
+export const AGENT_RESERVED_CONTAINER_NAMES: readonly string[] = ['main', 'init'];
 
 /** Directory holding the plugin's token inside its sidecar; the agent pod mounts it. */
 export const TOKEN_DIR_IN_SIDECAR = PLUGIN_TOKEN_PATH.slice(0, PLUGIN_TOKEN_PATH.lastIndexOf('/'));
@@ -39,7 +39,7 @@ export function validateSidecar(container: Container, at: string): SidecarReport
   if (!container.name) err('name', 'is required (it names the sidecar in the agent pod)');
   else if (!DNS_LABEL.test(container.name) || container.name.length > 63) {
     err('name', `"${container.name}" must be a DNS label: lower-case letters, digits and '-', at most 63 characters`);
-  } else if (RESERVED_CONTAINER_NAMES.includes(container.name)) {
+  } else if (AGENT_RESERVED_CONTAINER_NAMES.includes(container.name)) {
     err('name', `"${container.name}" is reserved for the agent's own containers; choose another name`);
   }
   if (!container.image) err('image', 'is required');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildAgentPod, DEFAULT_AGENT_HEALTH_PORT } from './agent-pod.js';
+import { DEFAULT_AGENT_HEALTH_PORT } from './agent-names.js';
+import { buildAgentPod } from '../pods/agent-pod.js';
 import { hasWorkflowPlugins, readWorkflowPlugins, WORKFLOW_PLUGIN_TOKEN_DETAIL, workflowPluginEntries } from './workflow-plugins.js';
 
 /** A workflow-level plugin as the peer's example declares it, with the user id plugflow requires. */

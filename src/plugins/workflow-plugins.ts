@@ -21,7 +21,7 @@
  * and say what is wrong, as every validation message does.
  */
 import { isJsonObject, type Container } from '../api/index.js';
-import { DEFAULT_AGENT_HEALTH_PORT } from './agent-pod.js';
+import { DEFAULT_AGENT_HEALTH_PORT } from './agent-names.js';
 import type { PluginEntry } from './parse-configmap.js';
 import { containerShape } from './plugin-shape.js';
 import { pluginNameProblems } from './read-plugin.js';

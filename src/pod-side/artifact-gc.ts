@@ -8,12 +8,11 @@ import { writeFileSync } from 'node:fs';
 import { parseUserJson } from '../api/index.js';
 import type { StoredLocation } from '../artifacts/plan.js';
 import { pluginRootFromEnv, type PluginLocation } from '../artifacts/plugin-driver.js';
+import { ENV_GC_ARTIFACTS } from '../pods/layout.js';
 
 function isPlugin(loc: StoredLocation | PluginLocation): loc is PluginLocation {
   return (loc as PluginLocation).kind === 'plugin';
 }
-
-export const ENV_GC_ARTIFACTS = 'PLUGFLOW_GC_ARTIFACTS';
 
 export interface GCReport {
   deleted: number;

@@ -22,7 +22,7 @@
 import type { V1Container, V1PodSpec } from '@kubernetes/client-node';
 import type { ArtifactDriver } from '../artifacts/drivers.js';
 import { socketDir, socketPath } from '../artifacts/plugin-driver.js';
-import { INIT_CONTAINER, WAIT_CONTAINER } from './layout.js';
+import { INIT_CONTAINER, WAIT_CONTAINER } from '../api/index.js';
 
 /** The prefix of a driver's container and volume names (the peer's). */
 export const ARTIFACT_PLUGIN_PREFIX = 'artifact-plugin-';

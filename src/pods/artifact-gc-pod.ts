@@ -8,9 +8,9 @@
 import type { V1EnvVar, V1Pod } from '@kubernetes/client-node';
 import { API_VERSION, LABEL_COMPONENT, LABEL_PREFIX, type Artifact, type Workflow } from '../api/index.js';
 import { gcPlan } from '../artifacts/plan.js';
-import type { GCStrategy } from '../engine/artifact-gc.js';
-import { podNameFor } from '../engine/node-naming.js';
-import { ENV_GC_ARTIFACTS } from '../pod-side/artifact-gc.js';
+import type { GCStrategy } from '../engine/index.js';
+import { podNameFor } from '../engine/index.js';
+import { ENV_GC_ARTIFACTS } from './layout.js';
 import { escapeVars } from './expand-vars.js';
 import type { ArtifactDriver } from '../artifacts/drivers.js';
 import { withArtifactDrivers } from './artifact-drivers.js';

@@ -43,15 +43,12 @@ import {
   ENV_PACK_ARTIFACTS,
   ENV_SCRIPT,
   INPUT_ARTIFACTS_DIR,
-  INIT_CONTAINER,
-  MAIN_CONTAINER,
-  RESERVED_CONTAINER_NAMES,
   SCRIPT_PATH,
   VAR_DIR,
   VAR_VOLUME,
-  WAIT_CONTAINER,
   type OutputFileSpec,
 } from './layout.js';
+import { INIT_CONTAINER, MAIN_CONTAINER, RESERVED_CONTAINER_NAMES, WAIT_CONTAINER } from '../api/index.js';
 import { mergePodSpecPatch, parsePodSpecPatch } from './pod-spec-patch.js';
 import type { ArtifactPlan } from '../artifacts/plan.js';
 import type { ArtifactDriver } from '../artifacts/drivers.js';

@@ -8,15 +8,8 @@
  */
 import type { V1Container, V1EnvVar, V1VolumeMount } from '@kubernetes/client-node';
 import { intOrStringToNumber, parseGoDuration, type ContainerNode, type ContainerSetTemplate } from '../api/index.js';
-import {
-  DEFAULT_TERMINATION_MESSAGE_PATH,
-  EMISSARY_PATH,
-  INIT_CONTAINER,
-  MAIN_CONTAINER,
-  VAR_DIR,
-  VAR_VOLUME,
-  WAIT_CONTAINER,
-} from './layout.js';
+import { DEFAULT_TERMINATION_MESSAGE_PATH, EMISSARY_PATH, VAR_DIR, VAR_VOLUME } from './layout.js';
+import { INIT_CONTAINER, MAIN_CONTAINER, WAIT_CONTAINER } from '../api/index.js';
 
 /** Pod annotation: the set's container names, in order (observe-pod.ts names a failed one). */
 export const ANNOTATION_CONTAINER_SET = 'workflows.plugflow.io/container-set';

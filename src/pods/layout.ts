@@ -14,12 +14,6 @@
  *   sidecars run under `emissary --sidecar`, which stops them once `main.done` appears
  */
 
-/** Names of the containers plugflow adds; user containers may not use them. */
-export const INIT_CONTAINER = 'init';
-export const MAIN_CONTAINER = 'main';
-export const WAIT_CONTAINER = 'wait';
-export const RESERVED_CONTAINER_NAMES: readonly string[] = [INIT_CONTAINER, MAIN_CONTAINER, WAIT_CONTAINER];
-
 /** The emptyDir shared by init, main, wait and the sidecars. */
 export const VAR_VOLUME = 'plugflow-var';
 export const VAR_DIR = '/var/run/plugflow';
@@ -35,6 +29,8 @@ export const HEARTBEAT_FILE = 'main.alive';
 /** archiveLogs: the main container's stdout and stderr, packed as the artifact main-logs. */
 export const MAIN_LOG_FILE = `${VAR_DIR}/main.log`;
 export const ENV_ARCHIVE_LOGS = 'PLUGFLOW_ARCHIVE_LOGS';
+/** The artifact GC pod's main container: the locations to delete (JSON; src/pod-side/artifact-gc.ts). */
+export const ENV_GC_ARTIFACTS = 'PLUGFLOW_GC_ARTIFACTS';
 
 /** Environment variables the pod builder sets and the emissary / executor read. */
 export const ENV_SCRIPT = 'PLUGFLOW_SCRIPT';

@@ -9,8 +9,9 @@
 import type { V1ContainerStatus, V1ContainerStateTerminated, V1Pod } from '@kubernetes/client-node';
 import type { Artifact, Outputs } from '../api/index.js';
 import { LABEL_NODE_ID, parseUserJson } from '../api/index.js';
-import type { ContainerObservation, PodObservation } from '../engine/contract.js';
-import { ANNOTATION_OUTPUT_ARTIFACTS, MAIN_CONTAINER, WAIT_CONTAINER } from './layout.js';
+import type { ContainerObservation, PodObservation } from '../engine/index.js';
+import { ANNOTATION_OUTPUT_ARTIFACTS } from './layout.js';
+import { MAIN_CONTAINER, WAIT_CONTAINER } from '../api/index.js';
 import { ANNOTATION_CONTAINER_SET, SKIPPED_PREFIX } from './container-set.js';
 import { parseWaitReport, type WaitReport } from './wait-report.js';
 

@@ -23,7 +23,7 @@ import {
   sidecarBreaches,
   withCleanPrototype,
 } from '../../test/fuzz/pod-policy-cases.js';
-import { buildAgentPod } from '../plugins/agent-pod.js';
+import { buildAgentPod } from './agent-pod.js';
 import { parsePluginConfigMap } from '../plugins/parse-configmap.js';
 import { buildStepPod } from './build-pod.js';
 import { checkStepServiceAccount, podPolicyRefusal, type PodSecurityLevel } from './pod-policy.js';

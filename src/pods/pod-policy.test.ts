@@ -1,7 +1,7 @@
 import type { V1Pod, V1PodSpec } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import type { Workflow } from '../api/index.js';
-import { buildAgentPod } from '../plugins/agent-pod.js';
+import { buildAgentPod } from './agent-pod.js';
 import type { PluginEntry } from '../plugins/parse-configmap.js';
 import { buildStepPod } from './build-pod.js';
 import { checkPluginSidecar, checkPod, checkStepServiceAccount, podPolicyRefusal, type PolicyViolation } from './pod-policy.js';

@@ -19,7 +19,7 @@
  * value other than the allowed ones — including wrong types — is a violation.
  */
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
-import { isJsonObject } from '../api/user-json.js';
+import { isJsonObject } from '../api/index.js';
 
 export type PodSecurityLevel = 'privileged' | 'baseline' | 'restricted';
 export const POD_SECURITY_LEVELS: readonly PodSecurityLevel[] = ['privileged', 'baseline', 'restricted'];

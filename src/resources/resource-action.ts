@@ -21,7 +21,7 @@
  * `resourceNamespace` without a source get the object's.
  */
 import type { Outputs, Parameter, ResourceObjectRef, Template } from '../api/index.js';
-import { FieldError } from '../api/validation/field-error.js';
+import { FieldError } from '../api/index.js';
 import type { KubeClient } from '../kube/client.js';
 import type { Discovery } from '../kube/discovery.js';
 import { backoffDelay, sleep } from '../kube/backoff.js';
@@ -30,10 +30,10 @@ import { MERGE_PATCH } from '../kube/client.js';
 import type { ResourceType } from '../kube/resource.js';
 import { errorMessage } from '../log/error-message.js';
 import { readYamlDocument } from '../yaml/kube-yaml.js';
-import { allHold, firstHolding, parseCondition, requirementText, type Requirement } from './conditions.js';
-import { parseFlags, type ResourceFlags } from './flags.js';
+import { allHold, firstHolding, parseCondition, requirementText, type Requirement } from '../engine/index.js';
+import { parseFlags, type ResourceFlags } from '../engine/index.js';
 import { runJqFilter } from './jq-filter.js';
-import { parseJsonPath } from './json-path.js';
+import { parseJsonPath } from '../engine/index.js';
 
 export interface OwnerWorkflow {
   apiVersion: string;

@@ -17,7 +17,7 @@ import {
   type ExprEnv,
   type TypedExpression,
 } from '../expr/index.js';
-import { describeValue } from '../expr/format.js';
+import { describeValue } from '../expr/index.js';
 import type { BindingOutcome } from './metrics.js';
 import type { Submission } from './workflow-from-event.js';
 import { errorMessage } from '../log/error-message.js';

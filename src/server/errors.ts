@@ -4,7 +4,7 @@
  * that goes with the code.
  */
 import { ApiError } from '../kube/errors.js';
-import { OperationRefused } from '../operations/errors.js';
+import { OperationRefused } from '../operations/index.js';
 
 /** gRPC status codes used in error bodies. */
 export const Code = {

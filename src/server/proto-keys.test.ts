@@ -8,7 +8,7 @@ import type { WorkflowEventBinding } from '../api/index.js';
 import { parseUserJson } from '../api/index.js';
 import { eventEnvironment } from '../expr/index.js';
 import { compileBinding, evaluateSubmission, matches } from './binding-compile.js';
-import { workflowShapeProblems } from './workflow-shape.js';
+import { workflowShapeProblems } from '../api/crd/workflow-shape.js';
 
 afterEach(() => {
   delete (Object.prototype as Record<string, unknown>).polluted;

@@ -8,7 +8,7 @@
  */
 import type { Workflow } from '../api/index.js';
 import type { KubeClient } from '../kube/client.js';
-import { clusterTemplates, InvalidTemplateSource, workflowProblems } from '../operations/lint.js';
+import { clusterTemplates, InvalidTemplateSource, workflowProblems } from '../operations/index.js';
 import { badRequest } from './errors.js';
 /** Most problems listed in one reply (a hostile document can have thousands). */
 const MAX_LISTED = 20;

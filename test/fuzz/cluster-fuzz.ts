@@ -21,7 +21,7 @@ import type { KubeClient } from '../../src/kube/client.js';
 import { ApiError } from '../../src/kube/errors.js';
 import { parseManifests } from '../../src/kube/apply.js';
 import { CONFIGMAPS, PODS, WORKFLOW_TEMPLATES, WORKFLOWS, type ResourceType } from '../../src/kube/resource.js';
-import { agentPodName } from '../../src/plugins/index.js';
+import { agentPodName } from '../../src/pods/agent-pod.js';
 import { REPO_ROOT } from '../../src/runner/shim.js';
 import { sleep } from '../soak/component.js';
 import { sendEvent } from '../soak/http.js';

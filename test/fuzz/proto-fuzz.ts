@@ -36,7 +36,7 @@ import { applyMergePatch, mergePatchDiff } from '../../src/kube/merge-patch.js';
 import { PODS, WORKFLOW_TEMPLATES, WORKFLOWS } from '../../src/kube/resource.js';
 import { buildStepPod } from '../../src/pods/build-pod.js';
 import { compileBinding, evaluateSubmission, matches } from '../../src/server/binding-compile.js';
-import { workflowShapeProblems } from '../../src/server/workflow-shape.js';
+import { workflowShapeProblems } from '../../src/api/crd/workflow-shape.js';
 import { sleep } from '../soak/component.js';
 import { call, sendEvent } from '../soak/http.js';
 import type { Prng } from '../soak/prng.js';

@@ -41,7 +41,7 @@ import { ApiError } from '../../src/kube/errors.js';
 import { CRON_WORKFLOWS, WORKFLOWS } from '../../src/kube/resource.js';
 import { errorMessage } from '../../src/log/error-message.js';
 import { createLogger } from '../../src/log/logger.js';
-import type { Emission, MetricKind } from '../../src/metrics/custom-metrics.js';
+import type { Emission, MetricKind } from '../../src/engine/custom-metrics.js';
 import { artifactOrigin, checkTrusted, endpointOrigin } from '../../src/operations/artifact-trust.js';
 import { OperationRefused } from '../../src/operations/errors.js';
 import { sleep } from '../soak/component.js';

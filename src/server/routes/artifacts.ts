@@ -16,9 +16,9 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { KubeClient } from '../../kube/client.js';
-import type { ArtifactTrust } from '../../operations/artifact-trust.js';
-import { openNodeArtifact } from '../../operations/artifacts.js';
-import { describeInputArtifacts } from '../../operations/input-artifacts.js';
+import type { ArtifactTrust } from '../../operations/index.js';
+import { openNodeArtifact } from '../../operations/index.js';
+import { describeInputArtifacts } from '../../operations/index.js';
 
 type Params = { namespace: string; name: string; nodeId: string; artifactName: string };
 

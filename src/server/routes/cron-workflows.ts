@@ -13,7 +13,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isJsonObject as isObject } from '../../api/index.js';
 import type { KubeClient } from '../../kube/client.js';
-import { CronWorkflows } from '../../operations/cron-workflows.js';
+import { CronWorkflows } from '../../operations/index.js';
 import { badRequest } from '../errors.js';
 
 type Req = FastifyRequest<{ Params: { namespace: string; name?: string }; Querystring: Record<string, unknown> }>;

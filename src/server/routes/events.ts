@@ -14,7 +14,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseUserJson } from '../../api/index.js';
-import { NAMESPACE_NAME } from '../../api/values/object-metadata.js';
+import { NAMESPACE_NAME } from '../../api/index.js';
 import type { Logger } from '../../log/logger.js';
 import { EVENT_ACCESS, type Authenticator, type Caller } from '../auth.js';
 import type { DispatchResult, EventJob } from '../dispatch.js';

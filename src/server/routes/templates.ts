@@ -12,7 +12,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isJsonObject as isObject } from '../../api/index.js';
 import type { KubeClient } from '../../kube/client.js';
-import { Templates, type TemplateKind } from '../../operations/templates.js';
+import { Templates, type TemplateKind } from '../../operations/index.js';
 import { badRequest } from '../errors.js';
 
 type Req = FastifyRequest<{ Params: { namespace?: string; name?: string }; Querystring: Record<string, unknown> }>;

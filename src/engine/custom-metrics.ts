@@ -16,8 +16,8 @@
  *   with a reason (the controller logs it).
  */
 import type { NodeStatus, Template, Workflow, WorkflowStatus } from '../api/index.js';
-import { parseQuantity, quantityToNumber } from '../api/values/quantity.js';
-import { evaluateWhenText, renderString } from '../engine/expressions.js';
+import { parseQuantity, quantityToNumber } from '../api/index.js';
+import { evaluateWhenText, renderString } from './expressions.js';
 import { errorMessage } from '../log/error-message.js';
 
 export interface MetricSpec {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allHold, firstHolding, parseCondition, valueAtPath } from './conditions.js';
+import { allHold, firstHolding, parseCondition, valueAtPath } from './resource-conditions.js';
 
 const job = {
   metadata: { name: 'j', labels: { ready: 'yes' } },

@@ -25,29 +25,21 @@
 import type { V1Container, V1Pod, V1SecurityContext, V1Volume } from '@kubernetes/client-node';
 import { createHash } from 'node:crypto';
 import { API_VERSION, EXECUTOR_PLUGIN_SUFFIX, LABEL_COMPONENT, LABEL_WORKFLOW, type ObjectMeta } from '../api/index.js';
-import { checkPluginSidecar } from '../pods/pod-policy.js';
-import { AgentPodError } from './errors.js';
-import type { PluginEntry } from './parse-configmap.js';
-import { portClashes } from './registry.js';
-import { RESERVED_CONTAINER_NAMES, TOKEN_DIR_IN_SIDECAR } from './validate-sidecar.js';
-
-/** Where the init and main containers see the plugin token volumes: `<dir>/<plugin>/token`. */
-export const AGENT_TOKEN_DIR = '/var/run/plugflow/tokens';
-/** The standard in-cluster service account path (client libraries read it). */
-export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
-/** User, group and fsGroup of the agent's own containers. */
-export const AGENT_UID = 8737;
-/** Port of the agent's /healthz, /readyz and /metrics. */
-export const DEFAULT_AGENT_HEALTH_PORT = 9766;
-export const AGENT_COMPONENT = 'agent';
-export const AGENT_CONTAINER = 'main';
-export const AGENT_INIT_CONTAINER = 'init';
-/**
- * The service account agent pods run as by default, in each workflow's namespace: a dedicated
- * one, so that no other pod there (steps run as the workflow's account, `default` by default)
- * can read TaskSets — literal HTTP header values included — or write task results.
- */
-export const AGENT_SERVICE_ACCOUNT = 'plugflow-agent';
+import { checkPluginSidecar } from './pod-policy.js';
+import {
+  AGENT_COMPONENT,
+  AGENT_CONTAINER,
+  AGENT_INIT_CONTAINER,
+  AGENT_TOKEN_DIR,
+  AGENT_UID,
+  AgentPodError,
+  DEFAULT_AGENT_HEALTH_PORT,
+  portClashes,
+  AGENT_RESERVED_CONTAINER_NAMES,
+  SERVICE_ACCOUNT_DIR,
+  TOKEN_DIR_IN_SIDECAR,
+  type PluginEntry,
+} from '../plugins/index.js';
 
 export interface AgentPodOptions {
   /** Image holding the `plugflow` command. */
@@ -247,7 +239,7 @@ function checkPlugins(subject: string, plugins: readonly PluginEntry[], opts: Ag
     if (pluginNames.has(p.name)) problems.push(`plugin ${p.name} is listed twice (select plugins with pluginsForWorkflow)`);
     pluginNames.add(p.name);
     const cname = p.container.name ?? '';
-    if (RESERVED_CONTAINER_NAMES.includes(cname))
+    if (AGENT_RESERVED_CONTAINER_NAMES.includes(cname))
       problems.push(`plugin ${p.namespace}/${p.name} uses the reserved container name "${cname}"`);
     const prev = containerNames.get(cname);
     if (prev) problems.push(`plugins ${prev} and ${p.namespace}/${p.name} both name their container "${cname}"`);

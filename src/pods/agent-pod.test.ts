@@ -1,8 +1,7 @@
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { AGENT_TOKEN_DIR, agentPodName, buildAgentPod, pluginServiceAccount, SERVICE_ACCOUNT_DIR } from './agent-pod.js';
-import { AgentPodError } from './errors.js';
-import type { PluginEntry } from './parse-configmap.js';
+import { AGENT_TOKEN_DIR, AgentPodError, SERVICE_ACCOUNT_DIR, type PluginEntry } from '../plugins/index.js';
+import { agentPodName, buildAgentPod, pluginServiceAccount } from './agent-pod.js';
 
 function entry(name: string, port: number, uid: number, extra: Partial<PluginEntry> = {}): PluginEntry {
   return {

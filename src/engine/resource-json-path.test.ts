@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseJsonPath } from './json-path.js';
+import { parseJsonPath } from './resource-json-path.js';
 
 const pod = {
   metadata: { name: 'p', uid: 'u-1', labels: { 'app.kubernetes.io/name': 'web' } },

@@ -13,7 +13,7 @@
  * The peer's combination, kept: a success condition holds when EVERY requirement holds; a
  * failure condition holds when ANY of its requirements holds.
  */
-import { FieldError } from '../api/validation/field-error.js';
+import { FieldError } from '../api/index.js';
 
 export type Operator = '=' | '==' | '!=' | 'in' | 'notin' | '>' | '<' | 'exists' | '!';
 

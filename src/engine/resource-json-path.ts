@@ -11,7 +11,7 @@
  * ==, !=, <, <=, >, >=, `range … end`, and quoted literals. Anything else is refused when parsed,
  * naming the field, never guessed.
  */
-import { FieldError } from '../api/validation/field-error.js';
+import { FieldError } from '../api/index.js';
 
 type Step =
   | { kind: 'field'; name: string }

@@ -16,7 +16,7 @@
  *   --server-side, --force-conflicts   apply: plugflow always applies server-side, taking over conflicts
  *   --dry-run=server        validate and admit without storing
  */
-import { FieldError } from '../api/validation/field-error.js';
+import { FieldError } from '../api/index.js';
 import type { ResourceAction } from '../api/index.js';
 
 export interface ResourceFlags {

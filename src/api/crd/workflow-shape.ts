@@ -7,9 +7,11 @@
  * meaning. Total: any JSON value gets a list of problems (empty when the shape is right), each
  * naming its field, and nothing is thrown.
  */
-import { crdDefinitions, FieldError, isJsonObject as isObject, PROTO_KEY_DETAIL, protoKeyPath } from '../api/index.js';
-import { SchemaValidator } from '../api/crd/offline-validator.js';
-import { obj, str, stringMap, type Schema } from '../api/crd/schema-builders.js';
+import { isJsonObject as isObject, PROTO_KEY_DETAIL, protoKeyPath } from '../user-json.js';
+import { FieldError } from '../validation/field-error.js';
+import { crdDefinitions } from './definitions.js';
+import { SchemaValidator } from './offline-validator.js';
+import { obj, str, stringMap, type Schema } from './schema-builders.js';
 
 /** Deepest nesting of arrays and objects accepted in a workflow (real ones stay far below). */
 export const MAX_WORKFLOW_DEPTH = 100;

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { workflowWithEveryTemplateKind } from '../api/crd/sample-documents.js';
+import { workflowWithEveryTemplateKind } from './sample-documents.js';
 import { MAX_WORKFLOW_DEPTH, workflowShapeProblems } from './workflow-shape.js';
 
 const messages = (doc: unknown) => workflowShapeProblems(doc).map((p) => p.message);
@@ -18,7 +18,7 @@ function nested(levels: number): unknown {
 describe('workflowShapeProblems', () => {
   it('passes the sample workflow and every example workflow', () => {
     expect(messages(JSON.parse(JSON.stringify(workflowWithEveryTemplateKind())))).toEqual([]);
-    const dir = new URL('../../examples/workflows/', import.meta.url);
+    const dir = new URL('../../../examples/workflows/', import.meta.url);
     let seen = 0;
     for (const file of readdirSync(dir)) {
       for (const doc of parseAllDocuments(readFileSync(new URL(file, dir), 'utf8'))) {

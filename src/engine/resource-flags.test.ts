@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseFlags } from './flags.js';
+import { parseFlags } from './resource-flags.js';
 
 describe('resource flags (the kubectl arguments plugflow honours)', () => {
   it('reads TYPE NAME and TYPE/NAME targets', () => {
