@@ -49,7 +49,7 @@ build: node-deps
 	npx tsc -p tsconfig.build.json
 	npx tsx hack/build-ui.ts
 
-## lint: strict type check of everything, ESLint, the Prettier format check, and the CRDs are up to date with their source
+## lint: strict type check of everything, ESLint, the Prettier format check, the CRDs are up to date with their source, imports obey the layers (hack/layout/layers.cjs) and the layout tables are current
 lint: node-deps
 	npx tsc -p tsconfig.json --noEmit
 	npx tsc -p ui/tsconfig.json
@@ -57,6 +57,8 @@ lint: node-deps
 	npx prettier --check .
 	npx tsx hack/gen-crds.ts --check
 	npx tsx hack/gen-install.ts --check
+	npx depcruise src --config .dependency-cruiser.cjs --output-type err
+	npx tsx hack/gen-layout.ts --check
 
 ## format: rewrite the code in Prettier's format (what `make lint` checks)
 format: node-deps

@@ -17,7 +17,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: ['src/**/*.test.ts', 'ui/src/**/*.test.ts'],
+          include: ['src/**/*.test.ts', 'ui/src/**/*.test.ts', 'hack/**/*.test.ts'],
           environment: 'node',
         },
       },
