@@ -19,7 +19,7 @@ import { loadKubeAccess } from '../../src/kube/kube-access.js';
 import { KubeClient } from '../../src/kube/client.js';
 import type { ResourceType } from '../../src/kube/resource.js';
 import { createLogger } from '../../src/log/logger.js';
-import { WorkflowEventRecorder } from '../../src/controller/workflow-event-recorder.js';
+import { EventRecorder } from '../../src/kube/event-recorder.js';
 import { workflowType } from './workloads.js';
 
 interface Wf {
@@ -74,7 +74,7 @@ export function finishedStatus(wf: Wf, now: string): Record<string, unknown> {
 async function main(): Promise<void> {
   const client = await KubeClient.fromKubeConfig(await loadKubeAccess(process.argv[2]));
   // Logs only an Event it could not send.
-  const events = new WorkflowEventRecorder(client, createLogger('floor'), 'floor');
+  const events = new EventRecorder({ client, log: createLogger('floor'), component: 'plugflow-controller', instance: 'floor' });
   const queue: Wf[] = [];
   const idle: (() => void)[] = [];
   const offer = (wf: Wf) => {

@@ -6,13 +6,13 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { Agent } from '../agent/agent.js';
 import { evaluateSuccessCondition } from '../agent/condition.js';
-import { startHealthServer } from '../agent/health-server.js';
 import type { PluginTarget } from '../agent/plugin-client.js';
 import { readPluginToken, writePluginTokens } from '../agent/tokens.js';
 import { KubeClient } from '../kube/client.js';
 import { createLogger } from '../log/logger.js';
 import { AGENT_TOKEN_DIR, DEFAULT_AGENT_HEALTH_PORT } from '../plugins/index.js';
 import { loadKubeAccess } from '../kube/kube-access.js';
+import { startHealthServer } from '../kube/health-server.js';
 
 interface AgentFlags {
   workflow: string;
@@ -57,7 +57,18 @@ export async function runAgent(flags: AgentFlags): Promise<number> {
     evaluate: evaluateSuccessCondition,
     concurrency: Number(flags.concurrency),
   });
-  const health = await startHealthServer(Number(flags.healthPort), { ready: () => agent.ready(), registry: agent.metrics.registry });
+  // /healthz: the process is alive; /readyz: its TaskSet watch has synced; on a port of its own so
+  // the kubelet's probes never queue behind plugin work.
+  const registry = agent.metrics.registry;
+  const health = await startHealthServer(
+    {
+      live: () => undefined,
+      ready: () => (agent.ready() ? [] : ['the TaskSet watch has not synced yet']),
+      metrics: () => registry.metrics(),
+      metricsContentType: registry.contentType,
+    },
+    Number(flags.healthPort),
+  );
   const onSignal = (sig: string) => {
     log.info('signal received', { signal: sig });
     void agent.stop('stopped');

@@ -168,16 +168,6 @@ export class ActionApplier {
     return out;
   }
 
-  /** What the resource runner reports for this workflow's resource nodes (Observations.resources). */
-  resourceObservations(wf: Obj<Workflow>): ReturnType<ResourceRunner['observe']> {
-    return this.opts.resources.observe(wf);
-  }
-
-  /** Stops the resource jobs of a workflow that is being deleted. */
-  forgetResources(key: string): void {
-    this.opts.resources.forget(key);
-  }
-
   /**
    * Deletes the workflow's agent pod (the workflow is complete; owner GC would too, later). With
    * a short grace period: every result is in, the agent itself has stopped on the TaskSet's

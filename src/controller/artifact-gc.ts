@@ -29,7 +29,7 @@ import type { Logger } from '../log/logger.js';
 import { errorMessage } from '../log/error-message.js';
 import { artifactGCPodName, buildArtifactGCPod } from '../pods/artifact-gc-pod.js';
 import type { ArtifactDriver } from '../artifacts/drivers.js';
-import type { WorkflowEventRecorder } from './workflow-event-recorder.js';
+import type { EventRecorder } from '../kube/event-recorder.js';
 
 type Obj<T> = T & KubeObject;
 
@@ -42,7 +42,7 @@ const FAILED_POLL_MS = 10_000;
 export interface ArtifactGCDeps {
   client: KubeClient;
   log: Logger;
-  events?: WorkflowEventRecorder;
+  events?: EventRecorder;
   executorImage: string;
   /** A GCS-compatible server for vendorCObject artifacts (PLUGFLOW_GCS_ENDPOINT). */
   gcsEndpoint?: string;

@@ -29,9 +29,9 @@ import { artifactDriversFromEnv, type ArtifactDriver } from '../artifacts/driver
 import { ArtifactGC } from './artifact-gc.js';
 import { ActionApplier } from './action-applier.js';
 import { ControllerCaches } from './caches.js';
-import { WorkflowEventRecorder } from './workflow-event-recorder.js';
+import { EventRecorder } from '../kube/event-recorder.js';
 import { Expectations, FailureMemory } from './failure-memory.js';
-import { startHealthServer, type HealthServer } from './health-server.js';
+import { startHealthServer, type HealthServer } from '../kube/health-server.js';
 import { RequestAuthorizer } from '../kube/request-authorizer.js';
 import { LeaderElector } from './leader-election.js';
 import { Synchronizer } from './synchronizer.js';
@@ -43,11 +43,14 @@ import { Reconciler, type Engine } from './reconciler.js';
 import { wireTriggers } from './wiring.js';
 import { WorkQueue } from './work-queue.js';
 import { ResourceRunner } from './resource-runner.js';
+import { workflowFeatures } from './features/index.js';
 import { errorMessage } from '../log/error-message.js';
 import { loadKubeAccess, type KubeAccess } from '../kube/kube-access.js';
 
 export const DEFAULT_IMAGE = 'plugflow/plugflow:0.1.0';
 export const DEFAULT_LEASE_NAME = 'plugflow-controller';
+/** `source.component` of the Events the controller writes. */
+export const CONTROLLER_COMPONENT = 'plugflow-controller';
 
 export interface ControllerOptions {
   /** A loaded kubeconfig (client-node's KubeConfig is one), a kubeconfig file path, or undefined for the default (in-cluster or ~/.kube/config). */
@@ -157,7 +160,13 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
   const failures = new FailureMemory();
   const creations = new Expectations();
   const deletions = new Expectations();
-  const events = new WorkflowEventRecorder(client, log, identity, opts.recordEvents ?? true);
+  const events = new EventRecorder({
+    client,
+    log,
+    component: CONTROLLER_COMPONENT,
+    instance: identity,
+    enabled: opts.recordEvents ?? true,
+  });
   const executorImage = opts.executorImage ?? process.env.PLUGFLOW_EXECUTOR_IMAGE ?? DEFAULT_IMAGE;
   const gcsEndpoint = opts.gcsEndpoint ?? gcsEndpointFromEnv();
   const gitKnownHosts = opts.gitKnownHosts ?? gitKnownHostsFromEnv();
@@ -197,6 +206,16 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
   });
   const locks = new Synchronizer({ client, enqueue: (key) => queue.add(key), log });
   const customMetrics = new CustomMetricRegistry(metrics.registry, log, opts.metricsTtlMs ?? metricsTtlFromEnv());
+  const features = workflowFeatures({
+    caches,
+    locks,
+    resources,
+    customMetrics,
+    events,
+    log,
+    artifactGC: new ArtifactGC({ client, log, events, executorImage, artifactDrivers, ...(gcsEndpoint ? { gcsEndpoint } : {}) }),
+    ...(plugins ? { excludedPlugins: (ns: string) => plugins.excludedFor(ns) } : {}),
+  });
   const reconciler = new Reconciler({
     client,
     caches,
@@ -209,12 +228,9 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     pluginsEnabled,
     workflowLevelPluginsEnabled,
     artifactDrivers: artifactDrivers.map((d) => d.name),
-    excludedPlugins: (ns) => plugins?.excludedFor(ns) ?? {},
-    artifactGC: new ArtifactGC({ client, log, events, executorImage, artifactDrivers, ...(gcsEndpoint ? { gcsEndpoint } : {}) }),
     ...(opts.maxStatusBytes !== undefined ? { maxStatusBytes: opts.maxStatusBytes } : {}),
     ...(opts.compressNodesAbove !== undefined ? { compressNodesAbove: opts.compressNodesAbove } : {}),
-    locks,
-    customMetrics,
+    features,
   });
   const crons = new CronReconciler({ client, caches, events, log });
   wireTriggers({
@@ -224,8 +240,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     creations,
     deletions,
     workflowDeleted: (key) => {
-      locks.forget(key);
-      resources.forget(key);
+      for (const f of features) f.forget?.(key);
     },
   });
 

@@ -21,7 +21,7 @@ import type { Logger } from '../log/logger.js';
 import { errorMessage } from '../log/error-message.js';
 import type { ControllerCaches } from './caches.js';
 import type { ReconcileOutcome } from './reconciler.js';
-import type { WorkflowEventRecorder } from './workflow-event-recorder.js';
+import type { EventRecorder } from '../kube/event-recorder.js';
 
 /** Work queue keys of CronWorkflows start with this (the workflows' keys are `ns/name`). */
 export const CRON_KEY_PREFIX = 'cron:';
@@ -29,7 +29,7 @@ export const CRON_KEY_PREFIX = 'cron:';
 export interface CronReconcilerDeps {
   client: KubeClient;
   caches: ControllerCaches;
-  events: WorkflowEventRecorder;
+  events: EventRecorder;
   log: Logger;
   now?: () => number;
 }

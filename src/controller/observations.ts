@@ -19,7 +19,6 @@ import {
   resolveTemplateSources,
   type AgentObservation,
   parameterConfigMapNames,
-  type MemoCacheObservation,
   type Observations,
   type PodObservation,
   type SourceLookup,
@@ -47,10 +46,6 @@ export interface ObservationInputs {
   workflowLevelPluginsEnabled?: boolean;
   /** Observations.artifactDrivers (the registered artifact drivers' names). */
   artifactDrivers?: string[];
-  /** A memoize cache of the workflow's namespace as read (memo-caches.ts); without it none are given. */
-  memoCache?(namespace: string, name: string): MemoCacheObservation;
-  /** A labelled parameter ConfigMap's data (parameter-config-maps.ts); without it none are given. */
-  parameterConfigMap?(namespace: string, name: string): Record<string, string> | undefined;
 }
 
 export function ownedBy(obj: KubeObject & { metadata?: { ownerReferences?: { uid?: string }[] } }, uid: string | undefined): boolean {
@@ -100,20 +95,6 @@ export function buildObservations(inputs: ObservationInputs): Observations {
   if (inputs.artifactDrivers) obs.artifactDrivers = inputs.artifactDrivers;
   if (Object.keys(templates).length > 0) obs.templates = templates;
   if (agent) obs.agent = agent;
-  if (inputs.memoCache) {
-    const names = cacheNames(inputs.workflow, templates);
-    const ns = inputs.workflow.metadata.namespace ?? '';
-    if (names.length > 0) obs.memoCaches = Object.fromEntries(names.map((name) => [name, inputs.memoCache!(ns, name)]));
-  }
-  if (inputs.parameterConfigMap) {
-    const ns = inputs.workflow.metadata.namespace ?? '';
-    const maps: Record<string, Record<string, string>> = {};
-    for (const name of configMapNames(inputs.workflow, templates)) {
-      const data = inputs.parameterConfigMap(ns, name);
-      if (data) maps[name] = data;
-    }
-    if (Object.keys(maps).length > 0) obs.parameterConfigMaps = maps;
-  }
   return obs;
 }
 
@@ -121,15 +102,8 @@ export function buildObservations(inputs: ObservationInputs): Observations {
  * The ConfigMaps the workflow names (its own templates and its WorkflowTemplates'): memoize
  * caches and configMapKeyRef parameter maps, from one walk of its template sources.
  */
-export function configMapNamesOf(inputs: Pick<ObservationInputs, 'workflow' | 'workflowTemplate' | 'clusterWorkflowTemplate'>): {
-  caches: string[];
-  parameters: string[];
-} {
-  const sources = collectTemplateSources(inputs);
-  return { caches: cacheNames(inputs.workflow, sources), parameters: configMapNames(inputs.workflow, sources) };
-}
-
-function configMapNames(wf: Workflow, sources: Record<string, TemplateSource>): string[] {
+/** The parameter ConfigMaps the workflow and the templates it refers to name. */
+export function parameterNames(wf: Workflow, sources: Record<string, TemplateSource>): string[] {
   const fromTemplates = Object.values(sources);
   return parameterConfigMapNames(
     {
@@ -141,7 +115,8 @@ function configMapNames(wf: Workflow, sources: Record<string, TemplateSource>): 
   );
 }
 
-function cacheNames(wf: Workflow, sources: Record<string, TemplateSource>): string[] {
+/** The memoize caches the workflow's templates and the templates it refers to name. */
+export function cacheNames(wf: Workflow, sources: Record<string, TemplateSource>): string[] {
   return memoCacheNames([...(wf.spec?.templates ?? []), ...Object.values(sources).flatMap((s) => s.templates)]);
 }
 
@@ -190,7 +165,7 @@ function agentState(pod: CachedPod): AgentObservation {
  * follows references transitively). No lookup limit: a cache lookup costs nothing and each
  * source is looked up once, so the walk is bounded by the templates in the cache.
  */
-function collectTemplateSources(
+export function collectTemplateSources(
   inputs: Pick<ObservationInputs, 'workflow' | 'workflowTemplate' | 'clusterWorkflowTemplate'>,
 ): Record<string, TemplateSource> {
   const resolved = resolveTemplateSources(inputs.workflow, cachedTemplates(inputs, inputs.workflow.metadata.namespace ?? ''));

@@ -17,7 +17,7 @@ import { ControllerCaches } from './caches.js';
 import { Expectations, FailureMemory } from './failure-memory.js';
 import { ControllerMetrics } from './metrics.js';
 import { Reconciler, type Engine } from './reconciler.js';
-import { WorkflowEventRecorder } from './workflow-event-recorder.js';
+import { EventRecorder } from '../kube/event-recorder.js';
 
 type Wf = Workflow & KubeObject;
 const log = winston.createLogger({ level: 'error', transports: [new winston.transports.Console({ silent: true })] });
@@ -67,7 +67,7 @@ async function harness(o: { maxConflicts?: number } = {}) {
     caches,
     applier,
     failures,
-    events: new WorkflowEventRecorder(client, log, 'test', false),
+    events: new EventRecorder({ client, log, component: 'plugflow-controller', instance: 'test', enabled: false }),
     metrics,
     log,
     engine,

@@ -21,8 +21,6 @@ import {
   inflateWorkflow,
   LABEL_COMPLETED,
   LABEL_PHASE,
-  type NodeStatus,
-  type Template,
   type Workflow,
   type WorkflowPhase,
   type WorkflowStatus,
@@ -36,39 +34,27 @@ import { CLUSTER_WORKFLOW_TEMPLATES, WORKFLOW_TEMPLATES, WORKFLOWS } from '../ku
 import type { Logger } from '../log/logger.js';
 import type { ActionApplier } from './action-applier.js';
 import type { ControllerCaches } from './caches.js';
-import type { WorkflowEventRecorder } from './workflow-event-recorder.js';
+import type { EventRecorder } from '../kube/event-recorder.js';
 import type { FailureMemory } from './failure-memory.js';
 import type { ControllerMetrics } from './metrics.js';
-import { buildObservations, cachedTemplates, configMapNamesOf, type ObservationInputs } from './observations.js';
+import { buildObservations, cachedTemplates, type ObservationInputs } from './observations.js';
 import { keepFinishedResults } from './status-guard.js';
 import { DEFAULT_MAX_STATUS_BYTES, refusedAsTooLargeMessage, serializedSize, tooLargeMessage, tooLargeStatus } from './status-size.js';
 import { writePhaseLabels, writeStatus } from './status-writer.js';
-import type { ArtifactGC } from './artifact-gc.js';
-import { grantsSeen, type Claims, type Synchronizer } from './synchronizer.js';
-import type { CustomMetricRegistry } from './custom-metric-registry.js';
-import { statusMetrics } from '../engine/index.js';
-import { ARTIFACT_GC_FINALIZER } from '../engine/index.js';
 import { errorMessage } from '../log/error-message.js';
+import { mergeOutcomes, type FeatureOutcome, type ReconcileRun, type StoredRun, type WorkflowFeature } from './features/index.js';
 import { mayWaitForTemplates, TEMPLATE_LAG_RETRY_MS, templatesBehind } from './template-lag.js';
 
 type Obj<T> = T & KubeObject;
 
 export type Engine = (workflow: Workflow, observations: Observations) => ReconcileResult;
 
-/**
- * An engine result, with the workflow its actions are applied for: its spec is the effective one
- * (with `workflowTemplateRef`, the WorkflowTemplate's spec with the workflow's fields over it),
- * so pod-level settings a WorkflowTemplate gives (nodeSelector, volumes, podMetadata,
- * serviceAccountName…) reach the pods instead of being silently dropped.
- */
-type Computed = ReconcileResult & { effective: Obj<Workflow>; seen: Set<string>; observedLocks?: Observations['locks'] };
-
 export interface ReconcilerDeps {
   client: KubeClient;
   caches: ControllerCaches;
   applier: ActionApplier;
   failures: FailureMemory;
-  events: WorkflowEventRecorder;
+  events: EventRecorder;
   metrics: ControllerMetrics;
   log: Logger;
   engine: Engine;
@@ -77,31 +63,26 @@ export interface ReconcilerDeps {
   workflowLevelPluginsEnabled?: boolean;
   /** The registered artifact drivers' names (a workflow naming another is refused). */
   artifactDrivers?: string[];
-  /** Plugins the agent pod of a workflow in `namespace` leaves out, name → reason (see PluginDiscovery). */
-  excludedPlugins?: (namespace: string) => Record<string, string>;
   /** Conflicting status writes tolerated in one reconcile before it is retried with backoff. */
   maxConflicts?: number;
   /** Largest serialized workflow written; a bigger status ends the workflow in Error (status-size.ts). */
   maxStatusBytes?: number;
   /** Node maps whose JSON is larger are stored compressed (compressed-nodes.ts; default 256 KiB). */
   compressNodesAbove?: number;
-  /** Artifact garbage collection (finalizer, GC pods); none in suites that do not need it. */
-  artifactGC?: ArtifactGC;
-  /** Synchronization locks (synchronizer.ts); without it no lock is ever granted. */
-  locks?: Synchronizer;
-  /** Custom metrics the workflows declare (custom-metric-registry.ts). */
-  customMetrics?: CustomMetricRegistry;
+  /**
+   * The features beside the engine's core (features/feature.ts: locks, memoize caches, parameter
+   * ConfigMaps, resource runs, artifact GC, custom metrics, plugin exclusions), called in order.
+   */
+  features?: readonly WorkflowFeature[];
 }
 
-export interface ReconcileOutcome {
-  /** Reconcile again at once (something the engine must see was learnt). */
-  requeueNow?: boolean;
-  /** Reconcile again at this time (ms since the epoch). */
-  requeueAtMs?: number;
-}
+export type ReconcileOutcome = FeatureOutcome;
 
 export class Reconciler {
-  constructor(private readonly deps: ReconcilerDeps) {}
+  private readonly features: readonly WorkflowFeature[];
+  constructor(private readonly deps: ReconcilerDeps) {
+    this.features = deps.features ?? [];
+  }
 
   /** The template informers, as the observation builders take them. */
   private readonly templateCaches: Pick<ObservationInputs, 'workflowTemplate' | 'clusterWorkflowTemplate'> = {
@@ -116,32 +97,34 @@ export class Reconciler {
     if (!wf) return {};
     // A deleted workflow is only held by finalizers; ours waits for its artifacts (artifact-gc.ts).
     if (wf.metadata.deletionTimestamp) {
-      this.deps.applier.forgetResources(key);
-      if (!this.deps.artifactGC || !wf.metadata.finalizers?.includes(ARTIFACT_GC_FINALIZER)) return {};
-      return this.collectArtifacts(wf, this.run(wf).effective.spec, FINAL_WORKFLOW_PHASES.includes(wf.status?.phase ?? ''));
+      const deleting = wf;
+      let run: ReconcileRun | undefined;
+      let outcome: ReconcileOutcome = {};
+      for (const f of this.features) outcome = mergeOutcomes(outcome, await f.deleting?.(deleting, () => (run ??= this.run(deleting))));
+      return outcome;
     }
     const before: WorkflowPhase = wf.status?.phase ?? '';
     if (!FINAL_WORKFLOW_PHASES.includes(before) && typeof wf.status?.compressedNodes === 'string' && wf.status.nodes === undefined)
       return this.unreadableNodes(wf);
     if (!FINAL_WORKFLOW_PHASES.includes(before)) {
-      await this.verifyConfigMaps(wf);
+      for (const f of this.features) await f.prepare?.(wf);
       // The engine checks template references on its first run (a workflow not yet started): only
       // then can lagging caches fail it, and later reconciles skip the walk.
       if ((before === '' || before === 'Pending') && (await this.templatesLag(wf)))
         return { requeueAtMs: Date.now() + TEMPLATE_LAG_RETRY_MS };
     }
 
-    let result: Computed | undefined;
+    let result: ReconcileRun | undefined;
     // Set when the API server refused a status as too large: 1 keeps the stored nodes, 2 drops them.
     let refusedAsTooLarge: { attempt: number; message: string } | undefined;
-    let last: Computed | undefined;
+    let last: ReconcileRun | undefined;
     // The status the stored one was computed from: metrics count what changed from it.
     let statusBefore: WorkflowStatus | undefined;
     for (let conflicts = 0; !result;) {
       // After a refusal the engine need not run again (a large status is slow to compute).
       last = refusedAsTooLarge && last ? last : this.run(wf);
       // A waiter served now starts in this reconcile: the engine runs again with the grant.
-      if (!refusedAsTooLarge && (await this.deps.locks?.admit(wf, last.locks, last.observedLocks))) last = this.run(wf, last.locks);
+      if (!refusedAsTooLarge && (await this.rerun(wf, last))) last = this.run(wf, last);
       const computed = this.bounded(wf, last, refusedAsTooLarge);
       this.deps.caches.expectStatus(namespace, name, computed.status);
       try {
@@ -153,12 +136,6 @@ export class Reconciler {
           wf = written;
         }
         result = computed;
-        // An ended workflow holds nothing, also what was granted to it after its engine ran.
-        this.deps.locks?.settle(
-          wf,
-          computed.seen,
-          FINAL_WORKFLOW_PHASES.includes(computed.status.phase ?? '') ? undefined : computed.locks,
-        );
       } catch (err) {
         if (isTooLarge(err) && (refusedAsTooLarge?.attempt ?? 0) < 2) {
           // Never retried as is: the same write cannot succeed. End the workflow in Error.
@@ -190,25 +167,32 @@ export class Reconciler {
       }
     }
 
-    this.emitMetrics(result.effective, statusBefore, result.status);
     const phase = result.status.phase ?? '';
     const final = FINAL_WORKFLOW_PHASES.includes(phase);
+    const stored: StoredRun = { workflow: wf, run: result, before: statusBefore, final };
+    // Before the actions: locks settle, metrics are recorded, the artifact GC finalizer is added
+    // before the first pod can store an artifact.
+    for (const f of this.features) await f.stored?.(stored);
     if (phase !== before) this.announce(wf, before, phase, result.status.message);
-    // Before the first pod can store an artifact: the workflow is not gone before its artifacts are.
-    await this.deps.artifactGC?.ensureFinalizer(wf, result.effective.spec);
     // The phase labels and the actions touch different objects: one round trip for both.
-    const [, outcome] = await Promise.all([
+    const [, applied] = await Promise.all([
       this.label(wf, phase, final),
       this.deps.applier.apply({ ...wf, spec: result.effective.spec }, result.actions),
     ]);
+    let outcome: ReconcileOutcome = applied;
     if (final) {
       await this.deps.applier.deleteAgent(wf);
-      if (!outcome.requeueNow) this.deps.failures.forget(wf.metadata.uid!);
-      const gc = await this.collectArtifacts(wf, result.effective.spec, true);
-      if (gc.requeueAtMs !== undefined && (outcome.requeueAtMs === undefined || gc.requeueAtMs < outcome.requeueAtMs))
-        return { ...outcome, requeueAtMs: gc.requeueAtMs };
+      if (!applied.requeueNow) this.deps.failures.forget(wf.metadata.uid!);
+      for (const f of this.features) outcome = mergeOutcomes(outcome, await f.finished?.(stored, applied));
     }
     return outcome;
+  }
+
+  /** Whether a feature needs the engine to run again before the status is written (a lock granted now). */
+  private async rerun(wf: Obj<Workflow>, run: ReconcileRun): Promise<boolean> {
+    let again = false;
+    for (const f of this.features) if (await f.rerun?.(wf, run)) again = true;
+    return again;
   }
 
   /**
@@ -229,45 +213,6 @@ export class Reconciler {
       error: message,
     });
     return {};
-  }
-
-  /** Records the custom metrics the stored status change emits (src/engine/custom-metrics.ts). */
-  private emitMetrics(effective: Obj<Workflow>, before: WorkflowStatus | undefined, after: WorkflowStatus): void {
-    const registry = this.deps.customMetrics;
-    if (!registry) return;
-    const spec = effective.spec;
-    if (!spec.metrics && !(spec.templates ?? []).some((t) => t.metrics) && !Object.values(after.nodes ?? {}).some((n) => n.templateRef))
-      return;
-    const ns = effective.metadata.namespace!;
-    const key = `${ns}/${effective.metadata.name}`;
-    const templateOf = (node: NodeStatus): Template | undefined => {
-      if (node.templateRef) {
-        const source = node.templateRef.clusterScope
-          ? this.deps.caches.clusterWorkflowTemplates.get(undefined, node.templateRef.name)
-          : this.deps.caches.workflowTemplates.get(ns, node.templateRef.name);
-        return source?.spec?.templates?.find((t) => t.name === node.templateRef!.template);
-      }
-      return node.templateName ? spec.templates?.find((t) => t.name === node.templateName) : undefined;
-    };
-    const { emissions, skipped } = statusMetrics(effective, before, after, templateOf, Date.now());
-    // Refusals (limits, a name another workflow uses differently) are logged by the registry once
-    // per metric and sweep, and shown on the workflow as a Warning Event as often.
-    for (const r of registry.record(emissions, key))
-      if (r.warn) this.deps.events.record(effective, 'Warning', 'MetricRefused', `${r.where}: ${r.message}`);
-    for (const s of skipped) this.deps.log.warn(`custom metric not emitted: ${s.where}: ${s.reason}`, { workflow: key });
-  }
-
-  /**
-   * Looks up the memoize caches (memo-caches.ts) and parameter ConfigMaps (parameter-config-maps.ts)
-   * the workflow names that their informers do not hold.
-   */
-  private async verifyConfigMaps(wf: Obj<Workflow>): Promise<void> {
-    const { caches, parameters } = configMapNamesOf({
-      workflow: wf,
-      ...this.templateCaches,
-    });
-    if (caches.length > 0) await this.deps.caches.memo.verify(wf.metadata.namespace!, caches);
-    if (parameters.length > 0) await this.deps.caches.parameterConfigMaps.verify(wf.metadata.namespace!, parameters);
   }
 
   /**
@@ -295,17 +240,11 @@ export class Reconciler {
     return behind.length > 0;
   }
 
-  /** The artifact GC due for a finished or deleting workflow; looks again while its pod runs. */
-  private async collectArtifacts(wf: Obj<Workflow>, effectiveSpec: Workflow['spec'], finished: boolean): Promise<ReconcileOutcome> {
-    const at = await this.deps.artifactGC?.collect(wf, effectiveSpec, finished);
-    return at === undefined ? {} : { requeueAtMs: at };
-  }
-
   /**
    * `computed` if the workflow with its status fits under the size limit; otherwise (or when the
    * API server refused a write as too large) an Error status that fits, and no actions.
    */
-  private bounded(wf: Obj<Workflow>, computed: Computed, refused: { attempt: number; message: string } | undefined): Computed {
+  private bounded(wf: Obj<Workflow>, computed: ReconcileRun, refused: { attempt: number; message: string } | undefined): ReconcileRun {
     const limit = this.deps.maxStatusBytes ?? DEFAULT_MAX_STATUS_BYTES;
     const now = new Date().toISOString();
     if (refused) return { ...computed, status: tooLargeStatus(wf.status, refused.message, now, refused.attempt < 2), actions: [] };
@@ -342,8 +281,8 @@ export class Reconciler {
     }
   }
 
-  /** One engine run on `wf` with what the caches show now. */
-  private run(wf: Obj<Workflow>, claims?: Claims): Computed {
+  /** One engine run on `wf` with what the caches show now; `previous` is the run before it in this reconcile. */
+  private run(wf: Obj<Workflow>, previous?: ReconcileRun): ReconcileRun {
     const ns = wf.metadata.namespace!;
     const uid = wf.metadata.uid!;
     const observations = buildObservations({
@@ -357,14 +296,8 @@ export class Reconciler {
       pluginsEnabled: this.deps.pluginsEnabled,
       workflowLevelPluginsEnabled: this.deps.workflowLevelPluginsEnabled === true,
       ...(this.deps.artifactDrivers ? { artifactDrivers: this.deps.artifactDrivers } : {}),
-      memoCache: (n, name) => this.deps.caches.memo.observe(n, name),
-      parameterConfigMap: (n, name) => this.deps.caches.parameterConfigMaps.data(n, name),
     });
-    if (this.deps.locks) observations.locks = this.deps.locks.observe(wf, claims);
-    const resources = this.deps.applier.resourceObservations(wf);
-    if (resources.length > 0) observations.resources = resources;
-    const excluded = this.deps.pluginsEnabled ? this.deps.excludedPlugins?.(ns) : undefined;
-    if (excluded && Object.keys(excluded).length > 0) observations.excludedPlugins = excluded;
+    for (const f of this.features) f.observe?.(wf, observations, previous);
     let out: ReconcileResult;
     try {
       out = this.deps.engine(wf, observations);
@@ -387,8 +320,7 @@ export class Reconciler {
       status: guarded.status,
       actions: out.actions,
       effective: out.spec ? { ...wf, spec: out.spec } : wf,
-      seen: grantsSeen(observations.locks),
-      ...(observations.locks ? { observedLocks: observations.locks } : {}),
+      observations,
       ...(out.locks ? { locks: out.locks } : {}),
     };
   }

@@ -6,6 +6,7 @@
  *
  * Used by `plugflow dev`, the end-to-end suites and the soak test.
  */
+import { loadKubeConfig } from '../kube/kubeconfig.js';
 import { KubeConfig, type V1RoleBinding, type V1ServiceAccount } from '@kubernetes/client-node';
 import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -177,11 +178,10 @@ export async function startDevStack(opts: DevStackOptions = {}): Promise<DevStac
   try {
     let controlPlane: ControlPlane | undefined;
     let kubeconfigPath: string;
-    const admin = new KubeConfig();
+    let admin: KubeConfig;
     if (opts.kubeconfig) {
       kubeconfigPath = resolve(opts.kubeconfig);
-      admin.loadFromFile(kubeconfigPath);
-      if (opts.context) admin.setCurrentContext(opts.context);
+      admin = loadKubeConfig(kubeconfigPath, opts.context);
       say(`using the cluster of ${kubeconfigPath} (context ${admin.getCurrentContext()})`);
     } else {
       say('starting a local control plane (etcd, kube-apiserver, kube-controller-manager)…');
@@ -189,7 +189,7 @@ export async function startDevStack(opts: DevStackOptions = {}): Promise<DevStac
       await controlPlane.start();
       stops.push(() => controlPlane!.stop());
       kubeconfigPath = controlPlane.kubeconfigPath;
-      admin.loadFromFile(kubeconfigPath);
+      admin = loadKubeConfig(kubeconfigPath);
     }
     const workflowNamespaces = opts.workflowNamespaces ?? ['default'];
     say('installing CRDs and RBAC…');

@@ -9,7 +9,7 @@ import { WORKFLOW_EVENT_BINDINGS } from '../kube/resource.js';
 import { eventually } from '../kube/testing/eventually.js';
 import { FakeKubeClient } from '../kube/testing/fake-kube-client.js';
 import { BindingCache, type BindingCacheOptions } from './binding-cache.js';
-import type { BindingEventRecorder } from './binding-event-recorder.js';
+import type { EventRecorder } from '../kube/event-recorder.js';
 import { ServerMetrics } from './metrics.js';
 
 const logger = winston.createLogger({ level: 'error', transports: [new winston.transports.Console({ silent: true })] });
@@ -27,8 +27,9 @@ afterEach(async () => {
 function cache(fake: FakeKubeClient, o: Partial<BindingCacheOptions> = {}) {
   const warnings: string[] = [];
   const recorder = {
-    warning: (b: { name: string }, message: string) => warnings.push(`${b.name}: ${message}`),
-  } as unknown as BindingEventRecorder;
+    record: (b: { metadata: { name: string } }, _type: string, _reason: string, message: string) =>
+      warnings.push(`${b.metadata.name}: ${message}`),
+  } as unknown as EventRecorder;
   const metrics = new ServerMetrics(false);
   const c = new BindingCache({ client: fake.asClient(), logger, recorder, metrics, ...o });
   running.push(c);

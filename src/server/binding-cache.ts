@@ -16,8 +16,8 @@ import type { KubeObject } from '../kube/object-store.js';
 import { resourceLabel, WORKFLOW_EVENT_BINDINGS } from '../kube/resource.js';
 import { errorMessage } from '../log/error-message.js';
 import type { Logger } from '../log/logger.js';
-import { compileBinding, type CompiledBinding } from './binding-compile.js';
-import type { BindingEventRecorder } from './binding-event-recorder.js';
+import { compileBinding, warnOnBinding, type CompiledBinding } from './binding-compile.js';
+import type { EventRecorder } from '../kube/event-recorder.js';
 import type { ServerMetrics } from './metrics.js';
 
 export interface BindingCacheOptions {
@@ -26,7 +26,7 @@ export interface BindingCacheOptions {
   /** Watch one namespace only; all namespaces when unset. */
   namespace?: string;
   logger: Logger;
-  recorder: BindingEventRecorder;
+  recorder: EventRecorder;
   metrics: ServerMetrics;
   /** Restart a silent watch after this long (default 150 s, the informer's). */
   watchdogMs?: number;
@@ -134,7 +134,7 @@ export class BindingCache {
         binding: compiled.name,
         problems: compiled.problems,
       });
-      this.opts.recorder.warning(compiled, message);
+      warnOnBinding(this.opts.recorder, compiled, message);
     } else if (compiled.problems.length === 0) {
       this.opts.logger.info(before ? 'WorkflowEventBinding updated' : 'WorkflowEventBinding added', {
         namespace: compiled.namespace,

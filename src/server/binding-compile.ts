@@ -7,6 +7,8 @@
  * runs the parameter and metadata expressions (metadata must yield strings). Their failures
  * are BindingFailures carrying the metrics outcome.
  */
+import type { EventRecorder } from '../kube/event-recorder.js';
+import { WORKFLOW_EVENT_BINDINGS } from '../kube/resource.js';
 import { isJsonObject as isObject, PROTO_KEY_DETAIL, protoKeyPath, type WorkflowEventBinding } from '../api/index.js';
 import {
   compileBoolean,
@@ -213,4 +215,12 @@ export function evaluateSubmission(b: CompiledBinding, env: EventEnv): Submissio
     labels,
     annotations,
   };
+}
+
+/** The reason of the Warning Events on a binding that is invalid or failed on an event. */
+export const BINDING_ERROR_REASON = 'WorkflowEventBindingError';
+
+/** Records a Warning Event on the binding (fire and forget). */
+export function warnOnBinding(recorder: EventRecorder, binding: { namespace: string; name: string; uid?: string }, message: string): void {
+  recorder.record({ metadata: binding }, 'Warning', BINDING_ERROR_REASON, message, WORKFLOW_EVENT_BINDINGS);
 }

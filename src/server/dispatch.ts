@@ -12,9 +12,9 @@
 import { eventEnvironment, eventMetadata } from '../expr/index.js';
 import type { Logger } from '../log/logger.js';
 import type { Caller } from './auth.js';
-import { BindingFailure, evaluateSubmission, matches, type CompiledBinding, type EventEnv } from './binding-compile.js';
+import { BindingFailure, evaluateSubmission, matches, warnOnBinding, type CompiledBinding, type EventEnv } from './binding-compile.js';
 import type { BindingCache } from './binding-cache.js';
-import type { BindingEventRecorder } from './binding-event-recorder.js';
+import type { EventRecorder } from '../kube/event-recorder.js';
 import { withholdQuotedValues } from './errors.js';
 import type { KubeClient } from '../kube/client.js';
 import { ApiError, isTransient } from '../kube/errors.js';
@@ -44,7 +44,7 @@ export interface DispatchResult {
 export interface DispatcherOptions {
   kube: KubeClient;
   bindings: BindingCache;
-  recorder: BindingEventRecorder;
+  recorder: EventRecorder;
   metrics: ServerMetrics;
   logger: Logger;
   /** Attempts at a generated name that the API server reports as taken (default 5). */
@@ -189,7 +189,7 @@ export class Dispatcher {
       error: f.message,
       caller: job.caller.id,
     });
-    this.opts.recorder.warning(b, f.message);
+    warnOnBinding(this.opts.recorder, b, f.message);
   }
 }
 

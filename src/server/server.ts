@@ -2,6 +2,7 @@
  * `startServer(options)`: the workflow REST server and event endpoint, in-process. Used by
  * `plugflow server`, by `plugflow dev` and by the tests. See src/server/README.md.
  */
+import { hostname } from 'node:os';
 import type { KubeAccess } from '../kube/kube-access.js';
 import { KubeClient } from '../kube/client.js';
 import { createLogger, type Logger } from '../log/logger.js';
@@ -9,7 +10,7 @@ import { Authenticator, type AuthMode } from './auth.js';
 import { BindingCache } from './binding-cache.js';
 import { Dispatcher, type DispatchResult, type EventJob } from './dispatch.js';
 import { EventQueue } from './event-queue.js';
-import { BindingEventRecorder } from './binding-event-recorder.js';
+import { EventRecorder } from '../kube/event-recorder.js';
 import { BodyBudget, LIMIT_DEFAULTS, type ServerLimits } from './limits.js';
 import { ServerMetrics } from './metrics.js';
 import { startMetricsServer } from './metrics-server.js';
@@ -124,7 +125,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   }
   const limits: ServerLimits = { ...LIMIT_DEFAULTS, ...stripUndefined(o.limits ?? {}) };
   const budget = new BodyBudget(limits.maxBodiesInFlightBytes);
-  const recorder = new BindingEventRecorder(kube, logger);
+  // Events are written with the server's own account, never a caller's.
+  const recorder = new EventRecorder({ client: kube, log: logger, component: 'plugflow-server', instance: hostname() });
   // The binding cache's informer runs on the same client, as the server itself.
   const bindings = new BindingCache({ client: kube, namespace: o.namespace, logger, recorder, metrics });
   const dispatcher = new Dispatcher({ kube, bindings, recorder, metrics, logger });

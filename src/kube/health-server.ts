@@ -1,11 +1,12 @@
 /**
- * `/healthz`, `/readyz` and `/metrics` of a long-running process on plain node:http (three
- * fixed routes do not need a framework). `/readyz` runs every readiness check and answers 503
- * naming the ones that fail, so a probe failure says why in the pod's events.
+ * `/healthz`, `/readyz` and `/metrics` of every long-running process — the controller, the
+ * agent, the server's metrics port — on plain node:http (three fixed routes do not need a
+ * framework, and the agent pod need not load one). `/readyz` runs every readiness check and
+ * answers 503 naming the ones that fail, so a probe failure says why in the pod's events.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Refusal } from '../kube/request-authorizer.js';
+import type { Refusal } from './request-authorizer.js';
 import { errorMessage } from '../log/error-message.js';
 
 export interface HealthChecks {
@@ -27,8 +28,18 @@ export interface HealthServer {
   close(): Promise<void>;
 }
 
-export async function startHealthServer(checks: HealthChecks, port: number, host = '0.0.0.0'): Promise<HealthServer> {
-  const server: Server = createServer((req, res) => {
+/** Always live, always ready: a process whose only endpoint that matters is /metrics. */
+export const NO_CHECKS: Pick<HealthChecks, 'live' | 'ready'> = { live: () => undefined, ready: () => [] };
+
+export async function startHealthServer(
+  checks: HealthChecks,
+  port: number,
+  host = '0.0.0.0',
+  /** Connection limits and timeouts: server options, applied before it listens, called on each request. */
+  limits?: { options?: ServerOptions; configure?(server: Server): void; onRequest?(req: IncomingMessage): void },
+): Promise<HealthServer> {
+  const server: Server = createServer(limits?.options ?? {}, (req, res) => {
+    limits?.onRequest?.(req);
     const path = (req.url ?? '/').split('?')[0];
     const reply = (code: number, body: string, type = 'text/plain; charset=utf-8'): void => {
       res.writeHead(code, { 'content-type': type, 'cache-control': 'no-store' });
@@ -56,6 +67,7 @@ export async function startHealthServer(checks: HealthChecks, port: number, host
     reply(404, 'not found\n');
   });
   server.keepAliveTimeout = 5_000;
+  limits?.configure?.(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());

@@ -1,0 +1,49 @@
+/**
+ * The controller's features (feature.ts), in the order a reconcile calls them: the one place a
+ * feature is registered.
+ */
+import type { ArtifactGC } from '../artifact-gc.js';
+import type { ControllerCaches } from '../caches.js';
+import type { CustomMetricRegistry } from '../custom-metric-registry.js';
+import type { ResourceRunner } from '../resource-runner.js';
+import type { Synchronizer } from '../synchronizer.js';
+import type { EventRecorder } from '../../kube/event-recorder.js';
+import type { Logger } from '../../log/logger.js';
+import { artifactGCFeature } from './artifact-gc.js';
+import { memoCachesFeature, parameterConfigMapsFeature, type TemplateCaches } from './config-maps.js';
+import { customMetricsFeature } from './custom-metrics.js';
+import { excludedPluginsFeature } from './excluded-plugins.js';
+import type { WorkflowFeature } from './feature.js';
+import { locksFeature } from './locks.js';
+import { resourceRunsFeature } from './resource-runs.js';
+
+export type { FeatureOutcome, ReconcileRun, StoredRun, WorkflowFeature } from './feature.js';
+export { mergeOutcomes } from './feature.js';
+
+export interface FeatureDeps {
+  caches: ControllerCaches;
+  locks: Synchronizer;
+  resources: ResourceRunner;
+  customMetrics: CustomMetricRegistry;
+  artifactGC: ArtifactGC;
+  events: EventRecorder;
+  log: Logger;
+  /** Plugins left out of a namespace's agent pods; only with executor plugins on. */
+  excludedPlugins?: (namespace: string) => Record<string, string>;
+}
+
+export function workflowFeatures(d: FeatureDeps): WorkflowFeature[] {
+  const templates: TemplateCaches = {
+    workflowTemplate: (ns, name) => d.caches.workflowTemplates.get(ns, name),
+    clusterWorkflowTemplate: (name) => d.caches.clusterWorkflowTemplates.get(undefined, name),
+  };
+  return [
+    locksFeature(d.locks),
+    memoCachesFeature(d.caches.memo, templates),
+    parameterConfigMapsFeature(d.caches.parameterConfigMaps, templates),
+    resourceRunsFeature(d.resources),
+    ...(d.excludedPlugins ? [excludedPluginsFeature(d.excludedPlugins)] : []),
+    customMetricsFeature(d.customMetrics, d),
+    artifactGCFeature(d.artifactGC),
+  ];
+}
