@@ -114,6 +114,38 @@ export class Reconciler {
         return { requeueAtMs: Date.now() + TEMPLATE_LAG_RETRY_MS };
     }
 
+    const stored = await this.store(key, wf);
+    if (!stored) return {};
+    wf = stored.workflow;
+    const { run: result, final } = stored;
+    const phase = result.status.phase ?? '';
+    // Before the actions: locks settle, metrics are recorded, the artifact GC finalizer is added
+    // before the first pod can store an artifact.
+    for (const f of this.features) await f.stored?.(stored);
+    if (phase !== before) this.announce(wf, before, phase, result.status.message);
+    // The phase labels and the actions touch different objects: one round trip for both.
+    const [, applied] = await Promise.all([
+      this.label(wf, phase, final),
+      this.deps.applier.apply({ ...wf, spec: result.effective.spec }, result.actions),
+    ]);
+    let outcome: ReconcileOutcome = applied;
+    if (final) {
+      await this.deps.applier.deleteAgent(wf);
+      if (!applied.requeueNow) this.deps.failures.forget(wf.metadata.uid!);
+      for (const f of this.features) outcome = mergeOutcomes(outcome, await f.finished?.(stored, applied));
+    }
+    return outcome;
+  }
+
+  /**
+   * Runs the engine and stores the status it computed, conditionally on the resourceVersion it
+   * was computed from: on a conflict the workflow is read again and the engine runs on the fresh
+   * copy; a status the API server refuses as too large ends the workflow in Error. Undefined:
+   * the workflow went away meanwhile.
+   */
+  private async store(key: string, wf: Obj<Workflow>): Promise<StoredRun | undefined> {
+    const namespace = wf.metadata.namespace!;
+    const name = wf.metadata.name!;
     let result: ReconcileRun | undefined;
     // Set when the API server refused a status as too large: 1 keeps the stored nodes, 2 drops them.
     let refusedAsTooLarge: { attempt: number; message: string } | undefined;
@@ -159,33 +191,16 @@ export class Reconciler {
         try {
           wf = inflateWorkflow(await this.deps.client.get<Obj<Workflow>>(WORKFLOWS, namespace, name), true);
         } catch (e) {
-          if (isNotFound(e)) return {};
+          if (isNotFound(e)) return undefined;
           throw e;
         }
         this.deps.caches.rememberWorkflow(wf);
-        if (wf.metadata.deletionTimestamp) return {};
+        if (wf.metadata.deletionTimestamp) return undefined;
       }
     }
 
-    const phase = result.status.phase ?? '';
-    const final = FINAL_WORKFLOW_PHASES.includes(phase);
-    const stored: StoredRun = { workflow: wf, run: result, before: statusBefore, final };
-    // Before the actions: locks settle, metrics are recorded, the artifact GC finalizer is added
-    // before the first pod can store an artifact.
-    for (const f of this.features) await f.stored?.(stored);
-    if (phase !== before) this.announce(wf, before, phase, result.status.message);
-    // The phase labels and the actions touch different objects: one round trip for both.
-    const [, applied] = await Promise.all([
-      this.label(wf, phase, final),
-      this.deps.applier.apply({ ...wf, spec: result.effective.spec }, result.actions),
-    ]);
-    let outcome: ReconcileOutcome = applied;
-    if (final) {
-      await this.deps.applier.deleteAgent(wf);
-      if (!applied.requeueNow) this.deps.failures.forget(wf.metadata.uid!);
-      for (const f of this.features) outcome = mergeOutcomes(outcome, await f.finished?.(stored, applied));
-    }
-    return outcome;
+    const final = FINAL_WORKFLOW_PHASES.includes(result.status.phase ?? '');
+    return { workflow: wf, run: result, before: statusBefore, final };
   }
 
   /** Whether a feature needs the engine to run again before the status is written (a lock granted now). */
