@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { NodeStatus, Workflow } from './types.js';
 import { logSource } from './log-source.js';
 
-const n = (id: string, type: string, extra: Partial<NodeStatus> = {}): NodeStatus => ({
+const n = (id: string, type: NodeStatus['type'], extra: Partial<NodeStatus> = {}): NodeStatus => ({
   id,
   name: id,
   displayName: id,

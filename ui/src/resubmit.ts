@@ -3,11 +3,11 @@
  * sent as the peer's `parameters: ["name=value", …]` (src/operations/resubmit.ts). Unchanged ones
  * are not sent, so an argument taken from elsewhere (valueFrom) stays so. Pure: tested beside.
  */
-import type { Parameter } from './types.js';
+import { valueText, type Parameter } from './types.js';
 
 /** The form's first values: each argument's value ('' for one taken from elsewhere). */
 export function initialValues(params: Parameter[]): Record<string, string> {
-  return Object.fromEntries(params.map((p) => [p.name, p.value ?? '']));
+  return Object.fromEntries(params.map((p) => [p.name, valueText(p.value)]));
 }
 
 /** `["name=value", …]` for the arguments whose value changed, in the workflow's order. */

@@ -1,74 +1,43 @@
-/** The shapes the UI reads from the server (a subset of src/api's types; the UI is bundled on its own). */
+/**
+ * The shapes the UI reads from the server: the records of src/api, imported as types only (the
+ * bundle carries none of src/api's code), so the UI and the server cannot disagree on a field.
+ * What the UI needs narrower than the record (a listed object always has a name and namespace)
+ * is narrowed here.
+ */
+import type {
+  Artifact as ApiArtifact,
+  NodePhase,
+  NodeStatus as ApiNodeStatus,
+  ObjectMeta,
+  Parameter as ApiParameter,
+  Inputs,
+  Outputs,
+  WorkflowSpec,
+  WorkflowStatus as ApiWorkflowStatus,
+} from '../../src/api/index.js';
 
-export type Phase = '' | 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Error' | 'Skipped' | 'Omitted';
+export type Phase = '' | NodePhase;
 
-export interface Meta {
-  name: string;
-  namespace: string;
-  uid?: string;
-  resourceVersion?: string;
-  creationTimestamp?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
+/**
+ * A parameter value as text: the record keeps what the author wrote (`value: 3` is a number on
+ * the wire, as in the peer), the UI shows and edits text.
+ */
+export function valueText(v: string | number | boolean | undefined): string {
+  return v === undefined ? '' : String(v);
 }
 
-export interface Parameter {
-  name: string;
-  value?: string;
-  valueFrom?: Record<string, unknown>;
-  default?: string;
-  enum?: string[];
-  description?: string;
-}
+/** An object as the server lists it: it always has a name and a namespace. */
+export type Meta = ObjectMeta & { name: string; namespace: string };
 
-export interface Artifact {
-  name: string;
-  path?: string;
-  [k: string]: unknown;
-}
-
-export interface IO {
-  parameters?: Parameter[];
-  artifacts?: Artifact[];
-  result?: string;
-  exitCode?: string;
-}
-
-export interface NodeStatus {
-  id: string;
-  name: string;
-  displayName: string;
-  type: string;
-  phase: Phase;
-  templateName?: string;
-  message?: string;
-  startedAt?: string;
-  finishedAt?: string;
-  inputs?: IO;
-  outputs?: IO;
-  children?: string[];
-  boundaryID?: string;
-  progress?: string;
-  podName?: string;
-  retryAttempt?: number;
-  hostNodeName?: string;
-}
+export type Parameter = ApiParameter;
+export type Artifact = ApiArtifact;
+export type IO = Inputs & Outputs;
+export type NodeStatus = ApiNodeStatus;
 
 export interface Workflow {
   metadata: Meta;
-  spec?: {
-    arguments?: { parameters?: Parameter[]; artifacts?: Artifact[] };
-    workflowTemplateRef?: { name: string; clusterScope?: boolean };
-    [k: string]: unknown;
-  };
-  status?: {
-    phase?: Phase;
-    message?: string;
-    startedAt?: string;
-    finishedAt?: string;
-    progress?: string;
-    nodes?: Record<string, NodeStatus>;
-  };
+  spec?: WorkflowSpec;
+  status?: ApiWorkflowStatus;
 }
 
 export interface List<T> {
@@ -78,7 +47,7 @@ export interface List<T> {
 
 export interface Template {
   metadata: Meta;
-  spec?: { entrypoint?: string; arguments?: { parameters?: Parameter[] }; [k: string]: unknown };
+  spec?: WorkflowSpec;
 }
 
 export interface Access {

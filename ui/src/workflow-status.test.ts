@@ -3,7 +3,7 @@ import type { NodeStatus, Workflow } from './types.js';
 import { elapsed } from './format.js';
 import { progressOf, timesOf } from './workflow-status.js';
 
-const n = (id: string, type: string, phase: NodeStatus['phase'], startedAt?: string, finishedAt?: string): NodeStatus => ({
+const n = (id: string, type: NodeStatus['type'], phase: NodeStatus['phase'], startedAt?: string, finishedAt?: string): NodeStatus => ({
   id,
   name: id,
   displayName: id,

@@ -13,7 +13,9 @@ describe('the workflow summary', () => {
       wf(
         {},
         {
-          arguments: { parameters: [{ name: 'who', value: 'Ada' }, { name: 'cfg', valueFrom: { configMapKeyRef: {} } }, { name: 'none' }] },
+          arguments: {
+            parameters: [{ name: 'who', value: 'Ada' }, { name: 'cfg', valueFrom: { configMapKeyRef: { key: 'k' } } }, { name: 'none' }],
+          },
         },
       ),
     );

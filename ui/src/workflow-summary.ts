@@ -5,7 +5,7 @@
  * peer carries `workflows.argoproj.io/creator` as a label (and the user's e-mail and name beside
  * it). Pure: tested beside.
  */
-import type { Workflow } from './types.js';
+import { valueText, type Parameter, type Workflow } from './types.js';
 
 export const CREATOR = 'workflows.plugflow.io/creator';
 const PEER_CREATOR = 'workflows.argoproj.io/creator';
@@ -25,8 +25,8 @@ const sorted = (m: Record<string, string> | undefined): [string, string][] =>
   Object.entries(m ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
 /** A parameter's value as given; one taken from elsewhere says from where. */
-function valueOf(p: { value?: string; valueFrom?: Record<string, unknown> }): string {
-  if (p.value !== undefined) return p.value;
+function valueOf(p: Pick<Parameter, 'value' | 'valueFrom'>): string {
+  if (p.value !== undefined) return valueText(p.value);
   if (p.valueFrom) return `(from ${Object.keys(p.valueFrom).join(', ')})`;
   return '';
 }

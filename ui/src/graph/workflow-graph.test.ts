@@ -3,7 +3,13 @@ import type { NodeStatus } from '../types.js';
 import { buildGraph, edgesOf } from './workflow-graph.js';
 import { layout } from './layout.js';
 
-function node(id: string, type: string, children: string[] = [], phase: NodeStatus['phase'] = 'Succeeded', displayName = id): NodeStatus {
+function node(
+  id: string,
+  type: NodeStatus['type'],
+  children: string[] = [],
+  phase: NodeStatus['phase'] = 'Succeeded',
+  displayName = id,
+): NodeStatus {
   return { id, name: id, displayName, type, phase, children };
 }
 

@@ -10,7 +10,7 @@ import { Cli, ErrorBox, PhaseBadge } from '../components.js';
 import { elapsed } from '../format.js';
 import { EventsTable } from '../events-table.js';
 import { logSource } from '../log-source.js';
-import type { IO, NodeStatus, Workflow } from '../types.js';
+import { valueText, type IO, type NodeStatus, type Workflow } from '../types.js';
 import { useNow, youngest } from '../use-now.js';
 import { Download } from './download.js';
 import { InputArtifacts } from './input-artifacts.js';
@@ -79,7 +79,7 @@ function IOTable(props: { title: string; io?: IO; wf?: Workflow; node?: NodeStat
   const params = io?.parameters ?? [];
   const given = io?.artifacts ?? [];
   const artifacts = inputsOf ? [] : given;
-  const rows: [string, string][] = params.map((p) => [p.name, p.value ?? '']);
+  const rows: [string, string][] = params.map((p) => [p.name, valueText(p.value)]);
   if (io?.result !== undefined) rows.push(['result', io.result]);
   if (io?.exitCode !== undefined) rows.push(['exit code', io.exitCode]);
   if (rows.length === 0 && given.length === 0) return null;

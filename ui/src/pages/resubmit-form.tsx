@@ -7,7 +7,7 @@ import { call, enc, explain } from '../api.js';
 import { Cli, ErrorBox } from '../components.js';
 import { changedParameters, initialValues, resubmitCommand } from '../resubmit.js';
 import { go } from '../router.js';
-import type { Workflow } from '../types.js';
+import { valueText, type Workflow } from '../types.js';
 
 export function ResubmitForm({ wf, onClose }: { wf: Workflow; onClose: () => void }) {
   const { namespace, name } = wf.metadata;
@@ -43,7 +43,10 @@ export function ResubmitForm({ wf, onClose }: { wf: Workflow; onClose: () => voi
               value={values[p.name]}
               onChange={(e) => setValues({ ...values, [p.name]: (e.target as HTMLSelectElement).value })}
             >
-              {(p.enum.includes(values[p.name] ?? '') ? p.enum : [values[p.name] ?? '', ...p.enum]).map((v) => (
+              {(p.enum.map(valueText).includes(values[p.name] ?? '')
+                ? p.enum.map(valueText)
+                : [values[p.name] ?? '', ...p.enum.map(valueText)]
+              ).map((v) => (
                 <option value={v}>{v}</option>
               ))}
             </select>

@@ -12,7 +12,7 @@ import { NeedNamespace } from '../need-namespace.js';
 import { href } from '../router.js';
 import { useSubmit } from '../submit-workflow.js';
 import { refusal, useAccess } from '../use-access.js';
-import type { List, Template } from '../types.js';
+import { valueText, type List, type Template } from '../types.js';
 import { YamlEditor } from './yaml-editor.js';
 
 export function TemplatesPage({ namespace, selected, cluster = false }: { namespace: string; selected?: string; cluster?: boolean }) {
@@ -80,7 +80,7 @@ export function TemplatesPage({ namespace, selected, cluster = false }: { namesp
 function SubmitForm({ namespace, template, cluster }: { namespace: string; template: Template; cluster: boolean }) {
   const params = template.spec?.arguments?.parameters ?? [];
   const [values, setValues] = useState<Record<string, string>>(() =>
-    Object.fromEntries(params.map((p) => [p.name, p.value ?? p.default ?? ''])),
+    Object.fromEntries(params.map((p) => [p.name, valueText(p.value ?? p.default)])),
   );
   const { busy, error, submit: create } = useSubmit(namespace);
   const why = refusal(useAccess(namespace), 'submitTemplate');
@@ -106,7 +106,7 @@ function SubmitForm({ namespace, template, cluster }: { namespace: string; templ
           <span>{p.name}</span>
           {p.enum ? (
             <select value={values[p.name]} onChange={(e) => setValues({ ...values, [p.name]: (e.target as HTMLSelectElement).value })}>
-              {p.enum.map((v) => (
+              {p.enum.map(valueText).map((v) => (
                 <option value={v}>{v}</option>
               ))}
             </select>
