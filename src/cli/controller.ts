@@ -29,6 +29,7 @@ interface ControllerFlags {
   agentServiceAccount?: string;
   podSecurityLevel?: PodSecurityLevel;
   events: boolean;
+  nodeEvents: boolean;
   maxStatusBytes: number;
   insecureRegistry: string[];
   metricsAuth: MetricsAuth;
@@ -83,6 +84,11 @@ export function registerControllerCommands(program: Command): void {
     )
     .option('--no-events', 'do not record Kubernetes Events on workflow start and finish')
     .option(
+      '--node-events',
+      "also record the peer's node Events (WorkflowNodeRunning, WorkflowNodeSucceeded, WorkflowNodeFailed, WorkflowNodeError; each an API write; default $PLUGFLOW_NODE_EVENTS=true, else off)",
+      process.env.PLUGFLOW_NODE_EVENTS === 'true',
+    )
+    .option(
       '--workflow-level-executor-plugins',
       `let workflows declare their own executor plugins (spec.executorPlugins; default $${FEATURE_GATE_WORKFLOW_LEVEL_EXECUTOR_PLUGINS}=true, else off): independent of ${FEATURE_GATE_EXECUTOR_PLUGINS}; a workflow's own plugins replace the ConfigMap plugins for it`,
       workflowLevelExecutorPluginsEnabled(),
@@ -113,6 +119,7 @@ export function registerControllerCommands(program: Command): void {
         agentServiceAccountName: flags.agentServiceAccount,
         podSecurityLevel: flags.podSecurityLevel,
         recordEvents: flags.events,
+        nodeEvents: flags.nodeEvents,
         maxStatusBytes: flags.maxStatusBytes,
         ...(flags.insecureRegistry.length ? { insecureRegistries: flags.insecureRegistry } : {}),
         pluginsEnabled: executorPluginsEnabled(),

@@ -111,6 +111,8 @@ export interface ControllerOptions {
   watchdogMs?: number;
   /** Record Kubernetes Events on workflow start and finish (each is an API write). Default true. */
   recordEvents?: boolean;
+  /** Also record the peer's node Events (WorkflowNodeRunning, WorkflowNodeSucceeded, …). Default false. */
+  nodeEvents?: boolean;
   /** Longest wait for queued and in-flight reconciles on stop. Default 30 s. */
   drainTimeoutMs?: number;
   /** Include process metrics (CPU, RSS, GC) in /metrics. Default true. */
@@ -215,6 +217,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     log,
     artifactGC: new ArtifactGC({ client, log, events, executorImage, artifactDrivers, ...(gcsEndpoint ? { gcsEndpoint } : {}) }),
     ...(plugins ? { excludedPlugins: (ns: string) => plugins.excludedFor(ns) } : {}),
+    nodeEvents: opts.nodeEvents === true && opts.recordEvents !== false,
   });
   const reconciler = new Reconciler({
     client,

@@ -57,3 +57,4 @@ export { RetryError, type RetryOptions, retryWorkflow } from './retry-workflow.j
 export { lockKeysInStatus, parseLockKey } from './synchronization.js';
 export { checkSpecFields } from './validate-fields.js';
 export { WORKFLOW_PLUGINS_DISABLED_DETAIL } from './workflow-plugins.js';
+export { nodeEvents, type NodeEvent } from './node-events.js';

@@ -52,14 +52,21 @@ export class EventRecorder {
 
   constructor(private readonly opts: EventRecorderOptions) {}
 
-  /** Records an Event on `target`, an object of resource type `of` (a Workflow by default). */
-  record(target: EventTarget, type: 'Normal' | 'Warning', reason: string, message: string, of: ResourceType = WORKFLOWS): void {
+  /** Records an Event on `target`, an object of resource type `of` (a Workflow by default), with the Event's own annotations. */
+  record(
+    target: EventTarget,
+    type: 'Normal' | 'Warning',
+    reason: string,
+    message: string,
+    of: ResourceType = WORKFLOWS,
+    annotations?: Record<string, string>,
+  ): void {
     if (this.opts.enabled === false) return;
     const meta = target.metadata;
     const namespace = meta.namespace ?? '';
     const name = meta.name ?? '';
     const text = message.length > MAX_EVENT_MESSAGE ? `${message.slice(0, MAX_EVENT_MESSAGE - 1)}…` : message;
-    const key = `${of.plural}/${namespace}/${name}/${meta.uid ?? ''}/${type}/${reason}/${text}`;
+    const key = `${of.plural}/${namespace}/${name}/${meta.uid ?? ''}/${type}/${reason}/${text}/${JSON.stringify(annotations ?? {})}`;
     const existing = this.series.get(key);
     if (existing) {
       existing.count++;
@@ -87,7 +94,7 @@ export class EventRecorder {
         .create(EVENTS, namespace, {
           apiVersion: 'v1',
           kind: 'Event',
-          metadata: { name: s.name, namespace },
+          metadata: { name: s.name, namespace, ...(annotations ? { annotations } : {}) },
           involvedObject: {
             apiVersion: apiVersionOf(of),
             kind: of.kind,

@@ -15,6 +15,7 @@ import { customMetricsFeature } from './custom-metrics.js';
 import { excludedPluginsFeature } from './excluded-plugins.js';
 import type { WorkflowFeature } from './feature.js';
 import { locksFeature } from './locks.js';
+import { nodeEventsFeature } from './node-events.js';
 import { resourceRunsFeature } from './resource-runs.js';
 
 export type { FeatureOutcome, ReconcileRun, StoredRun, WorkflowFeature } from './feature.js';
@@ -28,6 +29,8 @@ export interface FeatureDeps {
   artifactGC: ArtifactGC;
   events: EventRecorder;
   log: Logger;
+  /** Record the peer's node Events (WorkflowNodeRunning, …; `--node-events`). */
+  nodeEvents?: boolean;
   /** Plugins left out of a namespace's agent pods; only with executor plugins on. */
   excludedPlugins?: (namespace: string) => Record<string, string>;
 }
@@ -44,6 +47,7 @@ export function workflowFeatures(d: FeatureDeps): WorkflowFeature[] {
     resourceRunsFeature(d.resources),
     ...(d.excludedPlugins ? [excludedPluginsFeature(d.excludedPlugins)] : []),
     customMetricsFeature(d.customMetrics, d),
+    ...(d.nodeEvents ? [nodeEventsFeature(d.events)] : []),
     artifactGCFeature(d.artifactGC),
   ];
 }
