@@ -3,10 +3,12 @@ import { fromJsonText, sortedKeys } from './builtins.js';
 import { compareCharged, copyMap, int, list, map, parseGoFloat, regexFor, str, type BuiltinDef } from './builtins-support.js';
 import { replaceGo, trimCutset } from './builtins-string.js';
 import type { EvalContext } from './context.js';
-import { chargeKey, chargeNewString, charSteps, joinChecked, type Cost } from './cost.js';
+import { chargeKey, chargeNewString, joinChecked, type Cost } from './cost.js';
 import { sprigDate } from './date.js';
 import { formatGo, toJson } from './format.js';
-import { cpIndex, decode, type DecodedInput, type Regex } from './regex/vm.js';
+import { decode } from './regex/vm.js';
+import { findAll, replaceAll } from './sprig-regex.js';
+import { fromUnits, HEX, QUOTE_META, title } from './sprig-text.js';
 import { isMap, newMap, sortSteps, typeName, valuesEqual, wrapInt, type Value } from './values.js';
 
 /**
@@ -83,120 +85,6 @@ function goQuote(c: EvalContext, fn: string, s: string): string {
   return fromUnits(out, j);
 }
 
-/** The characters regexQuoteMeta escapes (Go's regexp.QuoteMeta). */
-const QUOTE_META = Uint8Array.from({ length: 128 }, (_, u) => Number('\\.+*?()|[]{}^$'.includes(String.fromCharCode(u))));
-const HEX = Uint16Array.from('0123456789abcdef', (ch) => ch.charCodeAt(0));
-const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
-
-/** The string of the first `n` UTF-16 code units of `units` (lone surrogates kept as they are). */
-function fromUnits(units: Uint16Array, n: number): string {
-  if (LITTLE_ENDIAN) return Buffer.from(units.buffer, units.byteOffset, n * 2).toString('utf16le');
-  let out = '';
-  for (let i = 0; i < n; i += 8192) out += String.fromCharCode(...units.subarray(i, Math.min(n, i + 8192)));
-  return out;
-}
-
-/** The characters `title` tells apart: word separators, word characters, letters (ASCII by table). */
-const SEPARATOR = 1;
-const WORD = 2;
-const LETTER = 3; // a letter that upper-cases to itself
-const CASED = 4; // a letter with an upper case of its own
-const ASCII_KIND = Uint8Array.from({ length: 128 }, (_, u) =>
-  u >= 0x61 && u <= 0x7a
-    ? CASED
-    : u >= 0x41 && u <= 0x5a
-      ? LETTER
-      : (u >= 0x30 && u <= 0x39) || u === 0x5f || u === 0x27
-        ? WORD
-        : SEPARATOR,
-);
-const IS_LETTER = /\p{L}/uy;
-const IS_WORD = /[\p{N}_']/uy;
-/** Kinds of the code points met so far (0: not yet classified), and upper cases of the cased ones. */
-let kinds: Uint8Array | undefined;
-const uppers = new Map<number, string>();
-
-function kindAt(s: string, i: number, cp: number): number {
-  kinds ??= new Uint8Array(0x110000);
-  let kind = kinds[cp];
-  if (kind !== 0) return kind;
-  IS_LETTER.lastIndex = i;
-  IS_WORD.lastIndex = i;
-  if (IS_LETTER.test(s)) {
-    const ch = String.fromCodePoint(cp);
-    const up = ch.toUpperCase();
-    kind = up === ch ? LETTER : CASED;
-    if (kind === CASED) uppers.set(cp, up);
-  } else kind = IS_WORD.test(s) ? WORD : SEPARATOR;
-  kinds[cp] = kind;
-  return kind;
-}
-
-/** Steps per 16 UTF-16 code units that `title` charges before it starts (see title). */
-const TITLE_STEPS = 1;
-/** Steps per non-ASCII code point, charged per block of them as the scan meets them. */
-const NON_ASCII_BLOCK = 4096;
-const NON_ASCII_BLOCK_STEPS = 2048;
-
-/**
- * Sprig's title: every letter that starts a word is upper-cased, a word being a run of letters,
- * digits, `_` and `'` (what `/(^|[^\p{L}\p{N}_'])(\p{L})/u` finds, with String#toUpperCase).
- *
- * One pass over the code units into a buffer of code units: no callback, no string per word. A
- * regex replace with a callback per word took 150-300 ms of CPU on 1 MiB of one-letter words
- * (V8 finds every match before the first callback, so charging in the callback came too late).
- * The scan costs under 10 ns per ASCII code unit and up to 50 ns per non-ASCII code point: it
- * charges one more read of the string up front, and 1 step per 2 non-ASCII code points as it goes
- * (1 MiB of one-letter words: 8-13 ms of CPU for about 200,000 steps, 450,000 when not ASCII).
- */
-function title(c: EvalContext, s: string): string {
-  c.charge(charSteps(s.length) * TITLE_STEPS);
-  let out: Uint16Array | undefined; // allocated at the first change
-  let j = 0; // code units written to `out`
-  let inWord = false;
-  let nonAscii = 0;
-  for (let i = 0; i < s.length;) {
-    const u = s.charCodeAt(i);
-    let kind: number;
-    let width = 1;
-    let cp = u;
-    if (u < 0x80) kind = ASCII_KIND[u];
-    else {
-      cp = s.codePointAt(i) as number;
-      if (cp > 0xffff) width = 2;
-      kind = kindAt(s, i, cp);
-      if (++nonAscii === NON_ASCII_BLOCK) {
-        c.charge(NON_ASCII_BLOCK_STEPS);
-        nonAscii = 0;
-      }
-    }
-    if (kind === CASED && !inWord) {
-      const up = u < 0x80 ? undefined : (uppers.get(cp) as string);
-      const grow = up === undefined ? 0 : up.length - width;
-      if (!out) {
-        out = new Uint16Array(s.length + Math.max(grow, 0) + 16);
-        for (let k = 0; k < i; k++) out[k] = s.charCodeAt(k);
-        j = i;
-      } else if (j + (s.length - i) + grow > out.length) {
-        // An upper case longer than its letter (ß is SS): the result may not outgrow the limit.
-        if (j + (s.length - i) + grow > c.maxStringLength)
-          c.limit(`sprig.title would build a string longer than ${c.maxStringLength} characters`);
-        const bigger = new Uint16Array(Math.min(Math.max(out.length * 2, j + (s.length - i) + grow), c.maxStringLength + 16));
-        bigger.set(out.subarray(0, j));
-        out = bigger;
-      }
-      if (up === undefined) out[j++] = u - 0x20;
-      else for (let k = 0; k < up.length; k++) out[j++] = up.charCodeAt(k);
-    } else if (out) {
-      out[j++] = u;
-      if (width === 2) out[j++] = s.charCodeAt(i + 1);
-    }
-    inWord = kind !== SEPARATOR;
-    i += width;
-  }
-  return out ? fromUnits(out, j) : s;
-}
-
 /** Sprig's indent/nindent: `n` spaces before every line, the result's size checked first. */
 function indent(c: EvalContext, fn: string, args: Value[], lead: string): string {
   const pad = ' '.repeat(Math.max(0, Math.min(int(c, fn, args, 0), c.maxStringLength)));
@@ -212,114 +100,6 @@ function indent(c: EvalContext, fn: string, args: Value[], lead: string): string
 function joinArgs(c: EvalContext, fn: string, args: Value[], each: (s: string) => string): string {
   const parts = args.filter((v) => v !== null && v !== undefined).map((v) => each(strval(c, v)));
   return joinChecked(c, parts, ' ', fn);
-}
-
-/** All leftmost-first matches, Go style: an empty match right after a match is skipped. */
-function findAll(c: EvalContext, re: Regex, input: DecodedInput, limit: number): Int32Array[] {
-  const out: Int32Array[] = [];
-  let pos = 0;
-  let prevEnd = -1;
-  while (pos <= input.cps.length && (limit < 0 || out.length < limit)) {
-    const m = re.exec(input, pos, c);
-    if (!m) break;
-    const endCp = cpIndex(input, m[1]);
-    let accept = true;
-    if (m[0] === m[1]) {
-      if (m[0] === prevEnd) accept = false;
-      pos = endCp + 1;
-    } else pos = endCp;
-    prevEnd = m[1];
-    if (accept) out.push(m);
-    c.charge(16); // each match is a run of the VM of its own
-    c.alloc(96 + m.length * 4);
-  }
-  return out;
-}
-
-/**
- * A replacement template of regexReplaceAll (Go's Regexp.Expand: `$1`, `${1}`, `$name`,
- * `${name}`, `$$`), parsed once: literal text, and group numbers (-1: a name that is no group).
- * A `$` that starts none of these is literal. Parsed by a scan, not a regex replace with a
- * callback per reference: expanding per match used to re-read the whole template per match, so a
- * template of 500,000 references took 200 ms per match and 1,000 matches several minutes.
- */
-function parseTemplate(c: EvalContext, template: string, names: string[]): Array<string | number> {
-  const parts: Array<string | number> = [];
-  const groups = new Map<string, number>();
-  let literal = '';
-  let from = 0; // start of the literal text not yet added to `literal`
-  for (let i = template.indexOf('$'); i >= 0; i = template.indexOf('$', i)) {
-    let name = '';
-    let end = i + 1;
-    if (template.charCodeAt(i + 1) === 0x24) {
-      literal += template.slice(from, i + 1); // $$ is $
-      from = end = i + 2;
-      i = end;
-      continue;
-    }
-    if (template.charCodeAt(i + 1) === 0x7b) {
-      let k = i + 2;
-      while (k < template.length && isNameUnit(template.charCodeAt(k))) k++;
-      if (k > i + 2 && template.charCodeAt(k) === 0x7d) {
-        name = template.slice(i + 2, k);
-        end = k + 1;
-      }
-    } else {
-      let k = i + 1;
-      while (k < template.length && isNameUnit(template.charCodeAt(k))) k++;
-      name = template.slice(i + 1, k);
-      end = k;
-    }
-    if (name === '') {
-      i++; // a lone $ is literal
-      continue;
-    }
-    let idx = groups.get(name);
-    if (idx === undefined) {
-      idx = /^\d+$/.test(name) ? Number(name) : names.indexOf(name);
-      groups.set(name, idx);
-    }
-    literal += template.slice(from, i);
-    if (literal) parts.push(literal);
-    literal = '';
-    parts.push(idx);
-    from = i = end;
-  }
-  literal += template.slice(from);
-  if (literal) parts.push(literal);
-  c.charge(parts.length);
-  return parts;
-}
-
-function isNameUnit(u: number): boolean {
-  return (u >= 0x30 && u <= 0x39) || (u >= 0x41 && u <= 0x5a) || (u >= 0x61 && u <= 0x7a) || u === 0x5f;
-}
-
-/** A parsed template expanded for one match; charged one step per part. */
-function expand(c: EvalContext, parts: Array<string | number>, text: string, m: Int32Array): string {
-  c.charge(parts.length);
-  let out = '';
-  for (const part of parts) {
-    if (typeof part === 'string') out += part;
-    else if (part >= 0 && part * 2 + 1 < m.length && m[part * 2] >= 0) out += text.slice(m[part * 2], m[part * 2 + 1]);
-  }
-  return out;
-}
-
-function replaceAll(c: EvalContext, args: Value[], fn: string, literal: boolean): string {
-  const re = regexFor(c, str(c, fn, args, 0));
-  const s = str(c, fn, args, 1);
-  const repl = str(c, fn, args, 2);
-  const input = decode(s, c);
-  const parts = literal ? [repl] : parseTemplate(c, repl, re.groupNames);
-  let out = '';
-  let last = 0;
-  for (const m of findAll(c, re, input, -1)) {
-    out += s.slice(last, m[0]) + (literal ? repl : expand(c, parts, s, m));
-    c.checkString(out);
-    last = m[1];
-  }
-  return c.checkString(out + s.slice(last));
 }
 
 export const SPRIG: Record<string, BuiltinDef> = {

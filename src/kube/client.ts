@@ -34,31 +34,9 @@ import {
 import type { KubeAccess } from './kube-access.js';
 import { PODS, resourceLabel, resourcePath, type ResourceType } from './resource.js';
 
-export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
-
-/** Verbs that change something on the server. */
-export const WRITE_VERBS: ReadonlySet<Verb> = new Set(['create', 'update', 'patch', 'delete']);
-
-export interface RequestRecord {
-  verb: Verb;
-  /** `plural[.group][/subresource]`. */
-  resource: string;
-  /** HTTP status; 0 for a transport failure. */
-  code: number;
-  durationMs: number;
-}
-
-export interface KubeClientOptions {
-  /** Called after every request (watches: when they start streaming or fail to). */
-  onRequest?: (r: RequestRecord) => void;
-  /** Maximum parallel connections for ordinary requests (watches use their own pool). */
-  connections?: number;
-  /** Timeout of an ordinary request, headers and body. */
-  timeoutMs?: number;
-  userAgent?: string;
-}
-
 export type { ListOptions, ObjectList, WatchEvent, WatchOptions, WriteOptions } from './request-options.js';
+export { OWN_IDENTITY, WRITE_VERBS, type Identity, type KubeClientOptions, type RequestRecord, type Verb } from './request-options.js';
+import { OWN_IDENTITY, type Identity, type KubeClientOptions, type Verb } from './request-options.js';
 
 interface Call {
   verb: Verb;
@@ -75,18 +53,6 @@ const AUTH_TTL_MS = 60_000;
 export const MERGE_PATCH = 'application/merge-patch+json';
 /** Server-side apply; JSON is YAML, so the body is sent as JSON. */
 export const APPLY_PATCH = 'application/apply-patch+yaml';
-
-/**
- * Who a call is made as: the client's own credentials (its kubeconfig), a caller's bearer token
- * used as-is, or a service account impersonated with the client's own credentials. A token
- * identity never gets Basic auth, a client certificate or the kubeconfig's headers: only
- * `Authorization: Bearer <token>`. An impersonated service account gets the API server's fixed
- * groups for it (`system:serviceaccounts`, `system:serviceaccounts:<ns>`), so its RBAC bindings
- * apply exactly as to the account's own token; the client needs `impersonate` on serviceaccounts.
- */
-export type Identity = { kind: 'own' } | { kind: 'token'; token: string } | { kind: 'serviceAccount'; namespace: string; name: string };
-
-export const OWN_IDENTITY: Identity = { kind: 'own' };
 
 /** Pools and state shared by a client and every view `as()` makes of it. */
 interface Shared {

@@ -55,3 +55,40 @@ export function withQuery(path: string, query: Query | undefined): string {
   const qs = params.toString();
   return qs ? `${path}?${qs}` : path;
 }
+
+/** The verbs the client records (RBAC's names). */
+export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
+
+/** Verbs that change something on the server. */
+export const WRITE_VERBS: ReadonlySet<Verb> = new Set(['create', 'update', 'patch', 'delete']);
+
+export interface RequestRecord {
+  verb: Verb;
+  /** `plural[.group][/subresource]`. */
+  resource: string;
+  /** HTTP status; 0 for a transport failure. */
+  code: number;
+  durationMs: number;
+}
+
+export interface KubeClientOptions {
+  /** Called after every request (watches: when they start streaming or fail to). */
+  onRequest?: (r: RequestRecord) => void;
+  /** Maximum parallel connections for ordinary requests (watches use their own pool). */
+  connections?: number;
+  /** Timeout of an ordinary request, headers and body. */
+  timeoutMs?: number;
+  userAgent?: string;
+}
+
+/**
+ * Who a call is made as: the client's own credentials (its kubeconfig), a caller's bearer token
+ * used as-is, or a service account impersonated with the client's own credentials. A token
+ * identity never gets Basic auth, a client certificate or the kubeconfig's headers: only
+ * `Authorization: Bearer <token>`. An impersonated service account gets the API server's fixed
+ * groups for it (`system:serviceaccounts`, `system:serviceaccounts:<ns>`), so its RBAC bindings
+ * apply exactly as to the account's own token; the client needs `impersonate` on serviceaccounts.
+ */
+export type Identity = { kind: 'own' } | { kind: 'token'; token: string } | { kind: 'serviceAccount'; namespace: string; name: string };
+
+export const OWN_IDENTITY: Identity = { kind: 'own' };
