@@ -12,7 +12,7 @@ import { CronWorkflows } from '../operations/index.js';
 import { OperationRefused } from '../operations/index.js';
 import { readYamlDocuments } from '../yaml/kube-yaml.js';
 import { cliClient, loadKubeConfig } from './kube-backend.js';
-import { RestClient } from './rest-client.js';
+import { connectionFor } from './workflow-backend.js';
 import { withCalls } from './with-calls.js';
 import { consolePrinter, withConnectionFlags, type CommonFlags, type Printer } from './rest.js';
 
@@ -26,14 +26,10 @@ interface CronCalls {
 }
 
 async function callsFor(flags: CommonFlags & { context?: string }): Promise<CronCalls> {
-  const server = flags.server ?? process.env.PLUGFLOW_SERVER;
+  const conn = connectionFor(flags);
   const ns = flags.namespace ?? 'default';
-  if (server) {
-    const c = new RestClient({
-      server,
-      token: flags.token ?? process.env.PLUGFLOW_TOKEN,
-      insecureSkipTlsVerify: flags.insecureSkipTlsVerify ?? false,
-    });
+  if (conn.kind === 'rest') {
+    const c = conn.rest();
     const base = `/api/v1/cron-workflows/${encodeURIComponent(ns)}`;
     return {
       create: (cronWorkflow) => c.call('POST', base, { cronWorkflow }),
@@ -46,7 +42,7 @@ async function callsFor(flags: CommonFlags & { context?: string }): Promise<Cron
       close: () => c.close(),
     };
   }
-  const kube = await cliClient(loadKubeConfig(flags.kubeconfig, flags.context));
+  const kube = await cliClient(loadKubeConfig(conn.kubeconfig, conn.context));
   const ops = new CronWorkflows(kube, ns);
   return {
     create: (x) => ops.create(x),

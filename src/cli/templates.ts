@@ -12,7 +12,7 @@ import { OperationRefused } from '../operations/index.js';
 import { Templates, type TemplateKind, type TemplateObject } from '../operations/index.js';
 import { readYamlDocuments } from '../yaml/kube-yaml.js';
 import { cliClient, loadKubeConfig } from './kube-backend.js';
-import { RestClient } from './rest-client.js';
+import { connectionFor } from './workflow-backend.js';
 import { withCalls } from './with-calls.js';
 import { consolePrinter, withConnectionFlags, type CommonFlags, type Printer } from './rest.js';
 
@@ -26,14 +26,10 @@ interface TemplateCalls {
 }
 
 async function callsFor(kind: TemplateKind, flags: CommonFlags & { context?: string }): Promise<TemplateCalls> {
-  const server = flags.server ?? process.env.PLUGFLOW_SERVER;
+  const conn = connectionFor(flags);
   const ns = flags.namespace ?? 'default';
-  if (server) {
-    const c = new RestClient({
-      server,
-      token: flags.token ?? process.env.PLUGFLOW_TOKEN,
-      insecureSkipTlsVerify: flags.insecureSkipTlsVerify ?? false,
-    });
+  if (conn.kind === 'rest') {
+    const c = conn.rest();
     const base =
       kind === 'WorkflowTemplate' ? `/api/v1/workflow-templates/${encodeURIComponent(ns)}` : '/api/v1/cluster-workflow-templates';
     return {
@@ -46,7 +42,7 @@ async function callsFor(kind: TemplateKind, flags: CommonFlags & { context?: str
       close: () => c.close(),
     };
   }
-  const kube = await cliClient(loadKubeConfig(flags.kubeconfig, flags.context));
+  const kube = await cliClient(loadKubeConfig(conn.kubeconfig, conn.context));
   const t = new Templates(kube, kind, ns);
   return {
     create: (x) => t.create(x),

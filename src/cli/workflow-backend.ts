@@ -41,15 +41,37 @@ export interface BackendFlags {
   kubeconfig?: string;
 }
 
-/** The REST backend when a server is given (flag or PLUGFLOW_SERVER), the kubeconfig otherwise. */
-export function backendFor(flags: BackendFlags): WorkflowBackend {
+/**
+ * The one place a command chooses how it reaches the cluster: the plugflow server's REST API when
+ * one is given (`--server` or PLUGFLOW_SERVER, with `--token` or PLUGFLOW_TOKEN), else straight
+ * to Kubernetes with the kubeconfig (the user's own rights either way).
+ */
+export type Connection = { kind: 'rest'; server: string; rest: () => RestClient } | { kind: 'kube'; kubeconfig?: string; context?: string };
+
+export function connectionFor(flags: BackendFlags & { context?: string }): Connection {
   const server = flags.server ?? process.env.PLUGFLOW_SERVER;
-  if (server) return restBackend(server, flags.token ?? process.env.PLUGFLOW_TOKEN, flags.insecureSkipTlsVerify ?? false);
-  return kubeBackend(flags);
+  if (server) {
+    const token = flags.token ?? process.env.PLUGFLOW_TOKEN;
+    return {
+      kind: 'rest',
+      server,
+      rest: () => new RestClient({ server, token, insecureSkipTlsVerify: flags.insecureSkipTlsVerify ?? false }),
+    };
+  }
+  return {
+    kind: 'kube',
+    ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}),
+    ...(flags.context ? { context: flags.context } : {}),
+  };
 }
 
-export function restBackend(server: string, token: string | undefined, insecureSkipTlsVerify: boolean): WorkflowBackend {
-  const c = new RestClient({ server, token, insecureSkipTlsVerify });
+/** The workflow commands' backend on the connection the flags choose. */
+export function backendFor(flags: BackendFlags & { context?: string }): WorkflowBackend {
+  const c = connectionFor(flags);
+  return c.kind === 'rest' ? restBackend(c.server, c.rest()) : kubeBackend(flags);
+}
+
+export function restBackend(server: string, c: RestClient): WorkflowBackend {
   return {
     where: server,
     create: (ns, wf, dryRun) => c.createWorkflow(ns, wf, dryRun),

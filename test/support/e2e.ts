@@ -37,6 +37,7 @@ import {
 } from '../../src/api/index.js';
 import { applyObjects } from '../../src/kube/apply.js';
 import { renderTree } from '../../src/cli/tree.js';
+import { RestClient } from '../../src/cli/rest-client.js';
 import { restBackend, type WorkflowBackend } from '../../src/cli/workflow-backend.js';
 import { startController, type RunningController } from '../../src/controller/controller.js';
 import { installBase, serviceAccountKubeConfig } from '../../src/devenv/dev-stack.js';
@@ -252,7 +253,7 @@ export async function startE2eStack(opts: E2eStackOptions): Promise<E2eStack> {
       });
       const s = server;
       stops.push(() => s.close());
-      backend = restBackend(server.url, cluster().adminToken, true);
+      backend = restBackend(server.url, new RestClient({ server: server.url, token: cluster().adminToken, insecureSkipTlsVerify: true }));
       const b = backend;
       stops.push(() => b.close());
     }
