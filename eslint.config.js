@@ -61,6 +61,27 @@ export default defineConfig(
     },
   },
   {
+    // One reader of user YAML (src/yaml/kube-yaml.ts: what kubectl accepts, as it reads it); the
+    // yaml package only writes YAML.
+    files: ['src/**/*.ts', 'src/**/*.tsx', 'ui/src/**/*.ts', 'ui/src/**/*.tsx'],
+    ignores: ['**/*.test.ts', 'src/yaml/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'yaml',
+              importNames: ['parse', 'parseDocument', 'parseAllDocuments', 'Parser', 'Composer', 'Lexer', 'Document'],
+              message: 'read user YAML with src/yaml/kube-yaml.ts (the one reader); the yaml package only writes',
+            },
+            { name: 'js-yaml', message: 'read user YAML with src/yaml/kube-yaml.ts (the one reader)' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Tests and fixtures read parsed JSON and YAML of arbitrary shape.
     files: ['**/*.test.ts', 'test/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

@@ -156,4 +156,16 @@ describe('renderStructuredText (podSpecPatch)', () => {
   it('leaves text without tags as it is', () => {
     expect(renderStructuredText('a: b # no tags', 'f', () => 'never')).toBe('a: b # no tags');
   });
+
+  it('reads the text as kubectl does, with tags or without: the same reader as an untagged patch', () => {
+    // A quoted scalar spanning lines inside a flow list (many published workflows write args so),
+    // go-yaml's `no`, and a whole unquoted tag as a number.
+    const text = 'containers:\n- name: main\n  args: ["echo\n  {{x}}"]\nhostNetwork: no\npriority: {{n}}\n';
+    const out = JSON.parse(renderStructuredText(text, 'p', (s) => s.replace('{{x}}', 'hi').replace('{{n}}', '7')));
+    expect(out).toEqual({ containers: [{ name: 'main', args: ['echo hi'] }], hostNetwork: false, priority: 7 });
+  });
+
+  it('a whole tag in a block scalar stays text', () => {
+    expect(JSON.parse(renderStructuredText('script: |-\n  {{n}}\n', 'p', () => '7'))).toEqual({ script: '7' });
+  });
 });

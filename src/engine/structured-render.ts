@@ -20,9 +20,9 @@
  *   4. tags in keys are refused: a key is structure.
  * The result is the document as compact JSON (valid YAML too), checked for `__proto__` keys.
  */
-import { isPair, isScalar, isSeq, parseDocument, visit } from 'yaml';
 import { checkUserValue, parseUserJson } from '../api/index.js';
 import { compileTemplate } from '../expr/index.js';
+import { readYamlDocument, YamlReadError } from '../yaml/kube-yaml.js';
 
 const OPEN = '\uE000';
 const CLOSE = '\uE001';
@@ -30,11 +30,19 @@ const PLACEHOLDER = /\uE000(\d+)\uE001/g;
 const WHOLE = /^\uE000(\d+)\uE001$/;
 /** Text a whole unquoted tag may give as a plain string when it is not JSON: no structure characters. */
 const PLAIN_WORDS = /^[^,:#"'[\]{}\n\r\t\\]*$/;
+/** What may stand before a plain scalar that is a whole value: a mapping value, a list entry, a flow item. */
+const VALUE_LEAD = new Set([':', '-', '[', ',', '?']);
 
 /**
  * Renders the tags of `text` (a YAML or JSON document) in its string leaves with `renderLeaf`,
  * which gets the leaf's text with its tags and the leaf's field (`<field>.containers[0].image`).
  * Text without tags is returned as it is. Errors name `field`.
+ *
+ * The masked text is read by src/yaml's reader, the one reader of user YAML, so a patch with
+ * tags means what it means without them (and what it means to kubectl). Whether a whole tag was
+ * written quoted is read from the text around its placeholder, which is unique: a quote right
+ * before it means quoted; a `:`, `-`, `[`, `,` or `?` before it (across blanks) means a plain
+ * value; anything else (a block scalar) is text.
  */
 export function renderStructuredText(text: string, field: string, renderLeaf: (text: string, field: string) => string): string {
   if (!text.includes('{{')) return text;
@@ -49,34 +57,52 @@ export function renderStructuredText(text: string, field: string, renderLeaf: (t
   });
   masked += text.slice(at);
 
-  // The yaml library is used here (not src/yaml's reader) because rendering needs the syntax
-  // tree: whether a scalar was quoted decides if a whole tag may become a number. It is set to
-  // YAML 1.1 with last-key-wins and merge keys so a patch with tags means what it means without
-  // them (src/yaml reads those, as kubectl does).
-  const doc = parseDocument(masked, { version: '1.1', uniqueKeys: false, merge: true });
-  if (doc.errors.length > 0)
-    throw new Error(`${field} is not valid YAML or JSON: ${unmask(doc.errors[0]!.message.split('\n')[0]!, spans)}`);
-  visit(doc, {
-    Scalar(key, node, path) {
-      if (typeof node.value !== 'string' || !node.value.includes(OPEN)) return;
-      const leaf = leafField(field, path, node);
-      if (key === 'key')
-        throw new Error(
-          `${leaf}: a key may not hold a tag (${JSON.stringify(unmask(node.value, spans))}); tags are rendered in values only`,
-        );
-      const source = unmask(node.value, spans);
+  let doc: unknown;
+  try {
+    doc = readYamlDocument(masked, field);
+  } catch (err) {
+    const why = err instanceof YamlReadError ? err.detail : err instanceof Error ? err.message.split('\n')[0]! : String(err);
+    throw new Error(`${field} is not valid YAML or JSON: ${unmask(why, spans)}`);
+  }
+  const render = (value: unknown, leaf: string): unknown => {
+    if (typeof value === 'string') {
+      if (!value.includes(OPEN)) return value;
+      const source = unmask(value, spans);
       const rendered = renderLeaf(source, leaf);
-      if (!WHOLE.test(node.value) || node.type !== 'PLAIN') {
-        node.value = rendered;
-        return;
+      const whole = WHOLE.exec(value);
+      return whole && isPlainValue(masked, value) ? jsonValue(rendered, leaf, source) : rendered;
+    }
+    if (Array.isArray(value)) return value.map((v, i) => render(v, `${leaf}[${i}]`));
+    if (value !== null && typeof value === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [key, v] of Object.entries(value)) {
+        const child = /^[A-Za-z_$][\w$-]*$/.test(key) ? `${leaf}.${key}` : `${leaf}[${JSON.stringify(key)}]`;
+        if (key.includes(OPEN))
+          throw new Error(`${child}: a key may not hold a tag (${JSON.stringify(unmask(key, spans))}); tags are rendered in values only`);
+        Object.defineProperty(out, key, { value: render(v, child), enumerable: true, writable: true, configurable: true });
       }
-      const value = jsonValue(rendered, leaf, source);
-      if (value !== null && typeof value === 'object') return doc.createNode(value);
-      node.value = value;
-      return;
-    },
-  });
-  return JSON.stringify(checkUserValue(doc.toJS({ maxAliasCount: 100 }), field));
+      return out;
+    }
+    return value;
+  };
+  return JSON.stringify(checkUserValue(render(doc, field), field));
+}
+
+/** Whether the placeholder `ph` (unique in `masked`) was written as a plain scalar, not quoted nor a block. */
+function isPlainValue(masked: string, ph: string): boolean {
+  const at = masked.indexOf(ph);
+  const before = masked[at - 1];
+  if (before === '"' || before === "'") return false;
+  let i = at - 1;
+  while (i >= 0 && (masked[i] === ' ' || masked[i] === '\t')) i--;
+  if (i < 0) return false;
+  if (masked[i] !== '\n' && masked[i] !== '\r') return VALUE_LEAD.has(masked[i]!);
+  // On a line of its own: a block scalar's header (`|`, `>-`, `|2+`) makes it text.
+  while (i >= 0 && /\s/.test(masked[i]!)) i--;
+  let j = i;
+  while (j >= 0 && /[-+0-9]/.test(masked[j]!)) j--;
+  if (j >= 0 && (masked[j] === '|' || masked[j] === '>')) return false;
+  return i >= 0 && VALUE_LEAD.has(masked[i]!);
 }
 
 /** A whole unquoted tag's value (`tag` as written): one JSON value, else plain words as a string; anything else is refused. */
@@ -100,20 +126,4 @@ function jsonValue(text: string, leaf: string, tag: string): unknown {
 
 function unmask(text: string, spans: { raw: string }[]): string {
   return text.replace(PLACEHOLDER, (_, i: string) => spans[Number(i)]?.raw ?? '');
-}
-
-/** `<field>.containers[0].image` for a scalar at `path` (the visitor's ancestors). */
-function leafField(field: string, path: readonly unknown[], node: unknown): string {
-  let out = field;
-  for (let k = 0; k < path.length; k++) {
-    const a = path[k];
-    const next = k + 1 < path.length ? path[k + 1] : node;
-    if (isPair(a) && a.value === next) {
-      const key = isScalar(a.key) ? String(a.key.value) : String(a.key);
-      out += /^[A-Za-z_$][\w$-]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
-    } else if (isSeq(a)) {
-      out += `[${a.items.indexOf(next as never)}]`;
-    }
-  }
-  return out;
 }

@@ -11,7 +11,7 @@
  *       entrypoint: [/usr/bin/report]
  *       cmd: [--help]
  */
-import { parse } from 'yaml';
+import { readYamlDocument, YamlReadError } from '../yaml/kube-yaml.js';
 import type { ImageCommand } from './registry-client.js';
 
 export const IMAGES_CONFIGMAP = 'plugflow-images';
@@ -27,9 +27,10 @@ export function parseKnownImages(text: string | undefined, where: string): Map<s
   if (text === undefined || !text.trim()) return out;
   let doc: unknown;
   try {
-    doc = parse(text, { maxAliasCount: 100 }) as unknown;
+    doc = readYamlDocument(text, `ConfigMap ${where} key ${IMAGES_KEY}`);
   } catch (err) {
-    throw new KnownImagesError(`ConfigMap ${where} key ${IMAGES_KEY} is not YAML: ${(err as Error).message.split('\n')[0]}`);
+    const why = err instanceof YamlReadError ? err.detail : (err as Error).message.split('\n')[0];
+    throw new KnownImagesError(`ConfigMap ${where} key ${IMAGES_KEY} is not YAML: ${why}`);
   }
   if (doc === null || doc === undefined) return out;
   if (typeof doc !== 'object' || Array.isArray(doc))
