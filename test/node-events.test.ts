@@ -2,19 +2,13 @@
  * `--node-events`: the peer's node Events on the workflow, annotated with the node's name and
  * type, next to the workflow's own; off, only the workflow's own (the other controller suites).
  */
-import { CoreV1Api } from '@kubernetes/client-node';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startController, type RunningController } from '../src/controller/controller.js';
 import { ANNOTATION_NODE_NAME, ANNOTATION_NODE_TYPE } from '../src/controller/features/node-events.js';
-import { KubeClient } from '../src/kube/client.js';
 import { EVENTS, WORKFLOWS } from '../src/kube/resource.js';
 import { createLogger } from '../src/log/logger.js';
-import { PodRunner } from '../src/runner/runner.js';
-import { eventually, waitForCompletion, workflow } from './controller-harness.js';
-import { adminKubeConfig, createTestNamespace, deleteTestNamespace } from './support/cluster.js';
+import { eventually, startRunnerBed, waitForCompletion, workflow, type RunnerBed } from './controller-harness.js';
+import { adminKubeConfig } from './support/cluster.js';
 
 interface Event {
   reason: string;
@@ -24,27 +18,14 @@ interface Event {
   involvedObject: { name: string; kind: string };
 }
 
-let ns: string;
-let client: KubeClient;
-let runner: PodRunner;
+let bed: RunnerBed;
 let controller: RunningController;
 
 beforeAll(async () => {
-  ns = await createTestNamespace('node-events');
-  client = await KubeClient.fromKubeConfig(adminKubeConfig());
-  const core = adminKubeConfig().makeApiClient(CoreV1Api);
-  await eventually(() => core.readNamespacedServiceAccount({ name: 'default', namespace: ns }), 'the default service account');
-  runner = new PodRunner({
-    kubeConfig: adminKubeConfig(),
-    dir: mkdtempSync(join(tmpdir(), 'plugflow-node-events-runner-')),
-    nodeName: `runner-${ns}`,
-    namespace: ns,
-    log: createLogger('runner', 'warn'),
-  });
-  await runner.start();
+  bed = await startRunnerBed('node-events');
   controller = await startController({
     kubeConfig: adminKubeConfig(),
-    namespace: ns,
+    namespace: bed.ns,
     metricsPort: 0,
     nodeEvents: true,
     log: createLogger('controller', 'warn'),
@@ -53,20 +34,14 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await controller?.stop();
-  await runner?.stop(1);
-  await adminKubeConfig()
-    .makeApiClient(CoreV1Api)
-    .deleteNode({ name: `runner-${ns}` })
-    .catch(() => {});
-  await client?.close();
-  await deleteTestNamespace(ns);
+  await bed?.stop();
 });
 
 describe('node events', () => {
   it("records the peer's node Events: a step that succeeds and one that fails, with the node's name and type", async () => {
-    await client.create(
+    await bed.client.create(
       WORKFLOWS,
-      ns,
+      bed.ns,
       workflow('nodes', {
         entrypoint: 'main',
         templates: [
@@ -79,9 +54,9 @@ describe('node events', () => {
         ],
       }),
     );
-    expect((await waitForCompletion(client, ns, 'nodes')).status?.phase).toBe('Failed');
+    expect((await waitForCompletion(bed.client, bed.ns, 'nodes')).status?.phase).toBe('Failed');
     const events = await eventually(async () => {
-      const list = await client.list<Event>(EVENTS, { namespace: ns });
+      const list = await bed.client.list<Event>(EVENTS, { namespace: bed.ns });
       const mine = list.items.filter((e) => e.involvedObject.name === 'nodes');
       return mine.some((e) => e.reason === 'WorkflowFailed') && mine.some((e) => e.reason === 'WorkflowNodeFailed') ? mine : undefined;
     }, 'the workflow and node events');
