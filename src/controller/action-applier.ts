@@ -45,6 +45,7 @@ import { ArtifactPlanError, type ArtifactPlan } from '../artifacts/plan.js';
 import { RepositoryError } from '../artifacts/repository.js';
 import type { ArtifactDriver } from '../artifacts/drivers.js';
 import { podArtifactPlan } from './pod-artifact-plan.js';
+import { inParallel } from './in-parallel.js';
 import type { ControllerMetrics } from './metrics.js';
 import { errorMessage } from '../log/error-message.js';
 import { ImageLookupError, type ImageEntrypoints } from './image-entrypoints.js';
@@ -376,26 +377,6 @@ export class ActionApplier {
     }
     return out;
   }
-}
-
-/** Runs `fn` over `items`, at most `limit` at a time; rejects with the first failure after all settled. */
-async function inParallel<T, R>(items: readonly T[], fn: (item: T) => Promise<R>, limit = 16): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let failure: unknown;
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      try {
-        results[i] = await fn(items[i]);
-      } catch (err) {
-        failure ??= err;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  if (failure !== undefined) throw failure;
-  return results;
 }
 
 /** Refusals a retry cannot cure: invalid objects, forbidden (except quota), missing namespace. */
