@@ -5,6 +5,7 @@
 export * from './constants.js';
 export * from './values/scalars.js';
 export * from './container.js';
+export * from './scheduling.js';
 export * from './volume.js';
 export * from './artifact.js';
 export * from './parameter.js';

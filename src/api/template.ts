@@ -4,19 +4,17 @@
  * steps, suspend, resource, http, plugin, containerSet, data); the validator checks that.
  */
 import type {
-  Affinity,
   ConfigMapKeySelector,
   Container,
   ContainerNode,
-  HostAlias,
   PodSecurityContext,
   ResourceRequirements,
   SecretKeySelector,
   StringMap,
-  Toleration,
   UserContainer,
   VolumeMount,
 } from './container.js';
+import type { Affinity, HostAlias, Toleration } from './scheduling.js';
 import type { Volume } from './volume.js';
 import type { Artifact, ArtifactLocation, ArtifactPaths } from './artifact.js';
 import type { Arguments, Inputs, Outputs } from './parameter.js';

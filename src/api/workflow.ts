@@ -2,17 +2,8 @@
  * Workflow, WorkflowTemplate and ClusterWorkflowTemplate resources and the small records they
  * reference (spec document 001; fields the spec does not show follow the peer system's shapes).
  */
-import type {
-  Affinity,
-  HostAlias,
-  LabelSelector,
-  LocalObjectReference,
-  ObjectMeta,
-  PodSecurityContext,
-  ResourceRequirements,
-  StringMap,
-  Toleration,
-} from './container.js';
+import type { LabelSelector, LocalObjectReference, ObjectMeta, PodSecurityContext, ResourceRequirements, StringMap } from './container.js';
+import type { Affinity, HostAlias, Toleration } from './scheduling.js';
 import type { PersistentVolumeClaimTemplate, Volume } from './volume.js';
 import type { Arguments } from './parameter.js';
 import type { ArtifactGC } from './artifact.js';

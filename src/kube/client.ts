@@ -19,8 +19,7 @@
  */
 import type { RequestOptions } from 'node:https';
 import { Agent, type Dispatcher } from 'undici';
-import { IMPERSONATE_CLUSTER_ROLE } from '../api/index.js';
-import { ApiError, IMPERSONATION_REFUSED, toApiError, transportMessage } from './errors.js';
+import { ApiError, toApiError, transportMessage } from './errors.js';
 import {
   withQuery,
   writeQuery,
@@ -32,6 +31,8 @@ import {
   type WriteOptions,
 } from './request-options.js';
 import type { KubeAccess } from './kube-access.js';
+import { readWatchEvents } from './watch-stream.js';
+import { explainImpersonationRefusal, kubeconfigAuthorization } from './auth-headers.js';
 import { PODS, resourceLabel, resourcePath, type ResourceType } from './resource.js';
 
 export type { ListOptions, ObjectList, WatchEvent, WatchOptions, WriteOptions } from './request-options.js';
@@ -286,29 +287,7 @@ export class KubeClient {
       throw toApiError(res.statusCode, text, `WATCH ${path}`);
     }
     o.onOpen?.();
-    let buffered = '';
-    try {
-      for await (const chunk of res.body) {
-        buffered += (chunk as Buffer).toString('utf8');
-        let nl: number;
-        while ((nl = buffered.indexOf('\n')) >= 0) {
-          const line = buffered.slice(0, nl).trim();
-          buffered = buffered.slice(nl + 1);
-          if (!line) continue;
-          let event: WatchEvent;
-          try {
-            event = JSON.parse(line) as WatchEvent;
-          } catch {
-            throw new ApiError(0, '', `malformed watch line: ${line.slice(0, 200)}`, `WATCH ${path}`);
-          }
-          onEvent(event);
-        }
-      }
-    } catch (err) {
-      if (signal.aborted) return;
-      if (err instanceof ApiError) throw err;
-      throw new ApiError(0, '', transportMessage(err), `WATCH ${path}`);
-    }
+    await readWatchEvents(res.body, onEvent, `WATCH ${path}`, signal);
   }
 
   /**
@@ -414,15 +393,7 @@ export class KubeClient {
 
   /** A refused impersonation names the binding that is missing (the API server's text names only the verb). */
   private explained(err: ApiError): ApiError {
-    if (this.identity.kind !== 'serviceAccount' || err.code !== 403 || !/cannot impersonate/.test(err.message)) return err;
-    const { namespace, name } = this.identity;
-    return new ApiError(
-      err.code,
-      IMPERSONATION_REFUSED,
-      `the controller may not act as service account ${namespace}/${name}: bind ClusterRole ${IMPERSONATE_CLUSTER_ROLE} ` +
-        `to the controller's account in namespace ${namespace} (README "Install")`,
-      err.request,
-    );
+    return this.identity.kind === 'serviceAccount' ? explainImpersonationRefusal(err, this.identity) : err;
   }
 
   private record(verb: Verb, type: ResourceType, subresource: string | undefined, code: number, started: number): void {
@@ -448,16 +419,8 @@ export class KubeClient {
 
   private async ownAuthHeaders(): Promise<Record<string, string>> {
     if (Date.now() - this.shared.ownAuth.at < AUTH_TTL_MS) return this.shared.ownAuth.headers;
-    const opts: RequestOptions = {};
-    await this.kc.applyToHTTPSOptions(opts);
-    const headers: Record<string, string> = {};
-    const given = (opts.headers ?? {}) as Record<string, unknown>;
-    for (const [k, v] of Object.entries(given)) if (k.toLowerCase() === 'authorization' && typeof v === 'string') headers.authorization = v;
-    if (!headers.authorization && typeof opts.auth === 'string' && opts.auth !== 'undefined:undefined') {
-      headers.authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
-    }
-    this.shared.ownAuth = { headers, at: Date.now() };
-    return headers;
+    this.shared.ownAuth = { headers: await kubeconfigAuthorization(this.kc), at: Date.now() };
+    return this.shared.ownAuth.headers;
   }
 
   /** POST to an object's subresource: pods/binding, serviceaccounts/token (TokenRequest), pods/eviction. */
