@@ -1,6 +1,6 @@
 /**
  * Plugin tokens on disk: `<dir>/<plugin>/token`, one directory per plugin because each is its
- * own volume in the agent pod (see src/plugins/agent-pod.ts for the isolation argument).
+ * own volume in the agent pod (see src/pods/agent-pod.ts for the isolation argument).
  *
  * `plugflow agent init` writes them with fresh randomness at pod start; the agent main container
  * reads them. Token values are never logged or returned in messages.

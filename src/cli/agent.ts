@@ -1,7 +1,7 @@
 /**
  * `plugflow agent` (the main container of the agent pod) and `plugflow agent init` (its init
  * container, which writes the plugin tokens). The arguments are built by
- * src/plugins/agent-pod.ts; see there for the pod layout.
+ * src/pods/agent-pod.ts; see there for the pod layout.
  */
 import { type Command, InvalidArgumentError } from 'commander';
 import { Agent } from '../agent/agent.js';
