@@ -28,6 +28,8 @@ import { CLI_DIR, NODE_IN_PODS, REPO_ROOT, executableByOthers, unreadablePackage
 import { StatusWriter } from './status-writer.js';
 import { errorMessage } from '../log/error-message.js';
 
+import { podPorts, serviceEnvFor, startedBefore } from './pod-facts.js';
+
 const RESCHEDULE_EVERY_MS = 5000;
 
 export interface RunnerOptions {
@@ -392,34 +394,4 @@ export class PodRunner {
       };
     });
   }
-}
-
-/** Whether a pod's containers were started before (by an earlier runner process). */
-function startedBefore(pod: V1Pod): boolean {
-  const all = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
-  return pod.status?.phase === 'Running' || all.some((s) => s.state?.running || s.state?.terminated);
-}
-
-/** KUBERNETES_SERVICE_HOST/PORT pointing at the runner's API server, so in-cluster clients work. */
-export function serviceEnvFor(kc: KubeConfig): Record<string, string> {
-  const server = kc.getCurrentCluster()?.server;
-  if (!server) return {};
-  const url = new URL(server);
-  if (url.protocol !== 'https:') return {};
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  const port = url.port || '443';
-  return {
-    KUBERNETES_SERVICE_HOST: host,
-    KUBERNETES_SERVICE_PORT: port,
-    KUBERNETES_SERVICE_PORT_HTTPS: port,
-    KUBERNETES_PORT: `tcp://${url.host}`,
-  };
-}
-
-/** The container ports a pod declares (init containers included). */
-function podPorts(pod: V1Pod): Set<number> {
-  const spec = pod.spec;
-  const ports = new Set<number>();
-  for (const c of [...(spec?.initContainers ?? []), ...(spec?.containers ?? [])]) for (const p of c.ports ?? []) ports.add(p.containerPort);
-  return ports;
 }
