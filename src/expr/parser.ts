@@ -3,7 +3,8 @@ import { ExprError } from './errors.js';
 import { tokenize, type Token } from './lexer.js';
 import type { ExprLimits } from './limits.js';
 import { BINARY, NEGATABLE, PREDICATE_BUILTINS, UNARY } from './operators.js';
-import { describe, TokenCursor } from './token-cursor.js';
+import { PostfixParser } from './postfix-parser.js';
+import { describe } from './token-cursor.js';
 
 /**
  * Pratt parser for expr-lang's syntax. Precedences (higher binds tighter), as in expr-lang:
@@ -31,7 +32,7 @@ export function parse(source: string, limits: ExprLimits, what?: string): ParseR
   return { node, nodeCount: p.nodeCount };
 }
 
-class Parser extends TokenCursor {
+class Parser extends PostfixParser {
   private predicateDepth = 0;
 
   parseRoot(): Node {
@@ -42,7 +43,7 @@ class Parser extends TokenCursor {
     return node;
   }
 
-  private parseExpression(minPrec: number): Node {
+  protected parseExpression(minPrec: number): Node {
     this.enter(this.cur);
     try {
       if (minPrec === 0 && this.is('op', 'let')) return this.parseLet();
@@ -251,7 +252,7 @@ class Parser extends TokenCursor {
     return this.mk({ k: 'int', v, ...span });
   }
 
-  private parseCall(name: Token, leading: Node[], start: number): Node {
+  protected parseCall(name: Token, leading: Node[], start: number): Node {
     const pred = Object.hasOwn(PREDICATE_BUILTINS, name.value) ? PREDICATE_BUILTINS[name.value] : undefined;
     const open = this.expect('bracket', '(', `to call ${name.value}`);
     const args = [...leading];
@@ -330,92 +331,5 @@ class Parser extends TokenCursor {
     }
     const close = this.expect('bracket', '}', `to close the map opened at ${this.locate(open.start)}`);
     return this.mk({ k: 'map', pairs, s: open.start, e: close.end, p: open.start, pe: open.end });
-  }
-
-  private parsePostfix(node: Node): Node {
-    for (;;) {
-      const t = this.cur;
-      if (t.kind === 'op' && (t.value === '.' || t.value === '?.')) {
-        const optional = t.value === '?.';
-        this.next();
-        if (optional && this.is('bracket', '[')) {
-          node = this.parseIndex(node, true);
-          continue;
-        }
-        const prop = this.cur;
-        if (prop.kind !== 'ident' && !(prop.kind === 'op' && /^[A-Za-z]+$/.test(prop.value))) {
-          this.fail(`expected a property name after ${JSON.stringify(t.value)}, got ${describe(prop)}`, prop);
-        }
-        this.next();
-        if (this.is('bracket', '(')) {
-          if (node.k === 'ident' && node.name === 'sprig' && !optional) {
-            const call = this.parseCall(prop, [], node.s);
-            if (call.k === 'call') call.ns = 'sprig';
-            node = call;
-            continue;
-          }
-          this.fail(`method calls are not supported (${this.source.slice(node.s, prop.end)}(...)); call a builtin function instead`, prop);
-        }
-        const key = this.mk({ k: 'str', v: prop.value, s: prop.start, e: prop.end, p: prop.start, pe: prop.end } as const);
-        node = this.wrapChain(
-          node,
-          (obj) => this.mk({ k: 'member', obj, prop: key, optional, s: node.s, e: prop.end, p: prop.start, pe: prop.end }),
-          optional,
-        );
-        continue;
-      }
-      if (t.kind === 'bracket' && t.value === '[') {
-        node = this.parseIndex(node, false);
-        continue;
-      }
-      return node;
-    }
-  }
-
-  /** Member access inside an optional chain stays inside the chain node, so `?.` short-circuits all of it. */
-  private wrapChain(node: Node, build: (obj: Node) => Node, optional: boolean): Node {
-    if (node.k === 'chain') {
-      const inner = build(node.node);
-      node.node = inner;
-      node.e = inner.e;
-      return node;
-    }
-    const built = build(node);
-    if (!optional) return built;
-    return this.mk({ k: 'chain', node: built, s: built.s, e: built.e, p: built.p, pe: built.pe });
-  }
-
-  private parseIndex(node: Node, optional: boolean): Node {
-    const open = this.expect('bracket', '[', 'to index');
-    let to: Node | null = null;
-    if (this.is('op', ':')) {
-      this.next();
-      if (!this.is('bracket', ']')) to = this.parseExpression(0);
-      const close = this.expect('bracket', ']', `to close the slice opened at ${this.locate(open.start)}`);
-      return this.wrapChain(
-        node,
-        (obj) => this.mk({ k: 'slice', obj, from: null, to, s: node.s, e: close.end, p: open.start, pe: close.end }),
-        optional,
-      );
-    }
-    const from = this.parseExpression(0);
-    if (this.is('op', ':')) {
-      this.next();
-      if (!this.is('bracket', ']')) to = this.parseExpression(0);
-      const close = this.expect('bracket', ']', `to close the slice opened at ${this.locate(open.start)}`);
-      const f = from;
-      return this.wrapChain(
-        node,
-        (obj) => this.mk({ k: 'slice', obj, from: f, to, s: node.s, e: close.end, p: open.start, pe: close.end }),
-        optional,
-      );
-    }
-    const close = this.expect('bracket', ']', `to close the index opened at ${this.locate(open.start)}`);
-    const prop = from;
-    return this.wrapChain(
-      node,
-      (obj) => this.mk({ k: 'member', obj, prop, optional, s: node.s, e: close.end, p: open.start, pe: close.end }),
-      optional,
-    );
   }
 }
