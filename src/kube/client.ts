@@ -17,8 +17,7 @@
  * connection, for every call, and their errors need per-call parsing; here every non-2xx reply
  * is one ApiError (src/kube/errors.ts).
  */
-import type { RequestOptions } from 'node:https';
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { ApiError, toApiError, transportMessage } from './errors.js';
 import {
   withQuery,
@@ -32,6 +31,7 @@ import {
 } from './request-options.js';
 import type { KubeAccess } from './kube-access.js';
 import { readWatchEvents } from './watch-stream.js';
+import { connectionPools, type Shared } from './connection-pools.js';
 import { explainImpersonationRefusal, kubeconfigAuthorization } from './auth-headers.js';
 import { PODS, resourceLabel, resourcePath, type ResourceType } from './resource.js';
 
@@ -55,21 +55,6 @@ export const MERGE_PATCH = 'application/merge-patch+json';
 /** Server-side apply; JSON is YAML, so the body is sent as JSON. */
 export const APPLY_PATCH = 'application/apply-patch+yaml';
 
-/** Pools and state shared by a client and every view `as()` makes of it. */
-interface Shared {
-  own: { pool: Dispatcher; watchPool: Dispatcher };
-  /**
-   * One pool for all callers' tokens, without the client certificate of the kubeconfig, so a
-   * caller's request never presents our certificate; the token goes in each request's header,
-   * so a connection carries no identity and the pool stays bounded (`connections`) however
-   * many callers there are.
-   */
-  callers: { pool: Dispatcher; watchPool: Dispatcher };
-  /** The own identity's Authorization header and when it was read. */
-  ownAuth: { headers: Record<string, string>; at: number };
-  closed: boolean;
-}
-
 export class KubeClient {
   private constructor(
     readonly baseUrl: string,
@@ -86,27 +71,7 @@ export class KubeClient {
   static async fromKubeConfig(kc: KubeAccess, opts: KubeClientOptions = {}): Promise<KubeClient> {
     const cluster = kc.getCurrentCluster();
     if (!cluster) throw new Error('the kubeconfig has no current cluster');
-    const tls: RequestOptions = {};
-    await kc.applyToHTTPSOptions(tls);
-    const server = {
-      ca: tls.ca as string | Buffer | undefined,
-      rejectUnauthorized: tls.rejectUnauthorized ?? true,
-      servername: tls.servername,
-    };
-    const own = { ...server, cert: tls.cert as string | Buffer | undefined, key: tls.key as string | Buffer | undefined };
-    const connections = opts.connections ?? 32;
-    const shared: Shared = {
-      own: {
-        pool: new Agent({ connect: own, connections, keepAliveTimeout: 30_000 }),
-        watchPool: new Agent({ connect: own, keepAliveTimeout: 1_000 }),
-      },
-      callers: {
-        pool: new Agent({ connect: server, connections, keepAliveTimeout: 30_000 }),
-        watchPool: new Agent({ connect: server, connections, keepAliveTimeout: 1_000 }),
-      },
-      ownAuth: { headers: {}, at: -Infinity },
-      closed: false,
-    };
+    const shared = await connectionPools(kc, opts.connections ?? 32);
     return new KubeClient(cluster.server.replace(/\/+$/, ''), kc, shared.own.pool, shared.own.watchPool, opts, OWN_IDENTITY, shared);
   }
 
@@ -117,20 +82,17 @@ export class KubeClient {
    * another caller's call or for the client's own.
    */
   as(identity: Identity): KubeClient {
-    if (identity.kind === 'own') return this.identity.kind === 'own' ? this : this.ownRoot();
+    const own = this.shared.own;
+    if (identity.kind === 'own' && this.identity.kind === 'own') return this;
+    if (identity.kind === 'own')
+      return new KubeClient(this.baseUrl, this.kc, own.pool, own.watchPool, this.opts, OWN_IDENTITY, this.shared);
     if (identity.kind === 'serviceAccount') {
       if (!identity.namespace || !identity.name) throw new Error('an impersonated service account needs a namespace and a name');
-      const { pool, watchPool } = this.shared.own;
-      return new KubeClient(this.baseUrl, this.kc, pool, watchPool, this.opts, { ...identity }, this.shared);
+      return new KubeClient(this.baseUrl, this.kc, own.pool, own.watchPool, this.opts, { ...identity }, this.shared);
     }
     if (!identity.token) throw new Error('a caller identity needs a non-empty bearer token');
     const { pool, watchPool } = this.shared.callers;
     return new KubeClient(this.baseUrl, this.kc, pool, watchPool, this.opts, { kind: 'token', token: identity.token }, this.shared);
-  }
-
-  private ownRoot(): KubeClient {
-    const { pool, watchPool } = this.shared.own;
-    return new KubeClient(this.baseUrl, this.kc, pool, watchPool, this.opts, OWN_IDENTITY, this.shared);
   }
 
   get<T>(type: ResourceType, namespace: string | undefined, name: string, subresource?: string): Promise<T> {
