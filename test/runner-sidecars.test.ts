@@ -5,38 +5,25 @@
  * directory over the service-account token's path keeps the token from it.
  */
 import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../src/log/logger.js';
-import { PodRunner } from '../src/runner/runner.js';
-import { eventually } from './controller-harness.js';
-import { adminKubeConfig, createTestNamespace, deleteTestNamespace } from './support/cluster.js';
+import type { PodRunner } from '../src/runner/runner.js';
+import { eventually, startRunnerBed, type RunnerBed } from './controller-harness.js';
+import { adminKubeConfig } from './support/cluster.js';
 
+let bed: RunnerBed;
 let ns: string;
 let core: CoreV1Api;
 let runner: PodRunner;
 const TOKEN_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 beforeAll(async () => {
-  ns = await createTestNamespace('runner-side');
+  bed = await startRunnerBed('runner-side');
+  ({ ns, runner } = bed);
   core = adminKubeConfig().makeApiClient(CoreV1Api);
-  await eventually(() => core.readNamespacedServiceAccount({ name: 'default', namespace: ns }), 'the default service account');
-  runner = new PodRunner({
-    kubeConfig: adminKubeConfig(),
-    dir: mkdtempSync(join(tmpdir(), 'plugflow-runner-side-')),
-    nodeName: `runner-${ns}`,
-    namespace: ns,
-    log: createLogger('runner-test', process.env.PLUGFLOW_LOG_LEVEL ?? 'warn'),
-  });
-  await runner.start();
 }, 180_000);
 
 afterAll(async () => {
-  await runner?.stop(1);
-  await core?.deleteNode({ name: `runner-${ns}` }).catch(() => {});
-  await deleteTestNamespace(ns);
+  await bed?.stop();
 });
 
 describe('native sidecars on the local pod runner', () => {
