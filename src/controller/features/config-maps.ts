@@ -15,49 +15,48 @@ import type { WorkflowFeature } from './feature.js';
 /** The template informers, as the observation builders take them. */
 export type TemplateCaches = Pick<ObservationInputs, 'workflowTemplate' | 'clusterWorkflowTemplate'>;
 
-function namesFeature(
-  name: string,
-  namesOf: (wf: Workflow, sources: Record<string, TemplateSource>) => string[],
-  templates: TemplateCaches,
-  verify: (ns: string, names: string[]) => Promise<void>,
-  observe: (ns: string, names: string[]) => Partial<Pick<Observations, 'memoCaches' | 'parameterConfigMaps'>>,
-): WorkflowFeature {
+/** One kind of ConfigMap a workflow names: which names, how they are looked up, what the engine sees. */
+interface Part {
+  namesOf(wf: Workflow, sources: Record<string, TemplateSource>): string[];
+  verify(ns: string, names: string[]): Promise<void>;
+  observe(ns: string, names: string[]): Partial<Pick<Observations, 'memoCaches' | 'parameterConfigMaps'>>;
+}
+
+/** Memoize caches and parameter ConfigMaps as one feature: the template sources are resolved once a reconcile for both. */
+export function configMapsFeature(memo: MemoCaches, maps: ParameterConfigMaps, templates: TemplateCaches): WorkflowFeature {
+  const parts: Part[] = [
+    {
+      namesOf: cacheNames,
+      verify: (ns, names) => memo.verify(ns, names),
+      observe: (ns, names) => ({ memoCaches: Object.fromEntries(names.map((n) => [n, memo.observe(ns, n)])) }),
+    },
+    {
+      namesOf: parameterNames,
+      verify: (ns, names) => maps.verify(ns, names),
+      observe: (ns, names) => {
+        const found: Record<string, Record<string, string>> = {};
+        for (const n of names) {
+          const data = maps.data(ns, n);
+          if (data) found[n] = data;
+        }
+        return Object.keys(found).length > 0 ? { parameterConfigMaps: found } : {};
+      },
+    },
+  ];
   return {
-    name,
+    name: 'config-maps',
     prepare: async (wf) => {
-      const names = namesOf(wf, collectTemplateSources({ workflow: wf, ...templates }));
-      if (names.length > 0) await verify(wf.metadata.namespace!, names);
+      const sources = collectTemplateSources({ workflow: wf, ...templates });
+      for (const part of parts) {
+        const names = part.namesOf(wf, sources);
+        if (names.length > 0) await part.verify(wf.metadata.namespace!, names);
+      }
     },
     observe: (wf, observations) => {
-      const names = namesOf(wf, observations.templates ?? {});
-      if (names.length > 0) Object.assign(observations, observe(wf.metadata.namespace ?? '', names));
+      for (const part of parts) {
+        const names = part.namesOf(wf, observations.templates ?? {});
+        if (names.length > 0) Object.assign(observations, part.observe(wf.metadata.namespace ?? '', names));
+      }
     },
   };
-}
-
-export function memoCachesFeature(memo: MemoCaches, templates: TemplateCaches): WorkflowFeature {
-  return namesFeature(
-    'memoize-caches',
-    cacheNames,
-    templates,
-    (ns, names) => memo.verify(ns, names),
-    (ns, names) => ({ memoCaches: Object.fromEntries(names.map((n) => [n, memo.observe(ns, n)])) }),
-  );
-}
-
-export function parameterConfigMapsFeature(maps: ParameterConfigMaps, templates: TemplateCaches): WorkflowFeature {
-  return namesFeature(
-    'parameter-configmaps',
-    parameterNames,
-    templates,
-    (ns, names) => maps.verify(ns, names),
-    (ns, names) => {
-      const found: Record<string, Record<string, string>> = {};
-      for (const n of names) {
-        const data = maps.data(ns, n);
-        if (data) found[n] = data;
-      }
-      return Object.keys(found).length > 0 ? { parameterConfigMaps: found } : {};
-    },
-  );
 }

@@ -10,7 +10,7 @@ import type { Synchronizer } from '../synchronizer.js';
 import type { EventRecorder } from '../../kube/event-recorder.js';
 import type { Logger } from '../../log/logger.js';
 import { artifactGCFeature } from './artifact-gc.js';
-import { memoCachesFeature, parameterConfigMapsFeature, type TemplateCaches } from './config-maps.js';
+import { configMapsFeature, type TemplateCaches } from './config-maps.js';
 import { customMetricsFeature } from './custom-metrics.js';
 import { excludedPluginsFeature } from './excluded-plugins.js';
 import type { WorkflowFeature } from './feature.js';
@@ -42,8 +42,7 @@ export function workflowFeatures(d: FeatureDeps): WorkflowFeature[] {
   };
   return [
     locksFeature(d.locks),
-    memoCachesFeature(d.caches.memo, templates),
-    parameterConfigMapsFeature(d.caches.parameterConfigMaps, templates),
+    configMapsFeature(d.caches.memo, d.caches.parameterConfigMaps, templates),
     resourceRunsFeature(d.resources),
     ...(d.excludedPlugins ? [excludedPluginsFeature(d.excludedPlugins)] : []),
     customMetricsFeature(d.customMetrics, d),
