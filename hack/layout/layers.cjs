@@ -24,7 +24,7 @@ module.exports = [
     folders: {
       api: {
         barrel: true,
-        text: 'record types from the spec, value types (Duration, Quantity, …), constants, CRD schemas and the schema check, the field catalogue',
+        text: 'record declarations (one per record: type, CRD schema and catalogue rule derived from it), value types (Duration, Quantity, …), constants, the schema check, the field catalogue',
       },
       expr: { barrel: true, text: 'the expression language (selectors, when, depends, retry, {{=…}})' },
     },

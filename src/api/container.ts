@@ -314,42 +314,7 @@ export interface SecurityContext {
 // The container field set
 
 /** Fields shared by Container, ContainerNode, ScriptTemplate and UserContainer. */
-export interface Container {
-  args?: string[];
-  command?: string[];
-  env?: EnvVar[];
-  envFrom?: EnvFromSource[];
-  image?: string;
-  imagePullPolicy?: PullPolicy;
-  lifecycle?: Lifecycle;
-  livenessProbe?: Probe;
-  /** DNS_LABEL, unique within the pod. Templates may leave it out (`main` is used). */
-  name?: string;
-  ports?: ContainerPort[];
-  readinessProbe?: Probe;
-  resources?: ResourceRequirements;
-  securityContext?: SecurityContext;
-  startupProbe?: Probe;
-  stdin?: boolean;
-  stdinOnce?: boolean;
-  terminationMessagePath?: string;
-  terminationMessagePolicy?: TerminationMessagePolicy;
-  tty?: boolean;
-  volumeDevices?: VolumeDevice[];
-  volumeMounts?: VolumeMount[];
-  workingDir?: string;
-}
-
-/** A container of a containerSet template. */
-export interface ContainerNode extends Container {
-  dependencies?: string[];
-}
-
-/** Init containers and sidecars of a template. */
-export interface UserContainer extends Container {
-  /** Mounts the main container's volumes (artifacts included) at the same paths. */
-  mirrorVolumeMounts?: boolean;
-}
+export type { Container, ContainerNode, UserContainer } from './container-records.js';
 
 // ---------------------------------------------------------------------------------------------
 // Scheduling

@@ -4,35 +4,70 @@
  * named `<cron>-<unix seconds of the time>` so that a restarted controller never starts the same
  * run twice, labelled `workflows.plugflow.io/cron-workflow: <cron>`.
  */
-import type { Metadata } from './template.js';
-import type { WorkflowSpec } from './workflow.js';
+import { METADATA_RECORD, type Metadata } from './common-records.js';
+import { arr, bool, int32, int64, oneOfStrings, str } from './crd/schema-builders.js';
+import { ok } from './field-rules.js';
+import { field, record, ref, type RecordOf } from './record-declaration.js';
+import { WORKFLOW_SPEC_RECORD, type WorkflowSpec } from './workflow.js';
 
-export type ConcurrencyPolicy = 'Allow' | 'Forbid' | 'Replace';
+export const CONCURRENCY_POLICIES = ['Allow', 'Forbid', 'Replace'] as const;
+export type ConcurrencyPolicy = (typeof CONCURRENCY_POLICIES)[number];
 
-export interface CronWorkflowSpec {
+/**
+ * Most schedules one CronWorkflow may list (`schedule` and `schedules` together). This and the two
+ * lengths below bound what a tenant's object costs the shared controller (the CRD schema, the
+ * create check and the controller all hold them).
+ */
+export const MAX_SCHEDULES = 20;
+/** Longest schedule expression, in characters (the longest sensible six-field one is ~100). */
+export const MAX_SCHEDULE_LENGTH = 256;
+/** Longest timezone name (IANA names are under 40). */
+export const MAX_TIMEZONE_LENGTH = 64;
+
+const STOP_STRATEGY_RECORD = record('StopStrategy', {
+  expression: field<string>(str(), ok('over cronworkflow.succeeded and cronworkflow.failed: once true, no run starts again')),
+  /** The peer's older name of expression. */
+  condition: field<string>(str(), ok("the peer's older name of expression")),
+});
+
+export const CRON_WORKFLOW_SPEC_RECORD = record('CronWorkflowSpec', {
   /** A cron expression (5 fields, or 6 with seconds first), a descriptor (`@hourly`) or `@every 30s`. */
-  schedule?: string;
+  schedule: field<string>(
+    str({
+      description: 'Cron expression (5 fields, or 6 with seconds first), @hourly-style descriptor, or @every <duration>.',
+      maxLength: MAX_SCHEDULE_LENGTH,
+    }),
+  ),
   /** Several schedules; a run starts at each time any of them fires. */
-  schedules?: string[];
+  schedules: field<string[]>(
+    arr(str({ maxLength: MAX_SCHEDULE_LENGTH }), {
+      maxItems: MAX_SCHEDULES,
+      description: `Several schedules (at most ${MAX_SCHEDULES} with schedule); a run starts at each time any of them fires.`,
+    }),
+  ),
   /** IANA time zone the schedules are read in; UTC when empty. */
-  timezone?: string;
+  timezone: field<string>(str({ description: 'IANA time zone of the schedules; UTC when empty.', maxLength: MAX_TIMEZONE_LENGTH })),
   /** What happens when a run is due while earlier runs still run. Default Allow. */
-  concurrencyPolicy?: ConcurrencyPolicy;
+  concurrencyPolicy: field<ConcurrencyPolicy>(oneOfStrings(CONCURRENCY_POLICIES)),
   /** A run that could not start within this many seconds of its time (controller down) is skipped. */
-  startingDeadlineSeconds?: number;
+  startingDeadlineSeconds: field<number>(int64({ minimum: 0 })),
   /** Finished runs kept, by outcome; older ones are deleted. Defaults 3 and 1. */
-  successfulJobsHistoryLimit?: number;
-  failedJobsHistoryLimit?: number;
+  successfulJobsHistoryLimit: field<number>(int32({ minimum: 0 })),
+  failedJobsHistoryLimit: field<number>(int32({ minimum: 0 })),
   /** No run starts while true. */
-  suspend?: boolean;
+  suspend: field<boolean>(bool()),
   /** An expression over `cronworkflow.succeeded`/`failed`: once true, no run starts again (status.phase Stopped). */
-  stopStrategy?: { expression?: string; condition?: string };
+  stopStrategy: ref<RecordOf<typeof STOP_STRATEGY_RECORD.fields>>(STOP_STRATEGY_RECORD),
   /** An expression evaluated at each scheduled time; a run starts only when it is true. */
-  when?: string;
-  workflowSpec: WorkflowSpec;
+  when: field<string>(str()),
+  workflowSpec: ref<WorkflowSpec>(WORKFLOW_SPEC_RECORD).required(),
   /** Labels and annotations of every workflow it starts. */
-  workflowMetadata?: Metadata;
-}
+  workflowMetadata: ref<Metadata>(METADATA_RECORD),
+});
+export interface CronWorkflowSpec extends RecordOf<typeof CRON_WORKFLOW_SPEC_RECORD.fields> {}
+
+/** Every record declared here, for the catalogue. */
+export const CRON_RECORD_DECLS = [CRON_WORKFLOW_SPEC_RECORD, STOP_STRATEGY_RECORD] as const;
 
 export interface CronWorkflowStatus {
   /** Unfinished workflows it started. */
@@ -68,14 +103,3 @@ export interface CronWorkflow {
 export const LABEL_CRON_WORKFLOW = 'workflows.plugflow.io/cron-workflow';
 /** The annotation holding the scheduled time a workflow was started for (RFC 3339). */
 export const ANNOTATION_SCHEDULED_TIME = 'workflows.plugflow.io/scheduled-time';
-
-/**
- * Most schedules one CronWorkflow may list (`schedule` and `schedules` together). This and the two
- * lengths below bound what a tenant's object costs the shared controller (the CRD schema, the
- * create check and the controller all hold them).
- */
-export const MAX_SCHEDULES = 20;
-/** Longest schedule expression, in characters (the longest sensible six-field one is ~100). */
-export const MAX_SCHEDULE_LENGTH = 256;
-/** Longest timezone name (IANA names are under 40). */
-export const MAX_TIMEZONE_LENGTH = 64;

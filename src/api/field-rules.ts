@@ -19,3 +19,14 @@ export const rec = (record: RecordName, shape: FieldShape = 'one', note?: string
   ...(note ? { note } : {}),
 });
 export const no = (reason: string): FieldRule => ({ status: 'refused', reason });
+
+/** Notes several records share. */
+export const KUBE = 'passed to Kubernetes unchanged';
+
+/** Pod-level resources (Kubernetes' pod.spec.resources), workflow and template level. */
+export const POD_RESOURCES_NOTE =
+  "the step pod's spec.resources: one budget of requests and limits shared by all its containers, plugflow's init and wait included; cpu, memory and hugepages-* only, no claims";
+
+/** Dynamic Resource Allocation claims (Kubernetes' pod.spec.resourceClaims). */
+export const RESOURCE_CLAIMS_NOTE =
+  "the step pod's spec.resourceClaims: each a name and one of resourceClaimName, resourceClaimTemplateName; a container gets a claim it names in its resources.claims";

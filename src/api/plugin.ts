@@ -2,35 +2,21 @@
  * The executor plugin declaration and its RPC records (spec document 000 "ExecutorPlugin" and
  * document 001 "Request and reply").
  */
-import type { Container, ObjectMeta } from './container.js';
+import type { ObjectMeta } from './container.js';
 import type { Outputs } from './parameter.js';
 import type { Template } from './template.js';
 import type { NodePhase } from './workflow-status.js';
 import type { DurationString } from './values/scalars.js';
+import type { ExecutorPluginSpec } from './workflow-plugin.js';
+
+export * from './workflow-plugin.js';
 
 /** `plugin.yaml`: not a CRD; `plugflow plugin build` turns it into a labelled ConfigMap. */
 export interface ExecutorPlugin {
   apiVersion: string;
   kind: 'ExecutorPlugin';
   metadata: ObjectMeta;
-  spec: {
-    sidecar: {
-      /** The plugin server; resources and runAsNonRoot/runAsUser are mandatory. */
-      container: Container;
-      /** Mount the plugin's own service account token (default false). */
-      automountServiceAccountToken?: boolean;
-    };
-  };
-}
-
-/**
- * One entry of a workflow's `spec.executorPlugins`: the plugin declared in the workflow itself
- * (no apiVersion or kind), with the same sidecar rules as `plugin.yaml`. Only `metadata.name`
- * (the plugin's name), `labels` and `annotations` (documentation) are read from its metadata.
- */
-export interface WorkflowExecutorPlugin {
-  metadata: Pick<ObjectMeta, 'name' | 'labels' | 'annotations'>;
-  spec: ExecutorPlugin['spec'];
+  spec: ExecutorPluginSpec;
 }
 
 /** What a plugin answers for one template evaluation. */

@@ -10,20 +10,35 @@ import { LABEL_COMPLETED } from './constants.js';
 import type { ObjectMeta } from './container.js';
 import type { NodeResult } from './plugin.js';
 import type { Template } from './template.js';
+import { mapOf, obj, openObject, str } from './crd/schema-builders.js';
+import { field, record, type RecordOf } from './record-declaration.js';
+
+/** What the controller writes: the tasks the agent runs. */
+export const TASK_SET_SPEC_RECORD = record('WorkflowTaskSetSpec', {
+  /** Node id → resolved template (plugin or http). */
+  tasks: field<Record<string, Template>>(mapOf(openObject(), { description: 'Node id to resolved template, written by the controller.' })),
+});
+
+/** What the agent writes: a result per node (the plugin reply's node, kept open). */
+export const TASK_SET_STATUS_RECORD = record('WorkflowTaskSetStatus', {
+  /** Node id → result reported by the agent. */
+  nodes: field<Record<string, NodeResult>>(
+    mapOf(obj({ phase: str(), message: str(), outputs: openObject(), progress: str() }, { open: true }), {
+      description: 'Node id to result, written by the agent.',
+    }),
+  ),
+});
 
 export interface WorkflowTaskSet {
   apiVersion?: string;
   kind?: 'WorkflowTaskSet';
   metadata: ObjectMeta;
-  spec: {
-    /** Node id → resolved template (plugin or http). */
-    tasks?: Record<string, Template>;
-  };
-  status?: {
-    /** Node id → result reported by the agent. */
-    nodes?: Record<string, NodeResult>;
-  };
+  spec: RecordOf<typeof TASK_SET_SPEC_RECORD.fields>;
+  status?: RecordOf<typeof TASK_SET_STATUS_RECORD.fields>;
 }
+
+/** Every record declared here, for the catalogue. */
+export const TASK_SET_RECORD_DECLS = [TASK_SET_SPEC_RECORD, TASK_SET_STATUS_RECORD] as const;
 
 /** True once the controller marked the TaskSet completed (the agent then exits). */
 export function isTaskSetCompleted(ts: Pick<WorkflowTaskSet, 'metadata'>): boolean {

@@ -3,7 +3,7 @@
  * REST server and CLI only read it. Required fields are those every node has from birth.
  */
 import type { Inputs, Outputs } from './parameter.js';
-import type { TemplateRef } from './workflow.js';
+import type { TemplateRef } from './template-calls.js';
 
 export type NodePhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Error' | 'Skipped' | 'Omitted';
 

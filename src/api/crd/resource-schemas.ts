@@ -1,89 +1,20 @@
 /**
- * Schemas of the five resources: the spec (and status) of Workflow, WorkflowTemplate,
- * ClusterWorkflowTemplate, WorkflowEventBinding and WorkflowTaskSet.
+ * Schemas of the resources: the spec (and status) of Workflow, WorkflowTemplate,
+ * ClusterWorkflowTemplate, CronWorkflow, WorkflowEventBinding and WorkflowTaskSet. Every spec is
+ * derived from its record declaration (src/api/record-declaration.ts); only the root objects are
+ * written here.
  */
-import { MAX_SCHEDULE_LENGTH, MAX_SCHEDULES, MAX_TIMEZONE_LENGTH } from '../cron-workflow.js';
-import { SHUTDOWN_STRATEGIES } from '../values/enums.js';
-import {
-  arr,
-  bool,
-  int32,
-  int64,
-  keyedList,
-  mapOf,
-  obj,
-  oneOfStrings,
-  openObject,
-  str,
-  stringMap,
-  type Schema,
-} from './schema-builders.js';
-import { argumentsSchema, lifecycleHooksSchema, metadataSchema, retryStrategySchema, templateSchema } from './template-schema.js';
+import { CRON_WORKFLOW_SPEC_RECORD } from '../cron-workflow.js';
+import { WORKFLOW_EVENT_BINDING_SPEC_RECORD } from '../event-binding.js';
+import { TASK_SET_SPEC_RECORD, TASK_SET_STATUS_RECORD } from '../taskset.js';
+import { WORKFLOW_SPEC_RECORD } from '../workflow.js';
+import { obj, openObject, str, type Schema } from './schema-builders.js';
 
 /**
- * spec.executorPlugins (workflow-level executor plugins): metadata is kept whole so that the
- * engine's validator names a field plugflow does not read; the container is kept open and checked
- * field by field by the plugin shape (src/plugins/workflow-plugins.ts), as in a plugin ConfigMap.
+ * WorkflowSpec, derived from its declaration (src/api/workflow.ts). Its node keeps unknown fields:
+ * documents written for the peer system use many more, and the validator names them.
  */
-const executorPluginsSchema: Schema = arr(
-  obj(
-    {
-      metadata: obj({ name: str(), namespace: str(), generateName: str(), labels: stringMap(), annotations: stringMap() }, { open: true }),
-      spec: obj(
-        { sidecar: obj({ automountServiceAccountToken: bool(), container: openObject() }, { required: ['container'] }) },
-        { required: ['sidecar'] },
-      ),
-    },
-    { required: ['metadata', 'spec'] },
-  ),
-  {
-    description:
-      "Executor plugins declared in the workflow (sidecars of its agent pod). Needs the controller's WORKFLOW_LEVEL_EXECUTOR_PLUGINS=true; when non-empty they replace the ConfigMap plugins for this workflow.",
-  },
-);
-
-/**
- * WorkflowSpec. The spec does not list its fields, so unknown ones are kept (documents written for
- * the peer system use many more); the fields below are the ones plugflow reads and types.
- */
-export const workflowSpecSchema: Schema = obj(
-  {
-    templates: keyedList(templateSchema, 'name', { description: 'The templates; names are unique.' }),
-    entrypoint: str({ description: 'Name of the template to start.' }),
-    arguments: argumentsSchema,
-    workflowTemplateRef: obj({ name: str(), clusterScope: bool() }, { required: ['name'] }),
-    serviceAccountName: str(),
-    automountServiceAccountToken: bool(),
-    executor: obj({ serviceAccountName: str() }),
-    executorPlugins: executorPluginsSchema,
-    volumes: arr(openObject()),
-    volumeClaimTemplates: arr(openObject()),
-    parallelism: int64(),
-    suspend: bool(),
-    shutdown: oneOfStrings(SHUTDOWN_STRATEGIES),
-    nodeSelector: stringMap(),
-    affinity: openObject(),
-    tolerations: arr(openObject()),
-    imagePullSecrets: arr(openObject()),
-    onExit: str(),
-    hooks: lifecycleHooksSchema,
-    activeDeadlineSeconds: int64(),
-    priority: int32(),
-    podGC: openObject(),
-    ttlStrategy: openObject(),
-    securityContext: openObject(),
-    podSpecPatch: str(),
-    podResources: openObject({ description: "Kubernetes' ResourceRequirements: pod-level resources of every step pod." }),
-    resourceClaims: arr(openObject(), { description: "Kubernetes' PodResourceClaims: DRA claims of every step pod." }),
-    metrics: openObject(),
-    synchronization: openObject(),
-    retryStrategy: retryStrategySchema,
-    podMetadata: metadataSchema,
-    templateDefaults: openObject(),
-    workflowMetadata: openObject(),
-  },
-  { open: true },
-);
+export const workflowSpecSchema: Schema = WORKFLOW_SPEC_RECORD.schema;
 
 /** Written by the controller; kept as is (its shape is owned by the engine). */
 export const workflowStatusSchema: Schema = openObject();
@@ -101,88 +32,21 @@ export function workflowRootSchema(withStatus: boolean): Schema {
 
 /** CronWorkflow (src/api/cron-workflow.ts): a schedule and the workflow spec it starts. */
 export const cronWorkflowRootSchema: Schema = obj(
-  {
-    apiVersion: str(),
-    kind: str(),
-    metadata: { type: 'object' },
-    spec: obj(
-      {
-        schedule: str({
-          description: 'Cron expression (5 fields, or 6 with seconds first), @hourly-style descriptor, or @every <duration>.',
-          maxLength: MAX_SCHEDULE_LENGTH,
-        }),
-        schedules: arr(str({ maxLength: MAX_SCHEDULE_LENGTH }), {
-          maxItems: MAX_SCHEDULES,
-          description: `Several schedules (at most ${MAX_SCHEDULES} with schedule); a run starts at each time any of them fires.`,
-        }),
-        timezone: str({ description: 'IANA time zone of the schedules; UTC when empty.', maxLength: MAX_TIMEZONE_LENGTH }),
-        concurrencyPolicy: oneOfStrings(['Allow', 'Forbid', 'Replace']),
-        startingDeadlineSeconds: int64({ minimum: 0 }),
-        successfulJobsHistoryLimit: int32({ minimum: 0 }),
-        failedJobsHistoryLimit: int32({ minimum: 0 }),
-        suspend: bool(),
-        stopStrategy: obj({ expression: str(), condition: str() }),
-        when: str(),
-        workflowSpec: workflowSpecSchema,
-        workflowMetadata: metadataSchema,
-      },
-      { required: ['workflowSpec'] },
-    ),
-    status: openObject(),
-  },
+  { apiVersion: str(), kind: str(), metadata: { type: 'object' }, spec: CRON_WORKFLOW_SPEC_RECORD.schema, status: openObject() },
   { required: ['spec'] },
 );
 
+/** WorkflowEventBinding (src/api/event-binding.ts). */
 export const eventBindingRootSchema: Schema = obj(
-  {
-    apiVersion: str(),
-    kind: str(),
-    metadata: { type: 'object' },
-    spec: obj(
-      {
-        event: obj(
-          {
-            selector: str({
-              minLength: 1,
-              description: 'Expression over payload, metadata and discriminator; true matches.',
-            }),
-          },
-          { required: ['selector'] },
-        ),
-        submit: obj(
-          {
-            workflowTemplateRef: obj(
-              {
-                name: str({ minLength: 1 }),
-                clusterScope: bool({ description: 'The template is a ClusterWorkflowTemplate.' }),
-              },
-              { required: ['name'] },
-            ),
-            arguments: argumentsSchema,
-            metadata: obj(
-              { name: str(), labels: stringMap(), annotations: stringMap() },
-              { description: 'Every value is an expression that must yield a string.' },
-            ),
-          },
-          { required: ['workflowTemplateRef'] },
-        ),
-      },
-      { required: ['event'] },
-    ),
-  },
+  { apiVersion: str(), kind: str(), metadata: { type: 'object' }, spec: WORKFLOW_EVENT_BINDING_SPEC_RECORD.schema },
   { required: ['spec'] },
 );
 
+/** WorkflowTaskSet (src/api/taskset.ts): written by the controller (spec) and the agent (status). */
 export const taskSetRootSchema: Schema = obj({
   apiVersion: str(),
   kind: str(),
   metadata: { type: 'object' },
-  spec: obj({
-    tasks: mapOf(openObject(), { description: 'Node id to resolved template, written by the controller.' }),
-  }),
-  status: obj({
-    nodes: mapOf(obj({ phase: str(), message: str(), outputs: openObject(), progress: str() }, { open: true }), {
-      description: 'Node id to result, written by the agent.',
-    }),
-  }),
+  spec: TASK_SET_SPEC_RECORD.schema,
+  status: TASK_SET_STATUS_RECORD.schema,
 });

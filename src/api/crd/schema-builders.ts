@@ -118,3 +118,12 @@ export function mapOf(values: Schema, extra: Extra = {}): Schema {
 export function stringMap(extra: Extra = {}): Schema {
   return mapOf(str(), extra);
 }
+
+/** Names of templates, steps and tasks: letters, digits and '-', starting with a letter or digit. */
+export const FIELD_NAME_PATTERN = '^[a-zA-Z0-9][-a-zA-Z0-9]*$';
+export const FIELD_NAME_MAX_LENGTH = 128;
+
+/** A template, step or task name. */
+export function fieldName(description: string): Schema {
+  return str({ description, pattern: FIELD_NAME_PATTERN, maxLength: FIELD_NAME_MAX_LENGTH });
+}
