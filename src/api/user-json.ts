@@ -141,3 +141,20 @@ export function copyUserJson<T>(value: T): T {
   for (const key of Object.keys(value)) setOwn(out, key, copyUserJson(value[key]));
   return out as T;
 }
+
+/** Deep equality of JSON values (undefined object members count as absent). */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((x, i) => jsonEqual(x, b[i]));
+  }
+  if (isJsonObject(a)) {
+    if (!isJsonObject(b)) return false;
+    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
+    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
+    if (ka.length !== kb.length) return false;
+    return ka.every((k) => jsonEqual(a[k], getOwn(b, k)));
+  }
+  return false;
+}

@@ -23,6 +23,8 @@ export class ControllerMetrics {
   readonly apiErrors: Counter<'verb' | 'resource' | 'code'>;
   readonly apiWrites: Counter<'verb' | 'resource'>;
   readonly statusConflicts: Counter;
+  /** Finished results an engine run would have changed, put back by its lifecycle rule: each one an engine bug. */
+  readonly lifecycleRepairs: Counter;
   readonly podsCreated: Counter;
   private live?: LiveState;
 
@@ -103,6 +105,11 @@ export class ControllerMetrics {
     this.statusConflicts = new Counter({
       name: 'plugflow_controller_status_conflicts_total',
       help: 'Workflow status writes refused with 409 Conflict (re-read and re-run).',
+      registers,
+    });
+    this.lifecycleRepairs = new Counter({
+      name: 'plugflow_controller_engine_lifecycle_repairs_total',
+      help: 'Finished node results an engine run would have changed and its lifecycle rule kept (each is an engine bug; the log names the workflow and nodes).',
       registers,
     });
     this.podsCreated = new Counter({

@@ -39,4 +39,9 @@ describe('engineFailureStatus', () => {
     expect(status.message!.length).toBeLessThan(700);
     expect(engineFailureStatus(undefined, 'a string', now).message).toContain('(a string)');
   });
+
+  it('leaves a finished workflow as it is (a finished workflow stays finished)', () => {
+    const previous = { phase: 'Succeeded' as const, finishedAt: 't0', nodes: {} };
+    expect(engineFailureStatus(previous, new Error('boom'), now)).toBe(previous);
+  });
 });

@@ -6,8 +6,8 @@
  * applied; every action is idempotent and re-emitted while still needed, so a crash between the
  * two loses nothing. The status write is conditional on the resourceVersion it was computed
  * from; on 409 the workflow is read fresh from the API server and the engine runs again on it,
- * so a result another writer stored is built upon, never overwritten — and keepFinishedResults
- * makes sure no finished node is ever reverted.
+ * so a result another writer stored is built upon, never overwritten — and the engine's lifecycle
+ * rule (engine/node-lifecycle.ts) makes sure no finished node is ever reverted.
  *
  * The engine is pure, so an exception it throws is a bug that the same inputs would repeat on
  * every retry: the workflow would never be decided. Such a workflow is ended in Error with a
@@ -38,7 +38,6 @@ import type { EventRecorder } from '../kube/event-recorder.js';
 import type { FailureMemory } from './failure-memory.js';
 import type { ControllerMetrics } from './metrics.js';
 import { buildObservations, cachedTemplates, type ObservationInputs } from './observations.js';
-import { keepFinishedResults } from './status-guard.js';
 import { DEFAULT_MAX_STATUS_BYTES, refusedAsTooLargeMessage, serializedSize, tooLargeMessage, tooLargeStatus } from './status-size.js';
 import { writePhaseLabels, writeStatus } from './status-writer.js';
 import { errorMessage } from '../log/error-message.js';
@@ -324,15 +323,17 @@ export class Reconciler {
       });
       out = { status: engineFailureStatus(wf.status, err, observations.now), actions: [] };
     }
-    const guarded = keepFinishedResults(wf.status, out.status);
-    if (guarded.restored.length > 0) {
-      this.deps.log.error('the engine tried to change finished results; they were kept', {
+    // The engine keeps finished results itself (engine/node-lifecycle.ts); what it had to put back
+    // is an engine bug, reported here and counted.
+    if (out.restored?.length) {
+      this.deps.metrics.lifecycleRepairs.inc(out.restored.length);
+      this.deps.log.error('engine bug: a run would have changed finished results; the lifecycle rule kept them', {
         workflow: `${ns}/${wf.metadata.name}`,
-        nodes: guarded.restored,
+        nodes: out.restored,
       });
     }
     return {
-      status: guarded.status,
+      status: out.status,
       actions: out.actions,
       effective: out.spec ? { ...wf, spec: out.spec } : wf,
       observations,
@@ -369,6 +370,8 @@ const ENGINE_ERROR_EXCERPT = 500;
  * the templates).
  */
 export function engineFailureStatus(previous: WorkflowStatus | undefined, err: unknown, now: string): WorkflowStatus {
+  // A finished workflow stays finished, and a finished node as it is (engine/node-lifecycle.ts).
+  if (previous?.phase && FINAL_WORKFLOW_PHASES.includes(previous.phase)) return previous;
   const what = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
   const excerpt = what.length > ENGINE_ERROR_EXCERPT ? `${what.slice(0, ENGINE_ERROR_EXCERPT)}…` : what;
   const message = `internal error: the workflow engine failed on this workflow (${excerpt}); it was stopped instead of being retried forever`;

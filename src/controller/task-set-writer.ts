@@ -14,7 +14,7 @@ import {
 } from '../api/index.js';
 import type { KubeClient } from '../kube/client.js';
 import { isAlreadyExists, isNotFound } from '../kube/errors.js';
-import { jsonEqual } from '../kube/merge-patch.js';
+import { jsonEqual } from '../api/index.js';
 import type { KubeObject } from '../kube/object-store.js';
 import { WORKFLOW_TASK_SETS } from '../kube/resource.js';
 import type { ControllerCaches } from './caches.js';

@@ -12,7 +12,7 @@
  * Pure.
  */
 import { LABEL_COMPLETED, LABEL_PHASE, type Workflow, type WorkflowStatus, type WorkflowTaskSet } from '../api/index.js';
-import { jsonEqual } from '../kube/merge-patch.js';
+import { jsonEqual } from '../api/index.js';
 import { observePod } from '../pods/observe-pod.js';
 import type { CachedPod } from './caches.js';
 import { isAgentPod, observeAgent } from './observations.js';

@@ -323,4 +323,10 @@ export interface ReconcileResult {
    * means none (a finished workflow holds nothing).
    */
   locks?: { holding: LockClaim[]; waiting: LockClaim[] };
+  /**
+   * Ids of finished nodes (or `(workflow)`) whose stored result this run would have changed and
+   * the lifecycle rule put back (node-lifecycle.ts). Always absent unless the engine has a bug;
+   * the controller reports it.
+   */
+  restored?: string[];
 }

@@ -37,6 +37,7 @@ import { executeTemplate, RecursionLimitError } from './execute-template.js';
 import { renderValue } from './expressions.js';
 import { memoActions } from './memoize.js';
 import { advanceLifecycleHooks } from './lifecycle-hooks.js';
+import { keepFinishedResults } from './node-lifecycle.js';
 import { exitHookName } from './node-naming.js';
 import { globalArtifacts, globalOutputs } from './outputs.js';
 import { updateProgress } from './progress.js';
@@ -53,7 +54,11 @@ import { exitHandlerVariables, workflowDuration, workflowVariables } from './var
 import { errorMessage } from '../log/error-message.js';
 
 export function reconcileWorkflow(workflow: Workflow, observations: Observations): ReconcileResult {
-  const result = reconcileRun(workflow, observations);
+  const run = reconcileRun(workflow, observations);
+  // A node result is never lost or reverted (node-lifecycle.ts): what the run would change of a
+  // finished node is put back, and named so that the controller reports the bug.
+  const kept = keepFinishedResults(workflow.status, run.status);
+  const result = kept.restored.length > 0 ? { ...run, status: kept.status, restored: kept.restored } : run;
   // Collection (spec.podGC, spec.ttlStrategy) follows from the new status alone (workflow-gc.ts).
   const spec = result.spec ?? gcSpec(workflow, observations);
   const nowMs = Date.parse(observations.now);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { applyMergePatch, jsonEqual, mergePatchDiff } from './merge-patch.js';
+import { jsonEqual } from '../api/index.js';
+import { applyMergePatch, mergePatchDiff } from './merge-patch.js';
 
 describe('mergePatchDiff', () => {
   it('returns undefined when nothing changed, ignoring undefined members', () => {

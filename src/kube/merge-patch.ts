@@ -5,26 +5,9 @@
  * object keys become `null`. Pure. Status holds user JSON (plugin outputs), so properties are
  * read as own ones only and written with setOwn (src/api/user-json.ts).
  */
-import { getOwn, isJsonObject as isObject, setOwn } from '../api/index.js';
+import { getOwn, isJsonObject as isObject, jsonEqual, setOwn } from '../api/index.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
-
-/** Deep equality of JSON values (undefined object members count as absent). */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((x, i) => jsonEqual(x, b[i]));
-  }
-  if (isObject(a)) {
-    if (!isObject(b)) return false;
-    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
-    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
-    if (ka.length !== kb.length) return false;
-    return ka.every((k) => jsonEqual(a[k], getOwn(b, k)));
-  }
-  return false;
-}
 
 /**
  * A merge patch taking `from` to `to`, or `undefined` when they are equal. Both must be objects

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { NodeStatus, WorkflowStatus } from '../api/index.js';
-import { keepFinishedResults } from './status-guard.js';
+import { keepFinishedResults } from './node-lifecycle.js';
 
 const node = (id: string, phase: NodeStatus['phase'], extra: Partial<NodeStatus> = {}): NodeStatus => ({
   id,

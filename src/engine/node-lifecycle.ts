@@ -1,12 +1,11 @@
 /**
- * The last line of defence of "a node result is never lost or reverted": whatever the engine
- * returns, a node that is final in the stored status stays exactly as stored, and a finished
- * workflow stays finished. The engine already guarantees this; the guard makes it hold even if
- * a future engine change or a stale input slips, and reports what it restored so that is
- * logged. Pure.
+ * The lifecycle rule of nodes and workflows: a node result is never lost or reverted. A node that
+ * is final in the stored status stays exactly as stored, and a finished workflow stays finished.
+ * The engine applies it to every status it returns (reconcile.ts), and says what it had to put
+ * back (`ReconcileResult.restored`): each such id is an engine bug, which the controller reports
+ * (reconciler.ts asserts the rule held). Pure.
  */
-import { FINAL_NODE_PHASES, FINAL_WORKFLOW_PHASES, type WorkflowStatus } from '../api/index.js';
-import { jsonEqual } from '../kube/merge-patch.js';
+import { FINAL_NODE_PHASES, FINAL_WORKFLOW_PHASES, jsonEqual, type WorkflowStatus } from '../api/index.js';
 
 export interface GuardResult {
   status: WorkflowStatus;
