@@ -40,16 +40,11 @@ import { agentPluginsOf } from './agent-plugins.js';
 import { writeTaskSet } from './task-set-writer.js';
 import type { ResourceRunner } from './resource-runner.js';
 import { createWorkflowObjects, deleteWorkflowObjects } from './workflow-objects.js';
-import type { ArtifactRepositories } from './artifact-repositories.js';
-import { ArtifactPlanError, type ArtifactPlan } from '../artifacts/plan.js';
-import { RepositoryError } from '../artifacts/repository.js';
 import type { ArtifactDriver } from '../artifacts/drivers.js';
-import { podArtifactPlan } from './pod-artifact-plan.js';
+import type { PodInputs } from './pod-inputs.js';
 import { inParallel } from './in-parallel.js';
 import type { ControllerMetrics } from './metrics.js';
 import { errorMessage } from '../log/error-message.js';
-import { ImageLookupError, type ImageEntrypoints } from './image-entrypoints.js';
-import type { ImageCommands } from '../pods/image-commands.js';
 
 export interface ApplierOptions {
   client: KubeClient;
@@ -69,18 +64,12 @@ export interface ApplierOptions {
   workflowLevelPluginsEnabled?: boolean;
   /** The plugins a workflow in this namespace gets (empty when the gate is off). */
   pluginsFor(namespace: string): PluginEntry[];
-  /** Where output artifacts go (artifact-repositories.ts); without it, outputs need their own location. */
-  repositories?: ArtifactRepositories;
-  /** A GCS-compatible server for vendorCObject artifacts (PLUGFLOW_GCS_ENDPOINT). */
-  gcsEndpoint?: string;
-  /** known_hosts lines for git over SSH (PLUGFLOW_GIT_KNOWN_HOSTS). */
-  gitKnownHosts?: string;
   /** The artifact driver plugins the operator registered (PLUGFLOW_ARTIFACT_DRIVERS). */
   artifactDrivers?: readonly ArtifactDriver[];
   /** Runs resource templates with the step's service account's rights. */
   resources: ResourceRunner;
-  /** Entrypoints of images run without a command (image-entrypoints.ts); without it such containers fail. */
-  images?: ImageEntrypoints;
+  /** What each step pod was prepared with (its artifact plan, its images' entrypoints). */
+  podInputs: PodInputs;
 }
 
 export interface ApplyOutcome {
@@ -188,21 +177,10 @@ export class ActionApplier {
     const key = `${ns}/${a.podName}`;
     if (this.opts.caches.pods.get(ns, a.podName) || this.opts.creations.pending(key)) return false;
     if (this.opts.failures.podFailures(wf.metadata.uid!)?.has(a.podName)) return false;
-    let artifacts: ArtifactPlan | undefined;
-    try {
-      artifacts = await podArtifactPlan(wf, a, this.opts);
-    } catch (err) {
-      if (!(err instanceof RepositoryError || err instanceof ArtifactPlanError)) throw err;
-      return this.podFailed(wf, a.podName, a.nodeId, `artifacts: ${errorMessage(err)}`);
-    }
-    let imageCommands: ImageCommands | undefined;
-    try {
-      const account = a.template.serviceAccountName || wf.spec.serviceAccountName || 'default';
-      imageCommands = await this.opts.images?.forTemplate(wf, a.template, account);
-    } catch (err) {
-      if (!(err instanceof ImageLookupError)) throw err;
-      return this.podFailed(wf, a.podName, a.nodeId, `cannot build the pod: ${err.message}`);
-    }
+    // Its lookups were made before the status was written (pod-inputs.ts); without them, the next
+    // reconcile makes them.
+    const prepared = this.opts.podInputs.of(wf, a.podName);
+    if (!prepared) return true;
     let pod: V1Pod;
     try {
       pod = buildStepPod({
@@ -212,8 +190,7 @@ export class ActionApplier {
         template: a.template,
         workflowPodSpecPatch: a.workflowPodSpecPatch,
         executorImage: this.opts.executorImage,
-        ...(artifacts ? { artifacts } : {}),
-        ...(imageCommands ? { imageCommands } : {}),
+        ...prepared,
         ...(this.opts.artifactDrivers?.length ? { artifactDrivers: this.opts.artifactDrivers } : {}),
       });
     } catch (err) {
@@ -230,10 +207,12 @@ export class ActionApplier {
       await this.opts.client.create(PODS, ns, pod);
       this.opts.metrics.podsCreated.inc();
       this.opts.creations.expect(key);
+      this.opts.podInputs.created(wf, a.podName);
       this.opts.log.debug('created pod', { workflow: `${ns}/${wf.metadata.name}`, pod: a.podName, node: a.nodeId });
     } catch (err) {
       if (isAlreadyExists(err)) {
         this.opts.creations.expect(key);
+        this.opts.podInputs.created(wf, a.podName);
         return false;
       }
       if (isPermanent(err)) return this.podFailed(wf, a.podName, a.nodeId, `the pod was refused: ${errorMessage(err)}`);

@@ -22,6 +22,7 @@ import { DEFAULT_POD_SECURITY_LEVEL, ENV_POD_SECURITY_LEVEL, parsePodSecurityLev
 
 import { createLogger } from '../log/logger.js';
 import { ArtifactRepositories } from './artifact-repositories.js';
+import { PodInputs } from './pod-inputs.js';
 import { ImageEntrypoints } from './image-entrypoints.js';
 import { gcsEndpointFromEnv, gitKnownHostsFromEnv } from '../artifacts/settings.js';
 import { artifactDriversFromEnv } from '../artifacts/drivers.js';
@@ -104,6 +105,21 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
   const podSecurityLevel =
     opts.podSecurityLevel ?? (envLevel ? parsePodSecurityLevel(envLevel, ENV_POD_SECURITY_LEVEL) : DEFAULT_POD_SECURITY_LEVEL);
   const resources = new ResourceRunner({ client, log, enqueue: (key) => queue.add(key) });
+  const podInputs = new PodInputs({
+    caches,
+    failures,
+    creations,
+    repositories: new ArtifactRepositories(client, installNamespace),
+    ...(gcsEndpoint ? { gcsEndpoint } : {}),
+    ...(gitKnownHosts ? { gitKnownHosts } : {}),
+    artifactDrivers,
+    images: new ImageEntrypoints({
+      client,
+      installNamespace,
+      insecureRegistries: opts.insecureRegistries ?? insecureRegistriesFromEnv(),
+      log,
+    }),
+  });
   const applier = new ActionApplier({
     client,
     caches,
@@ -121,17 +137,9 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     pluginsEnabled,
     workflowLevelPluginsEnabled,
     pluginsFor: (ns) => plugins?.pluginsFor(ns) ?? [],
-    repositories: new ArtifactRepositories(client, installNamespace),
-    ...(gcsEndpoint ? { gcsEndpoint } : {}),
-    ...(gitKnownHosts ? { gitKnownHosts } : {}),
     artifactDrivers,
     resources,
-    images: new ImageEntrypoints({
-      client,
-      installNamespace,
-      insecureRegistries: opts.insecureRegistries ?? insecureRegistriesFromEnv(),
-      log,
-    }),
+    podInputs,
   });
   const locks = new Synchronizer({ client, enqueue: (key) => queue.add(key), log });
   const customMetrics = new CustomMetricRegistry(metrics.registry, log, opts.metricsTtlMs ?? metricsTtlFromEnv());
@@ -140,6 +148,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     locks,
     resources,
     customMetrics,
+    podInputs,
     events,
     log,
     artifactGC: new ArtifactGC({ client, log, events, executorImage, artifactDrivers, ...(gcsEndpoint ? { gcsEndpoint } : {}) }),

@@ -12,6 +12,7 @@ import type { KubeObject } from '../kube/object-store.js';
 import { NAMESPACES, WORKFLOWS } from '../kube/resource.js';
 import { FakeKubeClient } from '../kube/testing/fake-kube-client.js';
 import { ResourceRunner } from './resource-runner.js';
+import { PodInputs } from './pod-inputs.js';
 import { ActionApplier } from './action-applier.js';
 import { ControllerCaches } from './caches.js';
 import { Expectations, FailureMemory } from './failure-memory.js';
@@ -41,12 +42,13 @@ async function harness(o: { maxConflicts?: number } = {}) {
   await caches.waitForSync();
   const failures = new FailureMemory();
   const metrics = new ControllerMetrics({ processMetrics: false });
+  const creations = new Expectations();
   const applier = new ActionApplier({
     resources: new ResourceRunner({ client: client, log, enqueue: () => undefined }),
     client,
     caches,
     failures,
-    creations: new Expectations(),
+    creations,
     deletions: new Expectations(),
     metrics,
     log,
@@ -55,6 +57,7 @@ async function harness(o: { maxConflicts?: number } = {}) {
     podSecurityLevel: 'baseline',
     pluginsEnabled: false,
     pluginsFor: () => [],
+    podInputs: new PodInputs({ caches, failures, creations }),
   });
   /** Workflows the engine saw, by their resourceVersion and labels. */
   const seen: { rv?: string; labels?: Record<string, string> }[] = [];

@@ -1,13 +1,13 @@
 /**
- * The seam a controller feature plugs into: synchronization locks, memoize caches, parameter
- * ConfigMaps, resource runs, artifact GC, custom metrics and plugin exclusions are each one
+ * The seam a controller feature plugs into: synchronization locks, pod lookups, memoize caches,
+ * parameter ConfigMaps, resource runs, artifact GC, custom metrics and plugin exclusions are each one
  * module implementing the hooks it needs, and the Reconciler (reconciler.ts) calls every
  * registered feature at the same points of a reconcile, in registration order:
  *
  *   prepare   before the engine runs on an unfinished workflow: fetch what the caches lack
  *   observe   add the feature's part to the engine's Observations (the decisions stay in the engine)
  *   rerun     after an engine run, before the status is written: true runs the engine again
- *             (a lock granted now)
+ *             (a lock granted now, a pod lookup that failed)
  *   stored    after the status is stored: act on it (settle locks, record metrics, add a finalizer)
  *   finished  after the actions of a workflow that ended: may ask to be looked at again
  *   deleting  the workflow is being deleted (held by finalizers): may ask to be looked at again

@@ -5,6 +5,7 @@
 import type { ArtifactGC } from '../artifact-gc.js';
 import type { ControllerCaches } from '../caches.js';
 import type { CustomMetricRegistry } from '../custom-metric-registry.js';
+import type { PodInputs } from '../pod-inputs.js';
 import type { ResourceRunner } from '../resource-runner.js';
 import type { Synchronizer } from '../synchronizer.js';
 import type { EventRecorder } from '../../kube/event-recorder.js';
@@ -16,6 +17,7 @@ import { excludedPluginsFeature } from './excluded-plugins.js';
 import type { WorkflowFeature } from './feature.js';
 import { locksFeature } from './locks.js';
 import { nodeEventsFeature } from './node-events.js';
+import { podInputsFeature } from './pod-inputs.js';
 import { resourceRunsFeature } from './resource-runs.js';
 
 export type { FeatureOutcome, ReconcileRun, StoredRun, WorkflowFeature } from './feature.js';
@@ -27,6 +29,8 @@ export interface FeatureDeps {
   resources: ResourceRunner;
   customMetrics: CustomMetricRegistry;
   artifactGC: ArtifactGC;
+  /** The lookups step pods need before they are built. */
+  podInputs: PodInputs;
   events: EventRecorder;
   log: Logger;
   /** Record the peer's node Events (WorkflowNodeRunning, …; `--node-events`). */
@@ -42,6 +46,7 @@ export function workflowFeatures(d: FeatureDeps): WorkflowFeature[] {
   };
   return [
     locksFeature(d.locks),
+    podInputsFeature(d.podInputs),
     configMapsFeature(d.caches.memo, d.caches.parameterConfigMaps, templates),
     resourceRunsFeature(d.resources),
     ...(d.excludedPlugins ? [excludedPluginsFeature(d.excludedPlugins)] : []),
