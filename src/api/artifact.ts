@@ -83,7 +83,7 @@ export interface VendorAEncryptionOptions {
 
 /* ---- Object stores. ---- */
 
-const CREATE_BUCKET_OPTIONS_RECORD = record('CreateBucketOptions', {
+export const CREATE_BUCKET_OPTIONS_RECORD = record('CreateBucketOptions', {
   objectLocking: field<boolean>(bool(), no('object locking is not implemented yet')),
 });
 
@@ -122,23 +122,23 @@ export interface VendorCObjectArtifact extends RecordOf<typeof GCS_ARTIFACT_RECO
 
 /* ---- HTTP. ---- */
 
-const HTTP_ARTIFACT_HEADER_RECORD = record('HTTPArtifactHeader', {
+export const HTTP_ARTIFACT_HEADER_RECORD = record('HTTPArtifactHeader', {
   name: field<string>(str()).required(),
   value: field<string>(str()).required(),
 });
 export interface HTTPArtifactHeader extends RecordOf<typeof HTTP_ARTIFACT_HEADER_RECORD.fields> {}
 
-const BASIC_AUTH_RECORD = record('BasicAuth', {
+export const BASIC_AUTH_RECORD = record('BasicAuth', {
   usernameSecret: secret(INIT_AND_WAIT),
   passwordSecret: secret(INIT_AND_WAIT),
 });
 
-const OAUTH2_ENDPOINT_PARAM_RECORD = record('OAuth2EndpointParam', {
+export const OAUTH2_ENDPOINT_PARAM_RECORD = record('OAuth2EndpointParam', {
   key: field<string>(str()).required(),
   value: field<string>(str()),
 });
 
-const OAUTH2_AUTH_RECORD = record('OAuth2Auth', {
+export const OAUTH2_AUTH_RECORD = record('OAuth2Auth', {
   clientIDSecret: secret(`required; ${INIT_AND_WAIT}`),
   clientSecretSecret: secret(`required; ${INIT_AND_WAIT}`),
   tokenURLSecret: secret('required; the token endpoint (form POST, its redirects not followed)'),
@@ -150,12 +150,12 @@ const OAUTH2_AUTH_RECORD = record('OAuth2Auth', {
   ),
 });
 
-const CLIENT_CERT_AUTH_RECORD = record('ClientCertAuth', {
+export const CLIENT_CERT_AUTH_RECORD = record('ClientCertAuth', {
   clientCertSecret: secret(`the PEM certificate (chain); ${INIT_AND_WAIT}`),
   clientKeySecret: secret(`its PEM private key; ${INIT_AND_WAIT}`),
 });
 
-const HTTP_ARTIFACT_AUTH_RECORD = record('HTTPArtifactAuth', {
+export const HTTP_ARTIFACT_AUTH_RECORD = record('HTTPArtifactAuth', {
   basicAuth: ref<RecordOf<typeof BASIC_AUTH_RECORD.fields>>(BASIC_AUTH_RECORD),
   clientCert: ref<RecordOf<typeof CLIENT_CERT_AUTH_RECORD.fields>>(
     CLIENT_CERT_AUTH_RECORD,
@@ -180,7 +180,7 @@ export interface HTTPArtifact extends RecordOf<typeof HTTP_ARTIFACT_RECORD.field
 
 /* ---- Raw, git, driver plugins. ---- */
 
-const RAW_ARTIFACT_RECORD = record('RawArtifact', { data: field<string>(str()).required() });
+export const RAW_ARTIFACT_RECORD = record('RawArtifact', { data: field<string>(str()).required() });
 export interface RawArtifact extends RecordOf<typeof RAW_ARTIFACT_RECORD.fields> {}
 
 export const GIT_ARTIFACT_RECORD = record('GitArtifact', {
@@ -285,15 +285,15 @@ export interface ArtifactLocation extends RecordOf<typeof ARCHIVE_LOCATION_RECOR
 
 /* ---- Archives and GC. ---- */
 
-const TAR_STRATEGY_RECORD = record('TarStrategy', {
+export const TAR_STRATEGY_RECORD = record('TarStrategy', {
   compressionLevel: field<number>(int32(), ok('gzip level 0-9')),
 });
 export interface TarStrategy extends RecordOf<typeof TAR_STRATEGY_RECORD.fields> {}
-const INPUT_TAR_STRATEGY = variant(TAR_STRATEGY_RECORD, 'InputTarStrategy', {
+export const INPUT_TAR_STRATEGY = variant(TAR_STRATEGY_RECORD, 'InputTarStrategy', {
   compressionLevel: no('applies when an output is packed; an input is unpacked whatever its level'),
 });
 
-const ARCHIVE_STRATEGY_RECORD = record('ArchiveStrategy', {
+export const ARCHIVE_STRATEGY_RECORD = record('ArchiveStrategy', {
   tar: ref<TarStrategy>(TAR_STRATEGY_RECORD, 'one', 'the default: tar + gzip'),
   none: field<EmptyObject>(emptyObject(), ok('the file stored as it is (a directory needs tar)')),
   zip: field<EmptyObject>(
@@ -302,7 +302,7 @@ const ARCHIVE_STRATEGY_RECORD = record('ArchiveStrategy', {
   ),
 });
 export interface ArchiveStrategy extends RecordOf<typeof ARCHIVE_STRATEGY_RECORD.fields> {}
-const INPUT_ARCHIVE_STRATEGY = variant(ARCHIVE_STRATEGY_RECORD, 'InputArchiveStrategy', {
+export const INPUT_ARCHIVE_STRATEGY = variant(ARCHIVE_STRATEGY_RECORD, 'InputArchiveStrategy', {
   tar: rec(INPUT_TAR_STRATEGY.name, 'one', 'a gzipped tar is unpacked (the default)'),
   none: ok('placed as fetched, even when it is a tarball'),
   zip: ok("unzipped: the archive's entries become the directory at path (links and names leaving it are refused)"),
@@ -315,7 +315,7 @@ export const ARTIFACT_GC_RECORD = record('ArtifactGC', {
 });
 export interface ArtifactGC extends RecordOf<typeof ARTIFACT_GC_RECORD.fields> {}
 const ONE_GC_POD = no("set it on spec.artifactGC: one GC pod deletes all of a strategy's artifacts");
-const ARTIFACT_GC_OF_ARTIFACT = variant(ARTIFACT_GC_RECORD, 'ArtifactGCOfArtifact', {
+export const ARTIFACT_GC_OF_ARTIFACT = variant(ARTIFACT_GC_RECORD, 'ArtifactGCOfArtifact', {
   strategy: ok('OnWorkflowCompletion, OnWorkflowDeletion or Never'),
   serviceAccountName: ONE_GC_POD,
   podMetadata: ONE_GC_POD,
@@ -375,7 +375,7 @@ const ONLY_OUTPUTS = {
   globalName: no('only output artifacts are exported with globalName'),
 };
 
-const INPUT_ARTIFACT = variant(OUTPUT_ARTIFACT_RECORD, 'InputArtifact', {
+export const INPUT_ARTIFACT = variant(OUTPUT_ARTIFACT_RECORD, 'InputArtifact', {
   path: ok('where the file or directory is placed (required for pods)'),
   mode: ok(),
   recurseMode: ok(),
@@ -388,7 +388,7 @@ const INPUT_ARTIFACT = variant(OUTPUT_ARTIFACT_RECORD, 'InputArtifact', {
   ...ONLY_OUTPUTS,
 });
 
-const ARGUMENT_ARTIFACT = variant(OUTPUT_ARTIFACT_RECORD, 'ArgumentArtifact', {
+export const ARGUMENT_ARTIFACT = variant(OUTPUT_ARTIFACT_RECORD, 'ArgumentArtifact', {
   from: ok('an artifact of a previous step, task, input or workflow output'),
   fromExpression: ok('an expression whose value is such an artifact'),
   subPath: ok(),
@@ -403,7 +403,7 @@ const ARGUMENT_ARTIFACT = variant(OUTPUT_ARTIFACT_RECORD, 'ArgumentArtifact', {
 
 /** Same fields as Artifact (the source of a data template): only a store's location is read. */
 export type ArtifactPaths = Artifact;
-const ARTIFACT_PATHS = variant(
+export const ARTIFACT_PATHS = variant(
   OUTPUT_ARTIFACT_RECORD,
   'ArtifactPaths',
   {
@@ -423,7 +423,7 @@ const ARTIFACT_PATHS = variant(
 );
 
 /** `manifestFrom.artifact` of a resource template only names an input artifact. */
-const MANIFEST_ARTIFACT = variant(OUTPUT_ARTIFACT_RECORD, 'ManifestArtifact', {
+export const MANIFEST_ARTIFACT = variant(OUTPUT_ARTIFACT_RECORD, 'ManifestArtifact', {
   ...(Object.fromEntries(
     Object.keys(INPUT_ARTIFACT.rules).map((k) => [
       k,
@@ -440,34 +440,3 @@ const MANIFEST_ARTIFACT = variant(OUTPUT_ARTIFACT_RECORD, 'ManifestArtifact', {
  * name typed and required.
  */
 export const ARTIFACT_CRD_SCHEMA = obj({ name: str() }, { required: ['name'], open: true });
-
-/** Every record declared here, for the catalogue, in the order its table lists them. */
-export const ARTIFACT_RECORD_DECLS = [
-  ARTIFACT_PATHS,
-  INPUT_ARTIFACT,
-  OUTPUT_ARTIFACT_RECORD,
-  ARGUMENT_ARTIFACT,
-  ARCHIVE_LOCATION_RECORD,
-  OBJECT_STORE_ARTIFACT_RECORD,
-  BLOB_STORE_ARTIFACT_RECORD,
-  GCS_ARTIFACT_RECORD,
-  CREATE_BUCKET_OPTIONS_RECORD,
-  HTTP_ARTIFACT_RECORD,
-  HTTP_ARTIFACT_HEADER_RECORD,
-  HTTP_ARTIFACT_AUTH_RECORD,
-  BASIC_AUTH_RECORD,
-  OAUTH2_AUTH_RECORD,
-  OAUTH2_ENDPOINT_PARAM_RECORD,
-  CLIENT_CERT_AUTH_RECORD,
-  PLUGIN_ARTIFACT_RECORD,
-  RAW_ARTIFACT_RECORD,
-  GIT_ARTIFACT_RECORD,
-  ARCHIVE_STRATEGY_RECORD,
-  INPUT_ARCHIVE_STRATEGY,
-  INPUT_TAR_STRATEGY,
-  TAR_STRATEGY_RECORD,
-  ARTIFACT_REPOSITORY_REF_RECORD,
-  ARTIFACT_GC_RECORD,
-  ARTIFACT_GC_OF_ARTIFACT,
-  MANIFEST_ARTIFACT,
-] as const;

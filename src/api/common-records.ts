@@ -21,6 +21,3 @@ export const SECRET_KEY_SELECTOR_RECORD = record('SecretKeySelector', {
   key: field<string>(str()).required(),
   optional: field<boolean>(bool(), no('a missing Secret always fails the step; optional Secrets are not implemented yet')),
 });
-
-/** Every record declared here, for the catalogue. */
-export const COMMON_RECORD_DECLS = [METADATA_RECORD, SECRET_KEY_SELECTOR_RECORD] as const;

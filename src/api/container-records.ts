@@ -85,6 +85,3 @@ export const CONTAINER_NODE_RECORD = record('ContainerNode', {
   ...containerFields(),
 });
 export interface ContainerNode extends RecordOf<typeof CONTAINER_NODE_RECORD.fields> {}
-
-/** Every record declared here, for the catalogue. */
-export const CONTAINER_RECORD_DECLS = [CONTAINER_RECORD, SCRIPT_TEMPLATE_RECORD, USER_CONTAINER_RECORD, CONTAINER_NODE_RECORD] as const;

@@ -24,7 +24,7 @@ export const MAX_SCHEDULE_LENGTH = 256;
 /** Longest timezone name (IANA names are under 40). */
 export const MAX_TIMEZONE_LENGTH = 64;
 
-const STOP_STRATEGY_RECORD = record('StopStrategy', {
+export const STOP_STRATEGY_RECORD = record('StopStrategy', {
   expression: field<string>(str(), ok('over cronworkflow.succeeded and cronworkflow.failed: once true, no run starts again')),
   /** The peer's older name of expression. */
   condition: field<string>(str(), ok("the peer's older name of expression")),
@@ -65,9 +65,6 @@ export const CRON_WORKFLOW_SPEC_RECORD = record('CronWorkflowSpec', {
   workflowMetadata: ref<Metadata>(METADATA_RECORD),
 });
 export interface CronWorkflowSpec extends RecordOf<typeof CRON_WORKFLOW_SPEC_RECORD.fields> {}
-
-/** Every record declared here, for the catalogue. */
-export const CRON_RECORD_DECLS = [CRON_WORKFLOW_SPEC_RECORD, STOP_STRATEGY_RECORD] as const;
 
 export interface CronWorkflowStatus {
   /** Unfinished workflows it started. */

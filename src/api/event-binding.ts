@@ -10,7 +10,7 @@ import { WORKFLOW_ARGUMENTS_RECORD, type Arguments } from './parameter.js';
 import { field, record, ref, type RecordOf } from './record-declaration.js';
 import type { WorkflowTemplateRef } from './workflow.js';
 
-const EVENT_SELECTOR_RECORD = record('EventSelector', {
+export const EVENT_SELECTOR_RECORD = record('EventSelector', {
   /** Expression over `payload`, `metadata`, `discriminator`; true matches. */
   selector: field<string>(
     str({ minLength: 1, description: 'Expression over payload, metadata and discriminator; true matches.' }),
@@ -18,13 +18,13 @@ const EVENT_SELECTOR_RECORD = record('EventSelector', {
 });
 
 /** The (Cluster)WorkflowTemplate a binding submits; its name may not be empty here. */
-const EVENT_TEMPLATE_REF_RECORD = record('EventWorkflowTemplateRef', {
+export const EVENT_TEMPLATE_REF_RECORD = record('EventWorkflowTemplateRef', {
   name: field<string>(str({ minLength: 1 })).required(),
   clusterScope: field<boolean>(bool({ description: 'The template is a ClusterWorkflowTemplate.' })),
 });
 
 /** Every value is an expression that must yield a string. */
-const EVENT_SUBMIT_METADATA_RECORD = record(
+export const EVENT_SUBMIT_METADATA_RECORD = record(
   'EventSubmitMetadata',
   {
     name: field<string>(str(), ok('an expression over the event')),
@@ -34,7 +34,7 @@ const EVENT_SUBMIT_METADATA_RECORD = record(
   { description: 'Every value is an expression that must yield a string.' },
 );
 
-const EVENT_SUBMIT_RECORD = record('EventSubmit', {
+export const EVENT_SUBMIT_RECORD = record('EventSubmit', {
   workflowTemplateRef: ref<WorkflowTemplateRef>(EVENT_TEMPLATE_REF_RECORD).required(),
   /** `parameters[].valueFrom.event` are expressions over the event. */
   arguments: ref<Arguments>(WORKFLOW_ARGUMENTS_RECORD),
@@ -53,12 +53,3 @@ export interface WorkflowEventBinding {
   metadata: ObjectMeta;
   spec: WorkflowEventBindingSpec;
 }
-
-/** Every record declared here, for the catalogue. */
-export const EVENT_BINDING_RECORD_DECLS = [
-  WORKFLOW_EVENT_BINDING_SPEC_RECORD,
-  EVENT_SELECTOR_RECORD,
-  EVENT_SUBMIT_RECORD,
-  EVENT_TEMPLATE_REF_RECORD,
-  EVENT_SUBMIT_METADATA_RECORD,
-] as const;

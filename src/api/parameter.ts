@@ -55,7 +55,7 @@ function refusedValueSources(why: string): Record<string, FieldRule> {
   return out;
 }
 
-const ARGUMENT_VALUE_FROM = variant(OUTPUT_VALUE_FROM_RECORD, 'ArgumentValueFrom', {
+export const ARGUMENT_VALUE_FROM = variant(OUTPUT_VALUE_FROM_RECORD, 'ArgumentValueFrom', {
   ...refusedValueSources('arguments take a value, a ConfigMap key (valueFrom.configMapKeyRef) or valueFrom.default'),
   default: ok(),
   configMapKeyRef: rec(
@@ -64,7 +64,7 @@ const ARGUMENT_VALUE_FROM = variant(OUTPUT_VALUE_FROM_RECORD, 'ArgumentValueFrom
     'the value of a key of a ConfigMap labelled workflows.plugflow.io/configmap-type=Parameter',
   ),
 });
-const INPUT_VALUE_FROM = variant(OUTPUT_VALUE_FROM_RECORD, 'InputValueFrom', {
+export const INPUT_VALUE_FROM = variant(OUTPUT_VALUE_FROM_RECORD, 'InputValueFrom', {
   ...refusedValueSources("input parameters take the call's argument, a ConfigMap key (valueFrom.configMapKeyRef), value or default"),
   default: ok(),
   configMapKeyRef: rec(PARAMETER_CONFIG_MAP_KEY_REF_RECORD.name, 'one', 'used when the call passes no argument of that name'),
@@ -86,15 +86,15 @@ export const INPUT_PARAMETER_RECORD = record('InputParameter', {
 });
 export interface Parameter extends RecordOf<typeof INPUT_PARAMETER_RECORD.fields> {}
 
-const WORKFLOW_ARGUMENT_PARAMETER = variant(INPUT_PARAMETER_RECORD, 'WorkflowArgumentParameter', {
+export const WORKFLOW_ARGUMENT_PARAMETER = variant(INPUT_PARAMETER_RECORD, 'WorkflowArgumentParameter', {
   valueFrom: rec(ARGUMENT_VALUE_FROM.name),
 });
-const CALL_ARGUMENT_PARAMETER = variant(INPUT_PARAMETER_RECORD, 'CallArgumentParameter', {
+export const CALL_ARGUMENT_PARAMETER = variant(INPUT_PARAMETER_RECORD, 'CallArgumentParameter', {
   default: no("an argument takes a value; put the default on the template's input parameter"),
   enum: no("put the allowed values on the template's input parameter"),
   valueFrom: rec(ARGUMENT_VALUE_FROM.name),
 });
-const OUTPUT_PARAMETER = variant(INPUT_PARAMETER_RECORD, 'OutputParameter', {
+export const OUTPUT_PARAMETER = variant(INPUT_PARAMETER_RECORD, 'OutputParameter', {
   enum: ok('checked when the value is supplied on resume'),
   globalName: ok(),
   valueFrom: rec(OUTPUT_VALUE_FROM_RECORD.name),
@@ -129,19 +129,3 @@ export const OUTPUTS_RECORD = record('Outputs', {
   exitCode: field<string>(str(), no('plugflow fills it in when the step runs; a template cannot set it')),
 });
 export interface Outputs extends RecordOf<typeof OUTPUTS_RECORD.fields> {}
-
-/** Every record declared here, for the catalogue. */
-export const PARAMETER_RECORD_DECLS = [
-  WORKFLOW_ARGUMENTS_RECORD,
-  CALL_ARGUMENTS_RECORD,
-  INPUTS_RECORD,
-  OUTPUTS_RECORD,
-  WORKFLOW_ARGUMENT_PARAMETER,
-  CALL_ARGUMENT_PARAMETER,
-  ARGUMENT_VALUE_FROM,
-  INPUT_PARAMETER_RECORD,
-  INPUT_VALUE_FROM,
-  PARAMETER_CONFIG_MAP_KEY_REF_RECORD,
-  OUTPUT_PARAMETER,
-  OUTPUT_VALUE_FROM_RECORD,
-] as const;

@@ -108,8 +108,11 @@ export function ref<T>(
   return makeField<T, false>(schema, rec(record.name, shape, note), false);
 }
 
+const DECLARED = Symbol('record declaration');
+
 /** A declared record: its name in the catalogue, its fields, and what is derived from them. */
 export interface RecordDecl<D extends FieldsDecl = FieldsDecl> {
+  readonly [DECLARED]: true;
   readonly name: RecordName;
   readonly fields: D;
   /** The catalogue's rules, by field. */
@@ -129,7 +132,12 @@ export function record<D extends FieldsDecl>(name: RecordName, fields: D, schema
     if (f.crdRequired) required.push(key);
   }
   const extra = required.length > 0 ? { required, ...schema } : schema;
-  return { name, fields, rules, schema: obj(properties, extra) };
+  return { [DECLARED]: true, name, fields, rules, schema: obj(properties, extra) };
+}
+
+/** Whether a module's export is a record declaration (supported-fields.ts collects them so). */
+export function isRecordDecl(value: unknown): value is RecordDecl {
+  return typeof value === 'object' && value !== null && (value as Partial<RecordDecl>)[DECLARED] === true;
 }
 
 /**
@@ -151,5 +159,5 @@ export function variant<D extends FieldsDecl>(
   }
   // `only`: the context reads these fields alone; the others are unknown there (not refused).
   const kept = only ? Object.fromEntries(only.map((k) => [k, merged[k]!])) : merged;
-  return { name, fields: base.fields, rules: kept, schema: base.schema };
+  return { [DECLARED]: true, name, fields: base.fields, rules: kept, schema: base.schema };
 }

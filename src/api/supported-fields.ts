@@ -22,20 +22,17 @@
  */
 
 import type { FieldRule } from './field-rules.js';
-import type { RecordDecl } from './record-declaration.js';
-import { ARTIFACT_RECORD_DECLS } from './artifact.js';
-import { COMMON_RECORD_DECLS } from './common-records.js';
-import { CONTAINER_RECORD_DECLS } from './container-records.js';
-import { PARAMETER_RECORD_DECLS } from './parameter.js';
-import { TEMPLATE_RECORD_DECLS } from './template.js';
-import { CALL_RECORD_DECLS } from './template-calls.js';
-import { RUNTIME_RECORD_DECLS } from './template-runtime.js';
-import { SECTION_RECORD_DECLS } from './template-sections.js';
-import { WORKFLOW_RECORD_DECLS } from './workflow.js';
-import { CRON_RECORD_DECLS } from './cron-workflow.js';
-import { EVENT_BINDING_RECORD_DECLS } from './event-binding.js';
-import { TASK_SET_RECORD_DECLS } from './taskset.js';
-import { PLUGIN_RECORD_DECLS } from './workflow-plugin.js';
+import { isRecordDecl, type RecordDecl } from './record-declaration.js';
+import * as artifact from './artifact.js';
+import * as commonRecords from './common-records.js';
+import * as containerRecords from './container-records.js';
+import * as cronWorkflow from './cron-workflow.js';
+import * as eventBinding from './event-binding.js';
+import * as parameter from './parameter.js';
+import * as taskSet from './taskset.js';
+import * as template from './template.js';
+import * as workflow from './workflow.js';
+import * as workflowPlugin from './workflow-plugin.js';
 
 export type { FieldRule, FieldShape } from './field-rules.js';
 
@@ -155,21 +152,16 @@ export const RESOURCE_RECORD_NAMES = [
 
 export type RecordName = (typeof RECORD_NAMES)[number] | (typeof RESOURCE_RECORD_NAMES)[number];
 
-/** The records declared once with their types and CRD schemas (record-declaration.ts). */
+/**
+ * The records declared once with their types and CRD schemas (record-declaration.ts): every
+ * declaration the record modules export (template.ts re-exports the template's own modules).
+ */
 const DECLARED: readonly RecordDecl[] = [
-  ...WORKFLOW_RECORD_DECLS,
-  ...TEMPLATE_RECORD_DECLS,
-  ...CALL_RECORD_DECLS,
-  ...SECTION_RECORD_DECLS,
-  ...RUNTIME_RECORD_DECLS,
-  ...PLUGIN_RECORD_DECLS,
-  ...PARAMETER_RECORD_DECLS,
-  ...ARTIFACT_RECORD_DECLS,
-  ...COMMON_RECORD_DECLS,
-  ...CONTAINER_RECORD_DECLS,
-  ...CRON_RECORD_DECLS,
-  ...EVENT_BINDING_RECORD_DECLS,
-  ...TASK_SET_RECORD_DECLS,
+  ...new Set(
+    [artifact, commonRecords, containerRecords, cronWorkflow, eventBinding, parameter, taskSet, template, workflow, workflowPlugin]
+      .flatMap((m) => Object.values(m))
+      .filter(isRecordDecl),
+  ),
 ];
 
 const RECORDS = Object.fromEntries(DECLARED.map((d) => [d.name, d.rules])) as Record<RecordName, Record<string, FieldRule>>;

@@ -37,9 +37,6 @@ export interface WorkflowTaskSet {
   status?: RecordOf<typeof TASK_SET_STATUS_RECORD.fields>;
 }
 
-/** Every record declared here, for the catalogue. */
-export const TASK_SET_RECORD_DECLS = [TASK_SET_SPEC_RECORD, TASK_SET_STATUS_RECORD] as const;
-
 /** True once the controller marked the TaskSet completed (the agent then exits). */
 export function isTaskSetCompleted(ts: Pick<WorkflowTaskSet, 'metadata'>): boolean {
   return ts.metadata.labels?.[LABEL_COMPLETED] === 'true';

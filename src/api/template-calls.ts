@@ -111,14 +111,3 @@ export const DAG_TEMPLATE_RECORD = record('DAGTemplate', {
   target: field<string>(str()),
 });
 export interface DAGTemplate extends RecordOf<typeof DAG_TEMPLATE_RECORD.fields> {}
-
-/** Every record declared here, for the catalogue. */
-export const CALL_RECORD_DECLS = [
-  DAG_TEMPLATE_RECORD,
-  WORKFLOW_STEP_RECORD,
-  DAG_TASK_RECORD,
-  CONTINUE_ON_RECORD,
-  SEQUENCE_RECORD,
-  TEMPLATE_REF_RECORD,
-  LIFECYCLE_HOOK_RECORD,
-] as const;

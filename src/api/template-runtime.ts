@@ -84,14 +84,14 @@ export const METRIC_LABEL_RECORD = record('MetricLabel', {
 });
 export interface MetricLabel extends RecordOf<typeof METRIC_LABEL_RECORD.fields> {}
 
-const METRIC_COUNTER_RECORD = record('MetricCounter', {
+export const METRIC_COUNTER_RECORD = record('MetricCounter', {
   value: field<string>(str(), ok('rendered; the number added')).required(),
 });
-const METRIC_GAUGE_RECORD = record('MetricGauge', {
+export const METRIC_GAUGE_RECORD = record('MetricGauge', {
   value: field<string>(str(), ok('rendered; the number set')).required(),
   realtime: field<boolean>(bool(), ok('the value follows the running time ({{duration}}), read at each scrape')),
 });
-const METRIC_HISTOGRAM_RECORD = record('MetricHistogram', {
+export const METRIC_HISTOGRAM_RECORD = record('MetricHistogram', {
   value: field<string>(str(), ok('rendered; the number observed')).required(),
   buckets: field<number[]>(arr(num()), ok('upper bounds, increasing')).required(),
 });
@@ -112,20 +112,3 @@ export const METRICS_RECORD = record('Metrics', {
   vendorP: ref<VendorP[]>(VENDOR_P_RECORD, 'list', 'the metrics to emit (the peer calls this list prometheus)').required(),
 });
 export interface Metrics extends RecordOf<typeof METRICS_RECORD.fields> {}
-
-/** Every record declared here, for the catalogue. */
-export const RUNTIME_RECORD_DECLS = [
-  MEMOIZE_RECORD,
-  MEMOIZE_CACHE_RECORD,
-  MEMOIZE_CACHE_CONFIG_MAP_RECORD,
-  SYNCHRONIZATION_RECORD,
-  MUTEX_RECORD,
-  SEMAPHORE_REF_RECORD,
-  SEMAPHORE_CONFIG_MAP_KEY_REF_RECORD,
-  METRICS_RECORD,
-  VENDOR_P_RECORD,
-  METRIC_COUNTER_RECORD,
-  METRIC_GAUGE_RECORD,
-  METRIC_HISTOGRAM_RECORD,
-  METRIC_LABEL_RECORD,
-] as const;

@@ -19,7 +19,7 @@ export const SUSPEND_TEMPLATE_RECORD = record('SuspendTemplate', {
 });
 export interface SuspendTemplate extends RecordOf<typeof SUSPEND_TEMPLATE_RECORD.fields> {}
 
-const HTTP_HEADER_SOURCE_RECORD = record('HTTPHeaderSource', {
+export const HTTP_HEADER_SOURCE_RECORD = record('HTTPHeaderSource', {
   secretKeyRef: ref<SecretKeySelector>(SECRET_KEY_SELECTOR_RECORD),
 });
 
@@ -122,19 +122,3 @@ export const DATA_RECORD = record('Data', {
   ).required(),
 });
 export interface Data extends RecordOf<typeof DATA_RECORD.fields> {}
-
-/** Every record declared here, for the catalogue. */
-export const SECTION_RECORD_DECLS = [
-  SUSPEND_TEMPLATE_RECORD,
-  HTTP_RECORD,
-  HTTP_HEADER_RECORD,
-  HTTP_HEADER_SOURCE_RECORD,
-  HTTP_BODY_SOURCE_RECORD,
-  RESOURCE_TEMPLATE_RECORD,
-  MANIFEST_FROM_RECORD,
-  CONTAINER_SET_TEMPLATE_RECORD,
-  CONTAINER_SET_RETRY_STRATEGY_RECORD,
-  DATA_RECORD,
-  DATA_SOURCE_RECORD,
-  TRANSFORMATION_STEP_RECORD,
-] as const;

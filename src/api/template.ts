@@ -289,12 +289,3 @@ export interface Template extends RecordOf<typeof TEMPLATE_RECORD.fields> {}
 
 /** A template written in place inside a step or task; its name is optional. */
 export type InlineTemplate = Omit<Template, 'name'> & { name?: string };
-
-/** Every record declared here, for the catalogue. */
-export const TEMPLATE_RECORD_DECLS = [
-  TEMPLATE_RECORD,
-  EXECUTOR_CONFIG_RECORD,
-  RETRY_STRATEGY_RECORD,
-  BACKOFF_RECORD,
-  RETRY_AFFINITY_RECORD,
-] as const;

@@ -80,11 +80,3 @@ export function executorPluginsField() {
     },
   );
 }
-
-/** Every record declared here, for the catalogue. */
-export const PLUGIN_RECORD_DECLS = [
-  EXECUTOR_PLUGIN_RECORD,
-  EXECUTOR_PLUGIN_METADATA_RECORD,
-  EXECUTOR_PLUGIN_SPEC_RECORD,
-  EXECUTOR_PLUGIN_SIDECAR_RECORD,
-] as const;

@@ -53,10 +53,10 @@ export const TTL_STRATEGY_RECORD = record('TTLStrategy', {
 export interface TTLStrategy extends RecordOf<typeof TTL_STRATEGY_RECORD.fields> {}
 
 /** When the claims of volumeClaimTemplates are deleted: OnWorkflowSuccess (default) or OnWorkflowCompletion. */
-const VOLUME_CLAIM_GC_RECORD = record('VolumeClaimGC', { strategy: field<string>(str()) });
+export const VOLUME_CLAIM_GC_RECORD = record('VolumeClaimGC', { strategy: field<string>(str()) });
 
 /** Labels and annotations the workflow gives itself; labelsFrom values are expressions. */
-const WORKFLOW_METADATA_RECORD = record('WorkflowMetadata', {
+export const WORKFLOW_METADATA_RECORD = record('WorkflowMetadata', {
   labels: field<StringMap>(stringMap()),
   annotations: field<StringMap>(stringMap()),
   labelsFrom: field<Record<string, { expression: string }>>(
@@ -66,7 +66,7 @@ const WORKFLOW_METADATA_RECORD = record('WorkflowMetadata', {
 });
 
 /** Kubernetes' PodDisruptionBudgetSpec without `selector` (plugflow selects the workflow's pods). */
-const POD_DISRUPTION_BUDGET_RECORD = record('PodDisruptionBudget', {
+export const POD_DISRUPTION_BUDGET_RECORD = record('PodDisruptionBudget', {
   minAvailable: field<number | string>(openObject(), ok(KUBE)),
   maxUnavailable: field<number | string>(openObject(), ok(KUBE)),
   unhealthyPodEvictionPolicy: field<string>(str(), ok(KUBE)),
@@ -195,17 +195,6 @@ export const WORKFLOW_SPEC_RECORD = record(
   { open: true },
 );
 export interface WorkflowSpec extends RecordOf<typeof WORKFLOW_SPEC_RECORD.fields> {}
-
-/** Every record declared here, for the catalogue. */
-export const WORKFLOW_RECORD_DECLS = [
-  WORKFLOW_SPEC_RECORD,
-  WORKFLOW_TEMPLATE_REF_RECORD,
-  POD_GC_RECORD,
-  TTL_STRATEGY_RECORD,
-  VOLUME_CLAIM_GC_RECORD,
-  WORKFLOW_METADATA_RECORD,
-  POD_DISRUPTION_BUDGET_RECORD,
-] as const;
 
 export interface Workflow {
   apiVersion?: string;
