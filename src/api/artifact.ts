@@ -1,9 +1,10 @@
 /**
- * Artifact records (spec document 001, "Artifacts"): inputs, outputs and arguments, where they
- * are placed and stored (the stores are artifact-locations.ts), archives, artifact GC and repositories. Each
- * record is declared once (record-declaration.ts): its type, schema and catalogue rules derive
- * from the declaration below. One artifact type serves every context (input, output, argument,
- * a data template's source); each context is a variant with its own rules.
+ * Artifact records (spec document 001, "Artifacts"): inputs, outputs and arguments, archives,
+ * artifact GC and repositories; the stores they are fetched from and kept in are declared in
+ * artifact-locations.ts. Each record is declared once (record-declaration.ts): its type, schema
+ * and catalogue rules derive from the declaration below. One artifact type serves every context
+ * (input, output, argument, a data template's source); each context is a variant with its own
+ * rules.
  *
  * The CRD keeps artifacts open (only `name` is typed there): the engine moves artifacts around
  * without interpreting their locations, and the validator words their problems better.
