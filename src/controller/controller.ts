@@ -109,6 +109,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     caches,
     failures,
     creations,
+    log,
     repositories: new ArtifactRepositories(client, installNamespace),
     ...(gcsEndpoint ? { gcsEndpoint } : {}),
     ...(gitKnownHosts ? { gitKnownHosts } : {}),

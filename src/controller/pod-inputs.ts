@@ -19,6 +19,7 @@ import { ArtifactPlanError, type ArtifactPlan } from '../artifacts/plan.js';
 import { RepositoryError } from '../artifacts/repository.js';
 import type { KubeObject } from '../kube/object-store.js';
 import { errorMessage } from '../log/error-message.js';
+import type { Logger } from '../log/logger.js';
 import type { ImageCommands } from '../pods/image-commands.js';
 import type { ControllerCaches } from './caches.js';
 import type { Expectations, FailureMemory } from './failure-memory.js';
@@ -41,6 +42,8 @@ export interface PodInputOptions extends PodArtifactSettings {
   creations: Expectations;
   /** Entrypoints of images run without a command (image-entrypoints.ts); without it such containers fail. */
   images?: ImageEntrypoints;
+  /** Where a failed lookup is told (as the applier tells a pod it cannot create). */
+  log?: Logger;
 }
 
 export class PodInputs {
@@ -69,6 +72,11 @@ export class PodInputs {
     const outcomes = await inParallel(todo, async (a) => {
       const failure = await this.prepareOne(wf, a, pods);
       if (failure === undefined) return false;
+      this.opts.log?.warn('pod cannot be created; its node fails', {
+        workflow: `${ns}/${wf.metadata.name}`,
+        pod: a.podName,
+        reason: failure,
+      });
       this.opts.failures.addPodFailure(uid, a.podName, { nodeId: a.nodeId, message: failure });
       return true;
     });
