@@ -328,6 +328,54 @@ describe('event endpoint and bindings', () => {
     }
   });
 
+  it('an event with an id submits one workflow per binding however often it is delivered, on any replica', async () => {
+    const sync = await startTestServer({ namespace: ns, secure: false, eventDispatch: 'sync' });
+    try {
+      await binding('dedup-a', { event: { selector: 'payload.test == "dedup"' }, submit: { workflowTemplateRef: { name: 'greet' } } });
+      await binding('dedup-b', {
+        event: { selector: 'payload.test == "dedup"', id: '"order-" + string(payload.order)' },
+        submit: { workflowTemplateRef: { name: 'greet' } },
+      });
+      await cached(sync, 'dedup-a', 'dedup-b');
+      await cached(srv, 'dedup-a', 'dedup-b');
+      const headers = { 'X-GitHub-Delivery': 'delivery-7' };
+      const first = await send(sync, { test: 'dedup', order: 1 }, { headers });
+      expect(first.status).toBe(200);
+      const a = (await byBinding('dedup-a')).map((w) => w.metadata.name);
+      const b = (await byBinding('dedup-b')).map((w) => w.metadata.name);
+      expect(a).toHaveLength(1);
+      expect(b).toHaveLength(1);
+      expect(first.body.workflows).toEqual([
+        { binding: 'dedup-a', name: a[0] },
+        { binding: 'dedup-b', name: b[0] },
+      ]);
+      // The sender redelivers, to this replica and to another (async) one: nothing new is created.
+      const again = await send(sync, { test: 'dedup', order: 1 }, { headers });
+      expect(again.body.workflows).toEqual([
+        { binding: 'dedup-a', name: a[0], deduplicated: true },
+        { binding: 'dedup-b', name: b[0], deduplicated: true },
+      ]);
+      expect((await send(srv, { test: 'dedup', order: 1 }, { headers })).status).toBe(200);
+      await dispatched(srv);
+      expect(await byBinding('dedup-a')).toHaveLength(1);
+      expect(await byBinding('dedup-b')).toHaveLength(1);
+      // dedup-b takes its id from the payload: a new delivery of the same order is the same event.
+      await send(sync, { test: 'dedup', order: 1 }, { headers: { 'X-GitHub-Delivery': 'delivery-8' } });
+      expect(await byBinding('dedup-a')).toHaveLength(2);
+      expect(await byBinding('dedup-b')).toHaveLength(1);
+      const created = (await byBinding('dedup-b'))[0];
+      expect(created.metadata.annotations?.['workflows.plugflow.io/event-id']).toBe('order-1');
+      const metrics = (await call('GET', sync.metricsUrl)).text;
+      expect(metrics).toMatch(/plugflow_event_binding_total\{namespace="[^"]+",binding="dedup-b",outcome="deduplicated"\} 2/);
+      // An id header that cannot be one is refused before the body is read, naming the header.
+      const bad = await send(sync, { test: 'dedup' }, { headers: { 'X-Event-Id': 'x'.repeat(300) } });
+      expect(bad.status).toBe(400);
+      expect(JSON.stringify(bad.body)).toContain('header x-event-id is 300 characters long');
+    } finally {
+      await sync.close();
+    }
+  });
+
   it('server auth mode needs the shared token and submits with the server account', async () => {
     const open = await startTestServer({ namespace: ns, secure: false, authMode: 'server', serverToken: 'events-shared-token' });
     try {

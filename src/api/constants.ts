@@ -28,6 +28,8 @@ export const LABEL_WORKFLOW_TEMPLATE = `${LABEL_PREFIX}workflow-template`;
 export const LABEL_CLUSTER_WORKFLOW_TEMPLATE = `${LABEL_PREFIX}cluster-workflow-template`;
 /** Label on workflows submitted by an event: the binding that matched. */
 export const LABEL_WORKFLOW_EVENT_BINDING = `${LABEL_PREFIX}workflow-event-binding`;
+/** Annotation on workflows submitted by an event that has an id: the id (src/server/event-id.ts). */
+export const ANNOTATION_EVENT_ID = `${LABEL_PREFIX}event-id`;
 /** Label on workflows: set to `true` once the workflow reached a final phase. */
 export const LABEL_COMPLETED = `${LABEL_PREFIX}completed`;
 /** Label on workflows: their phase (lets `list` select by phase on the server). */

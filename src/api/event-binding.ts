@@ -15,6 +15,15 @@ export const EVENT_SELECTOR_RECORD = record('EventSelector', {
   selector: field<string>(
     str({ minLength: 1, description: 'Expression over payload, metadata and discriminator; true matches.' }),
   ).required(),
+  /** Expression over the event giving its id (over the X-Event-Id / X-GitHub-Delivery / Ce-Id headers). */
+  id: field<string>(
+    str({
+      minLength: 1,
+      description:
+        'Expression over the event giving its id; one workflow per binding per id (default: the X-Event-Id, X-GitHub-Delivery or Ce-Id header).',
+    }),
+    ok('one workflow per binding per event id, named from it, so a redelivered event submits nothing twice'),
+  ),
 });
 
 /** The (Cluster)WorkflowTemplate a binding submits; its name may not be empty here. */

@@ -21,6 +21,7 @@ import {
 } from '../expr/index.js';
 import { describeValue } from '../expr/index.js';
 import type { BindingOutcome } from './metrics.js';
+import { checkEventId } from './event-id.js';
 import type { Submission } from './workflow-from-event.js';
 import { errorMessage } from '../log/error-message.js';
 
@@ -45,6 +46,8 @@ export interface CompiledBinding {
   selector?: TypedExpression<boolean>;
   parameters: CompiledParameter[];
   workflowName?: TypedExpression<string>;
+  /** `spec.event.id`: the event's id, over the headers' (event-id.ts). */
+  eventId?: TypedExpression<string>;
   labels: [string, TypedExpression<string>][];
   annotations: [string, TypedExpression<string>][];
   /** What is wrong with the binding, each naming its field; a binding with problems is skipped. */
@@ -100,6 +103,12 @@ export function compileBinding(b: WorkflowEventBinding): CompiledBinding {
   if (typeof selector !== 'string' || selector.trim() === '')
     problem('spec.event.selector is required: an expression over payload, metadata and discriminator that yields true to match');
   else out.selector = attempt(() => compileBoolean(selector, 'spec.event.selector'));
+  const id = isObject(spec.event) ? spec.event.id : undefined;
+  if (id !== undefined) {
+    if (typeof id !== 'string' || id.trim() === '')
+      problem('spec.event.id must be a string expression over the event that yields its id, e.g. payload.delivery');
+    else out.eventId = attempt(() => compileString(id, 'spec.event.id'));
+  }
 
   const submit = isObject(spec.submit) ? spec.submit : undefined;
   if (!submit) {
@@ -176,8 +185,8 @@ export function matches(b: CompiledBinding, env: EventEnv): boolean {
 /** DNS-1123 subdomain: what Kubernetes accepts as an object name. */
 const OBJECT_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
-/** Evaluates parameters and metadata for a matched event. */
-export function evaluateSubmission(b: CompiledBinding, env: EventEnv): Submission {
+/** Evaluates parameters, metadata and the event's id (`headerId`: from its request headers) for a matched event. */
+export function evaluateSubmission(b: CompiledBinding, env: EventEnv, headerId?: string): Submission {
   const e = env;
   const parameters = b.parameters.map((p) => {
     if (p.value !== undefined) return { name: p.name, value: p.value };
@@ -207,11 +216,20 @@ export function evaluateSubmission(b: CompiledBinding, env: EventEnv): Submissio
   }
   const labels = Object.fromEntries(b.labels.map(([k, x]) => [k, str(x)]));
   const annotations = Object.fromEntries(b.annotations.map(([k, x]) => [k, str(x)]));
+  let eventId = headerId;
+  if (b.eventId) {
+    try {
+      eventId = checkEventId(b.eventId.evaluate(e), 'spec.event.id');
+    } catch (err) {
+      throw new BindingFailure('metadata_error', errorMessage(err));
+    }
+  }
   return {
     binding: { namespace: b.namespace, name: b.name },
     template: b.template!,
     parameters,
     name,
+    ...(eventId !== undefined ? { eventId } : {}),
     labels,
     annotations,
   };

@@ -20,6 +20,7 @@ import type { KubeClient } from '../kube/client.js';
 import { ApiError, isTransient } from '../kube/errors.js';
 import { CLUSTER_WORKFLOW_TEMPLATES, WORKFLOW_TEMPLATES, WORKFLOWS } from '../kube/resource.js';
 import type { BindingOutcome, ServerMetrics } from './metrics.js';
+import { workflowNameForEvent } from './event-id.js';
 import { defaultWorkflowName, workflowFromSubmission, type Submission } from './workflow-from-event.js';
 import { errorMessage } from '../log/error-message.js';
 
@@ -29,14 +30,19 @@ export interface EventJob {
   payload: unknown;
   /** The request's raw headers (`req.rawHeaders`); `metadata` is made from them only when a binding needs it. */
   headers: readonly string[];
+  /** The event's id from its request headers (event-id.ts); a binding's spec.event.id overrides it. */
+  eventId?: string;
   caller: Caller;
   /** performance.now() when the request arrived. */
   receivedAt: number;
 }
 
 export interface DispatchResult {
-  /** Workflows created, in binding order. */
-  workflows: { binding: string; name: string }[];
+  /**
+   * Workflows created, in binding order; `deduplicated` when this event's id had already
+   * submitted it (the workflow named is the one that submission created).
+   */
+  workflows: { binding: string; name: string; deduplicated?: boolean }[];
   /** Bindings that matched (or could not be evaluated) and failed. */
   errors: { binding: string; reason: BindingOutcome; message: string }[];
 }
@@ -88,16 +94,16 @@ export class Dispatcher {
           this.count(b, 'no_match');
           continue;
         }
-        const name = await this.submit(b, evaluateSubmission(b, env!), job);
-        this.count(b, 'submitted');
-        this.opts.metrics.eventToWorkflowSeconds.observe((performance.now() - job.receivedAt) / 1000);
-        this.opts.logger.info('workflow submitted from event', {
+        const { name, deduplicated } = await this.submit(b, evaluateSubmission(b, env!, job.eventId), job);
+        this.count(b, deduplicated ? 'deduplicated' : 'submitted');
+        if (!deduplicated) this.opts.metrics.eventToWorkflowSeconds.observe((performance.now() - job.receivedAt) / 1000);
+        this.opts.logger.info(deduplicated ? 'event already submitted its workflow' : 'workflow submitted from event', {
           namespace: b.namespace,
           binding: b.name,
           workflow: name,
           caller: job.caller.id,
         });
-        result.workflows.push({ binding: b.name, name });
+        result.workflows.push(deduplicated ? { binding: b.name, name, deduplicated } : { binding: b.name, name });
       } catch (err) {
         const f = err instanceof BindingFailure ? err : new BindingFailure('submit_error', errorMessage(err));
         this.fail(b, f, job);
@@ -109,7 +115,7 @@ export class Dispatcher {
     return result;
   }
 
-  private async submit(b: CompiledBinding, s: Submission, job: EventJob): Promise<string> {
+  private async submit(b: CompiledBinding, s: Submission, job: EventJob): Promise<{ name: string; deduplicated: boolean }> {
     const kube = this.opts.kube.as(job.caller.identity);
     const kind = s.template.clusterScope ? 'ClusterWorkflowTemplate' : 'WorkflowTemplate';
     const templateName = s.template.clusterScope ? s.template.name : `${b.namespace}/${s.template.name}`;
@@ -124,9 +130,14 @@ export class Dispatcher {
         404: ['template_not_found', `${kind} ${templateName} does not exist: create it before events arrive`],
       });
     }
-    const attempts = s.name ? 1 : (this.opts.nameAttempts ?? 5);
+    // An event with an id has one name per binding (event-id.ts): a 409 then means this event's
+    // workflow exists already — the deduplication, held by the API server.
+    const byId = s.name === undefined && s.eventId !== undefined;
+    const attempts = s.name || byId ? 1 : (this.opts.nameAttempts ?? 5);
     for (let i = 1; ; i++) {
-      const name = s.name ?? defaultWorkflowName(s.template.name, new Date());
+      const name =
+        s.name ??
+        (byId ? workflowNameForEvent(s.template.name, b.namespace, b.name, s.eventId!) : defaultWorkflowName(s.template.name, new Date()));
       // The name stays the same across retries of a transient failure: a create that reached the
       // API server before the connection broke then answers 409 on the retry, and that workflow
       // is this event's — one event, one workflow.
@@ -136,10 +147,11 @@ export class Dispatcher {
           retried = attempt > 1;
           return kube.create(WORKFLOWS, b.namespace, workflowFromSubmission(s, name));
         });
-        return name;
+        return { name, deduplicated: false };
       } catch (err) {
         const clash = err instanceof ApiError && err.code === 409;
-        if (clash && retried) return name;
+        if (clash && retried) return { name, deduplicated: false };
+        if (clash && byId) return { name, deduplicated: true };
         if (clash && i < attempts) continue; // a generated name was taken: draw another
         throw classify(err, `creating Workflow ${b.namespace}/${name}`, {
           409: [

@@ -7,6 +7,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 /** Outcomes of one binding for one event (label `outcome` of plugflow_event_binding_total). */
 export const BINDING_OUTCOMES = [
   'submitted',
+  'deduplicated',
   'no_match',
   'invalid_binding',
   'selector_error',

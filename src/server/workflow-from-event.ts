@@ -14,6 +14,7 @@
  */
 import { randomInt } from 'node:crypto';
 import {
+  ANNOTATION_EVENT_ID,
   API_VERSION,
   LABEL_CLUSTER_WORKFLOW_TEMPLATE,
   LABEL_WORKFLOW_EVENT_BINDING,
@@ -32,6 +33,8 @@ export interface Submission {
   parameters: { name: string; value: string }[];
   /** `submit.metadata.name` evaluated, when the binding sets it. */
   name?: string;
+  /** The event's id (the binding's spec.event.id, else a request header; event-id.ts), when it has one. */
+  eventId?: string;
   labels: Record<string, string>;
   annotations: Record<string, string>;
 }
@@ -64,7 +67,8 @@ export function workflowFromSubmission(s: Submission, name: string): Workflow {
     // Our labels come last: a binding cannot hide where a workflow came from.
     labels: { ...s.labels, [templateLabel]: s.template.name, [LABEL_WORKFLOW_EVENT_BINDING]: s.binding.name },
   };
-  if (Object.keys(s.annotations).length > 0) metadata.annotations = { ...s.annotations };
+  const annotations = s.eventId !== undefined ? { ...s.annotations, [ANNOTATION_EVENT_ID]: s.eventId } : s.annotations;
+  if (Object.keys(annotations).length > 0) metadata.annotations = { ...annotations };
   const spec: Workflow['spec'] = {
     workflowTemplateRef: s.template.clusterScope ? { name: s.template.name, clusterScope: true } : { name: s.template.name },
   };

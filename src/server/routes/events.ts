@@ -18,6 +18,7 @@ import { NAMESPACE_NAME } from '../../api/index.js';
 import type { Logger } from '../../log/logger.js';
 import { EVENT_ACCESS, type Authenticator, type Caller } from '../auth.js';
 import type { DispatchResult, EventJob } from '../dispatch.js';
+import { eventIdFromHeaders, EventIdError } from '../event-id.js';
 import { HttpError, badRequest, Code, errorDetails, notFound, toHttpError, unavailable } from '../errors.js';
 import type { EventQueue, Outcome } from '../event-queue.js';
 import { budgetFull, declaredTooLarge, LIMIT_DEFAULTS, lingerThenClose, type BodyBudget } from '../limits.js';
@@ -61,6 +62,8 @@ export function createEventHandler(deps: EventRouteDeps): EventHandler {
 class EventCall {
   namespace = '';
   discriminator = '';
+  /** From the request's id headers (event-id.ts). */
+  eventId: string | undefined;
   caller!: Caller;
   chunks: Buffer[] = [];
   size = 0;
@@ -143,10 +146,17 @@ class EventEndpoint {
       if (!NAMESPACE_NAME.test(namespace)) throw badRequest(`"${namespace}" is not a valid namespace name`);
       call.namespace = namespace;
       call.discriminator = decodeURIComponent(rest.slice(slash + 1));
+      call.eventId = eventIdFromHeaders(req.rawHeaders);
       call.caller = this.deps.auth.callerOf(req.headers.authorization, req.socket.remoteAddress);
       access = this.deps.auth.access(call.caller, namespace, EVENT_ACCESS);
     } catch (err) {
-      this.refuse(call, err instanceof URIError ? badRequest('the path is not valid percent-encoding') : err);
+      const refusal =
+        err instanceof URIError
+          ? badRequest('the path is not valid percent-encoding')
+          : err instanceof EventIdError
+            ? badRequest(err.message)
+            : err;
+      this.refuse(call, refusal);
       return true;
     }
     if (access === undefined) this.readBody(call);
@@ -199,6 +209,7 @@ class EventEndpoint {
       discriminator: call.discriminator,
       payload,
       headers: call.req.rawHeaders,
+      ...(call.eventId !== undefined ? { eventId: call.eventId } : {}),
       caller: call.caller,
       receivedAt: call.started,
     };
