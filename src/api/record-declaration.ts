@@ -3,11 +3,10 @@
  * value type, its CRD schema and its rule (supported, with a note users read, or refused with
  * the reason they get), and everything else is derived from that one object:
  *
- *   - the TypeScript type: `interface Template extends RecordOf<typeof TEMPLATE.fields> {}`
- *     (required fields from `.required()`, optional otherwise; JSDoc on a field shows on the
- *     type's property);
- *   - the CRD schema: `TEMPLATE.schema` (crd/*.ts and hack/gen-crds.ts render it);
- *   - the field catalogue: `TEMPLATE.rules` (supported-fields.ts; the validator walks it);
+ *   - the TypeScript type: `interface Template extends RecordOf<typeof TEMPLATE_RECORD.fields> {}`
+ *     (required fields from `.required()`, optional otherwise);
+ *   - the CRD schema: `TEMPLATE_RECORD.schema` (crd/*.ts and hack/gen-crds.ts render it);
+ *   - the field catalogue: `TEMPLATE_RECORD.rules` (supported-fields.ts; the validator walks it);
  *   - the README's field table (supported-fields-doc.ts renders the catalogue).
  *
  * Why a phantom type on each field rather than a schema-to-type inference (as TypeBox does): the

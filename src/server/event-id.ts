@@ -30,12 +30,18 @@ export class EventIdError extends Error {
 
 /** The id of the first id header present (`rawHeaders` is Node's flat name/value list); undefined when none. */
 export function eventIdFromHeaders(rawHeaders: readonly string[]): string | undefined {
-  for (const wanted of EVENT_ID_HEADERS) {
-    for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-      if (rawHeaders[i]!.toLowerCase() === wanted) return checkEventId(rawHeaders[i + 1]!.trim(), `header ${wanted}`);
+  // One pass over the headers (this runs on every event): the best-ranked id header seen wins.
+  let rank: number = EVENT_ID_HEADERS.length;
+  let found: { name: string; value: string } | undefined;
+  for (let i = 0; i + 1 < rawHeaders.length && rank > 0; i += 2) {
+    const name = rawHeaders[i]!.toLowerCase();
+    const r = (EVENT_ID_HEADERS as readonly string[]).indexOf(name);
+    if (r >= 0 && r < rank) {
+      rank = r;
+      found = { name, value: rawHeaders[i + 1]! };
     }
   }
-  return undefined;
+  return found && checkEventId(found.value.trim(), `header ${found.name}`);
 }
 
 /** `id` when it can be one; otherwise EventIdError naming `where` (the value is not shown). */
