@@ -175,8 +175,7 @@ export class ActionApplier {
   private async createPod(wf: Obj<Workflow>, a: Extract<EngineAction, { kind: 'createPod' }>): Promise<boolean> {
     const ns = wf.metadata.namespace!;
     const key = `${ns}/${a.podName}`;
-    if (this.opts.caches.pods.get(ns, a.podName) || this.opts.creations.pending(key)) return false;
-    if (this.opts.failures.podFailures(wf.metadata.uid!)?.has(a.podName)) return false;
+    if (this.opts.podInputs.settled(wf, a.podName)) return false;
     // Its lookups were made before the status was written (pod-inputs.ts); without them, the next
     // reconcile makes them.
     const prepared = this.opts.podInputs.of(wf, a.podName);

@@ -60,15 +60,7 @@ export class PodInputs {
     const ns = wf.metadata.namespace!;
     const uid = wf.metadata.uid!;
     const pods = this.podsOf(wf, true)!;
-    const failed = this.opts.failures.podFailures(uid);
-    const todo = actions.filter(
-      (a): a is CreatePod =>
-        a.kind === 'createPod' &&
-        !pods.has(a.podName) &&
-        !failed?.has(a.podName) &&
-        !this.opts.caches.pods.get(ns, a.podName) &&
-        !this.opts.creations.pending(`${ns}/${a.podName}`),
-    );
+    const todo = actions.filter((a): a is CreatePod => a.kind === 'createPod' && !pods.has(a.podName) && !this.settled(wf, a.podName));
     const outcomes = await inParallel(todo, async (a) => {
       const failure = await this.prepareOne(wf, a, pods);
       if (failure === undefined) return false;
@@ -81,6 +73,19 @@ export class PodInputs {
       return true;
     });
     return outcomes.some(Boolean);
+  }
+
+  /**
+   * The pod needs nothing more: it exists, its creation is under way, or it failed for good. The
+   * one definition the preparation and the applier's create both go by.
+   */
+  settled(wf: Obj<Workflow>, podName: string): boolean {
+    const ns = wf.metadata.namespace!;
+    return (
+      this.opts.caches.pods.get(ns, podName) !== undefined ||
+      this.opts.creations.pending(`${ns}/${podName}`) ||
+      this.opts.failures.podFailures(wf.metadata.uid!)?.has(podName) === true
+    );
   }
 
   /** What was prepared for the pod; undefined when it was not (prepare it in the next reconcile). */
