@@ -6,17 +6,20 @@
 #   hack/build-store-server.sh minio              MinIO, an S3-compatible object store
 #   hack/build-store-server.sh fake-gcs-server    fake-gcs-server, a GCS emulator
 #   hack/build-store-server.sh registry           the CNCF distribution registry, an OCI image registry
+#   hack/build-store-server.sh nats-server        nats-server with JetStream, the durable event bus
 #   hack/build-store-server.sh NAME --print       print the binary's path (builds first if needed)
 #
-# Environment: PLUGFLOW_CACHE (default ~/.cache/plugflow); MINIO_VERSION, FAKE_GCS_VERSION, REGISTRY_VERSION (module versions).
+# Environment: PLUGFLOW_CACHE (default ~/.cache/plugflow); MINIO_VERSION, FAKE_GCS_VERSION, REGISTRY_VERSION,
+# NATS_SERVER_VERSION (module versions).
 set -euo pipefail
 
-NAME="${1:?usage: hack/build-store-server.sh minio|fake-gcs-server|registry [--print]}"
+NAME="${1:?usage: hack/build-store-server.sh minio|fake-gcs-server|registry|nats-server [--print]}"
 case "$NAME" in
   minio) MODULE=github.com/minio/minio VERSION="${MINIO_VERSION:-v0.0.0-20260212201848-7aac2a2c5b7c}" ;;
   fake-gcs-server) MODULE=github.com/fsouza/fake-gcs-server VERSION="${FAKE_GCS_VERSION:-v1.56.1}" ;;
   registry) MODULE=github.com/distribution/distribution/v3/cmd/registry VERSION="${REGISTRY_VERSION:-v3.0.0}" ;;
-  *) echo "[store-server] unknown server '$NAME' (minio, fake-gcs-server or registry)" >&2; exit 2 ;;
+  nats-server) MODULE=github.com/nats-io/nats-server/v2 VERSION="${NATS_SERVER_VERSION:-v2.15.2}" ;;
+  *) echo "[store-server] unknown server '$NAME' (minio, fake-gcs-server, registry or nats-server)" >&2; exit 2 ;;
 esac
 CACHE="${PLUGFLOW_CACHE:-$HOME/.cache/plugflow}"
 BIN="$CACHE/bin/$NAME-$VERSION"

@@ -9,6 +9,8 @@ import type { AuthMode } from '../server/auth.js';
 import type { DispatchMode } from '../server/routes/events.js';
 import { LIMIT_DEFAULTS } from '../server/limits.js';
 import { DEFAULTS, startServer } from '../server/server.js';
+import { EVENT_BUS_DEFAULTS } from '../server/event-bus.js';
+import { envelopeKey } from '../server/event-envelope.js';
 import { errorMessage } from '../log/error-message.js';
 import { loadKubeAccess } from '../kube/kube-access.js';
 import { port, positiveInt } from './option-values.js';
@@ -53,6 +55,10 @@ interface ServerFlags {
   unsafeServerModeWithoutAuth?: boolean;
   maxConnections: number;
   maxBodiesInFlight: number;
+  eventBus?: string[];
+  eventBusKeyFile?: string;
+  eventBusReplicas: number;
+  eventBusAckWait: number;
 }
 
 export function registerServerCommands(program: Command): void {
@@ -79,9 +85,29 @@ export function registerServerCommands(program: Command): void {
     .option('--event-worker-count <n>', 'events dispatched at once', positiveInt, DEFAULTS.eventWorkerCount)
     .option(
       '--event-dispatch <mode>',
-      'async: reply at once; sync: reply with the workflows created',
+      'without a bus — sync: reply once the workflows exist (durable); async: reply at once (an event still queued dies with the process)',
       oneOf<DispatchMode>('async', 'sync'),
       DEFAULTS.eventDispatch,
+    )
+    .option(
+      '--event-bus <nats-urls>',
+      'store accepted events in NATS JetStream and dispatch from there (comma-separated nats:// URLs); replaces --event-dispatch',
+      (v: string) =>
+        v
+          .split(',')
+          .map((u) => u.trim())
+          .filter((u) => u !== ''),
+    )
+    .option(
+      '--event-bus-key-file <file>',
+      "--event-bus: a secret (>= 32 bytes) every replica shares; callers' tokens are stored sealed with it",
+    )
+    .option('--event-bus-replicas <n>', '--event-bus: replicas of the event stream', positiveInt, EVENT_BUS_DEFAULTS.replicas)
+    .option(
+      '--event-bus-ack-wait <seconds>',
+      "--event-bus: how long a replica may hold an event unacknowledged before the stream delivers it to another (a dead replica's events wait this long)",
+      positiveInt,
+      EVENT_BUS_DEFAULTS.ackWaitMs / 1000,
     )
     .option('--max-body-size <bytes>', 'largest request body; beyond it 413', positiveInt, DEFAULTS.maxBodyBytes)
     .option('--namespace <ns>', 'watch WorkflowEventBindings in this namespace only (default: all)')
@@ -103,9 +129,19 @@ export function registerServerCommands(program: Command): void {
       [] as string[],
     )
     .option('--kubeconfig <path>', "the server's own kubeconfig (default: $KUBECONFIG, ~/.kube/config or in-cluster)")
-    .action(async (flags: ServerFlags) => {
+    .action(async (flags: ServerFlags, cmd: Command) => {
       const kc = await loadKubeAccess(flags.kubeconfig);
       const logger = createLogger('server');
+      if (flags.eventBus && cmd.getOptionValueSource('eventDispatch') === 'cli')
+        throw new InvalidArgumentError(
+          '--event-dispatch is for a server without --event-bus (with a bus, events are stored, then dispatched)',
+        );
+      for (const [f, flag] of [
+        ['eventBusKeyFile', '--event-bus-key-file'],
+        ['eventBusReplicas', '--event-bus-replicas'],
+        ['eventBusAckWait', '--event-bus-ack-wait'],
+      ] as const)
+        if (!flags.eventBus && cmd.getOptionValueSource(f) === 'cli') throw new InvalidArgumentError(`${flag} needs --event-bus`);
       if (flags.serverTokenFile && flags.authMode !== 'server')
         throw new InvalidArgumentError(
           '--server-token-file is for --auth-mode=server (in client mode callers send their own Kubernetes tokens)',
@@ -122,6 +158,16 @@ export function registerServerCommands(program: Command): void {
         eventOperationQueueSize: flags.eventOperationQueueSize,
         eventWorkerCount: flags.eventWorkerCount,
         eventDispatch: flags.eventDispatch,
+        ...(flags.eventBus
+          ? {
+              eventBus: {
+                servers: flags.eventBus,
+                replicas: flags.eventBusReplicas,
+                ackWaitMs: flags.eventBusAckWait * 1000,
+                ...(flags.eventBusKeyFile ? { key: envelopeKey(readFileSync(flags.eventBusKeyFile)) } : {}),
+              },
+            }
+          : {}),
         maxBodyBytes: flags.maxBodySize,
         namespace: flags.namespace,
         metricsPort: flags.metricsPort,

@@ -8,6 +8,8 @@ import { dieWithParent, killOnExit } from '../runner/parent-death.js';
 
 export interface ServerProcess {
   stop(): Promise<void>;
+  /** SIGKILL, as a crash or a lost node would end it (chaos tests); resolves once it is gone. */
+  kill(): Promise<void>;
 }
 
 export interface ServerProcessOptions {
@@ -55,6 +57,12 @@ export async function startServerProcess(opts: ServerProcessOptions): Promise<Se
       const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
       await gone;
       clearTimeout(timer);
+    },
+    kill: async () => {
+      if (exited !== undefined) return;
+      const gone = new Promise((r) => child.once('exit', r));
+      child.kill('SIGKILL');
+      await gone;
     },
   };
 }

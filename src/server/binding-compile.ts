@@ -59,6 +59,8 @@ export class BindingFailure extends Error {
   constructor(
     readonly outcome: BindingOutcome,
     message: string,
+    /** The API server was unreachable or overloaded to the end: a later delivery may succeed. */
+    readonly retryable = false,
   ) {
     super(message);
     this.name = 'BindingFailure';

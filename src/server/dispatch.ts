@@ -19,6 +19,7 @@ import { withholdQuotedValues } from './errors.js';
 import type { KubeClient } from '../kube/client.js';
 import { ApiError, isTransient } from '../kube/errors.js';
 import { CLUSTER_WORKFLOW_TEMPLATES, WORKFLOW_TEMPLATES, WORKFLOWS } from '../kube/resource.js';
+import { ANNOTATION_EVENT_ID } from '../api/index.js';
 import type { BindingOutcome, ServerMetrics } from './metrics.js';
 import { workflowNameForEvent } from './event-id.js';
 import { defaultWorkflowName, workflowFromSubmission, type Submission } from './workflow-from-event.js';
@@ -43,8 +44,11 @@ export interface DispatchResult {
    * submitted it (the workflow named is the one that submission created).
    */
   workflows: { binding: string; name: string; deduplicated?: boolean }[];
-  /** Bindings that matched (or could not be evaluated) and failed. */
-  errors: { binding: string; reason: BindingOutcome; message: string }[];
+  /**
+   * Bindings that matched (or could not be evaluated) and failed; `retryable` when the API
+   * server stayed unreachable or overloaded (the event bus then delivers the event again).
+   */
+  errors: { binding: string; reason: BindingOutcome; message: string; retryable?: boolean }[];
 }
 
 export interface DispatcherOptions {
@@ -105,9 +109,9 @@ export class Dispatcher {
         });
         result.workflows.push(deduplicated ? { binding: b.name, name, deduplicated } : { binding: b.name, name });
       } catch (err) {
-        const f = err instanceof BindingFailure ? err : new BindingFailure('submit_error', errorMessage(err));
+        const f = err instanceof BindingFailure ? err : new BindingFailure('submit_error', errorMessage(err), isTransient(err));
         this.fail(b, f, job);
-        result.errors.push({ binding: b.name, reason: f.outcome, message: f.message });
+        result.errors.push({ binding: b.name, reason: f.outcome, message: f.message, ...(f.retryable ? { retryable: true } : {}) });
       }
     }
     this.opts.metrics.eventsDispatched.inc();
@@ -152,6 +156,8 @@ export class Dispatcher {
         const clash = err instanceof ApiError && err.code === 409;
         if (clash && retried) return { name, deduplicated: false };
         if (clash && byId) return { name, deduplicated: true };
+        if (clash && s.name !== undefined && s.eventId !== undefined && (await this.submittedBy(kube, b.namespace, name, s.eventId)))
+          return { name, deduplicated: true };
         if (clash && i < attempts) continue; // a generated name was taken: draw another
         throw classify(err, `creating Workflow ${b.namespace}/${name}`, {
           409: [
@@ -160,6 +166,19 @@ export class Dispatcher {
           ],
         });
       }
+    }
+  }
+
+  /**
+   * Whether the workflow named by a binding's spec.submit.metadata.name was created by this very
+   * event (its id annotation): a sender's retry, or the bus delivering the event again.
+   */
+  private async submittedBy(kube: KubeClient, namespace: string, name: string, eventId: string): Promise<boolean> {
+    try {
+      const existing = (await kube.get(WORKFLOWS, namespace, name)) as { metadata?: { annotations?: Record<string, string> } };
+      return existing.metadata?.annotations?.[ANNOTATION_EVENT_ID] === eventId;
+    } catch {
+      return false;
     }
   }
 
@@ -207,7 +226,8 @@ export class Dispatcher {
 
 /** An API error as a binding failure: the status picks the outcome, specific texts override. */
 function classify(err: unknown, doing: string, special: Record<number, [BindingOutcome, string]>): BindingFailure {
-  if (!(err instanceof ApiError) || err.code === 0) return new BindingFailure('submit_error', `${doing}: ${errorMessage(err)}`);
+  if (!(err instanceof ApiError) || err.code === 0)
+    return new BindingFailure('submit_error', `${doing}: ${errorMessage(err)}`, isTransient(err));
   const hit = special[err.code];
   if (hit) return new BindingFailure(hit[0], hit[1]);
   // The API server quotes the values it refuses, and those may come from the event's payload:
@@ -215,5 +235,5 @@ function classify(err: unknown, doing: string, special: Record<number, [BindingO
   const message = withholdQuotedValues(err.message);
   if (err.code === 403) return new BindingFailure('forbidden', `${doing} is forbidden for the caller: ${message}`);
   if (err.code === 401) return new BindingFailure('unauthorized', `${doing}: the caller's token was not accepted: ${message}`);
-  return new BindingFailure('submit_error', `${doing}: ${err.code}: ${message}`);
+  return new BindingFailure('submit_error', `${doing}: ${err.code}: ${message}`, isTransient(err));
 }

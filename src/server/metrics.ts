@@ -22,7 +22,20 @@ export const BINDING_OUTCOMES = [
 export type BindingOutcome = (typeof BINDING_OUTCOMES)[number];
 
 /** What became of an event at the endpoint (label `result` of plugflow_events_received_total). */
-export type EventReceipt = 'accepted' | 'queue_full' | 'invalid' | 'unauthorized' | 'forbidden' | 'rate_limited' | 'busy' | 'shutting_down';
+export type EventReceipt =
+  | 'accepted'
+  | 'duplicate'
+  | 'queue_full'
+  | 'invalid'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'rate_limited'
+  | 'busy'
+  | 'bus_unavailable'
+  | 'shutting_down';
+
+/** What became of one delivery of a stored event (label `result` of plugflow_event_bus_deliveries_total). */
+export type BusDelivery = 'acked' | 'retry' | 'dead_letter';
 
 /**
  * Children of a labelled metric, looked up once per label set: prom-client hashes the labels on
@@ -57,6 +70,9 @@ export class ServerMetrics {
   readonly bindingOutcomes: Counter<'namespace' | 'binding' | 'outcome'>;
   readonly bindingsCached: Gauge;
   readonly bindingCompileErrors: Gauge;
+  readonly busConnected: Gauge;
+  readonly busPublishSeconds: Histogram;
+  readonly busDeliveries: Counter<'result'>;
 
   /** One answered request: its count by route, method and status, and its time by route. */
   recordRequest(route: string, method: string, status: number, seconds: number): void {
@@ -125,6 +141,23 @@ export class ServerMetrics {
       registers,
     });
     this.bindingsCached = new Gauge({ name: 'plugflow_event_bindings', help: 'WorkflowEventBindings in the cache', registers });
+    this.busConnected = new Gauge({
+      name: 'plugflow_event_bus_connected',
+      help: '1 while the server is connected to its event bus (--event-bus), 0 while not; absent without a bus',
+      registers,
+    });
+    this.busPublishSeconds = new Histogram({
+      name: 'plugflow_event_bus_store_seconds',
+      help: 'Time to store an accepted event in the event bus (publish until the replicated stream acknowledged it)',
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
+      registers,
+    });
+    this.busDeliveries = new Counter({
+      name: 'plugflow_event_bus_deliveries_total',
+      help: 'Deliveries of stored events to this replica: acked (its workflows exist or its failures are recorded), retry (redelivered later), dead_letter',
+      labelNames: ['result'],
+      registers,
+    });
     this.bindingCompileErrors = new Gauge({
       name: 'plugflow_event_bindings_invalid',
       help: 'Cached bindings whose expressions do not compile',

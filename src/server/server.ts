@@ -20,6 +20,7 @@ import { workflowRoutes } from './routes/workflows.js';
 import { uiRoutes } from './routes/ui.js';
 import { tlsMaterial } from '../tls/tls-material.js';
 import { buildApp } from './app.js';
+import { EventBus, EventBusError, type EventBusOptions } from './event-bus.js';
 
 export const DEFAULTS = {
   port: 2746,
@@ -27,7 +28,7 @@ export const DEFAULTS = {
   authMode: 'client' as AuthMode,
   eventOperationQueueSize: 64,
   eventWorkerCount: 16,
-  eventDispatch: 'async' as DispatchMode,
+  eventDispatch: 'sync' as DispatchMode,
   maxBodyBytes: 1024 * 1024,
   drainTimeoutMs: 30_000,
   /** `plugflow server --metrics-port`; startServer without the option picks a free port. */
@@ -62,8 +63,13 @@ export interface ServerOptions {
   eventOperationQueueSize?: number;
   /** Events dispatched at once (default 16: dispatch waits on the API server, not on CPU). */
   eventWorkerCount?: number;
-  /** `async` (default): reply at once; `sync`: reply with the workflows created. */
+  /**
+   * Without a bus: `sync` (default): reply once the workflows exist, naming them; `async`: reply
+   * at once (an event still queued dies with the process).
+   */
   eventDispatch?: DispatchMode;
+  /** Store accepted events in NATS JetStream and dispatch from there (event-bus.ts); replaces `eventDispatch`. */
+  eventBus?: EventBusOptions;
   /** Largest request body in bytes; beyond it 413 (default 1 MiB). */
   maxBodyBytes?: number;
   /** Watch bindings in this namespace only (default: all namespaces). */
@@ -138,6 +144,29 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     onDepth: (n) => metrics.queueDepth.set(n),
   });
   metrics.queueCapacity.set(queue.capacity);
+  let bus: EventBus | undefined;
+  if (o.eventBus) {
+    if (o.authMode === 'client' && !o.eventBus.key) {
+      await kube.close().catch(() => {});
+      throw new EventBusError(
+        "--event-bus in client auth mode needs --event-bus-key-file: callers' tokens are stored sealed with it until their events are dispatched",
+      );
+    }
+    try {
+      bus = await EventBus.connect(o.eventBus, {
+        // A stored event is delivered again when the API server stays down: each try is shorter.
+        dispatcher: new Dispatcher({ kube, bindings, recorder, metrics, logger, retryForMs: 20_000 }),
+        logger,
+        metrics,
+        workers: o.eventWorkerCount,
+        maxBodyBytes: o.maxBodyBytes,
+        namespace: o.namespace,
+      });
+    } catch (err) {
+      await kube.close().catch(() => {});
+      throw err;
+    }
+  }
 
   const tls = o.secure === false ? undefined : await tlsMaterial(o.tlsCert, o.tlsKey);
   let draining = false;
@@ -147,13 +176,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     metrics,
     logger,
     mode: o.eventDispatch,
+    ...(bus ? { bus } : {}),
     maxBodyBytes: o.maxBodyBytes,
     budget,
     lingerMs: limits.lingerMs,
   });
   const app = buildApp(tls, o.maxBodyBytes, logger, metrics, events, { auth, budget, limits });
   await app.register(healthRoutes, {
-    notReady: () => (draining ? 'shutting down' : bindings.readinessProblem()),
+    notReady: () => (draining ? 'shutting down' : (bindings.readinessProblem() ?? bus?.readinessProblem())),
   });
   await app.register(workflowRoutes, {
     kube,
@@ -166,10 +196,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
   try {
     await bindings.start();
+    await bus?.start();
     await app.listen({ port: o.port, host: o.host });
     metricsServer = await startMetricsServer(metrics, o.host, options.metricsPort ?? 0);
   } catch (err) {
     await metricsServer?.close().catch(() => {});
+    await bus?.close(0).catch(() => {});
     await bindings.stop().catch(() => {});
     await app.close().catch(() => {});
     await kube.close().catch(() => {});
@@ -188,7 +220,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     fingerprint: tls?.fingerprint,
     eventQueueSize: queue.capacity,
     eventWorkers: queue.workers,
-    eventDispatch: o.eventDispatch,
+    eventDispatch: bus ? 'bus' : o.eventDispatch,
+    ...(o.eventBus ? { eventBus: o.eventBus.servers.join(','), eventBusReplicas: o.eventBus.replicas ?? 3 } : {}),
     bindingNamespace: o.namespace ?? '(all)',
     limits,
   });
@@ -216,6 +249,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         new Promise<boolean>((r) => setTimeout(() => r(false), o.drainTimeoutMs).unref()),
       ]);
       if (!drained) logger.error('event queue not drained in time; events still in process are lost', { inProcess: queue.inProcess });
+      if (bus && !(await bus.close(o.drainTimeoutMs)))
+        logger.warn('stored events still being dispatched at shutdown; the bus delivers them to another replica', {
+          dispatching: bus.dispatching,
+        });
       await recorder.flush();
       await app.close();
       await metricsServer!.close();
@@ -230,7 +267,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     metricsUrl: metricsServer.url,
     fingerprint: tls?.fingerprint,
     metrics,
-    eventsInProcess: () => queue.inProcess,
+    eventsInProcess: () => queue.inProcess + (bus?.dispatching ?? 0),
     bindings: (ns) => bindings.bindingsIn(ns).map((b) => ({ name: b.name, problems: [...b.problems] })),
     close,
   };

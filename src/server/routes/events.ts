@@ -8,9 +8,14 @@
  * Content-Type says (senders often post JSON without one). In order: the caller (401), its
  * right to list the namespace's bindings (403, a cached access review; 429 when reviews of new
  * tokens are rate-limited) — all before a byte of the body is read — then the body (413 over the
- * limit, 503 when the budget of bodies in flight is full, 400 unless JSON), then the bounded queue: full is 503 with `Retry-After`. Async
- * dispatch (default) answers `200 {}` at once; sync dispatch answers after the bindings ran,
- * with the workflows created and the failures.
+ * limit, 503 when the budget of bodies in flight is full, 400 unless JSON). Then, by mode:
+ * - `sync` (the default, durable without a bus): the bounded queue (full is 503 with
+ *   `Retry-After`), and the answer once the bindings ran, naming the workflows created and the
+ *   failures — 200 means the workflows exist;
+ * - `bus` (`--event-bus`): the event is stored in the replicated stream (event-bus.ts) and the
+ *   answer is 200 once the stream acknowledged it; the bus being unreachable is 503;
+ * - `async`: the bounded queue, and `200 {}` at once — fastest, but an event still in the
+ *   queue dies with the process.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseUserJson } from '../../api/index.js';
@@ -23,6 +28,7 @@ import { HttpError, badRequest, Code, errorDetails, notFound, toHttpError, unava
 import type { EventQueue, Outcome } from '../event-queue.js';
 import { budgetFull, declaredTooLarge, LIMIT_DEFAULTS, lingerThenClose, type BodyBudget } from '../limits.js';
 import type { EventReceipt, ServerMetrics } from '../metrics.js';
+import type { EventBus } from '../event-bus.js';
 import { errorMessage } from '../../log/error-message.js';
 
 export type DispatchMode = 'async' | 'sync';
@@ -33,13 +39,18 @@ export interface EventRouteDeps {
   metrics: ServerMetrics;
   logger: Logger;
   mode: DispatchMode;
+  /** The event bus: when given, accepting an event is storing it there (`mode` is not used). */
+  bus?: EventBus;
   /** Largest body in bytes; beyond it 413. */
   maxBodyBytes: number;
   /** Bytes of bodies in flight, shared with the other routes; full → 503. */
   budget: BodyBudget;
   /** After a refusal, how long the unread rest of a body is discarded before the connection is cut (default 5 s). */
   lingerMs?: number;
-  /** Sync mode: longest wait for the dispatch before answering 202 (default 9 s, under the 10 s promise). */
+  /**
+   * Sync mode: longest wait for the dispatch before answering 202 (default 9 s, under the 10 s
+   * promise). A 202 is not an acceptance: the event is still in this process.
+   */
   syncReplyTimeoutMs?: number;
 }
 
@@ -203,7 +214,8 @@ class EventEndpoint {
       this.receipt('invalid');
       return this.fail(call, badRequest(err instanceof SyntaxError ? `the event body must be JSON: ${err.message}` : errorMessage(err)));
     }
-    const { queue } = this.deps;
+    const { queue, bus } = this.deps;
+    if (bus) return this.store(call, bus, text);
     const job: EventJob = {
       namespace: call.namespace,
       discriminator: call.discriminator,
@@ -241,10 +253,38 @@ class EventEndpoint {
     void Promise.race([done as Promise<Outcome<DispatchResult>>, timeout]).then((outcome) => {
       clearTimeout(timer);
       if (outcome === 'timeout')
-        this.send(call, 202, JSON.stringify({ message: `the event is accepted and still being dispatched after ${wait / 1000}s` }));
+        this.send(
+          call,
+          202,
+          JSON.stringify({
+            message: `the event is still being dispatched after ${wait / 1000}s and is not yet durable: resend it with the same X-Event-Id to be sure (a repeat creates no second workflow)`,
+          }),
+        );
       else if (outcome.ok) this.send(call, 200, JSON.stringify(outcome.value));
       else this.fail(call, new HttpError(Code.Internal, `dispatching the event failed: ${errorMessage(outcome.error)}`));
     });
+  }
+
+  /** Bus mode: 200 once the replicated stream holds the event, naming the id it is known by. */
+  private store(call: EventCall, bus: EventBus, body: string): void {
+    const job = {
+      namespace: call.namespace,
+      discriminator: call.discriminator,
+      headers: call.req.rawHeaders,
+      ...(call.eventId !== undefined ? { eventId: call.eventId } : {}),
+      caller: call.caller,
+    };
+    bus.store(job, body).then(
+      (stored) => {
+        this.receipt(stored.duplicate ? 'duplicate' : 'accepted');
+        this.send(call, 200, JSON.stringify(stored.duplicate ? { id: stored.id, duplicate: true } : { id: stored.id }));
+      },
+      (err: unknown) => {
+        this.receipt('bus_unavailable');
+        this.deps.logger.warn('the event bus did not store an event', { namespace: call.namespace, error: errorMessage(err) });
+        this.fail(call, unavailable(`the event bus did not store the event, so it is not accepted: ${errorMessage(err)}`, 1));
+      },
+    );
   }
 
   /**

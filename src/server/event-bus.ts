@@ -1,0 +1,352 @@
+/**
+ * The event bus: NATS JetStream, when the server is given one (`--event-bus nats://…`).
+ *
+ * Accepting an event is publishing it to a replicated stream and waiting for the stream's
+ * acknowledgement, which the stream's leader gives once a quorum of its replicas wrote it: the
+ * endpoint answers 200 only then, so an accepted event outlives the replica that accepted it,
+ * and that replica's node. The publish carries a message id (the sender's event id, else a fresh
+ * one), so a sender's retry of the same delivery within the stream's duplicate window is not
+ * even stored twice.
+ *
+ * Dispatching is a durable pull consumer shared by every server replica: each takes the next
+ * stored events, runs them through the bindings (dispatch.ts) and acknowledges an event once its
+ * workflows exist, or its failures are recorded on its bindings (Warning Event, log, metric). A
+ * replica that dies holding events does not acknowledge them, and the stream delivers them again
+ * to a live replica after the ack wait. The workflows' names come from the event's id, so a
+ * second delivery finds them created and creates nothing (deduplicated). An event that can never
+ * succeed — it cannot be read, or the API server stayed down through every delivery — is
+ * published to the dead-letter stream with the reason, logged and counted, then terminated.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { connect } from '@nats-io/transport-node';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  DiscardPolicy,
+  JetStreamApiError,
+  jetstream,
+  jetstreamManager,
+  RetentionPolicy,
+  StorageType,
+  type ConsumerMessages,
+  type JetStreamClient,
+  type JsMsg,
+} from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
+import type { Logger } from '../log/logger.js';
+import { errorMessage } from '../log/error-message.js';
+import type { Dispatcher, EventJob } from './dispatch.js';
+import { EnvelopeError, openEvent, sealEvent } from './event-envelope.js';
+import type { ServerMetrics } from './metrics.js';
+
+export interface EventBusOptions {
+  /** NATS URLs, e.g. `nats://127.0.0.1:4222` (several: the client fails over between them). */
+  servers: string[];
+  /** AES key for callers' tokens (event-envelope.ts `envelopeKey`); needed in client auth mode. */
+  key?: Buffer;
+  /** Replicas of the stream (default 3: one node may die without losing an event or the quorum). */
+  replicas?: number;
+  /** Stream name (default PLUGFLOW_EVENTS); the dead letters go to `<name>_DEAD`. */
+  stream?: string;
+  /** Deliveries of one event before it goes to the dead letters (default 5). */
+  maxDeliver?: number;
+  /** How long a replica may hold an event without acknowledging it before it is delivered again (default 30 s). */
+  ackWaitMs?: number;
+  /** A second publish with the same id within this window is not stored (default 10 minutes). */
+  duplicateWindowMs?: number;
+  /** Longest a stored event waits to be dispatched (default 7 days), and a dead letter is kept. */
+  maxAgeMs?: number;
+  /** Longest wait for the stream to acknowledge a publish (default 5 s); then 503. */
+  publishTimeoutMs?: number;
+}
+
+export const EVENT_BUS_DEFAULTS = {
+  replicas: 3,
+  stream: 'PLUGFLOW_EVENTS',
+  maxDeliver: 5,
+  ackWaitMs: 30_000,
+  duplicateWindowMs: 10 * 60_000,
+  maxAgeMs: 7 * 24 * 3600_000,
+  publishTimeoutMs: 5_000,
+};
+
+export interface EventBusDeps {
+  dispatcher: Dispatcher;
+  logger: Logger;
+  metrics: ServerMetrics;
+  /** Events dispatched at once by this replica. */
+  workers: number;
+  /** Largest event body (the stream refuses larger messages). */
+  maxBodyBytes: number;
+  /** Dispatch only this namespace's events (a server given --namespace). */
+  namespace?: string;
+}
+
+/** What storing an event gave. */
+export interface Stored {
+  /** The id the stream knows the event by (the sender's event id when it sent one). */
+  id: string;
+  /** The stream already held an event with this id (a sender's retry): not stored again. */
+  duplicate: boolean;
+}
+
+export class EventBusError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EventBusError';
+  }
+}
+
+const SUBJECT_PREFIX = 'plugflow.events.';
+const DEAD_PREFIX = 'plugflow.dead-events.';
+const ns = (ms: number) => ms * 1_000_000;
+
+export class EventBus {
+  private messages?: ConsumerMessages;
+  private consuming?: Promise<void>;
+  private readonly inFlight = new Set<Promise<void>>();
+  private connected = true;
+  private closing = false;
+
+  private constructor(
+    private readonly nc: NatsConnection,
+    private readonly js: JetStreamClient,
+    private readonly o: Required<Omit<EventBusOptions, 'key'>> & { key?: Buffer },
+    private readonly deps: EventBusDeps,
+  ) {}
+
+  /** Connects, creates or updates the stream, the dead-letter stream and the consumer. */
+  static async connect(options: EventBusOptions, deps: EventBusDeps): Promise<EventBus> {
+    const o = { ...EVENT_BUS_DEFAULTS, ...options };
+    if (o.servers.length === 0) throw new EventBusError('--event-bus names no NATS server');
+    let nc: NatsConnection;
+    try {
+      nc = await connect({
+        servers: o.servers,
+        name: 'plugflow-server',
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 500,
+        timeout: 10_000,
+      });
+    } catch (err) {
+      throw new EventBusError(`cannot reach the event bus at ${o.servers.join(', ')}: ${errorMessage(err)}`);
+    }
+    try {
+      const jsm = await jetstreamManager(nc, { timeout: 15_000 });
+      const stream = {
+        name: o.stream,
+        subjects: [`${SUBJECT_PREFIX}>`],
+        retention: RetentionPolicy.Workqueue,
+        storage: StorageType.File,
+        num_replicas: o.replicas,
+        duplicate_window: ns(o.duplicateWindowMs),
+        max_age: ns(o.maxAgeMs),
+        max_msg_size: deps.maxBodyBytes + 64 * 1024,
+        discard: DiscardPolicy.Old,
+      };
+      const dead = {
+        name: `${o.stream}_DEAD`,
+        subjects: [`${DEAD_PREFIX}>`],
+        retention: RetentionPolicy.Limits,
+        storage: StorageType.File,
+        num_replicas: o.replicas,
+        max_age: ns(o.maxAgeMs),
+        max_msg_size: deps.maxBodyBytes + 128 * 1024,
+      };
+      for (const config of [stream, dead]) {
+        try {
+          await jsm.streams.info(config.name);
+          await jsm.streams.update(config.name, config);
+        } catch (err) {
+          if (!(err instanceof JetStreamApiError) || err.status !== 404) throw err;
+          await jsm.streams.add(config);
+        }
+      }
+      const durable = deps.namespace ? `plugflow-dispatch-${deps.namespace}` : 'plugflow-dispatch';
+      const consumer = {
+        durable_name: durable,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+        ack_wait: ns(o.ackWaitMs),
+        max_deliver: o.maxDeliver,
+        max_ack_pending: 10_000,
+        filter_subject: deps.namespace ? `${SUBJECT_PREFIX}${deps.namespace}` : `${SUBJECT_PREFIX}>`,
+      };
+      try {
+        await jsm.consumers.info(o.stream, durable);
+        await jsm.consumers.update(o.stream, durable, consumer);
+      } catch (err) {
+        if (!(err instanceof JetStreamApiError) || err.status !== 404) throw err;
+        await jsm.consumers.add(o.stream, consumer);
+      }
+    } catch (err) {
+      await nc.close().catch(() => {});
+      throw new EventBusError(`setting up the event stream ${o.stream} on ${o.servers.join(', ')}: ${errorMessage(err)}`);
+    }
+    const bus = new EventBus(nc, jetstream(nc, { timeout: o.publishTimeoutMs }), o, deps);
+    bus.watchStatus();
+    return bus;
+  }
+
+  /** Why the bus cannot take events now (for /readyz), or undefined. */
+  readinessProblem(): string | undefined {
+    if (this.closing) return 'the event bus connection is closing';
+    return this.connected ? undefined : `disconnected from the event bus (${this.o.servers.join(', ')}): reconnecting`;
+  }
+
+  /** Events this replica holds and has not acknowledged. */
+  get dispatching(): number {
+    return this.inFlight.size;
+  }
+
+  /** Stores an accepted event; resolves once the replicated stream has it. */
+  async store(job: Omit<EventJob, 'payload' | 'receivedAt'>, body: string): Promise<Stored> {
+    const id =
+      job.eventId === undefined
+        ? randomUUID()
+        : createHash('sha256').update(`${job.namespace}\0${job.discriminator}\0${job.eventId}`).digest('base64url');
+    const data = sealEvent(job, body, id, this.o.key);
+    const started = performance.now();
+    const until = started + this.o.publishTimeoutMs;
+    // While the client reconnects to another node or the stream elects a new leader, a publish
+    // fails at once (no responders) or times out. Publishing again under the same message id is
+    // safe — the stream stores it once — so the sender waits a little instead of getting a 503.
+    for (let pause = 50; ; pause = Math.min(pause * 2, 1000)) {
+      try {
+        const ack = await this.js.publish(`${SUBJECT_PREFIX}${job.namespace}`, data, {
+          msgID: id,
+          timeout: Math.max(250, until - performance.now()),
+        });
+        this.deps.metrics.busPublishSeconds.observe((performance.now() - started) / 1000);
+        return { id: job.eventId ?? id, duplicate: ack.duplicate };
+      } catch (err) {
+        if (this.closing || performance.now() + pause >= until) throw err;
+        await new Promise((r) => setTimeout(r, pause));
+      }
+    }
+  }
+
+  /** Starts taking stored events and dispatching them, `workers` at a time. */
+  async start(): Promise<void> {
+    const durable = this.deps.namespace ? `plugflow-dispatch-${this.deps.namespace}` : 'plugflow-dispatch';
+    const consumer = await this.js.consumers.get(this.o.stream, durable);
+    // Short pull requests (5 s, heartbeats every 2.5 s): when the consumer's leader moves to
+    // another node (a node died), the client notices two missed heartbeats and pulls again
+    // within seconds, not after the default 30 s.
+    this.messages = await consumer.consume({ max_messages: Math.max(8, this.deps.workers * 2), expires: 5_000 });
+    const messages = this.messages;
+    this.consuming = (async () => {
+      for await (const m of messages) {
+        while (this.inFlight.size >= this.deps.workers) await Promise.race(this.inFlight);
+        const p = this.handle(m).finally(() => this.inFlight.delete(p));
+        this.inFlight.add(p);
+      }
+    })().catch((err: unknown) => {
+      if (!this.closing) this.deps.logger.error('the event bus consumer stopped', { error: errorMessage(err) });
+    });
+  }
+
+  /** One delivery: dispatch, then acknowledge, ask for a later delivery, or dead-letter. */
+  private async handle(m: JsMsg): Promise<void> {
+    const { logger, metrics } = this.deps;
+    const msgId = m.headers?.get('Nats-Msg-Id') ?? '';
+    const delivery = m.info.deliveryCount;
+    let opened;
+    try {
+      opened = openEvent(m.data, msgId, this.o.key);
+    } catch (err) {
+      return this.deadLetter(m, err instanceof EnvelopeError ? err.message : errorMessage(err), undefined);
+    }
+    // Tell the stream this replica is still working while the API server is slow.
+    const heartbeat = setInterval(() => m.working(), Math.max(1000, this.o.ackWaitMs / 3));
+    try {
+      const result = await this.deps.dispatcher.dispatch(opened.job);
+      const retryable = result.errors.filter((e) => e.retryable);
+      if (retryable.length === 0) {
+        m.ack();
+        metrics.busDeliveries.inc({ result: 'acked' });
+        return;
+      }
+      const why = retryable.map((e) => `${e.binding}: ${e.message}`).join('; ');
+      if (delivery >= this.o.maxDeliver) {
+        await this.deadLetter(m, `delivery ${delivery} of ${this.o.maxDeliver} failed: ${why}`, opened.job);
+        return;
+      }
+      const delayMs = Math.min(30_000, 1000 * 2 ** (delivery - 1));
+      logger.warn('event dispatch failed for now; the bus delivers it again', {
+        namespace: opened.job.namespace,
+        event: opened.job.eventId,
+        delivery,
+        retryInMs: delayMs,
+        error: why,
+      });
+      m.nak(delayMs);
+      metrics.busDeliveries.inc({ result: 'retry' });
+    } catch (err) {
+      // A bug or an unexpected failure: not acknowledged, so the stream delivers it again.
+      logger.error('dispatching a stored event failed', {
+        namespace: opened.job.namespace,
+        event: opened.job.eventId,
+        error: errorMessage(err),
+      });
+      m.nak(5_000);
+      metrics.busDeliveries.inc({ result: 'retry' });
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  /** Publishes the event with its reason to the dead letters, then terminates it in the stream. */
+  private async deadLetter(m: JsMsg, reason: string, job: EventJob | undefined): Promise<void> {
+    const subject = `${DEAD_PREFIX}${m.subject.slice(SUBJECT_PREFIX.length) || 'unknown'}`;
+    const facts = {
+      reason,
+      stream: m.info.stream,
+      sequence: m.seq,
+      deliveries: m.info.deliveryCount,
+      ...(job ? { namespace: job.namespace, discriminator: job.discriminator, event: job.eventId, caller: job.caller.id } : {}),
+    };
+    this.deps.logger.error('event moved to the dead letters', { ...facts, deadLetterStream: `${this.o.stream}_DEAD` });
+    try {
+      // The original message without its sealed token: the dead letters are for people to read.
+      const body = job ? Buffer.from(`${JSON.stringify(facts)}\n${JSON.stringify(job.payload)}`) : Buffer.from(JSON.stringify(facts));
+      await this.js.publish(subject, body, { msgID: `dead-${m.info.stream}-${m.seq}` });
+      m.term(reason.slice(0, 200));
+      this.deps.metrics.busDeliveries.inc({ result: 'dead_letter' });
+    } catch (err) {
+      this.deps.logger.error('could not write the dead letter; the event stays in the stream', { error: errorMessage(err) });
+      m.nak(10_000);
+    }
+  }
+
+  private watchStatus(): void {
+    this.deps.metrics.busConnected.set(1);
+    void (async () => {
+      for await (const s of this.nc.status()) {
+        if (s.type === 'disconnect') {
+          this.connected = false;
+          this.deps.metrics.busConnected.set(0);
+          this.deps.logger.warn('disconnected from the event bus; reconnecting', { server: s.server });
+        } else if (s.type === 'reconnect') {
+          this.connected = true;
+          this.deps.metrics.busConnected.set(1);
+          this.deps.logger.info('reconnected to the event bus', { server: s.server });
+        }
+      }
+    })().catch(() => {});
+  }
+
+  /** Stops taking events, finishes those in hand (others are delivered to other replicas), closes. */
+  async close(timeoutMs: number): Promise<boolean> {
+    this.closing = true;
+    await this.messages?.close().catch(() => {});
+    const finished = await Promise.race([
+      Promise.allSettled([...this.inFlight]).then(() => true),
+      new Promise<boolean>((r) => setTimeout(() => r(false), timeoutMs).unref()),
+    ]);
+    await this.consuming;
+    await this.nc.drain().catch(() => {});
+    this.deps.metrics.busConnected.set(0);
+    return finished;
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * The event bus (`--event-bus`) against a real three-node NATS JetStream cluster and the real
+ * API server: an accepted event is stored before the 200, two server replicas share the work,
+ * a sender's retry is not stored twice, a JetStream node may die, an unreadable event goes to
+ * the dead letters with its reason, and /readyz follows the bus.
+ */
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ANNOTATION_EVENT_ID, LABEL_WORKFLOW_EVENT_BINDING } from '../src/api/index.js';
+import { startNatsCluster, type NatsCluster } from '../src/devenv/nats-cluster.js';
+import { envelopeKey } from '../src/server/event-envelope.js';
+import { cluster, createTestNamespace, deleteTestNamespace } from './support/cluster.js';
+import { call, createObject, eventually, grantRole, listWorkflows, rule, startTestServer, type TestServer } from './support/server.js';
+
+describe('event bus: NATS JetStream', () => {
+  let ns: string;
+  let nats: NatsCluster;
+  let alice: string;
+  const key = envelopeKey(randomBytes(32));
+  const servers: TestServer[] = [];
+  const stream = `EVENTS_${randomBytes(3).toString('hex').toUpperCase()}`;
+
+  const start = async () => {
+    const s = await startTestServer({
+      namespace: ns,
+      secure: false,
+      eventBus: { servers: nats.servers, key, stream, ackWaitMs: 3000, maxDeliver: 3 },
+    });
+    servers.push(s);
+    return s;
+  };
+  const send = (s: TestServer, body: unknown, headers: Record<string, string> = {}) =>
+    call('POST', `${s.url}/api/v1/events/${ns}/`, { token: alice, body, headers });
+  const made = () => listWorkflows(ns, `${LABEL_WORKFLOW_EVENT_BINDING}=on-order`);
+  const byEvent = async () => {
+    const m = new Map<string, number>();
+    for (const w of await made()) {
+      const id = w.metadata.annotations?.[ANNOTATION_EVENT_ID] as string;
+      m.set(id, (m.get(id) ?? 0) + 1);
+    }
+    return m;
+  };
+
+  beforeAll(async () => {
+    ns = await createTestNamespace('event-bus');
+    ({ alice } = cluster().userTokens);
+    await grantRole(ns, 'alice', 'event-sender', [
+      rule('workfloweventbindings', 'list'),
+      rule('workflowtemplates', 'get'),
+      rule('workflows', 'create', 'get'),
+    ]);
+    await createObject(ns, 'workflowtemplates', {
+      kind: 'WorkflowTemplate',
+      metadata: { name: 'order' },
+      spec: {
+        entrypoint: 'main',
+        arguments: { parameters: [{ name: 'n' }] },
+        templates: [{ name: 'main', container: { image: 'busybox' } }],
+      },
+    });
+    await createObject(ns, 'workfloweventbindings', {
+      kind: 'WorkflowEventBinding',
+      metadata: { name: 'on-order' },
+      spec: {
+        event: { selector: 'payload.kind == "order"' },
+        submit: { workflowTemplateRef: { name: 'order' }, arguments: { parameters: [{ name: 'n', valueFrom: { event: 'payload.n' } }] } },
+      },
+    });
+    nats = await startNatsCluster({ log: (l) => console.log(l) });
+  });
+
+  afterAll(async () => {
+    for (const s of servers) await s.close().catch(() => {});
+    await nats?.stop();
+    await deleteTestNamespace(ns);
+  });
+
+  it('answers 200 once the replicated stream holds the event; its workflow follows, once, whoever dispatches', async () => {
+    const [a, b] = [await start(), await start()];
+    await eventually(async () => a.bindings(ns).length === 1 && b.bindings(ns).length === 1, 'the binding in both caches');
+    const replies = await Promise.all(
+      Array.from({ length: 40 }, (_, n) => send(n % 2 ? a : b, { kind: 'order', n }, { 'X-Event-Id': `order-${n}` })),
+    );
+    expect(replies.map((r) => r.status)).toEqual(Array(40).fill(200));
+    expect(replies[3].body).toEqual({ id: 'order-3' });
+    await eventually(async () => (await made()).length >= 40, '40 workflows', 30_000);
+    const counts = await byEvent();
+    expect([...counts.values()].every((c) => c === 1)).toBe(true);
+    expect(counts.size).toBe(40);
+    // Both replicas took events from the shared consumer.
+    const acked = async (s: TestServer) =>
+      (await s.metrics.busDeliveries.get()).values.find((v) => v.labels.result === 'acked')?.value ?? 0;
+    expect((await acked(a)) + (await acked(b))).toBe(40);
+  });
+
+  it("a sender's retry of the same delivery is not stored twice and makes no second workflow", async () => {
+    const s = servers[0];
+    const first = await send(s, { kind: 'order', n: 100 }, { 'X-GitHub-Delivery': 'gh-100' });
+    const again = await send(s, { kind: 'order', n: 100 }, { 'X-GitHub-Delivery': 'gh-100' });
+    expect(first).toMatchObject({ status: 200, body: { id: 'gh-100' } });
+    expect(again).toMatchObject({ status: 200, body: { id: 'gh-100', duplicate: true } });
+    await eventually(async () => (await byEvent()).get('gh-100') === 1, 'the workflow of gh-100');
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await byEvent()).get('gh-100')).toBe(1);
+  });
+
+  it('keeps accepting and dispatching while one JetStream node is SIGKILLed, and after it returns', async () => {
+    const s = servers[0];
+    await nats.kill(2);
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => send(s, { kind: 'order', n: 200 + i }, { 'X-Event-Id': `node-down-${i}` })),
+    );
+    expect(replies.filter((r) => r.status !== 200).map((r) => r.text)).toEqual([]);
+    await nats.restart(2);
+    const after = await send(s, { kind: 'order', n: 300 }, { 'X-Event-Id': 'node-back' });
+    expect(after.status).toBe(200);
+    await eventually(
+      async () => {
+        const c = await byEvent();
+        return Array.from({ length: 20 }, (_, i) => c.get(`node-down-${i}`)).every((n) => n === 1) && c.get('node-back') === 1;
+      },
+      'the workflows of the events sent while a node was down',
+      30_000,
+    );
+  });
+
+  it('an event that cannot be read goes to the dead letters with its reason, and is not delivered again', async () => {
+    const nc = await connect({ servers: nats.servers });
+    try {
+      await jetstream(nc).publish(`plugflow.events.${ns}`, new TextEncoder().encode('not an event'), { msgID: 'garbage-1' });
+      const jsm = await jetstreamManager(nc);
+      const dead = await eventually(async () => {
+        const info = await jsm.streams.info(`${stream}_DEAD`);
+        return info.state.messages > 0 && info;
+      }, 'a dead letter');
+      expect(dead.state.messages).toBe(1);
+      const letter = await jsm.streams.getMessage(`${stream}_DEAD`, { last_by_subj: `plugflow.dead-events.${ns}` });
+      expect(JSON.parse(new TextDecoder().decode(letter!.data))).toMatchObject({
+        reason: 'the stored event has no facts line',
+        deliveries: 1,
+      });
+      // Terminated in the work stream: nothing left to deliver.
+      await eventually(async () => (await jsm.streams.info(stream)).state.messages === 0, 'the work stream to empty');
+    } finally {
+      await nc.close();
+    }
+  });
+
+  it('/readyz and the endpoint say when the bus is gone; nothing is answered 200 that was not stored', async () => {
+    const s = servers[0];
+    for (const i of [0, 1, 2]) await nats.kill(i);
+    await eventually(async () => (await call('GET', `${s.url}/readyz`)).status === 503, '/readyz to fail');
+    expect((await call('GET', `${s.url}/readyz`)).body.reason).toMatch(/disconnected from the event bus/);
+    const refused = await send(s, { kind: 'order', n: 400 }, { 'X-Event-Id': 'bus-gone' });
+    expect(refused.status).toBe(503);
+    expect(refused.body.message).toMatch(/the event bus did not store the event, so it is not accepted/);
+    for (const i of [0, 1, 2]) await nats.restart(i);
+    await eventually(async () => (await call('GET', `${s.url}/readyz`)).status === 200, '/readyz to pass again', 60_000);
+    const resent = await eventually(
+      async () => {
+        const r = await send(s, { kind: 'order', n: 400 }, { 'X-Event-Id': 'bus-gone' });
+        return r.status === 200 && r;
+      },
+      'the resent event to be accepted',
+      60_000,
+    );
+    expect(resent.body).toEqual({ id: 'bus-gone' });
+    await eventually(async () => (await byEvent()).get('bus-gone') === 1, 'the workflow of the resent event', 30_000);
+  });
+});
