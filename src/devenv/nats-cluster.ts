@@ -38,15 +38,33 @@ export function ensureNatsServerBinary(log: (line: string) => void = () => {}): 
 }
 
 export async function startNatsCluster(opts: NatsClusterOptions = {}): Promise<NatsCluster> {
+  try {
+    return await startOnce(opts);
+  } catch (err) {
+    // A free port taken by another process between our probe and the server's bind: once more.
+    if (!/address already in use/.test((err as Error).message)) throw err;
+    opts.log?.(`[nats] a port was taken meanwhile; starting again on others`);
+    return startOnce(opts);
+  }
+}
+
+async function startOnce(opts: NatsClusterOptions): Promise<NatsCluster> {
   const log = opts.log ?? (() => {});
   const t0 = Date.now();
   const bin = await ensureNatsServerBinary(log);
   const n = opts.nodes ?? 3;
   const owns = !opts.dir;
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'plugflow-nats-'));
-  const ports = await Promise.all(
-    Array.from({ length: n }, async () => ({ client: await freePort(), route: await freePort(), http: await freePort() })),
-  );
+  // One at a time, and all different: a port just freed may be handed out again.
+  const taken = new Set<number>();
+  const port = async () => {
+    for (;;) {
+      const p = await freePort();
+      if (!taken.has(p)) return (taken.add(p), p);
+    }
+  };
+  const ports: { client: number; route: number; http: number }[] = [];
+  for (let i = 0; i < n; i++) ports.push({ client: await port(), route: await port(), http: await port() });
   const routes = ports.map((p) => `nats://127.0.0.1:${p.route}`).join(',');
   const args = (i: number) => {
     const p = ports[i]!;

@@ -56,7 +56,7 @@ export interface EventBusOptions {
   duplicateWindowMs?: number;
   /** Longest a stored event waits to be dispatched (default 7 days), and a dead letter is kept. */
   maxAgeMs?: number;
-  /** Longest wait for the stream to acknowledge a publish (default 5 s); then 503. */
+  /** Longest wait for the stream to acknowledge a publish, retries included (default 8 s, under the 10 s webhook senders wait); then 503. */
   publishTimeoutMs?: number;
 }
 
@@ -67,7 +67,7 @@ export const EVENT_BUS_DEFAULTS = {
   ackWaitMs: 30_000,
   duplicateWindowMs: 10 * 60_000,
   maxAgeMs: 7 * 24 * 3600_000,
-  publishTimeoutMs: 5_000,
+  publishTimeoutMs: 8_000,
 };
 
 export interface EventBusDeps {
@@ -100,6 +100,7 @@ export class EventBusError extends Error {
 const SUBJECT_PREFIX = 'plugflow.events.';
 const DEAD_PREFIX = 'plugflow.dead-events.';
 const ns = (ms: number) => ms * 1_000_000;
+const SETUP_DEADLINE_MS = 60_000;
 
 export class EventBus {
   private messages?: ConsumerMessages;
@@ -131,57 +132,20 @@ export class EventBus {
     } catch (err) {
       throw new EventBusError(`cannot reach the event bus at ${o.servers.join(', ')}: ${errorMessage(err)}`);
     }
-    try {
-      const jsm = await jetstreamManager(nc, { timeout: 15_000 });
-      const stream = {
-        name: o.stream,
-        subjects: [`${SUBJECT_PREFIX}>`],
-        retention: RetentionPolicy.Workqueue,
-        storage: StorageType.File,
-        num_replicas: o.replicas,
-        duplicate_window: ns(o.duplicateWindowMs),
-        max_age: ns(o.maxAgeMs),
-        max_msg_size: deps.maxBodyBytes + 64 * 1024,
-        discard: DiscardPolicy.Old,
-      };
-      const dead = {
-        name: `${o.stream}_DEAD`,
-        subjects: [`${DEAD_PREFIX}>`],
-        retention: RetentionPolicy.Limits,
-        storage: StorageType.File,
-        num_replicas: o.replicas,
-        max_age: ns(o.maxAgeMs),
-        max_msg_size: deps.maxBodyBytes + 128 * 1024,
-      };
-      for (const config of [stream, dead]) {
-        try {
-          await jsm.streams.info(config.name);
-          await jsm.streams.update(config.name, config);
-        } catch (err) {
-          if (!(err instanceof JetStreamApiError) || err.status !== 404) throw err;
-          await jsm.streams.add(config);
-        }
-      }
-      const durable = deps.namespace ? `plugflow-dispatch-${deps.namespace}` : 'plugflow-dispatch';
-      const consumer = {
-        durable_name: durable,
-        ack_policy: AckPolicy.Explicit,
-        deliver_policy: DeliverPolicy.All,
-        ack_wait: ns(o.ackWaitMs),
-        max_deliver: o.maxDeliver,
-        max_ack_pending: 10_000,
-        filter_subject: deps.namespace ? `${SUBJECT_PREFIX}${deps.namespace}` : `${SUBJECT_PREFIX}>`,
-      };
+    // While a node is down the stream may be electing a leader: set-up is retried for a minute.
+    const deadline = Date.now() + SETUP_DEADLINE_MS;
+    for (let attempt = 1; ; attempt++) {
       try {
-        await jsm.consumers.info(o.stream, durable);
-        await jsm.consumers.update(o.stream, durable, consumer);
+        await setUpStreams(nc, o, deps);
+        break;
       } catch (err) {
-        if (!(err instanceof JetStreamApiError) || err.status !== 404) throw err;
-        await jsm.consumers.add(o.stream, consumer);
+        if (Date.now() + 1000 > deadline) {
+          await nc.close().catch(() => {});
+          throw new EventBusError(`setting up the event stream ${o.stream} on ${o.servers.join(', ')}: ${errorMessage(err)}`);
+        }
+        deps.logger.warn('the event stream is not ready yet; retrying', { stream: o.stream, attempt, error: errorMessage(err) });
+        await new Promise((r) => setTimeout(r, 1000));
       }
-    } catch (err) {
-      await nc.close().catch(() => {});
-      throw new EventBusError(`setting up the event stream ${o.stream} on ${o.servers.join(', ')}: ${errorMessage(err)}`);
     }
     const bus = new EventBus(nc, jetstream(nc, { timeout: o.publishTimeoutMs }), o, deps);
     bus.watchStatus();
@@ -348,5 +312,56 @@ export class EventBus {
     await this.nc.drain().catch(() => {});
     this.deps.metrics.busConnected.set(0);
     return finished;
+  }
+}
+
+/** Creates or updates the stream, the dead-letter stream and the shared consumer. */
+async function setUpStreams(nc: NatsConnection, o: typeof EVENT_BUS_DEFAULTS & EventBusOptions, deps: EventBusDeps): Promise<void> {
+  const jsm = await jetstreamManager(nc, { timeout: 5_000 });
+  const stream = {
+    name: o.stream,
+    subjects: [`${SUBJECT_PREFIX}>`],
+    retention: RetentionPolicy.Workqueue,
+    storage: StorageType.File,
+    num_replicas: o.replicas,
+    duplicate_window: ns(o.duplicateWindowMs),
+    max_age: ns(o.maxAgeMs),
+    max_msg_size: deps.maxBodyBytes + 64 * 1024,
+    discard: DiscardPolicy.Old,
+  };
+  const dead = {
+    name: `${o.stream}_DEAD`,
+    subjects: [`${DEAD_PREFIX}>`],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    num_replicas: o.replicas,
+    max_age: ns(o.maxAgeMs),
+    max_msg_size: deps.maxBodyBytes + 128 * 1024,
+  };
+  for (const config of [stream, dead]) {
+    try {
+      await jsm.streams.info(config.name);
+      await jsm.streams.update(config.name, config);
+    } catch (err) {
+      if (!(err instanceof JetStreamApiError) || err.status !== 404) throw err;
+      await jsm.streams.add(config);
+    }
+  }
+  const durable = deps.namespace ? `plugflow-dispatch-${deps.namespace}` : 'plugflow-dispatch';
+  const consumer = {
+    durable_name: durable,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    ack_wait: ns(o.ackWaitMs),
+    max_deliver: o.maxDeliver,
+    max_ack_pending: 10_000,
+    filter_subject: deps.namespace ? `${SUBJECT_PREFIX}${deps.namespace}` : `${SUBJECT_PREFIX}>`,
+  };
+  try {
+    await jsm.consumers.info(o.stream, durable);
+    await jsm.consumers.update(o.stream, durable, consumer);
+  } catch (err) {
+    if (!(err instanceof JetStreamApiError) || err.status !== 404) throw err;
+    await jsm.consumers.add(o.stream, consumer);
   }
 }
