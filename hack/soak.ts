@@ -5,6 +5,8 @@
  *
  *   SOAK_SECONDS=540   workload duration          SOAK_SEED=20261122   the seed
  *   SOAK_CHAOS=1       0 runs the same mix without chaos
+ *   SOAK_EVENTS=embedded   jetstream: the server stores events in a three-node JetStream bus
+ *                      (chaos then SIGKILLs one of its nodes too)
  *   SOAK_DIR=…         working directory (default .plugflow/soak-<time>; logs stay there)
  *   SOAK_WRITE=1       0 leaves bench/RESULTS.md alone
  *
@@ -24,6 +26,8 @@ const seconds = Number(process.env.SOAK_SECONDS ?? 540);
 if (!Number.isFinite(seconds) || seconds < 10 || seconds > 3600)
   throw new Error(`SOAK_SECONDS must be between 10 and 3600, got ${process.env.SOAK_SECONDS}`);
 const chaos = process.env.SOAK_CHAOS !== '0';
+const events = process.env.SOAK_EVENTS ?? 'embedded';
+if (events !== 'embedded' && events !== 'jetstream') throw new Error(`SOAK_EVENTS must be embedded or jetstream, got ${events}`);
 const seed = parseSeed(process.env.SOAK_SEED, DEFAULT_SOAK_SEED);
 const dir = process.env.SOAK_DIR ?? join(REPO_ROOT, '.plugflow', `soak-${Date.now()}`);
 // Ctrl-C stops the control plane and the components this run started, then exits.
@@ -39,14 +43,15 @@ const report = await runSoak({
   durationMs: seconds * 1000,
   chaos,
   dir,
+  eventBus: events === 'jetstream',
   sampleEveryMs: 5000,
   say: (line) => console.log(`[soak ${((Date.now() - t0) / 1000).toFixed(0)}s] ${line}`),
 });
 console.log(`\n${textReport(report)}`);
 if (process.env.SOAK_WRITE !== '0') {
   updateResultsSection(
-    chaos ? 'soak-chaos' : 'soak',
-    `${chaos ? 'Soak with chaos' : 'Soak'} (\`make soak\`, ${seconds} s)`,
+    `${chaos ? 'soak-chaos' : 'soak'}${events === 'jetstream' ? '-jetstream' : ''}`,
+    `${chaos ? 'Soak with chaos' : 'Soak'} (\`make soak\`, ${seconds} s, events: ${events === 'jetstream' ? 'JetStream bus' : 'embedded'})`,
     markdownReport(report, machineDescription()),
   );
   console.log('figures written to bench/RESULTS.md');

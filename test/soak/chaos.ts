@@ -4,13 +4,15 @@
  * - `controller-kill`  SIGKILL the controller, start a new one after a short pause (it must
  *                      resume from the API state: pods, TaskSets, statuses);
  * - `server-kill`      a burst of 30 events, and SIGKILL of the server as soon as the first
- *                      of them are accepted: events still in its in-memory queue are lost (the
- *                      documented exception, counted exactly); then a new server;
+ *                      of them are accepted: every accepted event must still end as its
+ *                      workflow; then a new server;
  * - `server-term`      SIGTERM the server: a graceful stop must dispatch every accepted event;
  * - `apiserver-restart` stop kube-apiserver and start it again (same port and data);
  * - `agent-delete`     delete a running agent pod (its plugin tasks end in Error; retried);
  * - `sidecar-kill`     SIGKILL the process group of one plugin sidecar of a running agent pod,
- *                      found through the runner's containerID (`plugflow-runner://<pid>`).
+ *                      found through the runner's containerID (`plugflow-runner://<pid>`);
+ * - `bus-node-kill`    (with an event bus) SIGKILL one JetStream node during a burst of events,
+ *                      start it again after a pause.
  *
  * The schedule is fixed by the seed before the run starts, so a run can be replayed; the
  * targets picked at the moment (which agent pod, which sidecar) come from the same seed.
@@ -27,7 +29,9 @@ import type { Prng } from './prng.js';
 import type { System } from './system.js';
 
 export const CHAOS_KINDS = ['controller-kill', 'server-kill', 'server-term', 'apiserver-restart', 'agent-delete', 'sidecar-kill'] as const;
-export type ChaosKind = (typeof CHAOS_KINDS)[number];
+/** With an event bus, one of its nodes is killed too. */
+export const BUS_CHAOS_KINDS = [...CHAOS_KINDS, 'bus-node-kill'] as const;
+export type ChaosKind = (typeof BUS_CHAOS_KINDS)[number];
 
 export interface PlannedChaos {
   kind: ChaosKind;
@@ -39,10 +43,16 @@ export interface PlannedChaos {
  * Every kind at least once (in a seeded order), then more in seeded order, spread over 10–85 %
  * of the run with at least `minGapMs` between two actions.
  */
-export function planChaos(rng: Prng, durationMs: number, count: number, minGapMs = 8000): PlannedChaos[] {
+export function planChaos(
+  rng: Prng,
+  durationMs: number,
+  count: number,
+  minGapMs = 8000,
+  from: readonly ChaosKind[] = CHAOS_KINDS,
+): PlannedChaos[] {
   const kinds: ChaosKind[] = [];
   while (kinds.length < count) {
-    const round = [...CHAOS_KINDS];
+    const round = [...from];
     for (let i = round.length - 1; i > 0; i--) {
       const j = rng.int(0, i);
       [round[i], round[j]] = [round[j]!, round[i]!];
@@ -120,6 +130,19 @@ async function act(ctx: ChaosContext, kind: ChaosKind): Promise<{ detail: string
         downMs: Date.now() - t,
         signalAt,
       };
+    }
+    case 'bus-node-kill': {
+      const nats = system.nats;
+      if (!nats) return { detail: 'no event bus in this run', skipped: true };
+      const node = rng.int(0, nats.servers.length - 1);
+      const burst = ctx.events.burst(20);
+      await sleep(rng.int(50, 500));
+      const t = Date.now();
+      await nats.kill(node);
+      await burst;
+      await sleep(rng.int(500, 3000));
+      await nats.restart(node);
+      return { detail: `JetStream node ${node} SIGKILLed during a burst of 20 events, started again`, downMs: Date.now() - t };
     }
     case 'apiserver-restart': {
       const down = rng.int(0, 3000);

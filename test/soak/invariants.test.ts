@@ -86,16 +86,20 @@ describe('checkInvariants', () => {
     expect(v).toContain('stranger exists but the soak never submitted it');
   });
 
-  it('excuses only events accepted shortly before a server SIGKILL', () => {
+  it('excuses no accepted event, whatever was killed; an answer that leaves the event open allows zero or one workflow', () => {
     const ledger = new Ledger();
     ledger.chaos.push({ kind: 'server-kill', at: 9000, signalAt: 10_000, detail: '' });
     ledger.events.push(
       { id: 'in-queue', kind: 'match', sentAt: 9500, status: 200 },
-      { id: 'after', kind: 'match', sentAt: 11_000, status: 200 },
+      { id: 'no-answer', kind: 'match', sentAt: 9600, status: 0 },
+      { id: 'slow', kind: 'match', sentAt: 9700, status: 202 },
+      { id: 'bus-down', kind: 'match', sentAt: 9800, status: 503 },
     );
     const r = checkInvariants(ledger, empty(), [], []);
-    expect(r.events.lostToServerKill).toBe(1);
-    expect(r.violations).toEqual(['event after was accepted (200 at 11.0s) but produced no workflow']);
+    expect(r.events).toMatchObject({ lost: 1, open: 2 });
+    expect(r.violations).toEqual(['event in-queue was accepted (200 at 9.5s) but produced no workflow']);
+    ledger.eventBus = true;
+    expect(checkInvariants(ledger, empty(), [], []).events).toMatchObject({ lost: 1, open: 3 });
   });
 
   it('flags orphaned pods, agent pods and TaskSet entries left', () => {

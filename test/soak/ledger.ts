@@ -50,6 +50,11 @@ export class Ledger {
   readonly chaos: ChaosRecord[] = [];
   /** Incidents worth a line in the report (lane timeouts and the like). */
   readonly notes: string[] = [];
+  /**
+   * The server stores events in an event bus: its 503 may follow a store whose acknowledgement
+   * was lost, so the event may still happen (like an event that got no answer).
+   */
+  eventBus = false;
 
   now(): number {
     return Date.now() - this.started;

@@ -37,7 +37,7 @@ export function textReport(r: SoakReport): string {
     `workflows: ${t.total} finished as designed: ${t.asDesigned}`,
     ...Object.entries(r.result.workflowsByDesign).map(([d, x]) => `  ${d.padEnd(15)} ${x.asDesigned}/${x.total}`),
     `REST submissions: ${r.submissions.total} (${r.submissions.accepted} accepted, ${r.submissions.retried} needed a retry)`,
-    `events: sent ${e.sent}, accepted ${e.accepted}, rejected ${e.rejected}, unanswered ${e.unanswered}, delivered (1 workflow each) ${e.delivered}, lost to a server SIGKILL ${e.lostToServerKill}`,
+    `events: sent ${e.sent}, accepted ${e.accepted}, rejected ${e.rejected}, unanswered ${e.unanswered}, delivered (1 workflow each) ${e.delivered}, left open by their answer (0 or 1 workflow) ${e.open}, accepted but lost ${e.lost}`,
     `  answers by kind: ${e.breakdown}`,
     `server counters (summed over incarnations): accepted ${r.counters.accepted}, dispatched ${r.counters.dispatched}, submitted ${r.counters.submitted}, queue full ${r.counters.queueFull}, invalid ${r.counters.invalid}, shutting down ${r.counters.shuttingDown}, binding errors ${r.counters.bindingErrors}`,
     `chaos: ${r.chaosDone.length ? '' : 'none'}`,
@@ -72,7 +72,8 @@ export function markdownReport(r: SoakReport, machine: string): string {
     ...Object.entries(r.result.workflowsByDesign).map(([d, x]) => [`— ${d}`, `${x.asDesigned} / ${x.total}`]),
     ['events sent / accepted / rejected / unanswered', `${e.sent} / ${e.accepted} / ${e.rejected} / ${e.unanswered}`],
     ['events dispatched (server counters) / delivered as one workflow', `${r.counters.dispatched} / ${e.delivered}`],
-    ['accepted events lost to a server SIGKILL (the documented exception: see test/soak/README.md)', String(e.lostToServerKill)],
+    ['matching events whose answer left them open (no answer, 202, a bus 503): 0 or 1 workflow each', String(e.open)],
+    ['accepted events (200) without their workflow', String(e.lost)],
     [
       'restarts survived (controller / server / API server / agent pod / sidecar)',
       `${r.restarts.controller} / ${r.restarts.server} / ${r.restarts.apiServer} / ${r.restarts.agentPods} / ${r.restarts.sidecars}`,

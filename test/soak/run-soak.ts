@@ -7,7 +7,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { join } from 'node:path';
 import type { Workflow, WorkflowTaskSet } from '../../src/api/index.js';
 import { CONFIGMAPS, PODS, WORKFLOW_TASK_SETS, WORKFLOW_TEMPLATES, WORKFLOWS } from '../../src/kube/resource.js';
-import { runChaos, planChaos, type PlannedChaos } from './chaos.js';
+import { BUS_CHAOS_KINDS, CHAOS_KINDS, runChaos, planChaos, type PlannedChaos } from './chaos.js';
 import { sleep } from './component.js';
 import { eventObjects } from './designs.js';
 import { closeHttp } from './http.js';
@@ -36,6 +36,8 @@ export interface SoakOptions {
   /** Longest wait for everything to finish after the workload stops (default 240 s). */
   settleMs?: number;
   sampleEveryMs?: number;
+  /** Run the server with a three-node JetStream event bus (chaos then kills a bus node too). */
+  eventBus?: boolean;
   say?: (line: string) => void;
 }
 
@@ -69,6 +71,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     dir: o.dir,
     namespaces,
     say,
+    eventBus: o.eventBus === true,
     prepare: async (client) => {
       for (const [i, ns] of lanes.entries())
         for (const cm of soakPluginConfigMaps(ns, 17_100 + 10 * i)) await client.create(CONFIGMAPS, ns, cm);
@@ -82,6 +85,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     },
   });
   const ledger = new Ledger();
+  ledger.eventBus = o.eventBus === true;
   const monitor = new Monitor(system, ledger.started, o.sampleEveryMs ?? 5000);
   let failure: unknown;
   try {
@@ -96,7 +100,13 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       aborted: () => aborted,
     };
     const plan = o.chaos
-      ? planChaos(rng.fork('chaos-plan'), o.durationMs, o.chaosActions ?? Math.max(6, Math.round(o.durationMs / 50_000)))
+      ? planChaos(
+          rng.fork('chaos-plan'),
+          o.durationMs,
+          o.chaosActions ?? Math.max(o.eventBus ? 7 : 6, Math.round(o.durationMs / 50_000)),
+          8000,
+          o.eventBus ? BUS_CHAOS_KINDS : CHAOS_KINDS,
+        )
       : [];
     say(
       `workload for ${o.durationMs / 1000}s, seed ${o.seed}${o.chaos ? `, chaos: ${plan.map((p) => `${p.kind}@${(p.at / 1000).toFixed(0)}s`).join(', ')}` : ', no chaos'}`,

@@ -15,6 +15,8 @@ import { NAMESPACES, SERVICE_ACCOUNTS } from '../../src/kube/resource.js';
 import { createLogger } from '../../src/log/logger.js';
 import { PodRunner } from '../../src/runner/runner.js';
 import { Component, sleep } from './component.js';
+import { startNatsCluster, type NatsCluster } from '../../src/devenv/nats-cluster.js';
+import { randomBytes } from 'node:crypto';
 
 export interface SystemOptions {
   dir: string;
@@ -26,6 +28,8 @@ export interface SystemOptions {
   controllerWorkers?: number;
   /** Extra server flags, e.g. a larger event queue. */
   serverArgs?: string[];
+  /** Run a three-node NATS JetStream cluster and give it to the server as its event bus. */
+  eventBus?: boolean;
   /** Log lines about start-up. */
   say?: (line: string) => void;
   /** Objects to create before the controller and server start (plugins, templates, bindings). */
@@ -44,6 +48,8 @@ export interface System {
   /** The server's /metrics (its own port). */
   serverMetricsUrl: string;
   controllerMetricsUrl: string;
+  /** The server's event bus, when `eventBus`. */
+  nats?: NatsCluster;
   stop(): Promise<void>;
 }
 
@@ -134,6 +140,21 @@ export async function startSystem(opts: SystemOptions): Promise<System> {
       // By design the controller exits when it loses its lease and its Deployment restarts it.
       designedExit: /leadership lost; stopping the controller/,
     });
+    let nats: NatsCluster | undefined;
+    const busArgs: string[] = [];
+    if (opts.eventBus) {
+      nats = await startNatsCluster({ dir: join(opts.dir, 'nats'), log: say });
+      stops.push(() => nats!.stop());
+      writeFileSync(join(opts.dir, 'event-bus.key'), randomBytes(32).toString('hex'), { mode: 0o600 });
+      busArgs.push(
+        '--event-bus',
+        nats.servers.join(','),
+        '--event-bus-key-file',
+        join(opts.dir, 'event-bus.key'),
+        '--event-bus-ack-wait',
+        '10',
+      );
+    }
     const serverPort = await freePort();
     const serverMetricsPort = await freePort();
     const server = new Component({
@@ -151,6 +172,7 @@ export async function startSystem(opts: SystemOptions): Promise<System> {
         '--secure=false',
         '--auth-mode',
         'client',
+        ...busArgs,
         ...(opts.serverArgs ?? []),
       ],
       readyUrl: `http://127.0.0.1:${serverPort}/readyz`,
@@ -172,6 +194,7 @@ export async function startSystem(opts: SystemOptions): Promise<System> {
       serverUrl: `http://127.0.0.1:${serverPort}`,
       serverMetricsUrl: `http://127.0.0.1:${serverMetricsPort}/metrics`,
       controllerMetricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
+      ...(nats ? { nats } : {}),
       stop,
     };
   } catch (err) {
