@@ -3,10 +3,10 @@ SHELL := /bin/bash
 NPM ?= npm
 export GOTOOLCHAIN := local
 
-.PHONY: peer-examples deps dev-deps system-packages-dev system-packages-test node-deps control-plane object-store blob-store gcs-store image-registry build lint format advisories crds test test-go test-unit test-kube test-system dev bench bench-peer bench-peer-node soak fuzz clean image image-verify test-images node node-up node-down test-node dev-node bench-node
+.PHONY: peer-examples deps dev-deps system-packages-dev system-packages-test node-deps control-plane object-store blob-store gcs-store image-registry event-bus build lint format advisories crds test test-go test-unit test-kube test-system dev bench bench-peer bench-peer-node soak fuzz clean image image-verify test-images node node-up node-down test-node dev-node bench-node
 
 ## deps: everything `make test` needs on a fresh machine (Debian packages, npm packages, the control plane, the stores the tests use)
-deps: system-packages-test node-deps control-plane object-store blob-store gcs-store image-registry
+deps: system-packages-test node-deps control-plane object-store blob-store gcs-store image-registry event-bus
 
 ## dev-deps: what `make dev` runs, and no more (Debian packages, npm packages, the control plane, the object store)
 dev-deps: system-packages-dev node-deps control-plane object-store
@@ -43,6 +43,10 @@ gcs-store:
 ## image-registry: build (or reuse) the CNCF distribution registry in ~/.cache/plugflow, the registry image entrypoints are looked up in by the tests
 image-registry:
 	@bash hack/build-store-server.sh registry
+
+## event-bus: build (or reuse) nats-server in ~/.cache/plugflow, the JetStream event bus of `make dev EVENTS=jetstream` and the tests
+event-bus:
+	@bash hack/build-store-server.sh nats-server
 
 ## build: compile TypeScript to dist/ (the `plugflow` command runs from there) and bundle the web UI into dist/ui
 build: node-deps
@@ -98,11 +102,12 @@ test-kube: deps build
 test-system: deps build
 	npx vitest run --project system --no-file-parallelism
 
-## dev: local control plane (or KUBECONFIG=... / CONTEXT=...), controller, server, pod runner, sample workflow
+## dev: local control plane (or KUBECONFIG=... / CONTEXT=...), controller, server, pod runner, sample workflow; EVENTS=jetstream adds a 3-node event bus
 dev: dev-deps build
 	node bin/plugflow.js dev $(if $(KUBECONFIG_PATH),--kubeconfig $(KUBECONFIG_PATH)) $(if $(CONTEXT),--context $(CONTEXT)) \
 	  --plugin examples/plugins/hello/hello-executor-plugin-configmap.yaml \
-	  --submit examples/hello-world.yaml --submit examples/plugins/hello/workflow.yaml --submit examples/artifacts/artifact-passing.yaml $(DEV_FLAGS)
+	  --submit examples/hello-world.yaml --submit examples/plugins/hello/workflow.yaml --submit examples/artifacts/artifact-passing.yaml \
+	  $(if $(EVENTS),--events $(EVENTS)) $(DEV_FLAGS)
 
 ## dev-node: the same on a real node here (root): plugflow installed with kubectl apply of manifests/install.yaml and the built image
 dev-node: deps build node image test-images

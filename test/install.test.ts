@@ -9,15 +9,28 @@ import {
   CoreV1Api,
   RbacAuthorizationV1Api,
   type KubernetesObject,
+  type V1Deployment,
   type V1ResourceRule,
 } from '@kubernetes/client-node';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Command } from 'commander';
+import { registerServerCommands } from '../src/cli/server.js';
 import { impersonationBinding } from '../src/devenv/dev-stack.js';
+import { KubeClient } from '../src/kube/client.js';
 import { applyAndWait, readManifests } from '../src/kube/apply.js';
 import { eventually } from './controller-harness.js';
 import { REPO_ROOT } from './support/apply.js';
 import { adminKubeConfig, createTestNamespace, deleteTestNamespace, kubeConfigForToken, serviceAccountToken } from './support/cluster.js';
+
+/** The long flags of `plugflow server`, from its command definition. */
+function registeredServerFlags(): string[] {
+  const program = new Command();
+  registerServerCommands(program);
+  return program.commands.find((c) => c.name() === 'server')!.options.map((o) => o.long!);
+}
 
 /** Rules every authenticated user has (system:basic-user, system:discovery): not ours to judge. */
 const BASELINE = new Set(['selfsubjectaccessreviews', 'selfsubjectrulesreviews', 'selfsubjectreviews']);
@@ -226,5 +239,55 @@ describe('manifests/install.yaml', () => {
     expect(await can(sa, 'list', 'secrets', workNs)).toBe(false);
     // The binding is per namespace: the same account has nothing elsewhere.
     expect(await can(sa, 'watch', 'workflowtasksets', 'default', 'plugflow.io')).toBe(false);
+  });
+
+  it('the event-bus overlay: its NATS objects pass the API server, and its patch gives the server the bus, the key and nothing else', async () => {
+    const client = await KubeClient.fromKubeConfig(adminKubeConfig());
+    try {
+      const type = (group: string, plural: string, kind: string) => ({ group, version: 'v1', plural, kind, namespaced: true });
+      const kinds: Record<string, ReturnType<typeof type>> = {
+        ConfigMap: type('', 'configmaps', 'ConfigMap'),
+        Service: type('', 'services', 'Service'),
+        StatefulSet: type('apps', 'statefulsets', 'StatefulSet'),
+      };
+      const docs = readManifests(join(REPO_ROOT, 'manifests', 'event-bus', 'nats.yaml')) as { kind: string }[];
+      expect(docs.map((d) => d.kind)).toEqual(['ConfigMap', 'Service', 'StatefulSet']);
+      // Strict validation on a dry run: an unknown or misplaced field fails here.
+      for (const d of docs) await client.create(kinds[d.kind]!, 'plugflow', d, { dryRun: true, fieldValidation: 'Strict' });
+      const patch: unknown = parseYaml(readFileSync(join(REPO_ROOT, 'manifests', 'event-bus', 'server-patch.yaml'), 'utf8'));
+      const patched = await client.patch<V1Deployment>(
+        type('apps', 'deployments', 'Deployment'),
+        'plugflow',
+        'plugflow-server',
+        patch,
+        'application/strategic-merge-patch+json',
+        { dryRun: true, fieldValidation: 'Strict' },
+      );
+      const spec = patched.spec!.template.spec!;
+      const server = spec.containers.find((c) => c.name === 'server')!;
+      expect(server.args).toEqual([
+        'server',
+        '--auth-mode=client',
+        '--port=2746',
+        '--metrics-port=9091',
+        '--event-bus=nats://plugflow-nats-0.plugflow-nats:4222,nats://plugflow-nats-1.plugflow-nats:4222,nats://plugflow-nats-2.plugflow-nats:4222',
+        '--event-bus-key-file=/etc/plugflow/event-bus/key',
+        '--event-bus-replicas=3',
+      ]);
+      // The base's mounts and probes stay; the key is added read-only.
+      expect(server.volumeMounts).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ name: 'tmp', mountPath: '/tmp' }),
+          expect.objectContaining({ name: 'event-bus-key', mountPath: '/etc/plugflow/event-bus', readOnly: true }),
+        ]),
+      );
+      expect(server.readinessProbe?.httpGet?.path).toBe('/readyz');
+      expect(spec.volumes?.find((v) => v.name === 'event-bus-key')?.secret?.secretName).toBe('plugflow-event-bus-key');
+      // Each server flag of the patch is one `plugflow server` knows.
+      const help = registeredServerFlags();
+      for (const arg of server.args!.slice(1)) expect(help).toContain(arg.split('=')[0]);
+    } finally {
+      await client.close();
+    }
   });
 });

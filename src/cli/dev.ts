@@ -26,6 +26,7 @@ interface DevFlags {
   exit?: boolean;
   timeout: string;
   node: string;
+  events: string;
 }
 
 async function runSample(
@@ -57,6 +58,12 @@ async function runSample(
 
 export async function runDev(flags: DevFlags): Promise<number> {
   const say = (line: string) => console.log(`[dev] ${line}`);
+  if (flags.events !== 'embedded' && flags.events !== 'jetstream')
+    throw new Error(`--events=${flags.events}: use embedded (the default: no bus, 200 once the workflows exist) or jetstream`);
+  if (flags.node === 'kubelet' && flags.events !== 'embedded')
+    throw new Error(
+      '--events=jetstream is for the local pod runner (--node=local); on a real node install the overlay manifests/event-bus/',
+    );
   if (flags.node === 'kubelet') return runNodeDev(flags, say);
   if (flags.node !== 'local')
     throw new Error(`--node=${flags.node}: use local (the default: the local pod runner) or kubelet (a real node; root)`);
@@ -70,6 +77,7 @@ export async function runDev(flags: DevFlags): Promise<number> {
     pluginConfigMaps: flags.plugin,
     serverPort: Number(flags.port),
     secure: flags.secure,
+    events: flags.events,
     progress: say,
   });
   say(`up in ${((Date.now() - t0) / 1000).toFixed(1)}s`);
@@ -87,6 +95,9 @@ export async function runDev(flags: DevFlags): Promise<number> {
       `  node bin/plugflow.js submit examples/workflows/dag-diamond.yaml --wait`,
       `  controller metrics: http://127.0.0.1:${stack.controller.metricsPort}/metrics`,
       ...(stack.runner ? [`  pod logs: ${stack.runner.dir}`] : []),
+      ...(stack.nats
+        ? [`  event bus: NATS JetStream, 3 nodes: ${stack.nats.servers.join(',')}  (events answered 200 are stored there, replicated)`]
+        : []),
     ],
     sample: (file) => runSample(stack, file, Number(flags.timeout) * 1000, say),
   });
@@ -137,6 +148,11 @@ export function registerDevCommands(program: Command): void {
     .option('--no-secure', 'serve plain HTTP instead of HTTPS with a generated certificate')
     .option('--exit', 'stop once the submitted workflows finished (exit code 1 unless all Succeeded)')
     .option('--timeout <seconds>', 'longest wait for each submitted workflow', '300')
+    .option(
+      '--events <mode>',
+      'embedded (default: 200 once the workflows exist) or jetstream (a local three-node NATS JetStream cluster as the event bus)',
+      'embedded',
+    )
     .option(
       '--node <kind>',
       'where pods run: local (the local pod runner) or kubelet (a real node with plugflow installed by kubectl; root)',

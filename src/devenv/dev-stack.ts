@@ -8,6 +8,7 @@
  */
 import { loadKubeConfig } from '../kube/kubeconfig.js';
 import { KubeConfig, type V1RoleBinding, type V1ServiceAccount } from '@kubernetes/client-node';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +23,8 @@ import { createLogger, type Logger } from '../log/logger.js';
 import { AGENT_SERVICE_ACCOUNT } from '../plugins/index.js';
 import { PodRunner } from '../runner/runner.js';
 import { startServer, type RunningServer } from '../server/server.js';
+import { envelopeKey } from '../server/event-envelope.js';
+import { startNatsCluster, type NatsCluster } from './nats-cluster.js';
 import { ControlPlane } from './control-plane.js';
 import { startDevArtifacts } from './dev-artifacts.js';
 import type { ObjectStore } from './object-store.js';
@@ -51,6 +54,8 @@ export interface DevStackOptions {
   /** Start an object store and make it the default artifact repository (default: with the local runner). */
   artifacts?: boolean;
   controllerWorkers?: number;
+  /** `jetstream`: start a three-node NATS JetStream cluster and give it to the server as its event bus (default `embedded`). */
+  events?: 'embedded' | 'jetstream';
   progress?: (line: string) => void;
   log?: Logger;
 }
@@ -64,6 +69,8 @@ export interface DevStack {
   runner?: PodRunner;
   /** The object store artifacts go to, when dev mode started one. */
   objectStore?: ObjectStore;
+  /** The server's event bus, with `events: 'jetstream'`. */
+  nats?: NatsCluster;
   controller: RunningController;
   server: RunningServer;
   dir: string;
@@ -235,6 +242,12 @@ export async function startDevStack(opts: DevStackOptions = {}): Promise<DevStac
     });
     stops.push(() => controller.stop());
 
+    let nats: NatsCluster | undefined;
+    if (opts.events === 'jetstream') {
+      say('starting a three-node NATS JetStream cluster for the event bus…');
+      nats = await startNatsCluster({ dir: join(dir, 'nats'), log: say });
+      stops.push(() => nats!.stop());
+    }
     say('starting the server…');
     const server = await startServer({
       kubeConfig: await serviceAccountKubeConfig(admin, DEFAULT_INSTALL_NAMESPACE, 'plugflow-server'),
@@ -242,12 +255,14 @@ export async function startDevStack(opts: DevStackOptions = {}): Promise<DevStac
       host: '127.0.0.1',
       secure: opts.secure ?? true,
       authMode: 'client',
+      // Dev mode's key lives as long as its bus: both are made fresh for each run.
+      ...(nats ? { eventBus: { servers: nats.servers, key: envelopeKey(randomBytes(32)) } } : {}),
       logger: createLogger('server'),
     });
     stops.push(() => server.close());
 
     const adminToken = controlPlane?.adminToken ?? admin.getCurrentUser()?.token;
-    return { kubeconfigPath, adminKubeConfig: admin, adminToken, controlPlane, runner, objectStore, controller, server, dir, stop };
+    return { kubeconfigPath, adminKubeConfig: admin, adminToken, controlPlane, runner, objectStore, nats, controller, server, dir, stop };
   } catch (err) {
     await stop();
     throw err;
