@@ -60,6 +60,7 @@ describe('event endpoint and bindings', () => {
       rule('workfloweventbindings', 'list'),
       rule('workflowtemplates', 'get'),
       rule('workflows', 'create'),
+      { apiGroups: [''], resources: ['events'], verbs: ['list'] },
     ]);
     await grantRole(ns, 'carol', 'event-sender-no-templates', [rule('workfloweventbindings', 'list'), rule('workflows', 'create')]);
     const rbac = adminKubeConfig().makeApiClient(RbacAuthorizationV1Api);
@@ -416,5 +417,28 @@ describe('event endpoint and bindings', () => {
     expect(JSON.parse(out[0].slice(4)).workflows).toEqual([{ binding: 'cli-send', name: made[0].metadata.name }]);
     expect(await runEventSend(ns, undefined, { server: srv.url, token: bob, data: '{}', header: [] }, (l) => out.push(l))).toBe(1);
     expect(out.pop()).toMatch(/^403 /);
+  });
+
+  it('counts per binding what it did with events — accepted, dispatched, failed, deduplicated — from its Events, for any replica', async () => {
+    await binding('counted', {
+      event: { selector: 'payload.test == "counted"', id: 'payload.id' },
+      submit: { workflowTemplateRef: { name: 'greet' } },
+    });
+    await binding('counted-missing', {
+      event: { selector: 'payload.test == "counted"' },
+      submit: { workflowTemplateRef: { name: 'no-such-template' } },
+    });
+    await cached(srv, 'counted', 'counted-missing');
+    for (const id of ['c-1', 'c-2', 'c-1']) expect((await send(srv, { test: 'counted', id })).status).toBe(200);
+    const url = `${srv.url}/api/v1/workflow-event-bindings/${ns}/counters`;
+    const counters = await eventually(async () => {
+      const r = await call('GET', url, { token: alice });
+      return r.body?.bindings?.counted?.accepted === 3 && r.body?.bindings?.['counted-missing']?.failed === 3 && r.body.bindings;
+    }, 'the counters of both bindings');
+    expect(counters.counted).toMatchObject({ accepted: 3, dispatched: 2, deduplicated: 1, failed: 0 });
+    expect(counters['counted-missing']).toMatchObject({ accepted: 3, dispatched: 0, deduplicated: 0, failed: 3 });
+    expect(Date.parse(counters.counted.since)).toBeGreaterThan(Date.now() - 10 * 60_000);
+    // The caller's rights: reading the counters is listing Events.
+    expect((await call('GET', url, { token: bob })).status).toBe(403);
   });
 });

@@ -18,7 +18,7 @@ import { GROUP, PLURAL, VERSION, type Workflow } from '../src/api/index.js';
 import { launchBrowser } from './support/browser.js';
 import { cluster } from './support/cluster.js';
 import { startE2eStack, type E2eStack } from './support/e2e.js';
-import { createObject, grantRole, rule } from './support/server.js';
+import { call, createObject, eventually, grantRole, rule } from './support/server.js';
 
 // Functions run in the page see the browser's globals; this file is compiled without the DOM library.
 declare const window: { innerWidth: number };
@@ -284,15 +284,27 @@ describe('the web UI in a browser', () => {
     const count = async () =>
       (await stack.objects.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural: PLURAL.workflow })).items
         .length;
+    // One real event first: the binding's row counts it (over every replica, from its Events).
+    const sent = await call('POST', `${stack.server!.url}/api/v1/events/${ns}/`, {
+      token: cluster().adminToken,
+      body: { message: 'hello', who: 'Counted' },
+    });
+    expect(sent.status).toBe(200);
+    await eventually(async () => {
+      const r = await call('GET', `${stack.server!.url}/api/v1/workflow-event-bindings/${ns}/counters`, { token: cluster().adminToken });
+      return r.body?.bindings?.['on-hello']?.dispatched === 1;
+    }, 'the event counted on on-hello');
     const before = await count();
     await page.goto(`${stack.server!.url}/#/bindings`);
     await waitText('table.list summary', /^on-hello$/);
+    await waitText('td.counters[data-binding="on-hello"]', /^1 accepted · 1 dispatched · 0 failed · 0 deduplicated$/);
     const payload = 'form.tester textarea';
     await page.$eval(payload, (e) => ((e as unknown as { value: string }).value = ''));
     await page.type(payload, '{"message": "hello", "who": "Ada"}');
     await page.click('form.tester button[type=submit]');
     await page.waitForSelector('li.matched[data-binding="on-hello"]');
     expect(await text('li[data-binding="on-hello"]')).toMatch(/matches/);
+    expect(await text('li[data-binding="on-hello"] .counters')).toBe('So far: 1 accepted · 1 dispatched · 0 failed · 0 deduplicated');
     expect(await text('li[data-binding="on-hello"] pre')).toContain('"value": "Ada"');
     await shot('event-tester');
     expect(await count()).toBe(before);

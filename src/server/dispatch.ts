@@ -18,7 +18,8 @@ import type { EventRecorder } from '../kube/event-recorder.js';
 import { withholdQuotedValues } from './errors.js';
 import type { KubeClient } from '../kube/client.js';
 import { ApiError, isTransient } from '../kube/errors.js';
-import { CLUSTER_WORKFLOW_TEMPLATES, WORKFLOW_TEMPLATES, WORKFLOWS } from '../kube/resource.js';
+import { CLUSTER_WORKFLOW_TEMPLATES, WORKFLOW_EVENT_BINDINGS, WORKFLOW_TEMPLATES, WORKFLOWS } from '../kube/resource.js';
+import { DEDUPLICATED_REASON, SUBMITTED_REASON } from './binding-counters.js';
 import { ANNOTATION_EVENT_ID } from '../api/index.js';
 import type { BindingOutcome, ServerMetrics } from './metrics.js';
 import { workflowNameForEvent } from './event-id.js';
@@ -100,6 +101,14 @@ export class Dispatcher {
         }
         const { name, deduplicated } = await this.submit(b, evaluateSubmission(b, env!, job.eventId), job);
         this.count(b, deduplicated ? 'deduplicated' : 'submitted');
+        // One Event per replica and outcome whose count grows: the binding's counters (binding-counters.ts).
+        this.opts.recorder.record(
+          { metadata: { namespace: b.namespace, name: b.name, uid: b.uid } },
+          'Normal',
+          deduplicated ? DEDUPLICATED_REASON : SUBMITTED_REASON,
+          deduplicated ? 'a repeat of an event whose workflow exists: none created' : 'a matching event submitted its workflow',
+          WORKFLOW_EVENT_BINDINGS,
+        );
         if (!deduplicated) this.opts.metrics.eventToWorkflowSeconds.observe((performance.now() - job.receivedAt) / 1000);
         this.opts.logger.info(deduplicated ? 'event already submitted its workflow' : 'workflow submitted from event', {
           namespace: b.namespace,

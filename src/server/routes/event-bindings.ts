@@ -2,6 +2,9 @@
  * WorkflowEventBindings and the event tester, with the caller's rights:
  *
  *   GET  /api/v1/workflow-event-bindings/{namespace}        the WorkflowEventBindingList (the peer's path)
+ *   GET  /api/v1/workflow-event-bindings/{namespace}/counters
+ *        → {bindings: {name: {accepted, dispatched, failed, deduplicated, since?}}} over every
+ *        replica, from the binding's Events (binding-counters.ts; the caller needs `list` on events)
  *   POST /api/v1/workflow-event-bindings/{namespace}/test   {discriminator?, payload, headers?: {name: value}}
  *        → {bindings: [{binding, selector, matched, problems, error?, workflow?, rejected?}]}
  *
@@ -14,7 +17,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isJsonObject, type WorkflowEventBinding } from '../../api/index.js';
 import type { KubeClient } from '../../kube/client.js';
-import { WORKFLOW_EVENT_BINDINGS } from '../../kube/resource.js';
+import { EVENTS, WORKFLOW_EVENT_BINDINGS } from '../../kube/resource.js';
+import { bindingCounters, type CountedEvent } from '../binding-counters.js';
 import { errorMessage } from '../../log/error-message.js';
 import { badRequest } from '../errors.js';
 import { testEvent, type BindingVerdict } from '../event-test.js';
@@ -28,6 +32,13 @@ type Req = FastifyRequest<{ Params: { namespace: string }; Body: unknown }>;
 export function eventBindingRoutes(app: FastifyInstance, kube: KubeClient): void {
   const base = '/api/v1/workflow-event-bindings/:namespace';
   app.get(base, async (req: Req) => kube.as(req.caller.identity).list(WORKFLOW_EVENT_BINDINGS, { namespace: req.params.namespace }));
+
+  app.get(`${base}/counters`, async (req: Req) => {
+    const events = await kube
+      .as(req.caller.identity)
+      .list<CountedEvent>(EVENTS, { namespace: req.params.namespace, fieldSelector: 'involvedObject.kind=WorkflowEventBinding' });
+    return { bindings: bindingCounters(events.items) };
+  });
 
   app.post(`${base}/test`, async (req: Req) => {
     const { namespace } = req.params;

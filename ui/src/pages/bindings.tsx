@@ -1,7 +1,8 @@
 /**
- * WorkflowEventBindings of a namespace and the event tester: paste a payload and headers, see
- * which bindings match, what each selector gave, and the workflow each would submit — nothing
- * is submitted (POST …/workflow-event-bindings/{ns}/test).
+ * WorkflowEventBindings of a namespace, with what each did with the events it saw (accepted,
+ * dispatched, failed, deduplicated — over every server replica, GET …/{ns}/counters), and the
+ * event tester: paste a payload and headers, see which bindings match, what each selector gave,
+ * and the workflow each would submit — nothing is submitted (POST …/workflow-event-bindings/{ns}/test).
  */
 import { eventSendCommand } from '../event-command.js';
 import { useState } from 'preact/hooks';
@@ -26,6 +27,21 @@ interface Verdict {
   rejected?: string;
 }
 
+/** What a binding did with events (src/server/binding-counters.ts). */
+export interface Counters {
+  accepted: number;
+  dispatched: number;
+  failed: number;
+  deduplicated: number;
+  since?: string;
+}
+
+/** `12 accepted · 10 dispatched · 1 failed · 1 deduplicated`, or that none were seen. */
+export function countersText(c: Counters | undefined): string {
+  if (!c || c.accepted === 0) return 'no events yet';
+  return `${c.accepted} accepted · ${c.dispatched} dispatched · ${c.failed} failed · ${c.deduplicated} deduplicated`;
+}
+
 /** `Name: value` lines → {name: value}. */
 export function headerLines(text: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -39,6 +55,10 @@ export function headerLines(text: string): Record<string, string> {
 export function BindingsPage({ namespace }: { namespace: string }) {
   const got = useGet<List<Binding>>(namespace ? `/api/v1/workflow-event-bindings/${enc(namespace)}` : undefined);
   const [list, error] = [got.data?.items, got.error];
+  const counted = useGet<{ bindings: Record<string, Counters> }>(
+    namespace ? `/api/v1/workflow-event-bindings/${enc(namespace)}/counters` : undefined,
+  );
+  const counters = counted.data?.bindings;
   const [payload, setPayload] = useState('{\n  "message": "hello"\n}');
   const [headers, setHeaders] = useState('X-Github-Event: push');
   const [discriminator, setDiscriminator] = useState('');
@@ -70,6 +90,7 @@ export function BindingsPage({ namespace }: { namespace: string }) {
     <section>
       <h1>Event bindings in {namespace}</h1>
       <ErrorBox error={error} />
+      {counted.error ? <p class="hint">Event counts unavailable: {counted.error}</p> : null}
       {list?.length === 0 ? <p class="empty">No WorkflowEventBindings in {namespace}.</p> : null}
       <table class="list">
         <thead>
@@ -77,6 +98,9 @@ export function BindingsPage({ namespace }: { namespace: string }) {
             <th scope="col">Name</th>
             <th scope="col">Selector</th>
             <th scope="col">Submits</th>
+            <th scope="col" title="Over every server replica, from the binding's Events (kept for the API server's event TTL)">
+              Events
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -92,6 +116,13 @@ export function BindingsPage({ namespace }: { namespace: string }) {
                 <code>{b.spec?.event?.selector ?? ''}</code>
               </td>
               <td>{b.spec?.submit?.workflowTemplateRef?.name ?? ''}</td>
+              <td
+                class="counters"
+                data-binding={b.metadata.name}
+                title={counters?.[b.metadata.name]?.since ? `since ${counters[b.metadata.name]!.since}` : undefined}
+              >
+                {counted.error ? '' : countersText(counters?.[b.metadata.name])}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -132,6 +163,7 @@ export function BindingsPage({ namespace }: { namespace: string }) {
                   selector <code>{v.selector}</code>
                 </div>
               ) : null}
+              <div class="counters">So far: {countersText(counters?.[v.binding])}</div>
               {v.rejected ? <p class="error">A create would be refused: {v.rejected}</p> : null}
               {v.workflow ? (
                 <details open>
