@@ -35,7 +35,7 @@ import {
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Logger } from '../log/logger.js';
 import { errorMessage } from '../log/error-message.js';
-import type { Dispatcher, EventJob } from './dispatch.js';
+import type { DispatchResult, Dispatcher, EventJob } from './dispatch.js';
 import { EnvelopeError, openEvent, sealEvent } from './event-envelope.js';
 import type { ServerMetrics } from './metrics.js';
 
@@ -225,24 +225,23 @@ export class EventBus {
     const heartbeat = setInterval(() => m.working(), Math.max(1000, this.o.ackWaitMs / 3));
     try {
       const result = await this.deps.dispatcher.dispatch(opened.job);
-      const retryable = result.errors.filter((e) => e.retryable);
-      if (retryable.length === 0) {
+      const verdict = deliveryVerdict(result, delivery, this.o.maxDeliver);
+      if (verdict.action === 'ack') {
         m.ack();
         metrics.busDeliveries.inc({ result: 'acked' });
         return;
       }
-      const why = retryable.map((e) => `${e.binding}: ${e.message}`).join('; ');
-      if (delivery >= this.o.maxDeliver) {
-        await this.deadLetter(m, `delivery ${delivery} of ${this.o.maxDeliver} failed: ${why}`, opened.job);
+      if (verdict.action === 'dead-letter') {
+        await this.deadLetter(m, verdict.reason, opened.job);
         return;
       }
-      const delayMs = Math.min(30_000, 1000 * 2 ** (delivery - 1));
+      const delayMs = verdict.delayMs;
       logger.warn('event dispatch failed for now; the bus delivers it again', {
         namespace: opened.job.namespace,
         event: opened.job.eventId,
         delivery,
         retryInMs: delayMs,
-        error: why,
+        error: verdict.reason,
       });
       m.nak(delayMs);
       metrics.busDeliveries.inc({ result: 'retry' });
@@ -364,4 +363,23 @@ async function setUpStreams(nc: NatsConnection, o: typeof EVENT_BUS_DEFAULTS & E
     if (!(err instanceof JetStreamApiError) || err.status !== 404) throw err;
     await jsm.consumers.add(o.stream, consumer);
   }
+}
+
+/** What to do with a delivery once its dispatch ran. */
+export type DeliveryVerdict =
+  { action: 'ack' } | { action: 'retry'; delayMs: number; reason: string } | { action: 'dead-letter'; reason: string };
+
+/**
+ * Acknowledge unless a binding failed only for now (the API server stayed unreachable or
+ * overloaded through the dispatcher's own retries): then deliver again after 1, 2, 4 … s (at most
+ * 30 s), and after the last allowed delivery, dead-letter with the reasons. Failures that will not
+ * heal (a missing template, a refused create) are recorded on their binding and acknowledged:
+ * delivering again would only repeat them.
+ */
+export function deliveryVerdict(result: DispatchResult, delivery: number, maxDeliver: number): DeliveryVerdict {
+  const retryable = result.errors.filter((e) => e.retryable);
+  if (retryable.length === 0) return { action: 'ack' };
+  const reason = retryable.map((e) => `${e.binding}: ${e.message}`).join('; ');
+  if (delivery >= maxDeliver) return { action: 'dead-letter', reason: `delivery ${delivery} of ${maxDeliver} failed: ${reason}` };
+  return { action: 'retry', delayMs: Math.min(30_000, 1000 * 2 ** (delivery - 1)), reason };
 }
