@@ -11,8 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANNOTATION_EVENT_ID, LABEL_WORKFLOW_EVENT_BINDING } from '../src/api/index.js';
 import { startNatsCluster, type NatsCluster } from '../src/devenv/nats-cluster.js';
 import { envelopeKey } from '../src/server/event-envelope.js';
-import { cluster, createTestNamespace, deleteTestNamespace } from './support/cluster.js';
-import { call, createObject, eventually, grantRole, listWorkflows, rule, startTestServer, type TestServer } from './support/server.js';
+import { deleteTestNamespace } from './support/cluster.js';
+import { eventNamespace } from './support/event-namespace.js';
+import { call, eventually, listWorkflows, startTestServer, type TestServer } from './support/server.js';
 
 describe('event bus: NATS JetStream', () => {
   let ns: string;
@@ -44,30 +45,7 @@ describe('event bus: NATS JetStream', () => {
   };
 
   beforeAll(async () => {
-    ns = await createTestNamespace('event-bus');
-    ({ alice } = cluster().userTokens);
-    await grantRole(ns, 'alice', 'event-sender', [
-      rule('workfloweventbindings', 'list'),
-      rule('workflowtemplates', 'get'),
-      rule('workflows', 'create', 'get'),
-    ]);
-    await createObject(ns, 'workflowtemplates', {
-      kind: 'WorkflowTemplate',
-      metadata: { name: 'order' },
-      spec: {
-        entrypoint: 'main',
-        arguments: { parameters: [{ name: 'n' }] },
-        templates: [{ name: 'main', container: { image: 'busybox' } }],
-      },
-    });
-    await createObject(ns, 'workfloweventbindings', {
-      kind: 'WorkflowEventBinding',
-      metadata: { name: 'on-order' },
-      spec: {
-        event: { selector: 'payload.kind == "order"' },
-        submit: { workflowTemplateRef: { name: 'order' }, arguments: { parameters: [{ name: 'n', valueFrom: { event: 'payload.n' } }] } },
-      },
-    });
+    ({ ns, alice } = await eventNamespace('event-bus', 'order'));
     nats = await startNatsCluster({ log: (l) => console.log(l) });
   });
 

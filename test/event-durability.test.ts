@@ -17,8 +17,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANNOTATION_EVENT_ID, LABEL_WORKFLOW_EVENT_BINDING } from '../src/api/index.js';
 import { freePort } from '../src/devenv/control-plane.js';
 import { startNatsCluster, type NatsCluster } from '../src/devenv/nats-cluster.js';
-import { cluster, createTestNamespace, deleteTestNamespace } from './support/cluster.js';
-import { createObject, eventually, grantRole, listWorkflows, rule, serverKubeConfig } from './support/server.js';
+import { deleteTestNamespace } from './support/cluster.js';
+import { eventNamespace } from './support/event-namespace.js';
+import { eventually, listWorkflows, serverKubeConfig } from './support/server.js';
 import { Component, sleep } from './soak/component.js';
 import { Prng } from './soak/prng.js';
 
@@ -45,30 +46,7 @@ describe('accepted events survive the accepting server being SIGKILLed', () => {
 
   beforeAll(async () => {
     console.log(`[event-durability] seed ${seed} (replay with PLUGFLOW_SEED=${seed})`);
-    ns = await createTestNamespace('durable');
-    ({ alice } = cluster().userTokens);
-    await grantRole(ns, 'alice', 'event-sender', [
-      rule('workfloweventbindings', 'list'),
-      rule('workflowtemplates', 'get'),
-      rule('workflows', 'create', 'get'),
-    ]);
-    await createObject(ns, 'workflowtemplates', {
-      kind: 'WorkflowTemplate',
-      metadata: { name: 'deploy' },
-      spec: {
-        entrypoint: 'main',
-        arguments: { parameters: [{ name: 'n' }] },
-        templates: [{ name: 'main', container: { image: 'busybox' } }],
-      },
-    });
-    await createObject(ns, 'workfloweventbindings', {
-      kind: 'WorkflowEventBinding',
-      metadata: { name: 'on-deploy' },
-      spec: {
-        event: { selector: 'payload.kind == "deploy"' },
-        submit: { workflowTemplateRef: { name: 'deploy' }, arguments: { parameters: [{ name: 'n', valueFrom: { event: 'payload.n' } }] } },
-      },
-    });
+    ({ ns, alice } = await eventNamespace('durable', 'deploy'));
     dir = mkdtempSync(join(tmpdir(), 'plugflow-durability-'));
     kubeconfig = join(dir, 'server.kubeconfig');
     writeFileSync(kubeconfig, (await serverKubeConfig()).exportConfig(), { mode: 0o600 });
