@@ -130,8 +130,11 @@ export function registerServerCommands(program: Command): void {
     )
     .option('--kubeconfig <path>', "the server's own kubeconfig (default: $KUBECONFIG, ~/.kube/config or in-cluster)")
     .action(async (flags: ServerFlags, cmd: Command) => {
-      const kc = await loadKubeAccess(flags.kubeconfig);
       const logger = createLogger('server');
+      if (flags.eventBus && cmd.getOptionValueSource('eventOperationQueueSize') === 'cli')
+        throw new InvalidArgumentError(
+          '--event-operation-queue-size is for a server without --event-bus (with a bus the stream holds the events waiting; --event-worker-count still sets how many are dispatched at once)',
+        );
       if (flags.eventBus && cmd.getOptionValueSource('eventDispatch') === 'cli')
         throw new InvalidArgumentError(
           '--event-dispatch is for a server without --event-bus (with a bus, events are stored, then dispatched)',
@@ -146,6 +149,7 @@ export function registerServerCommands(program: Command): void {
         throw new InvalidArgumentError(
           '--server-token-file is for --auth-mode=server (in client mode callers send their own Kubernetes tokens)',
         );
+      const kc = await loadKubeAccess(flags.kubeconfig);
       const serverToken = flags.serverTokenFile ? readFileSync(flags.serverTokenFile, 'utf8') : undefined;
       const server = await startServer({
         kubeConfig: kc,
