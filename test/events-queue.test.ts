@@ -1,8 +1,10 @@
 /**
- * The event queue under pressure, against the real API server: with one held worker and a small
- * queue exactly the overflow gets 503 (with Retry-After) and every accepted event is dispatched;
- * a shutdown refuses new events, reports not-ready, and dispatches everything it accepted; an
- * event accepted while the API server cannot be reached is dispatched, once, when it is back.
+ * The event queue under pressure, against the real API server, with `--event-dispatch=async`
+ * (200 as soon as the event is queued, so the queue itself is what is seen): with one held
+ * worker and a small queue exactly the overflow gets 503 (with Retry-After) and every accepted
+ * event is dispatched; a shutdown refuses new events, reports not-ready, and dispatches
+ * everything it accepted; an event accepted while the API server cannot be reached is
+ * dispatched, once, when it is back — and in the default sync mode, the answer waits for it.
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { connect, createServer, type Server, type Socket } from 'node:net';
@@ -98,6 +100,7 @@ describe('event queue', () => {
     const srv = await startTestServer({
       namespace: ns,
       secure: false,
+      eventDispatch: 'async',
       eventOperationQueueSize: 3,
       eventWorkerCount: 1,
       dispatchGate: g.wait,
@@ -136,6 +139,7 @@ describe('event queue', () => {
     const srv = await startTestServer({
       namespace: ns,
       secure: false,
+      eventDispatch: 'async',
       eventOperationQueueSize: 10,
       eventWorkerCount: 2,
       dispatchGate: g.wait,
@@ -172,7 +176,7 @@ describe('event queue', () => {
     const kc = new KubeConfig();
     kc.loadFromString(direct.exportConfig());
     kc.clusters = kc.clusters.map((c) => ({ ...c, server: line.url }));
-    const srv = await startTestServer({ namespace: ns, secure: false, kubeConfig: kc });
+    const srv = await startTestServer({ namespace: ns, secure: false, kubeConfig: kc, eventDispatch: 'async' });
     try {
       await eventually(async () => srv.bindings(ns).some((b) => b.name === 'outage'), 'the binding in the cache');
       // One event on a good line first: the caller's token review is then cached.
@@ -189,6 +193,37 @@ describe('event queue', () => {
       await eventually(async () => srv.eventsInProcess() === 0, 'the event dispatched', 30_000);
       expect(await numbers('outage')).toEqual([0, 1]);
       expect(srv.logs.filter((l) => l.includes('event binding failed'))).toEqual([]);
+    } finally {
+      line.restore();
+      await srv.close();
+      await line.close();
+    }
+  });
+
+  it('in the default sync mode, an event sent while the API server is briefly unreachable is answered 200 once its workflow exists', async () => {
+    const direct = await serverKubeConfig();
+    const line = await relay(new URL(direct.getCurrentCluster()!.server));
+    const kc = new KubeConfig();
+    kc.loadFromString(direct.exportConfig());
+    kc.clusters = kc.clusters.map((c) => ({ ...c, server: line.url }));
+    const srv = await startTestServer({ namespace: ns, secure: false, kubeConfig: kc });
+    try {
+      await eventually(async () => srv.bindings(ns).some((b) => b.name === 'outage'), 'the binding in the cache');
+      expect((await send(srv.url, { test: 'outage', n: 10 })).status).toBe(200);
+      line.cut();
+      const answer = send(srv.url, { test: 'outage', n: 11 });
+      await eventually(
+        async () => srv.logs.some((l) => l.includes('API server unavailable while dispatching an event; retrying')),
+        'a retry logged',
+      );
+      line.restore();
+      const reply = await answer;
+      expect(reply.status).toBe(200);
+      expect(await numbers('outage')).toEqual([0, 1, 10, 11]);
+      const made = (await listWorkflows(ns, `${LABEL_WORKFLOW_EVENT_BINDING}=outage`)).filter(
+        (w) => w.spec.arguments.parameters[0].value === '11',
+      );
+      expect(reply.body.workflows).toEqual([{ binding: 'outage', name: made[0].metadata.name }]);
     } finally {
       line.restore();
       await srv.close();
