@@ -40,12 +40,10 @@ describe('examples/events', () => {
     const { stdout } = await promisify(execFile)('bash', [join(dir, 'fire.sh')], {
       env: { ...process.env, SERVER: srv.url, NAMESPACE: ns, TOKEN: token },
     });
-    expect(stdout.trim()).toBe('{}');
-    const wfs = await eventually(async () => {
-      const list = await listWorkflows(ns, `${LABEL_WORKFLOW_EVENT_BINDING}=greet-on-push`);
-      return list.length > 0 && list;
-    }, 'the workflow');
+    // The default reply comes once the workflow exists, and names it.
+    const wfs = await listWorkflows(ns, `${LABEL_WORKFLOW_EVENT_BINDING}=greet-on-push`);
     expect(wfs).toHaveLength(1);
+    expect(JSON.parse(stdout)).toEqual({ workflows: [{ binding: 'greet-on-push', name: wfs[0].metadata.name }], errors: [] });
     expect(wfs[0].metadata.name).toMatch(/^greet-on-push-\d{14}-[a-z0-9]{6}$/);
     expect(wfs[0].metadata.labels).toMatchObject({ 'example.plugflow.io/repository': 'plugflow', 'example.plugflow.io/source': 'webhook' });
     expect(wfs[0].spec.arguments.parameters).toEqual([
