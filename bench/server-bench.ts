@@ -369,7 +369,9 @@ export async function runServerBench(): Promise<Figure[]> {
   const authMode = token ? 'client auth mode' : 'server auth mode';
   const bare = await spawnChild('bare');
   try {
-    for (const m of MODES) {
+    // BENCH_MODES=bus (comma-separated) measures only those modes, e.g. to profile one.
+    const only = process.env.BENCH_MODES?.split(',');
+    for (const m of MODES.filter((x) => !only || only.includes(x.mode))) {
       console.log(`\n[server-bench] mode ${m.mode}: ${m.label}`);
       const ours = await spawnChild('plugflow', childConfig, { BENCH_EVENT_MODE: m.mode, ...(m.mode === 'bus' ? busEnv : {}) });
       try {
