@@ -190,24 +190,42 @@ export class EventBus {
     }
   }
 
-  /** Starts taking stored events and dispatching them, `workers` at a time. */
-  async start(): Promise<void> {
+  /**
+   * Starts taking stored events and dispatching them, `workers` at a time, in the background:
+   * while the stream has no consumer leader (a node just died) or the connection is down, the
+   * consumer is looked up again with a growing pause (0.5 s doubling to 5 s), and accepting
+   * events goes on meanwhile.
+   */
+  start(): void {
+    this.consuming = this.consumeLoop();
+  }
+
+  private async consumeLoop(): Promise<void> {
     const durable = this.deps.namespace ? `plugflow-dispatch-${this.deps.namespace}` : 'plugflow-dispatch';
-    const consumer = await this.js.consumers.get(this.o.stream, durable);
-    // Short pull requests (5 s, heartbeats every 2.5 s): when the consumer's leader moves to
-    // another node (a node died), the client notices two missed heartbeats and pulls again
-    // within seconds, not after the default 30 s.
-    this.messages = await consumer.consume({ max_messages: Math.max(8, this.deps.workers * 2), expires: 5_000 });
-    const messages = this.messages;
-    this.consuming = (async () => {
-      for await (const m of messages) {
-        while (this.inFlight.size >= this.deps.workers) await Promise.race(this.inFlight);
-        const p = this.handle(m).finally(() => this.inFlight.delete(p));
-        this.inFlight.add(p);
+    let pause = 500;
+    while (!this.closing) {
+      try {
+        const consumer = await this.js.consumers.get(this.o.stream, durable);
+        // Short pull requests (5 s, heartbeats every 2.5 s): when the consumer's leader moves to
+        // another node (a node died), the client notices two missed heartbeats and pulls again
+        // within seconds, not after the default 30 s.
+        const messages = await consumer.consume({ max_messages: Math.max(8, this.deps.workers * 2), expires: 5_000 });
+        this.messages = messages;
+        if (this.closing) await messages.close();
+        pause = 500;
+        for await (const m of messages) {
+          while (this.inFlight.size >= this.deps.workers) await Promise.race(this.inFlight);
+          const p = this.handle(m).finally(() => this.inFlight.delete(p));
+          this.inFlight.add(p);
+        }
+      } catch (err) {
+        if (this.closing) return;
+        this.deps.logger.warn('the event bus consumer is not available; retrying', { retryInMs: pause, error: errorMessage(err) });
       }
-    })().catch((err: unknown) => {
-      if (!this.closing) this.deps.logger.error('the event bus consumer stopped', { error: errorMessage(err) });
-    });
+      if (this.closing) return;
+      await new Promise((r) => setTimeout(r, pause));
+      pause = Math.min(pause * 2, 5_000);
+    }
   }
 
   /** One delivery: dispatch, then acknowledge, ask for a later delivery, or dead-letter. */

@@ -196,7 +196,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
   try {
     await bindings.start();
-    await bus?.start();
+    bus?.start();
     await app.listen({ port: o.port, host: o.host });
     metricsServer = await startMetricsServer(metrics, o.host, options.metricsPort ?? 0);
   } catch (err) {
