@@ -107,7 +107,16 @@ describe('event bus: NATS JetStream', () => {
   it('an event that cannot be read goes to the dead letters with its reason, and is not delivered again', async () => {
     const nc = await connect({ servers: nats.servers });
     try {
-      await jetstream(nc).publish(`plugflow.events.${ns}`, new TextEncoder().encode('not an event'), { msgID: 'garbage-1' });
+      // The stream may still be electing a leader after the node restart above: publish until it
+      // takes it (the message id makes a repeat a no-op).
+      await eventually(
+        () =>
+          jetstream(nc)
+            .publish(`plugflow.events.${ns}`, new TextEncoder().encode('not an event'), { msgID: 'garbage-1' })
+            .catch(() => undefined),
+        'the garbage stored',
+        60_000,
+      );
       const jsm = await jetstreamManager(nc);
       const dead = await eventually(async () => {
         const info = await jsm.streams.info(`${stream}_DEAD`);
