@@ -8,7 +8,7 @@
 #   hack/system-packages.sh dev     what `make dev` runs: util-linux (mount namespaces of the pod
 #                                   runner), curl, python3 (the example plugins)
 #   hack/system-packages.sh test    the above, git (the git artifact suites), chromium (the web UI's
-#                                   browser tests); optional: containerd, runc, the CNI plugins,
+#                                   browser tests), postgresql (the workflow archive's server); optional: containerd, runc, the CNI plugins,
 #                                   iptables, conntrack, openssl, umoci, mmdebstrap (test/node/)
 set -euo pipefail
 
@@ -29,6 +29,7 @@ need() { # need <required|optional> <package> <test…>
   fi
 }
 has() { command -v "$1"; }
+has_postgres() { compgen -G '/usr/lib/postgresql/*/bin/postgres'; }
 
 need required util-linux has unshare
 need required curl has curl
@@ -36,6 +37,7 @@ need required python3 has python3
 if [[ $profile == test ]]; then
   need required git has git
   need required chromium has chromium
+  need required postgresql has_postgres
   need optional containerd has containerd
   need optional runc has runc
   need optional conntrack has conntrack

@@ -20,11 +20,20 @@ export interface ServerProcessOptions {
   env: NodeJS.ProcessEnv;
   /** Whether it is ready (a refused connection counts as not yet). */
   ready(): Promise<boolean>;
+  /** Run as this user (root only: PostgreSQL refuses to run as root). */
+  runAs?: string;
   timeoutMs?: number;
 }
 
 export async function startServerProcess(opts: ServerProcessOptions): Promise<ServerProcess> {
-  const cmd = dieWithParent(opts.file, opts.args);
+  // setpriv changes the user first and sets the parent-death signal after it (a change of user
+  // would clear it), so both go in one setpriv.
+  const cmd = opts.runAs
+    ? {
+        file: 'setpriv',
+        args: [`--reuid=${opts.runAs}`, `--regid=${opts.runAs}`, '--init-groups', '--pdeathsig', 'SIGKILL', '--', opts.file, ...opts.args],
+      }
+    : dieWithParent(opts.file, opts.args);
   const child: ChildProcess = spawn(cmd.file, cmd.args, { env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (d: Buffer) => {

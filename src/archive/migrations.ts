@@ -1,0 +1,60 @@
+/**
+ * The archive's schema, as versioned migrations applied in order (archive-store.ts `migrate`),
+ * each once, recorded in `plugflow_schema_migrations`. A migration is never edited once
+ * released: a change is a new one.
+ *
+ * One row per workflow with the columns people filter and sort on, its labels as rows (a label
+ * filter is an index lookup), and its nodes as rows (a 100,000-node workflow is not one value).
+ * Lists page by (finished_at, uid), so every page is an index range, however deep.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'archived workflows, their labels and nodes',
+    sql: `
+create table archived_workflows (
+  uid uuid primary key,
+  namespace text not null,
+  name text not null,
+  phase text not null,
+  started_at timestamptz,
+  finished_at timestamptz not null,
+  workflow_template text,
+  cron_workflow text,
+  creator text,
+  message text,
+  progress text,
+  node_count integer not null,
+  archived_at timestamptz not null default now(),
+  metadata jsonb not null,
+  spec jsonb not null,
+  status jsonb not null
+);
+create index archived_workflows_by_namespace on archived_workflows (namespace, finished_at desc, uid desc);
+create index archived_workflows_by_phase on archived_workflows (namespace, phase, finished_at desc, uid desc);
+create index archived_workflows_by_finish on archived_workflows (finished_at desc, uid desc);
+create index archived_workflows_by_name on archived_workflows (namespace, name);
+
+create table archived_workflow_labels (
+  uid uuid not null references archived_workflows (uid) on delete cascade,
+  key text not null,
+  value text not null,
+  primary key (uid, key)
+);
+create index archived_workflow_labels_by_value on archived_workflow_labels (key, value, uid);
+
+create table archived_workflow_nodes (
+  uid uuid not null references archived_workflows (uid) on delete cascade,
+  id text not null,
+  node jsonb not null,
+  primary key (uid, id)
+);
+`,
+  },
+];

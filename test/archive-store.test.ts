@@ -1,0 +1,138 @@
+/**
+ * The workflow archive against a real PostgreSQL (Debian's server, started on loopback by
+ * src/devenv/postgres.ts): written once however often it is asked, read back whole, listed by
+ * page with filters and an exact count, pruned by age and count, and a database outage fails the
+ * write with an error (nothing half-written) that a retry after it recovers from.
+ */
+import { randomUUID } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Workflow } from '../src/api/index.js';
+import { ArchiveStore } from '../src/archive/archive-store.js';
+import { startPostgres, type Postgres } from '../src/devenv/postgres.js';
+
+function finished(ns: string, name: string, phase: string, finishedAt: string, labels: Record<string, string> = {}, nodes = 3): Workflow {
+  const uid = randomUUID();
+  const nodeMap = Object.fromEntries(
+    Array.from({ length: nodes }, (_, i) => [`${name}-${i}`, { id: `${name}-${i}`, name: `${name}[${i}]`, type: 'Pod', phase }]),
+  );
+  return {
+    apiVersion: 'plugflow.io/v1alpha1',
+    kind: 'Workflow',
+    metadata: { name, namespace: ns, uid, labels, creationTimestamp: '2026-11-28T09:00:00Z' },
+    spec: { entrypoint: 'main', templates: [{ name: 'main', container: { image: 'busybox' } }] },
+    status: { phase, startedAt: '2026-11-28T09:00:01Z', finishedAt, progress: `${nodes}/${nodes}`, nodes: nodeMap },
+  } as unknown as Workflow;
+}
+
+describe('workflow archive on PostgreSQL', () => {
+  let db: Postgres;
+  let store: ArchiveStore;
+
+  beforeAll(async () => {
+    db = await startPostgres({ log: (l) => console.log(l) });
+    store = await ArchiveStore.open(db.url);
+  });
+
+  afterAll(async () => {
+    await store?.close();
+    await db?.stop();
+  });
+
+  it('writes a finished workflow once, however often and by however many writers it is asked', async () => {
+    const wf = finished('team-a', 'once', 'Succeeded', '2026-11-28T10:00:00Z', { app: 'web' });
+    const second = await ArchiveStore.open(db.url); // a second controller; migrations run once
+    try {
+      const results = await Promise.all([store.archive(wf), second.archive(wf), store.archive(wf)]);
+      expect(results.sort()).toEqual(['already', 'already', 'archived']);
+    } finally {
+      await second.close();
+    }
+    expect(await store.count({ namespaces: ['team-a'], name: 'once' })).toBe(1);
+  });
+
+  it('reads an archived workflow back whole: metadata, spec, status and every node (also from compressedNodes)', async () => {
+    const wf = finished('team-a', 'whole', 'Failed', '2026-11-28T10:01:00Z', {}, 2500);
+    const { nodes, ...rest } = wf.status!;
+    const compressed = { ...wf, status: { ...rest, compressedNodes: gzipSync(JSON.stringify(nodes)).toString('base64') } } as Workflow;
+    expect(await store.archive(compressed)).toBe('archived');
+    const back = await store.get(wf.metadata!.uid!);
+    expect(back?.metadata).toMatchObject({ name: 'whole', namespace: 'team-a', uid: wf.metadata!.uid });
+    expect(back?.spec).toEqual(wf.spec);
+    expect(back?.status).toMatchObject({ phase: 'Failed', finishedAt: '2026-11-28T10:01:00Z', progress: '2500/2500' });
+    expect(back?.status?.nodes).toEqual(nodes);
+    expect(await store.get(randomUUID())).toBeUndefined();
+    expect(await store.get("'; drop table archived_workflows; --")).toBeUndefined();
+  });
+
+  it('lists newest first by pages with a cursor, filters by phase and labels, and counts exactly', async () => {
+    const ns = 'team-list';
+    for (let i = 0; i < 25; i++)
+      await store.archive(
+        finished(
+          ns,
+          `wf-${String(i).padStart(2, '0')}`,
+          i % 5 === 0 ? 'Failed' : 'Succeeded',
+          new Date(Date.UTC(2026, 10, 28, 11, i)).toISOString(),
+          {
+            team: i % 2 ? 'odd' : 'even',
+            ...(i % 3 === 0 ? { flaky: 'yes' } : {}),
+          },
+        ),
+      );
+    const names: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await store.list({ namespaces: [ns] }, { limit: 10, ...(cursor ? { cursor } : {}) });
+      names.push(...page.items.map((w) => w.name));
+      cursor = page.continue;
+      pages++;
+    } while (cursor);
+    expect(pages).toBe(3);
+    expect(names).toEqual(Array.from({ length: 25 }, (_, i) => `wf-${String(24 - i).padStart(2, '0')}`));
+    expect(await store.count({ namespaces: [ns] })).toBe(25);
+    expect(await store.count({ namespaces: [ns], phases: ['Failed'] })).toBe(5);
+    expect(await store.count({ namespaces: [ns], labelSelector: 'team=odd' })).toBe(12);
+    expect(await store.count({ namespaces: [ns], labelSelector: 'team=even,flaky' })).toBe(5); // 0, 6, 12, 18, 24
+    expect(await store.count({ namespaces: [ns], labelSelector: '!flaky' })).toBe(16);
+    expect(await store.count({ namespaces: [ns], labelSelector: 'team notin (odd)', phases: ['Failed'] })).toBe(3); // 0, 10, 20
+    const first = (await store.list({ namespaces: [ns], phases: ['Failed'] }, { limit: 2 })).items;
+    expect(first.map((w) => [w.name, w.phase, w.labels.team, w.nodeCount])).toEqual([
+      ['wf-20', 'Failed', 'even', 3],
+      ['wf-15', 'Failed', 'odd', 3],
+    ]);
+    // Another namespace's workflows are not in this one's list.
+    expect(await store.count({ namespaces: ['team-a', ns] })).toBe(27);
+  });
+
+  it('retention: by age, then all but the newest N of each namespace', async () => {
+    const ns = 'team-prune';
+    for (let d = 1; d <= 6; d++) await store.archive(finished(ns, `day-${d}`, 'Succeeded', `2026-11-0${d}T00:00:00Z`));
+    expect(await store.prune({ olderThan: new Date('2026-11-03T00:00:00Z') })).toBe(2);
+    const removed = await store.prune({ keepPerNamespace: 3 });
+    expect(removed).toBeGreaterThanOrEqual(1);
+    expect((await store.list({ namespaces: [ns] }, { limit: 10 })).items.map((w) => w.name)).toEqual(['day-6', 'day-5', 'day-4']);
+  });
+
+  it('a database outage fails the write whole; the same write succeeds once it is back, exactly once', async () => {
+    const wf = finished('team-a', 'outage', 'Succeeded', '2026-11-28T12:00:00Z', {}, 5000);
+    await db.kill();
+    await expect(store.archive(wf)).rejects.toThrow();
+    await db.restart();
+    let result: string | undefined;
+    for (let i = 0; i < 50 && !result; i++)
+      result = await store.archive(wf).catch(() => new Promise<undefined>((r) => setTimeout(() => r(undefined), 200)));
+    expect(result).toBe('archived');
+    expect(
+      (await store.get(wf.metadata!.uid!))?.status?.nodes && Object.keys((await store.get(wf.metadata!.uid!))!.status!.nodes!).length,
+    ).toBe(5000);
+    expect(await store.archive(wf)).toBe('already');
+  });
+
+  it('refuses a workflow that has not finished, naming it', async () => {
+    const wf = finished('team-a', 'running', 'Running', '');
+    delete (wf.status as { finishedAt?: string }).finishedAt;
+    await expect(store.archive(wf)).rejects.toThrow('workflow team-a/running has not finished: only finished workflows are archived');
+  });
+});
