@@ -53,7 +53,8 @@ module.exports = [
       cron: 'CronWorkflow schedules and the pure decision of what a CronWorkflow needs now',
       artifacts: 'artifact plans (where each artifact goes) and the store clients (S3, Azure, GCS, git, http, driver plugins)',
       kube: 'the one Kubernetes client (per-request identity), apply, resilient informer, errors',
-      archive: 'the workflow archive on PostgreSQL: versioned migrations, the store (written once, pages by cursor with filters, exact counts, retention)',
+      archive:
+        'the workflow archive on PostgreSQL: versioned migrations, the store (written once, pages by cursor with filters, exact counts, retention)',
       images: 'image references, registry client and pull credentials (an image’s entrypoint when a step gives no command)',
       sdk: { barrel: true, text: 'helpers for writing plugins in TypeScript' },
     },
