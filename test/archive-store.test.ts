@@ -31,7 +31,7 @@ describe('workflow archive on PostgreSQL', () => {
 
   beforeAll(async () => {
     db = await startPostgres({ log: (l) => console.log(l) });
-    store = await ArchiveStore.open(db.url);
+    store = ArchiveStore.open(db.url);
   });
 
   afterAll(async () => {
@@ -41,7 +41,7 @@ describe('workflow archive on PostgreSQL', () => {
 
   it('writes a finished workflow once, however often and by however many writers it is asked', async () => {
     const wf = finished('team-a', 'once', 'Succeeded', '2026-11-28T10:00:00Z', { app: 'web' });
-    const second = await ArchiveStore.open(db.url); // a second controller; migrations run once
+    const second = ArchiveStore.open(db.url); // a second controller; migrations run once
     try {
       const results = await Promise.all([store.archive(wf), second.archive(wf), store.archive(wf)]);
       expect(results.sort()).toEqual(['already', 'already', 'archived']);

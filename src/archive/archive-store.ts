@@ -51,20 +51,30 @@ const SUMMARY_COLUMNS =
   'w.uid, w.namespace, w.name, w.phase, w.started_at, w.finished_at, w.workflow_template, w.cron_workflow, w.message, w.progress, w.node_count, w.archived_at, w.metadata';
 
 export class ArchiveStore {
+  /** The schema brought up to date, once; forgotten after a failure so the next use tries again. */
+  private schema?: Promise<void>;
+
   private constructor(private readonly pool: pg.Pool) {}
 
-  /** Connects and brings the schema up to date. */
-  static async open(url: string, opts: ArchiveStoreOptions = {}): Promise<ArchiveStore> {
+  /**
+   * A store on the database at `url`. Nothing is asked of the database yet: the schema is brought
+   * up to date on first use, so a controller starts (and reports the archive as not ready) while
+   * the database is down.
+   */
+  static open(url: string, opts: ArchiveStoreOptions = {}): ArchiveStore {
     const pool = new pg.Pool({ connectionString: url, max: opts.connections ?? 8, connectionTimeoutMillis: 10_000 });
     // An idle client losing its server (a restart) is an error event, not a crash.
     pool.on('error', () => {});
-    try {
-      await migrate(pool);
-    } catch (err) {
-      await pool.end().catch(() => {});
-      throw err;
-    }
     return new ArchiveStore(pool);
+  }
+
+  /** Brings the schema up to date (at most once per store; again after a failure). */
+  ready(): Promise<void> {
+    this.schema ??= migrate(this.pool).catch((err: unknown) => {
+      this.schema = undefined;
+      throw err;
+    });
+    return this.schema;
   }
 
   /** Writes a finished workflow once; `already` when it was archived before. */
@@ -86,6 +96,7 @@ export class ArchiveStore {
       annotations: md.annotations ?? {},
       creationTimestamp: md.creationTimestamp,
     };
+    await this.ready();
     const client = await this.pool.connect();
     try {
       await client.query('begin');
@@ -143,6 +154,7 @@ export class ArchiveStore {
   /** One page, newest finished first. */
   async list(filter: ArchiveFilter, page: PageRequest): Promise<ArchivePage> {
     const q = pageQuery(SUMMARY_COLUMNS, filter, page);
+    await this.ready();
     const rows = (await this.pool.query(q.sql, q.params)).rows as Row[];
     const items = rows.slice(0, page.limit).map(summary);
     const last = items.at(-1);
@@ -152,6 +164,7 @@ export class ArchiveStore {
   /** The exact number of archived workflows the filter selects. */
   async count(filter: ArchiveFilter): Promise<number> {
     const { sql, params } = whereClause(filter);
+    await this.ready();
     const r = await this.pool.query(`select count(*)::bigint as n from archived_workflows w where ${sql}`, params);
     return Number((r.rows[0] as { n: string }).n);
   }
@@ -159,6 +172,7 @@ export class ArchiveStore {
   /** The archived workflow as it was when it finished, nodes included; undefined when not archived. */
   async get(uid: string): Promise<Workflow | undefined> {
     if (!/^[0-9a-f-]{36}$/.test(uid)) return undefined;
+    await this.ready();
     const r = await this.pool.query('select metadata, spec, status from archived_workflows where uid = $1', [uid]);
     const row = r.rows[0] as { metadata: Workflow['metadata']; spec: Workflow['spec']; status: Workflow['status'] } | undefined;
     if (!row) return undefined;
@@ -180,12 +194,14 @@ export class ArchiveStore {
   /** The namespace of an archived workflow (the server checks the caller's rights on it first). */
   async namespaceOf(uid: string): Promise<string | undefined> {
     if (!/^[0-9a-f-]{36}$/.test(uid)) return undefined;
+    await this.ready();
     const r = await this.pool.query('select namespace from archived_workflows where uid = $1', [uid]);
     return (r.rows[0] as { namespace: string } | undefined)?.namespace;
   }
 
   async delete(uid: string): Promise<boolean> {
     if (!/^[0-9a-f-]{36}$/.test(uid)) return false;
+    await this.ready();
     return ((await this.pool.query('delete from archived_workflows where uid = $1', [uid])).rowCount ?? 0) > 0;
   }
 
@@ -194,6 +210,7 @@ export class ArchiveStore {
    * newest `keepPerNamespace`. Returns how many were removed.
    */
   async prune(opts: { olderThan?: Date; keepPerNamespace?: number }): Promise<number> {
+    await this.ready();
     let removed = 0;
     if (opts.olderThan)
       removed += (await this.pool.query('delete from archived_workflows where finished_at < $1', [opts.olderThan])).rowCount ?? 0;
@@ -214,6 +231,7 @@ export class ArchiveStore {
 
   /** Whether the database answers (for /readyz). */
   async ping(): Promise<void> {
+    await this.ready();
     await this.pool.query('select 1');
   }
 

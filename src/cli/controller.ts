@@ -104,7 +104,8 @@ export function registerControllerCommands(program: Command): void {
       `\nEnvironment: ${FEATURE_GATE_EXECUTOR_PLUGINS}=true enables executor plugins declared in ConfigMaps; ` +
         `${FEATURE_GATE_WORKFLOW_LEVEL_EXECUTOR_PLUGINS}=true (or --workflow-level-executor-plugins) lets workflows declare their own in spec.executorPlugins ` +
         '(off: such a workflow is refused naming the field); PLUGFLOW_NAMESPACE is the installation namespace (default plugflow); ' +
-        `${ENV_POD_SECURITY_LEVEL} and PLUGFLOW_AGENT_SERVICE_ACCOUNT are the defaults of --pod-security-level and --agent-service-account.`,
+        `${ENV_POD_SECURITY_LEVEL} and PLUGFLOW_AGENT_SERVICE_ACCOUNT are the defaults of --pod-security-level and --agent-service-account; ` +
+        'PLUGFLOW_ARCHIVE_URL (postgres://…) turns the workflow archive on.',
     )
     .action(async (flags: ControllerFlags) => {
       const log = createLogger('controller');
@@ -120,6 +121,8 @@ export function registerControllerCommands(program: Command): void {
         podSecurityLevel: flags.podSecurityLevel,
         recordEvents: flags.events,
         nodeEvents: flags.nodeEvents,
+        // From the environment, not a flag: the URL holds the database password (a Secret in the install).
+        ...(process.env.PLUGFLOW_ARCHIVE_URL ? { archiveUrl: process.env.PLUGFLOW_ARCHIVE_URL } : {}),
         maxStatusBytes: flags.maxStatusBytes,
         ...(flags.insecureRegistry.length ? { insecureRegistries: flags.insecureRegistry } : {}),
         pluginsEnabled: executorPluginsEnabled(),

@@ -66,6 +66,11 @@ export interface ControllerOptions {
   identity?: string;
   resyncMs?: number;
   watchdogMs?: number;
+  /**
+   * The workflow archive (a PostgreSQL URL, `PLUGFLOW_ARCHIVE_URL`): finished workflows are
+   * written there before anything may delete them (archiver.ts). Off without one.
+   */
+  archiveUrl?: string;
   /** Record Kubernetes Events on workflow start and finish (each is an API write). Default true. */
   recordEvents?: boolean;
   /** Also record the peer's node Events (WorkflowNodeRunning, WorkflowNodeSucceeded, …). Default false. */

@@ -46,6 +46,8 @@ import { ResourceRunner } from './resource-runner.js';
 import { workflowFeatures } from './features/index.js';
 import { errorMessage } from '../log/error-message.js';
 import { loadKubeAccess } from '../kube/kube-access.js';
+import { ArchiveStore } from '../archive/archive-store.js';
+import { Archiver } from './archiver.js';
 
 export {
   CONTROLLER_COMPONENT,
@@ -144,6 +146,9 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
   });
   const locks = new Synchronizer({ client, enqueue: (key) => queue.add(key), log });
   const customMetrics = new CustomMetricRegistry(metrics.registry, log, opts.metricsTtlMs ?? metricsTtlFromEnv());
+  const archiveStore = opts.archiveUrl ? ArchiveStore.open(opts.archiveUrl) : undefined;
+  const archiver = archiveStore ? new Archiver({ store: archiveStore, client, log, metrics }) : undefined;
+  if (archiveStore) log.info('the workflow archive is on: finished workflows are written to PostgreSQL');
   const features = workflowFeatures({
     caches,
     locks,
@@ -155,6 +160,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     artifactGC: new ArtifactGC({ client, log, events, executorImage, artifactDrivers, ...(gcsEndpoint ? { gcsEndpoint } : {}) }),
     ...(plugins ? { excludedPlugins: (ns: string) => plugins.excludedFor(ns) } : {}),
     nodeEvents: opts.nodeEvents === true && opts.recordEvents !== false,
+    ...(archiver ? { archiver } : {}),
   });
   const reconciler = new Reconciler({
     client,
@@ -206,7 +212,8 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
   });
   const readinessProblems = (): string[] => {
     if (elector && !elector.isLeader()) return [];
-    return caches.readinessProblems();
+    const archiving = archiver?.readinessProblem();
+    return [...caches.readinessProblems(), ...(archiving ? [archiving] : [])];
   };
 
   let health: HealthServer | undefined;
@@ -275,6 +282,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
       await caches.stop();
       await elector?.stop();
       await health?.close();
+      await archiveStore?.close().catch(() => {});
       await client.close();
       log.info('controller stopped');
       resolveStopped();

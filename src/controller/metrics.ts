@@ -26,12 +26,20 @@ export class ControllerMetrics {
   /** Finished results an engine run would have changed, put back by its lifecycle rule: each one an engine bug. */
   readonly lifecycleRepairs: Counter;
   readonly podsCreated: Counter;
+  /** Workflows written to the archive: archived, already (a repeat), failed. */
+  readonly archiveWrites: Counter<'result'>;
   private live?: LiveState;
 
   constructor(opts: { processMetrics?: boolean } = {}) {
     const registers = [this.registry];
     if (opts.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'plugflow_controller_' });
     const self = this;
+    this.archiveWrites = new Counter({
+      name: 'plugflow_archive_writes_total',
+      help: 'Finished workflows written to the archive: archived, already (written before), failed (the database did not take it; retried)',
+      labelNames: ['result'],
+      registers,
+    });
     new Gauge({
       name: 'plugflow_controller_queue_depth',
       help: 'Workflow keys waiting in the work queue (ready to process).',

@@ -10,6 +10,8 @@ import type { ResourceRunner } from '../resource-runner.js';
 import type { Synchronizer } from '../synchronizer.js';
 import type { EventRecorder } from '../../kube/event-recorder.js';
 import type { Logger } from '../../log/logger.js';
+import { archiveFeature } from './archive.js';
+import type { Archiver } from '../archiver.js';
 import { artifactGCFeature } from './artifact-gc.js';
 import { configMapsFeature, type TemplateCaches } from './config-maps.js';
 import { customMetricsFeature } from './custom-metrics.js';
@@ -37,6 +39,8 @@ export interface FeatureDeps {
   nodeEvents?: boolean;
   /** Plugins left out of a namespace's agent pods; only with executor plugins on. */
   excludedPlugins?: (namespace: string) => Record<string, string>;
+  /** Finished workflows go to the archive (only with a database configured). */
+  archiver?: Archiver;
 }
 
 export function workflowFeatures(d: FeatureDeps): WorkflowFeature[] {
@@ -53,5 +57,7 @@ export function workflowFeatures(d: FeatureDeps): WorkflowFeature[] {
     customMetricsFeature(d.customMetrics, d),
     ...(d.nodeEvents ? [nodeEventsFeature(d.events)] : []),
     artifactGCFeature(d.artifactGC),
+    // Last: a workflow is archived once every other feature is done with it.
+    ...(d.archiver ? [archiveFeature(d.archiver)] : []),
   ];
 }
