@@ -15,6 +15,7 @@ export async function buildProgram(): Promise<Command> {
     import('./controller.js').then((m) => m.registerControllerCommands),
     import('./server.js').then((m) => m.registerServerCommands),
     import('./rest.js').then((m) => m.registerWorkflowCommands),
+    import('./archive.js').then((m) => m.registerArchiveCommands),
     import('./workflow-ops.js').then((m) => m.registerWorkflowOpsCommands),
     import('./workflow-operations.js').then((m) => m.registerWorkflowOperationCommands),
     import('./lint.js').then((m) => m.registerLintCommands),

@@ -173,6 +173,8 @@ export function registerServerCommands(program: Command): void {
             }
           : {}),
         maxBodyBytes: flags.maxBodySize,
+        // From the environment, not a flag: the URL holds the database password (a Secret in the install).
+        ...(process.env.PLUGFLOW_ARCHIVE_URL ? { archiveUrl: process.env.PLUGFLOW_ARCHIVE_URL } : {}),
         namespace: flags.namespace,
         metricsPort: flags.metricsPort,
         serverToken,

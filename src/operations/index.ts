@@ -4,7 +4,7 @@
  * takes the KubeClient to act with, so the API server's RBAC decides who may do what.
  */
 export { OperationRefused } from './errors.js';
-export { resubmitWorkflow, type ResubmitRequest } from './resubmit.js';
+export { resubmitFrom, resubmitWorkflow, type ResubmitRequest } from './resubmit.js';
 export { resumeRunningWorkflow, type ResumeRequest, type Resumed } from './resume.js';
 export { retryFailedWorkflow, type Retried } from './retry.js';
 export { changeRunningWorkflow, type SpecOperation } from './shutdown.js';

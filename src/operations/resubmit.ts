@@ -23,13 +23,19 @@ export interface ResubmitRequest {
 }
 
 export async function resubmitWorkflow(kube: KubeClient, namespace: string, name: string, req: ResubmitRequest = {}): Promise<Workflow> {
+  return resubmitFrom(kube, inflateWorkflow(await kube.get<Workflow>(WORKFLOWS, namespace, name)), req);
+}
+
+/** The same, from a workflow in hand (an archived one): created in its namespace, with `kube`'s rights. */
+export async function resubmitFrom(kube: KubeClient, old: Workflow, req: ResubmitRequest = {}): Promise<Workflow> {
+  const namespace = old.metadata!.namespace!;
+  const name = old.metadata!.name!;
   if (req.memoized && Object.keys(req.parameters ?? {}).length > 0) {
     throw new OperationRefused(
       'invalid',
       "a memoized resubmit keeps the old run's results, which were computed from its arguments: resubmit without --memoized to change them",
     );
   }
-  const old = inflateWorkflow(await kube.get<Workflow>(WORKFLOWS, namespace, name));
   let wf: Workflow;
   try {
     wf = resubmittedWorkflow(old, { parameters: req.parameters });

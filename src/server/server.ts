@@ -21,6 +21,7 @@ import { uiRoutes } from './routes/ui.js';
 import { tlsMaterial } from '../tls/tls-material.js';
 import { buildApp } from './app.js';
 import { EventBus, EventBusError, type EventBusOptions } from './event-bus.js';
+import { ArchiveStore } from '../archive/archive-store.js';
 
 export const DEFAULTS = {
   port: 2746,
@@ -86,6 +87,8 @@ export interface ServerOptions {
    * repositories (`--artifact-endpoint`; src/operations/artifact-trust.ts).
    */
   artifactEndpoints?: string[];
+  /** The workflow archive (a PostgreSQL URL; `PLUGFLOW_ARCHIVE_URL`): /api/v1/archived-workflows. */
+  archiveUrl?: string;
   /** Awaited by a worker before each event: lets tests and benchmarks hold workers. */
   dispatchGate?: () => Promise<void>;
 }
@@ -185,9 +188,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   await app.register(healthRoutes, {
     notReady: () => (draining ? 'shutting down' : (bindings.readinessProblem() ?? bus?.readinessProblem())),
   });
+  const archive = o.archiveUrl ? ArchiveStore.open(o.archiveUrl) : undefined;
   await app.register(workflowRoutes, {
     kube,
     auth,
+    ...(archive ? { archive } : {}),
     installNamespace: o.installNamespace ?? process.env.PLUGFLOW_NAMESPACE,
     ...(o.artifactEndpoints ? { artifactEndpoints: o.artifactEndpoints } : {}),
   });
@@ -257,6 +262,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       await app.close();
       await metricsServer!.close();
       await bindings.stop();
+      await archive?.close().catch(() => {});
       await kube.close();
       logger.info('server stopped');
     })());

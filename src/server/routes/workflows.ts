@@ -31,6 +31,8 @@ import { objectEventRoutes } from './object-events.js';
 import { eventBindingRoutes } from './event-bindings.js';
 import { executorPluginRoutes } from './executor-plugins.js';
 import { accessRoutes } from './access.js';
+import { archivedWorkflowRoutes } from './archived-workflows.js';
+import type { ArchiveStore } from '../../archive/archive-store.js';
 import { creatorOf, userInfoRoutes } from './userinfo.js';
 import { withCreator } from '../../operations/index.js';
 import { listQuery, type ListQuery } from './list-query.js';
@@ -46,6 +48,8 @@ export interface WorkflowRouteDeps {
   installNamespace?: string;
   /** Stores artifacts may be downloaded from besides the artifact repositories. */
   artifactEndpoints?: string[];
+  /** The workflow archive, when the server is given one (`PLUGFLOW_ARCHIVE_URL`). */
+  archive?: ArchiveStore;
 }
 
 interface NsParams {
@@ -160,6 +164,7 @@ export async function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDe
   executorPluginRoutes(app, kube, deps.installNamespace ?? DEFAULT_INSTALL_NAMESPACE);
   accessRoutes(app, auth);
   userInfoRoutes(app, kube);
+  if (deps.archive) archivedWorkflowRoutes(app, { kube, auth, store: deps.archive });
 }
 
 /** `createOptions.dryRun: ["All"]`, the Kubernetes form the peer's clients also send. */

@@ -1,0 +1,125 @@
+/**
+ * The workflow archive (src/archive), read with the caller's rights: a namespace's archived
+ * workflows are shown to whoever may list its live ones, one is read by whoever may get it, and
+ * deleted by whoever may delete it (SelfSubjectAccessReviews, cached like every review; in server
+ * auth mode the allow-list of namespaces applies).
+ *
+ *   GET    /api/v1/archived-workflows?namespace=&phase=A,B&listOptions.labelSelector=&listOptions.limit=&listOptions.continue=&count=true
+ *          → {items: [summary], metadata: {continue?, count?}}; without namespace: every namespace
+ *          (the caller may list workflows cluster-wide)
+ *   GET    /api/v1/archived-workflows/{uid}            → the Workflow as it finished, nodes included
+ *   DELETE /api/v1/archived-workflows/{uid}            → {}
+ *   PUT    /api/v1/archived-workflows/{uid}/resubmit   body {parameters?: ["name=value"]} → the new Workflow
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { PLURAL, type Workflow } from '../../api/index.js';
+import { ArchiveQueryError } from '../../archive/archive-query.js';
+import type { ArchiveStore } from '../../archive/archive-store.js';
+import type { KubeClient } from '../../kube/client.js';
+import { errorMessage } from '../../log/error-message.js';
+import { resubmitFrom } from '../../operations/index.js';
+import type { Access, Authenticator, Caller } from '../auth.js';
+import { badRequest, Code, HttpError, notFound, unavailable } from '../errors.js';
+import { listQuery, type ListQuery } from './list-query.js';
+import { creatorOf } from './userinfo.js';
+
+const access = (verb: string, purpose: string): Access => ({ verb, resource: PLURAL.workflow, purpose });
+const LIST = access('list', 'so it may not list its archived workflows');
+const GET = access('get', 'so it may not read its archived workflows');
+const DELETE = access('delete', 'so it may not delete its archived workflows');
+
+type ListReq = FastifyRequest<{ Querystring: ListQuery & { namespace?: string; phase?: string; count?: string } }>;
+type UidReq = FastifyRequest<{ Params: { uid: string }; Body: unknown }>;
+
+export function archivedWorkflowRoutes(app: FastifyInstance, deps: { kube: KubeClient; auth: Authenticator; store: ArchiveStore }): void {
+  const { kube, auth, store } = deps;
+  const allowed = async (caller: Caller, namespace: string, need: Access) => {
+    const refusal = await auth.access(caller, namespace, need);
+    if (refusal) throw refusal;
+  };
+  /**
+   * The archived workflow's namespace, once the caller may get workflows there. A uid in a
+   * namespace the caller may not read is answered like one that is not archived (404), so the
+   * answer does not tell which namespace a uid belongs to.
+   */
+  const readable = async (caller: Caller, uid: string): Promise<string> => {
+    const ns = await reading(() => store.namespaceOf(uid));
+    const refusal = ns === undefined ? undefined : await auth.access(caller, ns, GET);
+    if (ns === undefined || refusal?.code === Code.PermissionDenied) throw notFound(`no archived workflow with uid ${uid}`);
+    if (refusal) throw refusal;
+    return ns;
+  };
+
+  app.get('/api/v1/archived-workflows', async (req: ListReq) => {
+    const q = req.query;
+    const namespace = one(q.namespace);
+    const o = listQuery(q);
+    if (o.fieldSelector)
+      throw badRequest('listOptions.fieldSelector is not supported by the archive: use namespace=, phase= and listOptions.labelSelector');
+    // '' asks for the right in every namespace (a cluster-wide list), as the live list does.
+    await allowed(req.caller, namespace ?? '', LIST);
+    const filter = {
+      ...(namespace ? { namespaces: [namespace] } : {}),
+      ...(one(q.phase)
+        ? {
+            phases: one(q.phase)!
+              .split(',')
+              .map((p) => p.trim()),
+          }
+        : {}),
+      ...(o.labelSelector ? { labelSelector: o.labelSelector } : {}),
+    };
+    const page = await reading(() => store.list(filter, { limit: o.limit ?? 100, ...(o.continue ? { cursor: o.continue } : {}) }));
+    const count = one(q.count) === 'true' ? await reading(() => store.count(filter)) : undefined;
+    return {
+      items: page.items,
+      metadata: { ...(page.continue ? { continue: page.continue } : {}), ...(count !== undefined ? { count } : {}) },
+    };
+  });
+
+  app.get('/api/v1/archived-workflows/:uid', async (req: UidReq) => {
+    await readable(req.caller, req.params.uid);
+    const wf = await reading(() => store.get(req.params.uid));
+    if (!wf) throw notFound(`no archived workflow with uid ${req.params.uid}`);
+    return wf;
+  });
+
+  app.delete('/api/v1/archived-workflows/:uid', async (req: UidReq) => {
+    await allowed(req.caller, await readable(req.caller, req.params.uid), DELETE);
+    await reading(() => store.delete(req.params.uid));
+    return {};
+  });
+
+  app.put('/api/v1/archived-workflows/:uid/resubmit', async (req: UidReq) => {
+    await readable(req.caller, req.params.uid);
+    const wf = await reading(() => store.get(req.params.uid));
+    if (!wf) throw notFound(`no archived workflow with uid ${req.params.uid}`);
+    const body = (req.body ?? {}) as { parameters?: unknown };
+    const parameters = parameterMap(body.parameters);
+    // Created with the caller's own token: the API server decides whether they may create it there.
+    return resubmitFrom(kube.as(req.caller.identity), wf as Workflow, { parameters, creator: await creatorOf(kube, req.caller) });
+  });
+}
+
+function one(v: string | string[] | undefined): string | undefined {
+  const last = Array.isArray(v) ? v[v.length - 1] : v;
+  return last === '' ? undefined : last;
+}
+
+function parameterMap(v: unknown): Record<string, string> {
+  if (v === undefined) return {};
+  if (!Array.isArray(v) || !v.every((p) => typeof p === 'string' && p.includes('=')))
+    throw badRequest('parameters must be a list of "name=value" strings');
+  return Object.fromEntries((v as string[]).map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]));
+}
+
+/** A refused query is the caller's 400; a database that does not answer is 503, named. */
+async function reading<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (err instanceof HttpError) throw err;
+    if (err instanceof ArchiveQueryError) throw badRequest(err.message);
+    throw unavailable(`the workflow archive cannot be read: ${errorMessage(err)}`, 5);
+  }
+}
