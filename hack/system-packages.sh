@@ -6,9 +6,10 @@
 # suite is skipped with its reason.
 #
 #   hack/system-packages.sh dev     what `make dev` runs: util-linux (mount namespaces of the pod
-#                                   runner), curl, python3 (the example plugins)
+#                                   runner), curl, python3 (the example plugins), postgresql (the
+#                                   workflow archive's server)
 #   hack/system-packages.sh test    the above, git (the git artifact suites), chromium (the web UI's
-#                                   browser tests), postgresql (the workflow archive's server); optional: containerd, runc, the CNI plugins,
+#                                   browser tests); optional: containerd, runc, the CNI plugins,
 #                                   iptables, conntrack, openssl, umoci, mmdebstrap (test/node/)
 set -euo pipefail
 
@@ -34,10 +35,10 @@ has_postgres() { compgen -G '/usr/lib/postgresql/*/bin/postgres'; }
 need required util-linux has unshare
 need required curl has curl
 need required python3 has python3
+need required postgresql has_postgres
 if [[ $profile == test ]]; then
   need required git has git
   need required chromium has chromium
-  need required postgresql has_postgres
   need optional containerd has containerd
   need optional runc has runc
   need optional conntrack has conntrack

@@ -8,6 +8,7 @@ import {
   executorPluginsEnabled,
   FEATURE_GATE_EXECUTOR_PLUGINS,
   FEATURE_GATE_WORKFLOW_LEVEL_EXECUTOR_PLUGINS,
+  parseSecondsOrDuration,
   workflowLevelExecutorPluginsEnabled,
 } from '../api/index.js';
 import { createLogger } from '../log/logger.js';
@@ -20,6 +21,8 @@ import { errorMessage } from '../log/error-message.js';
 import { port, positiveInt } from './option-values.js';
 
 interface ControllerFlags {
+  archiveTtl?: number;
+  archiveKeepPerNamespace?: number;
   kubeconfig?: string;
   namespace?: string;
   workers: number;
@@ -94,6 +97,16 @@ export function registerControllerCommands(program: Command): void {
       workflowLevelExecutorPluginsEnabled(),
     )
     .option(
+      '--archive-ttl <duration>',
+      'with the archive: remove archived workflows finished longer ago than this (e.g. 30d, 12h); default: kept',
+      archiveTtl,
+    )
+    .option(
+      '--archive-keep-per-namespace <n>',
+      'with the archive: keep only the newest N archived workflows of each namespace',
+      positiveInt,
+    )
+    .option(
       '--max-status-bytes <n>',
       'largest serialized workflow written; a workflow whose status grows past it ends in Error',
       positiveInt,
@@ -109,6 +122,8 @@ export function registerControllerCommands(program: Command): void {
     )
     .action(async (flags: ControllerFlags) => {
       const log = createLogger('controller');
+      if ((flags.archiveTtl !== undefined || flags.archiveKeepPerNamespace !== undefined) && !process.env.PLUGFLOW_ARCHIVE_URL)
+        throw new InvalidArgumentError('--archive-ttl and --archive-keep-per-namespace need the archive: set PLUGFLOW_ARCHIVE_URL');
       const controller = await startController({
         kubeConfig: flags.kubeconfig,
         namespace: flags.namespace,
@@ -123,6 +138,8 @@ export function registerControllerCommands(program: Command): void {
         nodeEvents: flags.nodeEvents,
         // From the environment, not a flag: the URL holds the database password (a Secret in the install).
         ...(process.env.PLUGFLOW_ARCHIVE_URL ? { archiveUrl: process.env.PLUGFLOW_ARCHIVE_URL } : {}),
+        ...(flags.archiveTtl !== undefined ? { archiveTtlMs: flags.archiveTtl } : {}),
+        ...(flags.archiveKeepPerNamespace !== undefined ? { archiveKeepPerNamespace: flags.archiveKeepPerNamespace } : {}),
         maxStatusBytes: flags.maxStatusBytes,
         ...(flags.insecureRegistry.length ? { insecureRegistries: flags.insecureRegistry } : {}),
         pluginsEnabled: executorPluginsEnabled(),
@@ -141,4 +158,15 @@ export function registerControllerCommands(program: Command): void {
       await controller.stopped;
       process.exit(signalled ? 0 : 1);
     });
+}
+
+/** `30d`, `12h`, `90m` (or seconds): the archive's retention by age, in ms. */
+function archiveTtl(v: string): number {
+  try {
+    const ms = parseSecondsOrDuration(v, { field: '--archive-ttl' });
+    if (ms <= 0) throw new Error('must be longer than 0');
+    return ms;
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message);
+  }
 }

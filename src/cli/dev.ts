@@ -27,6 +27,7 @@ interface DevFlags {
   timeout: string;
   node: string;
   events: string;
+  archive: boolean;
 }
 
 async function runSample(
@@ -78,6 +79,7 @@ export async function runDev(flags: DevFlags): Promise<number> {
     serverPort: Number(flags.port),
     secure: flags.secure,
     events: flags.events,
+    archive: flags.archive,
     progress: say,
   });
   say(`up in ${((Date.now() - t0) / 1000).toFixed(1)}s`);
@@ -95,6 +97,9 @@ export async function runDev(flags: DevFlags): Promise<number> {
       `  node bin/plugflow.js submit examples/workflows/dag-diamond.yaml --wait`,
       `  controller metrics: http://127.0.0.1:${stack.controller.metricsPort}/metrics`,
       ...(stack.runner ? [`  pod logs: ${stack.runner.dir}`] : []),
+      ...(stack.postgres
+        ? [`  archive: PostgreSQL at ${stack.postgres.url.replace(/:[^:@/]+@/, ':***@')}   plugflow archive list -n default`]
+        : []),
       ...(stack.nats
         ? [`  event bus: NATS JetStream, 3 nodes: ${stack.nats.servers.join(',')}  (events answered 200 are stored there, replicated)`]
         : []),
@@ -109,6 +114,7 @@ export async function runDev(flags: DevFlags): Promise<number> {
  */
 async function runNodeDev(flags: DevFlags, say: (line: string) => void): Promise<number> {
   say('pods run on a real node: containerd, kubelet and kube-proxy (--node=kubelet; hack/node/)');
+  if (flags.archive) say('the workflow archive is not started on a real node: give the install a plugflow-archive Secret (README, Archive)');
   const t0 = Date.now();
   const node = await startNodeDev({
     plugins: flags.plugins,
@@ -148,6 +154,7 @@ export function registerDevCommands(program: Command): void {
     .option('--no-secure', 'serve plain HTTP instead of HTTPS with a generated certificate')
     .option('--exit', 'stop once the submitted workflows finished (exit code 1 unless all Succeeded)')
     .option('--timeout <seconds>', 'longest wait for each submitted workflow', '300')
+    .option('--no-archive', 'do not start PostgreSQL nor keep finished workflows in the archive')
     .option(
       '--events <mode>',
       'embedded (default: 200 once the workflows exist) or jetstream (a local three-node NATS JetStream cluster as the event bus)',

@@ -33,7 +33,14 @@ export interface ArchiverDeps {
   client: KubeClient;
   log: Logger;
   metrics: ControllerMetrics;
+  /** Retention: archived workflows finished longer ago than this are removed (ms; default: kept). */
+  ttlMs?: number;
+  /** Retention: in each namespace only the newest this many are kept (default: all). */
+  keepPerNamespace?: number;
 }
+
+/** How often retention runs. */
+export const PRUNE_EVERY_MS = 10 * 60_000;
 
 export class Archiver {
   private failingSince?: number;
@@ -41,6 +48,24 @@ export class Archiver {
   private pause = FIRST_PAUSE_MS;
 
   constructor(private readonly deps: ArchiverDeps) {}
+
+  /** Applies the retention once (the controller runs it every PRUNE_EVERY_MS); returns how many were removed. */
+  async prune(): Promise<number> {
+    const { ttlMs, keepPerNamespace } = this.deps;
+    if (ttlMs === undefined && keepPerNamespace === undefined) return 0;
+    try {
+      const removed = await this.deps.store.prune({
+        ...(ttlMs !== undefined ? { olderThan: new Date(Date.now() - ttlMs) } : {}),
+        ...(keepPerNamespace !== undefined ? { keepPerNamespace } : {}),
+      });
+      if (removed > 0) this.deps.log.info('archive retention removed workflows', { removed, ttlMs, keepPerNamespace });
+      this.deps.metrics.archivePruned.inc(removed);
+      return removed;
+    } catch (err) {
+      this.deps.log.warn('archive retention could not run; it runs again later', { error: errorMessage(err) });
+      return 0;
+    }
+  }
 
   /** Why archiving is behind, for /readyz (undefined while writes succeed). */
   readinessProblem(): string | undefined {

@@ -71,6 +71,10 @@ export interface ControllerOptions {
    * written there before anything may delete them (archiver.ts). Off without one.
    */
   archiveUrl?: string;
+  /** Archive retention: remove archived workflows finished longer ago (ms). Default: kept. */
+  archiveTtlMs?: number;
+  /** Archive retention: keep only the newest this many per namespace. Default: all. */
+  archiveKeepPerNamespace?: number;
   /** Record Kubernetes Events on workflow start and finish (each is an API write). Default true. */
   recordEvents?: boolean;
   /** Also record the peer's node Events (WorkflowNodeRunning, WorkflowNodeSucceeded, …). Default false. */

@@ -47,7 +47,7 @@ import { workflowFeatures } from './features/index.js';
 import { errorMessage } from '../log/error-message.js';
 import { loadKubeAccess } from '../kube/kube-access.js';
 import { ArchiveStore } from '../archive/archive-store.js';
-import { Archiver } from './archiver.js';
+import { Archiver, PRUNE_EVERY_MS } from './archiver.js';
 
 export {
   CONTROLLER_COMPONENT,
@@ -147,7 +147,16 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
   const locks = new Synchronizer({ client, enqueue: (key) => queue.add(key), log });
   const customMetrics = new CustomMetricRegistry(metrics.registry, log, opts.metricsTtlMs ?? metricsTtlFromEnv());
   const archiveStore = opts.archiveUrl ? ArchiveStore.open(opts.archiveUrl) : undefined;
-  const archiver = archiveStore ? new Archiver({ store: archiveStore, client, log, metrics }) : undefined;
+  const archiver = archiveStore
+    ? new Archiver({
+        store: archiveStore,
+        client,
+        log,
+        metrics,
+        ...(opts.archiveTtlMs !== undefined ? { ttlMs: opts.archiveTtlMs } : {}),
+        ...(opts.archiveKeepPerNamespace !== undefined ? { keepPerNamespace: opts.archiveKeepPerNamespace } : {}),
+      })
+    : undefined;
   if (archiveStore) log.info('the workflow archive is on: finished workflows are written to PostgreSQL');
   const features = workflowFeatures({
     caches,
@@ -276,6 +285,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
         log.warn('stopped before the queue was drained', { queued: queue.len(), inFlight: queue.inFlight() });
       await Promise.race([Promise.all(workers), timeout]);
       await events.flush();
+      clearInterval(pruneTimer);
       locks.stop();
       resources.stop();
       customMetrics.stop();
@@ -288,6 +298,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
       resolveStopped();
     })());
   const stop = (): Promise<void> => shutdown(true);
+  let pruneTimer: NodeJS.Timeout | undefined;
 
   const begin = async (): Promise<void> => {
     if (elector) {
@@ -311,6 +322,11 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
       podSecurityLevel,
       artifactDrivers: artifactDrivers.map((d) => d.name),
     });
+    // Archive retention, by the leader only, now and every PRUNE_EVERY_MS.
+    if (archiver) {
+      void archiver.prune();
+      pruneTimer = setInterval(() => void archiver.prune(), PRUNE_EVERY_MS).unref();
+    }
     workers = Array.from({ length: Math.max(1, opts.workers ?? 8) }, () =>
       runWorker().catch((err: unknown) => {
         workersFailed = `a worker crashed: ${errorMessage(err)}`;

@@ -28,6 +28,8 @@ export class ControllerMetrics {
   readonly podsCreated: Counter;
   /** Workflows written to the archive: archived, already (a repeat), failed. */
   readonly archiveWrites: Counter<'result'>;
+  /** Archived workflows removed by retention. */
+  readonly archivePruned: Counter;
   private live?: LiveState;
 
   constructor(opts: { processMetrics?: boolean } = {}) {
@@ -38,6 +40,11 @@ export class ControllerMetrics {
       name: 'plugflow_archive_writes_total',
       help: 'Finished workflows written to the archive: archived, already (written before), failed (the database did not take it; retried)',
       labelNames: ['result'],
+      registers,
+    });
+    this.archivePruned = new Counter({
+      name: 'plugflow_archive_pruned_total',
+      help: 'Archived workflows removed by retention (--archive-ttl, --archive-keep-per-namespace)',
       registers,
     });
     new Gauge({

@@ -25,6 +25,7 @@ import { PodRunner } from '../runner/runner.js';
 import { startServer, type RunningServer } from '../server/server.js';
 import { envelopeKey } from '../server/event-envelope.js';
 import { startNatsCluster, type NatsCluster } from './nats-cluster.js';
+import { startPostgres, type Postgres } from './postgres.js';
 import { ControlPlane } from './control-plane.js';
 import { startDevArtifacts } from './dev-artifacts.js';
 import type { ObjectStore } from './object-store.js';
@@ -54,6 +55,8 @@ export interface DevStackOptions {
   /** Start an object store and make it the default artifact repository (default: with the local runner). */
   artifacts?: boolean;
   controllerWorkers?: number;
+  /** Start a PostgreSQL of its own and turn the workflow archive on (`plugflow dev` does; default off). */
+  archive?: boolean;
   /** `jetstream`: start a three-node NATS JetStream cluster and give it to the server as its event bus (default `embedded`). */
   events?: 'embedded' | 'jetstream';
   progress?: (line: string) => void;
@@ -71,6 +74,8 @@ export interface DevStack {
   objectStore?: ObjectStore;
   /** The server's event bus, with `events: 'jetstream'`. */
   nats?: NatsCluster;
+  /** The archive's database, with `archive`. */
+  postgres?: Postgres;
   controller: RunningController;
   server: RunningServer;
   dir: string;
@@ -228,6 +233,13 @@ export async function startDevStack(opts: DevStackOptions = {}): Promise<DevStac
       stops.push(() => objectStore!.stop());
     }
 
+    let postgres: Postgres | undefined;
+    if (opts.archive) {
+      say('starting PostgreSQL for the workflow archive…');
+      postgres = await startPostgres({ log: say });
+      stops.push(() => postgres!.stop());
+    }
+
     await waitForServiceAccount(admin, DEFAULT_INSTALL_NAMESPACE, 'plugflow-controller');
     const pluginsEnabled = opts.plugins ?? true;
     say(`starting the controller (executor plugins ${pluginsEnabled ? 'on' : 'off'})…`);
@@ -238,6 +250,7 @@ export async function startDevStack(opts: DevStackOptions = {}): Promise<DevStac
       workers: opts.controllerWorkers,
       metricsPort: 0,
       metricsHost: '127.0.0.1',
+      ...(postgres ? { archiveUrl: postgres.url } : {}),
       log: createLogger('controller'),
     });
     stops.push(() => controller.stop());
@@ -257,12 +270,26 @@ export async function startDevStack(opts: DevStackOptions = {}): Promise<DevStac
       authMode: 'client',
       // Dev mode's key lives as long as its bus: both are made fresh for each run.
       ...(nats ? { eventBus: { servers: nats.servers, key: envelopeKey(randomBytes(32)) } } : {}),
+      ...(postgres ? { archiveUrl: postgres.url } : {}),
       logger: createLogger('server'),
     });
     stops.push(() => server.close());
 
     const adminToken = controlPlane?.adminToken ?? admin.getCurrentUser()?.token;
-    return { kubeconfigPath, adminKubeConfig: admin, adminToken, controlPlane, runner, objectStore, nats, controller, server, dir, stop };
+    return {
+      kubeconfigPath,
+      adminKubeConfig: admin,
+      adminToken,
+      controlPlane,
+      runner,
+      objectStore,
+      nats,
+      postgres,
+      controller,
+      server,
+      dir,
+      stop,
+    };
   } catch (err) {
     await stop();
     throw err;
