@@ -51,6 +51,15 @@ describe('workflow archive on PostgreSQL', () => {
     expect(await store.count({ namespaces: ['team-a'], name: 'once' })).toBe(1);
   });
 
+  it('writes a batch in one transaction, each workflow once, even when the batch repeats one', async () => {
+    const a = finished('team-batch', 'a', 'Succeeded', '2026-11-28T10:00:00Z', { app: 'x' });
+    const b = finished('team-batch', 'b', 'Failed', '2026-11-28T10:00:01Z');
+    expect(await store.archiveMany([a, b, a])).toEqual(['archived', 'archived', 'already']);
+    expect(await store.archiveMany([b])).toEqual(['already']);
+    expect(await store.count({ namespaces: ['team-batch'], labelSelector: 'app=x' })).toBe(1);
+    expect(Object.keys((await store.get(a.metadata!.uid!))!.status!.nodes!)).toHaveLength(3);
+  });
+
   it('reads an archived workflow back whole: metadata, spec, status and every node (also from compressedNodes)', async () => {
     const wf = finished('team-a', 'whole', 'Failed', '2026-11-28T10:01:00Z', {}, 2500);
     const { nodes, ...rest } = wf.status!;

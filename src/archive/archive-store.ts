@@ -79,23 +79,19 @@ export class ArchiveStore {
 
   /** Writes a finished workflow once; `already` when it was archived before. */
   async archive(wf: Workflow): Promise<'archived' | 'already'> {
-    const md = wf.metadata ?? {};
-    const uid = md.uid;
-    if (!uid || !md.namespace || !md.name) throw new Error('only a stored workflow (with uid, namespace and name) can be archived');
-    const status = inflateStatus(wf.status ?? {}, `workflow ${md.namespace}/${md.name}`);
-    const finishedAt = status.finishedAt;
-    if (!finishedAt || !status.phase)
-      throw new Error(`workflow ${md.namespace}/${md.name} has not finished: only finished workflows are archived`);
-    const { nodes = {}, ...rest } = status;
-    const labels = md.labels ?? {};
-    const metadata = {
-      name: md.name,
-      namespace: md.namespace,
-      uid,
-      labels,
-      annotations: md.annotations ?? {},
-      creationTimestamp: md.creationTimestamp,
-    };
+    return (await this.archiveMany([wf]))[0]!;
+  }
+
+  /**
+   * Writes finished workflows in one transaction (a batch: the bench, a controller catching up):
+   * each is `archived`, or `already` when it was archived before. Rows, labels and nodes go in
+   * with one statement each per batch (`unnest` of arrays), nodes in slices of NODE_BATCH.
+   */
+  async archiveMany(workflows: readonly Workflow[]): Promise<('archived' | 'already')[]> {
+    const all = workflows.map(toRow);
+    // The same workflow twice in one batch is written once (the later copies are `already`).
+    const seen = new Set<string>();
+    const rows = all.filter((r) => !seen.has(r.uid) && seen.add(r.uid));
     await this.ready();
     const client = await this.pool.connect();
     try {
@@ -103,46 +99,46 @@ export class ArchiveStore {
       const inserted = await client.query(
         `insert into archived_workflows (uid, namespace, name, phase, started_at, finished_at, workflow_template, cron_workflow, creator,
            message, progress, node_count, metadata, spec, status)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
-         on conflict (uid) do nothing`,
+         select * from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[], $7::text[], $8::text[],
+           $9::text[], $10::text[], $11::text[], $12::integer[], $13::jsonb[], $14::jsonb[], $15::jsonb[])
+         on conflict (uid) do nothing
+         returning uid`,
         [
-          uid,
-          md.namespace,
-          md.name,
-          status.phase,
-          status.startedAt ?? null,
-          finishedAt,
-          wf.spec?.workflowTemplateRef?.name ?? null,
-          labels[LABEL_CRON_WORKFLOW] ?? null,
-          labels['workflows.plugflow.io/creator'] ?? null,
-          status.message ?? null,
-          status.progress ?? null,
-          Object.keys(nodes).length,
-          metadata,
-          wf.spec ?? {},
-          rest,
+          rows.map((r) => r.uid),
+          rows.map((r) => r.namespace),
+          rows.map((r) => r.name),
+          rows.map((r) => r.phase),
+          rows.map((r) => r.startedAt),
+          rows.map((r) => r.finishedAt),
+          rows.map((r) => r.template),
+          rows.map((r) => r.cron),
+          rows.map((r) => r.creator),
+          rows.map((r) => r.message),
+          rows.map((r) => r.progress),
+          rows.map((r) => r.nodeIds.length),
+          rows.map((r) => JSON.stringify(r.metadata)),
+          rows.map((r) => JSON.stringify(r.spec)),
+          rows.map((r) => JSON.stringify(r.status)),
         ],
       );
-      if (inserted.rowCount === 0) {
-        await client.query('rollback');
-        return 'already';
-      }
-      const keys = Object.keys(labels);
-      if (keys.length > 0)
+      const fresh = new Set((inserted.rows as { uid: string }[]).map((r) => r.uid));
+      const written = rows.filter((r) => fresh.has(r.uid));
+      const labels = written.flatMap((r) => Object.entries(r.labels).map(([k, v]) => [r.uid, k, v] as const));
+      if (labels.length > 0)
         await client.query(
-          'insert into archived_workflow_labels (uid, key, value) select $1, k, v from unnest($2::text[], $3::text[]) as t(k, v)',
-          [uid, keys, keys.map((k) => labels[k])],
+          'insert into archived_workflow_labels (uid, key, value) select * from unnest($1::uuid[], $2::text[], $3::text[])',
+          [labels.map((l) => l[0]), labels.map((l) => l[1]), labels.map((l) => l[2])],
         );
-      const ids = Object.keys(nodes);
-      for (let i = 0; i < ids.length; i += NODE_BATCH) {
-        const batch = ids.slice(i, i + NODE_BATCH);
+      const nodes = written.flatMap((r) => r.nodeIds.map((id) => [r.uid, id, r.nodes[id]] as const));
+      for (let i = 0; i < nodes.length; i += NODE_BATCH) {
+        const slice = nodes.slice(i, i + NODE_BATCH);
         await client.query(
-          'insert into archived_workflow_nodes (uid, id, node) select $1, id, node from unnest($2::text[], $3::jsonb[]) as t(id, node)',
-          [uid, batch, batch.map((id) => JSON.stringify(nodes[id]))],
+          'insert into archived_workflow_nodes (uid, id, node) select * from unnest($1::uuid[], $2::text[], $3::jsonb[])',
+          [slice.map((n) => n[0]), slice.map((n) => n[1]), slice.map((n) => JSON.stringify(n[2]))],
         );
       }
       await client.query('commit');
-      return 'archived';
+      return all.map((r) => (fresh.delete(r.uid) ? 'archived' : 'already'));
     } catch (err) {
       await client.query('rollback').catch(() => {});
       throw err;
@@ -271,6 +267,44 @@ function summary(r: Row): ArchivedSummary {
     ...(r.progress ? { progress: r.progress } : {}),
     nodeCount: r.node_count,
     archivedAt: r.archived_at.toISOString(),
+  };
+}
+
+/** What one workflow becomes in the archive's tables; refuses one that is not stored or not finished. */
+function toRow(wf: Workflow) {
+  const md = wf.metadata ?? {};
+  const uid = md.uid;
+  if (!uid || !md.namespace || !md.name) throw new Error('only a stored workflow (with uid, namespace and name) can be archived');
+  const status = inflateStatus(wf.status ?? {}, `workflow ${md.namespace}/${md.name}`);
+  if (!status.finishedAt || !status.phase)
+    throw new Error(`workflow ${md.namespace}/${md.name} has not finished: only finished workflows are archived`);
+  const { nodes = {}, ...rest } = status;
+  const labels = md.labels ?? {};
+  return {
+    uid,
+    namespace: md.namespace,
+    name: md.name,
+    phase: status.phase,
+    startedAt: status.startedAt ?? null,
+    finishedAt: status.finishedAt,
+    template: wf.spec?.workflowTemplateRef?.name ?? null,
+    cron: labels[LABEL_CRON_WORKFLOW] ?? null,
+    creator: labels['workflows.plugflow.io/creator'] ?? null,
+    message: status.message ?? null,
+    progress: status.progress ?? null,
+    labels,
+    nodes,
+    nodeIds: Object.keys(nodes),
+    metadata: {
+      name: md.name,
+      namespace: md.namespace,
+      uid,
+      labels,
+      annotations: md.annotations ?? {},
+      creationTimestamp: md.creationTimestamp,
+    },
+    spec: wf.spec ?? {},
+    status: rest,
   };
 }
 
