@@ -112,7 +112,7 @@ describe('the web UI in a browser', () => {
   };
 
   beforeAll(async () => {
-    stack = await startE2eStack({ prefix: 'ui', plugins: false });
+    stack = await startE2eStack({ prefix: 'ui', plugins: false, archive: true });
     ns = stack.namespace;
     browser = await launchBrowser();
     page = await browser.newPage();
@@ -204,6 +204,27 @@ describe('the web UI in a browser', () => {
     expect(await page.$$eval('ol.timeline li', (li) => li.length)).toBe(3);
     await page.click('nav.tabs a[href*="tab=events"]');
     await waitText('section.events td', /^WorkflowSucceeded$/, 20_000);
+  });
+
+  it('lists a finished workflow as archived, with a badge, and opens it from the archive as its graph', async () => {
+    // `slow` finished above; the controller archives it and labels it.
+    await eventually(async () => {
+      const wf = await stack.getWorkflow('slow');
+      return wf.metadata?.labels?.['workflows.plugflow.io/workflow-archiving-status'] === 'Archived';
+    }, 'slow archived');
+    await page.goto(`${stack.server!.url}/#/workflows`);
+    const link = `section.archived tr a[href^="#/archived/"]`;
+    await waitText(link, /^slow$/, 30_000);
+    expect(await text('section.archived .archived-badge')).toBe('archived');
+    await page.$$eval(link, (as) =>
+      (as as unknown as { textContent: string | null; click(): void }[]).find((a) => a.textContent === 'slow')!.click(),
+    );
+    await page.waitForSelector('#wf-title .archived-badge');
+    await page.waitForSelector('g.node.kind-node.phase-Succeeded[aria-label^="right"]');
+    expect(await page.$$eval('g.node.kind-node', (g) => g.length)).toBe(4);
+    await page.click('nav.tabs a[href*="tab=json"]');
+    await waitText('pre.json', /"name": "slow"/);
+    await shot('archived-workflow');
   });
 
   it("opens a failed step's log and retries the workflow", async () => {

@@ -114,7 +114,8 @@ export async function runDev(flags: DevFlags): Promise<number> {
  */
 async function runNodeDev(flags: DevFlags, say: (line: string) => void): Promise<number> {
   say('pods run on a real node: containerd, kubelet and kube-proxy (--node=kubelet; hack/node/)');
-  if (flags.archive) say('the workflow archive is not started on a real node: give the install a plugflow-archive Secret (README, Archive)');
+  if (flags.archive)
+    say('the workflow archive is not started on a real node: give the install a plugflow-archive Secret (README, Archive)');
   const t0 = Date.now();
   const node = await startNodeDev({
     plugins: flags.plugins,

@@ -45,6 +45,7 @@ import { createLogger, type Logger } from '../../src/log/logger.js';
 import { DEFAULT_AGENT_HEALTH_PORT } from '../../src/plugins/index.js';
 import { PodRunner } from '../../src/runner/runner.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
+import { startPostgres, type Postgres } from '../../src/devenv/postgres.js';
 import { adminKubeConfig, cluster, createTestNamespace, deleteTestNamespace } from './cluster.js';
 
 export interface LogLine {
@@ -140,6 +141,8 @@ export interface E2eStackOptions {
   runner?: boolean;
   /** Start the REST server (default true). */
   server?: boolean;
+  /** Start a PostgreSQL and turn the workflow archive on (default false). */
+  archive?: boolean;
 }
 
 export interface E2eStack {
@@ -226,8 +229,15 @@ export async function startE2eStack(opts: E2eStackOptions): Promise<E2eStack> {
         throw new Error('the local pod runner has no mount namespaces here (needs root and unshare): step pods cannot run');
     }
 
+    let postgres: Postgres | undefined;
+    if (opts.archive) {
+      postgres = await startPostgres({ log: (l) => console.log(l) });
+      const p = postgres;
+      stops.push(() => p.stop());
+    }
     const { log, lines } = capturingLogger('controller');
     const controller = await startController({
+      ...(postgres ? { archiveUrl: postgres.url } : {}),
       kubeConfig: await saKubeConfig(admin, DEFAULT_INSTALL_NAMESPACE, 'plugflow-controller'),
       namespace,
       installNamespace,
@@ -249,6 +259,7 @@ export async function startE2eStack(opts: E2eStackOptions): Promise<E2eStack> {
         secure: true,
         authMode: 'client',
         processMetrics: false,
+        ...(postgres ? { archiveUrl: postgres.url } : {}),
         logger: createLogger('server', process.env.PLUGFLOW_TEST_LOG_LEVEL ?? 'warn'),
       });
       const s = server;

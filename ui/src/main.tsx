@@ -9,6 +9,7 @@ import { href, useRoute } from './router.js';
 import { LoginPage } from './pages/login.js';
 import { WorkflowList } from './pages/workflow-list.js';
 import { WorkflowPage } from './pages/workflow-page.js';
+import { ArchivedPage } from './pages/archived.js';
 import { TemplatesPage } from './pages/templates.js';
 import { SubmitPage } from './pages/submit.js';
 import { BindingsPage } from './pages/bindings.js';
@@ -112,6 +113,8 @@ function App() {
       <main>
         {page === 'workflows' && a && b ? (
           <WorkflowPage namespace={a} name={b} selected={route.query.get('node') ?? undefined} tab={route.query.get('tab') ?? 'graph'} />
+        ) : page === 'archived' && a ? (
+          <ArchivedPage uid={a} selected={route.query.get('node') ?? undefined} tab={route.query.get('tab') ?? 'graph'} />
         ) : page === 'templates' ? (
           <TemplatesPage namespace={a ?? ns} selected={b} />
         ) : page === 'cluster-templates' ? (

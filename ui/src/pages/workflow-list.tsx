@@ -5,6 +5,7 @@
  * filtered here. Rows can be selected (one by one, or all shown) for batch actions (batch-actions.tsx).
  */
 import { useMemo, useState } from 'preact/hooks';
+import { ArchivedSection } from './archived.js';
 import { enc } from '../api.js';
 import { Cli, ErrorBox, PhaseBadge, nsFlag } from '../components.js';
 import { ago, elapsed } from '../format.js';
@@ -202,6 +203,7 @@ export function WorkflowList({ namespace, query }: { namespace: string; query: U
         {live.loaded && rows.length === 0 ? <p class="empty">No workflows{live.workflows.size ? ' match the filters' : ' yet'}.</p> : null}
       </div>
       <Cli command={`plugflow list${nsFlag(namespace)}${labels ? ` -l '${labels}'` : ''}`} />
+      <ArchivedSection namespace={namespace} phase={phase} labels={labels} />
     </section>
   );
 }
