@@ -6,6 +6,7 @@
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
 import type { Workflow } from '../api/index.js';
+import type { ArchivedSummary } from '../archive/archive-store.js';
 import { consolePrinter, withConnectionFlags, type Printer } from './rest.js';
 import type { RestClient } from './rest-client.js';
 import { formatDuration, renderTree } from './tree.js';
@@ -21,16 +22,6 @@ interface ArchiveFlags extends BackendFlags {
   count?: boolean;
   output?: string;
   parameter?: string[];
-}
-
-interface Summary {
-  uid: string;
-  namespace: string;
-  name: string;
-  phase: string;
-  startedAt?: string;
-  finishedAt: string;
-  message?: string;
 }
 
 function client(flags: ArchiveFlags): RestClient {
@@ -58,7 +49,10 @@ export async function runArchiveList(flags: ArchiveFlags, p: Printer = consolePr
   if (flags.continue) q.set('listOptions.continue', flags.continue);
   if (flags.count) q.set('count', 'true');
   const page = await using(flags, (c) =>
-    c.call<{ items: Summary[]; metadata: { continue?: string; count?: number } }>('GET', `/api/v1/archived-workflows?${q.toString()}`),
+    c.call<{ items: ArchivedSummary[]; metadata: { continue?: string; count?: number } }>(
+      'GET',
+      `/api/v1/archived-workflows?${q.toString()}`,
+    ),
   );
   if (flags.output === 'json') p.out(JSON.stringify(page, null, 2));
   else if (flags.output === 'name') for (const w of page.items) p.out(w.uid);

@@ -15,6 +15,8 @@ import type {
   WorkflowSpec,
   WorkflowStatus as ApiWorkflowStatus,
 } from '../../src/api/index.js';
+/** An archived workflow as the archive's list gives it (src/archive). */
+export type { ArchivedSummary, ArchivePage } from '../../src/archive/archive-store.js';
 
 export type Phase = '' | NodePhase;
 

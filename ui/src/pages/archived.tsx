@@ -10,22 +10,11 @@ import { Cli, ErrorBox, PhaseBadge, nsFlag } from '../components.js';
 import { ago, elapsed } from '../format.js';
 import { GraphView } from '../graph/graph-view.js';
 import { go, href } from '../router.js';
-import type { Workflow } from '../types.js';
+import type { ArchivePage, Workflow } from '../types.js';
 import { useGet } from '../use-get.js';
 import { progressOf } from '../workflow-status.js';
 import { NodePanel } from './node-panel.js';
 import { WorkflowSummary } from './summary.js';
-
-interface ArchivedSummary {
-  uid: string;
-  namespace: string;
-  name: string;
-  phase: string;
-  startedAt?: string;
-  finishedAt: string;
-  message?: string;
-  nodeCount: number;
-}
 
 /** The archive's part of the workflow list; nothing when the server has no archive. */
 export function ArchivedSection({ namespace, phase, labels }: { namespace: string; phase: string; labels: string }) {
@@ -35,7 +24,7 @@ export function ArchivedSection({ namespace, phase, labels }: { namespace: strin
   if (phase && ['Succeeded', 'Failed', 'Error'].includes(phase)) q.set('phase', phase);
   if (labels) q.set('listOptions.labelSelector', labels);
   if (cursor) q.set('listOptions.continue', cursor);
-  const got = useGet<{ items: ArchivedSummary[]; metadata: { continue?: string; count?: number } }>(
+  const got = useGet<{ items: ArchivePage['items']; metadata: { continue?: string; count?: number } }>(
     `/api/v1/archived-workflows?${q.toString()}`,
   );
   // No archive on this server (404), or — over all namespaces — a caller without the right to
