@@ -37,7 +37,7 @@ export async function writeTaskSet(
   const name = wf.metadata.name!;
   const existing = deps.caches.taskSetOf(ns, name);
   if (!existing) {
-    const tasks = Object.fromEntries(Object.entries(writes).filter(([, t]) => t !== null));
+    const tasks = complete ? {} : Object.fromEntries(Object.entries(writes).filter(([, t]) => t !== null));
     if (Object.keys(tasks).length === 0) return; // nothing to write, nothing to complete
     const body: Obj<WorkflowTaskSet> = {
       apiVersion: API_VERSION,
@@ -74,6 +74,10 @@ async function patchTaskSet(
   for (const [id, t] of Object.entries(writes)) {
     if (t === null ? id in current : !jsonEqual(current[id], t)) tasks[id] = t;
   }
+  // A complete workflow leaves no task behind, whichever way its nodes ended (a node failed by
+  // the workflow's end never reports its removal); a later reconcile of the finished workflow
+  // catches up when this write was lost.
+  if (complete) for (const id of Object.keys(current)) tasks[id] = null;
   const patch: Record<string, unknown> = {};
   if (Object.keys(tasks).length > 0) patch.spec = { tasks };
   if (complete && !isTaskSetCompleted(ts)) patch.metadata = { labels: taskSetCompletedLabels() };
