@@ -124,19 +124,25 @@ describe('event bus: NATS JetStream', () => {
         'the garbage stored',
         60_000,
       );
-      const jsm = await jetstreamManager(nc);
-      const dead = await eventually(async () => {
+      // Every JetStream API call is retried for a while: the streams may still be electing
+      // leaders after the node restart above, and a call then times out.
+      const retrying = <T>(what: string, call: () => Promise<T | false | undefined>) =>
+        eventually(() => call().catch(() => undefined), what, 60_000);
+      const jsm = await retrying('the JetStream API', () => jetstreamManager(nc, { timeout: 10_000 }));
+      const dead = await retrying('a dead letter', async () => {
         const info = await jsm.streams.info(`${stream}_DEAD`);
         return info.state.messages > 0 && info;
-      }, 'a dead letter');
+      });
       expect(dead.state.messages).toBe(1);
-      const letter = await jsm.streams.getMessage(`${stream}_DEAD`, { last_by_subj: `plugflow.dead-events.${ns}` });
-      expect(JSON.parse(new TextDecoder().decode(letter!.data))).toMatchObject({
+      const letter = await retrying('the dead letter read', () =>
+        jsm.streams.getMessage(`${stream}_DEAD`, { last_by_subj: `plugflow.dead-events.${ns}` }).then((m) => m ?? undefined),
+      );
+      expect(JSON.parse(new TextDecoder().decode(letter.data))).toMatchObject({
         reason: 'the stored event has no facts line',
         deliveries: 1,
       });
       // Terminated in the work stream: nothing left to deliver.
-      await eventually(async () => (await jsm.streams.info(stream)).state.messages === 0, 'the work stream to empty');
+      await retrying('the work stream to empty', async () => (await jsm.streams.info(stream)).state.messages === 0);
     } finally {
       await nc.close();
     }
