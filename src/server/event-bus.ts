@@ -19,24 +19,13 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { connect } from '@nats-io/transport-node';
-import {
-  AckPolicy,
-  DeliverPolicy,
-  DiscardPolicy,
-  JetStreamApiError,
-  jetstream,
-  jetstreamManager,
-  RetentionPolicy,
-  StorageType,
-  type ConsumerMessages,
-  type JetStreamClient,
-  type JsMsg,
-} from '@nats-io/jetstream';
+import { jetstream, type ConsumerMessages, type JetStreamClient, type JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Logger } from '../log/logger.js';
 import { errorMessage } from '../log/error-message.js';
 import type { DispatchResult, Dispatcher, EventJob } from './dispatch.js';
 import { EnvelopeError, openEvent, sealEvent } from './event-envelope.js';
+import { DEAD_PREFIX, durableName, setUpStreams, SUBJECT_PREFIX } from './event-stream.js';
 import type { ServerMetrics } from './metrics.js';
 
 export interface EventBusOptions {
@@ -97,9 +86,6 @@ export class EventBusError extends Error {
   }
 }
 
-const SUBJECT_PREFIX = 'plugflow.events.';
-const DEAD_PREFIX = 'plugflow.dead-events.';
-const ns = (ms: number) => ms * 1_000_000;
 const SETUP_DEADLINE_MS = 60_000;
 
 export class EventBus {
@@ -136,7 +122,7 @@ export class EventBus {
     const deadline = Date.now() + SETUP_DEADLINE_MS;
     for (let attempt = 1; ; attempt++) {
       try {
-        await setUpStreams(nc, o, deps);
+        await setUpStreams(nc, { ...o, maxBodyBytes: deps.maxBodyBytes, ...(deps.namespace ? { namespace: deps.namespace } : {}) });
         break;
       } catch (err) {
         if (Date.now() + 1000 > deadline) {
@@ -201,7 +187,7 @@ export class EventBus {
   }
 
   private async consumeLoop(): Promise<void> {
-    const durable = this.deps.namespace ? `plugflow-dispatch-${this.deps.namespace}` : 'plugflow-dispatch';
+    const durable = durableName(this.deps.namespace);
     let pause = 500;
     while (!this.closing) {
       try {
@@ -329,57 +315,6 @@ export class EventBus {
     await this.nc.drain().catch(() => {});
     this.deps.metrics.busConnected.set(0);
     return finished;
-  }
-}
-
-/** Creates or updates the stream, the dead-letter stream and the shared consumer. */
-async function setUpStreams(nc: NatsConnection, o: typeof EVENT_BUS_DEFAULTS & EventBusOptions, deps: EventBusDeps): Promise<void> {
-  const jsm = await jetstreamManager(nc, { timeout: 5_000 });
-  const stream = {
-    name: o.stream,
-    subjects: [`${SUBJECT_PREFIX}>`],
-    retention: RetentionPolicy.Workqueue,
-    storage: StorageType.File,
-    num_replicas: o.replicas,
-    duplicate_window: ns(o.duplicateWindowMs),
-    max_age: ns(o.maxAgeMs),
-    max_msg_size: deps.maxBodyBytes + 64 * 1024,
-    discard: DiscardPolicy.Old,
-  };
-  const dead = {
-    name: `${o.stream}_DEAD`,
-    subjects: [`${DEAD_PREFIX}>`],
-    retention: RetentionPolicy.Limits,
-    storage: StorageType.File,
-    num_replicas: o.replicas,
-    max_age: ns(o.maxAgeMs),
-    max_msg_size: deps.maxBodyBytes + 128 * 1024,
-  };
-  for (const config of [stream, dead]) {
-    try {
-      await jsm.streams.info(config.name);
-      await jsm.streams.update(config.name, config);
-    } catch (err) {
-      if (!(err instanceof JetStreamApiError) || err.status !== 404) throw err;
-      await jsm.streams.add(config);
-    }
-  }
-  const durable = deps.namespace ? `plugflow-dispatch-${deps.namespace}` : 'plugflow-dispatch';
-  const consumer = {
-    durable_name: durable,
-    ack_policy: AckPolicy.Explicit,
-    deliver_policy: DeliverPolicy.All,
-    ack_wait: ns(o.ackWaitMs),
-    max_deliver: o.maxDeliver,
-    max_ack_pending: 10_000,
-    filter_subject: deps.namespace ? `${SUBJECT_PREFIX}${deps.namespace}` : `${SUBJECT_PREFIX}>`,
-  };
-  try {
-    await jsm.consumers.info(o.stream, durable);
-    await jsm.consumers.update(o.stream, durable, consumer);
-  } catch (err) {
-    if (!(err instanceof JetStreamApiError) || err.status !== 404) throw err;
-    await jsm.consumers.add(o.stream, consumer);
   }
 }
 
