@@ -10,7 +10,7 @@
  */
 import pg from 'pg';
 import { inflateStatus, type NodeStatus, type Workflow } from '../api/index.js';
-import { LABEL_CRON_WORKFLOW } from '../api/index.js';
+import { LABEL_CRON_WORKFLOW, LABEL_PHASE } from '../api/index.js';
 import { encodeCursor, pageQuery, whereClause, type ArchiveFilter, type PageRequest } from './archive-query.js';
 import { MIGRATIONS } from './migrations.js';
 
@@ -279,7 +279,11 @@ function toRow(wf: Workflow) {
   if (!status.finishedAt || !status.phase)
     throw new Error(`workflow ${md.namespace}/${md.name} has not finished: only finished workflows are archived`);
   const { nodes = {}, ...rest } = status;
-  const labels = md.labels ?? {};
+  // The phase label follows the status a moment later: archived, it says how the workflow ended.
+  const labels: Record<string, string> = {
+    ...(md.labels ?? {}),
+    ...(md.labels?.[LABEL_PHASE] !== undefined ? { [LABEL_PHASE]: status.phase } : {}),
+  };
   return {
     uid,
     namespace: md.namespace,

@@ -56,6 +56,8 @@ export function archivedWorkflowRoutes(app: FastifyInstance, deps: { kube: KubeC
     const o = listQuery(q);
     if (o.fieldSelector)
       throw badRequest('listOptions.fieldSelector is not supported by the archive: use namespace=, phase= and listOptions.labelSelector');
+    if (o.resourceVersion)
+      throw badRequest('listOptions.resourceVersion is not supported by the archive: archived workflows do not change');
     // '' asks for the right in every namespace (a cluster-wide list), as the live list does.
     await allowed(req.caller, namespace ?? '', LIST);
     const filter = {
