@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { stringify } from 'yaml';
 import type { Workflow } from '../api/index.js';
 import type { ArchivedSummary } from '../archive/archive-store.js';
-import { consolePrinter, withConnectionFlags, type Printer } from './rest.js';
+import { consolePrinter, printTable, withConnectionFlags, type Printer } from './rest.js';
 import type { RestClient } from './rest-client.js';
 import { formatDuration, renderTree } from './tree.js';
 import { connectionFor, type BackendFlags } from './workflow-backend.js';
@@ -70,14 +70,7 @@ export async function runArchiveList(flags: ArchiveFlags, p: Printer = consolePr
       ]);
     if (page.items.length === 0) p.out('No archived workflows match.');
     else {
-      const width = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
-      for (const r of rows)
-        p.out(
-          r
-            .map((cell, c) => cell.padEnd(width[c]))
-            .join('  ')
-            .trimEnd(),
-        );
+      printTable(p, rows);
     }
     if (page.metadata.count !== undefined) p.out(`(${page.metadata.count} archived workflows match)`);
     if (page.metadata.continue) p.out(`(more: --continue ${page.metadata.continue})`);

@@ -20,6 +20,18 @@ export interface Printer {
 }
 export const consolePrinter: Printer = { out: (l) => console.log(l), err: (l) => console.error(l) };
 
+/** Rows as columns padded to their widest cell, two spaces apart (the first row is the header). */
+export function printTable(p: Printer, rows: string[][]): void {
+  const width = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+  for (const r of rows)
+    p.out(
+      r
+        .map((cell, c) => cell.padEnd(width[c]))
+        .join('  ')
+        .trimEnd(),
+    );
+}
+
 export interface CommonFlags extends BackendFlags {
   namespace?: string;
   output?: string;
@@ -158,14 +170,7 @@ export async function runList(
       }
       if (items.length === 0) p.out(`No workflows in namespace ${ns}.`);
       else {
-        const w = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
-        for (const r of rows)
-          p.out(
-            r
-              .map((cell, c) => cell.padEnd(w[c]))
-              .join('  ')
-              .trimEnd(),
-          );
+        printTable(p, rows);
       }
       if (list.metadata?.continue) p.out(`(more: --continue ${list.metadata.continue})`);
     }
