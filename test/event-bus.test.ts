@@ -137,10 +137,12 @@ describe('event bus: NATS JetStream', () => {
       const letter = await retrying('the dead letter read', () =>
         jsm.streams.getMessage(`${stream}_DEAD`, { last_by_subj: `plugflow.dead-events.${ns}` }).then((m) => m ?? undefined),
       );
-      expect(JSON.parse(new TextDecoder().decode(letter.data))).toMatchObject({
-        reason: 'the stored event has no facts line',
-        deliveries: 1,
-      });
+      // Normally the first delivery dead-letters it; while the dead-letter stream still elects a
+      // leader that write may fail, and the event then stays in the work stream for one more
+      // delivery (the dead letter's message id keeps it to one letter either way).
+      const facts = JSON.parse(new TextDecoder().decode(letter.data));
+      expect(facts).toMatchObject({ reason: 'the stored event has no facts line' });
+      expect(facts.deliveries).toBeGreaterThanOrEqual(1);
       // Terminated in the work stream: nothing left to deliver.
       await retrying('the work stream to empty', async () => (await jsm.streams.info(stream)).state.messages === 0);
     } finally {
