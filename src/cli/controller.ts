@@ -17,6 +17,7 @@ import { AGENT_SERVICE_ACCOUNT } from '../plugins/index.js';
 import { POD_SECURITY_LEVELS, type PodSecurityLevel } from '../pods/pod-policy.js';
 import { DEFAULT_POD_SECURITY_LEVEL, ENV_POD_SECURITY_LEVEL, parsePodSecurityLevel } from '../pods/pod-security-level.js';
 import { DEFAULT_MAX_STATUS_BYTES } from '../controller/status-size.js';
+import { DEFAULT_MAX_LOOP_ITEMS } from '../engine/index.js';
 import { errorMessage } from '../log/error-message.js';
 import { port, positiveInt } from './option-values.js';
 
@@ -34,6 +35,7 @@ interface ControllerFlags {
   events: boolean;
   nodeEvents: boolean;
   maxStatusBytes: number;
+  maxLoopItems: number;
   insecureRegistry: string[];
   metricsAuth: MetricsAuth;
   workflowLevelExecutorPlugins: boolean;
@@ -112,6 +114,12 @@ export function registerControllerCommands(program: Command): void {
       positiveInt,
       DEFAULT_MAX_STATUS_BYTES,
     )
+    .option(
+      '--max-loop-items <n>',
+      'most items one loop (withItems, withParam, withSequence) may expand to; a bigger loop fails its step naming the field',
+      positiveInt,
+      DEFAULT_MAX_LOOP_ITEMS,
+    )
     .addHelpText(
       'after',
       `\nEnvironment: ${FEATURE_GATE_EXECUTOR_PLUGINS}=true enables executor plugins declared in ConfigMaps; ` +
@@ -141,6 +149,7 @@ export function registerControllerCommands(program: Command): void {
         ...(flags.archiveTtl !== undefined ? { archiveTtlMs: flags.archiveTtl } : {}),
         ...(flags.archiveKeepPerNamespace !== undefined ? { archiveKeepPerNamespace: flags.archiveKeepPerNamespace } : {}),
         maxStatusBytes: flags.maxStatusBytes,
+        maxLoopItems: flags.maxLoopItems,
         ...(flags.insecureRegistry.length ? { insecureRegistries: flags.insecureRegistry } : {}),
         pluginsEnabled: executorPluginsEnabled(),
         workflowLevelPluginsEnabled: flags.workflowLevelExecutorPlugins,

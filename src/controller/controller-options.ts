@@ -87,6 +87,8 @@ export interface ControllerOptions {
   maxStatusBytes?: number;
   /** Node maps whose JSON is larger are stored compressed (status.compressedNodes). Default 256 KiB. */
   compressNodesAbove?: number;
+  /** Most items one loop may expand to; a bigger loop fails its node naming the field. Default 100,000. */
+  maxLoopItems?: number;
   log?: Logger;
   /** The engine; tests may wrap it. Default src/engine's reconcileWorkflow. */
   engine?: Engine;

@@ -185,6 +185,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     artifactDrivers: artifactDrivers.map((d) => d.name),
     ...(opts.maxStatusBytes !== undefined ? { maxStatusBytes: opts.maxStatusBytes } : {}),
     ...(opts.compressNodesAbove !== undefined ? { compressNodesAbove: opts.compressNodesAbove } : {}),
+    ...(opts.maxLoopItems !== undefined ? { maxLoopItems: opts.maxLoopItems } : {}),
     features,
   });
   const crons = new CronReconciler({ client, caches, events, log });

@@ -46,6 +46,8 @@ export interface ObservationInputs {
   workflowLevelPluginsEnabled?: boolean;
   /** Observations.artifactDrivers (the registered artifact drivers' names). */
   artifactDrivers?: string[];
+  /** Observations.maxLoopItems (the controller's --max-loop-items). */
+  maxLoopItems?: number;
 }
 
 export function ownedBy(obj: KubeObject & { metadata?: { ownerReferences?: { uid?: string }[] } }, uid: string | undefined): boolean {
@@ -93,6 +95,7 @@ export function buildObservations(inputs: ObservationInputs): Observations {
   const obs: Observations = { pods, tasks, now: inputs.now.toISOString(), pluginsEnabled: inputs.pluginsEnabled };
   if (inputs.workflowLevelPluginsEnabled) obs.workflowLevelPluginsEnabled = true;
   if (inputs.artifactDrivers) obs.artifactDrivers = inputs.artifactDrivers;
+  if (inputs.maxLoopItems !== undefined) obs.maxLoopItems = inputs.maxLoopItems;
   if (Object.keys(templates).length > 0) obs.templates = templates;
   if (agent) obs.agent = agent;
   return obs;

@@ -68,6 +68,8 @@ export interface ReconcilerDeps {
   maxStatusBytes?: number;
   /** Node maps whose JSON is larger are stored compressed (compressed-nodes.ts; default 256 KiB). */
   compressNodesAbove?: number;
+  /** Most items one loop may expand to (Observations.maxLoopItems; default 100,000). */
+  maxLoopItems?: number;
   /**
    * The features beside the engine's core (features/feature.ts: locks, memoize caches, parameter
    * ConfigMaps, resource runs, artifact GC, custom metrics, plugin exclusions), called in order.
@@ -310,6 +312,7 @@ export class Reconciler {
       pluginsEnabled: this.deps.pluginsEnabled,
       workflowLevelPluginsEnabled: this.deps.workflowLevelPluginsEnabled === true,
       ...(this.deps.artifactDrivers ? { artifactDrivers: this.deps.artifactDrivers } : {}),
+      ...(this.deps.maxLoopItems !== undefined ? { maxLoopItems: this.deps.maxLoopItems } : {}),
     });
     for (const f of this.features) f.observe?.(wf, observations, previous);
     let out: ReconcileResult;

@@ -10,6 +10,7 @@ import type { Arguments, ContinueOn, LifecycleHooks, Sequence, Template, Templat
 import { resolveFromExpressions } from './artifacts.js';
 import { evaluateWhenText, renderString, renderValue, valueSource } from './expressions.js';
 import { expandLoop, isLooped, itemVariables, LoopError } from './loop-items.js';
+import { DEFAULT_MAX_LOOP_ITEMS } from './sequence.js';
 import { itemLabel, loopItemName } from './node-naming.js';
 import { absentArguments } from './skipped-outputs.js';
 import type { TemplateReference } from './template-resolver.js';
@@ -58,8 +59,16 @@ export type Expansion = { ok: true; looped: boolean; calls: ExpandedCall[] } | {
  * @param vars the variables the step/task sees
  * @param where field path of the step/task for messages, e.g. `spec.templates[main].steps[0][a]`
  * @param local variables the called template sees (callVariables: `steps.name` / `tasks.name`)
+ * @param maxItems the loop guard (Observations.maxLoopItems)
  */
-export function expandCalls(site: CallSite, baseName: string, outer: Vars, where: string, local: Vars = {}): Expansion {
+export function expandCalls(
+  site: CallSite,
+  baseName: string,
+  outer: Vars,
+  where: string,
+  local: Vars = {},
+  maxItems = DEFAULT_MAX_LOOP_ITEMS,
+): Expansion {
   const displayBase = site.name ?? baseName;
   // The step's own fields (arguments, when, loops) see its name too: `{{steps.name}}` there is
   // this step, as the peer resolves it for a top-level steps template.
@@ -69,11 +78,14 @@ export function expandCalls(site: CallSite, baseName: string, outer: Vars, where
   }
   let items: unknown[];
   try {
-    items = expandLoop({
-      ...(site.withItems !== undefined ? { withItems: renderValue(site.withItems, vars, `${where}.withItems`) } : {}),
-      ...(site.withParam !== undefined ? { withParam: renderString(site.withParam, vars, `${where}.withParam`) } : {}),
-      ...(site.withSequence !== undefined ? { withSequence: renderValue(site.withSequence, vars, `${where}.withSequence`) } : {}),
-    });
+    items = expandLoop(
+      {
+        ...(site.withItems !== undefined ? { withItems: renderValue(site.withItems, vars, `${where}.withItems`) } : {}),
+        ...(site.withParam !== undefined ? { withParam: renderString(site.withParam, vars, `${where}.withParam`) } : {}),
+        ...(site.withSequence !== undefined ? { withSequence: renderValue(site.withSequence, vars, `${where}.withSequence`) } : {}),
+      },
+      maxItems,
+    );
   } catch (err) {
     const field = err instanceof LoopError ? `${where}.${err.field}: ` : '';
     return { ok: false, error: `${field}${errorMessage(err)}` };

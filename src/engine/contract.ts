@@ -173,6 +173,11 @@ export interface Observations {
   /** Whether executor plugins are enabled in this controller. */
   pluginsEnabled: boolean;
   /**
+   * Most items one loop (`withItems`, `withParam`, `withSequence`) may expand to: the
+   * controller's `--max-loop-items`. Absent: DEFAULT_MAX_LOOP_ITEMS (100,000).
+   */
+  maxLoopItems?: number;
+  /**
    * Whether workflows may declare their own plugins (spec.executorPlugins; the controller's
    * WORKFLOW_LEVEL_EXECUTOR_PLUGINS gate, independent of `pluginsEnabled`). Off: a workflow
    * declaring some is refused when it starts.

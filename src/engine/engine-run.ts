@@ -28,6 +28,7 @@ import type {
 } from './contract.js';
 import { displayNameOf, nodeIdFor } from './node-naming.js';
 import { LockBook } from './synchronization.js';
+import { DEFAULT_MAX_LOOP_ITEMS } from './sequence.js';
 import type { TemplateResolver } from './template-resolver.js';
 import type { Vars } from './variables.js';
 
@@ -95,6 +96,8 @@ export class EngineRun {
   depth = 0;
   /** The workflow's namespace (lock keys and holders are namespaced). */
   namespace = '';
+  /** Most items one loop may expand to (Observations.maxLoopItems). */
+  readonly maxLoopItems: number;
   /** Synchronization locks held and waited for (synchronization.ts); reconcile.ts sets it up. */
   locks = new LockBook({}, () => false);
 
@@ -119,6 +122,7 @@ export class EngineRun {
     this.excludedPlugins = observations.excludedPlugins ?? {};
     this.memoCaches = observations.memoCaches ?? {};
     this.parameterConfigMaps = observations.parameterConfigMaps ?? {};
+    this.maxLoopItems = observations.maxLoopItems ?? DEFAULT_MAX_LOOP_ITEMS;
     this.globals = globals;
   }
 

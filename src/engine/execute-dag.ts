@@ -162,7 +162,7 @@ function addVars(st: DagState, vars: Vars): void {
 function startTask(st: DagState, task: DAGTask): NodeStatus | undefined {
   const base = taskName(st.dag.name, task.name);
   const where = `${st.ex.where}.dag.tasks[${task.name}]`;
-  const expansion = expandCalls(task, base, live(st), where, callVariables('tasks', task.name));
+  const expansion = expandCalls(task, base, live(st), where, callVariables('tasks', task.name), st.run.maxLoopItems);
   if (!expansion.ok) return createTaskNode(st, task, 'Error', expansion.error);
   if (!expansion.looped) return startCall(st.run, expansion.calls[0]!, st.dag.id, st.ex.resolved.scope);
   if (expansion.calls.length === 0) return createTaskNode(st, task, 'Skipped', 'the loop has no items');
@@ -178,7 +178,7 @@ function advanceTask(st: DagState, task: DAGTask, node: NodeStatus): void {
   if (node.type === 'TaskGroup') {
     itemNodes = advanceItems(st, task, node, where);
   } else if (!isFinal(node.phase)) {
-    const call = expandCalls(task, node.name, live(st), where, callVariables('tasks', task.name));
+    const call = expandCalls(task, node.name, live(st), where, callVariables('tasks', task.name), st.run.maxLoopItems);
     if (call.ok && !call.looped) current = advanceCall(run, call.calls[0]!, node, st.dag.id, st.ex.resolved.scope);
   }
   if (itemNodes) {
@@ -227,7 +227,7 @@ function finishedTaskVariables(st: DagState, task: DAGTask, node: NodeStatus): V
 /** Runs the items of a looped task; ends the TaskGroup when all are done. Returns the item nodes. */
 function advanceItems(st: DagState, task: DAGTask, group: NodeStatus, where: string): NodeStatus[] {
   const { run } = st;
-  const expansion = expandCalls(task, group.name, live(st), where, callVariables('tasks', task.name));
+  const expansion = expandCalls(task, group.name, live(st), where, callVariables('tasks', task.name), st.run.maxLoopItems);
   if (!expansion.ok) {
     if (!isFinal(group.phase)) run.setPhase(group, 'Error', expansion.error);
     return run.children(group);

@@ -73,7 +73,7 @@ function executeGroup(run: EngineRun, stepsNode: NodeStatus, ex: Execution, step
   for (const step of steps) {
     const base = stepName(groupName, step.name ?? '');
     const where = `${ex.where}.steps[${index}][${step.name ?? ''}]`;
-    const expansion = expandCalls(step, base, { ...vars, ...run.globals }, where, callVariables('steps', step.name));
+    const expansion = expandCalls(step, base, { ...vars, ...run.globals }, where, callVariables('steps', step.name), run.maxLoopItems);
     if (!expansion.ok || (expansion.looped && expansion.calls.length === 0)) {
       // A loop that cannot expand is an Error; an empty loop is Skipped. Either way one node.
       const node =

@@ -19,6 +19,7 @@ export type {
 } from './contract.js';
 export { templateSourceKey } from './contract.js';
 export { reconcileWorkflow } from './reconcile.js';
+export { DEFAULT_MAX_LOOP_ITEMS } from './sequence.js';
 export { validateWorkflow } from './validate.js';
 export { resumeWorkflow, ResumeError, type ResumeOptions, type ResumeResult } from './resume.js';
 export { effectiveSpec, missingTemplateSources, type SourceRef } from './effective-spec.js';

@@ -23,6 +23,21 @@ describe('loop items', () => {
     expect(() => expandLoop({ withSequence: { count: 1, end: 2 } })).toThrow(/only one of count or end/);
   });
 
+  it('holds every loop kind to the guard it is given, naming the field', () => {
+    const over = (src: Parameters<typeof expandLoop>[0]) => {
+      try {
+        expandLoop(src, 2);
+      } catch (err) {
+        return [(err as LoopError).field, errorMessage(err)];
+      }
+      return undefined;
+    };
+    expect(over({ withItems: [1, 2, 3] })).toEqual(['withItems', expect.stringMatching(/3 items, more than the limit of 2/)]);
+    expect(over({ withParam: '[1,2,3]' })).toEqual(['withParam', expect.stringMatching(/3 items, more than the limit of 2/)]);
+    expect(over({ withSequence: { count: 3 } })).toEqual(['withSequence', expect.stringMatching(/3 items, more than the limit of 2/)]);
+    expect(expandLoop({ withItems: [1, 2] }, 2)).toEqual([1, 2]);
+  });
+
   it('exposes item and its fields as strings', () => {
     expect(itemVariables('x')).toEqual({ item: 'x' });
     expect(itemVariables({ os: 'linux', n: 2, deep: { v: true } })).toEqual({

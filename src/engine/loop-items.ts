@@ -7,7 +7,7 @@
  * "{{steps.gen.outputs.result}}"` works.
  */
 import { parseUserJson, type Sequence } from '../api/index.js';
-import { expandSequence, SequenceError } from './sequence.js';
+import { DEFAULT_MAX_LOOP_ITEMS, expandSequence, SequenceError, tooManyItems } from './sequence.js';
 import { errorMessage } from '../log/error-message.js';
 
 /** The loop fields a step or task may carry. */
@@ -34,11 +34,12 @@ export function isLooped(src: LoopSource): boolean {
 
 /**
  * The items of an (already substituted) loop source. Throws LoopError naming the field when the
- * source is not a list, e.g. `withParam` that is not JSON.
+ * source is not a list, e.g. `withParam` that is not JSON, or has more than `maxItems` items.
  */
-export function expandLoop(src: LoopSource): unknown[] {
+export function expandLoop(src: LoopSource, maxItems = DEFAULT_MAX_LOOP_ITEMS): unknown[] {
   if (src.withItems !== undefined) {
     if (!Array.isArray(src.withItems)) throw new LoopError('withItems', 'must be a list');
+    if (src.withItems.length > maxItems) throw new LoopError('withItems', tooManyItems(src.withItems.length, maxItems));
     return src.withItems;
   }
   if (src.withParam !== undefined) {
@@ -52,11 +53,12 @@ export function expandLoop(src: LoopSource): unknown[] {
       );
     }
     if (!Array.isArray(parsed)) throw new LoopError('withParam', `is not a JSON list: ${preview(src.withParam)}`);
+    if (parsed.length > maxItems) throw new LoopError('withParam', tooManyItems(parsed.length, maxItems));
     return parsed;
   }
   if (src.withSequence !== undefined) {
     try {
-      return expandSequence(src.withSequence);
+      return expandSequence(src.withSequence, maxItems);
     } catch (err) {
       if (err instanceof SequenceError) throw new LoopError('withSequence', err.message);
       throw err;

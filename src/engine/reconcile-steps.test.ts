@@ -13,6 +13,21 @@ function spec(main: Omit<Template, 'name'>, ...more: Template[]): WorkflowSpec {
 }
 
 describe('steps', () => {
+  it("fails a loop over the controller's item guard, naming the field, and starts none of it", () => {
+    const w = new World(spec({ steps: [[{ name: 'each', template: 'echo', withSequence: { count: '4' } }]] }));
+    w.maxLoopItems = 3;
+    w.reconcile();
+    expect(w.runningPods()).toEqual([]);
+    expect(w.status.phase).toBe('Error');
+    expect(w.node('wf[0].each').message).toMatch(
+      /spec\.templates\[main\]\.steps\[0\]\[each\]\.withSequence: expands to 4 items, more than the limit of 3 \(the controller's --max-loop-items\)/,
+    );
+    const again = new World(spec({ steps: [[{ name: 'each', template: 'echo', withSequence: { count: '4' } }]] }));
+    again.maxLoopItems = 4;
+    again.reconcile();
+    expect(again.runningPods()).toHaveLength(4);
+  });
+
   it('runs groups one after another and the steps of a group in parallel', () => {
     const w = new World(
       spec({

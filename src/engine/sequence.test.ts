@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expandSequence, formatNumber, MAX_SEQUENCE_LENGTH } from './sequence.js';
+import { DEFAULT_MAX_LOOP_ITEMS, expandSequence, formatNumber } from './sequence.js';
 
 describe('withSequence', () => {
   it('counts from start', () => {
@@ -24,12 +24,20 @@ describe('withSequence', () => {
     expect(formatNumber('100%% %d', 1)).toBe('100% 1');
   });
 
+  it("expands 100,000 items by default: the guard is the controller's, not a fixed 10,000", () => {
+    expect(expandSequence({ count: 100_000 })).toHaveLength(100_000);
+    expect(expandSequence({ count: 5 }, 5)).toEqual(['0', '1', '2', '3', '4']);
+  });
+
   it('rejects bad input with the field named', () => {
     expect(() => expandSequence({ count: 2, end: 3 })).toThrow(/only one of count or end/);
     expect(() => expandSequence({})).toThrow(/one of count or end is required/);
     expect(() => expandSequence({ count: 'abc' })).toThrow(/count: "abc" is not an integer/);
     expect(() => expandSequence({ count: -1 })).toThrow(/must not be negative/);
-    expect(() => expandSequence({ count: MAX_SEQUENCE_LENGTH + 1 })).toThrow(/more than the limit/);
+    expect(() => expandSequence({ count: DEFAULT_MAX_LOOP_ITEMS + 1 })).toThrow(
+      /100001 items, more than the limit of 100000 \(the controller's --max-loop-items\)/,
+    );
+    expect(() => expandSequence({ start: 1, end: 11 }, 10)).toThrow(/11 items, more than the limit of 10/);
     expect(() => formatNumber('%d-%d', 1)).toThrow(/exactly one/);
     expect(() => formatNumber('%q', 1)).toThrow(/exactly one/);
     expect(() => formatNumber('plain', 1)).toThrow(/exactly one/);

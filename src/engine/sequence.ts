@@ -7,13 +7,17 @@
  */
 import type { Sequence } from '../api/index.js';
 
-/** Largest expansion we accept: beyond this a typo (`count: 1e9`) would exhaust memory. */
-export const MAX_SEQUENCE_LENGTH = 10_000;
+/**
+ * Most items a loop may expand to unless the controller says otherwise (`--max-loop-items`):
+ * beyond a guard a typo (`count: 1e9`) would exhaust the controller's memory. 100,000 is what one
+ * controller carries with the node status offloaded (bench/huge-workflow-bench.ts).
+ */
+export const DEFAULT_MAX_LOOP_ITEMS = 100_000;
 
 export class SequenceError extends Error {}
 
 /** The items of a sequence, as strings (items of a sequence are always strings). */
-export function expandSequence(seq: Sequence): string[] {
+export function expandSequence(seq: Sequence, maxItems = DEFAULT_MAX_LOOP_ITEMS): string[] {
   const start = seq.start === undefined || seq.start === '' ? 0 : toInt(seq.start, 'start');
   const hasCount = seq.count !== undefined && seq.count !== '';
   const hasEnd = seq.end !== undefined && seq.end !== '';
@@ -23,11 +27,11 @@ export function expandSequence(seq: Sequence): string[] {
   if (hasCount) {
     const count = toInt(seq.count!, 'count');
     if (count < 0) throw new SequenceError(`count must not be negative, got ${count}`);
-    checkLength(count);
+    checkLength(count, maxItems);
     for (let i = 0; i < count; i++) numbers.push(start + i);
   } else {
     const end = toInt(seq.end!, 'end');
-    checkLength(Math.abs(end - start) + 1);
+    checkLength(Math.abs(end - start) + 1, maxItems);
     const step = end >= start ? 1 : -1;
     for (let n = start; ; n += step) {
       numbers.push(n);
@@ -38,10 +42,13 @@ export function expandSequence(seq: Sequence): string[] {
   return numbers.map((n) => formatNumber(format, n));
 }
 
-function checkLength(n: number): void {
-  if (n > MAX_SEQUENCE_LENGTH) {
-    throw new SequenceError(`expands to ${n} items, more than the limit of ${MAX_SEQUENCE_LENGTH}`);
-  }
+function checkLength(n: number, maxItems: number): void {
+  if (n > maxItems) throw new SequenceError(tooManyItems(n, maxItems));
+}
+
+/** The message of a loop over the guard, with what to change. */
+export function tooManyItems(n: number, maxItems: number): string {
+  return `expands to ${n} items, more than the limit of ${maxItems} (the controller's --max-loop-items)`;
 }
 
 function toInt(value: string | number, field: string): number {

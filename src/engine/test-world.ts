@@ -69,6 +69,8 @@ export class World {
   memoCaches: Record<string, MemoCacheObservation> | undefined;
   /** Observations.locks, as the controller's lock table would give them (synchronization.ts). */
   locks: Record<string, LockObservation> | undefined;
+  /** Observations.maxLoopItems (the controller's --max-loop-items); absent: the engine's default. */
+  maxLoopItems: number | undefined;
   /** Every `saveMemo` applied, in order. */
   readonly memoSaves: { cacheName: string; key: string; nodeID: string }[] = [];
 
@@ -104,6 +106,7 @@ export class World {
       now: new Date(this.nowMs).toISOString(),
       pluginsEnabled: this.pluginsEnabled,
       ...(this.workflowLevelPluginsEnabled ? { workflowLevelPluginsEnabled: true } : {}),
+      ...(this.maxLoopItems !== undefined ? { maxLoopItems: this.maxLoopItems } : {}),
     });
     this.workflow.status = result.status;
     this.lastActions = result.actions;
