@@ -74,7 +74,7 @@ export function expandCalls(
   // this step, as the peer resolves it for a top-level steps template.
   const vars = { ...outer, ...local };
   if (!isLooped(site)) {
-    return { ok: true, looped: false, calls: [call(site, baseName, displayBase, vars, where, local)] };
+    return { ok: true, looped: false, calls: [call(site, baseName, displayBase, () => vars, where, local, referenceOf(site, where))] };
   }
   let items: unknown[];
   try {
@@ -90,14 +90,18 @@ export function expandCalls(
     const field = err instanceof LoopError ? `${where}.${err.field}: ` : '';
     return { ok: false, error: `${field}${errorMessage(err)}` };
   }
+  // An item's variables are built when they are read (when its call starts, or its hooks run):
+  // a reconcile of a loop of 100,000 items mostly looks its finished items up by name.
+  const ref = referenceOf(site, where);
   const calls = items.map((item, i) =>
     call(
       site,
       loopItemName(baseName, i, item),
       `${displayBase}(${i}:${itemLabel(item)})`,
-      { ...vars, ...itemVariables(item) },
+      () => ({ ...vars, ...itemVariables(item) }),
       where,
       local,
+      ref,
     ),
   );
   return { ok: true, looped: true, calls };
@@ -116,15 +120,26 @@ export function referenceOf(site: CallSite, where: string): TemplateReference {
   return ref;
 }
 
-function call(site: CallSite, name: string, displayName: string, vars: Vars, where: string, local: Vars): ExpandedCall {
-  const ref = referenceOf(site, where);
+function call(
+  site: CallSite,
+  name: string,
+  displayName: string,
+  varsOf: () => Vars,
+  where: string,
+  local: Vars,
+  ref: TemplateReference,
+): ExpandedCall {
+  let built: Vars | undefined;
   return {
     name,
     displayName,
-    vars,
+    get vars() {
+      return (built ??= varsOf());
+    },
     ref,
     local,
     prepare(): PreparedCall {
+      const vars = this.vars;
       try {
         if (site.when !== undefined && site.when !== '') {
           const { result, rendered } = evaluateWhenText(site.when, vars, `${where}.when`);

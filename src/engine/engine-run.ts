@@ -109,7 +109,13 @@ export class EngineRun {
     readonly parallelism: number | undefined,
     globals: Record<string, string>,
   ) {
-    this.nodes = structuredClone(previous ?? {});
+    // The engine changes the nodes it is given in place, never the caller's: a node still running
+    // is copied whole; a finished one, whose result never changes (node-lifecycle.ts), only at its
+    // top level (its progress and children may still change; addChild copies the list it grows).
+    // Copying finished nodes shallowly keeps a reconcile of a 100,000-node workflow in proportion
+    // to what still runs rather than to everything that ran.
+    this.nodes = {};
+    for (const [id, node] of Object.entries(previous ?? {})) this.nodes[id] = isFinal(node.phase) ? { ...node } : structuredClone(node);
     this.hasDaemons = Object.values(this.nodes).some((n) => n.daemoned === true);
     this.nowMs = Date.parse(observations.now);
     if (Number.isNaN(this.nowMs)) throw new Error(`observations.now is not an ISO-8601 time: ${JSON.stringify(observations.now)}`);
@@ -193,8 +199,20 @@ export class EngineRun {
   /** Links `child` under `parent` once. */
   addChild(parent: NodeStatus, child: NodeStatus): void {
     parent.children ??= [];
-    if (!parent.children.includes(child.id)) parent.children.push(child.id);
+    // A set per parent, so that a loop of N items links its children in O(N), not O(N²).
+    let known = this.childSets.get(parent);
+    if (known === undefined) {
+      // The list may be the caller's (a finished node is copied shallowly): grow a copy of it.
+      parent.children = [...parent.children];
+      this.childSets.set(parent, (known = new Set(parent.children)));
+    }
+    if (known.has(child.id)) return;
+    known.add(child.id);
+    parent.children.push(child.id);
   }
+
+  /** The children of the parents linked to in this run (addChild), by parent. */
+  private readonly childSets = new Map<NodeStatus, Set<string>>();
 
   children(node: NodeStatus): NodeStatus[] {
     return (node.children ?? []).map((id) => this.nodes[id]).filter((n): n is NodeStatus => n !== undefined);

@@ -93,7 +93,7 @@ export class World {
 
   /** Runs the engine once and applies its actions. */
   reconcile(): ReconcileResult {
-    const result = reconcileWorkflow(structuredClone(this.workflow), {
+    const result = reconcileWorkflow(deepFreeze(structuredClone(this.workflow)), {
       pods: [...this.pods.values()].map((p) => structuredClone(p)),
       tasks: [...this.taskResults.values()].map((t) => structuredClone(t)),
       resources: [...this.resourceResults.values()].map((r) => structuredClone(r)),
@@ -268,4 +268,13 @@ export class World {
       pod.outputs = { exitCode: '0', ...(outputs[byId[pod.nodeId]?.displayName ?? ''] ?? {}) };
     }
   }
+}
+
+/** `value` frozen all the way down: the engine must never change what it is given. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
 }
