@@ -12,6 +12,7 @@
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { parseUserJson } from './user-json.js';
+import { offloadedStoredForm } from './offloaded-nodes.js';
 import type { NodeStatus, WorkflowStatus } from './workflow-status.js';
 
 /** Nodes whose JSON is larger than this are stored compressed. */
@@ -60,6 +61,8 @@ export function inflateStatus(status: WorkflowStatus, where = 'the workflow', ke
 
 /** What is stored of a status inflated with `keepStored`: without the nodes its compressed string holds. */
 export function storedForm(status: WorkflowStatus): WorkflowStatus {
+  const offloaded = offloadedStoredForm(status);
+  if (offloaded) return offloaded;
   if (typeof status.compressedNodes !== 'string') return status;
   const { nodes, ...rest } = status;
   void nodes;

@@ -30,6 +30,8 @@ export { loadCrds, CRDS_DIR } from './crd/load-crds.js';
 export { crdDefinitions, CRD_CATEGORY, type CustomResourceDefinition } from './crd/definitions.js';
 export { renderCrdFiles } from './crd/render.js';
 export * from './compressed-nodes.js';
+export * from './offloaded-nodes.js';
+export * from './readable-workflow.js';
 export { CRD_FILE_HEADER } from './crd/render.js';
 export { workflowShapeProblems, workflowShapeValidator } from './crd/workflow-shape.js';
 export { bothNamesDetail, canonicalNames, specNameIn } from './peer-names.js';

@@ -109,6 +109,12 @@ export interface WorkflowStatus {
    * (compressed-nodes.ts). Readers see `nodes`: every reader inflates.
    */
   compressedNodes?: string;
+  /**
+   * Set when the nodes are too many for the object: the version of the full node set in the
+   * database (offloaded-nodes.ts); `nodes` then holds only the root and the running or failed
+   * nodes. The peer's field name.
+   */
+  offloadNodeStatusVersion?: string;
   /** Global output parameters/artifacts. */
   outputs?: Outputs;
   conditions?: WorkflowCondition[];

@@ -13,6 +13,7 @@ import { inflateStatus, type NodeStatus, type Workflow } from '../api/index.js';
 import { LABEL_CRON_WORKFLOW, LABEL_PHASE } from '../api/index.js';
 import { encodeCursor, pageQuery, whereClause, type ArchiveFilter, type PageRequest } from './archive-query.js';
 import { MIGRATIONS } from './migrations.js';
+import { NodeStatusStore } from './node-status-store.js';
 
 /** A list entry: what a list page shows, without spec or nodes. */
 export interface ArchivedSummary {
@@ -75,6 +76,11 @@ export class ArchiveStore {
       throw err;
     });
     return this.schema;
+  }
+
+  /** The offloaded node status of live workflows, on the same database and connections. */
+  nodeStatus(keepSupersededMs?: number): NodeStatusStore {
+    return new NodeStatusStore(this.pool, () => this.ready(), keepSupersededMs);
   }
 
   /** Writes a finished workflow once; `already` when it was archived before. */
@@ -278,7 +284,8 @@ function toRow(wf: Workflow) {
   const status = inflateStatus(wf.status ?? {}, `workflow ${md.namespace}/${md.name}`);
   if (!status.finishedAt || !status.phase)
     throw new Error(`workflow ${md.namespace}/${md.name} has not finished: only finished workflows are archived`);
-  const { nodes = {}, ...rest } = status;
+  // The version of offloaded nodes means nothing in the archive, which holds them all.
+  const { nodes = {}, offloadNodeStatusVersion: _version, ...rest } = status;
   // The phase label follows the status a moment later: archived, it says how the workflow ended.
   const labels: Record<string, string> = {
     ...(md.labels ?? {}),

@@ -6,6 +6,9 @@
  * One row per workflow with the columns people filter and sort on, its labels as rows (a label
  * filter is an index lookup), and its nodes as rows (a 100,000-node workflow is not one value).
  * Lists page by (finished_at, uid), so every page is an index range, however deep.
+ *
+ * Migration 2 holds the nodes of live workflows too large for their object (node-status-store.ts):
+ * a row per node per version it changed in (`node` null: removed at that version).
  */
 export interface Migration {
   version: number;
@@ -55,6 +58,22 @@ create table archived_workflow_nodes (
   node jsonb not null,
   primary key (uid, id)
 );
+`,
+  },
+  {
+    version: 2,
+    name: 'offloaded node status of live workflows, versioned',
+    sql: `
+create table offloaded_nodes (
+  uid uuid not null,
+  namespace text not null,
+  id text not null,
+  version bigint not null,
+  node jsonb,
+  written_at timestamptz not null default now(),
+  primary key (uid, id, version)
+);
+create index offloaded_nodes_by_version on offloaded_nodes (uid, version);
 `,
   },
 ];

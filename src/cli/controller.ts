@@ -18,6 +18,7 @@ import { POD_SECURITY_LEVELS, type PodSecurityLevel } from '../pods/pod-policy.j
 import { DEFAULT_POD_SECURITY_LEVEL, ENV_POD_SECURITY_LEVEL, parsePodSecurityLevel } from '../pods/pod-security-level.js';
 import { DEFAULT_MAX_STATUS_BYTES } from '../controller/status-size.js';
 import { DEFAULT_MAX_LOOP_ITEMS } from '../engine/index.js';
+import { DEFAULT_OFFLOAD_NODES_ABOVE } from '../controller/node-offload.js';
 import { errorMessage } from '../log/error-message.js';
 import { port, positiveInt } from './option-values.js';
 
@@ -36,6 +37,7 @@ interface ControllerFlags {
   nodeEvents: boolean;
   maxStatusBytes: number;
   maxLoopItems: number;
+  offloadNodesAbove: number;
   insecureRegistry: string[];
   metricsAuth: MetricsAuth;
   workflowLevelExecutorPlugins: boolean;
@@ -120,6 +122,12 @@ export function registerControllerCommands(program: Command): void {
       positiveInt,
       DEFAULT_MAX_LOOP_ITEMS,
     )
+    .option(
+      '--offload-nodes-above <n>',
+      'with the archive on (PLUGFLOW_ARCHIVE_URL), a workflow with more nodes keeps them in its database and only a summary in the object',
+      positiveInt,
+      DEFAULT_OFFLOAD_NODES_ABOVE,
+    )
     .addHelpText(
       'after',
       `\nEnvironment: ${FEATURE_GATE_EXECUTOR_PLUGINS}=true enables executor plugins declared in ConfigMaps; ` +
@@ -128,8 +136,10 @@ export function registerControllerCommands(program: Command): void {
         `${ENV_POD_SECURITY_LEVEL} and PLUGFLOW_AGENT_SERVICE_ACCOUNT are the defaults of --pod-security-level and --agent-service-account; ` +
         'PLUGFLOW_ARCHIVE_URL (postgres://…) turns the workflow archive on.',
     )
-    .action(async (flags: ControllerFlags) => {
+    .action(async (flags: ControllerFlags, cmd: Command) => {
       const log = createLogger('controller');
+      if (cmd.getOptionValueSource('offloadNodesAbove') === 'cli' && !process.env.PLUGFLOW_ARCHIVE_URL)
+        throw new InvalidArgumentError('--offload-nodes-above needs the archive database: set PLUGFLOW_ARCHIVE_URL');
       if ((flags.archiveTtl !== undefined || flags.archiveKeepPerNamespace !== undefined) && !process.env.PLUGFLOW_ARCHIVE_URL)
         throw new InvalidArgumentError('--archive-ttl and --archive-keep-per-namespace need the archive: set PLUGFLOW_ARCHIVE_URL');
       const controller = await startController({
@@ -150,6 +160,7 @@ export function registerControllerCommands(program: Command): void {
         ...(flags.archiveKeepPerNamespace !== undefined ? { archiveKeepPerNamespace: flags.archiveKeepPerNamespace } : {}),
         maxStatusBytes: flags.maxStatusBytes,
         maxLoopItems: flags.maxLoopItems,
+        offloadNodesAbove: flags.offloadNodesAbove,
         ...(flags.insecureRegistry.length ? { insecureRegistries: flags.insecureRegistry } : {}),
         pluginsEnabled: executorPluginsEnabled(),
         workflowLevelPluginsEnabled: flags.workflowLevelExecutorPlugins,

@@ -89,6 +89,8 @@ export interface ControllerOptions {
   compressNodesAbove?: number;
   /** Most items one loop may expand to; a bigger loop fails its node naming the field. Default 100,000. */
   maxLoopItems?: number;
+  /** With the archive on: workflows with more nodes keep them in its database (node-offload.ts). Default 10,000. */
+  offloadNodesAbove?: number;
   log?: Logger;
   /** The engine; tests may wrap it. Default src/engine's reconcileWorkflow. */
   engine?: Engine;

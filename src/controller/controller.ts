@@ -48,6 +48,7 @@ import { errorMessage } from '../log/error-message.js';
 import { loadKubeAccess } from '../kube/kube-access.js';
 import { ArchiveStore } from '../archive/archive-store.js';
 import { Archiver, PRUNE_EVERY_MS } from './archiver.js';
+import { DEFAULT_OFFLOAD_NODES_ABOVE, NodeOffload } from './node-offload.js';
 
 export {
   CONTROLLER_COMPONENT,
@@ -157,7 +158,14 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
         ...(opts.archiveKeepPerNamespace !== undefined ? { keepPerNamespace: opts.archiveKeepPerNamespace } : {}),
       })
     : undefined;
-  if (archiveStore) log.info('the workflow archive is on: finished workflows are written to PostgreSQL');
+  // The archive's database also holds the nodes of workflows too large for their object.
+  const offload = archiveStore
+    ? new NodeOffload(archiveStore.nodeStatus(), opts.offloadNodesAbove ?? DEFAULT_OFFLOAD_NODES_ABOVE)
+    : undefined;
+  if (archiveStore)
+    log.info('the workflow archive is on: finished workflows are written to PostgreSQL', {
+      offloadNodesAbove: offload?.aboveNodes,
+    });
   const features = workflowFeatures({
     caches,
     locks,
@@ -186,6 +194,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     ...(opts.maxStatusBytes !== undefined ? { maxStatusBytes: opts.maxStatusBytes } : {}),
     ...(opts.compressNodesAbove !== undefined ? { compressNodesAbove: opts.compressNodesAbove } : {}),
     ...(opts.maxLoopItems !== undefined ? { maxLoopItems: opts.maxLoopItems } : {}),
+    ...(offload ? { offload } : {}),
     features,
   });
   const crons = new CronReconciler({ client, caches, events, log });
@@ -325,8 +334,18 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     });
     // Archive retention, by the leader only, now and every PRUNE_EVERY_MS.
     if (archiver) {
-      void archiver.prune();
-      pruneTimer = setInterval(() => void archiver.prune(), PRUNE_EVERY_MS).unref();
+      // With it, the offloaded nodes of workflows that are gone (deleted, archived first).
+      const housekeeping = async (): Promise<void> => {
+        await archiver.prune();
+        const live = new Set(caches.workflows.list().map((wf) => wf.metadata.uid!));
+        const swept = await offload?.sweep(live, opts.namespace ? [opts.namespace] : undefined).catch((err: unknown) => {
+          log.warn('could not remove the offloaded nodes of deleted workflows; tried again later', { error: errorMessage(err) });
+          return 0;
+        });
+        if (swept) log.info('removed the offloaded nodes of deleted workflows', { workflows: swept });
+      };
+      void housekeeping();
+      pruneTimer = setInterval(() => void housekeeping(), PRUNE_EVERY_MS).unref();
     }
     workers = Array.from({ length: Math.max(1, opts.workers ?? 8) }, () =>
       runWorker().catch((err: unknown) => {

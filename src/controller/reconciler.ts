@@ -21,6 +21,7 @@ import {
   inflateWorkflow,
   LABEL_COMPLETED,
   LABEL_PHASE,
+  needsHydration,
   type Workflow,
   type WorkflowPhase,
   type WorkflowStatus,
@@ -36,6 +37,7 @@ import type { ActionApplier } from './action-applier.js';
 import type { ControllerCaches } from './caches.js';
 import type { EventRecorder } from '../kube/event-recorder.js';
 import type { FailureMemory } from './failure-memory.js';
+import type { NodeOffload } from './node-offload.js';
 import type { ControllerMetrics } from './metrics.js';
 import { buildObservations, cachedTemplates, type ObservationInputs } from './observations.js';
 import { DEFAULT_MAX_STATUS_BYTES, refusedAsTooLargeMessage, serializedSize, tooLargeMessage, tooLargeStatus } from './status-size.js';
@@ -70,6 +72,8 @@ export interface ReconcilerDeps {
   compressNodesAbove?: number;
   /** Most items one loop may expand to (Observations.maxLoopItems; default 100,000). */
   maxLoopItems?: number;
+  /** Node status too large for the object goes to the database (node-offload.ts); absent: never offloaded. */
+  offload?: NodeOffload;
   /**
    * The features beside the engine's core (features/feature.ts: locks, memoize caches, parameter
    * ConfigMaps, resource runs, artifact GC, custom metrics, plugin exclusions), called in order.
@@ -96,6 +100,7 @@ export class Reconciler {
     if (!namespace) return {};
     let wf = this.deps.caches.workflow(namespace, name);
     if (!wf) return {};
+    wf = await this.hydrate(wf);
     // A deleted workflow is only held by finalizers; ours waits for its artifacts (artifact-gc.ts).
     if (wf.metadata.deletionTimestamp) {
       const deleting = wf;
@@ -158,13 +163,19 @@ export class Reconciler {
       last = refusedAsTooLarge && last ? last : this.run(wf);
       // A waiter served now starts in this reconcile: the engine runs again with the grant.
       if (!refusedAsTooLarge && (await this.rerun(wf, last))) last = this.run(wf, last);
-      const computed = this.bounded(wf, last, refusedAsTooLarge);
-      this.deps.caches.expectStatus(namespace, name, computed.status);
+      // A workflow with too many nodes stores them in the database (node-offload.ts): its object
+      // gets the summary, which is also what is measured against the size limit.
+      let plan = this.deps.offload?.plan(wf, last.status);
+      const computed = this.bounded(wf, last, refusedAsTooLarge, plan?.stored);
+      if (computed.status !== last.status) plan = this.deps.offload?.plan(wf, computed.status);
+      this.deps.caches.expectStatus(namespace, name, plan ? plan.stored : computed.status);
       try {
         const base = wf.status;
-        const written = await writeStatus(this.deps.client, wf, computed.status, this.deps.compressNodesAbove);
+        if (plan) await this.deps.offload!.save(plan);
+        let written = await writeStatus(this.deps.client, wf, plan ? plan.stored : computed.status, this.deps.compressNodesAbove);
         statusBefore = base;
         if (written) {
+          if (plan) written = this.deps.offload!.attach(written, plan);
           this.deps.caches.rememberWorkflow(written);
           wf = written;
         }
@@ -190,7 +201,7 @@ export class Reconciler {
         this.deps.metrics.statusConflicts.inc();
         this.deps.log.debug('status write conflicted; re-reading the workflow', { workflow: key, attempt: conflicts });
         try {
-          wf = inflateWorkflow(await this.deps.client.get<Obj<Workflow>>(WORKFLOWS, namespace, name), true);
+          wf = await this.hydrate(inflateWorkflow(await this.deps.client.get<Obj<Workflow>>(WORKFLOWS, namespace, name), true));
         } catch (e) {
           if (isNotFound(e)) return undefined;
           throw e;
@@ -202,6 +213,11 @@ export class Reconciler {
 
     const final = FINAL_WORKFLOW_PHASES.includes(result.status.phase ?? '');
     return { workflow: wf, run: result, before: statusBefore, final };
+  }
+
+  /** `wf` with its whole node set when its nodes are offloaded (read from memory or the database). */
+  private hydrate(wf: Obj<Workflow>): Promise<Obj<Workflow>> {
+    return this.deps.offload && needsHydration(wf.status) ? this.deps.offload.hydrate(wf) : Promise.resolve(wf);
   }
 
   /** Whether a feature needs the engine to run again before the status is written (a lock granted now). */
@@ -260,12 +276,18 @@ export class Reconciler {
    * `computed` if the workflow with its status fits under the size limit; otherwise (or when the
    * API server refused a write as too large) an Error status that fits, and no actions.
    */
-  private bounded(wf: Obj<Workflow>, computed: ReconcileRun, refused: { attempt: number; message: string } | undefined): ReconcileRun {
+  private bounded(
+    wf: Obj<Workflow>,
+    computed: ReconcileRun,
+    refused: { attempt: number; message: string } | undefined,
+    /** What is written in place of `computed.status` (an offloaded summary), when it differs. */
+    written?: WorkflowStatus,
+  ): ReconcileRun {
     const limit = this.deps.maxStatusBytes ?? DEFAULT_MAX_STATUS_BYTES;
     const now = new Date().toISOString();
     if (refused) return { ...computed, status: tooLargeStatus(wf.status, refused.message, now, refused.attempt < 2), actions: [] };
     if (FINAL_WORKFLOW_PHASES.includes(wf.status?.phase ?? '')) return computed; // stored already: it fits
-    const size = serializedSize(wf, computed.status, this.deps.compressNodesAbove);
+    const size = serializedSize(wf, written ?? computed.status, this.deps.compressNodesAbove);
     if (size <= limit) return computed;
     const nodes = Object.keys(computed.status.nodes ?? {}).length;
     const message = tooLargeMessage(size, limit, nodes);

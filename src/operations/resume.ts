@@ -3,7 +3,7 @@
  * pure `resumeWorkflow` decides — and spec.suspend cleared. Status writes carry the
  * resourceVersion read, so a concurrent reconcile is a 409, retried with fresh state.
  */
-import { inflateWorkflow, storedStatus, type Workflow } from '../api/index.js';
+import { inflateWorkflow, offloadedRefusal, storedStatus, type Workflow } from '../api/index.js';
 import { ResumeError, resumeWorkflow } from '../engine/index.js';
 import type { KubeClient } from '../kube/client.js';
 import { WORKFLOWS } from '../kube/resource.js';
@@ -25,6 +25,8 @@ export interface Resumed {
 export async function resumeRunningWorkflow(kube: KubeClient, namespace: string, name: string, req: ResumeRequest = {}): Promise<Resumed> {
   return retryOnConflict(async () => {
     const wf = inflateWorkflow(await kube.get<Workflow>(WORKFLOWS, namespace, name));
+    const offloaded = offloadedRefusal(wf, 'resume');
+    if (offloaded) throw new OperationRefused('precondition', offloaded);
     let next;
     try {
       next = resumeWorkflow(wf.status, { now: new Date().toISOString(), node: req.node, parameters: req.parameters });

@@ -9,7 +9,7 @@
  *   4. the `completed` label removed (the controller only ever sets it, on a final phase).
  * The selector `id=<node id>` with restartSuccessful retries from that node (retry-from.ts).
  */
-import { inflateWorkflow, LABEL_COMPLETED, storedStatus, type Workflow, type WorkflowStatus } from '../api/index.js';
+import { inflateWorkflow, LABEL_COMPLETED, offloadedRefusal, storedStatus, type Workflow, type WorkflowStatus } from '../api/index.js';
 import { RetryError, retryWorkflow, type RetryOptions } from '../engine/index.js';
 import type { KubeClient } from '../kube/client.js';
 import { isNotFound } from '../kube/errors.js';
@@ -42,6 +42,8 @@ export function planInput(subject: string, wf: Workflow, options: RetryOptions):
 
 export async function retryFailedWorkflow(kube: KubeClient, namespace: string, name: string, options: RetryOptions = {}): Promise<Retried> {
   const wf = inflateWorkflow(await kube.get<Workflow>(WORKFLOWS, namespace, name));
+  const offloaded = offloadedRefusal(wf, 'retry');
+  if (offloaded) throw new OperationRefused('precondition', offloaded);
   let plan;
   try {
     plan = retryWorkflow(`${namespace}/${name}`, name, ...planInput(`Workflow ${namespace}/${name}`, wf, options));

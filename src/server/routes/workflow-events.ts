@@ -14,7 +14,7 @@
  * client lists again by reconnecting. `summary=true` sends workflow-summary.ts's summaries.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { inflateWorkflow, type Workflow } from '../../api/index.js';
+import { inflateWorkflow, readableWorkflow, type NodeStatusReader, type Workflow } from '../../api/index.js';
 import type { KubeClient } from '../../kube/client.js';
 import { ApiError } from '../../kube/errors.js';
 import type { WatchEvent } from '../../kube/request-options.js';
@@ -29,25 +29,31 @@ type Req = FastifyRequest<{ Params: { namespace?: string }; Querystring: ListQue
 /** How long one watch of the API server lasts before the stream re-watches (it picks up where it was). */
 const WATCH_SECONDS = 300;
 
-export function workflowEventRoutes(app: FastifyInstance, kube: KubeClient): void {
-  const handler = (req: Req, reply: FastifyReply) => stream(kube, req, reply);
+export function workflowEventRoutes(app: FastifyInstance, kube: KubeClient, nodes?: NodeStatusReader): void {
+  const handler = (req: Req, reply: FastifyReply) => stream(kube, req, reply, nodes);
   app.get('/api/v1/workflow-events/:namespace', handler);
   app.get('/api/v1/workflow-events/', handler);
 }
 
-async function stream(kube: KubeClient, req: Req, reply: FastifyReply): Promise<void> {
+async function stream(kube: KubeClient, req: Req, reply: FastifyReply, nodes: NodeStatusReader | undefined): Promise<void> {
   const asCaller = kube.as(req.caller.identity);
   const namespace = req.params.namespace || undefined;
   const q = listQuery(req.query);
-  const shape = wantsSummary(req.query) ? (wf: Workflow) => summarize(wf) : (wf: Workflow) => inflateWorkflow(wf);
+  // Whole workflows carry their nodes, read from the database when offloaded (a failed read sends
+  // the object's summary, which says it is one through status.offloadNodeStatusVersion).
+  const shape = wantsSummary(req.query)
+    ? async (wf: Workflow) => summarize(wf)
+    : (wf: Workflow) => readableWorkflow(wf, nodes).catch(() => inflateWorkflow(wf));
   // Listed before the stream starts: a refusal is an ordinary error reply.
   const list = await asCaller.list<Workflow>(WORKFLOWS, { namespace, labelSelector: q.labelSelector, fieldSelector: q.fieldSelector });
   const sse = new SseStream(req, reply);
-  for (const wf of list.items) sse.send({ type: 'ADDED', object: shape(wf) });
+  for (const wf of list.items) sse.send({ type: 'ADDED', object: await shape(wf) });
   let version = list.metadata?.resourceVersion;
   sse.event('synced', { resourceVersion: version });
   while (sse.open) {
     let failure: { code: number; message: string } | undefined;
+    // Events are sent in order even when shaping one waits for the database.
+    let sent = Promise.resolve();
     const onEvent = (e: WatchEvent) => {
       if (e.type === 'ERROR') {
         const status = e.object as { code?: number; message?: string };
@@ -57,7 +63,11 @@ async function stream(kube: KubeClient, req: Req, reply: FastifyReply): Promise<
       const rv = (e.object as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
       if (rv) version = rv;
       if (e.type === 'BOOKMARK') return;
-      sse.send({ type: e.type, object: shape(e.object as unknown as Workflow) });
+      const type = e.type;
+      const shaped = shape(e.object as unknown as Workflow);
+      sent = sent.then(async () => {
+        sse.send({ type, object: await shaped });
+      });
     };
     try {
       await asCaller.watch(
@@ -73,6 +83,7 @@ async function stream(kube: KubeClient, req: Req, reply: FastifyReply): Promise<
         onEvent,
         sse.signal,
       );
+      await sent;
     } catch (err) {
       const code = err instanceof ApiError && err.code !== 0 ? err.code : 503;
       if (sse.open) sse.fail(code, `watching workflows: ${errorMessage(err)}`);

@@ -13,7 +13,15 @@
  *   /api/v1/workflow-templates/{namespace}[/{name}], /api/v1/cluster-workflow-templates[/{name}]  (templates.ts)
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { API_VERSION, DEFAULT_INSTALL_NAMESPACE, inflateWorkflow, isJsonObject as isObject, type Workflow } from '../../api/index.js';
+import {
+  API_VERSION,
+  DEFAULT_INSTALL_NAMESPACE,
+  inflateWorkflow,
+  isJsonObject as isObject,
+  readableWorkflow,
+  type Workflow,
+} from '../../api/index.js';
+import { NodeStatusCache } from '../node-status-cache.js';
 import { CREATE_WORKFLOW_ACCESS, type Authenticator, type Caller } from '../auth.js';
 import { badRequest } from '../errors.js';
 import { NAMESPACE_NAME } from '../../api/index.js';
@@ -68,6 +76,8 @@ declare module 'fastify' {
 
 export async function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): Promise<void> {
   const { kube, auth } = deps;
+  // Nodes of workflows too large for their object are read from the archive's database.
+  const nodes = deps.archive ? new NodeStatusCache(deps.archive.nodeStatus()) : undefined;
   workflowShapeValidator(); // compiled now, at start-up, rather than on the first create
 
   // Authentication, the namespace allow-list and what can be authorized without the body (may
@@ -140,7 +150,7 @@ export async function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDe
 
   app.get<{ Params: NameParams }>('/api/v1/workflows/:namespace/:name', async (req) => {
     const { caller } = req;
-    return inflateWorkflow(await kube.as(caller.identity).get<Workflow>(WORKFLOWS, req.params.namespace, req.params.name));
+    return readableWorkflow(await kube.as(caller.identity).get<Workflow>(WORKFLOWS, req.params.namespace, req.params.name), nodes);
   });
 
   app.delete<{ Params: NameParams }>('/api/v1/workflows/:namespace/:name', async (req) => {
@@ -157,7 +167,7 @@ export async function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDe
     ownClient: kube,
     ...(deps.artifactEndpoints ? { endpoints: deps.artifactEndpoints } : {}),
   });
-  workflowEventRoutes(app, kube);
+  workflowEventRoutes(app, kube, nodes);
   podLogRoutes(app, kube);
   objectEventRoutes(app, kube);
   eventBindingRoutes(app, kube);

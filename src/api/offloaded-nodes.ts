@@ -1,0 +1,96 @@
+/**
+ * Node status too large for its workflow object lives in the database (the peer's "offloaded node
+ * status"; src/archive/node-status-store.ts). The object then says which version of the nodes it
+ * goes with (`status.offloadNodeStatusVersion`) and keeps, in `status.nodes`, only what
+ * `kubectl get -o yaml` users need: the workflow's root node and the nodes still running or
+ * failed, at most OFFLOAD_SUMMARY_NODES of them. Readers that can reach the database replace
+ * those with the whole set at that version (`hydratedStatus`).
+ *
+ * Pure: which nodes changed between two reconciles, the summary, and the bookkeeping of what a
+ * hydrated status was stored as (so the controller diffs its next write against the object).
+ */
+import { jsonEqual } from './user-json.js';
+import { FINAL_NODE_PHASES, type NodeStatus, type WorkflowStatus } from './workflow-status.js';
+
+/** Most nodes an offloaded status keeps in the object. */
+export const OFFLOAD_SUMMARY_NODES = 200;
+
+/** The version of the offloaded nodes a status goes with, or undefined when its nodes are in it. */
+export function offloadedVersion(status: WorkflowStatus | undefined): number | undefined {
+  const v = status?.offloadNodeStatusVersion;
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+}
+
+/** Whether `status` is offloaded and its nodes are not (yet) the whole set. */
+export function needsHydration(status: WorkflowStatus | undefined): boolean {
+  return offloadedVersion(status) !== undefined && !hydrated.has(status!);
+}
+
+/** What a hydrated status is stored as (the summary in the object), by the hydrated status. */
+const hydrated = new WeakMap<WorkflowStatus, WorkflowStatus>();
+
+/** `stored` (as in the object) with its whole node set; remembers what it was stored as. */
+export function hydratedStatus(stored: WorkflowStatus, nodes: Record<string, NodeStatus>): WorkflowStatus {
+  const status = { ...stored, nodes };
+  hydrated.set(status, hydrated.get(stored) ?? stored);
+  return status;
+}
+
+/** What a hydrated status is stored as, or undefined when it is not one. */
+export function offloadedStoredForm(status: WorkflowStatus): WorkflowStatus | undefined {
+  return hydrated.get(status);
+}
+
+/**
+ * The nodes an offloaded object keeps: the root (its id is the workflow's name), then failed
+ * ones, then those still running, up to `max`.
+ */
+export function summaryNodes(nodes: Record<string, NodeStatus>, rootId: string, max = OFFLOAD_SUMMARY_NODES): Record<string, NodeStatus> {
+  const out: Record<string, NodeStatus> = {};
+  let n = 0;
+  const take = (node: NodeStatus | undefined): void => {
+    if (!node || n >= max || out[node.id] !== undefined) return;
+    // Links to nodes not kept would dangle: the summary lists nodes, not the graph.
+    const { children: _children, ...rest } = node;
+    out[node.id] = rest;
+    n++;
+  };
+  take(nodes[rootId]);
+  for (const node of Object.values(nodes)) if (node.phase === 'Failed' || node.phase === 'Error') take(node);
+  for (const node of Object.values(nodes)) if (!FINAL_NODE_PHASES.includes(node.phase)) take(node);
+  return out;
+}
+
+export interface NodeChanges {
+  /** Nodes added or changed, by id. */
+  changed: Record<string, NodeStatus>;
+  /** Ids no longer present. */
+  removed: string[];
+}
+
+/**
+ * What changed from `before` to `after`. A node whose top-level fields are the same values (or
+ * the same objects) is unchanged without a deep look: the engine copies a finished node shallowly
+ * (engine-run.ts), so in a large workflow almost every node is decided by that check.
+ */
+export function nodeChanges(before: Record<string, NodeStatus> | undefined, after: Record<string, NodeStatus>): NodeChanges {
+  const changed: Record<string, NodeStatus> = {};
+  for (const [id, node] of Object.entries(after)) {
+    const old = before?.[id];
+    if (old === node || (old !== undefined && (sameFields(old, node) || jsonEqual(old, node)))) continue;
+    changed[id] = node;
+  }
+  const removed = before ? Object.keys(before).filter((id) => after[id] === undefined) : [];
+  return { changed, removed };
+}
+
+function sameFields(a: NodeStatus, b: NodeStatus): boolean {
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  const ra = a as unknown as Record<string, unknown>;
+  const rb = b as unknown as Record<string, unknown>;
+  for (const k of ka) if (ra[k] !== rb[k]) return false;
+  return true;
+}
