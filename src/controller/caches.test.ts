@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import winston from 'winston';
-import { LABEL_WORKFLOW, type Workflow, type WorkflowTaskSet } from '../api/index.js';
+import { LABEL_WORKFLOW, storedStatus, type Workflow, type WorkflowTaskSet } from '../api/index.js';
 import type { KubeObject } from '../kube/object-store.js';
 import { NAMESPACES, PODS, WORKFLOWS, WORKFLOW_TASK_SETS } from '../kube/resource.js';
 import { eventually } from '../kube/testing/eventually.js';
@@ -74,6 +74,30 @@ describe('ControllerCaches', () => {
     // Caught up: a later change by someone else shows at once.
     await fake.mergePatch(WORKFLOWS, 'ns', 'w', { metadata: { labels: { x: 'y' } } });
     expect(caches.workflow('ns', 'w')?.metadata?.labels).toEqual({ x: 'y' });
+  });
+
+  it('shapes a remembered write as the informer shapes what it caches: nodes inflated, peer names canonical', async () => {
+    const fake = cluster();
+    const caches = await synced(fake);
+    const cached = caches.workflow('ns', 'w')!;
+    const nodes = { w: { id: 'w', name: 'w', displayName: 'w', type: 'Steps' as const, phase: 'Running' as const } };
+    // A label patch's reply: the object as stored, nodes compressed (any large workflow).
+    const labelled = withRv(
+      {
+        ...cached,
+        spec: {
+          entrypoint: 'main',
+          templates: [{ name: 'main', container: { image: 'a' }, outputs: { artifacts: [{ name: 'x', s3: { key: 'k' } }] } }],
+        },
+        status: storedStatus({ phase: 'Running', nodes }, 0),
+      } as Wf,
+      String(Number(fake.resourceVersion) + 1),
+    );
+    expect(labelled.status?.compressedNodes).toBeTypeOf('string');
+    caches.rememberWorkflow(labelled);
+    const seen = caches.workflow('ns', 'w')!;
+    expect(seen.status?.nodes).toEqual(nodes);
+    expect(JSON.stringify(seen.spec)).not.toContain('"s3"');
   });
 
   it('forgets a workflow that is deleted from the cache, whatever it remembered', async () => {

@@ -175,7 +175,9 @@ export class ControllerCaches {
 
   /** Remembers a workflow newer than the cache: the reply of a write, or a fresh read after a conflict. */
   rememberWorkflow(wf: Obj<Workflow>): void {
-    this.written.remember(wf);
+    // Shaped as the informer shapes what it caches (nodes inflated, the spec's names canonical):
+    // a write's reply (a label patch) is the raw stored object.
+    this.written.remember(inflateCached(wf));
   }
 
   /**
