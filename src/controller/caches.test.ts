@@ -90,7 +90,7 @@ describe('ControllerCaches', () => {
           templates: [{ name: 'main', container: { image: 'a' }, outputs: { artifacts: [{ name: 'x', s3: { key: 'k' } }] } }],
         },
         status: storedStatus({ phase: 'Running', nodes }, 0),
-      } as Wf,
+      } as unknown as Wf,
       String(Number(fake.resourceVersion) + 1),
     );
     expect(labelled.status?.compressedNodes).toBeTypeOf('string');
