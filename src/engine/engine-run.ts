@@ -133,12 +133,32 @@ export class EngineRun {
   }
 
   /** Node ids by name, for this run: the same names are looked up many times per reconcile. */
-  private readonly ids = new Map<string, string>();
+  private readonly ids = new Map<string, { id: string; key: string }>();
 
   idOf(name: string): string {
-    let id = this.ids.get(name);
-    if (id === undefined) this.ids.set(name, (id = nodeIdFor(this.workflowName, name)));
-    return id;
+    return this.keyed(name).id;
+  }
+
+  /**
+   * What a node's id and pod name are hashed from: its name, or — when another node already holds
+   * the id that name hashes to (a 32-bit hash: a loop of 100,000 items has a few such pairs) —
+   * `name#1`, `name#2`, … in turn. Ids are given in the order nodes are created and kept in the
+   * status, so every later reconcile (and a restarted controller) finds each node where it is.
+   */
+  hashKeyOf(name: string): string {
+    return this.keyed(name).key;
+  }
+
+  private keyed(name: string): { id: string; key: string } {
+    let found = this.ids.get(name);
+    if (found === undefined) {
+      let key = name;
+      let id = nodeIdFor(this.workflowName, key);
+      for (let i = 1; this.nodes[id] !== undefined && this.nodes[id].name !== name; i++)
+        id = nodeIdFor(this.workflowName, (key = `${name}#${i}`));
+      this.ids.set(name, (found = { id, key }));
+    }
+    return found;
   }
 
   private producedKeys: Set<string> | undefined;
@@ -158,11 +178,19 @@ export class EngineRun {
   }
 
   nodeByName(name: string): NodeStatus | undefined {
-    return this.nodes[this.idOf(name)];
+    const node = this.nodes[this.idOf(name)];
+    if (node === undefined || node.name === name) return node;
+    // Taken, since this name was looked up, by a node whose name hashes alike: look again.
+    this.ids.delete(name);
+    const again = this.nodes[this.idOf(name)];
+    return again?.name === name ? again : undefined;
   }
 
   /** Creates a node (startedAt now, no children); the node must not exist yet. */
   createNode(spec: NewNode): NodeStatus {
+    // The id looked up earlier may have been taken since by a node whose name hashes alike.
+    const taken = this.nodes[this.idOf(spec.name)];
+    if (taken !== undefined && taken.name !== spec.name) this.ids.delete(spec.name);
     const id = this.idOf(spec.name);
     const node: NodeStatus = {
       id,

@@ -30,10 +30,10 @@ function executePodNode(run: EngineRun, ex: Execution): NodeStatus | undefined {
   if (!node) {
     if (!run.canStart() || !run.podCapacity()) return undefined;
     node = run.createNode(newNode(ex.seed, 'Pod', { phase: 'Pending' }));
-    node.podName = podNameFor(run.workflowName, node.name, ex.resolved.templateName);
+    node.podName = podNameFor(run.workflowName, run.hashKeyOf(node.name), ex.resolved.templateName);
     run.activePods++;
   }
-  const podName = node.podName ?? podNameFor(run.workflowName, node.name, ex.resolved.templateName);
+  const podName = node.podName ?? podNameFor(run.workflowName, run.hashKeyOf(node.name), ex.resolved.templateName);
   node.podName = podName;
   const leaf = renderLeaf(run, node, ex);
   if (!leaf.ok) return leaf.node;

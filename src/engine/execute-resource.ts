@@ -38,7 +38,7 @@ export function executeResource(run: EngineRun, ex: Execution): NodeStatus | und
   }
   // `pod.name` is the name the node's pod has or would have (the manifest pod's, which fetched
   // the manifest; without manifestFrom no pod runs, but the peer's step would have one by that name).
-  const leaf = renderLeaf(run, node, ex, node.podName ?? podNameFor(run.workflowName, node.name, ex.resolved.templateName));
+  const leaf = renderLeaf(run, node, ex, node.podName ?? podNameFor(run.workflowName, run.hashKeyOf(node.name), ex.resolved.templateName));
   if (!leaf.ok) return leaf.node;
   const { template } = leaf;
   const obs = run.resources.get(node.id);
@@ -78,7 +78,7 @@ function fetchManifest(
   leaf: Extract<RenderedLeaf, { ok: true }>,
   ex: Execution,
 ): { node: NodeStatus } | { manifest: FetchedManifest } {
-  node.podName ??= podNameFor(run.workflowName, node.name, ex.resolved.templateName);
+  node.podName ??= podNameFor(run.workflowName, run.hashKeyOf(node.name), ex.resolved.templateName);
   const progress = followPod(
     run,
     node,

@@ -108,7 +108,7 @@ function executeInvocation(run: EngineRun, inv: Invocation, existing: NodeStatus
       (kind === 'container' || kind === 'script' || kind === 'containerSet' || kind === 'data' || kind === 'resource') &&
       !template.retryStrategy
     )
-      scope['pod.name'] = podNameFor(run.workflowName, inv.name, resolved.templateName);
+      scope['pod.name'] = podNameFor(run.workflowName, run.hashKeyOf(inv.name), resolved.templateName);
     const bound = bindInputs(template.inputs, inv.args, where, scope, inv.absent, run.parameterConfigMaps);
     if (!bound.ok)
       return run.createNode({ ...base, ...seedTemplate(resolved), type: nodeTypeOf(kind, template), phase: 'Error', message: bound.error });
