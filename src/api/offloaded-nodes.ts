@@ -58,8 +58,13 @@ export function summaryNodes(nodes: Record<string, NodeStatus>, rootId: string, 
     n++;
   };
   take(nodes[rootId]);
-  for (const node of Object.values(nodes)) if (node.phase === 'Failed' || node.phase === 'Error') take(node);
-  for (const node of Object.values(nodes)) if (!FINAL_NODE_PHASES.includes(node.phase)) take(node);
+  const running: NodeStatus[] = [];
+  for (const id in nodes) {
+    const node = nodes[id]!;
+    if (node.phase === 'Failed' || node.phase === 'Error') take(node);
+    else if (running.length < max && !FINAL_NODE_PHASES.includes(node.phase)) running.push(node);
+  }
+  for (const node of running) take(node);
   return out;
 }
 
@@ -77,12 +82,14 @@ export interface NodeChanges {
  */
 export function nodeChanges(before: Record<string, NodeStatus> | undefined, after: Record<string, NodeStatus>): NodeChanges {
   const changed: Record<string, NodeStatus> = {};
-  for (const [id, node] of Object.entries(after)) {
+  for (const id in after) {
+    const node = after[id]!;
     const old = before?.[id];
     if (old === node || (old !== undefined && (sameFields(old, node) || jsonEqual(old, node)))) continue;
     changed[id] = node;
   }
-  const removed = before ? Object.keys(before).filter((id) => after[id] === undefined) : [];
+  const removed: string[] = [];
+  for (const id in before) if (after[id] === undefined) removed.push(id);
   return { changed, removed };
 }
 

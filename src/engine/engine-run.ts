@@ -115,8 +115,12 @@ export class EngineRun {
     // Copying finished nodes shallowly keeps a reconcile of a 100,000-node workflow in proportion
     // to what still runs rather than to everything that ran.
     this.nodes = {};
-    for (const [id, node] of Object.entries(previous ?? {})) this.nodes[id] = isFinal(node.phase) ? { ...node } : structuredClone(node);
-    this.hasDaemons = Object.values(this.nodes).some((n) => n.daemoned === true);
+    const before = previous ?? {};
+    for (const id in before) {
+      const node = before[id]!;
+      this.nodes[id] = isFinal(node.phase) ? { ...node } : structuredClone(node);
+      if (node.daemoned === true) this.hasDaemons = true;
+    }
     this.nowMs = Date.parse(observations.now);
     if (Number.isNaN(this.nowMs)) throw new Error(`observations.now is not an ISO-8601 time: ${JSON.stringify(observations.now)}`);
     this.now = new Date(this.nowMs).toISOString();
@@ -133,7 +137,9 @@ export class EngineRun {
   }
 
   /** Node ids by name, for this run: the same names are looked up many times per reconcile. */
-  private readonly ids = new Map<string, { id: string; key: string }>();
+  private readonly ids = new Map<string, { id: string; key?: string }>();
+  /** The ids of the nodes the run started with, by name (built on first use): no hashing for them. */
+  private stored: Map<string, string> | undefined;
 
   idOf(name: string): string {
     return this.keyed(name).id;
@@ -146,19 +152,32 @@ export class EngineRun {
    * status, so every later reconcile (and a restarted controller) finds each node where it is.
    */
   hashKeyOf(name: string): string {
-    return this.keyed(name).key;
+    const found = this.keyed(name);
+    if (found.key === undefined) found.key = this.probe(name).key;
+    return found.key;
   }
 
-  private keyed(name: string): { id: string; key: string } {
+  private keyed(name: string): { id: string; key?: string } {
     let found = this.ids.get(name);
     if (found === undefined) {
-      let key = name;
-      let id = nodeIdFor(this.workflowName, key);
-      for (let i = 1; this.nodes[id] !== undefined && this.nodes[id].name !== name; i++)
-        id = nodeIdFor(this.workflowName, (key = `${name}#${i}`));
-      this.ids.set(name, (found = { id, key }));
+      if (this.stored === undefined) {
+        this.stored = new Map();
+        for (const id in this.nodes) this.stored.set(this.nodes[id]!.name, id);
+      }
+      const id = this.stored.get(name);
+      found = id !== undefined && this.nodes[id]?.name === name ? { id } : this.probe(name);
+      this.ids.set(name, found);
     }
     return found;
+  }
+
+  /** The id `name` hashes to, or the next free one after ids held by other names. */
+  private probe(name: string): { id: string; key: string } {
+    let key = name;
+    let id = nodeIdFor(this.workflowName, key);
+    for (let i = 1; this.nodes[id] !== undefined && this.nodes[id].name !== name; i++)
+      id = nodeIdFor(this.workflowName, (key = `${name}#${i}`));
+    return { id, key };
   }
 
   private producedKeys: Set<string> | undefined;

@@ -118,7 +118,10 @@ function isFresh(entry: MemoEntry, maxAge: string | undefined, nowMs: number): b
  */
 export function memoActions(status: WorkflowStatus, caches: Readonly<Record<string, MemoCacheObservation>> | undefined): EngineAction[] {
   const actions: EngineAction[] = [];
-  for (const node of Object.values(status.nodes ?? {})) {
+  const nodes = status.nodes ?? {};
+  for (const id in nodes) {
+    const node = nodes[id]!;
+    if (node.memoizationStatus === undefined) continue;
     const entry = ownEntry(node);
     if (!entry) continue;
     const { cacheName, key } = node.memoizationStatus!;

@@ -20,10 +20,18 @@ export function keepFinishedResults(stored: WorkflowStatus | undefined, next: Wo
   }
   const restored: string[] = [];
   let nodes = next.nodes;
-  for (const [id, old] of Object.entries(stored.nodes ?? {})) {
+  const storedNodes = stored.nodes ?? {};
+  for (const id in storedNodes) {
+    const old = storedNodes[id]!;
     if (!FINAL_NODE_PHASES.includes(old.phase)) continue;
     const now = nodes?.[id];
-    if (now && now.phase === old.phase && now.finishedAt === old.finishedAt && jsonEqual(now.outputs, old.outputs)) continue;
+    if (
+      now &&
+      now.phase === old.phase &&
+      now.finishedAt === old.finishedAt &&
+      (now.outputs === old.outputs || jsonEqual(now.outputs, old.outputs))
+    )
+      continue;
     if (nodes === next.nodes) nodes = { ...(next.nodes ?? {}) };
     // Keep links added since (children of a finished Steps/DAG node do not change, but be safe).
     nodes![id] = now?.children && !jsonEqual(now.children, old.children) ? { ...old, children: now.children } : old;

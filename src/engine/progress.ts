@@ -15,7 +15,8 @@ const FORMAT = /^(\d+)\/(\d+)$/;
  */
 export function updateProgress(nodes: Record<string, NodeStatus>): string | undefined {
   const own = new Map<string, [number, number]>();
-  for (const node of Object.values(nodes)) {
+  for (const id in nodes) {
+    const node = nodes[id]!;
     if (!WORK_TYPES.has(node.type)) continue;
     const reported = node.type !== 'Pod' && node.progress ? FORMAT.exec(node.progress) : null;
     const value: [number, number] = reported ? [Number(reported[1]), Number(reported[2])] : [node.phase === 'Succeeded' ? 1 : 0, 1];
@@ -23,12 +24,13 @@ export function updateProgress(nodes: Record<string, NodeStatus>): string | unde
     if (node.phase === 'Succeeded') value[0] = value[1];
     own.set(node.id, value);
   }
-  for (const node of Object.values(nodes)) {
+  for (const id in nodes) {
+    const node = nodes[id]!;
     // A work node shows its own progress: its `children` are the tasks that depend on it (DAG
     // links), not parts of it. Writing a sum there would also be read back as "reported" by the
     // next reconcile and grow each time.
     const [done, total] = own.get(node.id) ?? sumWork(node, nodes, own);
-    if (total > 0) node.progress = `${done}/${total}`;
+    if (total > 0) node.progress = fraction(done, total);
   }
   let done = 0;
   let total = 0;
@@ -36,6 +38,12 @@ export function updateProgress(nodes: Record<string, NodeStatus>): string | unde
     done += d;
     total += t;
   }
+  return `${done}/${total}`;
+}
+
+/** `done/total`, the two values most nodes of a large workflow have shared rather than built each time. */
+function fraction(done: number, total: number): string {
+  if (total === 1) return done === 1 ? '1/1' : '0/1';
   return `${done}/${total}`;
 }
 

@@ -275,9 +275,16 @@ function failAtOnce(previous: WorkflowStatus, now: string, message: string): Rec
 
 /** Global outputs of finished nodes, oldest first, so later exports win as they did when they happened. */
 function restoreGlobals(run: EngineRun): void {
-  const done = Object.values(run.nodes)
-    .filter((n) => n.phase === 'Succeeded')
-    .sort((a, b) => (a.finishedAt ?? '').localeCompare(b.finishedAt ?? '') || a.name.localeCompare(b.name));
+  // Only nodes that export something are sorted (a loop's 100,000 items mostly do not).
+  const exports = (n: NodeStatus) =>
+    n.outputs !== undefined &&
+    (n.outputs.parameters?.some((p) => p.globalName) === true || n.outputs.artifacts?.some((a) => a.globalName) === true);
+  const done: NodeStatus[] = [];
+  for (const id in run.nodes) {
+    const n = run.nodes[id]!;
+    if (n.phase === 'Succeeded' && exports(n)) done.push(n);
+  }
+  done.sort((a, b) => (a.finishedAt ?? '').localeCompare(b.finishedAt ?? '') || a.name.localeCompare(b.name));
   for (const n of done) {
     for (const [g, v] of globalOutputs(n.outputs)) run.exportGlobal(g, v);
     for (const [g, a] of globalArtifacts(n.outputs)) run.exportGlobalArtifact(g, a);
@@ -287,7 +294,8 @@ function restoreGlobals(run: EngineRun): void {
 /** Pods that will still be running after this reconcile (compared with `spec.parallelism`). */
 function countActivePods(run: EngineRun): number {
   let n = 0;
-  for (const node of Object.values(run.nodes)) {
+  for (const id in run.nodes) {
+    const node = run.nodes[id]!;
     if (node.type !== 'Pod' || isFinal(node.phase) || !node.podName) continue;
     const obs = run.pods.get(node.id);
     if (obs && (obs.phase === 'Succeeded' || obs.phase === 'Failed' || obs.phase === 'Deleted')) continue;
