@@ -114,6 +114,29 @@ describe('archived workflows over REST', () => {
     expect(live?.spec.arguments.parameters).toEqual([{ name: 'who', value: 'grace' }]);
   });
 
+  it('retries an archived failed workflow: created again under its name with the retry status, refused without the rights or while it exists', async () => {
+    const path = `${srv.url}/api/v1/archived-workflows/${uids['run-3']}/retry`;
+    // alice may create workflows but not write their status: refused before anything is created.
+    const refused = await call('PUT', path, { token: alice, body: {} });
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toMatch(/so it may not retry its archived workflows/);
+    expect((await listWorkflows(mine)).map((w) => w.metadata?.name)).not.toContain('run-3');
+    const { dave } = cluster().userTokens;
+    await grantRole(mine, 'dave', 'archive-retrier', [rule('workflows', 'list', 'get', 'create', 'patch'), rule('workflows/status', 'update')]);
+    const r = await call('PUT', path, { token: dave, body: {} });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.metadata.name).toBe('run-3');
+    expect(r.body.metadata.labels['workflows.plugflow.io/retried-from-archive']).toBe(uids['run-3']);
+    expect(r.body.metadata.labels['workflows.plugflow.io/phase']).toBeUndefined();
+    expect(r.body.spec.suspend).toBeUndefined();
+    // The failed step is gone from the status, to run again; the workflow runs again.
+    expect(r.body.status.phase).toBe('Running');
+    expect(r.body.status.nodes?.['run-3']).toBeUndefined();
+    const again = await call('PUT', path, { token: dave, body: {} });
+    expect(again.status).toBe(409);
+    expect(again.body.message).toMatch(/exists again: retry it with `plugflow retry run-3`/);
+  });
+
   it('deletes with the right to delete workflows there', async () => {
     const path = `${srv.url}/api/v1/archived-workflows/${uids['run-0']}`;
     expect((await call('DELETE', path, { token: alice })).status).toBe(403);

@@ -1,5 +1,5 @@
 /**
- * `plugflow archive list|get|delete|resubmit`: the workflow archive, through the server's REST API
+ * `plugflow archive list|get|delete|resubmit|retry`: the workflow archive, through the server's REST API
  * (`--server` or PLUGFLOW_SERVER), so the caller's own rights decide what they see — the archive
  * has no other door.
  */
@@ -22,6 +22,8 @@ interface ArchiveFlags extends BackendFlags {
   count?: boolean;
   output?: string;
   parameter?: string[];
+  restartSuccessful?: boolean;
+  nodeFieldSelector?: string;
 }
 
 function client(flags: ArchiveFlags): RestClient {
@@ -104,6 +106,17 @@ export async function runArchiveResubmit(uid: string, flags: ArchiveFlags, p: Pr
   return 0;
 }
 
+export async function runArchiveRetry(uid: string, flags: ArchiveFlags, p: Printer = consolePrinter): Promise<number> {
+  const wf = await using(flags, (c) =>
+    c.call<Workflow>('PUT', `/api/v1/archived-workflows/${encodeURIComponent(uid)}/retry`, {
+      ...(flags.restartSuccessful ? { restartSuccessful: true } : {}),
+      ...(flags.nodeFieldSelector ? { nodeFieldSelector: flags.nodeFieldSelector } : {}),
+    }),
+  );
+  p.out(`Workflow ${wf.metadata.namespace}/${wf.metadata.name} retried (created again from archived workflow ${uid})`);
+  return 0;
+}
+
 const collect = (v: string, prev: string[]) => [...prev, v];
 const done = (code: number) => {
   process.exitCode = code;
@@ -129,4 +142,14 @@ export function registerArchiveCommands(program: Command): void {
   withConnectionFlags(archive.command('resubmit <uid>').description('submit an archived workflow again, as a new workflow'))
     .option('-p, --parameter <name=value>', 'override a workflow argument (repeatable)', collect, [])
     .action(async (uid: string, flags: ArchiveFlags) => done(await runArchiveResubmit(uid, flags)));
+  withConnectionFlags(
+    archive
+      .command('retry <uid>')
+      .description(
+        'run an archived failed workflow again from where it failed, created again under its name (its live object must be gone)',
+      ),
+  )
+    .option('--restart-successful', 'also run again the succeeded steps the node field selector picks')
+    .option('--node-field-selector <selector>', 'which steps to run again, e.g. displayName=build (with --restart-successful)')
+    .action(async (uid: string, flags: ArchiveFlags) => done(await runArchiveRetry(uid, flags)));
 }

@@ -10,6 +10,9 @@
  *   GET    /api/v1/archived-workflows/{uid}            → the Workflow as it finished, nodes included
  *   DELETE /api/v1/archived-workflows/{uid}            → {}
  *   PUT    /api/v1/archived-workflows/{uid}/resubmit   body {parameters?: ["name=value"]} → the new Workflow
+ *   PUT    /api/v1/archived-workflows/{uid}/retry      body {restartSuccessful?, nodeFieldSelector?} → the Workflow
+ *          created again under its name, its failed steps to run again (needs create on workflows
+ *          and patch on workflows, update on workflows/status in its namespace)
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { PLURAL, type Workflow } from '../../api/index.js';
@@ -17,7 +20,7 @@ import { ArchiveQueryError } from '../../archive/archive-query.js';
 import type { ArchiveStore } from '../../archive/archive-store.js';
 import type { KubeClient } from '../../kube/client.js';
 import { errorMessage } from '../../log/error-message.js';
-import { resubmitFrom } from '../../operations/index.js';
+import { resubmitFrom, retryArchivedWorkflow } from '../../operations/index.js';
 import type { Access, Authenticator, Caller } from '../auth.js';
 import { badRequest, Code, HttpError, notFound, unavailable } from '../errors.js';
 import { listQuery, type ListQuery } from './list-query.js';
@@ -27,6 +30,12 @@ const access = (verb: string, purpose: string): Access => ({ verb, resource: PLU
 const LIST = access('list', 'so it may not list its archived workflows');
 const GET = access('get', 'so it may not read its archived workflows');
 const DELETE = access('delete', 'so it may not delete its archived workflows');
+/** Retrying creates the workflow again and writes its status: asked before either happens. */
+const RETRY: Access[] = [
+  access('create', 'so it may not retry its archived workflows'),
+  access('patch', 'so it may not retry its archived workflows'),
+  { verb: 'update', resource: PLURAL.workflow, subresource: 'status', purpose: 'so it may not retry its archived workflows' },
+];
 
 type ListReq = FastifyRequest<{ Querystring: ListQuery & { namespace?: string; phase?: string; count?: string } }>;
 type UidReq = FastifyRequest<{ Params: { uid: string }; Body: unknown }>;
@@ -100,6 +109,24 @@ export function archivedWorkflowRoutes(app: FastifyInstance, deps: { kube: KubeC
     const parameters = parameterMap(body.parameters);
     // Created with the caller's own token: the API server decides whether they may create it there.
     return resubmitFrom(kube.as(req.caller.identity), wf as Workflow, { parameters, creator: await creatorOf(kube, req.caller) });
+  });
+
+  app.put('/api/v1/archived-workflows/:uid/retry', async (req: UidReq) => {
+    const ns = await readable(req.caller, req.params.uid);
+    for (const need of RETRY) await allowed(req.caller, ns, need);
+    const wf = await reading(() => store.get(req.params.uid));
+    if (!wf) throw notFound(`no archived workflow with uid ${req.params.uid}`);
+    const body = (req.body ?? {}) as { restartSuccessful?: unknown; nodeFieldSelector?: unknown };
+    if (body.restartSuccessful !== undefined && typeof body.restartSuccessful !== 'boolean')
+      throw badRequest('restartSuccessful must be true or false');
+    if (body.nodeFieldSelector !== undefined && typeof body.nodeFieldSelector !== 'string')
+      throw badRequest('nodeFieldSelector must be a string');
+    const { workflow } = await retryArchivedWorkflow(kube.as(req.caller.identity), wf, {
+      restartSuccessful: body.restartSuccessful === true,
+      selector: body.nodeFieldSelector || undefined,
+      creator: await creatorOf(kube, req.caller),
+    });
+    return workflow;
   });
 }
 
