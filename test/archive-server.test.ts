@@ -122,7 +122,10 @@ describe('archived workflows over REST', () => {
     expect(refused.body.message).toMatch(/so it may not retry its archived workflows/);
     expect((await listWorkflows(mine)).map((w) => w.metadata?.name)).not.toContain('run-3');
     const { dave } = cluster().userTokens;
-    await grantRole(mine, 'dave', 'archive-retrier', [rule('workflows', 'list', 'get', 'create', 'patch'), rule('workflows/status', 'update')]);
+    await grantRole(mine, 'dave', 'archive-retrier', [
+      rule('workflows', 'list', 'get', 'create', 'patch'),
+      rule('workflows/status', 'update'),
+    ]);
     const r = await call('PUT', path, { token: dave, body: {} });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body.metadata.name).toBe('run-3');
