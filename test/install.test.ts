@@ -10,6 +10,7 @@ import {
   RbacAuthorizationV1Api,
   type KubernetesObject,
   type V1Deployment,
+  type V1StatefulSet,
   type V1ResourceRule,
 } from '@kubernetes/client-node';
 import { readFileSync } from 'node:fs';
@@ -286,6 +287,57 @@ describe('manifests/install.yaml', () => {
       // Each server flag of the patch is one `plugflow server` knows.
       const help = registeredServerFlags();
       for (const arg of server.args!.slice(1)) expect(help).toContain(arg.split('=')[0]);
+    } finally {
+      await client.close();
+    }
+  });
+  it("the archive overlay: its PostgreSQL passes the API server, and its pod the namespace's restricted Pod Security level", async () => {
+    const client = await KubeClient.fromKubeConfig(adminKubeConfig());
+    try {
+      const type = (group: string, version: string, plural: string, kind: string) => ({ group, version, plural, kind, namespaced: true });
+      const kinds: Record<string, ReturnType<typeof type>> = {
+        Service: type('', 'v1', 'services', 'Service'),
+        StatefulSet: type('apps', 'v1', 'statefulsets', 'StatefulSet'),
+      };
+      const docs = readManifests(join(REPO_ROOT, 'manifests', 'archive', 'postgres.yaml')) as V1StatefulSet[];
+      expect(docs.map((d) => d.kind)).toEqual(['Service', 'StatefulSet']);
+      for (const d of docs) await client.create(kinds[d.kind!]!, 'plugflow', d, { dryRun: true, fieldValidation: 'Strict' });
+      // The pod its StatefulSet makes, admitted where Pod Security enforces the restricted level.
+      const set = docs[1]!;
+      const restricted = `psa-restricted-${Date.now().toString(36)}`;
+      const namespaces = { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false };
+      await client.create(namespaces, undefined, {
+        metadata: { name: restricted, labels: { 'pod-security.kubernetes.io/enforce': 'restricted' } },
+      });
+      try {
+        const pod = {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: 'plugflow-postgres-0', labels: set.spec!.template.metadata!.labels },
+          // The claim the StatefulSet would make stands in as an emptyDir.
+          spec: { ...set.spec!.template.spec!, volumes: [...(set.spec!.template.spec!.volumes ?? []), { name: 'data', emptyDir: {} }] },
+        };
+        await client.create(type('', 'v1', 'pods', 'Pod'), restricted, pod, { dryRun: true, fieldValidation: 'Strict' });
+        // And the check is real: the same pod as root is refused there.
+        const root = {
+          ...pod,
+          spec: { ...pod.spec, securityContext: { ...pod.spec!.securityContext, runAsNonRoot: false, runAsUser: 0 } },
+        };
+        await expect(client.create(type('', 'v1', 'pods', 'Pod'), restricted, root, { dryRun: true })).rejects.toThrow(
+          /violates PodSecurity "restricted/,
+        );
+      } finally {
+        await client.delete(namespaces, undefined, restricted);
+      }
+      const env = set.spec!.template.spec!.containers[0]!.env!;
+      expect(env.find((e) => e.name === 'POSTGRES_PASSWORD')?.valueFrom?.secretKeyRef).toEqual({
+        name: 'plugflow-postgres',
+        key: 'password',
+      });
+      // The URL its comment tells people to store is the one the controller and server read.
+      const text = readFileSync(join(REPO_ROOT, 'manifests', 'archive', 'postgres.yaml'), 'utf8');
+      expect(text).toContain('create secret generic plugflow-archive');
+      expect(text).toContain('@plugflow-postgres:5432/plugflow');
     } finally {
       await client.close();
     }
