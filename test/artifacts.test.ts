@@ -22,6 +22,9 @@ import { captureLogger, eventually, startRunnerBed, waitForCompletion, workflow,
 import { adminKubeConfig, cluster } from './support/cluster.js';
 import { call, grantRole, rule, startTestServer, type TestServer } from './support/server.js';
 import { runCopy } from '../src/cli/cp.js';
+import { ArchiveStore } from '../src/archive/archive-store.js';
+import { startPostgres } from '../src/devenv/postgres.js';
+import { openSse } from './support/sse.js';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { readYamlDocument } from '../src/yaml/kube-yaml.js';
 import { commitFile, gitCmd, makeRepo, startGitServer, type GitServer } from './support/git-server.js';
@@ -610,6 +613,42 @@ describe('archiveLogs', () => {
         .split('\n')
         .sort(),
     ).toEqual(['', 'to-stderr', 'to-stdout']);
+  }, 120_000);
+
+  it("archived, the log is read from the artifact repository: through the server, with the caller's rights", async () => {
+    const wf = await client.get<Workflow>(WORKFLOWS, ns, 'logs');
+    const db = await startPostgres({ log: (l) => log.info(l) });
+    const archive = ArchiveStore.open(db.url);
+    const srv = await startTestServer({ authMode: 'client', archiveUrl: db.url });
+    try {
+      expect(await archive.archive(wf)).toBe('archived');
+      const { erin, dave } = cluster().userTokens;
+      await grantRole(ns, 'erin', 'archived-log-reader', [
+        rule('workflows', 'get', 'list'),
+        { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
+      ]);
+      const uid = wf.metadata!.uid!;
+      const id = node(wf, 'logs')!.id;
+      const sse = await openSse(`${srv.url}/api/v1/archived-workflows/${uid}/log?nodeId=${id}`, erin);
+      expect(sse.status).toBe(200);
+      const lines = (await sse.rest()).map((m) => (m.data.result as { content: string }).content);
+      expect(lines.sort()).toEqual(['to-stderr', 'to-stdout']);
+      // The stored object itself, at the peer's path.
+      const file = await call('GET', `${srv.url}/artifact-files/${ns}/archived-workflows/${uid}/${id}/outputs/main-logs`, { token: erin });
+      expect(file.status).toBe(200);
+      expect(file.headers['content-disposition']).toBe('attachment; filename="main-logs.tgz"');
+      // A node without a saved log says why; someone who may not read the namespace sees nothing.
+      const none = await call('GET', `${srv.url}/api/v1/archived-workflows/${uid}/log?nodeId=nope`, { token: erin });
+      expect(none.status).toBe(404);
+      expect(none.body.message).toMatch(
+        /no output artifact "main-logs" on node "nope" \(its log is kept only when the workflow set archiveLogs\)/,
+      );
+      expect((await call('GET', `${srv.url}/api/v1/archived-workflows/${uid}/log?nodeId=${id}`, { token: dave })).status).toBe(404);
+    } finally {
+      await srv.close();
+      await archive.close();
+      await db.stop();
+    }
   }, 120_000);
 });
 

@@ -220,8 +220,15 @@ describe('the web UI in a browser', () => {
       (as as unknown as { textContent: string | null; click(): void }[]).find((a) => a.textContent === 'slow')!.click(),
     );
     await page.waitForSelector('#wf-title .archived-badge');
-    await page.waitForSelector('g.node.kind-node.phase-Succeeded[aria-label^="right"]');
+    const right = 'g.node.kind-node.phase-Succeeded[aria-label^="right"]';
+    await page.waitForSelector(right);
     expect(await page.$$eval('g.node.kind-node', (g) => g.length)).toBe(4);
+    // Its node panel: no retry, and the log from the archive's route, which says why there is none.
+    await page.$eval(right, (g) => (g as unknown as { focus(): void }).focus());
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('aside.panel');
+    await waitText('aside.panel section.logs .error', /its log is kept only when the workflow set archiveLogs/);
+    expect(await page.$$('aside.panel button[data-action=retry-node]')).toHaveLength(0);
     await page.click('nav.tabs a[href*="tab=json"]');
     await waitText('pre.json', /"name": "slow"/);
     await shot('archived-workflow');

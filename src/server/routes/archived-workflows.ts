@@ -20,10 +20,11 @@ import { ArchiveQueryError } from '../../archive/archive-query.js';
 import type { ArchiveStore } from '../../archive/archive-store.js';
 import type { KubeClient } from '../../kube/client.js';
 import { errorMessage } from '../../log/error-message.js';
-import { resubmitFrom, retryArchivedWorkflow } from '../../operations/index.js';
+import { resubmitFrom, retryArchivedWorkflow, type ArtifactTrust } from '../../operations/index.js';
 import type { Access, Authenticator, Caller } from '../auth.js';
 import { badRequest, Code, HttpError, notFound, unavailable } from '../errors.js';
 import { listQuery, type ListQuery } from './list-query.js';
+import { archivedArtifactRoutes } from './archived-artifacts.js';
 import { creatorOf } from './userinfo.js';
 
 const access = (verb: string, purpose: string): Access => ({ verb, resource: PLURAL.workflow, purpose });
@@ -40,7 +41,10 @@ const RETRY: Access[] = [
 type ListReq = FastifyRequest<{ Querystring: ListQuery & { namespace?: string; phase?: string; count?: string } }>;
 type UidReq = FastifyRequest<{ Params: { uid: string }; Body: unknown }>;
 
-export function archivedWorkflowRoutes(app: FastifyInstance, deps: { kube: KubeClient; auth: Authenticator; store: ArchiveStore }): void {
+export function archivedWorkflowRoutes(
+  app: FastifyInstance,
+  deps: { kube: KubeClient; auth: Authenticator; store: ArchiveStore; trust: ArtifactTrust },
+): void {
   const { kube, auth, store } = deps;
   const allowed = async (caller: Caller, namespace: string, need: Access) => {
     const refusal = await auth.access(caller, namespace, need);
@@ -127,6 +131,17 @@ export function archivedWorkflowRoutes(app: FastifyInstance, deps: { kube: KubeC
       creator: await creatorOf(kube, req.caller),
     });
     return workflow;
+  });
+
+  archivedArtifactRoutes(app, {
+    kube,
+    trust: deps.trust,
+    archived: async (caller, uid, namespace) => {
+      const ns = await readable(caller, uid);
+      const wf = ns === namespace || namespace === undefined ? await reading(() => store.get(uid)) : undefined;
+      if (!wf) throw notFound(`no archived workflow with uid ${uid}${namespace ? ` in namespace ${namespace}` : ''}`);
+      return wf;
+    },
   });
 }
 

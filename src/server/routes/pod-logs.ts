@@ -43,22 +43,31 @@ export function podLogRoutes(app: FastifyInstance, kube: KubeClient): void {
     );
     const sse = new SseStream(req, reply);
     sse.signal.addEventListener('abort', () => abort.abort());
-    const text = new StringDecoder('utf8'); // a character may be cut between two chunks
-    let rest = '';
-    const line = (content: string) => {
-      for (let i = 0; i < content.length || i === 0; i += MAX_LINE) sse.send({ content: content.slice(i, i + MAX_LINE), podName });
-    };
-    try {
-      for await (const chunk of chunks) {
-        const lines = (rest + text.write(chunk)).split('\n');
-        rest = lines.pop()!;
-        for (const l of lines) line(l);
-      }
-      rest += text.end();
-      if (rest) line(rest);
-      sse.end();
-    } catch (err) {
-      if (sse.open) sse.fail(503, `reading the log of ${podName}/${container}: ${errorMessage(err)}`);
-    }
+    await sendLines(sse, chunks, podName, `${podName}/${container}`);
   });
+}
+
+/**
+ * Sends a log's bytes as one message per line (`{content, podName}`), a line longer than
+ * MAX_LINE in pieces, then ends the stream; a read that fails ends it with a 503 naming `what`.
+ */
+export async function sendLines(sse: SseStream, chunks: AsyncIterable<Buffer>, podName: string, what: string): Promise<void> {
+  const text = new StringDecoder('utf8'); // a character may be cut between two chunks
+  let rest = '';
+  const line = (content: string) => {
+    for (let i = 0; i < content.length || i === 0; i += MAX_LINE) sse.send({ content: content.slice(i, i + MAX_LINE), podName });
+  };
+  try {
+    for await (const chunk of chunks) {
+      if (!sse.open) return;
+      const lines = (rest + text.write(chunk)).split('\n');
+      rest = lines.pop()!;
+      for (const l of lines) line(l);
+    }
+    rest += text.end();
+    if (rest) line(rest);
+    sse.end();
+  } catch (err) {
+    if (sse.open) sse.fail(503, `reading the log of ${what}: ${errorMessage(err)}`);
+  }
 }

@@ -162,11 +162,12 @@ export async function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDe
   workflowOperationRoutes(app, kube);
   templateRoutes(app, kube);
   cronWorkflowRoutes(app, kube);
-  artifactRoutes(app, kube, {
+  const trust = {
     installNamespace: deps.installNamespace ?? DEFAULT_INSTALL_NAMESPACE,
     ownClient: kube,
     ...(deps.artifactEndpoints ? { endpoints: deps.artifactEndpoints } : {}),
-  });
+  };
+  artifactRoutes(app, kube, trust);
   workflowEventRoutes(app, kube, nodes);
   podLogRoutes(app, kube);
   objectEventRoutes(app, kube);
@@ -174,7 +175,7 @@ export async function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDe
   executorPluginRoutes(app, kube, deps.installNamespace ?? DEFAULT_INSTALL_NAMESPACE);
   accessRoutes(app, auth);
   userInfoRoutes(app, kube);
-  if (deps.archive) archivedWorkflowRoutes(app, { kube, auth, store: deps.archive });
+  if (deps.archive) archivedWorkflowRoutes(app, { kube, auth, store: deps.archive, trust });
 }
 
 /** `createOptions.dryRun: ["All"]`, the Kubernetes form the peer's clients also send. */

@@ -117,7 +117,7 @@ export function ArchivedPage({ uid, selected, tab }: { uid: string; selected?: s
             <GraphView nodes={nodes} version={uid} selected={selected} onSelect={select} />
           )}
         </div>
-        {node ? <NodePanel wf={wf} node={node} onClose={() => select(undefined)} /> : null}
+        {node ? <NodePanel wf={wf} node={node} onClose={() => select(undefined)} archived={uid} /> : null}
       </div>
       <Cli command={`plugflow archive get ${uid}`} />
     </section>

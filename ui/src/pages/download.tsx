@@ -4,17 +4,22 @@ import { enc, explain, token } from '../api.js';
 import { ErrorBox } from '../components.js';
 import type { NodeStatus, Workflow } from '../types.js';
 
-/** The peer's path: `/artifact-files/{ns}/workflows/{name}/{nodeId}/{outputs|inputs}/{artifact}`. */
-export function artifactPath(wf: Workflow, node: NodeStatus, side: 'outputs' | 'inputs', artifact: string): string {
-  return `/artifact-files/${enc(wf.metadata.namespace)}/workflows/${enc(wf.metadata.name)}/${enc(node.id)}/${side}/${enc(artifact)}`;
+/**
+ * The peer's paths: `/artifact-files/{ns}/workflows/{name}/{nodeId}/{outputs|inputs}/{artifact}`,
+ * and for an archived workflow (by uid) `/artifact-files/{ns}/archived-workflows/{uid}/{nodeId}/outputs/{artifact}`.
+ */
+export function artifactPath(wf: Workflow, node: NodeStatus, side: 'outputs' | 'inputs', artifact: string, archived?: string): string {
+  const owner = archived ? `archived-workflows/${enc(archived)}` : `workflows/${enc(wf.metadata.name)}`;
+  return `/artifact-files/${enc(wf.metadata.namespace)}/${owner}/${enc(node.id)}/${side}/${enc(artifact)}`;
 }
 
-export function Download({ wf, node, artifact, side }: { wf: Workflow; node: NodeStatus; artifact: string; side: 'outputs' | 'inputs' }) {
+export function Download(props: { wf: Workflow; node: NodeStatus; artifact: string; side: 'outputs' | 'inputs'; archived?: string }) {
+  const { wf, node, artifact, side, archived } = props;
   const [error, setError] = useState<string>();
   const save = async () => {
     setError(undefined);
     try {
-      const res = await fetch(artifactPath(wf, node, side, artifact), { headers: { authorization: `Bearer ${token()}` } });
+      const res = await fetch(artifactPath(wf, node, side, artifact, archived), { headers: { authorization: `Bearer ${token()}` } });
       if (!res.ok) throw new Error(((await res.json().catch(() => ({}))) as { message?: string }).message ?? res.statusText);
       const disposition = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '');
       const url = URL.createObjectURL(await res.blob());

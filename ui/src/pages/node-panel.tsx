@@ -19,7 +19,8 @@ import { RetryNode } from './retry-node.js';
 /** Lines kept in view; older ones are dropped (the CLI has the whole log). */
 const MAX_LINES = 5000;
 
-export function NodePanel({ wf, node, onClose }: { wf: Workflow; node: NodeStatus; onClose: () => void }) {
+/** `archived`: the uid of an archived workflow — no retry, no events, its log and artifacts from the archive's routes. */
+export function NodePanel({ wf, node, onClose, archived }: { wf: Workflow; node: NodeStatus; onClose: () => void; archived?: string }) {
   const { namespace, name } = wf.metadata;
   const source = logSource(wf, node);
   const now = useNow(node.finishedAt ? undefined : youngest([node.startedAt]));
@@ -64,18 +65,26 @@ export function NodePanel({ wf, node, onClose }: { wf: Workflow; node: NodeStatu
           </>
         ) : null}
       </dl>
-      <RetryNode key={node.id} wf={wf} node={node} />
-      <IOTable title="Inputs" io={node.inputs} inputsOf={{ wf, node }} />
-      <IOTable title="Outputs" io={node.outputs} wf={wf} node={node} />
-      {source ? <Logs namespace={namespace} workflow={name} pod={source.pod} containers={source.containers} /> : null}
-      {source ? <EventsTable namespace={namespace} workflow={name} pod={source.pod} version={node.phase} /> : null}
+      {archived ? null : <RetryNode key={node.id} wf={wf} node={node} />}
+      <IOTable title="Inputs" io={node.inputs} inputsOf={archived ? undefined : { wf, node }} />
+      <IOTable title="Outputs" io={node.outputs} wf={wf} node={node} archived={archived} />
+      {archived && node.podName ? <ArchivedLog uid={archived} node={node} /> : null}
+      {!archived && source ? <Logs namespace={namespace} workflow={name} pod={source.pod} containers={source.containers} /> : null}
+      {!archived && source ? <EventsTable namespace={namespace} workflow={name} pod={source.pod} version={node.phase} /> : null}
     </aside>
   );
 }
 
 /** `wf` and `node` give outputs a Download button; `inputsOf` lists input artifacts with theirs (input-artifacts.tsx). */
-function IOTable(props: { title: string; io?: IO; wf?: Workflow; node?: NodeStatus; inputsOf?: { wf: Workflow; node: NodeStatus } }) {
-  const { title, io, wf, node, inputsOf } = props;
+function IOTable(props: {
+  title: string;
+  io?: IO;
+  wf?: Workflow;
+  node?: NodeStatus;
+  inputsOf?: { wf: Workflow; node: NodeStatus };
+  archived?: string;
+}) {
+  const { title, io, wf, node, inputsOf, archived } = props;
   const params = io?.parameters ?? [];
   const given = io?.artifacts ?? [];
   const artifacts = inputsOf ? [] : given;
@@ -106,7 +115,7 @@ function IOTable(props: { title: string; io?: IO; wf?: Workflow; node?: NodeStat
             <li>
               {a.name}
               {a.path ? <code> {a.path}</code> : null}
-              {wf && node ? <Download wf={wf} node={node} artifact={a.name} side="outputs" /> : null}
+              {wf && node ? <Download wf={wf} node={node} artifact={a.name} side="outputs" archived={archived} /> : null}
             </li>
           ))}
         </ul>
@@ -176,6 +185,44 @@ function Logs({ namespace, workflow, pod, containers }: { namespace: string; wor
         {ended ? '\n— end of log —' : ''}
       </pre>
       <Cli command={`plugflow logs ${workflow} -n ${namespace}${follow ? ' -f' : ''}`} />
+    </section>
+  );
+}
+
+/** An archived node's log: its main container's, as saved to the artifact repository (archiveLogs). */
+function ArchivedLog({ uid, node }: { uid: string; node: NodeStatus }) {
+  const [lines, setLines] = useState<string[]>([]);
+  const [error, setError] = useState<string>();
+  const [ended, setEnded] = useState(false);
+  useEffect(() => {
+    const abort = new AbortController();
+    const got: string[] = [];
+    setLines([]);
+    setError(undefined);
+    setEnded(false);
+    stream(
+      `/api/v1/archived-workflows/${enc(uid)}/log?nodeId=${enc(node.id)}`,
+      (r) => {
+        got.push((r as { content: string }).content);
+        if (got.length > MAX_LINES) got.splice(0, got.length - MAX_LINES);
+      },
+      abort.signal,
+    ).then(
+      () => (setLines([...got]), setEnded(true)),
+      (err: unknown) => {
+        if (!abort.signal.aborted) setError(explain(err));
+      },
+    );
+    return () => abort.abort();
+  }, [uid, node.id]);
+  return (
+    <section class="logs">
+      <h3>Log (archived)</h3>
+      <ErrorBox error={error} />
+      <pre class="log" tabIndex={0} aria-label={`Archived log of ${node.displayName}`}>
+        {lines.join('\n')}
+        {ended ? '\n— end of log —' : ''}
+      </pre>
     </section>
   );
 }
