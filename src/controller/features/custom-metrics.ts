@@ -21,8 +21,7 @@ export function customMetricsFeature(
       const effective = run.effective;
       const after = run.status;
       const spec = effective.spec;
-      if (!spec.metrics && !(spec.templates ?? []).some((t) => t.metrics) && !Object.values(after.nodes ?? {}).some((n) => n.templateRef))
-        return;
+      if (!spec.metrics && !(spec.templates ?? []).some((t) => t.metrics) && !anyTemplateRef(after.nodes)) return;
       const ns = effective.metadata.namespace!;
       const key = `${ns}/${effective.metadata.name}`;
       const templateOf = (node: NodeStatus): Template | undefined => {
@@ -42,4 +41,10 @@ export function customMetricsFeature(
       for (const s of skipped) deps.log.warn(`custom metric not emitted: ${s.where}: ${s.reason}`, { workflow: key });
     },
   };
+}
+
+/** Whether some node ran a template of a WorkflowTemplate (its metrics count); no array of 100,000 nodes built to ask. */
+function anyTemplateRef(nodes: Record<string, NodeStatus> | undefined): boolean {
+  for (const id in nodes) if (nodes[id]!.templateRef) return true;
+  return false;
 }
