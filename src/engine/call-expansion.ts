@@ -69,12 +69,32 @@ export function expandCalls(
   local: Vars = {},
   maxItems = DEFAULT_MAX_LOOP_ITEMS,
 ): Expansion {
+  const lazy = expandLazily(site, baseName, outer, where, local, maxItems);
+  if (!lazy.ok) return lazy;
+  return { ok: true, looped: lazy.looped, calls: Array.from({ length: lazy.count }, (_, i) => lazy.at(i)) };
+}
+
+export type LazyExpansion = { ok: true; looped: boolean; count: number; at(i: number): ExpandedCall } | { ok: false; error: string };
+
+/**
+ * expandCalls without building every call: `at(i)` builds the i-th when asked. A reconcile of a
+ * loop of 100,000 items asks for the few whose nodes still run or start (execute-steps.ts).
+ */
+export function expandLazily(
+  site: CallSite,
+  baseName: string,
+  outer: Vars,
+  where: string,
+  local: Vars = {},
+  maxItems = DEFAULT_MAX_LOOP_ITEMS,
+): LazyExpansion {
   const displayBase = site.name ?? baseName;
   // The step's own fields (arguments, when, loops) see its name too: `{{steps.name}}` there is
   // this step, as the peer resolves it for a top-level steps template.
   const vars = { ...outer, ...local };
   if (!isLooped(site)) {
-    return { ok: true, looped: false, calls: [call(site, baseName, displayBase, () => vars, where, local, referenceOf(site, where))] };
+    const only = call(site, baseName, displayBase, () => vars, where, local, referenceOf(site, where));
+    return { ok: true, looped: false, count: 1, at: () => only };
   }
   let items: unknown[];
   try {
@@ -93,8 +113,9 @@ export function expandCalls(
   // An item's variables are built when they are read (when its call starts, or its hooks run):
   // a reconcile of a loop of 100,000 items mostly looks its finished items up by name.
   const ref = referenceOf(site, where);
-  const calls = items.map((item, i) =>
-    call(
+  const at = (i: number): ExpandedCall => {
+    const item = items[i];
+    return call(
       site,
       loopItemName(baseName, i, item),
       `${displayBase}(${i}:${itemLabel(item)})`,
@@ -102,9 +123,9 @@ export function expandCalls(
       where,
       local,
       ref,
-    ),
-  );
-  return { ok: true, looped: true, calls };
+    );
+  };
+  return { ok: true, looped: true, count: items.length, at };
 }
 
 /** What a step or task runs, as a TemplateReference (`where`: the step's field path). */

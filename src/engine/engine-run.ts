@@ -137,9 +137,7 @@ export class EngineRun {
   }
 
   /** Node ids by name, for this run: the same names are looked up many times per reconcile. */
-  private readonly ids = new Map<string, { id: string; key?: string }>();
-  /** The ids of the nodes the run started with, by name (built on first use): no hashing for them. */
-  private stored: Map<string, string> | undefined;
+  private readonly ids = new Map<string, { id: string; key: string }>();
 
   idOf(name: string): string {
     return this.keyed(name).id;
@@ -152,22 +150,12 @@ export class EngineRun {
    * status, so every later reconcile (and a restarted controller) finds each node where it is.
    */
   hashKeyOf(name: string): string {
-    const found = this.keyed(name);
-    if (found.key === undefined) found.key = this.probe(name).key;
-    return found.key;
+    return this.keyed(name).key;
   }
 
-  private keyed(name: string): { id: string; key?: string } {
+  private keyed(name: string): { id: string; key: string } {
     let found = this.ids.get(name);
-    if (found === undefined) {
-      if (this.stored === undefined) {
-        this.stored = new Map();
-        for (const id in this.nodes) this.stored.set(this.nodes[id]!.name, id);
-      }
-      const id = this.stored.get(name);
-      found = id !== undefined && this.nodes[id]?.name === name ? { id } : this.probe(name);
-      this.ids.set(name, found);
-    }
+    if (found === undefined) this.ids.set(name, (found = this.probe(name)));
     return found;
   }
 

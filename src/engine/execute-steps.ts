@@ -14,7 +14,7 @@
  */
 import type { NodeStatus, WorkflowStep } from '../api/index.js';
 import { isFailure, isFinal, type EngineRun } from './engine-run.js';
-import { continuesOn, expandCalls, type ExpandedCall } from './call-expansion.js';
+import { continuesOn, expandLazily, type ExpandedCall } from './call-expansion.js';
 import { advanceHooks } from './exit-hooks.js';
 import { valueSource } from './expressions.js';
 import { callVariables, newNode, templateVariables, type Execution } from './invocation.js';
@@ -53,8 +53,22 @@ export function executeSteps(run: EngineRun, ex: Execution): NodeStatus | undefi
 interface Entry {
   step: WorkflowStep;
   looped: boolean;
-  calls: ExpandedCall[];
+  /** How many calls (items of a loop), and the i-th, built when asked (call-expansion.ts). */
+  count: number;
+  at(i: number): ExpandedCall;
   where: string;
+}
+
+const none: Pick<Entry, 'count' | 'at'> = {
+  count: 0,
+  at: () => {
+    throw new Error('no calls');
+  },
+};
+
+/** Every call of an entry (for the variables of a finished group). */
+function callsOf(entry: Entry): ExpandedCall[] {
+  return Array.from({ length: entry.count }, (_, i) => entry.at(i));
 }
 
 function executeGroup(run: EngineRun, stepsNode: NodeStatus, ex: Execution, steps: WorkflowStep[], index: number, vars: Vars): GroupState {
@@ -73,8 +87,8 @@ function executeGroup(run: EngineRun, stepsNode: NodeStatus, ex: Execution, step
   for (const step of steps) {
     const base = stepName(groupName, step.name ?? '');
     const where = `${ex.where}.steps[${index}][${step.name ?? ''}]`;
-    const expansion = expandCalls(step, base, { ...vars, ...run.globals }, where, callVariables('steps', step.name), run.maxLoopItems);
-    if (!expansion.ok || (expansion.looped && expansion.calls.length === 0)) {
+    const expansion = expandLazily(step, base, { ...vars, ...run.globals }, where, callVariables('steps', step.name), run.maxLoopItems);
+    if (!expansion.ok || (expansion.looped && expansion.count === 0)) {
       // A loop that cannot expand is an Error; an empty loop is Skipped. Either way one node.
       const node =
         run.nodeByName(base) ??
@@ -87,10 +101,10 @@ function executeGroup(run: EngineRun, stepsNode: NodeStatus, ex: Execution, step
         });
       run.addChild(group, node);
       if (isFailure(node.phase) && !continuesOn(step, node.phase)) failed ??= node;
-      entries.push({ step, looped: true, calls: [], where });
+      entries.push({ step, looped: true, ...none, where });
       continue;
     }
-    entries.push({ step, looped: expansion.looped, calls: expansion.calls, where });
+    entries.push({ step, looped: expansion.looped, count: expansion.count, at: expansion.at, where });
   }
 
   let running = 0;
@@ -104,18 +118,41 @@ function executeGroup(run: EngineRun, stepsNode: NodeStatus, ex: Execution, step
   };
   // First advance what already runs, so capacity and failures are current; then start the rest.
   const notStarted: Array<{ entry: Entry; call: ExpandedCall }> = [];
+  // Items after the started ones of a lone loop: built only as they start (below).
+  let tail: { entry: Entry; from: number } | undefined;
   for (const entry of entries) {
-    for (const call of entry.calls) {
+    // A lone loop without hooks: its started items are the group's children, in order, so those
+    // already finished cost a look at their phase, not a call built and looked up by name.
+    const started =
+      entries.length === 1 && !entry.step.hooks && entry.step.onExit === undefined ? startedItems(run, group, entry) : undefined;
+    if (started?.failed) failed ??= started.failed;
+    for (const i of started?.live ?? []) {
+      const call = entry.at(i);
+      settle(entry, call, advanceCall(run, call, run.nodes[group.children![i]!]!, stepsNode.id, scope));
+    }
+    if (started) {
+      tail = { entry, from: started.count };
+      continue;
+    }
+    for (let i = 0; i < entry.count; i++) {
+      const call = entry.at(i);
       const existing = run.nodeByName(call.name);
       if (existing) settle(entry, call, advanceCall(run, call, existing, stepsNode.id, scope));
       else notStarted.push({ entry, call });
     }
   }
-  let waitingToStart = notStarted.length;
-  for (const { entry, call } of notStarted) {
+  let waitingToStart = notStarted.length + (tail ? tail.entry.count - tail.from : 0);
+  const toStart = function* (): Generator<{ entry: Entry; call: ExpandedCall }> {
+    yield* notStarted;
+    for (let i = tail?.from ?? 0; tail && i < tail.entry.count; i++) yield { entry: tail.entry, call: tail.entry.at(i) };
+  };
+  for (const { entry, call } of toStart()) {
     if (template.failFast === true && failed) break;
     if (template.parallelism !== undefined && running >= template.parallelism) break;
-    const node = startCall(run, call, stepsNode.id, scope);
+    // An item of the tail is looked up only now, as it is about to start (it has no node unless
+    // something linked it elsewhere).
+    const existing = tail?.entry === entry ? run.nodeByName(call.name) : undefined;
+    const node = existing ? advanceCall(run, call, existing, stepsNode.id, scope) : startCall(run, call, stepsNode.id, scope);
     if (!node) break;
     run.addChild(group, node);
     waitingToStart--;
@@ -142,15 +179,39 @@ function groupVariables(run: EngineRun, entries: Entry[], group: NodeStatus, sco
   const vars: Vars = {};
   for (const entry of entries) {
     const name = entry.step.name ?? '';
-    const nodes = entry.calls.map((c) => run.nodeByName(c.name)).filter((n): n is NodeStatus => n !== undefined);
+    const calls = callsOf(entry);
+    const nodes = calls.map((c) => run.nodeByName(c.name)).filter((n): n is NodeStatus => n !== undefined);
     if (entry.looped) Object.assign(vars, loopVariables(`steps.${name}`, nodes, group.phase));
     else if (nodes[0]) {
       Object.assign(
         vars,
         nodeVariables(`steps.${name}`, nodes[0]),
-        skippedOutputVariables(run, `steps.${name}`, nodes[0], entry.calls[0]!.ref, scope),
+        skippedOutputVariables(run, `steps.${name}`, nodes[0], calls[0]!.ref, scope),
       );
     }
   }
   return vars;
+}
+
+/**
+ * The items of `entry` (a group's only step, a loop) that already have nodes: the group's first
+ * children, which it links in item order as they start. Undefined unless that holds as far as can
+ * be seen without building every call: both ends and every item still running have the names
+ * their index gives (a retry that removed an item's node shifts the rest, and is caught here).
+ * `failed`: the first finished one whose failure fails the group; `live`: the indices still running.
+ */
+function startedItems(run: EngineRun, group: NodeStatus, entry: Entry): { count: number; failed?: NodeStatus; live: number[] } | undefined {
+  const children = group.children ?? [];
+  const count = children.length;
+  if (!entry.looped || count === 0 || count > entry.count) return undefined;
+  let failed: NodeStatus | undefined;
+  const live: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const node = run.nodes[children[i]!];
+    if (node === undefined) return undefined;
+    if (!isFinal(node.phase)) live.push(i);
+    else if (isFailure(node.phase) && !continuesOn(entry.step, node.phase)) failed ??= node;
+  }
+  for (const i of new Set([0, count - 1, ...live])) if (run.nodes[children[i]!]!.name !== entry.at(i).name) return undefined;
+  return { count, ...(failed ? { failed } : {}), live };
 }
