@@ -20,7 +20,8 @@
 import type { DAGTask, NodeStatus } from '../api/index.js';
 import type { DependencyState } from '../expr/index.js';
 import { isFailure, isFinal, isFulfilled, type EngineRun } from './engine-run.js';
-import { continuesOn, expandCalls, referenceOf } from './call-expansion.js';
+import { continuesOn, expandCalls, expandLazily, referenceOf } from './call-expansion.js';
+import { startedItems } from './started-items.js';
 import { buildDagGraph, parseTargets, tasksNeededFor, topologicalOrder } from './dag-graph.js';
 import { compileTaskDepends } from './dag-depends.js';
 import { advanceExitHook, advanceHooks } from './exit-hooks.js';
@@ -227,7 +228,7 @@ function finishedTaskVariables(st: DagState, task: DAGTask, node: NodeStatus): V
 /** Runs the items of a looped task; ends the TaskGroup when all are done. Returns the item nodes. */
 function advanceItems(st: DagState, task: DAGTask, group: NodeStatus, where: string): NodeStatus[] {
   const { run } = st;
-  const expansion = expandCalls(task, group.name, live(st), where, callVariables('tasks', task.name), st.run.maxLoopItems);
+  const expansion = expandLazily(task, group.name, live(st), where, callVariables('tasks', task.name), st.run.maxLoopItems);
   if (!expansion.ok) {
     if (!isFinal(group.phase)) run.setPhase(group, 'Error', expansion.error);
     return run.children(group);
@@ -236,7 +237,28 @@ function advanceItems(st: DagState, task: DAGTask, group: NodeStatus, where: str
   let pending = 0;
   let failed: NodeStatus | undefined;
   const items: NodeStatus[] = [];
-  for (const call of expansion.calls) {
+  // Without hooks, the started items are the group's first children (started-items.ts): those
+  // finished are counted from their phase, without building their calls.
+  const started = task.hooks ? undefined : startedItems(run, group, expansion, (n) => !continuesOn(task, n.phase), true);
+  if (started) {
+    const live = new Set(started.live);
+    for (let i = 0; i < started.count; i++) {
+      let node = run.nodes[group.children![i]!]!;
+      if (live.has(i)) node = advanceCall(run, expansion.at(i), node, st.dag.id, st.ex.resolved.scope);
+      items.push(node);
+      if (!isFulfilled(node)) {
+        st.running++;
+        pending++;
+      } else if (isFailure(node.phase) && !continuesOn(task, node.phase)) failed ??= node;
+    }
+  }
+  for (let i = started?.count ?? 0; i < expansion.count; i++) {
+    // Past the started items nothing more can start once the group ended or is at its parallelism.
+    if (started && (isFinal(group.phase) || (parallelism !== undefined && st.running >= parallelism))) {
+      pending += expansion.count - i;
+      break;
+    }
+    const call = expansion.at(i);
     let node = run.nodeByName(call.name);
     if (node) node = advanceCall(run, call, node, st.dag.id, st.ex.resolved.scope);
     else if (!isFinal(group.phase) && (parallelism === undefined || st.running < parallelism)) {

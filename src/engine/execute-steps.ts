@@ -15,6 +15,7 @@
 import type { NodeStatus, WorkflowStep } from '../api/index.js';
 import { isFailure, isFinal, type EngineRun } from './engine-run.js';
 import { continuesOn, expandLazily, type ExpandedCall } from './call-expansion.js';
+import { startedItems } from './started-items.js';
 import { advanceHooks } from './exit-hooks.js';
 import { valueSource } from './expressions.js';
 import { callVariables, newNode, templateVariables, type Execution } from './invocation.js';
@@ -124,7 +125,9 @@ function executeGroup(run: EngineRun, stepsNode: NodeStatus, ex: Execution, step
     // A lone loop without hooks: its started items are the group's children, in order, so those
     // already finished cost a look at their phase, not a call built and looked up by name.
     const started =
-      entries.length === 1 && !entry.step.hooks && entry.step.onExit === undefined ? startedItems(run, group, entry) : undefined;
+      entries.length === 1 && entry.looped && !entry.step.hooks && entry.step.onExit === undefined
+        ? startedItems(run, group, entry, (n) => !continuesOn(entry.step, n.phase), false)
+        : undefined;
     if (started?.failed) failed ??= started.failed;
     for (const i of started?.live ?? []) {
       const call = entry.at(i);
@@ -191,27 +194,4 @@ function groupVariables(run: EngineRun, entries: Entry[], group: NodeStatus, sco
     }
   }
   return vars;
-}
-
-/**
- * The items of `entry` (a group's only step, a loop) that already have nodes: the group's first
- * children, which it links in item order as they start. Undefined unless that holds as far as can
- * be seen without building every call: both ends and every item still running have the names
- * their index gives (a retry that removed an item's node shifts the rest, and is caught here).
- * `failed`: the first finished one whose failure fails the group; `live`: the indices still running.
- */
-function startedItems(run: EngineRun, group: NodeStatus, entry: Entry): { count: number; failed?: NodeStatus; live: number[] } | undefined {
-  const children = group.children ?? [];
-  const count = children.length;
-  if (!entry.looped || count === 0 || count > entry.count) return undefined;
-  let failed: NodeStatus | undefined;
-  const live: number[] = [];
-  for (let i = 0; i < count; i++) {
-    const node = run.nodes[children[i]!];
-    if (node === undefined) return undefined;
-    if (!isFinal(node.phase)) live.push(i);
-    else if (isFailure(node.phase) && !continuesOn(entry.step, node.phase)) failed ??= node;
-  }
-  for (const i of new Set([0, count - 1, ...live])) if (run.nodes[children[i]!]!.name !== entry.at(i).name) return undefined;
-  return { count, ...(failed ? { failed } : {}), live };
 }

@@ -49,7 +49,11 @@ export interface ExitRecord {
 export class Component {
   private child?: ChildProcess;
   readonly exits: ExitRecord[] = [];
-  private expectingExit = false;
+  /**
+   * The incarnations stop() was asked to end. Per process, not one flag: a killed incarnation's
+   * 'close' (its pipes drained) can come after the next one started.
+   */
+  private readonly stopping = new WeakSet<ChildProcess>();
   /** Whether the component should be running (start() sets it, stop() clears it). */
   private wanted = false;
   private restartDelayMs = 1000;
@@ -99,9 +103,8 @@ export class Component {
     };
     child.stdout!.on('data', keep);
     child.stderr!.on('data', keep);
-    this.expectingExit = false;
     child.on('close', (code, signal) => {
-      const expected = this.expectingExit;
+      const expected = this.stopping.has(child);
       const log = recent.join('\n');
       const reason = [...recent].reverse().find((l) => /"level":"(error|warn)"|Error|error/.test(l)) ?? '';
       this.exits.push({
@@ -160,7 +163,7 @@ export class Component {
     this.wanted = false;
     const child = this.child;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    this.expectingExit = true;
+    this.stopping.add(child);
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
     child.kill(signal);
     const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
