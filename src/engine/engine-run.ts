@@ -118,7 +118,10 @@ export class EngineRun {
     const before = previous ?? {};
     for (const id in before) {
       const node = before[id]!;
-      this.nodes[id] = isFinal(node.phase) ? { ...node } : structuredClone(node);
+      // Shared, not copied: a finished node's result never changes (node-lifecycle.ts). What may
+      // still change of one (its progress, a hook linked as a child) is written to a copy put in
+      // its place (own), never to the caller's object.
+      this.nodes[id] = isFinal(node.phase) ? node : this.adopt(structuredClone(node));
       if (node.daemoned === true) this.hasDaemons = true;
     }
     this.nowMs = Date.parse(observations.now);
@@ -216,12 +219,19 @@ export class EngineRun {
       node.inputs = spec.inputs;
     if (spec.message !== undefined) node.message = spec.message;
     if (isFinal(node.phase)) node.finishedAt = this.now;
-    this.nodes[id] = node;
+    this.nodes[id] = this.adopt(node);
     return node;
   }
 
   /** Sets phase and message; a final phase stamps finishedAt once. */
-  setPhase(node: NodeStatus, phase: NodePhase, message?: string): NodeStatus {
+  setPhase(given: NodeStatus, phase: NodePhase, message?: string): NodeStatus {
+    // Nothing to change (a finished group set Succeeded again) writes nothing: it may be shared.
+    const same =
+      given.phase === phase &&
+      (message === undefined || (message === '' ? given.message === undefined : given.message === message)) &&
+      (!isFinal(phase) || given.finishedAt !== undefined);
+    if (same) return given;
+    const node = this.own(given);
     node.phase = phase;
     if (message !== undefined) {
       if (message === '') delete node.message;
@@ -232,22 +242,43 @@ export class EngineRun {
   }
 
   /** Links `child` under `parent` once. */
-  addChild(parent: NodeStatus, child: NodeStatus): void {
-    parent.children ??= [];
+  addChild(given: NodeStatus, child: NodeStatus): void {
     // A set per parent, so that a loop of N items links its children in O(N), not O(N²).
-    let known = this.childSets.get(parent);
+    let known = this.childSets.get(given.id);
+    if (known?.has(child.id) || (known === undefined && given.children?.includes(child.id))) return;
+    const parent = this.own(given);
     if (known === undefined) {
-      // The list may be the caller's (a finished node is copied shallowly): grow a copy of it.
-      parent.children = [...parent.children];
-      this.childSets.set(parent, (known = new Set(parent.children)));
+      // The list may be the caller's (a shared finished node's): grow a copy of it.
+      parent.children = [...(parent.children ?? [])];
+      this.childSets.set(parent.id, (known = new Set(parent.children)));
     }
-    if (known.has(child.id)) return;
     known.add(child.id);
-    parent.children.push(child.id);
+    parent.children!.push(child.id);
   }
 
-  /** The children of the parents linked to in this run (addChild), by parent. */
-  private readonly childSets = new Map<NodeStatus, Set<string>>();
+  /** The nodes this run made or copied: the ones it may change in place. */
+  private readonly owned = new WeakSet<NodeStatus>();
+
+  private adopt(node: NodeStatus): NodeStatus {
+    this.owned.add(node);
+    return node;
+  }
+
+  /**
+   * `node` as this run may change it: itself when the run made or copied it, else (a finished
+   * node shared with the caller) a copy that takes its place in `nodes`.
+   */
+  own(node: NodeStatus): NodeStatus {
+    if (this.owned.has(node)) return node;
+    const current = this.nodes[node.id];
+    if (current !== undefined && current !== node && this.owned.has(current)) return current;
+    const copy = this.adopt({ ...node, ...(node.children ? { children: [...node.children] } : {}) });
+    this.nodes[node.id] = copy;
+    return copy;
+  }
+
+  /** The children of the parents linked to in this run (addChild), by parent id. */
+  private readonly childSets = new Map<string, Set<string>>();
 
   children(node: NodeStatus): NodeStatus[] {
     return (node.children ?? []).map((id) => this.nodes[id]).filter((n): n is NodeStatus => n !== undefined);

@@ -121,6 +121,7 @@ function executeGroup(run: EngineRun, stepsNode: NodeStatus, ex: Execution, step
   const notStarted: Array<{ entry: Entry; call: ExpandedCall }> = [];
   // Items after the started ones of a lone loop: built only as they start (below).
   let tail: { entry: Entry; from: number } | undefined;
+  let allStarted: string[] | undefined;
   for (const entry of entries) {
     // A lone loop without hooks: its started items are the group's children, in order, so those
     // already finished cost a look at their phase, not a call built and looked up by name.
@@ -135,6 +136,7 @@ function executeGroup(run: EngineRun, stepsNode: NodeStatus, ex: Execution, step
     }
     if (started) {
       tail = { entry, from: started.count };
+      if (started.count === entry.count) allStarted = group.children!.slice(0, started.count);
       continue;
     }
     for (let i = 0; i < entry.count; i++) {
@@ -174,14 +176,34 @@ function executeGroup(run: EngineRun, stepsNode: NodeStatus, ex: Execution, step
     return { state: 'failed', phase, message };
   }
   run.setPhase(group, 'Succeeded', '');
-  return { state: 'done', vars: groupVariables(run, entries, group, scope) };
+  return {
+    state: 'done',
+    vars: groupVariables(
+      run,
+      entries,
+      group,
+      scope,
+      allStarted?.map((id) => run.nodes[id]!),
+    ),
+  };
 }
 
 /** `steps.<name>.…` of every step of a finished group (a skipped step's declared output defaults included). */
-function groupVariables(run: EngineRun, entries: Entry[], group: NodeStatus, scope: string | undefined): Vars {
+function groupVariables(
+  run: EngineRun,
+  entries: Entry[],
+  group: NodeStatus,
+  scope: string | undefined,
+  /** A lone loop's item nodes, in item order, when every item had started (startedItems). */
+  itemNodes?: NodeStatus[],
+): Vars {
   const vars: Vars = {};
   for (const entry of entries) {
     const name = entry.step.name ?? '';
+    if (entry.looped && itemNodes) {
+      Object.assign(vars, loopVariables(`steps.${name}`, itemNodes, group.phase));
+      continue;
+    }
     const calls = callsOf(entry);
     const nodes = calls.map((c) => run.nodeByName(c.name)).filter((n): n is NodeStatus => n !== undefined);
     if (entry.looped) Object.assign(vars, loopVariables(`steps.${name}`, nodes, group.phase));

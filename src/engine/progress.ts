@@ -30,7 +30,11 @@ export function updateProgress(nodes: Record<string, NodeStatus>): string | unde
     // links), not parts of it. Writing a sum there would also be read back as "reported" by the
     // next reconcile and grow each time.
     const [done, total] = own.get(node.id) ?? sumWork(node, nodes, own);
-    if (total > 0) node.progress = fraction(done, total);
+    // Written only when it changed, to a copy (a finished node may be the caller's object).
+    if (total > 0) {
+      const progress = fraction(done, total);
+      if (node.progress !== progress) nodes[id] = { ...node, progress };
+    }
   }
   let done = 0;
   let total = 0;
