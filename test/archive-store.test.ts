@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Workflow } from '../src/api/index.js';
+import type { NodeStatus, Workflow } from '../src/api/index.js';
 import { ArchiveStore } from '../src/archive/archive-store.js';
 import { startPostgres, type Postgres } from '../src/devenv/postgres.js';
 
@@ -143,5 +143,32 @@ describe('workflow archive on PostgreSQL', () => {
     const wf = finished('team-a', 'running', 'Running', '');
     delete (wf.status as { finishedAt?: string }).finishedAt;
     await expect(store.archive(wf)).rejects.toThrow('workflow team-a/running has not finished: only finished workflows are archived');
+  });
+  it('keeps offloaded nodes by version: a reader at a version sees exactly its nodes, however far the writer went on', async () => {
+    const nodes = store.nodeStatus(0);
+    const uid = randomUUID();
+    const where = { uid, namespace: 'offload' };
+    const n = (id: string, phase: NodeStatus['phase']): NodeStatus => ({ id, name: id, displayName: id, type: 'Pod', phase });
+    await nodes.save(where, 1, { root: n('root', 'Running'), a: n('a', 'Running') });
+    await nodes.save(where, 2, { a: n('a', 'Succeeded'), b: n('b', 'Running') });
+    await nodes.save(where, 3, { b: n('b', 'Failed') }, ['a']);
+    expect(await nodes.load(uid, 1)).toEqual({ root: n('root', 'Running'), a: n('a', 'Running') });
+    expect(await nodes.load(uid, 2)).toEqual({ root: n('root', 'Running'), a: n('a', 'Succeeded'), b: n('b', 'Running') });
+    expect(await nodes.load(uid, 3)).toEqual({ root: n('root', 'Running'), b: n('b', 'Failed') });
+    // Version 3 never reached the object (its status write conflicted): the next write replaces it.
+    await nodes.save(where, 3, { b: n('b', 'Succeeded') });
+    expect(await nodes.load(uid, 3)).toEqual({ root: n('root', 'Running'), a: n('a', 'Succeeded'), b: n('b', 'Succeeded') });
+    // A node id that is no plain key stays data.
+    await nodes.save(where, 4, Object.fromEntries([['__proto__', n('__proto__', 'Running')]]));
+    // Compaction (nothing kept superseded here) leaves version 4 whole and drops what it superseded.
+    const before = await nodes.rowCount(uid);
+    expect(await nodes.compact(uid, 4)).toBeGreaterThan(0);
+    expect(await nodes.rowCount(uid)).toBeLessThan(before);
+    expect(Object.keys(await nodes.load(uid, 4)).sort()).toEqual(['__proto__', 'a', 'b', 'root']);
+    await expect(nodes.load(randomUUID(), 1)).rejects.toThrow(/are not in the database/);
+    // The nodes of a workflow that is gone are swept; a live one's stay.
+    expect(await nodes.sweep(new Set([uid]), ['offload'], 0)).toEqual([]);
+    expect(await nodes.sweep(new Set(), ['offload'], 0)).toEqual([uid]);
+    expect(await nodes.rowCount(uid)).toBe(0);
   });
 });

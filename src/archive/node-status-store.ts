@@ -41,19 +41,27 @@ export class NodeStatusStore implements NodeStatusReader {
   ): Promise<void> {
     const { uid, namespace } = where;
     await this.ready();
-    const ids = [...Object.keys(changed), ...removed];
+    const ids = Object.keys(changed);
     const client = await this.pool.connect();
     try {
       await client.query('begin');
       await client.query('delete from offloaded_nodes where uid = $1 and version >= $2', [uid, version]);
+      // Each slice of changed nodes as one JSON object (id → node), taken apart by the database:
+      // one text parameter, not an array of them each escaped character by character.
       for (let i = 0; i < ids.length; i += ROW_BATCH) {
-        const slice = ids.slice(i, i + ROW_BATCH);
+        const slice = Object.create(null) as Record<string, NodeStatus>;
+        for (const id of ids.slice(i, i + ROW_BATCH)) slice[id] = changed[id]!;
         await client.query(
           `insert into offloaded_nodes (uid, namespace, id, version, node)
-           select $1, $2, id, $3, node from unnest($4::text[], $5::jsonb[]) as t(id, node)`,
-          [uid, namespace, version, slice, slice.map((id) => (changed[id] === undefined ? null : JSON.stringify(changed[id])))],
+           select $1, $2, t.key, $3, t.value from jsonb_each($4::jsonb) as t`,
+          [uid, namespace, version, JSON.stringify(slice)],
         );
       }
+      if (removed.length > 0)
+        await client.query(
+          `insert into offloaded_nodes (uid, namespace, id, version, node) select $1, $2, id, $3, null from unnest($4::text[]) as id`,
+          [uid, namespace, version, removed],
+        );
       await client.query('commit');
     } catch (err) {
       await client.query('rollback').catch(() => {});
