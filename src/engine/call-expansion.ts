@@ -53,23 +53,9 @@ export interface ExpandedCall {
 
 export type Expansion = { ok: true; looped: boolean; calls: ExpandedCall[] } | { ok: false; error: string };
 
-/**
- * @param site the step or task
- * @param baseName node name of the step/task (`wf[0].a`, `wf.a`)
- * @param vars the variables the step/task sees
- * @param where field path of the step/task for messages, e.g. `spec.templates[main].steps[0][a]`
- * @param local variables the called template sees (callVariables: `steps.name` / `tasks.name`)
- * @param maxItems the loop guard (Observations.maxLoopItems)
- */
-export function expandCalls(
-  site: CallSite,
-  baseName: string,
-  outer: Vars,
-  where: string,
-  local: Vars = {},
-  maxItems = DEFAULT_MAX_LOOP_ITEMS,
-): Expansion {
-  const lazy = expandLazily(site, baseName, outer, where, local, maxItems);
+/** Every call of a step or task (expandLazily's, all built). */
+export function expandCalls(...args: Parameters<typeof expandLazily>): Expansion {
+  const lazy = expandLazily(...args);
   if (!lazy.ok) return lazy;
   return { ok: true, looped: lazy.looped, calls: Array.from({ length: lazy.count }, (_, i) => lazy.at(i)) };
 }
@@ -77,8 +63,16 @@ export function expandCalls(
 export type LazyExpansion = { ok: true; looped: boolean; count: number; at(i: number): ExpandedCall } | { ok: false; error: string };
 
 /**
- * expandCalls without building every call: `at(i)` builds the i-th when asked. A reconcile of a
- * loop of 100,000 items asks for the few whose nodes still run or start (execute-steps.ts).
+ * The calls of a step or task: one, or one per item of its loop; `at(i)` builds the i-th when
+ * asked. A reconcile of a loop of 100,000 items asks for the few whose nodes still run or start
+ * (execute-steps.ts, started-items.ts).
+ *
+ * @param site the step or task
+ * @param baseName node name of the step/task (`wf[0].a`, `wf.a`)
+ * @param outer the variables the step/task sees
+ * @param where field path of the step/task for messages, e.g. `spec.templates[main].steps[0][a]`
+ * @param local variables the called template sees (callVariables: `steps.name` / `tasks.name`)
+ * @param maxItems the loop guard (Observations.maxLoopItems)
  */
 export function expandLazily(
   site: CallSite,

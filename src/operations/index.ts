@@ -10,7 +10,7 @@ export { retryFailedWorkflow, type Retried } from './retry.js';
 export { retryArchivedWorkflow } from './retry-archived.js';
 export { changeRunningWorkflow, type SpecOperation } from './shutdown.js';
 export { type ArtifactTrust } from './artifact-trust.js';
-export { nodeArtifacts, openArtifact, openNodeArtifact } from './artifacts.js';
+export { nodeArtifacts, openArtifact, openNodeArtifact, type OpenedArtifact } from './artifacts.js';
 export { withCreator } from './creator.js';
 export { cronScheduleProblems, CronWorkflows } from './cron-workflows.js';
 export { describeInputArtifacts } from './input-artifacts.js';

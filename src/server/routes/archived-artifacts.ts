@@ -19,6 +19,7 @@ import { nodeArtifacts, openArtifact, OperationRefused, type ArtifactTrust } fro
 import { badRequest } from '../errors.js';
 import { SseStream } from '../stream/sse.js';
 import { sendLines } from './pod-logs.js';
+import { sendArtifact } from './artifacts.js';
 import type { Caller } from '../auth.js';
 
 export interface ArchivedArtifactDeps {
@@ -49,12 +50,7 @@ export function archivedArtifactRoutes(app: FastifyInstance, deps: ArchivedArtif
     async (req: FastifyRequest<{ Params: FileParams }>, reply: FastifyReply) => {
       const { namespace, uid, nodeId, artifactName } = req.params;
       const wf = await deps.archived(req.caller, uid, namespace);
-      const obj = await open(req.caller, wf, nodeId, artifactName);
-      reply.raw.on('close', () => obj.close());
-      reply.header('content-type', obj.fileName.endsWith('.tgz') ? 'application/gzip' : 'application/octet-stream');
-      reply.header('content-disposition', `attachment; filename="${obj.fileName.replace(/["\\\r\n]/g, '_')}"`);
-      if (obj.size !== undefined) reply.header('content-length', String(obj.size));
-      return reply.send(obj.body);
+      return sendArtifact(reply, await open(req.caller, wf, nodeId, artifactName));
     },
   );
 

@@ -17,7 +17,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { KubeClient } from '../../kube/client.js';
 import type { ArtifactTrust } from '../../operations/index.js';
-import { openNodeArtifact } from '../../operations/index.js';
+import { openNodeArtifact, type OpenedArtifact } from '../../operations/index.js';
 import { describeInputArtifacts } from '../../operations/index.js';
 
 type Params = { namespace: string; name: string; nodeId: string; artifactName: string };
@@ -29,12 +29,10 @@ export function artifactRoutes(app: FastifyInstance, kube: KubeClient, trust: Ar
       `/artifact-files/:namespace/workflows/:name/:nodeId/${side}/:artifactName`,
       async (req: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
         const { namespace, name, nodeId, artifactName } = req.params;
-        const obj = await openNodeArtifact(kube.as(req.caller.identity), namespace, name, nodeId, artifactName, trust, side);
-        reply.raw.on('close', () => obj.close());
-        reply.header('content-type', obj.fileName.endsWith('.tgz') ? 'application/gzip' : 'application/octet-stream');
-        reply.header('content-disposition', `attachment; filename="${obj.fileName.replace(/["\\\r\n]/g, '_')}"`);
-        if (obj.size !== undefined) reply.header('content-length', String(obj.size));
-        return reply.send(obj.body);
+        return sendArtifact(
+          reply,
+          await openNodeArtifact(kube.as(req.caller.identity), namespace, name, nodeId, artifactName, trust, side),
+        );
       },
     );
   }
@@ -45,4 +43,13 @@ export function artifactRoutes(app: FastifyInstance, kube: KubeClient, trust: Ar
       return { artifacts: await describeInputArtifacts(kube.as(req.caller.identity), namespace, name, nodeId, trust) };
     },
   );
+}
+
+/** Streams an opened artifact as a download named after it (also for archived workflows). */
+export function sendArtifact(reply: FastifyReply, obj: OpenedArtifact): FastifyReply {
+  reply.raw.on('close', () => obj.close());
+  reply.header('content-type', obj.fileName.endsWith('.tgz') ? 'application/gzip' : 'application/octet-stream');
+  reply.header('content-disposition', `attachment; filename="${obj.fileName.replace(/["\\\r\n]/g, '_')}"`);
+  if (obj.size !== undefined) reply.header('content-length', String(obj.size));
+  return reply.send(obj.body);
 }
