@@ -40,7 +40,7 @@ import type { FailureMemory } from './failure-memory.js';
 import type { NodeOffload } from './node-offload.js';
 import type { ControllerMetrics } from './metrics.js';
 import { buildObservations, cachedTemplates, type ObservationInputs } from './observations.js';
-import { DEFAULT_MAX_STATUS_BYTES, refusedAsTooLargeMessage, serializedSize, tooLargeMessage, tooLargeStatus } from './status-size.js';
+import { boundedStatus, DEFAULT_MAX_STATUS_BYTES, refusedAsTooLargeMessage, serializedSize } from './status-size.js';
 import { writePhaseLabels, writeStatus } from './status-writer.js';
 import { errorMessage } from '../log/error-message.js';
 import { mergeOutcomes, type FeatureOutcome, type ReconcileRun, type StoredRun, type WorkflowFeature } from './features/index.js';
@@ -284,25 +284,13 @@ export class Reconciler {
     written?: WorkflowStatus,
   ): ReconcileRun {
     const limit = this.deps.maxStatusBytes ?? DEFAULT_MAX_STATUS_BYTES;
-    const now = new Date().toISOString();
-    if (refused) return { ...computed, status: tooLargeStatus(wf.status, refused.message, now, refused.attempt < 2), actions: [] };
-    if (FINAL_WORKFLOW_PHASES.includes(wf.status?.phase ?? '')) return computed; // stored already: it fits
-    const size = serializedSize(wf, written ?? computed.status, this.deps.compressNodesAbove);
-    if (size <= limit) return computed;
-    const nodes = Object.keys(computed.status.nodes ?? {}).length;
-    const message = tooLargeMessage(size, limit, nodes);
-    this.deps.log.warn('the workflow status is over the size limit; ending the workflow in Error', {
-      workflow: `${wf.metadata.namespace}/${wf.metadata.name}`,
-      bytes: size,
-      limit,
-      nodes,
-    });
-    const kept = tooLargeStatus(wf.status, message, now, true);
-    return {
-      ...computed,
-      status: serializedSize(wf, kept, this.deps.compressNodesAbove) <= limit ? kept : tooLargeStatus(wf.status, message, now, false),
-      actions: [],
-    };
+    const b = boundedStatus(wf, computed.status, { limit, compressAbove: this.deps.compressNodesAbove, refused, written });
+    if (b.over)
+      this.deps.log.warn('the workflow status is over the size limit; ending the workflow in Error', {
+        workflow: `${wf.metadata.namespace}/${wf.metadata.name}`,
+        ...b.over,
+      });
+    return b.status === computed.status ? computed : { ...computed, status: b.status, actions: [] };
   }
 
   /** Mirrors the phase into labels (only when they differ). */

@@ -10,7 +10,14 @@
  * finished workflow cleans up its pods as for any other). A write the API server still refuses
  * as too large (a smaller limit configured there) is treated the same way, never retried as is.
  */
-import { COMPRESS_NODES_ABOVE, FINAL_NODE_PHASES, storedStatus, type Workflow, type WorkflowStatus } from '../api/index.js';
+import {
+  COMPRESS_NODES_ABOVE,
+  FINAL_NODE_PHASES,
+  FINAL_WORKFLOW_PHASES,
+  storedStatus,
+  type Workflow,
+  type WorkflowStatus,
+} from '../api/index.js';
 
 /** Default largest serialized workflow (spec, metadata and status) the controller writes: 1.5 MiB. */
 export const DEFAULT_MAX_STATUS_BYTES = 1536 * 1024;
@@ -64,4 +71,28 @@ export function tooLargeStatus(previous: WorkflowStatus | undefined, message: st
   };
   delete out.progress;
   return out;
+}
+
+/**
+ * The status to write for `status` computed for `wf`: itself when the workflow with it fits under
+ * `limit` (measured as `written`, an offloaded summary, when given); otherwise, or when the API
+ * server refused a write as too large, an Error status that fits (`over` says by how much).
+ */
+export function boundedStatus(
+  wf: Workflow,
+  status: WorkflowStatus,
+  o: { limit: number; compressAbove?: number; refused?: { attempt: number; message: string }; written?: WorkflowStatus },
+): { status: WorkflowStatus; over?: { bytes: number; limit: number; nodes: number } } {
+  const now = new Date().toISOString();
+  if (o.refused) return { status: tooLargeStatus(wf.status, o.refused.message, now, o.refused.attempt < 2) };
+  if (FINAL_WORKFLOW_PHASES.includes(wf.status?.phase ?? '')) return { status }; // stored already: it fits
+  const bytes = serializedSize(wf, o.written ?? status, o.compressAbove);
+  if (bytes <= o.limit) return { status };
+  const nodes = Object.keys(status.nodes ?? {}).length;
+  const message = tooLargeMessage(bytes, o.limit, nodes);
+  const kept = tooLargeStatus(wf.status, message, now, true);
+  return {
+    status: serializedSize(wf, kept, o.compressAbove) <= o.limit ? kept : tooLargeStatus(wf.status, message, now, false),
+    over: { bytes, limit: o.limit, nodes },
+  };
 }
