@@ -10,6 +10,7 @@ import { Cli, ErrorBox, PhaseBadge, nsFlag } from '../components.js';
 import { ago, elapsed } from '../format.js';
 import { GraphView } from '../graph/graph-view.js';
 import { go, href } from '../router.js';
+import { ViewTabs } from './view-tabs.js';
 import type { ArchivePage, Workflow } from '../types.js';
 import { useGet } from '../use-get.js';
 import { progressOf } from '../workflow-status.js';
@@ -98,13 +99,7 @@ export function ArchivedPage({ uid, selected, tab }: { uid: string; selected?: s
         </span>
       </div>
       {st.message ? <p class="message">{st.message}</p> : null}
-      <nav class="tabs" aria-label="Views">
-        {TABS.map(([id, label]) => (
-          <a href={href(['archived', uid], { tab: id, node: selected })} aria-current={tab === id ? 'page' : undefined}>
-            {label}
-          </a>
-        ))}
-      </nav>
+      <ViewTabs tabs={TABS} path={['archived', uid]} tab={tab} node={selected} />
       <div class="workflow-body">
         <div class="workflow-main">
           {tab === 'summary' ? (

@@ -6,7 +6,8 @@ import { useNow, youngest } from '../use-now.js';
 import { progressOf, timesOf } from '../workflow-status.js';
 import { GraphView } from '../graph/graph-view.js';
 import { useLiveWorkflows } from '../live.js';
-import { go, href } from '../router.js';
+import { go } from '../router.js';
+import { ViewTabs } from './view-tabs.js';
 import { Actions } from './actions.js';
 import { NodePanel } from './node-panel.js';
 import { Timeline } from './timeline.js';
@@ -56,13 +57,7 @@ export function WorkflowPage({ namespace, name, selected, tab }: { namespace: st
       {st.message ? <p class="message">{st.message}</p> : null}
       <ErrorBox error={live.error} />
       <Actions wf={wf} />
-      <nav class="tabs" aria-label="Views">
-        {TABS.map(([id, label]) => (
-          <a href={href(['workflows', namespace, name], { tab: id, node: selected })} aria-current={tab === id ? 'page' : undefined}>
-            {label}
-          </a>
-        ))}
-      </nav>
+      <ViewTabs tabs={TABS} path={['workflows', namespace, name]} tab={tab} node={selected} />
       <div class="workflow-body">
         <div class="workflow-main">
           {tab === 'summary' ? (
