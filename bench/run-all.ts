@@ -106,7 +106,7 @@ const ORDER: Record<string, { title: string; stage: 'pure' | 'own-plane' | 'shar
   'cron-bench.ts': { title: 'cron', stage: 'own-plane' },
   'template-kinds-bench.ts': { title: 'template kinds', stage: 'own-plane' },
   'image-entrypoint-bench.ts': { title: 'image entrypoints', stage: 'pure' },
-  'archive-bench.ts': { title: 'workflow archive (PostgreSQL)', stage: 'pure' },
+  'archive-bench.ts': { title: 'workflow archive (PostgreSQL)', stage: 'own-plane' },
   'huge-workflow-bench.ts': { title: 'huge workflows (100,000 nodes, offloaded)', stage: 'own-plane' },
   'ui-bench.ts': { title: 'web UI', stage: 'own-plane' },
   'server-bench.ts': { title: 'server: event endpoint', stage: 'shared-plane' },
