@@ -134,7 +134,11 @@ export async function startRunnerBed(prefix: string): Promise<RunnerBed> {
  * A controller as a process of its own (`plugflow controller`), so that a test can really kill
  * it (SIGKILL). `stderr()` is what it logged (warnings and errors), for failure messages.
  */
-export function spawnControllerProcess(kubeconfigPath: string, namespace: string): { child: ChildProcess; stderr: () => string } {
+export function spawnControllerProcess(
+  kubeconfigPath: string,
+  namespace: string,
+  extra: { args?: string[]; env?: Record<string, string> } = {},
+): { child: ChildProcess; stderr: () => string } {
   const repo = resolve(import.meta.dirname, '..');
   const child = spawn(
     process.execPath,
@@ -150,8 +154,9 @@ export function spawnControllerProcess(kubeconfigPath: string, namespace: string
       '--metrics-port',
       '0',
       '--no-events',
+      ...(extra.args ?? []),
     ],
-    { cwd: repo, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, PLUGFLOW_LOG_LEVEL: 'warn' } },
+    { cwd: repo, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, PLUGFLOW_LOG_LEVEL: 'warn', ...extra.env } },
   );
   let err = '';
   child.stderr?.on('data', (d: Buffer) => (err += d.toString()));

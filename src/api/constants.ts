@@ -18,6 +18,11 @@ export const LABEL_CONFIGMAP_TYPE = `${LABEL_PREFIX}configmap-type`;
 export const CONFIGMAP_TYPE_EXECUTOR_PLUGIN = 'ExecutorPlugin';
 /** Label on pods and TaskSets: the owning workflow's name. */
 export const LABEL_WORKFLOW = `${LABEL_PREFIX}workflow`;
+/**
+ * Label on workflows that take synchronization locks (set by the controller when it first sees
+ * one wait for a lock): with several active replicas all of them go to the one that grants locks.
+ */
+export const LABEL_USES_LOCKS = `${LABEL_PREFIX}uses-locks`;
 /** Label on pods: the node id the pod runs. */
 export const LABEL_NODE_ID = `${LABEL_PREFIX}node-id`;
 /** Label on pods: the pod's role (`step` or `agent`). */

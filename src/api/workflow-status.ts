@@ -122,6 +122,11 @@ export interface WorkflowStatus {
   agent?: AgentStatus;
   /** Locks held and waited for (src/engine/synchronization.ts); the controller rebuilds its lock table from these. */
   synchronization?: SynchronizationStatus;
+  /**
+   * With several active controller replicas (`--sharding`): the identity of the replica that
+   * wrote this status. A replica taking a workflow over records itself here in its first write.
+   */
+  controller?: string;
 }
 
 /**

@@ -29,6 +29,7 @@ interface ControllerFlags {
   namespace?: string;
   workers: number;
   leaderElect: boolean;
+  sharding: boolean;
   metricsPort: number;
   executorImage: string;
   agentServiceAccount?: string;
@@ -51,6 +52,11 @@ export function registerControllerCommands(program: Command): void {
     .option('--namespace <ns>', 'reconcile workflows of this namespace only (default: all namespaces)')
     .option('--workers <n>', 'workflows reconciled in parallel', positiveInt, 8)
     .option('--leader-elect', 'run only while holding the leader Lease in the installation namespace', false)
+    .option(
+      '--sharding',
+      "active-active: every replica reconciles a share of the workflows (consistent hashing over the replicas' Leases); replaces --leader-elect",
+      false,
+    )
     .option('--metrics-port <port>', 'port of /healthz, /readyz and /metrics', port, 9090)
     .option(
       '--metrics-auth <mode>',
@@ -138,6 +144,10 @@ export function registerControllerCommands(program: Command): void {
     )
     .action(async (flags: ControllerFlags, cmd: Command) => {
       const log = createLogger('controller');
+      if (flags.leaderElect && flags.sharding)
+        throw new InvalidArgumentError(
+          '--leader-elect and --sharding are two ways to run replicas: choose one (--sharding runs them all at once)',
+        );
       if (cmd.getOptionValueSource('offloadNodesAbove') === 'cli' && !process.env.PLUGFLOW_ARCHIVE_URL)
         throw new InvalidArgumentError('--offload-nodes-above needs the archive database: set PLUGFLOW_ARCHIVE_URL');
       if ((flags.archiveTtl !== undefined || flags.archiveKeepPerNamespace !== undefined) && !process.env.PLUGFLOW_ARCHIVE_URL)
@@ -147,6 +157,7 @@ export function registerControllerCommands(program: Command): void {
         namespace: flags.namespace,
         workers: flags.workers,
         leaderElect: flags.leaderElect,
+        sharding: flags.sharding,
         metricsPort: flags.metricsPort,
         metricsAuth: flags.metricsAuth,
         executorImage: flags.executorImage,

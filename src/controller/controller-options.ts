@@ -57,6 +57,11 @@ export interface ControllerOptions {
   metricsAuth?: MetricsAuth;
   /** Run only while holding the Lease `leaseName` in the installation namespace. */
   leaderElect?: boolean;
+  /**
+   * Active-active: every replica reconciles a share of the workflows, assigned by consistent
+   * hashing over the live replicas' Leases (sharding.ts). Replaces `leaderElect`.
+   */
+  sharding?: boolean;
   /** Custom metric series not updated for this long are removed. Default PLUGFLOW_METRICS_TTL or 10 min. */
   metricsTtlMs?: number;
   leaseName?: string;

@@ -14,7 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Registry } from 'prom-client';
-import { DEFAULT_INSTALL_NAMESPACE, executorPluginsEnabled, workflowLevelExecutorPluginsEnabled } from '../api/index.js';
+import { DEFAULT_INSTALL_NAMESPACE, executorPluginsEnabled, workflowLevelExecutorPluginsEnabled, type Workflow } from '../api/index.js';
 import { reconcileWorkflow } from '../engine/index.js';
 import { KubeClient } from '../kube/client.js';
 import { AGENT_SERVICE_ACCOUNT } from '../plugins/index.js';
@@ -34,9 +34,11 @@ import { Expectations, FailureMemory } from './failure-memory.js';
 import { startHealthServer, type HealthServer } from '../kube/health-server.js';
 import { RequestAuthorizer } from '../kube/request-authorizer.js';
 import { LeaderElector } from './leader-election.js';
+import { shardingOf, type Sharding } from './sharding.js';
+import { runWorker } from './worker.js';
 import { Synchronizer } from './synchronizer.js';
 import { CustomMetricRegistry, metricsTtlFromEnv } from './custom-metric-registry.js';
-import { CRON_KEY_PREFIX, CronReconciler } from './cron-reconciler.js';
+import { CronReconciler } from './cron-reconciler.js';
 import { ControllerMetrics } from './metrics.js';
 import { PluginDiscovery } from './plugin-discovery.js';
 import { Reconciler } from './reconciler.js';
@@ -145,7 +147,22 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     resources,
     podInputs,
   });
-  const locks = new Synchronizer({ client, enqueue: (key) => queue.add(key), log });
+  // Active-active: the lock table asks it where lock users go; its coordinator keeps that table.
+  const sharding: Sharding | undefined = opts.sharding
+    ? shardingOf(
+        { client, namespace: installNamespace, identity, leaseName: opts.leaseName ?? DEFAULT_LEASE_NAME, log },
+        opts,
+        caches,
+        queue,
+        () => locks,
+      )
+    : undefined;
+  const locks: Synchronizer = new Synchronizer({
+    client,
+    enqueue: (key) => queue.add(key),
+    log,
+    ...(opts.sharding ? { route: (wf) => sharding!.routeLockUser(wf) } : {}),
+  });
   const customMetrics = new CustomMetricRegistry(metrics.registry, log, opts.metricsTtlMs ?? metricsTtlFromEnv());
   const archiveStore = opts.archiveUrl ? ArchiveStore.open(opts.archiveUrl) : undefined;
   const archiver = archiveStore
@@ -195,6 +212,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     ...(opts.compressNodesAbove !== undefined ? { compressNodesAbove: opts.compressNodesAbove } : {}),
     ...(opts.maxLoopItems !== undefined ? { maxLoopItems: opts.maxLoopItems } : {}),
     ...(offload ? { offload } : {}),
+    ...(sharding ? { identity, shardOwner: (wf: Workflow) => sharding.heldElsewhere(wf) } : {}),
     features,
   });
   const crons = new CronReconciler({ client, caches, events, log });
@@ -209,18 +227,19 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     },
   });
 
-  const elector = opts.leaderElect
-    ? new LeaderElector({
-        client,
-        namespace: installNamespace,
-        name: opts.leaseName ?? DEFAULT_LEASE_NAME,
-        identity,
-        leaseDurationMs: opts.leaseDurationMs,
-        renewDeadlineMs: opts.renewDeadlineMs,
-        retryPeriodMs: opts.retryPeriodMs,
-        log,
-      })
-    : undefined;
+  const elector =
+    opts.leaderElect && !opts.sharding
+      ? new LeaderElector({
+          client,
+          namespace: installNamespace,
+          name: opts.leaseName ?? DEFAULT_LEASE_NAME,
+          identity,
+          leaseDurationMs: opts.leaseDurationMs,
+          renewDeadlineMs: opts.renewDeadlineMs,
+          retryPeriodMs: opts.retryPeriodMs,
+          log,
+        })
+      : undefined;
   let workersFailed: string | undefined;
   metrics.bind({
     queueDepth: () => queue.len(),
@@ -258,30 +277,6 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
   let stopping: Promise<void> | undefined;
   let workers: Promise<void>[] = [];
 
-  const runWorker = async (): Promise<void> => {
-    for (;;) {
-      const key = await queue.get();
-      if (key === undefined) return;
-      const t0 = process.hrtime.bigint();
-      let result = 'success';
-      try {
-        const outcome = key.startsWith(CRON_KEY_PREFIX)
-          ? await crons.reconcile(key.slice(CRON_KEY_PREFIX.length))
-          : await reconciler.reconcile(key);
-        queue.forget(key);
-        if (outcome.requeueNow) queue.add(key);
-        if (outcome.requeueAtMs !== undefined) queue.addAfter(key, Math.max(0, outcome.requeueAtMs - Date.now()));
-      } catch (err) {
-        result = 'error';
-        log.warn('reconcile failed; retrying with backoff', { workflow: key, error: errorMessage(err), retries: queue.retries(key) });
-        queue.addRateLimited(key);
-      } finally {
-        metrics.reconcileDuration.observe({ result }, Number(process.hrtime.bigint() - t0) / 1e9);
-        queue.done(key);
-      }
-    }
-  };
-
   /**
    * Graceful by default. After a lost lease it must not drain: another replica may already be
    * reconciling, so queued keys are dropped and only in-flight reconciles are waited for.
@@ -301,6 +296,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
       customMetrics.stop();
       await caches.stop();
       await elector?.stop();
+      await sharding?.stop(drain);
       await health?.close();
       await archiveStore?.close().catch(() => {});
       await client.close();
@@ -322,7 +318,9 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     await caches.waitForSync();
     if (stopping) return;
     // Before any worker: the lock table comes from the statuses, never from an empty memory.
-    locks.start(caches.workflows.list());
+    // With sharding only the coordinator keeps one, from when it becomes the coordinator.
+    if (sharding) await sharding.start();
+    else locks.start(caches.workflows.list());
     log.info('caches synced; starting workers', {
       workers: opts.workers ?? 8,
       namespace: opts.namespace ?? '(all)',
@@ -336,6 +334,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     if (archiver) {
       // With it, the offloaded nodes of workflows that are gone (deleted, archived first).
       const housekeeping = async (): Promise<void> => {
+        if (sharding && !sharding.isCoordinator()) return;
         await archiver.prune();
         const live = new Set(caches.workflows.list().map((wf) => wf.metadata.uid!));
         const swept = await offload?.sweep(live, opts.namespace ? [opts.namespace] : undefined).catch((err: unknown) => {
@@ -348,7 +347,14 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
       pruneTimer = setInterval(() => void housekeeping(), PRUNE_EVERY_MS).unref();
     }
     workers = Array.from({ length: Math.max(1, opts.workers ?? 8) }, () =>
-      runWorker().catch((err: unknown) => {
+      runWorker({
+        queue,
+        reconcileWorkflow: (key) => reconciler.reconcile(key),
+        reconcileCron: (key) => crons.reconcile(key),
+        metrics,
+        log,
+        ...(sharding ? { sharding } : {}),
+      }).catch((err: unknown) => {
         workersFailed = `a worker crashed: ${errorMessage(err)}`;
         log.error('worker crashed', { error: errorMessage(err) });
       }),

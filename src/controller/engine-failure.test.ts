@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { WorkflowStatus } from '../api/index.js';
-import { engineFailureStatus } from './reconciler.js';
+import { engineFailureStatus } from './engine-failure.js';
 
 describe('engineFailureStatus', () => {
   const now = '2024-01-01T00:01:00.000Z';

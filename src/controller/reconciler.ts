@@ -16,7 +16,6 @@
  * except a status too large to store, which ends the workflow in Error at once (status-size.ts).
  */
 import {
-  FINAL_NODE_PHASES,
   FINAL_WORKFLOW_PHASES,
   inflateWorkflow,
   LABEL_COMPLETED,
@@ -43,6 +42,7 @@ import { buildObservations, cachedTemplates, type ObservationInputs } from './ob
 import { boundedStatus, DEFAULT_MAX_STATUS_BYTES, refusedAsTooLargeMessage, serializedSize } from './status-size.js';
 import { writePhaseLabels, writeStatus } from './status-writer.js';
 import { errorMessage } from '../log/error-message.js';
+import { engineFailureStatus } from './engine-failure.js';
 import { mergeOutcomes, type FeatureOutcome, type ReconcileRun, type StoredRun, type WorkflowFeature } from './features/index.js';
 import { mayWaitForTemplates, TEMPLATE_LAG_RETRY_MS, templatesBehind } from './template-lag.js';
 
@@ -66,6 +66,10 @@ export interface ReconcilerDeps {
   artifactDrivers?: string[];
   /** Conflicting status writes tolerated in one reconcile before it is retried with backoff. */
   maxConflicts?: number;
+  /** With several active replicas (sharding.ts): this replica, recorded in `status.controller`. */
+  identity?: string;
+  /** With several active replicas: ms to wait before looking again while another live replica holds `wf`. */
+  shardOwner?: (wf: Workflow) => number | undefined;
   /** Largest serialized workflow written; a bigger status ends the workflow in Error (status-size.ts). */
   maxStatusBytes?: number;
   /** Node maps whose JSON is larger are stored compressed (compressed-nodes.ts; default 256 KiB). */
@@ -113,6 +117,9 @@ export class Reconciler {
     if (!FINAL_WORKFLOW_PHASES.includes(before) && typeof wf.status?.compressedNodes === 'string' && wf.status.nodes === undefined)
       return this.unreadableNodes(wf);
     if (!FINAL_WORKFLOW_PHASES.includes(before)) {
+      // Active-active: a live replica that recorded itself keeps the workflow until it lets go.
+      const waitFor = this.deps.shardOwner?.(wf);
+      if (waitFor !== undefined) return { requeueAtMs: Date.now() + waitFor };
       for (const f of this.features) await f.prepare?.(wf);
       // The engine checks template references on its first run (a workflow not yet started): only
       // then can lagging caches fail it, and later reconciles skip the walk.
@@ -166,8 +173,17 @@ export class Reconciler {
       // A workflow with too many nodes stores them in the database (node-offload.ts): its object
       // gets the summary, which is also what is measured against the size limit.
       let plan = this.deps.offload?.plan(wf, last.status);
-      const computed = this.bounded(wf, last, refusedAsTooLarge, plan?.stored);
+      let computed = this.bounded(wf, last, refusedAsTooLarge, plan?.stored);
       if (computed.status !== last.status) plan = this.deps.offload?.plan(wf, computed.status);
+      // Active-active (sharding.ts): the writer is recorded, so a take-over is one visible write.
+      if (
+        this.deps.identity !== undefined &&
+        computed.status.controller !== this.deps.identity &&
+        !FINAL_WORKFLOW_PHASES.includes(computed.status.phase ?? '')
+      ) {
+        computed = { ...computed, status: { ...computed.status, controller: this.deps.identity } };
+        if (plan) plan = { ...plan, stored: { ...plan.stored, controller: this.deps.identity } };
+      }
       this.deps.caches.expectStatus(namespace, name, plan ? plan.stored : computed.status);
       try {
         const base = wf.status;
@@ -371,29 +387,4 @@ export class Reconciler {
       this.deps.events.record(wf, 'Normal', 'WorkflowRunning', 'Workflow started');
     }
   }
-}
-
-/** Longest excerpt of the engine's error kept in the workflow's message. */
-const ENGINE_ERROR_EXCERPT = 500;
-
-/**
- * The status of a workflow the engine threw on: Error, with a message naming the internal
- * failure; unfinished nodes end in Error with it. Running pods and the agent are cleaned up by
- * the next reconcile, as for any finished workflow (the engine's path for those does not walk
- * the templates).
- */
-export function engineFailureStatus(previous: WorkflowStatus | undefined, err: unknown, now: string): WorkflowStatus {
-  // A finished workflow stays finished, and a finished node as it is (engine/node-lifecycle.ts).
-  if (previous?.phase && FINAL_WORKFLOW_PHASES.includes(previous.phase)) return previous;
-  const what = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-  const excerpt = what.length > ENGINE_ERROR_EXCERPT ? `${what.slice(0, ENGINE_ERROR_EXCERPT)}…` : what;
-  const message = `internal error: the workflow engine failed on this workflow (${excerpt}); it was stopped instead of being retried forever`;
-  const nodes = structuredClone(previous?.nodes ?? {});
-  for (const node of Object.values(nodes)) {
-    if (FINAL_NODE_PHASES.includes(node.phase)) continue;
-    node.phase = 'Error';
-    node.message = message;
-    node.finishedAt ??= now;
-  }
-  return { ...(previous ?? {}), phase: 'Error', message, startedAt: previous?.startedAt ?? now, finishedAt: now, nodes };
 }

@@ -28,6 +28,11 @@ export interface SynchronizerOptions {
   log: Logger;
   /** How often the limits of waited-for semaphores are read again. Default 1 s. */
   refreshMs?: number;
+  /**
+   * With several active replicas (sharding.ts): called before a workflow's first wait is queued;
+   * throws HandedOver on a replica that does not grant locks, so nothing is queued there.
+   */
+  route?: (wf: Workflow) => Promise<void>;
 }
 
 const keyOf = (wf: Workflow) => `${wf.metadata?.namespace}/${wf.metadata?.name}`;
@@ -49,8 +54,9 @@ export class Synchronizer {
     this.table = new LockTable((lock) => this.limits.get(lock));
   }
 
-  /** Rebuilds the table from the statuses and starts re-reading semaphore limits. */
+  /** Rebuilds the table from the statuses and starts re-reading semaphore limits (again after a stop). */
   start(workflows: Iterable<Workflow>): void {
+    this.stop();
     const list = [...workflows];
     this.table.rebuild(
       list.map((wf) => ({
@@ -66,6 +72,7 @@ export class Synchronizer {
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
   }
 
   /** The locks as `wf`'s engine sees them: those its status names, `more`, and its own in the table. */
@@ -83,6 +90,7 @@ export class Synchronizer {
    */
   async admit(wf: Workflow, claims: Claims | undefined, observed: Record<string, LockObservation> | undefined): Promise<boolean> {
     if (!claims || claims.waiting.length === 0) return false;
+    await this.opts.route?.(wf);
     const locks = claims.waiting.flatMap((c) => c.locks);
     // A lock the engine did not see (its first wait) or whose limit was not read: its message would be wrong.
     const unknown = locks.some((l) => observed?.[l] === undefined || observed[l].limit === undefined);
