@@ -62,6 +62,10 @@ export interface ControllerOptions {
    * hashing over the live replicas' Leases (sharding.ts). Replaces `leaderElect`.
    */
   sharding?: boolean;
+  /** A node whose kubelet's Lease has not changed for this long is lost (lost-nodes.ts). Default 40 s. */
+  nodeGraceMs?: number;
+  /** How often the nodes of step pods are checked. Default 10 s. */
+  nodeCheckMs?: number;
   /** Custom metric series not updated for this long are removed. Default PLUGFLOW_METRICS_TTL or 10 min. */
   metricsTtlMs?: number;
   leaseName?: string;

@@ -35,6 +35,7 @@ import { startHealthServer, type HealthServer } from '../kube/health-server.js';
 import { RequestAuthorizer } from '../kube/request-authorizer.js';
 import { LeaderElector } from './leader-election.js';
 import { shardingOf, type Sharding } from './sharding.js';
+import { lostNodeWatchOf } from './lost-nodes.js';
 import { runWorker } from './worker.js';
 import { Synchronizer } from './synchronizer.js';
 import { CustomMetricRegistry, metricsTtlFromEnv } from './custom-metric-registry.js';
@@ -196,6 +197,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     nodeEvents: opts.nodeEvents === true && opts.recordEvents !== false,
     ...(archiver ? { archiver } : {}),
   });
+  const lostNodes = lostNodeWatchOf(client, log, caches, queue, { graceMs: opts.nodeGraceMs, everyMs: opts.nodeCheckMs });
   const reconciler = new Reconciler({
     client,
     caches,
@@ -212,6 +214,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     ...(opts.compressNodesAbove !== undefined ? { compressNodesAbove: opts.compressNodesAbove } : {}),
     ...(opts.maxLoopItems !== undefined ? { maxLoopItems: opts.maxLoopItems } : {}),
     ...(offload ? { offload } : {}),
+    lostNodes,
     ...(sharding ? { identity, shardOwner: (wf: Workflow) => sharding.heldElsewhere(wf) } : {}),
     features,
   });
@@ -292,6 +295,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
       await events.flush();
       clearInterval(pruneTimer);
       locks.stop();
+      lostNodes.stop();
       resources.stop();
       customMetrics.stop();
       await caches.stop();
@@ -321,6 +325,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     // With sharding only the coordinator keeps one, from when it becomes the coordinator.
     if (sharding) await sharding.start();
     else locks.start(caches.workflows.list());
+    lostNodes.start();
     log.info('caches synced; starting workers', {
       workers: opts.workers ?? 8,
       namespace: opts.namespace ?? '(all)',

@@ -38,6 +38,8 @@ export interface ObservationInputs {
   podCreateFailures?: ReadonlyMap<string, { nodeId: string; message: string }>;
   /** Why the agent pod could not be built or created, if it could not. */
   agentFailure?: string;
+  /** Why a node is lost (lost-nodes.ts), or undefined while it is fine. */
+  lostNode?: (node: string | undefined) => string | undefined;
   workflowTemplate(namespace: string, name: string): WorkflowTemplate | undefined;
   clusterWorkflowTemplate(name: string): ClusterWorkflowTemplate | undefined;
   now: Date;
@@ -70,7 +72,14 @@ export function buildObservations(inputs: ObservationInputs): Observations {
       continue;
     }
     seenPods.add(pod.metadata?.name ?? '');
-    pods.push(observePod(pod));
+    const observed = observePod(pod);
+    // A pod on a lost node (lost-nodes.ts) will never report again: its step ends, naming the node.
+    const lost = inputs.lostNode?.(pod.spec?.nodeName);
+    pods.push(
+      lost && (observed.phase === 'Pending' || observed.phase === 'Running')
+        ? { ...observed, phase: 'Deleted', message: `its node was lost: ${lost}` }
+        : observed,
+    );
   }
   for (const [podName, f] of inputs.podCreateFailures ?? []) {
     if (!seenPods.has(podName)) pods.push({ podName, nodeId: f.nodeId, phase: 'Failed', message: f.message });

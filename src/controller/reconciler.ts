@@ -37,6 +37,7 @@ import type { ControllerCaches } from './caches.js';
 import type { EventRecorder } from '../kube/event-recorder.js';
 import type { FailureMemory } from './failure-memory.js';
 import type { NodeOffload } from './node-offload.js';
+import type { LostNodeWatch } from './lost-nodes.js';
 import type { ControllerMetrics } from './metrics.js';
 import { buildObservations, cachedTemplates, type ObservationInputs } from './observations.js';
 import { boundedStatus, DEFAULT_MAX_STATUS_BYTES, refusedAsTooLargeMessage, serializedSize } from './status-size.js';
@@ -68,6 +69,8 @@ export interface ReconcilerDeps {
   maxConflicts?: number;
   /** With several active replicas (sharding.ts): this replica, recorded in `status.controller`. */
   identity?: string;
+  /** Nodes found lost (lost-nodes.ts): unfinished step pods there end their steps. */
+  lostNodes?: Pick<LostNodeWatch, 'reasonFor'>;
   /** With several active replicas: ms to wait before looking again while another live replica holds `wf`. */
   shardOwner?: (wf: Workflow) => number | undefined;
   /** Largest serialized workflow written; a bigger status ends the workflow in Error (status-size.ts). */
@@ -333,6 +336,7 @@ export class Reconciler {
       taskSet: this.deps.caches.taskSetOf(ns, wf.metadata.name!),
       podCreateFailures: this.deps.failures.podFailures(uid),
       agentFailure: this.deps.failures.agentFailure(uid),
+      ...(this.deps.lostNodes ? { lostNode: (node: string | undefined) => this.deps.lostNodes!.reasonFor(node) } : {}),
       ...this.templateCaches,
       now: new Date(),
       pluginsEnabled: this.deps.pluginsEnabled,
