@@ -121,7 +121,14 @@ export class EngineRun {
       // Shared, not copied: a finished node's result never changes (node-lifecycle.ts). What may
       // still change of one (its progress, a hook linked as a child) is written to a copy put in
       // its place (own), never to the caller's object.
-      this.nodes[id] = isFinal(node.phase) ? node : this.adopt(structuredClone(node));
+      if (isFinal(node.phase)) {
+        this.nodes[id] = node;
+        if (node.phase === 'Succeeded' && node.outputs !== undefined && exportsGlobals(node)) this.exporters.push(node);
+        else if (isFailure(node.phase)) this.failedIds.add(id);
+      } else {
+        this.nodes[id] = this.adopt(copyNode(node));
+        this.openIds.add(id);
+      }
       if (node.daemoned === true) this.hasDaemons = true;
     }
     this.nowMs = Date.parse(observations.now);
@@ -137,6 +144,24 @@ export class EngineRun {
     this.parameterConfigMaps = observations.parameterConfigMaps ?? {};
     this.maxLoopItems = observations.maxLoopItems ?? DEFAULT_MAX_LOOP_ITEMS;
     this.globals = globals;
+  }
+
+  /**
+   * Found while the nodes are copied in, so that the passes that need them do not walk all the
+   * nodes again: the ids of the nodes not finished when the run began, and the Succeeded nodes
+   * that export global outputs (a Succeeded node is not counted as failed: it exports or not).
+   */
+  readonly openIds = new Set<string>();
+  readonly exporters: NodeStatus[] = [];
+  /** The ids of the nodes that had ended Failed or Error when the run began. */
+  readonly failedIds = new Set<string>();
+
+  /**
+   * Whether a node may have changed since the run began: it was unfinished then, or this run
+   * created it. Any other node is finished and stays as it was (node-lifecycle.ts).
+   */
+  mayHaveChanged(id: string): boolean {
+    return this.openIds.has(id) || this.createdIds.has(id);
   }
 
   /** Node ids by name, for this run: the same names are looked up many times per reconcile. */
@@ -219,6 +244,7 @@ export class EngineRun {
       node.inputs = spec.inputs;
     if (spec.message !== undefined) node.message = spec.message;
     if (isFinal(node.phase)) node.finishedAt = this.now;
+    if (this.nodes[id] === undefined) this.createdIds.add(id);
     this.nodes[id] = this.adopt(node);
     return node;
   }
@@ -244,16 +270,19 @@ export class EngineRun {
   /** Links `child` under `parent` once. */
   addChild(given: NodeStatus, child: NodeStatus): void {
     // A set per parent, so that a loop of N items links its children in O(N), not O(N²).
+    // A node created in this run cannot be among the children the parent came with: only this
+    // run's links are checked for it, so a loop's 100,000 earlier items are not put in a set.
     let known = this.childSets.get(given.id);
-    if (known?.has(child.id) || (known === undefined && given.children?.includes(child.id))) return;
+    if (known === undefined && !this.createdIds.has(child.id))
+      this.childSets.set(given.id, (known = new Set(this.nodes[given.id]?.children ?? given.children)));
+    if (known?.has(child.id) || this.linked.get(given.id)?.has(child.id)) return;
+    // own() gives a node whose children list is this run's (copied from a shared node's).
     const parent = this.own(given);
-    if (known === undefined) {
-      // The list may be the caller's (a shared finished node's): grow a copy of it.
-      parent.children = [...(parent.children ?? [])];
-      this.childSets.set(parent.id, (known = new Set(parent.children)));
-    }
-    known.add(child.id);
-    parent.children!.push(child.id);
+    (parent.children ??= []).push(child.id);
+    known?.add(child.id);
+    let mine = this.linked.get(given.id);
+    if (mine === undefined) this.linked.set(given.id, (mine = new Set()));
+    mine.add(child.id);
   }
 
   /** The nodes this run made or copied: the ones it may change in place. */
@@ -279,6 +308,10 @@ export class EngineRun {
 
   /** The children of the parents linked to in this run (addChild), by parent id. */
   private readonly childSets = new Map<string, Set<string>>();
+  /** The children each parent was linked to in this run. */
+  private readonly linked = new Map<string, Set<string>>();
+  /** Ids of the nodes created in this run that did not exist before it. */
+  private readonly createdIds = new Set<string>();
 
   children(node: NodeStatus): NodeStatus[] {
     return (node.children ?? []).map((id) => this.nodes[id]).filter((n): n is NodeStatus => n !== undefined);
@@ -358,4 +391,21 @@ export function toMs(iso: string | undefined, fallback: number): number {
   if (!iso) return fallback;
   const ms = Date.parse(iso);
   return Number.isNaN(ms) ? fallback : ms;
+}
+
+/** Whether a node's outputs name a global parameter or artifact (`globalName`). */
+export function exportsGlobals(n: NodeStatus): boolean {
+  return n.outputs?.parameters?.some((p) => p.globalName) === true || n.outputs?.artifacts?.some((a) => a.globalName) === true;
+}
+
+/**
+ * A deep copy of a node the run may change in place. Its children list (a loop's group links
+ * 100,000 items) is only ids: sliced, not put through structuredClone with the rest.
+ */
+function copyNode(node: NodeStatus): NodeStatus {
+  if (node.children === undefined) return structuredClone(node);
+  const { children, ...rest } = node;
+  const copy = structuredClone(rest) as NodeStatus;
+  copy.children = children.slice();
+  return copy;
 }

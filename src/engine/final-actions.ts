@@ -30,8 +30,17 @@ export function cleanupActions(status: WorkflowStatus, observations: Observation
     const node = nodes[task.nodeId];
     if (!complete && (!node || isFinal(node.phase))) actions.push({ kind: 'removeTask', nodeId: task.nodeId });
   }
-  if (complete && Object.values(nodes).some((n) => n.type === 'Plugin' || n.type === 'HTTP')) actions.push({ kind: 'completeTaskSet' });
+  if (complete && hasTaskNode(nodes)) actions.push({ kind: 'completeTaskSet' });
   return actions;
+}
+
+/** Whether any node is a plugin or http task (walked without copying 100,000 nodes into an array). */
+function hasTaskNode(nodes: Readonly<Record<string, { type: string }>>): boolean {
+  for (const id in nodes) {
+    const t = nodes[id]!.type;
+    if (t === 'Plugin' || t === 'HTTP') return true;
+  }
+  return false;
 }
 
 const ORDER: Record<EngineAction['kind'], number> = {

@@ -118,6 +118,8 @@ function isFresh(entry: MemoEntry, maxAge: string | undefined, nowMs: number): b
  */
 export function memoActions(status: WorkflowStatus, caches: Readonly<Record<string, MemoCacheObservation>> | undefined): EngineAction[] {
   const actions: EngineAction[] = [];
+  // No cache observed: nothing could be saved (and a large workflow's nodes need no walk).
+  if (caches === undefined || Object.keys(caches).length === 0) return actions;
   const nodes = status.nodes ?? {};
   for (const id in nodes) {
     const node = nodes[id]!;

@@ -23,8 +23,9 @@ export function keepFinishedResults(stored: WorkflowStatus | undefined, next: Wo
   const storedNodes = stored.nodes ?? {};
   for (const id in storedNodes) {
     const old = storedNodes[id]!;
-    if (!FINAL_NODE_PHASES.includes(old.phase)) continue;
     const now = nodes?.[id];
+    // The same object: a finished node the run shared and did not touch (most of a large workflow).
+    if (now === old || !FINAL_NODE_PHASES.includes(old.phase)) continue;
     if (
       now &&
       now.phase === old.phase &&

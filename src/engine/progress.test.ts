@@ -56,3 +56,31 @@ describe('a workflow without work (pod-less steps)', () => {
     expect(nodes.wf.progress).toBeUndefined();
   });
 });
+
+describe('the one-walk sums of a tree and the per-node sums of a shared graph', () => {
+  it('agree: a task two others depend on is counted once, and a tree sums as its levels do', () => {
+    // Diamond: a → b, a → c, b → d, c → d (d has two parents: the per-node path).
+    const diamond = {
+      dag: node('dag', 'DAG', 'Running', { children: ['a'] }),
+      a: node('a', 'Pod', 'Succeeded', { children: ['b', 'c'] }),
+      b: node('b', 'Pod', 'Succeeded', { children: ['d'] }),
+      c: node('c', 'Pod', 'Running', { children: ['d'] }),
+      d: node('d', 'Pod', 'Pending'),
+    };
+    expect(updateProgress(diamond)).toBe('2/4');
+    expect(diamond.dag.progress).toBe('2/4');
+    // The same nodes as a tree (d under b only): the one walk gives what the per-node sums would.
+    const tree = {
+      wf: node('wf', 'Steps', 'Running', { children: ['g1', 'g2'] }),
+      g1: node('g1', 'StepGroup', 'Succeeded', { children: ['a', 'b'] }),
+      a: node('a', 'Pod', 'Succeeded'),
+      b: node('b', 'Pod', 'Succeeded'),
+      g2: node('g2', 'StepGroup', 'Running', { children: ['inner'] }),
+      inner: node('inner', 'Steps', 'Running', { children: ['c', 'd'] }),
+      c: node('c', 'Pod', 'Running'),
+      d: node('d', 'Plugin', 'Running', { progress: '1/4' }),
+    };
+    expect(updateProgress(tree)).toBe('3/7');
+    expect([tree.wf, tree.g1, tree.g2, tree.inner].map((n) => n.progress)).toEqual(['3/7', '2/2', '1/5', '1/5']);
+  });
+});

@@ -12,60 +12,117 @@ const FORMAT = /^(\d+)\/(\d+)$/;
 /**
  * Sets `progress` on every node and returns the workflow's progress: `0/0` when it has no work
  * (as the peer shows a workflow without pods), so the status always says how far it got.
+ *
+ * When every node has at most one parent (steps, and DAGs without dependencies between tasks)
+ * the sums are built bottom-up in one walk, each node visited once; otherwise each composite
+ * node sums its distinct work descendants on its own (a task depended on by two others is still
+ * counted once).
  */
 export function updateProgress(nodes: Record<string, NodeStatus>): string | undefined {
-  const own = new Map<string, [number, number]>();
+  const all: Work = { done: 0, total: 0 };
+  // Only a DAG links a node under two parents (a task under each task it depends on): without
+  // one the nodes are a forest, and the parents need not be counted.
+  let dag = false;
   for (const id in nodes) {
     const node = nodes[id]!;
-    if (!WORK_TYPES.has(node.type)) continue;
-    const reported = node.type !== 'Pod' && node.progress ? FORMAT.exec(node.progress) : null;
-    const value: [number, number] = reported ? [Number(reported[1]), Number(reported[2])] : [node.phase === 'Succeeded' ? 1 : 0, 1];
-    // A finished task is complete whatever it last reported.
-    if (node.phase === 'Succeeded') value[0] = value[1];
-    own.set(node.id, value);
+    addOwn(node, all);
+    if (node.type === 'DAG') dag = true;
   }
+  let shared = false;
+  if (dag) {
+    const hasParent = new Set<string>();
+    for (const id in nodes) {
+      for (const c of nodes[id]!.children ?? []) {
+        if (hasParent.has(c)) shared = true;
+        else hasParent.add(c);
+      }
+    }
+  }
+  const sums = new Map<string, Work>();
+  const one: Work = { done: 0, total: 0 };
   for (const id in nodes) {
     const node = nodes[id]!;
     // A work node shows its own progress: its `children` are the tasks that depend on it (DAG
     // links), not parts of it. Writing a sum there would also be read back as "reported" by the
     // next reconcile and grow each time.
-    const [done, total] = own.get(node.id) ?? sumWork(node, nodes, own);
+    let w: Work;
+    if (WORK_TYPES.has(node.type)) {
+      // Most nodes of a large workflow: a finished pod, its progress already written.
+      if (node.progress === '1/1' && node.phase === 'Succeeded' && node.type === 'Pod') continue;
+      one.done = 0;
+      one.total = 0;
+      addOwn(node, one);
+      w = one;
+    } else if (node.children === undefined || node.children.length === 0)
+      continue; // no work under it
+    else w = shared ? sumWork(node, nodes) : treeSum(node, nodes, sums);
     // Written only when it changed, to a copy (a finished node may be the caller's object).
-    if (total > 0) {
-      const progress = fraction(done, total);
+    if (w.total > 0) {
+      const progress = fraction(w.done, w.total);
       if (node.progress !== progress) nodes[id] = { ...node, progress };
     }
   }
-  let done = 0;
-  let total = 0;
-  for (const [d, t] of own.values()) {
-    done += d;
-    total += t;
+  return `${all.done}/${all.total}`;
+}
+
+interface Work {
+  done: number;
+  total: number;
+}
+
+/** Adds a work node's own `done/total` to `into` (a composite node has none). */
+function addOwn(node: NodeStatus, into: Work): void {
+  if (!WORK_TYPES.has(node.type)) return;
+  const reported = node.type !== 'Pod' && node.progress ? FORMAT.exec(node.progress) : null;
+  const total = reported ? Number(reported[2]) : 1;
+  // A finished task is complete whatever it last reported.
+  into.done += node.phase === 'Succeeded' ? total : reported ? Number(reported[1]) : 0;
+  into.total += total;
+}
+
+/**
+ * The work under a node when every node has at most one parent (steps, DAGs without dependencies
+ * between tasks): the sum of its children's, each node summed once however many ancestors ask.
+ * Leaves (a loop's 100,000 items) are added in place, without an entry of their own.
+ */
+function treeSum(root: NodeStatus, nodes: Record<string, NodeStatus>, sums: Map<string, Work>): Work {
+  const known = sums.get(root.id);
+  if (known) return known;
+  const w: Work = { done: 0, total: 0 };
+  addOwn(root, w);
+  // Marked before the children are summed: a cycle (never built by the engine) adds nothing twice.
+  sums.set(root.id, w);
+  for (const c of root.children ?? []) {
+    const child = nodes[c];
+    if (child === undefined) continue;
+    if (child.children === undefined || child.children.length === 0) addOwn(child, w);
+    else {
+      const s = treeSum(child, nodes, sums);
+      w.done += s.done;
+      w.total += s.total;
+    }
   }
-  return `${done}/${total}`;
+  return w;
+}
+
+function sumWork(root: NodeStatus, nodes: Record<string, NodeStatus>): Work {
+  const seen = new Set<string>();
+  const stack = [root.id];
+  const w: Work = { done: 0, total: 0 };
+  while (stack.length > 0) {
+    const id = stack.pop()!;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const node = nodes[id];
+    if (node === undefined) continue;
+    addOwn(node, w);
+    for (const c of node.children ?? []) stack.push(c);
+  }
+  return w;
 }
 
 /** `done/total`, the two values most nodes of a large workflow have shared rather than built each time. */
 function fraction(done: number, total: number): string {
   if (total === 1) return done === 1 ? '1/1' : '0/1';
   return `${done}/${total}`;
-}
-
-function sumWork(root: NodeStatus, nodes: Record<string, NodeStatus>, own: Map<string, [number, number]>): [number, number] {
-  const seen = new Set<string>();
-  const stack = [root.id];
-  let done = 0;
-  let total = 0;
-  while (stack.length > 0) {
-    const id = stack.pop()!;
-    if (seen.has(id)) continue;
-    seen.add(id);
-    const w = own.get(id);
-    if (w) {
-      done += w[0];
-      total += w[1];
-    }
-    for (const c of nodes[id]?.children ?? []) stack.push(c);
-  }
-  return [done, total];
 }

@@ -275,15 +275,9 @@ function failAtOnce(previous: WorkflowStatus, now: string, message: string): Rec
 
 /** Global outputs of finished nodes, oldest first, so later exports win as they did when they happened. */
 function restoreGlobals(run: EngineRun): void {
-  // Only nodes that export something are sorted (a loop's 100,000 items mostly do not).
-  const exports = (n: NodeStatus) =>
-    n.outputs !== undefined &&
-    (n.outputs.parameters?.some((p) => p.globalName) === true || n.outputs.artifacts?.some((a) => a.globalName) === true);
-  const done: NodeStatus[] = [];
-  for (const id in run.nodes) {
-    const n = run.nodes[id]!;
-    if (n.phase === 'Succeeded' && exports(n)) done.push(n);
-  }
+  // Only nodes that export something are sorted (a loop's 100,000 items mostly do not); the run
+  // found them while it copied the nodes in.
+  const done = [...run.exporters];
   done.sort((a, b) => (a.finishedAt ?? '').localeCompare(b.finishedAt ?? '') || a.name.localeCompare(b.name));
   for (const n of done) {
     for (const [g, v] of globalOutputs(n.outputs)) run.exportGlobal(g, v);
@@ -294,7 +288,8 @@ function restoreGlobals(run: EngineRun): void {
 /** Pods that will still be running after this reconcile (compared with `spec.parallelism`). */
 function countActivePods(run: EngineRun): number {
   let n = 0;
-  for (const id in run.nodes) {
+  // Called before the walk: the unfinished nodes are those the run began with.
+  for (const id of run.openIds) {
     const node = run.nodes[id]!;
     if (node.type !== 'Pod' || isFinal(node.phase) || !node.podName) continue;
     const obs = run.pods.get(node.id);

@@ -42,7 +42,17 @@ export function startedItems(
   let failed: NodeStatus | undefined;
   const live: number[] = [];
   for (let i = 0; i < count; i++) {
-    const node = run.nodes[children[i]!];
+    const id = children[i]!;
+    // Most items of a large loop ended before this run and stay as they are: what the run found
+    // of them when it began (failed or not) is enough, without reading each node.
+    if (!run.mayHaveChanged(id)) {
+      if (run.failedIds.has(id)) {
+        const node = run.nodes[id]!;
+        if (counts(node)) failed ??= node;
+      } else if (!Object.hasOwn(run.nodes, id)) return undefined;
+      continue;
+    }
+    const node = run.nodes[id];
     if (node === undefined) return undefined;
     if (!isFinal(node.phase)) live.push(i);
     else if (isFailure(node.phase) && counts(node)) failed ??= node;

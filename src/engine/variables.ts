@@ -216,12 +216,16 @@ function parseIfJson(text: string): unknown {
 
 /** `workflow.status` and `workflow.failures` for exit handlers. */
 export function exitHandlerVariables(phase: string, nodes: Readonly<Record<string, NodeStatus>>): Vars {
-  const failures = Object.values(nodes)
-    .filter(
-      (n) =>
-        (n.phase === 'Failed' || n.phase === 'Error') &&
-        (n.type === 'Pod' || n.type === 'Plugin' || n.type === 'HTTP' || n.type === 'Resource' || n.type === 'Suspend'),
+  const failed: NodeStatus[] = [];
+  for (const id in nodes) {
+    const n = nodes[id]!;
+    if (
+      (n.phase === 'Failed' || n.phase === 'Error') &&
+      (n.type === 'Pod' || n.type === 'Plugin' || n.type === 'HTTP' || n.type === 'Resource' || n.type === 'Suspend')
     )
+      failed.push(n);
+  }
+  const failures = failed
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .map((n) => ({
       displayName: n.displayName,

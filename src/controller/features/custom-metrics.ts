@@ -21,7 +21,7 @@ export function customMetricsFeature(
       const effective = run.effective;
       const after = run.status;
       const spec = effective.spec;
-      if (!spec.metrics && !(spec.templates ?? []).some((t) => t.metrics) && !anyTemplateRef(after.nodes)) return;
+      if (!spec.metrics && !(spec.templates ?? []).some((t) => t.metrics) && !(usesTemplateRefs(spec) && anyTemplateRef(after.nodes))) return;
       const ns = effective.metadata.namespace!;
       const key = `${ns}/${effective.metadata.name}`;
       const templateOf = (node: NodeStatus): Template | undefined => {
@@ -41,6 +41,11 @@ export function customMetricsFeature(
       for (const s of skipped) deps.log.warn(`custom metric not emitted: ${s.where}: ${s.reason}`, { workflow: key });
     },
   };
+}
+
+/** Whether the templates call templates of WorkflowTemplates at all (else no node can have run one). */
+function usesTemplateRefs(spec: { templates?: unknown[] }): boolean {
+  return JSON.stringify(spec.templates ?? []).includes('"templateRef"');
 }
 
 /** Whether some node ran a template of a WorkflowTemplate (its metrics count); no array of 100,000 nodes built to ask. */
