@@ -49,6 +49,18 @@ describe('offloaded node status', () => {
     expect(Object.keys(nodeChanges(undefined, after).changed).sort()).toEqual(['a', 'b', 'c']);
   });
 
+  it('finds a removed node when the set before was the set after of an earlier call (its size remembered)', () => {
+    const first = { a: node('a', 'Succeeded'), b: node('b', 'Running'), c: node('c', 'Running') };
+    nodeChanges(undefined, first);
+    const unchanged = { ...first };
+    expect(nodeChanges(first, unchanged)).toEqual({ changed: {}, removed: [] });
+    const { b: _b, ...withoutB } = unchanged;
+    const next = { ...withoutB, d: node('d', 'Pending') };
+    const changes = nodeChanges(unchanged, next);
+    expect(changes.removed).toEqual(['b']);
+    expect(Object.keys(changes.changed)).toEqual(['d']);
+  });
+
   it('a hydrated status has every node and remembers the summary it is stored as', () => {
     const stored: WorkflowStatus = { phase: 'Running', offloadNodeStatusVersion: '3', nodes: { wf: node('wf', 'Running') } };
     expect(needsHydration(stored)).toBe(true);

@@ -82,15 +82,32 @@ export interface NodeChanges {
  */
 export function nodeChanges(before: Record<string, NodeStatus> | undefined, after: Record<string, NodeStatus>): NodeChanges {
   const changed: Record<string, NodeStatus> = {};
+  let size = 0;
+  let kept = 0;
   for (const id in after) {
+    size++;
     const node = after[id]!;
     const old = before?.[id];
+    if (old !== undefined) kept++;
     if (old === node || (old !== undefined && (sameFields(old, node) || jsonEqual(old, node)))) continue;
     changed[id] = node;
   }
+  sizes.set(after, size);
   const removed: string[] = [];
-  for (const id in before) if (after[id] === undefined) removed.push(id);
+  // When `before` was an `after` of an earlier call, its size tells whether any node went away
+  // (a retry of the workflow removes some): usually none did, and its nodes need no second walk.
+  if (before !== undefined && sizes.get(before) !== kept) for (const id in before) if (after[id] === undefined) removed.push(id);
   return { changed, removed };
+}
+
+/** Sizes of the node sets nodeChanges walked (the next reconcile's `before` is this one's `after`). */
+const sizes = new WeakMap<Record<string, NodeStatus>, number>();
+
+/** Whether there are more than `limit` nodes, counted no further than that. */
+export function moreNodesThan(nodes: Record<string, NodeStatus>, limit: number): boolean {
+  let n = 0;
+  for (const _id in nodes) if (++n > limit) return true;
+  return false;
 }
 
 function sameFields(a: NodeStatus, b: NodeStatus): boolean {

@@ -12,6 +12,7 @@
  */
 import {
   hydratedStatus,
+  moreNodesThan,
   nodeChanges,
   offloadedVersion,
   summaryNodes,
@@ -67,7 +68,7 @@ export class NodeOffload {
   plan(wf: Workflow, status: WorkflowStatus): OffloadPlan | undefined {
     const held = offloadedVersion(wf.status);
     const nodes = status.nodes ?? {};
-    if (held === undefined && Object.keys(nodes).length <= this.aboveNodes) return undefined;
+    if (held === undefined && !moreNodesThan(nodes, this.aboveNodes)) return undefined;
     const changes = nodeChanges(held === undefined ? undefined : wf.status?.nodes, nodes);
     const same = held !== undefined && changes.removed.length === 0 && Object.keys(changes.changed).length === 0;
     const version = same ? held : (held ?? 0) + 1;

@@ -21,7 +21,8 @@ export function customMetricsFeature(
       const effective = run.effective;
       const after = run.status;
       const spec = effective.spec;
-      if (!spec.metrics && !(spec.templates ?? []).some((t) => t.metrics) && !(usesTemplateRefs(spec) && anyTemplateRef(after.nodes))) return;
+      if (!spec.metrics && !(spec.templates ?? []).some((t) => t.metrics) && !(usesTemplateRefs(spec) && anyTemplateRef(after.nodes)))
+        return;
       const ns = effective.metadata.namespace!;
       const key = `${ns}/${effective.metadata.name}`;
       const templateOf = (node: NodeStatus): Template | undefined => {
