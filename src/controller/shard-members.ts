@@ -63,6 +63,8 @@ export class ShardMembers {
   private lastRenew = 0;
   /** Holders of the Leases in the last list, live or not. */
   private listedIdentities = new Set<string>();
+  /** Holders whose Leases this replica saw expire (and removed): gone, even once their Lease is. */
+  private readonly expiredIdentities = new Set<string>();
   /** Identities asked about (isGone) that no list showed, since when. */
   private readonly unknownSince = new Map<string, number>();
   private readonly stopper = new AbortController();
@@ -92,7 +94,7 @@ export class ShardMembers {
    */
   isGone(identity: string): boolean {
     if (this.current.members.includes(identity)) return false;
-    if (this.listedIdentities.has(identity)) return true;
+    if (this.listedIdentities.has(identity) || this.expiredIdentities.has(identity)) return true;
     const now = Date.now();
     const since = this.unknownSince.get(identity) ?? now;
     this.unknownSince.set(identity, since);
@@ -194,6 +196,7 @@ export class ShardMembers {
     const now = Date.now();
     const live = new Set<string>();
     const names = new Set<string>();
+    const expired: { name: string; rv: string }[] = [];
     for (const lease of leases) {
       const name = lease.metadata.name;
       names.add(name);
@@ -203,7 +206,25 @@ export class ShardMembers {
       const at = this.seen.get(name)!.at;
       const holder = lease.spec?.holderIdentity;
       const durationMs = (lease.spec?.leaseDurationSeconds ?? 15) * 1000;
-      if (holder && now - at <= durationMs) live.add(holder);
+      if (holder && now - at <= durationMs) {
+        live.add(holder);
+        this.expiredIdentities.delete(holder);
+      } else if (holder && holder !== this.opts.identity) {
+        expired.push({ name, rv });
+        this.expiredIdentities.add(holder);
+      }
+    }
+    // A member that stopped renewing is removed for everyone: a replica that starts later would
+    // otherwise count it live for a whole lease from its own first sight, and leave its share
+    // unserved that long. Only at the version we judged (a renewal since makes this a conflict).
+    for (const { name, rv } of expired) {
+      try {
+        await this.opts.client.delete(LEASES, this.opts.namespace, name, { resourceVersion: rv });
+        this.opts.log.info('removed the Lease of a replica that stopped renewing it', { lease: name });
+      } catch (err) {
+        if (!isNotFound(err) && !isConflict(err))
+          this.opts.log.warn('could not remove an expired member lease', { lease: name, error: errorMessage(err) });
+      }
     }
     for (const name of this.seen.keys()) if (!names.has(name)) this.seen.delete(name);
     this.listedIdentities = new Set(leases.map((l) => l.spec?.holderIdentity ?? '').filter(Boolean));

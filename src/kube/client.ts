@@ -196,10 +196,20 @@ export class KubeClient {
     type: ResourceType,
     namespace: string | undefined,
     name: string,
-    options?: { uid?: string; gracePeriodSeconds?: number; propagationPolicy?: 'Background' | 'Foreground' | 'Orphan' },
+    options?: {
+      uid?: string;
+      /** Only if the object is still at this version (a conflict otherwise). */
+      resourceVersion?: string;
+      gracePeriodSeconds?: number;
+      propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
+    },
   ): Promise<unknown> {
     const body: Record<string, unknown> = {};
-    if (options?.uid) body.preconditions = { uid: options.uid };
+    if (options?.uid || options?.resourceVersion)
+      body.preconditions = {
+        ...(options.uid ? { uid: options.uid } : {}),
+        ...(options.resourceVersion ? { resourceVersion: options.resourceVersion } : {}),
+      };
     if (options?.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = options.gracePeriodSeconds;
     if (options?.propagationPolicy) body.propagationPolicy = options.propagationPolicy;
     return this.call({
