@@ -12,7 +12,7 @@
  *   another replica's first status write, within 30 s of the kill.
  */
 import type { ChildProcess } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { Template, Workflow } from '../src/api/index.js';
 import { ShardMembers } from '../src/controller/shard-members.js';
 import { LEASES, PODS, WORKFLOWS } from '../src/kube/resource.js';
@@ -38,7 +38,10 @@ describe('controller replicas share the work (--sharding)', () => {
     const b = make('member-b');
     const c = make('member-c');
     await Promise.all([a.start(), b.start(), c.start()]);
-    await eventually(() => a.ring().members.length === 3 && c.ring().members.length === 3, 'all three see three members', 10_000);
+    // Whatever fails below, these members must not outlive the test: the next one's replicas
+    // share the namespace, and a live member that reconciles nothing would hold its share.
+    onTestFinished(() => Promise.all([a, b, c].map((m) => m.stop())).then(() => undefined));
+    await eventually(() => [a, b, c].every((m) => m.ring().members.length === 3), 'all three see three members', 10_000);
     // Every member computes the same owner for a key.
     for (const key of ['ns/one', 'ns/two', 'other/three']) expect(b.ring().ownerOf(key)).toBe(a.ring().ownerOf(key));
 

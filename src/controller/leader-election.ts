@@ -10,24 +10,12 @@
  * released so a successor takes over at once instead of waiting for expiry.
  */
 import type { KubeClient } from '../kube/client.js';
-import { isAlreadyExists, isConflict, isNotFound } from '../kube/errors.js';
+import { isAlreadyExists, isConflict } from '../kube/errors.js';
 import { sleep } from '../kube/backoff.js';
 import { LEASES } from '../kube/resource.js';
+import { microTime, readOrCreateLease, type Lease } from '../kube/lease.js';
 import type { Logger } from '../log/logger.js';
 import { errorMessage } from '../log/error-message.js';
-
-interface Lease {
-  apiVersion?: string;
-  kind?: string;
-  metadata: { name: string; namespace?: string; resourceVersion?: string };
-  spec?: {
-    holderIdentity?: string;
-    leaseDurationSeconds?: number;
-    acquireTime?: string;
-    renewTime?: string;
-    leaseTransitions?: number;
-  };
-}
 
 export interface LeaderElectionOptions {
   client: KubeClient;
@@ -39,9 +27,6 @@ export interface LeaderElectionOptions {
   retryPeriodMs?: number;
   log?: Logger;
 }
-
-/** MicroTime as the API wants it. */
-const microTime = (d = new Date()): string => d.toISOString().replace('Z', '000Z');
 
 export class LeaderElector {
   private leader = false;
@@ -120,21 +105,9 @@ export class LeaderElector {
     const durationS = Math.ceil((this.opts.leaseDurationMs ?? 15_000) / 1000);
     const now = microTime();
     try {
-      let lease: Lease;
-      try {
-        lease = await client.get<Lease>(LEASES, namespace, name);
-      } catch (err) {
-        if (!isNotFound(err)) throw err;
-        const created = await client.create<Lease>(LEASES, namespace, {
-          apiVersion: 'coordination.k8s.io/v1',
-          kind: 'Lease',
-          metadata: { name, namespace },
-          spec: { holderIdentity: identity, leaseDurationSeconds: durationS, acquireTime: now, renewTime: now, leaseTransitions: 0 },
-        });
-        this.observe(created);
-        return true;
-      }
+      const { lease, created } = await readOrCreateLease(client, namespace, name, identity, durationS);
       this.observe(lease);
+      if (created) return true;
       const spec = lease.spec ?? {};
       const mine = spec.holderIdentity === identity;
       const free = !spec.holderIdentity || Date.now() - this.observed!.at > (spec.leaseDurationSeconds ?? durationS) * 1000;

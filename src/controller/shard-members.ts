@@ -20,18 +20,12 @@ import type { KubeClient } from '../kube/client.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../kube/errors.js';
 import { sleep } from '../kube/backoff.js';
 import { LEASES } from '../kube/resource.js';
+import { microTime, readOrCreateLease, type Lease } from '../kube/lease.js';
 import type { Logger } from '../log/logger.js';
 import { errorMessage } from '../log/error-message.js';
 import { ShardRing } from './shard-ring.js';
 
 export const LABEL_CONTROLLER_MEMBER = `${LABEL_PREFIX}controller-member`;
-
-interface Lease {
-  apiVersion?: string;
-  kind?: string;
-  metadata: { name: string; namespace?: string; resourceVersion?: string; labels?: Record<string, string> };
-  spec?: { holderIdentity?: string; leaseDurationSeconds?: number; renewTime?: string; acquireTime?: string };
-}
 
 export interface ShardMembersOptions {
   client: KubeClient;
@@ -47,9 +41,6 @@ export interface ShardMembersOptions {
   /** The live members changed: `ring` is the new assignment, `before` the old one. */
   onChange?: (ring: ShardRing, before: ShardRing) => void;
 }
-
-/** MicroTime as the API wants it. */
-const microTime = (d = new Date()): string => d.toISOString().replace('Z', '000Z');
 
 /** The name of a member's Lease: identities are pod names or host names, not always valid names. */
 export function memberLeaseName(identity: string): string {
@@ -159,19 +150,10 @@ export class ShardMembers {
     const durationS = Math.ceil((this.opts.leaseDurationMs ?? 15_000) / 1000);
     const now = microTime();
     try {
-      let lease: Lease;
-      try {
-        lease = await client.get<Lease>(LEASES, namespace, name);
-      } catch (err) {
-        if (!isNotFound(err)) throw err;
-        await client.create<Lease>(LEASES, namespace, {
-          apiVersion: 'coordination.k8s.io/v1',
-          kind: 'Lease',
-          metadata: { name, namespace, labels: { [LABEL_CONTROLLER_MEMBER]: 'true' } },
-          spec: { holderIdentity: identity, leaseDurationSeconds: durationS, acquireTime: now, renewTime: now },
-        });
-        return true;
-      }
+      const { lease, created } = await readOrCreateLease(client, namespace, name, identity, durationS, {
+        [LABEL_CONTROLLER_MEMBER]: 'true',
+      });
+      if (created) return true;
       lease.spec = { ...lease.spec, holderIdentity: identity, leaseDurationSeconds: durationS, renewTime: now };
       lease.metadata.labels = { ...lease.metadata.labels, [LABEL_CONTROLLER_MEMBER]: 'true' };
       await client.replace<Lease>(LEASES, namespace, name, lease);
