@@ -20,15 +20,15 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { FINAL_WORKFLOW_PHASES, LABEL_WORKFLOW, type Workflow } from '../src/api/index.js';
+import { FINAL_WORKFLOW_PHASES, type Workflow } from '../src/api/index.js';
 import { ControlPlane, freePort } from '../src/devenv/control-plane.js';
 import { KubeClient } from '../src/kube/client.js';
-import { NAMESPACES, PODS, SERVICE_ACCOUNTS, WORKFLOWS } from '../src/kube/resource.js';
+import { NAMESPACES, SERVICE_ACCOUNTS, WORKFLOWS } from '../src/kube/resource.js';
 import { createLogger } from '../src/log/logger.js';
-import { encodeWaitReport } from '../src/pods/wait-report.js';
 import { PodRunner } from '../src/runner/runner.js';
 import { printFigures, type Figure } from './figures.js';
 import { applyCrds } from '../test/support/apply.js';
+import { HollowNode } from './hollow-node.js';
 
 const REPO = resolve(import.meta.dirname, '..');
 const arg = (name: string, def: number): number => {
@@ -146,96 +146,6 @@ function controlPlaneCpu(plane: ControlPlane): number {
     total += (Number(stat[11]) + Number(stat[12])) / 100; // utime + stime, in clock ticks (USER_HZ 100)
   }
   return total;
-}
-
-/**
- * Completes step pods the way a very fast kubelet would: Running, then Succeeded with the
- * wait container's report, through pods/status. Bounded concurrency, like a node's API budget.
- */
-class HollowNode {
-  private readonly abort = new AbortController();
-  private readonly queue: string[] = [];
-  private readonly seen = new Set<string>();
-  private running?: Promise<void>;
-  private workers: Promise<void>[] = [];
-
-  constructor(
-    private readonly client: KubeClient,
-    private readonly namespace: string,
-    private readonly concurrency = 16,
-  ) {}
-
-  start(): void {
-    this.running = (async () => {
-      while (!this.abort.signal.aborted) {
-        await this.client
-          .watch(
-            PODS,
-            { namespace: this.namespace, labelSelector: LABEL_WORKFLOW },
-            (e) => {
-              const pod = e.object as { metadata?: { name?: string }; status?: { phase?: string; containerStatuses?: unknown[] } };
-              const name = pod.metadata?.name;
-              if (e.type !== 'ADDED' || !name || this.seen.has(name) || pod.status?.containerStatuses) return;
-              this.seen.add(name);
-              this.queue.push(name);
-            },
-            this.abort.signal,
-          )
-          .catch(() => sleep(200));
-      }
-    })();
-    this.workers = Array.from({ length: this.concurrency }, () => this.work());
-  }
-
-  async stop(): Promise<void> {
-    this.abort.abort();
-    await this.running;
-    await Promise.all(this.workers);
-  }
-
-  private async work(): Promise<void> {
-    while (!this.abort.signal.aborted) {
-      const name = this.queue.shift();
-      if (!name) {
-        await sleep(20);
-        continue;
-      }
-      const t = new Date().toISOString();
-      const term = (message?: string) => ({
-        terminated: { exitCode: 0, reason: 'Completed', startedAt: t, finishedAt: t, ...(message ? { message } : {}) },
-      });
-      const cs = (n: string, state: object) => ({ name: n, image: 'hollow', imageID: '', ready: false, restartCount: 0, state });
-      try {
-        await this.client.mergePatch(
-          PODS,
-          this.namespace,
-          name,
-          {
-            status: {
-              phase: 'Running',
-              startTime: t,
-              containerStatuses: [cs('main', { running: { startedAt: t } }), cs('wait', { running: { startedAt: t } })],
-            },
-          },
-          'status',
-        );
-        await this.client.mergePatch(
-          PODS,
-          this.namespace,
-          name,
-          {
-            status: {
-              phase: 'Succeeded',
-              containerStatuses: [cs('main', term()), cs('wait', term(encodeWaitReport({ exitCode: 0, result: 'ok', parameters: [] })))],
-            },
-          },
-          'status',
-        );
-      } catch (err) {
-        if ((err as { code?: number }).code !== 404) this.queue.push(name);
-      }
-    }
-  }
 }
 
 export async function runEngineBench(): Promise<Figure[]> {
