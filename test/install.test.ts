@@ -131,6 +131,8 @@ describe('manifests/install.yaml', () => {
       '/configmaps': ['create', 'get', 'list', 'update', 'watch'],
       '/events': ['create'],
       '/namespaces': ['get', 'list', 'watch'],
+      // A node lost under running steps (src/controller/lost-nodes.ts).
+      '/nodes': ['list'],
       // volumeClaimTemplates and podDisruptionBudget: made before the pods, removed per their GC.
       '/persistentvolumeclaims': ['create', 'delete'],
       'policy/poddisruptionbudgets': ['create', 'delete'],
@@ -162,7 +164,13 @@ describe('manifests/install.yaml', () => {
     );
     expect(await can(sa, 'impersonate', 'serviceaccounts', 'kube-system')).toBe(false);
     expect(await can(sa, 'create', 'leases', 'plugflow', 'coordination.k8s.io')).toBe(true);
+    // --sharding: the replicas' member Leases are listed, and a clean stop deletes its own.
+    expect(await can(sa, 'list', 'leases', 'plugflow', 'coordination.k8s.io')).toBe(true);
+    expect(await can(sa, 'delete', 'leases', 'plugflow', 'coordination.k8s.io')).toBe(true);
     expect(await can(sa, 'create', 'leases', workNs, 'coordination.k8s.io')).toBe(false);
+    // The kubelets' Leases are read, never written.
+    expect(await can(sa, 'list', 'leases', 'kube-node-lease', 'coordination.k8s.io')).toBe(true);
+    expect(await can(sa, 'update', 'leases', 'kube-node-lease', 'coordination.k8s.io')).toBe(false);
     expect(await can(sa, 'get', 'secrets', workNs)).toBe(false);
     expect(await can(sa, 'create', 'pods', workNs, '', 'exec')).toBe(false);
     expect(await can(sa, 'delete', 'workflows', workNs, 'plugflow.io')).toBe(true);
