@@ -15,6 +15,7 @@ import {
   type Inputs,
   type TemplateRef,
 } from '../api/index.js';
+import { copyNode, exportsGlobals } from './node-copy.js';
 import { artifactVariable, locationKey } from './artifacts.js';
 import type {
   AgentObservation,
@@ -391,21 +392,4 @@ export function toMs(iso: string | undefined, fallback: number): number {
   if (!iso) return fallback;
   const ms = Date.parse(iso);
   return Number.isNaN(ms) ? fallback : ms;
-}
-
-/** Whether a node's outputs name a global parameter or artifact (`globalName`). */
-export function exportsGlobals(n: NodeStatus): boolean {
-  return n.outputs?.parameters?.some((p) => p.globalName) === true || n.outputs?.artifacts?.some((a) => a.globalName) === true;
-}
-
-/**
- * A deep copy of a node the run may change in place. Its children list (a loop's group links
- * 100,000 items) is only ids: sliced, not put through structuredClone with the rest.
- */
-function copyNode(node: NodeStatus): NodeStatus {
-  if (node.children === undefined) return structuredClone(node);
-  const { children, ...rest } = node;
-  const copy = structuredClone(rest) as NodeStatus;
-  copy.children = children.slice();
-  return copy;
 }

@@ -22,6 +22,7 @@ import { ApiError, toApiError, transportMessage } from './errors.js';
 import {
   withQuery,
   writeQuery,
+  type DeleteOptions,
   type ListOptions,
   type ObjectList,
   type Query,
@@ -35,7 +36,7 @@ import { connectionPools, type Shared } from './connection-pools.js';
 import { explainImpersonationRefusal, kubeconfigAuthorization } from './auth-headers.js';
 import { PODS, resourceLabel, resourcePath, type ResourceType } from './resource.js';
 
-export type { ListOptions, ObjectList, WatchEvent, WatchOptions, WriteOptions } from './request-options.js';
+export type { DeleteOptions, ListOptions, ObjectList, WatchEvent, WatchOptions, WriteOptions } from './request-options.js';
 export { OWN_IDENTITY, WRITE_VERBS, type Identity, type KubeClientOptions, type RequestRecord, type Verb } from './request-options.js';
 import { OWN_IDENTITY, type Identity, type KubeClientOptions, type Verb } from './request-options.js';
 
@@ -192,24 +193,10 @@ export class KubeClient {
     });
   }
 
-  delete(
-    type: ResourceType,
-    namespace: string | undefined,
-    name: string,
-    options?: {
-      uid?: string;
-      /** Only if the object is still at this version (a conflict otherwise). */
-      resourceVersion?: string;
-      gracePeriodSeconds?: number;
-      propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
-    },
-  ): Promise<unknown> {
+  delete(type: ResourceType, namespace: string | undefined, name: string, options?: DeleteOptions): Promise<unknown> {
     const body: Record<string, unknown> = {};
-    if (options?.uid || options?.resourceVersion)
-      body.preconditions = {
-        ...(options.uid ? { uid: options.uid } : {}),
-        ...(options.resourceVersion ? { resourceVersion: options.resourceVersion } : {}),
-      };
+    const { uid, resourceVersion } = options ?? {};
+    if (uid || resourceVersion) body.preconditions = { ...(uid ? { uid } : {}), ...(resourceVersion ? { resourceVersion } : {}) };
     if (options?.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = options.gracePeriodSeconds;
     if (options?.propagationPolicy) body.propagationPolicy = options.propagationPolicy;
     return this.call({

@@ -92,3 +92,11 @@ export interface KubeClientOptions {
 export type Identity = { kind: 'own' } | { kind: 'token'; token: string } | { kind: 'serviceAccount'; namespace: string; name: string };
 
 export const OWN_IDENTITY: Identity = { kind: 'own' };
+
+/** Options of a delete. Preconditions: `uid`, and `resourceVersion` (only if the object is still at it, else a conflict). */
+export interface DeleteOptions {
+  uid?: string;
+  resourceVersion?: string;
+  gracePeriodSeconds?: number;
+  propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
+}
