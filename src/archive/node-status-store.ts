@@ -53,7 +53,7 @@ export class NodeStatusStore implements NodeStatusReader {
         for (const id of ids.slice(i, i + ROW_BATCH)) slice[id] = changed[id]!;
         await client.query(
           `insert into offloaded_nodes (uid, namespace, id, version, node)
-           select $1, $2, t.key, $3, t.value from jsonb_each($4::jsonb) as t`,
+           select $1, $2, t.key, $3, t.value from json_each($4::json) as t`,
           [uid, namespace, version, JSON.stringify(slice)],
         );
       }
