@@ -61,6 +61,33 @@ describe('offloaded node status', () => {
     expect(Object.keys(changes.changed)).toEqual(['d']);
   });
 
+  it("with the engine's delta, looks only at the touched ids and the ones that had failed, and gives the same answer", () => {
+    const before: Record<string, NodeStatus> = {
+      wf: node('wf', 'Running', { type: 'Steps', children: ['a', 'b', 'c'] }),
+      a: node('a', 'Succeeded'),
+      b: node('b', 'Running'),
+      c: node('c', 'Failed'),
+    };
+    const after: Record<string, NodeStatus> = {
+      ...before,
+      wf: { ...before.wf!, children: ['a', 'b', 'c', 'd'] },
+      b: node('b', 'Succeeded', { finishedAt: '2026-01-01T00:00:00Z' }),
+      d: node('d', 'Running'),
+    };
+    const delta = { from: before, touched: new Set(['wf', 'b', 'd']), failed: new Set(['c']) };
+    expect(nodeChanges(before, after, delta)).toEqual(nodeChanges(before, after));
+    expect(Object.keys(summaryNodes(after, 'wf', undefined, delta))).toEqual(['wf', 'c', 'd']);
+    expect(summaryNodes(after, 'wf', undefined, delta)).toEqual(summaryNodes(after, 'wf'));
+    // Nodes it does not name are taken to be the objects it was given: a changed one left out is not seen.
+    expect(Object.keys(nodeChanges(before, after, { ...delta, touched: new Set(['d']) }).changed)).toEqual(['d']);
+    // A delta of another table is not used.
+    expect(Object.keys(nodeChanges(before, after, { ...delta, from: { ...before }, touched: new Set() }).changed).sort()).toEqual([
+      'b',
+      'd',
+      'wf',
+    ]);
+  });
+
   it('a hydrated status has every node and remembers the summary it is stored as', () => {
     const stored: WorkflowStatus = { phase: 'Running', offloadNodeStatusVersion: '3', nodes: { wf: node('wf', 'Running') } };
     expect(needsHydration(stored)).toBe(true);

@@ -12,6 +12,18 @@
 import { jsonEqual } from './user-json.js';
 import { FINAL_NODE_PHASES, type NodeStatus, type WorkflowStatus } from './workflow-status.js';
 
+/**
+ * What a run's node table kept of the one it was given (`from`): every id whose entry is not
+ * the very object of `from` is in `touched` (created, changed, or copied and maybe unchanged);
+ * no id of `from` is gone; and the nodes `from` held Failed or Error are `failed`. Valid only
+ * for that `from` (compare by identity before use).
+ */
+export interface NodeDelta {
+  from: Readonly<Record<string, NodeStatus>>;
+  touched: ReadonlySet<string>;
+  failed: ReadonlySet<string>;
+}
+
 /** Most nodes an offloaded status keeps in the object. */
 export const OFFLOAD_SUMMARY_NODES = 200;
 
@@ -47,7 +59,13 @@ export function offloadedStoredForm(status: WorkflowStatus): WorkflowStatus | un
  * The nodes an offloaded object keeps: the root (its id is the workflow's name), then failed
  * ones, then those still running, up to `max`.
  */
-export function summaryNodes(nodes: Record<string, NodeStatus>, rootId: string, max = OFFLOAD_SUMMARY_NODES): Record<string, NodeStatus> {
+export function summaryNodes(
+  nodes: Record<string, NodeStatus>,
+  rootId: string,
+  max = OFFLOAD_SUMMARY_NODES,
+  /** The run's delta, when `nodes` is its table: only its failed and touched ids can be failed or running. */
+  delta?: NodeDelta,
+): Record<string, NodeStatus> {
   const out: Record<string, NodeStatus> = {};
   let n = 0;
   const take = (node: NodeStatus | undefined): void => {
@@ -59,11 +77,17 @@ export function summaryNodes(nodes: Record<string, NodeStatus>, rootId: string, 
   };
   take(nodes[rootId]);
   const running: NodeStatus[] = [];
-  for (const id in nodes) {
-    const node = nodes[id]!;
+  const consider = (node: NodeStatus | undefined): void => {
+    if (node === undefined) return;
     if (node.phase === 'Failed' || node.phase === 'Error') take(node);
     else if (running.length < max && !FINAL_NODE_PHASES.includes(node.phase)) running.push(node);
-  }
+  };
+  if (delta) {
+    // A node untouched by the run kept its phase: it is failed only if it was (`failed`), and
+    // every unfinished node was copied in, so it is touched.
+    for (const id of delta.failed) consider(nodes[id]);
+    for (const id of delta.touched) if (!delta.failed.has(id)) consider(nodes[id]);
+  } else for (const id in nodes) consider(nodes[id]);
   for (const node of running) take(node);
   return out;
 }
@@ -80,7 +104,13 @@ export interface NodeChanges {
  * the same objects) is unchanged without a deep look: the engine copies a finished node shallowly
  * (engine-run.ts), so in a large workflow almost every node is decided by that check.
  */
-export function nodeChanges(before: Record<string, NodeStatus> | undefined, after: Record<string, NodeStatus>): NodeChanges {
+export function nodeChanges(
+  before: Record<string, NodeStatus> | undefined,
+  after: Record<string, NodeStatus>,
+  /** The run's delta, when `after` is its table: only its touched ids are looked at. */
+  delta?: NodeDelta,
+): NodeChanges {
+  if (before !== undefined && delta?.from === before) return touchedChanges(before, after, delta.touched);
   const changed: Record<string, NodeStatus> = {};
   let size = 0;
   let kept = 0;
@@ -98,6 +128,23 @@ export function nodeChanges(before: Record<string, NodeStatus> | undefined, afte
   // (a retry of the workflow removes some): usually none did, and its nodes need no second walk.
   if (before !== undefined && sizes.get(before) !== kept) for (const id in before) if (after[id] === undefined) removed.push(id);
   return { changed, removed };
+}
+
+/** nodeChanges when the run says which ids may differ: none was removed, the others are the same objects. */
+function touchedChanges(before: Record<string, NodeStatus>, after: Record<string, NodeStatus>, touched: ReadonlySet<string>): NodeChanges {
+  const changed: Record<string, NodeStatus> = {};
+  let added = 0;
+  for (const id of touched) {
+    const node = after[id];
+    if (node === undefined) continue;
+    const old = before[id];
+    if (old === undefined) added++;
+    if (old === node || (old !== undefined && (sameFields(old, node) || jsonEqual(old, node)))) continue;
+    changed[id] = node;
+  }
+  const size = sizes.get(before);
+  if (size !== undefined) sizes.set(after, size + added);
+  return { changed, removed: [] };
 }
 
 /** Sizes of the node sets nodeChanges walked (the next reconcile's `before` is this one's `after`). */

@@ -19,6 +19,8 @@ export interface LiveState {
 export class ControllerMetrics {
   readonly registry = new Registry();
   readonly reconcileDuration: Histogram<'result'>;
+  /** Where a reconcile's time goes (hydrate, engine, offload, status, features, actions): what to tune on huge workflows. */
+  readonly reconcileStage: Histogram<'stage'>;
   readonly apiRequests: Counter<'verb' | 'resource' | 'code'>;
   readonly apiErrors: Counter<'verb' | 'resource' | 'code'>;
   readonly apiWrites: Counter<'verb' | 'resource'>;
@@ -97,6 +99,13 @@ export class ControllerMetrics {
       help: 'Time to reconcile one workflow key, by result (success, error, deferred).',
       labelNames: ['result'],
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.reconcileStage = new Histogram({
+      name: 'plugflow_controller_reconcile_stage_seconds',
+      help: 'Time spent in each stage of a reconcile: hydrate (read offloaded nodes), engine, offload (plan and database write of changed nodes), status (the status write), features, actions.',
+      labelNames: ['stage'],
+      buckets: [0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers,
     });
     this.apiRequests = new Counter({

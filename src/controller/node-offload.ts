@@ -17,6 +17,7 @@ import {
   offloadedVersion,
   summaryNodes,
   type NodeChanges,
+  type NodeDelta,
   type NodeStatus,
   type Workflow,
   type WorkflowStatus,
@@ -65,17 +66,18 @@ export class NodeOffload {
    * What to store for `status`, computed for `wf` (hydrated): undefined when the workflow keeps
    * its nodes in the object (not offloaded and not over `aboveNodes`). Pure: nothing is written.
    */
-  plan(wf: Workflow, status: WorkflowStatus): OffloadPlan | undefined {
+  plan(wf: Workflow, status: WorkflowStatus, delta?: NodeDelta): OffloadPlan | undefined {
     const held = offloadedVersion(wf.status);
     const nodes = status.nodes ?? {};
     if (held === undefined && !moreNodesThan(nodes, this.aboveNodes)) return undefined;
-    const changes = nodeChanges(held === undefined ? undefined : wf.status?.nodes, nodes);
+    // The engine's delta (when `status` is its run on `wf`) makes both walks follow what changed.
+    const changes = nodeChanges(held === undefined ? undefined : wf.status?.nodes, nodes, delta);
     const same = held !== undefined && changes.removed.length === 0 && Object.keys(changes.changed).length === 0;
     const version = same ? held : (held ?? 0) + 1;
     const { nodes: _all, compressedNodes: _compressed, ...rest } = status;
     const stored: WorkflowStatus = {
       ...rest,
-      nodes: summaryNodes(nodes, wf.metadata?.name ?? ''),
+      nodes: summaryNodes(nodes, wf.metadata?.name ?? '', undefined, delta?.from === wf.status?.nodes ? delta : undefined),
       offloadNodeStatusVersion: String(version),
     };
     const where = { uid: wf.metadata?.uid ?? '', namespace: wf.metadata?.namespace ?? '' };

@@ -42,6 +42,7 @@ import type { ControllerMetrics } from './metrics.js';
 import { buildObservations, cachedTemplates, type ObservationInputs } from './observations.js';
 import { boundedStatus, DEFAULT_MAX_STATUS_BYTES, refusedAsTooLargeMessage, serializedSize } from './status-size.js';
 import { writePhaseLabels, writeStatus } from './status-writer.js';
+import { announcePhase } from './phase-announcements.js';
 import { errorMessage } from '../log/error-message.js';
 import { engineFailureStatus } from './engine-failure.js';
 import { mergeOutcomes, type FeatureOutcome, type ReconcileRun, type StoredRun, type WorkflowFeature } from './features/index.js';
@@ -132,23 +133,27 @@ export class Reconciler {
 
     const stored = await this.store(key, wf);
     if (!stored) return {};
+    let t = performance.now();
     wf = stored.workflow;
     const { run: result, final } = stored;
     const phase = result.status.phase ?? '';
     // Before the actions: locks settle, metrics are recorded, the artifact GC finalizer is added
     // before the first pod can store an artifact.
     for (const f of this.features) await f.stored?.(stored);
-    if (phase !== before) this.announce(wf, before, phase, result.status.message);
+    t = this.lap('features', t);
+    if (phase !== before) announcePhase(this.deps, wf, before, phase, result.status.message);
     // The phase labels and the actions touch different objects: one round trip for both.
     const [, applied] = await Promise.all([
       this.label(wf, phase, final),
       this.deps.applier.apply({ ...wf, spec: result.effective.spec }, result.actions),
     ]);
+    t = this.lap('actions', t);
     let outcome: ReconcileOutcome = applied;
     if (final) {
       await this.deps.applier.deleteAgent(wf);
       if (!applied.requeueNow) this.deps.failures.forget(wf.metadata.uid!);
       for (const f of this.features) outcome = mergeOutcomes(outcome, await f.finished?.(stored, applied));
+      this.lap('features', t);
     }
     return outcome;
   }
@@ -169,13 +174,15 @@ export class Reconciler {
     // The status the stored one was computed from: metrics count what changed from it.
     let statusBefore: WorkflowStatus | undefined;
     for (let conflicts = 0; !result;) {
+      let t = performance.now();
       // After a refusal the engine need not run again (a large status is slow to compute).
       last = refusedAsTooLarge && last ? last : this.run(wf);
       // A waiter served now starts in this reconcile: the engine runs again with the grant.
       if (!refusedAsTooLarge && (await this.rerun(wf, last))) last = this.run(wf, last);
+      t = this.lap('engine', t);
       // A workflow with too many nodes stores them in the database (node-offload.ts): its object
       // gets the summary, which is also what is measured against the size limit.
-      let plan = this.deps.offload?.plan(wf, last.status);
+      let plan = this.deps.offload?.plan(wf, last.status, last.nodeDelta);
       let computed = this.bounded(wf, last, refusedAsTooLarge, plan?.stored);
       if (computed.status !== last.status) plan = this.deps.offload?.plan(wf, computed.status);
       // Active-active (sharding.ts): the writer is recorded, so a take-over is one visible write.
@@ -191,6 +198,7 @@ export class Reconciler {
       try {
         const base = wf.status;
         if (plan) await this.deps.offload!.save(plan);
+        t = this.lap('offload', t);
         let written = await writeStatus(this.deps.client, wf, plan ? plan.stored : computed.status, this.deps.compressNodesAbove);
         statusBefore = base;
         if (written) {
@@ -198,6 +206,7 @@ export class Reconciler {
           this.deps.caches.rememberWorkflow(written);
           wf = written;
         }
+        this.lap('status', t);
         result = computed;
       } catch (err) {
         if (isTooLarge(err) && (refusedAsTooLarge?.attempt ?? 0) < 2) {
@@ -235,8 +244,19 @@ export class Reconciler {
   }
 
   /** `wf` with its whole node set when its nodes are offloaded (read from memory or the database). */
-  private hydrate(wf: Obj<Workflow>): Promise<Obj<Workflow>> {
-    return this.deps.offload && needsHydration(wf.status) ? this.deps.offload.hydrate(wf) : Promise.resolve(wf);
+  private async hydrate(wf: Obj<Workflow>): Promise<Obj<Workflow>> {
+    if (!this.deps.offload || !needsHydration(wf.status)) return wf;
+    const t = performance.now();
+    const hydrated = await this.deps.offload.hydrate(wf);
+    this.lap('hydrate', t);
+    return hydrated;
+  }
+
+  /** Records the time since `since` as `stage`'s; returns now (the next stage's start). */
+  private lap(stage: 'hydrate' | 'engine' | 'offload' | 'status' | 'features' | 'actions', since: number): number {
+    const now = performance.now();
+    this.deps.metrics.reconcileStage.observe({ stage }, (now - since) / 1000);
+    return now;
   }
 
   /** Whether a feature needs the engine to run again before the status is written (a lock granted now). */
@@ -371,24 +391,7 @@ export class Reconciler {
       effective: out.spec ? { ...wf, spec: out.spec } : wf,
       observations,
       ...(out.locks ? { locks: out.locks } : {}),
+      ...(out.nodeDelta ? { nodeDelta: out.nodeDelta } : {}),
     };
-  }
-
-  /** Logs and records an Event for the transitions that matter: started, finished. */
-  private announce(wf: Obj<Workflow>, before: WorkflowPhase, phase: WorkflowPhase, message: string | undefined): void {
-    const key = `${wf.metadata.namespace}/${wf.metadata.name}`;
-    if (FINAL_WORKFLOW_PHASES.includes(phase)) {
-      const type = phase === 'Succeeded' ? 'Normal' : 'Warning';
-      this.deps.log.info('workflow finished', { workflow: key, phase, message });
-      this.deps.events.record(
-        wf,
-        type,
-        `Workflow${phase}`,
-        message ? `Workflow ${phase.toLowerCase()}: ${message}` : `Workflow ${phase.toLowerCase()}`,
-      );
-    } else if (phase === 'Running' && (before === '' || before === 'Pending')) {
-      this.deps.log.info('workflow started', { workflow: key });
-      this.deps.events.record(wf, 'Normal', 'WorkflowRunning', 'Workflow started');
-    }
   }
 }

@@ -6,7 +6,15 @@
  * substituting `arguments`) happens only for a call whose node does not exist yet, so a started
  * node is never re-decided.
  */
-import type { Arguments, ContinueOn, LifecycleHooks, Sequence, Template, TemplateRef } from '../api/index.js';
+import {
+  setOwn,
+  type Arguments,
+  type ContinueOn,
+  type LifecycleHooks,
+  type Sequence,
+  type Template,
+  type TemplateRef,
+} from '../api/index.js';
 import { resolveFromExpressions } from './artifacts.js';
 import { evaluateWhenText, renderString, renderValue, valueSource } from './expressions.js';
 import { expandLoop, isLooped, itemVariables, LoopError } from './loop-items.js';
@@ -107,13 +115,14 @@ export function expandLazily(
   // An item's variables are built when they are read (when its call starts, or its hooks run):
   // a reconcile of a loop of 100,000 items mostly looks its finished items up by name.
   const ref = referenceOf(site, where);
+  const reads = plainReads(site);
   const at = (i: number): ExpandedCall => {
     const item = items[i];
     return call(
       site,
       loopItemName(baseName, i, item),
       `${displayBase}(${i}:${itemLabel(item)})`,
-      () => ({ ...vars, ...itemVariables(item) }),
+      () => (reads ? picked(vars, reads, itemVariables(item)) : { ...vars, ...itemVariables(item) }),
       where,
       local,
       ref,
@@ -170,6 +179,55 @@ function call(
       }
     },
   };
+}
+
+/**
+ * The variables a loop item's call reads, when the site's own fields use only plain tags
+ * (`{{item}}`, `{{tasks.a.outputs.result}}`): each item then gets those and its own variables,
+ * not a copy of everything in scope (a DAG of 100 tasks has hundreds, and a reconcile may start
+ * 5,000 items). Undefined when the site needs them all: a `when`, an expression (`{{=…}}`,
+ * `fromExpression`), or hooks and exit handlers, which are given the item's variables.
+ */
+function plainReads(site: CallSite): readonly string[] | undefined {
+  if (site.when !== undefined || site.hooks !== undefined || site.onExit !== undefined) return undefined;
+  if (site.arguments?.artifacts?.some((a) => a.fromExpression !== undefined)) return undefined;
+  const known = reads.get(site);
+  if (known !== undefined) return known ?? undefined;
+  const names = new Set<string>();
+  const found = site.arguments === undefined || tagsOf(site.arguments, names);
+  const out = found ? [...names] : null;
+  reads.set(site, out);
+  return out ?? undefined;
+}
+
+const reads = new WeakMap<CallSite, readonly string[] | null>();
+
+/** Adds the names of the plain tags in every string of `value` to `into`; false on an expression or a malformed tag. */
+function tagsOf(value: unknown, into: Set<string>): boolean {
+  if (typeof value === 'string') {
+    // As compileTemplate (expr/template.ts) reads tags: `{{` up to the next `}}`, trimmed.
+    for (let i = value.indexOf('{{'); i >= 0; i = value.indexOf('{{', i)) {
+      let j = i + 2;
+      while (j < value.length && /\s/.test(value[j]!)) j++;
+      if (value[j] === '=') return false;
+      const close = value.indexOf('}}', i + 2);
+      if (close < 0) return false;
+      into.add(value.slice(i + 2, close).trim());
+      i = close + 2;
+    }
+    return true;
+  }
+  if (Array.isArray(value)) return value.every((v) => tagsOf(v, into));
+  if (value !== null && typeof value === 'object') return Object.values(value).every((v) => tagsOf(v, into));
+  return true;
+}
+
+/** `names` of `vars` (those it has), then `own` over them. */
+function picked(vars: Vars, names: readonly string[], own: Vars): Vars {
+  const out: Vars = {};
+  for (const n of names) if (Object.hasOwn(vars, n)) setOwn(out, n, vars[n]);
+  for (const k of Object.keys(own)) setOwn(out, k, own[k]);
+  return out;
 }
 
 /** `args` without the parameters named in `names`. */

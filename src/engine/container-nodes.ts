@@ -7,7 +7,8 @@
  */
 import type { NodeStatus, Template } from '../api/index.js';
 import type { PodObservation } from './contract.js';
-import { isFinal, type EngineRun } from './engine-run.js';
+import type { EngineRun } from './engine-run.js';
+import { isFinal } from './node-phase.js';
 
 export function syncContainerNodes(run: EngineRun, node: NodeStatus, template: Template, obs: PodObservation | undefined): void {
   const members = template.containerSet?.containers ?? [];

@@ -23,7 +23,7 @@ import type {
   Template,
   WorkflowSpec,
 } from '../api/index.js';
-import type { WorkflowStatus } from '../api/index.js';
+import type { NodeDelta, WorkflowStatus } from '../api/index.js';
 
 /** What the controller saw of one step pod (built by src/pods from a V1Pod). */
 export interface PodObservation {
@@ -334,4 +334,9 @@ export interface ReconcileResult {
    * the controller reports it.
    */
   restored?: string[];
+  /**
+   * How `status.nodes` differs from the nodes the run was given, when the engine knows: lets the
+   * controller diff and summarize a 100,000-node table by what changed (node-offload.ts).
+   */
+  nodeDelta?: NodeDelta;
 }

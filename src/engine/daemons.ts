@@ -8,7 +8,8 @@
  * A daemon whose pod fails or disappears before that ends Failed/Error as any step does.
  */
 import type { NodeStatus } from '../api/index.js';
-import { isFinal, type EngineRun } from './engine-run.js';
+import type { EngineRun } from './engine-run.js';
+import { isFinal } from './node-phase.js';
 
 /** Marks a ready daemon pod node (and records its IP). */
 export function markDaemoned(run: EngineRun, node: NodeStatus, podIP: string | undefined): void {

@@ -52,13 +52,13 @@ export type DisplayName = { ok: true; displayName: string | undefined } | { ok: 
  * The display name `template` gives its node, rendered with `vars`; undefined when it sets none.
  * `where` names the template in the error (`spec.templates[main]`).
  */
-export function templateDisplayName(template: Template, vars: Vars, where: string): DisplayName {
+export function templateDisplayName(template: Template, vars: Vars | (() => Vars), where: string): DisplayName {
   const raw = template.annotations?.[ANNOTATION_DISPLAY_NAME];
   if (raw === undefined) return { ok: true, displayName: undefined };
   const field = `${where}.annotations.${ANNOTATION_DISPLAY_NAME}`;
   let value: string;
   try {
-    value = renderString(String(raw), vars, field);
+    value = renderString(String(raw), typeof vars === 'function' ? vars() : vars, field);
   } catch (err) {
     return { ok: false, error: errorMessage(err) };
   }

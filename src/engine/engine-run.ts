@@ -6,16 +6,9 @@
  * survive goes into the node table, which becomes `status.nodes`.
  */
 import type { ParameterConfigMaps } from './parameter-config-maps.js';
-import {
-  FINAL_NODE_PHASES,
-  type Artifact,
-  type NodePhase,
-  type NodeStatus,
-  type NodeType,
-  type Inputs,
-  type TemplateRef,
-} from '../api/index.js';
+import type { Artifact, NodePhase, NodeStatus, NodeType, Inputs, TemplateRef } from '../api/index.js';
 import { copyNode, exportsGlobals } from './node-copy.js';
+import { isFailure, isFinal } from './node-phase.js';
 import { artifactVariable, locationKey } from './artifacts.js';
 import type {
   AgentObservation,
@@ -68,6 +61,8 @@ export class EngineRun {
   readonly memoCaches: Readonly<Record<string, MemoCacheObservation>>;
   /** Some node is (or was) a ready daemon (daemons.ts): scope ends look for daemons to stop. */
   hasDaemons = false;
+  /** Some node is a DAG: only then may a node have two parents (progress.ts counts them). */
+  hasDagNode = false;
   /** Observations.parameterConfigMaps (parameter-config-maps.ts). */
   readonly parameterConfigMaps: ParameterConfigMaps;
   /** This workflow's own memoized results not yet seen in their cache, by `cache/key` (memoize.ts). */
@@ -119,6 +114,7 @@ export class EngineRun {
     const before = previous ?? {};
     for (const id in before) {
       const node = before[id]!;
+      this.givenIds.push(id);
       // Shared, not copied: a finished node's result never changes (node-lifecycle.ts). What may
       // still change of one (its progress, a hook linked as a child) is written to a copy put in
       // its place (own), never to the caller's object.
@@ -129,8 +125,10 @@ export class EngineRun {
       } else {
         this.nodes[id] = this.adopt(copyNode(node));
         this.openIds.add(id);
+        this.touched.add(id);
       }
       if (node.daemoned === true) this.hasDaemons = true;
+      if (node.type === 'DAG') this.hasDagNode = true;
     }
     this.nowMs = Date.parse(observations.now);
     if (Number.isNaN(this.nowMs)) throw new Error(`observations.now is not an ISO-8601 time: ${JSON.stringify(observations.now)}`);
@@ -156,6 +154,12 @@ export class EngineRun {
   readonly exporters: NodeStatus[] = [];
   /** The ids of the nodes that had ended Failed or Error when the run began. */
   readonly failedIds = new Set<string>();
+  /**
+   * Every id whose entry in `nodes` may not be the very object the run was given: copied in
+   * unfinished, created, or copied to be changed (and updateProgress adds the ones it rewrites).
+   * Any other entry is the caller's object, untouched (contract.ts NodeDelta).
+   */
+  readonly touched = new Set<string>();
 
   /**
    * Whether a node may have changed since the run began: it was unfinished then, or this run
@@ -246,7 +250,9 @@ export class EngineRun {
     if (spec.message !== undefined) node.message = spec.message;
     if (isFinal(node.phase)) node.finishedAt = this.now;
     if (this.nodes[id] === undefined) this.createdIds.add(id);
+    if (node.type === 'DAG') this.hasDagNode = true;
     this.nodes[id] = this.adopt(node);
+    this.touched.add(id);
     return node;
   }
 
@@ -304,6 +310,7 @@ export class EngineRun {
     if (current !== undefined && current !== node && this.owned.has(current)) return current;
     const copy = this.adopt({ ...node, ...(node.children ? { children: [...node.children] } : {}) });
     this.nodes[node.id] = copy;
+    this.touched.add(node.id);
     return copy;
   }
 
@@ -313,6 +320,14 @@ export class EngineRun {
   private readonly linked = new Map<string, Set<string>>();
   /** Ids of the nodes created in this run that did not exist before it. */
   private readonly createdIds = new Set<string>();
+  /** The ids of the nodes the run was given, in their order. */
+  private readonly givenIds: string[] = [];
+
+  /** Every id in `nodes`: those given, then those created (without enumerating a 100,000-key object). */
+  *nodeIds(): Generator<string> {
+    yield* this.givenIds;
+    yield* this.createdIds;
+  }
 
   children(node: NodeStatus): NodeStatus[] {
     return (node.children ?? []).map((id) => this.nodes[id]).filter((n): n is NodeStatus => n !== undefined);
@@ -373,23 +388,4 @@ export class EngineRun {
   podCapacity(): boolean {
     return this.parallelism === undefined || this.activePods < this.parallelism;
   }
-}
-
-export function isFinal(phase: NodePhase | undefined): boolean {
-  return phase !== undefined && FINAL_NODE_PHASES.includes(phase);
-}
-
-/** A node its siblings and dependents no longer wait for: finished, or a ready daemon (daemons.ts). */
-export function isFulfilled(node: NodeStatus): boolean {
-  return isFinal(node.phase) || node.daemoned === true;
-}
-
-export function isFailure(phase: NodePhase | undefined): phase is 'Failed' | 'Error' {
-  return phase === 'Failed' || phase === 'Error';
-}
-
-export function toMs(iso: string | undefined, fallback: number): number {
-  if (!iso) return fallback;
-  const ms = Date.parse(iso);
-  return Number.isNaN(ms) ? fallback : ms;
 }

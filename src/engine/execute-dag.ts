@@ -19,7 +19,8 @@
  */
 import type { DAGTask, NodeStatus } from '../api/index.js';
 import type { DependencyState } from '../expr/index.js';
-import { isFailure, isFinal, isFulfilled, type EngineRun } from './engine-run.js';
+import type { EngineRun } from './engine-run.js';
+import { isFailure, isFinal, isFulfilled } from './node-phase.js';
 import { continuesOn, expandCalls, expandLazily, referenceOf } from './call-expansion.js';
 import { startedItems } from './started-items.js';
 import { buildDagGraph, parseTargets, tasksNeededFor, topologicalOrder } from './dag-graph.js';

@@ -10,7 +10,8 @@
  */
 import { intOrStringToFloat, intOrStringToNumber, type NodeStatus, type RetryStrategy, type Template } from '../api/index.js';
 import { parseSecondsOrDuration } from '../api/index.js';
-import { isFailure, isFinal, toMs, type EngineRun } from './engine-run.js';
+import type { EngineRun } from './engine-run.js';
+import { isFailure, isFinal, toMs } from './node-phase.js';
 import { evaluateRetryExpression, renderString } from './expressions.js';
 import { newNode, templateVariables, type Execution } from './invocation.js';
 import { retryAttemptName } from './node-naming.js';

@@ -13,7 +13,8 @@
  * groups see earlier steps' results as `{{steps.<name>.…}}`.
  */
 import type { NodeStatus, WorkflowStep } from '../api/index.js';
-import { isFailure, isFinal, type EngineRun } from './engine-run.js';
+import type { EngineRun } from './engine-run.js';
+import { isFailure, isFinal } from './node-phase.js';
 import { continuesOn, expandLazily, type ExpandedCall } from './call-expansion.js';
 import { startedItems } from './started-items.js';
 import { advanceHooks } from './exit-hooks.js';

@@ -12,8 +12,10 @@
  * knows what may be supplied without having to find the template.
  */
 import { parseSecondsOrDuration, type NodeStatus, type Parameter } from '../api/index.js';
-import { toMs, type EngineRun } from './engine-run.js';
-import { renderLeafTemplate, valueSource } from './expressions.js';
+import type { EngineRun } from './engine-run.js';
+import { toMs } from './node-phase.js';
+import { hasTags, renderLeafTemplate, valueSource } from './expressions.js';
+import type { Vars } from './variables.js';
 import { newNode, type Execution } from './invocation.js';
 import { leafVariables } from './leaf-render.js';
 import { leafLimitReached } from './leaf-deadline.js';
@@ -28,9 +30,13 @@ export function executeSuspend(run: EngineRun, ex: Execution): NodeStatus | unde
     const declared = ex.resolved.template.outputs?.parameters ?? [];
     if (declared.length > 0) node.outputs = { parameters: declared.map(declaredOnly) };
   }
-  const vars = leafVariables(run, node, ex);
+  // The variables are built only when used: a template without tags (a loop's 100,000 waiting
+  // items) is read as it is, and outputs are collected once, when it ends.
+  let vars: Vars | undefined;
+  const variables = (): Vars => (vars ??= leafVariables(run, node, ex));
   try {
-    const template = renderLeafTemplate(ex.resolved.template, vars, ex.where, ex.seed.inputs);
+    const given = ex.resolved.template;
+    const template = hasTags(given) ? renderLeafTemplate(given, variables(), ex.where, ex.seed.inputs) : given;
     const limit = leafLimitReached(run, node, template, ex.timing, ex.where);
     if (limit !== undefined) return run.setPhase(node, 'Failed', limit);
     const duration = template.suspend?.duration;
@@ -40,9 +46,11 @@ export function executeSuspend(run: EngineRun, ex: Execution): NodeStatus | unde
       run.requeueAt(end);
       return node;
     }
-    const collected = collectOutputs(template.outputs, node.outputs, valueSource(vars), ex.where);
-    if (!collected.ok) return run.setPhase(node, 'Error', collected.error);
-    if (collected.outputs.parameters) node.outputs = collected.outputs;
+    if (template.outputs !== undefined) {
+      const collected = collectOutputs(template.outputs, node.outputs, valueSource(variables()), ex.where);
+      if (!collected.ok) return run.setPhase(node, 'Error', collected.error);
+      if (collected.outputs.parameters) node.outputs = collected.outputs;
+    }
     return run.setPhase(node, 'Succeeded', '');
   } catch (err) {
     return run.setPhase(node, 'Error', errorMessage(err));

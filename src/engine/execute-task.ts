@@ -19,7 +19,8 @@
  * fails at once with the reason, instead of reaching an agent that does not know it.
  */
 import { FEATURE_GATE_EXECUTOR_PLUGINS, type NodeStatus, type Template } from '../api/index.js';
-import { isFinal, type EngineRun } from './engine-run.js';
+import type { EngineRun } from './engine-run.js';
+import { isFinal } from './node-phase.js';
 import { newNode, type Execution } from './invocation.js';
 import { leafLimitMessage, renderLeaf, succeedLeaf } from './leaf-render.js';
 

@@ -15,7 +15,8 @@
  */
 import { stopDaemons } from './daemons.js';
 import { TEMPLATE_KINDS, type Arguments, type Inputs, type NodeStatus, type NodeType, type Template } from '../api/index.js';
-import { isFinal, type EngineRun } from './engine-run.js';
+import type { EngineRun } from './engine-run.js';
+import { isFinal } from './node-phase.js';
 import { executeDag } from './execute-dag.js';
 import { executePod } from './execute-pod.js';
 import { executeRetry } from './execute-retry.js';
@@ -114,7 +115,8 @@ function executeInvocation(run: EngineRun, inv: Invocation, existing: NodeStatus
       return run.createNode({ ...base, ...seedTemplate(resolved), type: nodeTypeOf(kind, template), phase: 'Error', message: bound.error });
     inputs = bound.inputs;
     // The template's display-name annotation, rendered now, names the node (display-name.ts).
-    const named = templateDisplayName(template, { ...scope, ...inputVariables(inputs), ...outputPathVariables(template) }, where);
+    // Its variables are built only for a template that has a display name to render.
+    const named = templateDisplayName(template, () => ({ ...scope, ...inputVariables(inputs), ...outputPathVariables(template) }), where);
     if (!named.ok)
       return run.createNode({
         ...base,

@@ -9,7 +9,8 @@
  * Hook arguments see the owner's results under its usual name (`steps.X.…` / `tasks.X.…`).
  */
 import type { LifecycleHook, NodeStatus } from '../api/index.js';
-import { isFinal, isFulfilled, type EngineRun } from './engine-run.js';
+import type { EngineRun } from './engine-run.js';
+import { isFinal, isFulfilled } from './node-phase.js';
 import type { CallSite } from './call-expansion.js';
 import { renderValue } from './expressions.js';
 import { executeTemplate } from './execute-template.js';

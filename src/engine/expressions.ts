@@ -103,6 +103,23 @@ function leafRenderer(vars: Vars): (text: string, field: string) => string {
 }
 
 /** A copy of `value` with `fn` applied to every string; own keys only, written with setOwn. */
+/**
+ * Whether any string in `value` holds a tag (`{{`). Templates are asked once each (the answer is
+ * kept by object): a suspend step of a loop need not render, nor build its variables, on every
+ * reconcile of its 100,000 items.
+ */
+export function hasTags(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('{{');
+  if (value === null || typeof value !== 'object') return false;
+  const known = tagged.get(value);
+  if (known !== undefined) return known;
+  const found = Array.isArray(value) ? value.some(hasTags) : Object.values(value).some(hasTags);
+  tagged.set(value, found);
+  return found;
+}
+
+const tagged = new WeakMap<object, boolean>();
+
 function mapStrings(value: unknown, path: string, fn: (text: string, field: string) => string): unknown {
   if (typeof value === 'string') return fn(value, path);
   if (Array.isArray(value)) return value.map((v, i) => mapStrings(v, `${path}[${i}]`, fn));

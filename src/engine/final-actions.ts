@@ -5,7 +5,7 @@
  */
 import type { EngineAction, Observations } from './contract.js';
 import type { WorkflowStatus } from '../api/index.js';
-import { isFinal } from './engine-run.js';
+import { isFinal } from './node-phase.js';
 
 /**
  * Actions that tidy up the world: pods still running under finished (or unknown) nodes, agent

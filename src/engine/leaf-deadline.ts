@@ -12,7 +12,8 @@
  * the pod or task. Otherwise the earliest limit becomes a requeue time.
  */
 import { intOrStringToNumber, parseSecondsOrDuration, type NodeStatus, type Template } from '../api/index.js';
-import { toMs, type EngineRun } from './engine-run.js';
+import type { EngineRun } from './engine-run.js';
+import { toMs } from './node-phase.js';
 
 export interface LeafTiming {
   /** Start of the `timeout` clock (the retry node's start for retried templates). */

@@ -21,7 +21,8 @@
  * not start after a deadline, Stop or Terminate; those already running are advanced.
  */
 import type { LifecycleHook, LifecycleHooks, NodeStatus } from '../api/index.js';
-import { isFinal, type EngineRun } from './engine-run.js';
+import type { EngineRun } from './engine-run.js';
+import { isFinal } from './node-phase.js';
 import { RecursionLimitError, executeTemplate } from './execute-template.js';
 import { checkExpression, checkTags, evaluateCondition, renderValue } from './expressions.js';
 import { lifecycleHookName } from './node-naming.js';

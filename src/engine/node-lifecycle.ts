@@ -5,7 +5,7 @@
  * back (`ReconcileResult.restored`): each such id is an engine bug, which the controller reports
  * (reconciler.ts asserts the rule held). Pure.
  */
-import { FINAL_NODE_PHASES, FINAL_WORKFLOW_PHASES, jsonEqual, type WorkflowStatus } from '../api/index.js';
+import { FINAL_NODE_PHASES, FINAL_WORKFLOW_PHASES, jsonEqual, type NodeDelta, type WorkflowStatus } from '../api/index.js';
 
 export interface GuardResult {
   status: WorkflowStatus;
@@ -13,7 +13,7 @@ export interface GuardResult {
   restored: string[];
 }
 
-export function keepFinishedResults(stored: WorkflowStatus | undefined, next: WorkflowStatus): GuardResult {
+export function keepFinishedResults(stored: WorkflowStatus | undefined, next: WorkflowStatus, delta?: NodeDelta): GuardResult {
   if (!stored) return { status: next, restored: [] };
   if (stored.phase && FINAL_WORKFLOW_PHASES.includes(stored.phase) && next.phase !== stored.phase) {
     return { status: stored, restored: ['(workflow)'] };
@@ -21,8 +21,11 @@ export function keepFinishedResults(stored: WorkflowStatus | undefined, next: Wo
   const restored: string[] = [];
   let nodes = next.nodes;
   const storedNodes = stored.nodes ?? {};
-  for (const id in storedNodes) {
-    const old = storedNodes[id]!;
+  // With the run's delta only its touched ids can hold another object than the stored one.
+  const ids: Iterable<string> = delta !== undefined && delta.from === stored.nodes ? delta.touched : Object.keys(storedNodes);
+  for (const id of ids) {
+    const old = storedNodes[id];
+    if (old === undefined) continue;
     const now = nodes?.[id];
     // The same object: a finished node the run shared and did not touch (most of a large workflow).
     if (now === old || !FINAL_NODE_PHASES.includes(old.phase)) continue;

@@ -11,27 +11,25 @@ const FORMAT = /^(\d+)\/(\d+)$/;
 
 /**
  * Sets `progress` on every node and returns the workflow's progress: `0/0` when it has no work
- * (as the peer shows a workflow without pods), so the status always says how far it got.
+ * (as the peer shows a workflow without pods), so the status always says how far it got. A node
+ * whose progress changed is replaced by a copy, its id added to `opts.rewritten`.
  *
  * When every node has at most one parent (steps, and DAGs without dependencies between tasks)
  * the sums are built bottom-up in one walk, each node visited once; otherwise each composite
  * node sums its distinct work descendants on its own (a task depended on by two others is still
  * counted once).
  */
-export function updateProgress(nodes: Record<string, NodeStatus>): string | undefined {
+export function updateProgress(nodes: Record<string, NodeStatus>, opts: ProgressOptions = {}): string | undefined {
   const all: Work = { done: 0, total: 0 };
+  const ids = opts.ids ?? Object.keys(nodes);
   // Only a DAG links a node under two parents (a task under each task it depends on): without
   // one the nodes are a forest, and the parents need not be counted.
-  let dag = false;
-  for (const id in nodes) {
-    const node = nodes[id]!;
-    addOwn(node, all);
-    if (node.type === 'DAG') dag = true;
-  }
+  let dag = opts.mayShare ?? false;
+  if (opts.mayShare === undefined) for (const id of ids) if (nodes[id]!.type === 'DAG') dag = true;
   let shared = false;
   if (dag) {
     const hasParent = new Set<string>();
-    for (const id in nodes) {
+    for (const id of ids) {
       for (const c of nodes[id]!.children ?? []) {
         if (hasParent.has(c)) shared = true;
         else hasParent.add(c);
@@ -40,7 +38,7 @@ export function updateProgress(nodes: Record<string, NodeStatus>): string | unde
   }
   const sums = new Map<string, Work>();
   const one: Work = { done: 0, total: 0 };
-  for (const id in nodes) {
+  for (const id of ids) {
     const node = nodes[id]!;
     // A work node shows its own progress: its `children` are the tasks that depend on it (DAG
     // links), not parts of it. Writing a sum there would also be read back as "reported" by the
@@ -48,10 +46,16 @@ export function updateProgress(nodes: Record<string, NodeStatus>): string | unde
     let w: Work;
     if (WORK_TYPES.has(node.type)) {
       // Most nodes of a large workflow: a finished pod, its progress already written.
-      if (node.progress === '1/1' && node.phase === 'Succeeded' && node.type === 'Pod') continue;
+      if (node.progress === '1/1' && node.phase === 'Succeeded' && node.type === 'Pod') {
+        all.done++;
+        all.total++;
+        continue;
+      }
       one.done = 0;
       one.total = 0;
       addOwn(node, one);
+      all.done += one.done;
+      all.total += one.total;
       w = one;
     } else if (node.children === undefined || node.children.length === 0)
       continue; // no work under it
@@ -59,10 +63,25 @@ export function updateProgress(nodes: Record<string, NodeStatus>): string | unde
     // Written only when it changed, to a copy (a finished node may be the caller's object).
     if (w.total > 0) {
       const progress = fraction(w.done, w.total);
-      if (node.progress !== progress) nodes[id] = { ...node, progress };
+      if (node.progress !== progress) {
+        nodes[id] = { ...node, progress };
+        opts.rewritten?.add(id);
+      }
     }
   }
   return `${all.done}/${all.total}`;
+}
+
+export interface ProgressOptions {
+  /** Gets the id of every node whose progress changed (replaced by a copy). */
+  rewritten?: Set<string>;
+  /**
+   * Whether a node may have two parents (dag-sharing.ts), when the caller knows: false sums the
+   * nodes as a forest at once. Undefined: any DAG node may link a task under two parents.
+   */
+  mayShare?: boolean;
+  /** Every id of `nodes`, when the caller has them listed (a 100,000-key object is slow to enumerate). */
+  ids?: Iterable<string>;
 }
 
 interface Work {

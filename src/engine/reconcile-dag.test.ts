@@ -38,15 +38,48 @@ describe('dag', () => {
     w.succeedPod('c', { result: 'C' });
     w.reconcile();
     expect(w.created.get(w.pod('d').podName)!.template.container?.args).toEqual(['B+C']);
+    // d has two parents (b and c) and is counted once.
+    expect(w.status.progress).toBe('3/4');
+    expect(w.node('wf').progress).toBe('3/4');
     w.succeedPod('d');
     w.reconcile();
     expect(w.status.phase).toBe('Succeeded');
+    expect(w.node('wf').progress).toBe('4/4');
     // Links follow the graph.
     expect(w.node('wf').children).toEqual([w.node('a').id]);
     expect(w.node('a').children).toEqual([w.node('b').id, w.node('c').id]);
     expect(w.node('b').children).toEqual([w.node('d').id]);
     expect(w.node('c').children).toEqual([w.node('d').id]);
     expect(w.node('d')).toMatchObject({ name: 'wf.d', boundaryID: 'wf' });
+  });
+
+  it('gives each loop item the variables its arguments read, plain tags or expressions', () => {
+    const w = new World(
+      dag([
+        { name: 'a', template: 'echo' },
+        {
+          name: 'plain',
+          template: 'echo',
+          depends: 'a',
+          withItems: ['x', 'y'],
+          arguments: { parameters: [{ name: 'msg', value: '{{tasks.a.outputs.result}}-{{ item }}-{{workflow.name}}' }] },
+        },
+        {
+          name: 'expr',
+          template: 'echo',
+          depends: 'a',
+          withItems: ['x'],
+          arguments: { parameters: [{ name: 'msg', value: "{{= tasks.a.outputs.result + '/' + item }}" }] },
+        },
+      ]),
+    );
+    w.reconcile();
+    w.succeedPod('a', { result: 'A' });
+    w.reconcile();
+    const args = (n: string) => w.created.get(w.pod(n).podName)!.template.container?.args;
+    expect(args('plain(0:x)')).toEqual(['A-x-wf']);
+    expect(args('plain(1:y)')).toEqual(['A-y-wf']);
+    expect(args('expr(0:x)')).toEqual(['A/x']);
   });
 
   it('runs only the target tasks and what they need', () => {

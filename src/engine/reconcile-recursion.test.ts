@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Template, WorkflowSpec } from '../api/index.js';
-import { isFinal } from './engine-run.js';
+import { isFinal } from './node-phase.js';
 import { MAX_TEMPLATE_DEPTH } from './execute-template.js';
 import { World } from './test-world.js';
 

@@ -32,7 +32,8 @@ import {
 import type { Observations, ReconcileResult } from './contract.js';
 import { effectiveSpec } from './effective-spec.js';
 import { decideAgent } from './agent-replacement.js';
-import { EngineRun, isFailure, isFinal, toMs, type Shutdown } from './engine-run.js';
+import { EngineRun, type Shutdown } from './engine-run.js';
+import { isFailure, isFinal, toMs } from './node-phase.js';
 import { executeTemplate, RecursionLimitError } from './execute-template.js';
 import { renderValue } from './expressions.js';
 import { memoActions } from './memoize.js';
@@ -41,6 +42,7 @@ import { keepFinishedResults } from './node-lifecycle.js';
 import { exitHookName } from './node-naming.js';
 import { globalArtifacts, globalOutputs } from './outputs.js';
 import { updateProgress } from './progress.js';
+import { mayLinkTwice } from './dag-sharing.js';
 import { TemplateResolver } from './template-resolver.js';
 import { templateDecorator } from './template-defaults.js';
 import { validateWorkflow } from './validate.js';
@@ -57,7 +59,7 @@ export function reconcileWorkflow(workflow: Workflow, observations: Observations
   const run = reconcileRun(workflow, observations);
   // A node result is never lost or reverted (node-lifecycle.ts): what the run would change of a
   // finished node is put back, and named so that the controller reports the bug.
-  const kept = keepFinishedResults(workflow.status, run.status);
+  const kept = keepFinishedResults(workflow.status, run.status, run.nodeDelta);
   const result = kept.restored.length > 0 ? { ...run, status: kept.status, restored: kept.restored } : run;
   // Collection (spec.podGC, spec.ttlStrategy) follows from the new status alone (workflow-gc.ts).
   const spec = result.spec ?? gcSpec(workflow, observations);
@@ -158,7 +160,11 @@ function reconcileRun(workflow: Workflow, observations: Observations): Reconcile
   if (outputs.length > 0) status.outputs = { ...(previous.outputs ?? {}), parameters: outputs };
   if (run.globalArtifacts.size > 0)
     status.outputs = { ...(status.outputs ?? previous.outputs ?? {}), artifacts: [...run.globalArtifacts.values()] };
-  const progress = updateProgress(run.nodes);
+  const progress = updateProgress(run.nodes, {
+    rewritten: run.touched,
+    mayShare: run.hasDagNode && mayLinkTwice(spec.templates ?? [], sources),
+    ids: [...run.nodeIds()],
+  });
   if (progress) status.progress = progress;
 
   const complete = mainDone && exitDone;
@@ -175,7 +181,8 @@ function reconcileRun(workflow: Workflow, observations: Observations): Reconcile
   if (sync) status.synchronization = sync;
   else delete status.synchronization;
   const actions = [...run.actions, ...cleanupActions(status, observations, complete)];
-  return { status, actions: finalize(actions), spec, locks: run.locks.claims() };
+  const nodeDelta = previous.nodes ? { from: previous.nodes, touched: run.touched, failed: run.failedIds } : undefined;
+  return { status, actions: finalize(actions), spec, locks: run.locks.claims(), ...(nodeDelta ? { nodeDelta } : {}) };
 }
 
 /** The workflow waits, Pending, for its workflow-level locks: nothing has started yet. */

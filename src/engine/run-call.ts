@@ -4,7 +4,8 @@
  * not-yet-startable calls the same way.
  */
 import type { NodeStatus } from '../api/index.js';
-import { isFinal, type EngineRun } from './engine-run.js';
+import type { EngineRun } from './engine-run.js';
+import { isFinal } from './node-phase.js';
 import type { ExpandedCall } from './call-expansion.js';
 import { executeTemplate } from './execute-template.js';
 

@@ -12,7 +12,8 @@
  */
 import type { NodeStatus } from '../api/index.js';
 import type { ExpandedCall } from './call-expansion.js';
-import { isFailure, isFinal, type EngineRun } from './engine-run.js';
+import type { EngineRun } from './engine-run.js';
+import { isFailure, isFinal } from './node-phase.js';
 
 export interface StartedItems {
   /** Items 0..count-1 have nodes: the group's first `count` children. */
@@ -38,7 +39,9 @@ export function startedItems(
   const children = group.children ?? [];
   if (children.length > loop.count && !othersAfter) return undefined;
   const count = Math.min(children.length, loop.count);
-  if (count === 0) return undefined;
+  // None started yet (the group is new): the caller starts items from the first, each looked up
+  // as it starts, instead of building all 100,000 calls to find that none has a node.
+  if (count === 0) return { count: 0, live: [] };
   let failed: NodeStatus | undefined;
   const live: number[] = [];
   for (let i = 0; i < count; i++) {

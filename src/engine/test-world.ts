@@ -93,7 +93,8 @@ export class World {
 
   /** Runs the engine once and applies its actions. */
   reconcile(): ReconcileResult {
-    const result = reconcileWorkflow(deepFreeze(structuredClone(this.workflow)), {
+    const given = deepFreeze(structuredClone(this.workflow));
+    const result = reconcileWorkflow(given, {
       pods: [...this.pods.values()].map((p) => structuredClone(p)),
       tasks: [...this.taskResults.values()].map((t) => structuredClone(t)),
       resources: [...this.resourceResults.values()].map((r) => structuredClone(r)),
@@ -108,6 +109,7 @@ export class World {
       ...(this.workflowLevelPluginsEnabled ? { workflowLevelPluginsEnabled: true } : {}),
       ...(this.maxLoopItems !== undefined ? { maxLoopItems: this.maxLoopItems } : {}),
     });
+    checkNodeDelta(given.status?.nodes, result);
     this.workflow.status = result.status;
     this.lastActions = result.actions;
     this.requeueAt = undefined;
@@ -277,4 +279,25 @@ function deepFreeze<T>(value: T): T {
     for (const v of Object.values(value)) deepFreeze(v);
   }
   return value;
+}
+
+/**
+ * Every engine test checks what the run says of its node table (ReconcileResult.nodeDelta): the
+ * controller diffs and summarizes huge workflows by it, so an id it leaves out would never be
+ * stored. Any id holding another object than it was given must be touched; none may be gone;
+ * `failed` is exactly the given Failed/Error nodes.
+ */
+function checkNodeDelta(given: Record<string, NodeStatus> | undefined, result: ReconcileResult): void {
+  const delta = result.nodeDelta;
+  if (delta === undefined) return;
+  if (delta.from !== given) throw new Error('nodeDelta.from is not the node table the run was given');
+  const after = result.status.nodes ?? {};
+  for (const id of Object.keys(given)) {
+    if (!(id in after)) throw new Error(`nodeDelta: node ${id} is gone`);
+    if (after[id] !== given[id] && !delta.touched.has(id)) throw new Error(`nodeDelta: node ${id} changed but is not touched`);
+    const failed = given[id]!.phase === 'Failed' || given[id]!.phase === 'Error';
+    if (failed !== delta.failed.has(id)) throw new Error(`nodeDelta: node ${id} (${given[id]!.phase}) is ${failed ? 'not ' : ''}in failed`);
+  }
+  for (const id of Object.keys(after))
+    if (!(id in given) && !delta.touched.has(id)) throw new Error(`nodeDelta: new node ${id} is not touched`);
 }

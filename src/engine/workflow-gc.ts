@@ -25,7 +25,7 @@ import {
   type WorkflowStatus,
 } from '../api/index.js';
 import type { EngineAction, PodObservation } from './contract.js';
-import { isFinal } from './engine-run.js';
+import { isFinal } from './node-phase.js';
 
 export const POD_GC_STRATEGIES = ['OnPodCompletion', 'OnPodSuccess', 'OnWorkflowCompletion', 'OnWorkflowSuccess'] as const;
 
