@@ -33,6 +33,7 @@ import { installBase, REPO_ROOT } from '../src/devenv/dev-stack.js';
 import { KubeClient } from '../src/kube/client.js';
 import { CLUSTER_ROLE_BINDINGS } from '../src/kube/resource.js';
 import { AuditLog, auditArgs } from './peer/audit.js';
+import { ApiServerMeter, describeSide, planePids, type ApiServerSide } from './peer/api-server-side.js';
 import { median, medianCell, ratio } from './peer/cells.js';
 import { cpuProfArgs, installedNodeOptions } from './peer/installed-controller.js';
 import { ControllerProcess, cpuSeconds, rssMiB, waitReady } from './peer/controller-process.js';
@@ -59,6 +60,8 @@ interface Run {
   peakRss: number;
   writesPerWorkflow: number;
   writesByResource: string;
+  /** The API server's side of the run (api-server-side.ts). */
+  side: ApiServerSide;
 }
 
 interface Baseline {
@@ -119,7 +122,7 @@ async function measure(
   shape: Shape,
   n: number,
   rep: number,
-  ctx: { dir: string; client: KubeClient; audit: AuditLog; kubeconfigs: Record<Engine, string>; peerBin: string },
+  ctx: { dir: string; client: KubeClient; audit: AuditLog; meter: ApiServerMeter; kubeconfigs: Record<Engine, string>; peerBin: string },
 ): Promise<{ run: Run; status: unknown }> {
   const port = await freePort();
   const proc = controllerFor(engine, ctx.dir, ctx.kubeconfigs[engine], ctx.peerBin, port);
@@ -131,6 +134,7 @@ async function measure(
     proc.takePeak();
     const cpu0 = cpuSeconds(proc.pid);
     const mark = ctx.audit.mark();
+    const apiMark = await ctx.meter.mark();
     const ns = `peer-${engine}-${shape}-${n}-${rep}-${Date.now().toString(36)}`;
     const r = await runPoint(ctx.client, GROUP[engine], shape, n, ns, 20 * 60_000);
     await sleep(2000); // trailing writes (finish Events) belong to the run
@@ -138,6 +142,7 @@ async function measure(
     const peakRss = proc.takePeak();
     const writes = ctx.audit.writesSince(mark);
     const user = USER[engine];
+    const side = await ctx.meter.since(apiMark, writes.requests.get(user) ?? new Map());
     const mine = writes.byUser.get(user) ?? 0;
     const byResource = [...writes.byUserResource]
       .filter(([k]) => k.startsWith(`${user} `))
@@ -159,9 +164,10 @@ async function measure(
       peakRss,
       writesPerWorkflow: mine / n,
       writesByResource: byResource,
+      side,
     };
     console.log(
-      `  ${engine} ${shape} ×${n} #${rep}: ${r.succeeded}/${n} Succeeded${r.failed ? ` (${r.failed} failed)` : ''} in ${r.seconds.toFixed(1)} s = ${run.perMinute.toFixed(0)}/min, CPU ${cpu.toFixed(2)} s, RSS idle ${idleRss.toFixed(0)} / peak ${peakRss.toFixed(0)} MiB, ${run.writesPerWorkflow.toFixed(1)} writes/wf (${byResource})`,
+      `  ${engine} ${shape} ×${n} #${rep}: ${r.succeeded}/${n} Succeeded${r.failed ? ` (${r.failed} failed)` : ''} in ${r.seconds.toFixed(1)} s = ${run.perMinute.toFixed(0)}/min, CPU ${cpu.toFixed(2)} s, RSS idle ${idleRss.toFixed(0)} / peak ${peakRss.toFixed(0)} MiB, ${run.writesPerWorkflow.toFixed(1)} writes/wf (${byResource})\n    ${describeSide(side, n)}`,
     );
     return { run, status: r.sampleStatus };
   } finally {
@@ -179,6 +185,8 @@ function table(runs: Run[], baselines: Baseline[], engines: Engine[], shapes: Sh
     { name: 'controller CPU (s)', get: (r) => r.cpu, d: 2 },
     { name: 'CPU ms per workflow', get: (r) => (1000 * r.cpu) / r.n, d: 2 },
     { name: 'writes per workflow', get: (r) => r.writesPerWorkflow, d: 1 },
+    { name: 'API server CPU ms per workflow', get: (r) => (1000 * r.side.apiserverCpu) / r.n, d: 1 },
+    { name: 'etcd CPU ms per workflow', get: (r) => (1000 * r.side.etcdCpu) / r.n, d: 1 },
     { name: 'idle RSS (MiB)', get: (r) => r.idleRss, d: 0 },
     { name: 'peak RSS (MiB)', get: (r) => r.peakRss, d: 0 },
   ];
@@ -203,6 +211,29 @@ function table(runs: Run[], baselines: Baseline[], engines: Engine[], shapes: Sh
       }
     }
   }
+  return lines.join('\n');
+}
+
+/**
+ * The API server's side at the largest point, the first repeat of each engine: what each
+ * controller asked of it by kind (per workflow, mean latency) and the watch traffic it caused.
+ */
+function sideTable(runs: Run[], engines: Engine[], shapes: Shape[], n: number): string {
+  const lines = [
+    `API server side at ${n} at once (first repeat): requests per workflow by kind (mean latency inside the API server, from the audit log), and watch events per workflow by kind (all watchers: the controller's and the bench's own; from the API server's metrics).`,
+    '',
+    '| shape | engine | API server / etcd CPU ms per wf | requests per wf by kind | watch events per wf |',
+    '|---|---|---|---|---|',
+  ];
+  for (const shape of shapes)
+    for (const e of engines) {
+      const r = runs.find((x) => x.engine === e && x.shape === shape && x.n === n);
+      if (!r) continue;
+      const [cpu, requests, watch] = describeSide(r.side, n)
+        .split('; ')
+        .map((p) => p.replace(/^(requests\/wf|watch events\/wf) /, ''));
+      lines.push(`| ${shape} | ${e} | ${cpu} | ${requests} | ${watch} |`);
+    }
   return lines.join('\n');
 }
 
@@ -239,7 +270,8 @@ async function main(): Promise<void> {
       kubeconfigs[e] = join(dir, `${USER[e]}.kubeconfig`);
       writeFileSync(kubeconfigs[e], plane.kubeconfigYaml(plane.userTokens[USER[e]]!, USER[e]), { mode: 0o600 });
     }
-    const ctx = { dir, client, audit: new AuditLog(join(dir, 'audit.log')), kubeconfigs, peerBin };
+    const meter = new ApiServerMeter(planePids(plane), client);
+    const ctx = { dir, client, audit: new AuditLog(join(dir, 'audit.log')), meter, kubeconfigs, peerBin };
     for (const shape of shapes) {
       for (const n of points) {
         for (let rep = 1; rep <= repeats; rep++) {
@@ -286,6 +318,8 @@ async function main(): Promise<void> {
       `plugflow and the floor run with the installed controller's NODE_OPTIONS (${installedNodeOptions().NODE_OPTIONS ?? 'none'}, manifests/base/controller.yaml).`,
     '',
     table(runs, baselines, engines, shapes, points),
+    '',
+    sideTable(runs, engines, shapes, Math.max(...points)),
   ].join('\n');
   console.log(`\n${body}`);
   if (process.env.PEER_CPU_PROF)

@@ -38,7 +38,7 @@
  * REPLICAS_BENCH_LOGS=DIR (each replica's log in DIR/<namespace>-<replica>.log).
  */
 import { KubeConfig } from '@kubernetes/client-node';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -60,6 +60,7 @@ import { LEASES, NAMESPACES, PODS, SERVICE_ACCOUNTS, WORKFLOWS, type ResourceTyp
 import { applyCrds } from '../test/support/apply.js';
 import { HollowNode } from './hollow-node.js';
 import { percentile, printFigures, type Figure } from './figures.js';
+import { planePids } from './peer/api-server-side.js';
 
 const REPO = resolve(import.meta.dirname, '..');
 const STEPS = 3;
@@ -113,18 +114,6 @@ function cpuSeconds(pid: number | undefined): number | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The pids of this control plane's kube-apiserver and etcd (their arguments name its directory). */
-function planePids(plane: ControlPlane): { apiserver: number; etcd: number } {
-  const found: Record<string, number> = {};
-  for (const line of execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).split('\n')) {
-    if (!line.includes(plane.dir)) continue;
-    const [pid, bin] = line.trim().split(/\s+/);
-    for (const name of ['kube-apiserver', 'etcd']) if (bin?.endsWith(`/${name}`)) found[name] = Number(pid);
-  }
-  if (!found['kube-apiserver'] || !found.etcd) throw new Error(`kube-apiserver or etcd of ${plane.dir} not found in ps`);
-  return { apiserver: found['kube-apiserver'], etcd: found.etcd };
 }
 
 /**
