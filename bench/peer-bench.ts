@@ -20,6 +20,7 @@
  *
  *   PEER_POINTS=1,200,1000 PEER_REPEATS=2 PEER_SHAPES=1-node,dag PEER_ENGINES=plugflow,peer,peer-tuned,floor
  *   PEER_NOTE="..." (printed beside the figures, e.g. that the machine was busy)
+ *   PEER_PLUGFLOW_ARGS="--workers 32" more flags for plugflow's controller (space-separated)
  *   PEER_CPU_PROF=DIR  plugflow's controller and the floor run with --cpu-prof into DIR (one profile per run;
  *                      summarise with `npx tsx bench/profile-summary.ts DIR/*.cpuprofile`); the
  *                      figures are then printed but not written to RESULTS.md (profiling slows it)
@@ -91,6 +92,7 @@ function controllerFor(engine: Engine, dir: string, kubeconfig: string, peerBin:
         kubeconfig,
         '--metrics-port',
         String(metricsPort),
+        ...(process.env.PEER_PLUGFLOW_ARGS ?? '').split(' ').filter(Boolean),
       ],
       installedNodeOptions(),
       log,
@@ -304,9 +306,9 @@ async function main(): Promise<void> {
     `Machine: ${machineDescription()}. Date: ${date}. plugflow ${commit}; peer: Argo Workflows ${peerVersion(peerBin)} (hack/build-peer.sh). Took ${minutes.toFixed(1)} min.`,
     process.env.PEER_NOTE ? `\n**${process.env.PEER_NOTE}**` : '',
     '',
-    `Command: \`${['PEER_POINTS', 'PEER_REPEATS', 'PEER_SHAPES', 'PEER_ENGINES']
+    `Command: \`${['PEER_POINTS', 'PEER_REPEATS', 'PEER_SHAPES', 'PEER_ENGINES', 'PEER_PLUGFLOW_ARGS']
       .filter((k) => process.env[k])
-      .map((k) => `${k}=${process.env[k]}`)
+      .map((k) => `${k}=${process.env[k]!.includes(' ') ? `"${process.env[k]}"` : process.env[k]}`)
       .join(' ')} make bench-peer\`. ` +
       `Pod-less workflows (every node \`suspend: {duration: "0"}\`), all submitted at once (16 creates in flight); one controller at a time, fresh process per run, engines alternating. ` +
       `Cells: median (range) over ${repeats} run(s). peer-tuned = \`${PEER_TUNED_ARGS.join(' ')}\` + ${Object.entries(PEER_TUNED_ENV)
