@@ -51,6 +51,14 @@ describe('crds/ on disk', () => {
 });
 
 describe('CRD definitions', () => {
+  it("keeps a Workflow's spec and status atomic for field management (managedFields name them, not every node)", () => {
+    const root = byKind('Workflow').spec.versions[0]!.schema.openAPIV3Schema;
+    expect(root.properties?.spec?.['x-kubernetes-map-type']).toBe('atomic');
+    expect(root.properties?.status?.['x-kubernetes-map-type']).toBe('atomic');
+    // Templates stay granular: several people may apply parts of one.
+    expect(byKind('WorkflowTemplate').spec.versions[0]!.schema.openAPIV3Schema.properties?.spec?.['x-kubernetes-map-type']).toBeUndefined();
+  });
+
   it.each([
     ['Workflow', 'workflows', 'wf', 'Namespaced', true],
     ['WorkflowTemplate', 'workflowtemplates', 'wftmpl', 'Namespaced', false],

@@ -21,6 +21,7 @@ function makeAjv(): Ajv {
   for (const keyword of [
     'x-kubernetes-preserve-unknown-fields',
     'x-kubernetes-list-type',
+    'x-kubernetes-map-type',
     'x-kubernetes-validations',
     'x-kubernetes-int-or-string',
   ]) {

@@ -31,6 +31,8 @@ export interface Schema {
   'x-kubernetes-preserve-unknown-fields'?: boolean;
   'x-kubernetes-int-or-string'?: boolean;
   'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map';
+  /** `atomic`: field management (managedFields, server-side apply) treats the object as one value. */
+  'x-kubernetes-map-type'?: 'atomic' | 'granular';
   'x-kubernetes-list-map-keys'?: string[];
   'x-kubernetes-validations'?: Array<{ rule: string; message?: string; reason?: string; fieldPath?: string }>;
 }
