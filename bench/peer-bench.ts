@@ -169,7 +169,7 @@ async function measure(
       side,
     };
     console.log(
-      `  ${engine} ${shape} ×${n} #${rep}: ${r.succeeded}/${n} Succeeded${r.failed ? ` (${r.failed} failed)` : ''} in ${r.seconds.toFixed(1)} s = ${run.perMinute.toFixed(0)}/min, CPU ${cpu.toFixed(2)} s, RSS idle ${idleRss.toFixed(0)} / peak ${peakRss.toFixed(0)} MiB, ${run.writesPerWorkflow.toFixed(1)} writes/wf (${byResource})\n    ${describeSide(side, n)}`,
+      `  ${engine} ${shape} ×${n} #${rep}: ${r.succeeded}/${n} Succeeded${r.failed ? ` (${r.failed} failed)` : ''} in ${r.seconds.toFixed(1)} s = ${run.perMinute.toFixed(0)}/min, CPU ${cpu.toFixed(2)} s, RSS idle ${idleRss.toFixed(0)} / peak ${peakRss.toFixed(0)} MiB, ${run.writesPerWorkflow.toFixed(1)} writes/wf (${byResource})\n    ${describeSide(side, n)}${r.sampleBytes ? `; a finished workflow ${r.sampleBytes.whole} bytes (managedFields ${r.sampleBytes.managedFields})` : ''}`,
     );
     return { run, status: r.sampleStatus };
   } finally {

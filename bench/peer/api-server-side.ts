@@ -81,7 +81,8 @@ export class ApiServerMeter {
     for (const line of text.split('\n')) {
       const m = /^apiserver_watch_events_(total|sizes_sum)\{([^}]*)\} (\S+)$/.exec(line);
       if (!m) continue;
-      const kind = /(?:^|,)kind="([^"]*)"/.exec(m[2]!)?.[1] ?? '?';
+      // Labelled by resource in newer API servers, by kind in older ones.
+      const kind = /(?:^|,)(?:resource|kind)="([^"]*)"/.exec(m[2]!)?.[1] ?? '?';
       const w = out.get(kind) ?? { events: 0, bytes: 0 };
       if (m[1] === 'total') w.events += Number(m[3]);
       else w.bytes += Number(m[3]);

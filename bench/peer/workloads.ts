@@ -49,6 +49,8 @@ export interface RunResult {
   failed: number;
   /** A finished workflow's status, for the baseline's objects of the same size. */
   sampleStatus?: unknown;
+  /** That workflow's size as the watch sent it: whole, and its metadata.managedFields. */
+  sampleBytes?: { whole: number; managedFields: number };
 }
 
 /** Creates `n` workflows with `concurrency` requests in flight; resolves when all are created. */
@@ -85,6 +87,7 @@ export async function runPoint(client: KubeClient, group: Group, shape: Shape, n
   });
   const phases = new Map<string, string>();
   let sampleStatus: unknown;
+  let sampleBytes: RunResult['sampleBytes'];
   let lastFinish = 0;
   const abort = new AbortController();
   let done!: () => void;
@@ -99,6 +102,10 @@ export async function runPoint(client: KubeClient, group: Group, shape: Shape, n
     if (phase !== was && (phase === 'Succeeded' || phase === 'Failed' || phase === 'Error')) {
       lastFinish = performance.now();
       sampleStatus ??= status;
+      sampleBytes ??= {
+        whole: JSON.stringify(o).length,
+        managedFields: JSON.stringify((o.metadata as { managedFields?: unknown }).managedFields ?? []).length,
+      };
       if (finished() >= n) done();
     }
   };
@@ -139,6 +146,7 @@ export async function runPoint(client: KubeClient, group: Group, shape: Shape, n
     succeeded: values.filter((p) => p === 'Succeeded').length,
     failed: values.filter((p) => p === 'Failed' || p === 'Error').length,
     sampleStatus,
+    ...(sampleBytes ? { sampleBytes } : {}),
   };
 }
 
