@@ -39,7 +39,7 @@
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
@@ -61,6 +61,7 @@ import { applyCrds } from '../test/support/apply.js';
 import { HollowNode } from './hollow-node.js';
 import { percentile, printFigures, type Figure } from './figures.js';
 import { planePids } from './peer/api-server-side.js';
+import { cpuSeconds } from './peer/controller-process.js';
 
 const REPO = resolve(import.meta.dirname, '..');
 const STEPS = 3;
@@ -104,13 +105,11 @@ function chain(name: string): Workflow {
   } as Workflow;
 }
 
-/** CPU seconds a process used so far (utime + stime of /proc/<pid>/stat, USER_HZ 100); undefined once it is gone. */
-function cpuSeconds(pid: number | undefined): number | undefined {
+/** CPU seconds a process used so far (controller-process.ts); undefined once it is gone (a killed replica). */
+function cpuSecondsIfAlive(pid: number | undefined): number | undefined {
   if (!pid) return undefined;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    return cpuSeconds(pid);
   } catch {
     return undefined;
   }
@@ -205,7 +204,7 @@ class Replica {
   }
 
   cpu(): number | undefined {
-    return cpuSeconds(this.child.pid);
+    return cpuSecondsIfAlive(this.child.pid);
   }
 
   stderr(): string {
@@ -488,8 +487,8 @@ async function run(bench: Bench, label: string, replicaCount: number, total: num
     // Each lists the members every 2 s: let all of them see all the others before the load.
     await sleep(5_000);
     const cpuBefore = new Map(first.map((id) => [id, replicas.get(id)!.cpu() ?? 0]));
-    const apiBefore = cpuSeconds(pids.apiserver) ?? 0;
-    const etcdBefore = cpuSeconds(pids.etcd) ?? 0;
+    const apiBefore = cpuSecondsIfAlive(pids.apiserver) ?? 0;
+    const etcdBefore = cpuSecondsIfAlive(pids.etcd) ?? 0;
 
     console.log(`[replicas] ${label}: ${replicaCount} replica(s) up; creating ${total} workflows in ${namespace}`);
     const t0 = performance.now();
@@ -558,8 +557,8 @@ async function run(bench: Bench, label: string, replicaCount: number, total: num
       const now = replicas.get(id)!.cpu();
       if (now !== undefined) cpu.set(id, now - before);
     }
-    const apiserverCpu = (cpuSeconds(pids.apiserver) ?? 0) - apiBefore;
-    const etcdCpu = (cpuSeconds(pids.etcd) ?? 0) - etcdBefore;
+    const apiserverCpu = (cpuSecondsIfAlive(pids.apiserver) ?? 0) - apiBefore;
+    const etcdCpu = (cpuSecondsIfAlive(pids.etcd) ?? 0) - etcdBefore;
     chaosOn = false;
     await killer;
     await sleep(2_000); // the last pod events and write of each workflow
