@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NodeStatus, Workflow } from '../src/api/index.js';
+import type pg from 'pg';
 import { ArchiveStore } from '../src/archive/archive-store.js';
 import { startPostgres, type Postgres } from '../src/devenv/postgres.js';
 
@@ -122,6 +123,18 @@ describe('workflow archive on PostgreSQL', () => {
     const removed = await store.prune({ keepPerNamespace: 3 });
     expect(removed).toBeGreaterThanOrEqual(1);
     expect((await store.list({ namespaces: [ns] }, { limit: 10 })).items.map((w) => w.name)).toEqual(['day-6', 'day-5', 'day-4']);
+  });
+
+  it('a connection the database drops while a writer holds it fails that write and does not crash the process', async () => {
+    // A checked-out client has no pool listener: without its own, the reset would be an uncaught
+    // exception that takes the controller down (vitest fails the run on one).
+    const pool = (store as unknown as { pool: pg.Pool }).pool;
+    const held = await pool.connect();
+    await db.kill();
+    await new Promise((r) => setTimeout(r, 500));
+    await expect(held.query('select 1')).rejects.toThrow();
+    held.release(true);
+    await db.restart();
   });
 
   it('a database outage fails the write whole; the same write succeeds once it is back, exactly once', async () => {

@@ -64,8 +64,11 @@ export class ArchiveStore {
    */
   static open(url: string, opts: ArchiveStoreOptions = {}): ArchiveStore {
     const pool = new pg.Pool({ connectionString: url, max: opts.connections ?? 8, connectionTimeoutMillis: 10_000 });
-    // An idle client losing its server (a restart) is an error event, not a crash.
+    // A client losing its server (a restart, a kill) is an error event, not a crash: idle ones
+    // through the pool's event, checked-out ones through their own (the pool listens only while
+    // a client is idle; the query in flight fails with the same error and its caller retries).
     pool.on('error', () => {});
+    pool.on('connect', (client) => client.on('error', () => {}));
     return new ArchiveStore(pool);
   }
 
