@@ -162,7 +162,7 @@ test-images:
 node:
 	@bash hack/node/build.sh
 
-## node-up / node-down: a real one-node cluster (containerd, kubelet, kube-proxy) with the images imported; root (hack/node/)
+## node-up / node-down: a real three-node cluster (per node containerd and kubelet; one kube-proxy) with the images imported; root (hack/node/)
 node-up: node
 	@bash hack/node/up.sh
 

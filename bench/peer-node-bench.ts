@@ -296,11 +296,8 @@ async function main(): Promise<void> {
   });
   const runs: Run[] = [];
   try {
-    const sock = join(process.env.PLUGFLOW_NODE_DIR ?? '/tmp/plugflow-node', 'containerd', 'containerd.sock');
     const execImage = `localhost/peer-argoexec:${version}`;
-    execFileSync('ctr', ['-a', sock, '-n', 'k8s.io', 'images', 'import', '--base-name', 'localhost/peer-argoexec', execArchive], {
-      stdio: 'inherit',
-    });
+    await node.importImage('localhost/peer-argoexec', execArchive);
     const admin = loadKubeConfig(node.kubeconfig);
     const client = await KubeClient.fromKubeConfig(admin);
     await installPeer(admin, client, crds);

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Stops the node hack/node/up.sh started and undoes what it changed on the host. It stops only the
-# processes recorded in $PLUGFLOW_NODE_DIR/pids, lets the kubelet remove the pods first (the bridge
-# plugin's DEL frees their addresses and NAT chains), then removes what is left: containers, mounts
-# under the node's directories, the bridge, the node address on lo, the KUBE-*/CNI-* iptables chains
-# (IPv4 and IPv6; this assumes no other Kubernetes node runs on this host), the kubepods cgroups,
-# and restores the sysctls recorded at start. Safe to run twice, or after a failed start.
+# Stops the nodes hack/node/up.sh started and undoes what it changed on the host. It stops only the
+# processes recorded in $PLUGFLOW_NODE_DIR/pids, lets the kubelets remove the pods first (the bridge
+# plugin's DEL frees their addresses and NAT chains), then removes what is left: containers (also of
+# a node hack/node/lose.sh killed), mounts under the nodes' directories, the bridge, the node
+# addresses on lo, the KUBE-*/CNI-* iptables chains (IPv4 and IPv6; this assumes no other Kubernetes
+# node runs on this host), each node's cgroup root, and restores the sysctls recorded at start. Safe
+# to run twice, or after a failed start.
 set -uo pipefail
 # shellcheck source=config.sh
 source "$(dirname "${BASH_SOURCE[0]}")/config.sh"
@@ -12,42 +13,63 @@ source "$(dirname "${BASH_SOURCE[0]}")/config.sh"
 mkdir -p "$WORK"
 T0=$SECONDS
 KUBECTL="$(sed -n 's/^KUBECTL=//p' "$NODE_DIR/env" 2>/dev/null) --kubeconfig $KUBECONFIG_ADMIN"
-CTR=(ctr -a "$NODE_DIR/containerd/containerd.sock" -n k8s.io)
+# The nodes up.sh made (however many PLUGFLOW_NODE_COUNT says now).
+NODES=()
+for d in "$NODE_DIR"/nodes/*/; do [[ -d "$d" ]] && NODES+=("$(basename "$d")"); done
+ctr_n() { local n="$1"; shift; ctr -a "$(node_sock "$n")" -n k8s.io "$@"; }
 
+# stop NAME...: SIGTERM to each recorded process at once, SIGKILL to those still there after 10 s.
 stop() {
-  local f="$NODE_DIR/pids/$1" pid
-  [[ -f "$f" ]] || return 0
-  pid="$(cat "$f")"
-  if kill "$pid" 2>/dev/null; then
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-    kill -9 "$pid" 2>/dev/null
-  fi
-  rm -f "$f"
+  local name pids=() pid
+  for name in "$@"; do
+    [[ -f "$NODE_DIR/pids/$name" ]] || continue
+    pid="$(cat "$NODE_DIR/pids/$name")"
+    kill "$pid" 2>/dev/null && pids+=("$pid")
+    rm -f "$NODE_DIR/pids/$name"
+  done
+  for _ in $(seq 50); do
+    local left=()
+    for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && left+=("$pid"); done
+    [[ ${#left[@]} == 0 ]] && return 0
+    sleep 0.2
+  done
+  kill -9 "${pids[@]}" 2>/dev/null
+  return 0
 }
 running() { [[ -f "$NODE_DIR/pids/$1" ]] && kill -0 "$(cat "$NODE_DIR/pids/$1")" 2>/dev/null; }
 
 # 1. pods, through the kubelet, so the CNI plugins clean up after each one. The scheduler and the
 # controller manager stop first: otherwise Deployments replace the deleted pods and they run again.
-stop kube-scheduler; stop kube-controller-manager
-if running kubelet && running kube-apiserver && [[ -f "$NODE_DIR/env" ]]; then
-  log "deleting every pod through the kubelet ..."
+stop kube-scheduler kube-controller-manager
+tasks_left() {
+  local n
+  for n in "${NODES[@]}"; do running "containerd-$n" && ctr_n "$n" tasks ls -q 2>/dev/null; done
+}
+if running kube-apiserver && [[ -f "$NODE_DIR/env" ]]; then
+  log "deleting every pod through the kubelets ..."
   $KUBECTL delete pods --all -A --grace-period=1 --wait=false >/dev/null 2>&1
-  # Done when containerd runs nothing: pods kept by a finalizer whose controller is gone have
-  # their containers and sandboxes stopped all the same.
-  for _ in $(seq 60); do [[ -z "$("${CTR[@]}" tasks ls -q 2>/dev/null)" ]] && break; sleep 1; done
+  # Done when no containerd runs anything: pods kept by a finalizer whose controller is gone have
+  # their containers and sandboxes stopped all the same. (A node lose.sh killed runs nothing.)
+  for _ in $(seq 60); do [[ -z "$(tasks_left)" ]] && break; sleep 1; done
   log "pods stopped in $((SECONDS - T0))s"
 fi
 stop kube-proxy
 [[ -x "$(dirname "${KUBECTL%% *}")/kube-proxy" ]] && "$(dirname "${KUBECTL%% *}")/kube-proxy" --cleanup >/dev/null 2>&1
-stop kubelet
-# 2. whatever containerd still runs
-if running containerd; then
-  for c in $("${CTR[@]}" tasks ls -q 2>/dev/null); do "${CTR[@]}" tasks kill -s KILL "$c" >/dev/null 2>&1; done
-  sleep 1
-  for c in $("${CTR[@]}" tasks ls -q 2>/dev/null); do "${CTR[@]}" tasks delete -f "$c" >/dev/null 2>&1; done
-  for c in $("${CTR[@]}" containers ls -q 2>/dev/null); do "${CTR[@]}" containers delete "$c" >/dev/null 2>&1; done
-fi
-stop containerd
+kubelets=(); for n in "${NODES[@]}"; do kubelets+=("kubelet-$n"); done
+stop "${kubelets[@]}"
+# 2. whatever each containerd still runs
+for n in "${NODES[@]}"; do
+  if running "containerd-$n"; then
+    for c in $(ctr_n "$n" tasks ls -q 2>/dev/null); do ctr_n "$n" tasks kill -s KILL "$c" >/dev/null 2>&1; done
+    sleep 1
+    for c in $(ctr_n "$n" tasks ls -q 2>/dev/null); do ctr_n "$n" tasks delete -f "$c" >/dev/null 2>&1; done
+    for c in $(ctr_n "$n" containers ls -q 2>/dev/null); do ctr_n "$n" containers delete "$c" >/dev/null 2>&1; done
+  fi
+done
+containerds=(); for n in "${NODES[@]}"; do containerds+=("containerd-$n"); done
+stop "${containerds[@]}"
+# Shims and pod processes of a node whose containerd is gone (lose.sh) are not stopped by anyone.
+for n in "${NODES[@]}"; do bash "$ROOT/hack/node/lose.sh" --processes-only "$n"; done
 stop kube-apiserver; stop etcd
 log "processes stopped in $((SECONDS - T0))s"
 
@@ -55,7 +77,7 @@ log "processes stopped in $((SECONDS - T0))s"
 grep -E " ($NODE_DIR|/run/containerd|/var/lib/kubelet)[^ ]* " /proc/mounts | awk '{print $2}' | sort -r |
   while read -r m; do umount "$m" 2>/dev/null || umount -l "$m"; done
 ip link del "$BRIDGE" 2>/dev/null
-ip addr del "$NODE_IP/32" dev lo 2>/dev/null
+for n in "${NODES[@]}"; do ip addr del "$(node_ip "$n")/32" dev lo 2>/dev/null; done
 for ipt in iptables ip6tables; do
   for table in filter nat mangle; do
     chains="$($ipt -t $table -S 2>/dev/null | awk '/^-N (CNI-|KUBE-)/{print $2}')"
@@ -70,7 +92,10 @@ for ipt in iptables ip6tables; do
   done
 done
 for hierarchy in /sys/fs/cgroup/*/ /sys/fs/cgroup/; do
-  for g in kubepods k8s.io; do [[ -d "$hierarchy$g" ]] && find "$hierarchy$g" -depth -type d -exec rmdir {} + 2>/dev/null; done
+  for n in "${NODES[@]}"; do
+    g="$hierarchy$(node_cgroup "$n" | cut -c2-)"
+    [[ -d "$g" ]] && find "$g" -depth -type d -exec rmdir {} + 2>/dev/null
+  done
 done
 [[ -f "$NODE_DIR/sysctl.orig" ]] && sysctl -q -p "$NODE_DIR/sysctl.orig"
 # What the kubelet and containerd's shims create outside the node's directory whatever their flags.

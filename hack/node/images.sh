@@ -9,7 +9,8 @@
 # Images whose archive is missing are skipped with a line that says how to build them.
 #
 #   hack/node/images.sh pause     build out/image/pause.oci.tar (needs go, umoci)
-#   hack/node/images.sh import    import every archive present into the running node's containerd
+#   hack/node/images.sh import [N]   import every archive present into node N's containerd (default:
+#                                    every node's; each node has its own image store)
 set -euo pipefail
 # shellcheck source=config.sh
 source "$(dirname "${BASH_SOURCE[0]}")/config.sh"
@@ -37,12 +38,12 @@ import_one() {
     return 0
   fi
   local out ref
-  out="$(ctr -a "$NODE_DIR/containerd/containerd.sock" -n k8s.io images import --base-name "$base" "$archive")"
+  out="$(ctr -a "$SOCK" -n k8s.io images import --base-name "$base" "$archive")"
   ref="$(echo "$out" | awk '/^unpacking /{print $2}' | head -1)"
   [[ -n "$ref" ]] || { echo "$out"; log "importing $archive gave no image named $base:<tag>"; return 1; }
   local alias
-  for alias in "$@"; do ctr -a "$NODE_DIR/containerd/containerd.sock" -n k8s.io images tag --force "$ref" "$alias" >/dev/null; done
-  log "imported $ref${*:+ (also as $*)}"
+  for alias in "$@"; do ctr -a "$SOCK" -n k8s.io images tag --force "$ref" "$alias" >/dev/null; done
+  log "$NODE: imported $ref${*:+ (also as $*)}"
 }
 
 import_all() {
@@ -54,6 +55,9 @@ import_all() {
 
 case "${1:-}" in
   pause) FIX="the pause image needs go and umoci (apt-get install umoci)" step pause-image build_pause ;;
-  import) import_all ;;
+  import)
+    for n in ${2:-$(seq "$NODE_COUNT")}; do
+      NODE="$(node_name "$n")" SOCK="$(node_sock "$n")" import_all
+    done ;;
   *) echo "usage: hack/node/images.sh pause|import" >&2; exit 2 ;;
 esac

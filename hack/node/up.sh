@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Starts a one-node Kubernetes cluster on this machine: etcd, kube-apiserver (bound to the node's
-# address, lease endpoint reconciler, Node+RBAC), kube-controller-manager with every controller,
-# kube-scheduler, containerd + runc, bridge CNI (pods get their own IPs), kubelet (node client
-# token, webhook authn/authz, the API server's client certificate for logs/exec) and kube-proxy
-# (iptables), with plugflow's images imported from OCI archives. No registry, no systemd, no Docker.
+# Starts a Kubernetes cluster of NODE_COUNT nodes (default 3; PLUGFLOW_NODE_COUNT) on this machine:
+# etcd, kube-apiserver (bound to node 1's address, lease endpoint reconciler, Node+RBAC),
+# kube-controller-manager with every controller, kube-scheduler, and per node containerd + runc,
+# bridge CNI (pods get their own IPs from the node's range, all on one bridge) and a kubelet (node
+# client token, webhook authn/authz, the API server's client certificate for logs/exec, its own
+# cgroup root), with plugflow's images imported into each node's containerd from OCI archives; one
+# kube-proxy (iptables) serves every node, as they share this host's network namespace. No
+# registry, no systemd, no Docker. hack/node/lose.sh N kills node N the way a machine dies.
 # Every step is named and timed; a failure names the step and the fix. hack/node/down.sh undoes
 # everything, including host changes (sysctls, iptables chains, mounts, the node address, cgroups).
 #
@@ -45,7 +48,7 @@ if compgen -G "$NODE_DIR/pids/*" >/dev/null; then
   log "a node from an earlier run is still recorded in $NODE_DIR; tearing it down first"
   bash "$ROOT/hack/node/down.sh"
 fi
-rm -rf "$NODE_DIR" && mkdir -p "$WORK" "$NODE_DIR"/{pids,pki,etcd,containerd,cni/net.d,cni/ipam,kubelet,kube-proxy}
+rm -rf "$NODE_DIR" && mkdir -p "$WORK" "$NODE_DIR"/{pids,pki,etcd,nodes,kube-proxy}
 chmod 700 "$NODE_DIR/pki"
 
 # start NAME BIN ARGS...: a detached process (its own session), output in logs/NAME.log, pid in pids/.
@@ -78,7 +81,11 @@ KUBECTL="$NODE_BIN/kubectl --kubeconfig $KUBECONFIG_ADMIN"
 # --- host: record what we change, then the node's own address on lo
 host_setup() {
   sysctl "${SYSCTLS[@]}" > "$NODE_DIR/sysctl.orig"
-  ip addr show dev lo | grep -q " $NODE_IP/32 " || ip addr add "$NODE_IP/32" dev lo
+  local n ip
+  for n in $(seq "$NODE_COUNT"); do
+    ip="$(node_ip "$n")"
+    ip addr show dev lo | grep -q " $ip/32 " || ip addr add "$ip/32" dev lo
+  done
 }
 FIX="needs root with CAP_NET_ADMIN (ip addr add $NODE_IP/32 dev lo)" step host host_setup
 
@@ -93,7 +100,9 @@ credentials() {
   openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out sa.key
   openssl pkey -in sa.key -pubout -out sa.pub
   local user
-  for user in admin system:kube-controller-manager system:kube-scheduler "system:node:$NODE_NAME" system:kube-proxy; do
+  local nodes=()
+  for n in $(seq "$NODE_COUNT"); do nodes+=("system:node:$(node_name "$n")"); done
+  for user in admin system:kube-controller-manager system:kube-scheduler "${nodes[@]}" system:kube-proxy; do
     local groups=""
     [[ $user == admin ]] && groups=',"system:masters"'
     [[ $user == system:node:* ]] && groups=',"system:nodes"'
@@ -106,10 +115,10 @@ token_of() { awk -F, -v u="$1" '$2==u{print $1}' "$NODE_DIR/pki/tokens.csv"; }
 
 # --- etcd and the API server
 read -r -a APISERVER_EXTRA <<< "${PLUGFLOW_NODE_APISERVER_ARGS:-}"
-start etcd "$CP_BIN/etcd" --name="$NODE_NAME" --data-dir="$NODE_DIR/etcd/data" \
+start etcd "$CP_BIN/etcd" --name=plugflow-etcd --data-dir="$NODE_DIR/etcd/data" \
   --listen-client-urls="http://127.0.0.1:$ETCD_PORT" --advertise-client-urls="http://127.0.0.1:$ETCD_PORT" \
   --listen-peer-urls="http://127.0.0.1:$ETCD_PEER_PORT" --initial-advertise-peer-urls="http://127.0.0.1:$ETCD_PEER_PORT" \
-  --initial-cluster="$NODE_NAME=http://127.0.0.1:$ETCD_PEER_PORT" --unsafe-no-fsync --log-level=warn
+  --initial-cluster="plugflow-etcd=http://127.0.0.1:$ETCD_PEER_PORT" --unsafe-no-fsync --log-level=warn
 FIX="see $WORK/etcd.log; is port $ETCD_PORT free?" step etcd-ready wait_until etcd 30 curl -fs "http://127.0.0.1:$ETCD_PORT/health"
 start kube-apiserver "$CP_BIN/kube-apiserver" --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
   --bind-address="$NODE_IP" --advertise-address="$NODE_IP" --secure-port="$API_PORT" --cert-dir="$NODE_DIR/pki/apiserver" \
@@ -143,7 +152,9 @@ YAML
 }
 kubeconfigs() {
   kubeconfig admin admin; kubeconfig kcm system:kube-controller-manager; kubeconfig scheduler system:kube-scheduler
-  kubeconfig kubelet "system:node:$NODE_NAME"; kubeconfig kube-proxy system:kube-proxy
+  kubeconfig kube-proxy system:kube-proxy
+  local n
+  for n in $(seq "$NODE_COUNT"); do kubeconfig "kubelet-$n" "system:node:$(node_name "$n")"; done
 }
 step kubeconfigs kubeconfigs
 
@@ -157,30 +168,55 @@ start kube-scheduler "$NODE_BIN/kube-scheduler" --kubeconfig="$NODE_DIR/pki/sche
   --authentication-kubeconfig="$NODE_DIR/pki/scheduler.kubeconfig" --authorization-kubeconfig="$NODE_DIR/pki/scheduler.kubeconfig" \
   --leader-elect=false --bind-address=127.0.0.1 --secure-port="$SCHEDULER_PORT"
 
-# --- CNI: a bridge with host-local addresses; containerd adds the loopback itself
-cat > "$NODE_DIR/cni/net.d/10-plugflow.conflist" <<JSON
+# --- the nodes. Each has its own containerd (root, state, socket, runc root), CNI config with its
+# own subnet on the shared bridge (containerd adds the loopback itself), kubelet directories and
+# cgroup root, and imports the images into its own store.
+# cgroup_root N: the node's cgroup parent in every hierarchy. On cgroup v1 a new cpuset group has no
+# CPUs or memory nodes until given its parent's.
+cgroup_root() {
+  local root; root="$(node_cgroup "$1")"
+  if [[ -f /sys/fs/cgroup/cgroup.controllers ]]; then
+    mkdir -p "/sys/fs/cgroup$root"
+    return 0
+  fi
+  local h
+  for h in /sys/fs/cgroup/*/; do
+    [[ -f "$h/cgroup.procs" ]] || continue
+    mkdir -p "$h${root#/}"
+    if [[ -f "$h/cpuset.cpus" ]]; then
+      cat "$h/cpuset.cpus" > "$h${root#/}/cpuset.cpus"
+      cat "$h/cpuset.mems" > "$h${root#/}/cpuset.mems"
+    fi
+  done
+}
+# start_node N: containerd and the kubelet of node N (not waited for).
+start_node() {
+  local n="$1" dir name ip
+  dir="$(node_dir "$n")"; name="$(node_name "$n")"; ip="$(node_ip "$n")"
+  mkdir -p "$dir"/{containerd,cni/net.d,cni/ipam,kubelet}
+  cat > "$dir/cni/net.d/10-plugflow.conflist" <<JSON
 { "cniVersion": "1.0.0", "name": "plugflow-node", "plugins": [
   { "type": "bridge", "bridge": "$BRIDGE", "isGateway": true, "ipMasq": true, "hairpinMode": true,
-    "ipam": { "type": "host-local", "ranges": [[{ "subnet": "$POD_CIDR", "gateway": "$POD_GATEWAY" }]],
-              "routes": [{ "dst": "0.0.0.0/0" }], "dataDir": "$NODE_DIR/cni/ipam" } },
+    "ipam": { "type": "host-local", "ranges": [[{ "subnet": "$POD_CIDR", "gateway": "$POD_GATEWAY",
+                "rangeStart": "$(node_range_start "$n")", "rangeEnd": "$(node_range_end "$n")" }]],
+              "routes": [{ "dst": "0.0.0.0/0" }], "dataDir": "$dir/cni/ipam" } },
   { "type": "portmap", "capabilities": { "portMappings": true } } ] }
 JSON
-
-# --- containerd: CRI with runc, overlayfs, cgroupfs. restrict_oom_score_adj: without CAP_SYS_RESOURCE
-# no process may lower its oom_score_adj, and the sandbox's -998 would fail every pod.
-cat > "$NODE_DIR/containerd/config.toml" <<TOML
+  # containerd: CRI with runc, overlayfs, cgroupfs. restrict_oom_score_adj: without CAP_SYS_RESOURCE
+  # no process may lower its oom_score_adj, and the sandbox's -998 would fail every pod.
+  cat > "$dir/containerd/config.toml" <<TOML
 version = 2
-root = "$NODE_DIR/containerd/root"
-state = "$NODE_DIR/containerd/state"
+root = "$dir/containerd/root"
+state = "$dir/containerd/state"
 [grpc]
-  address = "$NODE_DIR/containerd/containerd.sock"
+  address = "$(node_sock "$n")"
 [plugins."io.containerd.grpc.v1.cri"]
   sandbox_image = "$SANDBOX_IMAGE"
   netns_mounts_under_state_dir = true
   restrict_oom_score_adj = true
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "$CNI_BIN_DIR"
-    conf_dir = "$NODE_DIR/cni/net.d"
+    conf_dir = "$dir/cni/net.d"
   [plugins."io.containerd.grpc.v1.cri".containerd]
     snapshotter = "overlayfs"
     default_runtime_name = "runc"
@@ -188,36 +224,37 @@ state = "$NODE_DIR/containerd/state"
       runtime_type = "io.containerd.runc.v2"
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
         SystemdCgroup = false
-        Root = "$NODE_DIR/containerd/runc"
+        Root = "$dir/containerd/runc"
 TOML
-start containerd containerd --config "$NODE_DIR/containerd/config.toml"
-FIX="see $WORK/containerd.log" step containerd-ready wait_until containerd 30 ctr -a "$NODE_DIR/containerd/containerd.sock" version
-FIX="build the archives (make image, make test-images) or see the lines above" step images bash "$ROOT/hack/node/images.sh" import
-sed 's/^/  /' "$WORK/images.log" >&2
-
-# --- kubelet: cgroup v1 allowed, cgroupfs, oomScoreAdj 0 (no CAP_SYS_RESOURCE), webhook authn/authz
-# with the CA of the API server's client certificate, image GC off (imported images cannot be pulled back)
-cat > "$NODE_DIR/kubelet/config.yaml" <<YAML
+  start "containerd-$n" containerd --config "$dir/containerd/config.toml"
+  wait_until "containerd of $name" 30 ctr -a "$(node_sock "$n")" version
+  bash "$ROOT/hack/node/images.sh" import "$n"
+  cgroup_root "$n"
+  # kubelet: cgroup v1 allowed, cgroupfs under the node's own root, oomScoreAdj 0 (no
+  # CAP_SYS_RESOURCE), webhook authn/authz with the CA of the API server's client certificate, image
+  # GC off (imported images cannot be pulled back)
+  cat > "$dir/kubelet/config.yaml" <<YAML
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 cgroupDriver: cgroupfs
 cgroupsPerQOS: true
+cgroupRoot: $(node_cgroup "$n")
 failCgroupV1: false
 failSwapOn: false
 oomScoreAdj: 0
-containerRuntimeEndpoint: unix://$NODE_DIR/containerd/containerd.sock
-imageServiceEndpoint: unix://$NODE_DIR/containerd/containerd.sock
-address: $NODE_IP
+containerRuntimeEndpoint: unix://$(node_sock "$n")
+imageServiceEndpoint: unix://$(node_sock "$n")
+address: $ip
 port: $KUBELET_PORT
 readOnlyPort: 0
 healthzBindAddress: 127.0.0.1
-healthzPort: $KUBELET_HEALTHZ_PORT
+healthzPort: $(node_healthz_port "$n")
 authentication:
   anonymous: {enabled: false}
   webhook: {enabled: true}
   x509: {clientCAFile: $NODE_DIR/pki/ca.crt}
 authorization: {mode: Webhook}
-podLogsDir: $NODE_DIR/kubelet/pod-logs
+podLogsDir: $dir/kubelet/pod-logs
 clusterDomain: cluster.local
 resolvConf: /etc/resolv.conf
 evictionHard: {memory.available: "100Mi", nodefs.available: "1%", imagefs.available: "1%", nodefs.inodesFree: "1%"}
@@ -225,21 +262,31 @@ imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
 maxPods: 60
 YAML
-start kubelet "$NODE_BIN/kubelet" --config="$NODE_DIR/kubelet/config.yaml" --kubeconfig="$NODE_DIR/pki/kubelet.kubeconfig" \
-  --root-dir="$NODE_DIR/kubelet/root" --cert-dir="$NODE_DIR/kubelet/pki" --hostname-override="$NODE_NAME" --node-ip="$NODE_IP" \
-  --containerd="$NODE_DIR/containerd/containerd.sock"
-node_ready() {
-  alive kubelet || { echo "kubelet exited; see $WORK/kubelet.log" >&2; return 2; }
-  [[ "$($KUBECTL get node "$NODE_NAME" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null)" == True ]]
+  start "kubelet-$n" "$NODE_BIN/kubelet" --config="$dir/kubelet/config.yaml" --kubeconfig="$NODE_DIR/pki/kubelet-$n.kubeconfig" \
+    --root-dir="$dir/kubelet/root" --cert-dir="$dir/kubelet/pki" --hostname-override="$name" --node-ip="$ip" \
+    --containerd="$(node_sock "$n")"
 }
-FIX="see $WORK/kubelet.log (and $WORK/containerd.log)" step node-ready wait_until "node $NODE_NAME Ready" 60 node_ready
+for n in $(seq "$NODE_COUNT"); do
+  FIX="see $WORK/containerd-$n.log and $WORK/node-$n.log; build the image archives (make image, make test-images)" \
+    step "node-$n" start_node "$n"
+  sed -n 's/^\[node\] /  /p' "$WORK/node-$n.log" >&2
+done
+nodes_ready() {
+  local n name
+  for n in $(seq "$NODE_COUNT"); do
+    name="$(node_name "$n")"
+    alive "kubelet-$n" || { echo "the kubelet of $name exited; see $WORK/kubelet-$n.log" >&2; return 2; }
+    [[ "$($KUBECTL get node "$name" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null)" == True ]] || return 1
+  done
+}
+FIX="see $WORK/kubelet-N.log (and $WORK/containerd-N.log)" step nodes-ready wait_until "$NODE_COUNT nodes Ready" 60 nodes_ready
 
 # --- kube-proxy (iptables), leaving the conntrack and route_localnet sysctls alone
 cat > "$NODE_DIR/kube-proxy/config.yaml" <<YAML
 apiVersion: kubeproxy.config.k8s.io/v1alpha1
 kind: KubeProxyConfiguration
 clientConnection: {kubeconfig: $NODE_DIR/pki/kube-proxy.kubeconfig}
-hostnameOverride: $NODE_NAME
+hostnameOverride: $(node_name 1)
 mode: iptables
 clusterCIDR: $POD_CIDR
 nodePortAddresses: [primary]
@@ -255,5 +302,8 @@ FIX="see $WORK/kube-proxy.log" step kube-proxy-ready wait_until kube-proxy 60 cu
 FIX="see $WORK/kube-controller-manager.log" step service-accounts wait_until "default ServiceAccount" 60 \
   bash -c "$KUBECTL get serviceaccount default && $KUBECTL get configmap kube-root-ca.crt"
 
-printf 'KUBECONFIG=%s\nKUBECTL=%s\nNODE_NAME=%s\nNODE_IP=%s\n' "$KUBECONFIG_ADMIN" "$NODE_BIN/kubectl" "$NODE_NAME" "$NODE_IP" > "$NODE_DIR/env"
-log "node $NODE_NAME up in $(elapsed): export KUBECONFIG=$KUBECONFIG_ADMIN (kubectl: $NODE_BIN/kubectl); stop with hack/node/down.sh"
+sockets=(); names=()
+for n in $(seq "$NODE_COUNT"); do sockets+=("$(node_sock "$n")"); names+=("$(node_name "$n")"); done
+printf 'KUBECONFIG=%s\nKUBECTL=%s\nNODES=%s\nCONTAINERD_SOCKETS=%s\n' "$KUBECONFIG_ADMIN" "$NODE_BIN/kubectl" \
+  "$(IFS=,; echo "${names[*]}")" "$(IFS=,; echo "${sockets[*]}")" > "$NODE_DIR/env"
+log "$NODE_COUNT nodes (${names[*]}) up in $(elapsed): export KUBECONFIG=$KUBECONFIG_ADMIN (kubectl: $NODE_BIN/kubectl); stop with hack/node/down.sh"

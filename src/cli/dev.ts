@@ -113,7 +113,7 @@ export async function runDev(flags: DevFlags): Promise<number> {
  * sample workflows, then — unless --exit — running until Ctrl-C; stopping restores the host.
  */
 async function runNodeDev(flags: DevFlags, say: (line: string) => void): Promise<number> {
-  say('pods run on a real node: containerd, kubelet and kube-proxy (--node=kubelet; hack/node/)');
+  say('pods run on three real nodes: a containerd and kubelet each, one kube-proxy (--node=kubelet; hack/node/)');
   if (flags.archive)
     say('the workflow archive is not started on a real node: give the install a plugflow-archive Secret (README, Archive)');
   const t0 = Date.now();

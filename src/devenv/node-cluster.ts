@@ -1,11 +1,11 @@
 /**
- * A real one-node cluster on this machine, for `plugflow dev --node=kubelet` and test/node/: started
+ * A real cluster of three nodes on this machine (PLUGFLOW_NODE_COUNT to change it), for `plugflow dev --node=kubelet` and test/node/: started
  * by hack/node/up.sh, stopped by hack/node/down.sh, and driven the way a person does — with
  * kubectl — so both do what the README's install section tells people to run. Where the node
  * cannot start (no root, no containerd, no images) `nodeUnavailableReason()` says why.
  */
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { readYamlDocuments } from '../yaml/kube-yaml.js';
@@ -31,9 +31,9 @@ export async function nodeUnavailableReason(): Promise<string | undefined> {
 }
 
 /** Runs a script of hack/node/, its progress lines on our stderr, and fails with its exit code. */
-function script(name: string): Promise<void> {
+function script(name: string, ...args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', [join(REPO_ROOT, 'hack/node', name)], { stdio: ['ignore', 'inherit', 'inherit'] });
+    const child = spawn('bash', [join(REPO_ROOT, 'hack/node', name), ...args], { stdio: ['ignore', 'inherit', 'inherit'] });
     child.on('error', reject);
     child.on('exit', (code) =>
       code === 0 ? resolve() : reject(new Error(`hack/node/${name} exited with ${code}; its step logs are in ${NODE_DIR}/logs`)),
@@ -43,7 +43,11 @@ function script(name: string): Promise<void> {
 
 export class NodeCluster {
   kubeconfig = '';
+  /** The nodes' names, node 1 first. */
+  nodes: string[] = [];
   private kubectlBin = '';
+  /** Each node's containerd socket, in the order of `nodes`. */
+  private sockets: string[] = [];
 
   async start(): Promise<void> {
     await script('up.sh');
@@ -55,6 +59,23 @@ export class NodeCluster {
     );
     this.kubeconfig = env.KUBECONFIG;
     this.kubectlBin = env.KUBECTL;
+    this.nodes = env.NODES.split(',');
+    this.sockets = env.CONTAINERD_SOCKETS.split(',');
+  }
+
+  /**
+   * Loses a node the way a machine dies (hack/node/lose.sh): its kubelet, containerd, shims and
+   * pod processes killed with SIGKILL, and nothing told to the API server.
+   */
+  async lose(node: string): Promise<void> {
+    const i = this.nodes.indexOf(node);
+    if (i < 0) throw new Error(`no node named ${node}; the nodes are ${this.nodes.join(', ')}`);
+    await script('lose.sh', String(i + 1));
+  }
+
+  /** Imports an OCI or docker archive into every node's containerd, named `base:<its tag>`. */
+  async importImage(base: string, archive: string): Promise<void> {
+    for (const sock of this.sockets) await run('ctr', ['-a', sock, '-n', 'k8s.io', 'images', 'import', '--base-name', base, archive]);
   }
 
   async stop(): Promise<void> {
@@ -135,13 +156,10 @@ export class NodeCluster {
         .slice(-n)
         .map((l) => `${name}: ${l.slice(0, 300)}`);
     const controller = await this.kubectl(['-n', 'plugflow', 'logs', 'deploy/plugflow-controller', '--tail=20000']).catch(() => '');
-    const node = ['kubelet', 'containerd'].flatMap((c) => {
-      try {
-        return pick(c, readFileSync(join(NODE_DIR, 'logs', `${c}.log`), 'utf8'));
-      } catch {
-        return [];
-      }
-    });
+    const logs = join(NODE_DIR, 'logs');
+    const node = (existsSync(logs) ? readdirSync(logs) : [])
+      .filter((f) => /^(kubelet|containerd)-\d+\.log$/.test(f))
+      .flatMap((f) => pick(f.slice(0, -'.log'.length), readFileSync(join(logs, f), 'utf8')));
     return [...pick('controller', controller, workflow), ...node];
   }
 

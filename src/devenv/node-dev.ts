@@ -1,5 +1,5 @@
 /**
- * `plugflow dev --node=kubelet`: plugflow installed on a real one-node cluster of this machine the
+ * `plugflow dev --node=kubelet`: plugflow installed on a real three-node cluster of this machine the
  * way a cluster user installs it — `kubectl apply` of manifests/install.yaml with the image
  * `make image` built, the controller and the server running as Deployments, executor plugins
  * turned on with `kubectl set env` — instead of the in-process controller and server on the local

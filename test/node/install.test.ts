@@ -1,12 +1,14 @@
 /**
- * plugflow on a real node (hack/node/up.sh: containerd, runc, bridge CNI, kubelet, kube-proxy),
+ * plugflow on real nodes (hack/node/up.sh: three kubelets, each with its containerd and runc, bridge
+ * CNI, kube-proxy),
  * installed the way the README says — `kubectl apply` of manifests/install.yaml with the image
  * `make image` built — and used the way people use it: workflows, executor plugins turned on with
  * `kubectl set env`, events through the server's Service. Pods here have real images, cgroups,
  * probes and networking, which the local pod runner of the other suites does not.
  *
  * Skipped, with the reason printed, where the node cannot start (no root, containerd, CNI plugins
- * or image archives). About 7 minutes when it runs (node start ~10 s, stop ~15 s).
+ * or image archives). About 4½ minutes when it runs (nodes start ~10 s, stop ~16 s;
+ * the node loss at the end waits ~50 s for the kubelet's Lease to go stale).
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -437,4 +439,84 @@ apiToken:fs.existsSync('/var/run/secrets/kubernetes.io/serviceaccount/token')}))
     expect(now.split(' '), now).toHaveLength(2);
     expect(now).not.toContain(victim);
   }, 240_000);
+
+  // Last: it leaves one node dead (down.sh clears it).
+  it('step pods spread over the three nodes; a node lost mid-step ends that step naming the node, and its retry runs on another', async () => {
+    const ready = await node.get(['nodes'], '{range .items[*]}{.metadata.name}={.status.conditions[?(@.type=="Ready")].status} {end}');
+    expect(ready.trim().split(' ').sort(), ready).toEqual(node.nodes.map((n) => `${n}=True`).sort());
+    expect(node.nodes).toHaveLength(3);
+    // The victim runs no controller (a lost controller pod waits five minutes for its eviction).
+    const controllerNodes = await node.get(
+      ['pods', '-n', SYSTEM, '-l', 'app.kubernetes.io/name=plugflow-controller'],
+      '{.items[*].spec.nodeName}',
+    );
+    const doomedNode = node.nodes.filter((n) => !controllerNodes.split(' ').includes(n)).at(-1)!;
+    const hostname = (operator: 'In' | 'NotIn') => ({
+      nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator, values: [doomedNode] }] }],
+    });
+    // Three steps of 800m CPU off the doomed node: one node's 2 CPUs hold two of them, so the
+    // scheduler must use both other nodes. The doomed step prefers the doomed node; its retries
+    // avoid the node that failed them (retryStrategy.affinity), which is tainted by then anyway.
+    const wf = workflow('lost-node-', {
+      entrypoint: 'main',
+      templates: [
+        {
+          name: 'main',
+          steps: [[1, 2, 3].map((i) => ({ name: `spread-${i}`, template: 'spread' })).concat([{ name: 'doomed', template: 'doomed' }])],
+        },
+        {
+          name: 'spread',
+          affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: hostname('NotIn') } },
+          container: { image: 'busybox:1.36', command: ['sleep', '8'], resources: { requests: { cpu: '800m' } } },
+        },
+        {
+          name: 'doomed',
+          affinity: {
+            nodeAffinity: {
+              preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, preference: hostname('In').nodeSelectorTerms[0] }],
+            },
+          },
+          retryStrategy: { limit: 2, retryPolicy: 'Always', affinity: { nodeAntiAffinity: {} } },
+          container: { image: 'busybox:1.36', command: ['sleep', '20'] },
+        },
+      ],
+    });
+    const name = await node.create(wf, NS);
+    const podsOn = async () =>
+      (
+        await node.get(
+          ['pods', '-n', NS, '-l', `workflows.plugflow.io/workflow=${name}`],
+          '{range .items[*]}{.metadata.name}={.spec.nodeName}={.status.phase} {end}',
+        )
+      )
+        .trim()
+        .split(' ')
+        .filter(Boolean)
+        .map((p) => p.split('='));
+    const running = await node.waitFor('the four step pods to run', async () => {
+      const pods = await podsOn();
+      return pods.length === 4 && pods.every((p) => p[2] === 'Running') ? pods : undefined;
+    });
+    const doomedPod = running.find((p) => p[1] === doomedNode);
+    expect(doomedPod, `a pod on ${doomedNode}: ${JSON.stringify(running)}`).toBeDefined();
+    expect(new Set(running.map((p) => p[1])).size, JSON.stringify(running)).toBe(3);
+    const lostAt = Date.now();
+    await node.lose(doomedNode);
+    const r = await node.finished(name, NS, 240_000);
+    const steps = await node.workflowNodes(name, NS);
+    const attempts = steps.filter((n) => n.type === 'Pod' && (n as { displayName?: string }).displayName?.startsWith('doomed'));
+    expect(r.phase, `${r.message}\n${JSON.stringify(steps, null, 1)}`).toBe('Succeeded');
+    const failed = attempts.find((a) => a.phase === 'Error');
+    console.log(
+      `[node suite] ${doomedNode} lost: the workflow ${r.phase} ${Math.round((Date.now() - lostAt) / 1000)} s later; the attempt there: ${failed?.message}`,
+    );
+    expect(failed?.message, JSON.stringify(attempts)).toContain(`node "${doomedNode}"`);
+    const retried = attempts.find((a) => a.phase === 'Succeeded') as { hostNodeName?: string } | undefined;
+    expect(retried?.hostNodeName, JSON.stringify(attempts)).toBeDefined();
+    expect(retried?.hostNodeName).not.toBe(doomedNode);
+    expect(
+      steps.filter((n) => n.type === 'Pod' && n.phase === 'Running'),
+      'no step left Running',
+    ).toEqual([]);
+  }, 360_000);
 });
