@@ -3,6 +3,7 @@
  * validation helpers. Other modules import from here, never from the files directly.
  */
 export * from './constants.js';
+export * from './shard-bucket.js';
 export * from './values/scalars.js';
 export * from './container.js';
 export * from './scheduling.js';

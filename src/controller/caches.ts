@@ -33,6 +33,7 @@ import {
   WORKFLOW_TEMPLATES,
 } from '../kube/resource.js';
 import type { Logger } from '../log/logger.js';
+import { BucketedPods } from './bucketed-pods.js';
 import { MemoCaches } from './memo-caches.js';
 import { ParameterConfigMaps } from './parameter-config-maps.js';
 import type { PluginDiscovery } from './plugin-discovery.js';
@@ -48,6 +49,11 @@ export interface CacheOptions {
   watchdogMs?: number;
   /** /readyz fails when an informer has not heard from the server for this long. */
   staleMs?: number;
+  /**
+   * Watch only the pods of the shard buckets given later (sharding.ts, `pods.watch`), none until
+   * then; every workflow pod otherwise.
+   */
+  shardedPods?: boolean;
   log: Logger;
 }
 
@@ -58,7 +64,8 @@ export const BY_CRON = 'cron';
 
 export class ControllerCaches {
   readonly workflows: Informer<Obj<Workflow>>;
-  readonly pods: Informer<CachedPod>;
+  /** Every workflow pod, or with `shardedPods` those of the buckets this replica owns (`pods.watch`). */
+  readonly pods: BucketedPods<CachedPod>;
   readonly taskSets: Informer<Obj<WorkflowTaskSet>>;
   readonly workflowTemplates: Informer<Obj<WorkflowTemplate>>;
   readonly clusterWorkflowTemplates: Informer<Obj<ClusterWorkflowTemplate>>;
@@ -83,7 +90,10 @@ export class ControllerCaches {
     const common = { client: o.client, namespace: o.namespace, log: o.log, resyncMs: o.resyncMs, watchdogMs: o.watchdogMs };
     this.staleMs = o.staleMs ?? staleAfterMs(o.watchdogMs);
     this.workflows = new Informer<Obj<Workflow>>({ ...common, type: WORKFLOWS, transform: inflateCached });
-    this.pods = new Informer<CachedPod>({ ...common, type: PODS, labelSelector: LABEL_WORKFLOW, transform: slimPod, resyncMs: 0 });
+    this.pods = new BucketedPods<CachedPod>(
+      (labelSelector) => new Informer<CachedPod>({ ...common, type: PODS, labelSelector, transform: slimPod, resyncMs: 0 }),
+      o.shardedPods ? [] : 'all',
+    );
     this.pods.addIndex(BY_WORKFLOW, (p) => workflowIndex(p));
     this.taskSets = new Informer<Obj<WorkflowTaskSet>>({ ...common, type: WORKFLOW_TASK_SETS, transform: dropManagedFields, resyncMs: 0 });
     this.workflowTemplates = new Informer<Obj<WorkflowTemplate>>({

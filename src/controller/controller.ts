@@ -89,7 +89,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
 
   const plugins = pluginsEnabled ? new PluginDiscovery(client, installNamespace, log, { watchdogMs: opts.watchdogMs }) : undefined;
   const caches = new ControllerCaches(
-    { client, namespace: opts.namespace, resyncMs: opts.resyncMs, watchdogMs: opts.watchdogMs, log },
+    { client, namespace: opts.namespace, resyncMs: opts.resyncMs, watchdogMs: opts.watchdogMs, shardedPods: !!opts.sharding, log },
     plugins,
   );
   const queue = new WorkQueue();

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { SHARD_BUCKETS, shardBucketOfKey } from '../api/index.js';
 import { ShardRing } from './shard-ring.js';
 
 const keys = Array.from({ length: 10_000 }, (_, i) => `team-${i % 37}/wf-${i}`);
@@ -20,6 +21,14 @@ describe('ShardRing', () => {
     for (const k of keys.slice(0, 500)) expect(b.ownerOf(k)).toBe(a.ownerOf(k));
     expect(a.sameMembers(b)).toBe(true);
     expect(a.sameMembers(new ShardRing(['a', 'b']))).toBe(false);
+  });
+
+  it('gives each shard bucket to one member, and every key to the member of its bucket', () => {
+    const ring = new ShardRing(['replica-0', 'replica-1', 'replica-2']);
+    const buckets = ring.members.flatMap((m) => ring.bucketsOf(m));
+    expect(buckets.sort((a, b) => a - b)).toEqual(Array.from({ length: SHARD_BUCKETS }, (_, i) => i));
+    for (const k of keys.slice(0, 2000)) expect(ring.bucketsOf(ring.ownerOf(k)!)).toContain(shardBucketOfKey(k));
+    expect(new ShardRing([]).bucketsOf('replica-0')).toEqual([]);
   });
 
   it('has no owner without members, and one member owns everything', () => {

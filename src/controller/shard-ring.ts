@@ -2,8 +2,10 @@
  * Which controller replica reconciles a key (a workflow's `namespace/name`, a CronWorkflow's
  * queue key): consistent hashing over the replicas that are live now (shard-members.ts).
  *
- * Each member is placed on a 32-bit ring at `VIRTUAL_NODES` points, the hashes of `member#0`,
- * `member#1`, …; a key belongs to the member of the first point at or after the key's own hash.
+ * A key belongs to its shard bucket (api/shard-bucket.ts), and a bucket to a member: so a replica
+ * can watch the pods of its workflows alone, selected by their bucket label. Each member is
+ * placed on a 32-bit ring at `VIRTUAL_NODES` points, the hashes of `member#0`, `member#1`, …; a
+ * bucket belongs to the member of the first point at or after the hash of `bucket#<n>`.
  * Why a ring and not `hash % N`: when a replica joins it takes about 1/N of the keys, a little
  * from every other replica, and when one leaves only its own keys move. With `hash % N` almost
  * every workflow would change hands on every join or leave, and each change of hands costs a
@@ -12,6 +14,7 @@
  * Pure and deterministic: every replica that sees the same members computes the same owners.
  */
 import { createHash } from 'node:crypto';
+import { SHARD_BUCKETS, shardBucketOfKey } from '../api/index.js';
 
 /** Points per member: enough that 3 members share 10,000 keys within a few percent of a third each. */
 export const VIRTUAL_NODES = 160;
@@ -24,6 +27,8 @@ export class ShardRing {
   /** Sorted ring positions, and the member at each. */
   private readonly points: Uint32Array;
   private readonly owners: string[];
+  /** The member of each bucket. */
+  private readonly bucketOwners: (string | undefined)[];
   readonly members: readonly string[];
 
   constructor(members: Iterable<string>, virtualNodes = VIRTUAL_NODES) {
@@ -34,13 +39,22 @@ export class ShardRing {
     placed.sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
     this.points = Uint32Array.from(placed.map(([p]) => p));
     this.owners = placed.map(([, m]) => m);
+    this.bucketOwners = Array.from({ length: SHARD_BUCKETS }, (_, b) => this.pointOwner(hash32(`bucket#${b}`)));
   }
 
-  /** The member that owns `key`; undefined when the ring has no members. */
+  /** The member that owns `key` (the member of its bucket); undefined when the ring has no members. */
   ownerOf(key: string): string | undefined {
+    return this.bucketOwners[shardBucketOfKey(key)];
+  }
+
+  /** The buckets `member` owns, ascending. */
+  bucketsOf(member: string): number[] {
+    return this.bucketOwners.flatMap((m, b) => (m === member ? [b] : []));
+  }
+
+  private pointOwner(h: number): string | undefined {
     const n = this.points.length;
     if (n === 0) return undefined;
-    const h = hash32(key);
     let lo = 0;
     let hi = n;
     while (lo < hi) {

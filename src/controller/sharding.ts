@@ -18,8 +18,13 @@
  *   or — for locks in referenced templates — the label `workflows.plugflow.io/uses-locks` that the first
  *   replica to see it wait for one sets before handing it over (`HandedOver`).
  * - **Housekeeping** (archive retention, swept offloaded nodes) runs on the coordinator only.
+ * - **Watches by share:** a replica watches only the pods of the shard buckets it owns (their
+ *   bucket label, bucketed-pods.ts), the coordinator every workflow pod (its lock users come from
+ *   every bucket). A replica reconciles a gained workflow only once its pod cache holds that
+ *   workflow's bucket completely; workflows themselves are watched whole (selecting them by
+ *   bucket would take a label write per workflow).
  */
-import { FINAL_WORKFLOW_PHASES, LABEL_USES_LOCKS, type Workflow } from '../api/index.js';
+import { FINAL_WORKFLOW_PHASES, LABEL_USES_LOCKS, shardBucketOfKey, type Workflow } from '../api/index.js';
 import type { KubeClient } from '../kube/client.js';
 import { WORKFLOWS } from '../kube/resource.js';
 import type { Logger } from '../log/logger.js';
@@ -27,6 +32,7 @@ import { errorMessage } from '../log/error-message.js';
 import { LeaderElector } from './leader-election.js';
 import { ShardMembers } from './shard-members.js';
 import type { ShardRing } from './shard-ring.js';
+import type { PodBuckets } from './bucketed-pods.js';
 import type { ControllerCaches } from './caches.js';
 import { CRON_KEY_PREFIX } from './cron-reconciler.js';
 import type { Synchronizer } from './synchronizer.js';
@@ -51,6 +57,15 @@ export interface ShardingOptions {
   enqueue: (key: string) => void;
   /** This replica became (true) or stopped being (false) the coordinator. */
   onCoordinator: (coordinator: boolean) => void;
+  /** The pod cache, told which buckets to watch; without it every pod is assumed in sight. */
+  pods?: ShardPods;
+}
+
+/** What sharding needs of the pod cache (bucketed-pods.ts). */
+export interface ShardPods {
+  watch(buckets: PodBuckets): Promise<void>;
+  covers(bucket: number): boolean;
+  coversAll(): boolean;
 }
 
 /** Thrown by the lock table's admission on a replica that is not the coordinator: the workflow moved. */
@@ -147,11 +162,12 @@ export class Sharding {
     }
   }
 
-  /** Whether this replica reconciles `key` now. */
+  /** Whether this replica reconciles `key` now: it owns it, and its pod cache shows its pods. */
   owns(key: string): boolean {
     const wf = this.opts.workflowOf(key);
-    if (wf && takesLocks(wf)) return this.isCoordinator();
-    return this.members.owns(key);
+    const pods = this.opts.pods;
+    if (wf && takesLocks(wf)) return this.isCoordinator() && (pods?.coversAll() ?? true);
+    return this.members.owns(key) && (pods?.covers(shardBucketOfKey(key)) ?? true);
   }
 
   /** Joins the members, then competes for the coordinator role in the background. */
@@ -189,9 +205,11 @@ export class Sharding {
         identity: this.opts.identity,
       });
       this.opts.onCoordinator(true);
+      this.watchPods();
       this.queueAll((key) => this.owns(key));
       await Promise.race([lostOnce, new Promise((r) => this.stopper.signal.addEventListener('abort', r, { once: true }))]);
       this.opts.onCoordinator(false);
+      this.watchPods();
       // The lock users go to the next coordinator: queued here so that the worker lets go of them.
       this.queueAll((key) => {
         const wf = this.opts.workflowOf(key);
@@ -207,6 +225,23 @@ export class Sharding {
   private handOver(ring: ShardRing, before: ShardRing): void {
     const me = this.opts.identity;
     this.queueAll((key) => (ring.ownerOf(key) === me) !== (before.ownerOf(key) === me));
+    this.watchPods();
+  }
+
+  /**
+   * Points the pod cache at this replica's buckets now (every pod on the coordinator); once it
+   * holds them, queues the keys that became this replica's by it.
+   */
+  private watchPods(): void {
+    const pods = this.opts.pods;
+    if (!pods) return;
+    const ownedBefore = new Set<string>();
+    for (const key of this.opts.allKeys()) if (this.owns(key)) ownedBefore.add(key);
+    const wanted: PodBuckets = this.isCoordinator() ? 'all' : this.members.ring().bucketsOf(this.opts.identity);
+    pods.watch(wanted).then(
+      () => this.queueAll((key) => !ownedBefore.has(key) && this.owns(key)),
+      (err: unknown) => this.opts.log.error("could not watch the pods of this replica's buckets", { error: errorMessage(err) }),
+    );
   }
 
   private queueAll(moved: (key: string) => boolean): void {
@@ -242,6 +277,7 @@ export function shardingOf(
       for (const c of caches.cronWorkflows.list()) yield `${CRON_KEY_PREFIX}${c.metadata.namespace}/${c.metadata.name}`;
     },
     enqueue: (key) => queue.add(key),
+    pods: caches.pods,
     // The coordinator grants locks from a table rebuilt from the statuses when it takes over.
     onCoordinator: (coordinator) => (coordinator ? locks().start(caches.workflows.list()) : locks().stop()),
   });

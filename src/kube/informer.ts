@@ -120,7 +120,9 @@ export class Informer<T extends KubeObject> implements InformerLike {
   private readonly name: string;
 
   constructor(private readonly opts: InformerOptions<T>) {
-    this.name = `${opts.type.plural}${opts.namespace ? ` in ${opts.namespace}` : ''}${opts.labelSelector ? ` (${opts.labelSelector})` : ''}`;
+    // A selector of many values (a replica's shard buckets) is shortened for the log lines.
+    const selector = opts.labelSelector && opts.labelSelector.length > 100 ? `${opts.labelSelector.slice(0, 97)}…` : opts.labelSelector;
+    this.name = `${opts.type.plural}${opts.namespace ? ` in ${opts.namespace}` : ''}${selector ? ` (${selector})` : ''}`;
   }
 
   addHandlers(h: InformerHandlers<T>): void {

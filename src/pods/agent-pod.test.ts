@@ -1,6 +1,7 @@
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { AGENT_TOKEN_DIR, AgentPodError, SERVICE_ACCOUNT_DIR, type PluginEntry } from '../plugins/index.js';
+import { shardBucketLabel } from '../api/index.js';
 import { agentPodName, buildAgentPod, pluginServiceAccount } from './agent-pod.js';
 
 function entry(name: string, port: number, uid: number, extra: Partial<PluginEntry> = {}): PluginEntry {
@@ -39,7 +40,11 @@ describe('buildAgentPod', () => {
     expect(pod.metadata!.ownerReferences).toEqual([
       { apiVersion: 'plugflow.io/v1alpha1', kind: 'Workflow', name: 'wf1', uid: 'uid-1', controller: true },
     ]);
-    expect(pod.metadata!.labels).toEqual({ 'workflows.plugflow.io/workflow': 'wf1', 'workflows.plugflow.io/component': 'agent' });
+    expect(pod.metadata!.labels).toEqual({
+      'workflows.plugflow.io/workflow': 'wf1',
+      'workflows.plugflow.io/shard-bucket': shardBucketLabel(pod.metadata!.namespace!, 'wf1'),
+      'workflows.plugflow.io/component': 'agent',
+    });
     expect(agentPodName('x'.repeat(260)).length).toBeLessThanOrEqual(253);
   });
 

@@ -24,7 +24,15 @@
  */
 import type { V1Container, V1Pod, V1SecurityContext, V1Volume } from '@kubernetes/client-node';
 import { createHash } from 'node:crypto';
-import { API_VERSION, EXECUTOR_PLUGIN_SUFFIX, LABEL_COMPONENT, LABEL_WORKFLOW, type ObjectMeta } from '../api/index.js';
+import {
+  API_VERSION,
+  EXECUTOR_PLUGIN_SUFFIX,
+  LABEL_COMPONENT,
+  LABEL_SHARD_BUCKET,
+  LABEL_WORKFLOW,
+  shardBucketLabel,
+  type ObjectMeta,
+} from '../api/index.js';
 import { checkPluginSidecar } from './pod-policy.js';
 import {
   AGENT_COMPONENT,
@@ -196,7 +204,11 @@ export function buildAgentPod(workflow: AgentWorkflow, plugins: readonly PluginE
     metadata: {
       name: agentPodName(wf.name!),
       namespace: wf.namespace,
-      labels: { [LABEL_WORKFLOW]: wf.name!, [LABEL_COMPONENT]: AGENT_COMPONENT },
+      labels: {
+        [LABEL_WORKFLOW]: wf.name!,
+        [LABEL_SHARD_BUCKET]: shardBucketLabel(wf.namespace!, wf.name!),
+        [LABEL_COMPONENT]: AGENT_COMPONENT,
+      },
       ownerReferences: [{ apiVersion: API_VERSION, kind: 'Workflow', name: wf.name!, uid: wf.uid!, controller: true }],
     },
     spec: {

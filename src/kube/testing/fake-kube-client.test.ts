@@ -93,12 +93,17 @@ describe('FakeKubeClient', () => {
     expect(errors).toEqual([{ type: 'ERROR', object: expect.objectContaining({ code: 410, reason: 'Expired' }) }]);
   });
 
-  it('matches equality label selectors', () => {
+  it('matches equality and set label selectors', () => {
     const labels = { a: '1', b: '2' };
     expect(matchesLabels(labels, 'a')).toBe(true);
     expect(matchesLabels(labels, '!a')).toBe(false);
     expect(matchesLabels(labels, 'a=1,b==2')).toBe(true);
     expect(matchesLabels(labels, 'a!=1')).toBe(false);
     expect(matchesLabels(labels, 'c')).toBe(false);
+    expect(matchesLabels(labels, 'a in (0,1),b')).toBe(true);
+    expect(matchesLabels(labels, 'a in (0, 3),b')).toBe(false);
+    expect(matchesLabels(labels, 'a notin (0,1)')).toBe(false);
+    expect(matchesLabels(labels, 'c notin (1)')).toBe(true);
+    expect(matchesLabels(labels, 'c in (1)')).toBe(false);
   });
 });

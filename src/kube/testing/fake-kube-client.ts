@@ -371,11 +371,23 @@ function conflictMessage(type: ResourceType, name: string): string {
   return `Operation cannot be fulfilled on ${type.plural} "${name}": the object has been modified; please apply your changes to the latest version and try again`;
 }
 
-/** Equality-based label selectors: `k`, `!k`, `k=v`, `k==v`, `k!=v`, comma-separated (and). */
+/**
+ * Label selectors: `k`, `!k`, `k=v`, `k==v`, `k!=v`, and the set-based `k in (a,b)` and
+ * `k notin (a,b)`, comma-separated (and).
+ */
 export function matchesLabels(labels: Record<string, string>, selector: string): boolean {
-  for (const raw of selector.split(',')) {
+  // Commas inside a set's parentheses do not separate terms.
+  const terms = selector.match(/[^,(]+(\([^)]*\))?/g) ?? [];
+  for (const raw of terms) {
     const term = raw.trim();
     if (!term) continue;
+    const set = /^(\S+)\s+(in|notin)\s+\(([^)]*)\)$/.exec(term);
+    if (set) {
+      const values = set[3]!.split(',').map((v) => v.trim());
+      const has = set[1]! in labels && values.includes(labels[set[1]!]!);
+      if (set[2] === 'in' ? !has : has) return false;
+      continue;
+    }
     const ne = term.indexOf('!=');
     if (ne > 0) {
       if (labels[term.slice(0, ne)] === term.slice(ne + 2)) return false;
