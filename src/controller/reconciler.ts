@@ -47,6 +47,7 @@ import { errorMessage } from '../log/error-message.js';
 import { engineFailureStatus } from './engine-failure.js';
 import { mergeOutcomes, type FeatureOutcome, type ReconcileRun, type StoredRun, type WorkflowFeature } from './features/index.js';
 import { mayWaitForTemplates, TEMPLATE_LAG_RETRY_MS, templatesBehind } from './template-lag.js';
+import { PodLag, POD_LAG_RETRY_MS } from './pod-lag.js';
 
 type Obj<T> = T & KubeObject;
 
@@ -93,8 +94,10 @@ export type ReconcileOutcome = FeatureOutcome;
 
 export class Reconciler {
   private readonly features: readonly WorkflowFeature[];
+  private readonly podLag: PodLag; // is the pod cache behind the status? (pod-lag.ts)
   constructor(private readonly deps: ReconcilerDeps) {
     this.features = deps.features ?? [];
+    this.podLag = new PodLag(deps.client, deps.log);
   }
 
   /** The template informers, as the observation builders take them. */
@@ -129,6 +132,8 @@ export class Reconciler {
       // then can lagging caches fail it, and later reconciles skip the walk.
       if ((before === '' || before === 'Pending') && (await this.templatesLag(wf)))
         return { requeueAtMs: Date.now() + TEMPLATE_LAG_RETRY_MS };
+      if ((await this.podLag.behind(wf, this.deps.caches.podsOf(namespace, name))).length > 0)
+        return { requeueAtMs: Date.now() + POD_LAG_RETRY_MS };
     }
 
     const stored = await this.store(key, wf);
@@ -286,10 +291,7 @@ export class Reconciler {
     return {};
   }
 
-  /**
-   * Whether a young workflow must wait for the template caches (template-lag.ts): they lack a
-   * (Cluster)WorkflowTemplate it refers to that the API server has.
-   */
+  /** Whether a young workflow must wait for the template caches, which lack a template the API server has (template-lag.ts). */
   private async templatesLag(wf: Obj<Workflow>): Promise<boolean> {
     if (!mayWaitForTemplates(wf.metadata.creationTimestamp, Date.now())) return false;
     const ns = wf.metadata.namespace!;
