@@ -767,7 +767,7 @@ function figuresOf(runs: RunResult[], chaos: RunResult | undefined): Figure[] {
       unit: '×',
       goal: 'reported',
       met: correct(one) && correct(three),
-      note: `${round(three.perMinute)} vs ${round(one.perMinute)} workflows/min; on this ${cores}-core machine the API server, etcd, the hollow node and every replica share the same CPUs, so more replicas add no CPU here — every replica also watches every workflow and pod; the ratio shows sharding's overhead, not the scaling a cluster with a core per replica would see`,
+      note: `${round(three.perMinute)} vs ${round(one.perMinute)} workflows/min; on this ${cores}-core machine the API server, etcd, the hollow node and every replica share the same CPUs, so more replicas add no CPU here — every replica also watches every workflow, and the pods of its own buckets; the ratio shows sharding's overhead, not the scaling a cluster with a core per replica would see`,
     });
 
   if (!chaos) return out;
