@@ -47,6 +47,13 @@ function bucketed(fake: FakeKubeClient, buckets: PodBuckets) {
   };
 }
 
+/** A cluster with pods a, b and c in buckets 1, 2 and 3. */
+function threePods(): FakeKubeClient {
+  const fake = new FakeKubeClient();
+  ['a', 'b', 'c'].forEach((name, i) => fake.seed(PODS, pod(name, i + 1)));
+  return fake;
+}
+
 describe('BucketedPods', () => {
   it('selects every workflow pod, the pods of some buckets, or none', () => {
     expect(podSelector('all')).toBe(LABEL_WORKFLOW);
@@ -55,13 +62,7 @@ describe('BucketedPods', () => {
   });
 
   it('watches only its buckets, and pods without a bucket (made before buckets) too', async () => {
-    const fake = new FakeKubeClient();
-    for (const [name, b] of [
-      ['a', 1],
-      ['b', 2],
-      ['c', 3],
-    ] as const)
-      fake.seed(PODS, pod(name, b));
+    const fake = threePods();
     fake.seed(PODS, pod('old'));
     const { pods, names } = bucketed(fake, [1, 3]);
     pods.start();
@@ -76,13 +77,7 @@ describe('BucketedPods', () => {
   });
 
   it('changes buckets without a gap: covers a gained bucket only once it has listed it, keeps the handlers and indexes', async () => {
-    const fake = new FakeKubeClient();
-    for (const [name, b] of [
-      ['a', 1],
-      ['b', 2],
-      ['c', 3],
-    ] as const)
-      fake.seed(PODS, pod(name, b));
+    const fake = threePods();
     const { pods, made, added, names } = bucketed(fake, [1]);
     pods.addIndex('bucket', (p) => [p.metadata!.labels![LABEL_SHARD_BUCKET] ?? '']);
     pods.start();
