@@ -7,7 +7,8 @@ import { ApiError, isAlreadyExists, isConflict, isNotFound } from '../errors.js'
 import type { KubeObject } from '../object-store.js';
 import { NAMESPACES, PODS } from '../resource.js';
 import type { WatchEvent } from '../client.js';
-import { FakeKubeClient, matchesLabels } from './fake-kube-client.js';
+import { FakeKubeClient } from './fake-kube-client.js';
+import { matchesLabels } from './label-selector.js';
 
 type Pod = KubeObject & { spec?: Record<string, unknown>; status?: Record<string, unknown> };
 const pod = (name: string, labels: Record<string, string> = {}): Pod => ({ metadata: { name, namespace: 'ns', labels }, spec: { a: 1 } });
