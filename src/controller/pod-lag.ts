@@ -7,6 +7,9 @@
  * one's cache. So before the engine runs on such a gap, the API server is asked (one list of the
  * workflow's pods): a pod it has means the cache is behind, and the workflow waits for it — for a
  * bounded time, after which the cache is trusted (and the list is not repeated for ever).
+ *
+ * Only with several replicas (`--sharding`), where hand-overs make the gap likely: finding the
+ * seen pods walks every node of the status, which a lone controller's huge workflows should not pay.
  */
 import { LABEL_WORKFLOW, type Workflow } from '../api/index.js';
 import type { KubeClient } from '../kube/client.js';

@@ -132,7 +132,8 @@ export class Reconciler {
       // then can lagging caches fail it, and later reconciles skip the walk.
       if ((before === '' || before === 'Pending') && (await this.templatesLag(wf)))
         return { requeueAtMs: Date.now() + TEMPLATE_LAG_RETRY_MS };
-      if ((await this.podLag.behind(wf, this.deps.caches.podsOf(namespace, name))).length > 0)
+      // With replicas a new owner's pod watch can lag the status it reads; alone, the walk is not paid.
+      if (this.deps.identity !== undefined && (await this.podLag.behind(wf, this.deps.caches.podsOf(namespace, name))).length > 0)
         return { requeueAtMs: Date.now() + POD_LAG_RETRY_MS };
     }
 
