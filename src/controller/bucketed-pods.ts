@@ -38,7 +38,9 @@ export class BucketedPods<T extends KubeObject> implements InformerLike {
   private current: Informer<T>;
   /** The pods without a bucket, while watching by bucket. */
   private readonly unbucketed?: Informer<T>;
-  private watching: PodBuckets;
+  private watching: PodBuckets = [];
+  /** `watching` as a set: `covers` is asked on every dequeue of a key (sharding.ts, owns). */
+  private watchingSet: ReadonlySet<number> = new Set();
   private readonly handlers: InformerHandlers<T>[] = [];
   private readonly indexes: [string, IndexFunc<T>][] = [];
   /** The change in progress: changes are made one at a time, the last asked for wins. */
@@ -54,14 +56,15 @@ export class BucketedPods<T extends KubeObject> implements InformerLike {
     private readonly make: (labelSelector: string) => Informer<T>,
     buckets: PodBuckets,
   ) {
-    this.watching = this.wanted = normalize(buckets);
+    this.wanted = normalize(buckets);
+    this.setWatching(this.wanted);
     this.current = make(podSelector(this.watching));
     if (buckets !== 'all') this.unbucketed = make(UNBUCKETED_SELECTOR);
   }
 
   /** Whether the cache holds every pod of `bucket` (all buckets while watching every pod). */
   covers(bucket: number): boolean {
-    return this.hasSynced() && (this.watching === 'all' || this.watching.includes(bucket));
+    return this.hasSynced() && (this.watching === 'all' || this.watchingSet.has(bucket));
   }
 
   /** Whether the cache holds every workflow pod, labelled with a bucket or not. */
@@ -87,7 +90,7 @@ export class BucketedPods<T extends KubeObject> implements InformerLike {
     for (const h of this.handlers) next.addHandlers(h);
     if (!this.started) {
       this.current = next;
-      this.watching = target;
+      this.setWatching(target);
       return;
     }
     this.pending = next;
@@ -97,8 +100,13 @@ export class BucketedPods<T extends KubeObject> implements InformerLike {
     if (this.stopped) return void (await next.stop());
     const old = this.current;
     this.current = next;
-    this.watching = target;
+    this.setWatching(target);
     await old.stop();
+  }
+
+  private setWatching(buckets: PodBuckets): void {
+    this.watching = buckets;
+    this.watchingSet = new Set(buckets === 'all' ? [] : buckets);
   }
 
   addHandlers(h: InformerHandlers<T>): void {
