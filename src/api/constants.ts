@@ -35,6 +35,8 @@ export const LABEL_CLUSTER_WORKFLOW_TEMPLATE = `${LABEL_PREFIX}cluster-workflow-
 export const LABEL_WORKFLOW_EVENT_BINDING = `${LABEL_PREFIX}workflow-event-binding`;
 /** Annotation on workflows submitted by an event that has an id: the id (src/server/event-id.ts). */
 export const ANNOTATION_EVENT_ID = `${LABEL_PREFIX}event-id`;
+/** What tells an event's workflow from another of its name: a digest of the event (src/server/event-id.ts). */
+export const ANNOTATION_EVENT_DIGEST = `${LABEL_PREFIX}event-digest`;
 /** Label on workflows: set to `true` once the workflow reached a final phase. */
 export const LABEL_COMPLETED = `${LABEL_PREFIX}completed`;
 /** Label on workflows: their phase (lets `list` select by phase on the server). */

@@ -9,6 +9,7 @@
  * bindings. The result lists the workflows created and the failures (the reply of
  * `--event-dispatch=sync`).
  */
+import { randomBytes } from 'node:crypto';
 import { eventEnvironment, eventMetadata } from '../expr/index.js';
 import type { Logger } from '../log/logger.js';
 import type { Caller } from './auth.js';
@@ -20,9 +21,10 @@ import type { KubeClient } from '../kube/client.js';
 import { ApiError, isTransient } from '../kube/errors.js';
 import { CLUSTER_WORKFLOW_TEMPLATES, WORKFLOW_EVENT_BINDINGS, WORKFLOW_TEMPLATES, WORKFLOWS } from '../kube/resource.js';
 import { DEDUPLICATED_REASON, SUBMITTED_REASON } from './binding-counters.js';
-import { ANNOTATION_EVENT_ID } from '../api/index.js';
+import { ANNOTATION_EVENT_DIGEST } from '../api/index.js';
 import type { BindingOutcome, ServerMetrics } from './metrics.js';
-import { workflowNameForEvent } from './event-id.js';
+import { eventDigest, workflowNameForEvent } from './event-id.js';
+import { creatorOf } from './routes/userinfo.js';
 import { defaultWorkflowName, workflowFromSubmission, type Submission } from './workflow-from-event.js';
 import { errorMessage } from '../log/error-message.js';
 
@@ -143,35 +145,42 @@ export class Dispatcher {
         404: ['template_not_found', `${kind} ${templateName} does not exist: create it before events arrive`],
       });
     }
-    // An event with an id has one name per binding (event-id.ts): a 409 then means this event's
-    // workflow exists already — the deduplication, held by the API server.
+    // An event with an id has one name per binding and sender (event-id.ts), and its workflow
+    // carries the event's digest: a 409 on that name is this event's workflow only when the
+    // digests agree — a workflow that merely took the name (another sender's guess, someone's
+    // own create) is a clash, reported, never taken for this event.
     const byId = s.name === undefined && s.eventId !== undefined;
+    const sender = s.eventId === undefined ? undefined : await this.senderOf(kube, job);
+    // Without an id, a nonce of this submission: a create that reached the API server before its
+    // answer was lost is then told from a name someone else took.
+    const digest =
+      sender === undefined ? randomBytes(16).toString('hex') : eventDigest(b.namespace, b.name, sender, s.eventId!, job.payload);
     const attempts = s.name || byId ? 1 : (this.opts.nameAttempts ?? 5);
     for (let i = 1; ; i++) {
       const name =
         s.name ??
-        (byId ? workflowNameForEvent(s.template.name, b.namespace, b.name, s.eventId!) : defaultWorkflowName(s.template.name, new Date()));
-      // The name stays the same across retries of a transient failure: a create that reached the
-      // API server before the connection broke then answers 409 on the retry, and that workflow
-      // is this event's — one event, one workflow.
+        (byId
+          ? workflowNameForEvent(s.template.name, b.namespace, b.name, sender!, s.eventId!)
+          : defaultWorkflowName(s.template.name, new Date()));
       let retried = false;
       try {
         await this.retrying(`creating Workflow ${b.namespace}/${name}`, (attempt) => {
           retried = attempt > 1;
-          return kube.create(WORKFLOWS, b.namespace, workflowFromSubmission(s, name));
+          return kube.create(WORKFLOWS, b.namespace, workflowFromSubmission(s, name, digest));
         });
         return { name, deduplicated: false };
       } catch (err) {
         const clash = err instanceof ApiError && err.code === 409;
-        if (clash && retried) return { name, deduplicated: false };
-        if (clash && byId) return { name, deduplicated: true };
-        if (clash && s.name !== undefined && s.eventId !== undefined && (await this.submittedBy(kube, b.namespace, name, s.eventId)))
-          return { name, deduplicated: true };
-        if (clash && i < attempts) continue; // a generated name was taken: draw another
+        // The same event's workflow: made by an earlier delivery, another replica, or by this very
+        // create before a broken connection hid its answer (the retry then finds it).
+        if (clash && (await this.madeBy(kube, b.namespace, name, digest))) return { name, deduplicated: sender !== undefined && !retried };
+        if (clash && !byId && s.name === undefined && i < attempts) continue; // a generated name was taken: draw another
         throw classify(err, `creating Workflow ${b.namespace}/${name}`, {
           409: [
             'name_clash',
-            `Workflow ${b.namespace}/${name} already exists: spec.submit.metadata.name must yield a new name for each event`,
+            byId
+              ? `Workflow ${b.namespace}/${name}, the name this event's id gives, already exists and was not made by this event (another event's digest): nothing was created`
+              : `Workflow ${b.namespace}/${name} already exists: spec.submit.metadata.name must yield a new name for each event`,
           ],
         });
       }
@@ -179,13 +188,30 @@ export class Dispatcher {
   }
 
   /**
-   * Whether the workflow named by a binding's spec.submit.metadata.name was created by this very
-   * event (its id annotation): a sender's retry, or the bus delivering the event again.
+   * Who sent the event, as the API server knows the caller's token (its user name; `server` in
+   * --auth-mode=server): the scope of event-id deduplication, so one sender's ids never
+   * suppress another's. Cached per token (userinfo.ts); an API server that cannot answer now
+   * fails the binding for now (retried).
    */
-  private async submittedBy(kube: KubeClient, namespace: string, name: string, eventId: string): Promise<boolean> {
+  private async senderOf(kube: KubeClient, job: EventJob): Promise<string> {
+    if (job.caller.identity.kind !== 'token') return 'server';
     try {
-      const existing = (await kube.get(WORKFLOWS, namespace, name)) as { metadata?: { annotations?: Record<string, string> } };
-      return existing.metadata?.annotations?.[ANNOTATION_EVENT_ID] === eventId;
+      const name = await this.retrying('reviewing who sent the event', () => creatorOf(kube, job.caller));
+      if (name) return name;
+      throw new BindingFailure('unauthorized', "the API server names no user for the sender's token");
+    } catch (err) {
+      if (err instanceof BindingFailure) throw err;
+      throw classify(err, 'reviewing who sent the event', {});
+    }
+  }
+
+  /** Whether the workflow named was created by the very event whose digest is `digest`. */
+  private async madeBy(kube: KubeClient, namespace: string, name: string, digest: string): Promise<boolean> {
+    try {
+      const existing = (await this.retrying(`reading Workflow ${namespace}/${name}`, () => kube.get(WORKFLOWS, namespace, name))) as {
+        metadata?: { annotations?: Record<string, string> };
+      };
+      return existing.metadata?.annotations?.[ANNOTATION_EVENT_DIGEST] === digest;
     } catch {
       return false;
     }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { eventEnvironment, eventMetadataFromHeaders } from '../expr/index.js';
 import type { WorkflowEventBinding } from '../api/index.js';
 import { BindingFailure, compileBinding, evaluateSubmission } from './binding-compile.js';
-import { checkEventId, eventIdFromHeaders, EventIdError, MAX_EVENT_ID_LENGTH, workflowNameForEvent } from './event-id.js';
+import { checkEventId, eventIdFromHeaders, EventIdError, MAX_EVENT_ID_LENGTH, eventDigest, workflowNameForEvent } from './event-id.js';
 import { workflowFromSubmission } from './workflow-from-event.js';
 
 describe("an event's id from its request headers", () => {
@@ -23,20 +23,30 @@ describe("an event's id from its request headers", () => {
 });
 
 describe('the workflow name of an event with an id', () => {
-  it('is the same for every delivery, and differs by binding, namespace and id', () => {
-    const a = workflowNameForEvent('build', 'ns', 'on-push', 'delivery-1');
+  it('is the same for every delivery, and differs by binding, namespace, sender and id', () => {
+    const a = workflowNameForEvent('build', 'ns', 'on-push', 'alice', 'delivery-1');
     expect(a).toMatch(/^build-[a-z2-7]{13}$/);
-    expect(workflowNameForEvent('build', 'ns', 'on-push', 'delivery-1')).toBe(a);
+    expect(workflowNameForEvent('build', 'ns', 'on-push', 'alice', 'delivery-1')).toBe(a);
     const others = [
-      workflowNameForEvent('build', 'ns', 'on-tag', 'delivery-1'),
-      workflowNameForEvent('build', 'other', 'on-push', 'delivery-1'),
-      workflowNameForEvent('build', 'ns', 'on-push', 'delivery-2'),
+      workflowNameForEvent('build', 'ns', 'on-tag', 'alice', 'delivery-1'),
+      workflowNameForEvent('build', 'other', 'on-push', 'alice', 'delivery-1'),
+      workflowNameForEvent('build', 'ns', 'on-push', 'alice', 'delivery-2'),
+      // Another sender who guessed alice's id gets a name of their own.
+      workflowNameForEvent('build', 'ns', 'on-push', 'mallory', 'delivery-1'),
     ];
-    expect(new Set([a, ...others]).size).toBe(4);
+    expect(new Set([a, ...others]).size).toBe(5);
+  });
+
+  it('has a digest that a repeat shares and another event of that name does not', () => {
+    const d = eventDigest('ns', 'on-push', 'alice', 'delivery-1', { ref: 'main' });
+    expect(d).toMatch(/^[0-9a-f]{32}$/);
+    expect(eventDigest('ns', 'on-push', 'alice', 'delivery-1', { ref: 'main' })).toBe(d);
+    expect(eventDigest('ns', 'on-push', 'alice', 'delivery-1', { ref: 'evil' })).not.toBe(d);
+    expect(eventDigest('ns', 'on-push', 'mallory', 'delivery-1', { ref: 'main' })).not.toBe(d);
   });
 
   it('keeps within 63 characters, cutting the template name', () => {
-    const name = workflowNameForEvent(`${'t'.repeat(70)}-`, 'ns', 'b', 'id');
+    const name = workflowNameForEvent(`${'t'.repeat(70)}-`, 'ns', 'b', 'alice', 'id');
     expect(name.length).toBe(63);
     expect(name).toMatch(/^t+-[a-z2-7]{13}$/);
   });

@@ -8,11 +8,15 @@
  *   X-GitHub-Delivery   GitHub's delivery id (the same on a redelivery)
  *   Ce-Id               a CloudEvent in binary mode
  *
- * The workflow is then named `<template>-<13 characters of SHA-256(namespace, binding, id)>`:
- * the API server refuses a second workflow of that name (409), and that refusal is the
- * deduplication — held by etcd, so it holds across replicas and restarts, for as long as the
- * first workflow exists. A binding that names its workflows itself (`submit.metadata.name`) keeps
- * its name. Pure.
+ * The workflow is then named `<template>-<13 characters of SHA-256(namespace, binding, sender, id)>`,
+ * where the sender is the user the API server knows the caller's token as (`server` in
+ * --auth-mode=server): ids are the sender's own, so one sender can never take another's by
+ * guessing them. The API server refuses a second workflow of that name (409), and that refusal
+ * is the deduplication — held by etcd, so it holds across replicas and restarts, for as long as
+ * the first workflow exists — once the existing workflow's digest annotation (`eventDigest`:
+ * namespace, binding, sender, id and payload) shows it is the same event; a workflow that only
+ * has the name is a clash, reported. A binding that names its workflows itself
+ * (`submit.metadata.name`) keeps its name, with the same check. Pure.
  */
 import { createHash } from 'node:crypto';
 import { MAX_GENERATED_NAME } from './workflow-from-event.js';
@@ -59,13 +63,27 @@ const HASH_CHARS = 13; // 65 bits: a clash between two ids of one binding is out
 /**
  * The name of the workflow a binding submits for an event id: the template name (cut so that the
  * whole stays within 63 characters), then 13 base-32 characters of SHA-256 over the namespace,
- * the binding and the id — the same on every replica and every retry, different per binding.
+ * the binding, the sender and the id — the same on every replica and every retry, different per
+ * binding and per sender.
  */
-export function workflowNameForEvent(templateName: string, namespace: string, binding: string, id: string): string {
-  const digest = createHash('sha256').update(`${namespace}\u0000${binding}\u0000${id}`).digest();
+export function workflowNameForEvent(templateName: string, namespace: string, binding: string, sender: string, id: string): string {
+  const digest = createHash('sha256').update(`${namespace}\u0000${binding}\u0000${sender}\u0000${id}`).digest();
   let hash = '';
   for (let i = 0; i < HASH_CHARS; i++) hash += BASE32[digest[i]! & 31];
   const tail = `-${hash}`;
   const head = templateName.slice(0, MAX_GENERATED_NAME - tail.length).replace(/[-.]+$/, '');
   return `${head}${tail}`;
+}
+
+/**
+ * What identifies one event to one binding: SHA-256 (32 hex digits) over the namespace, the
+ * binding, the sender, the id and the payload (its JSON). A repeat of the event — a retry, a
+ * second delivery — has the same digest; another event that came by the same name has not.
+ */
+export function eventDigest(namespace: string, binding: string, sender: string, id: string, payload: unknown): string {
+  return createHash('sha256')
+    .update(`${namespace}\u0000${binding}\u0000${sender}\u0000${id}\u0000`)
+    .update(JSON.stringify(payload) ?? 'null')
+    .digest('hex')
+    .slice(0, 32);
 }

@@ -14,6 +14,7 @@
  */
 import { randomInt } from 'node:crypto';
 import {
+  ANNOTATION_EVENT_DIGEST,
   ANNOTATION_EVENT_ID,
   API_VERSION,
   LABEL_CLUSTER_WORKFLOW_TEMPLATE,
@@ -58,8 +59,11 @@ export function defaultWorkflowName(templateName: string, now: Date, suffix = ra
   return `${head}${tail}`;
 }
 
-/** The Workflow to create; `name` is the binding's name or a generated default. */
-export function workflowFromSubmission(s: Submission, name: string): Workflow {
+/**
+ * The Workflow to create; `name` is the binding's name or a generated default, `digest` what
+ * tells this event's workflow from another that has its name (event-id.ts `eventDigest`).
+ */
+export function workflowFromSubmission(s: Submission, name: string, digest?: string): Workflow {
   const templateLabel = s.template.clusterScope ? LABEL_CLUSTER_WORKFLOW_TEMPLATE : LABEL_WORKFLOW_TEMPLATE;
   const metadata: Workflow['metadata'] = {
     name,
@@ -67,7 +71,9 @@ export function workflowFromSubmission(s: Submission, name: string): Workflow {
     // Our labels come last: a binding cannot hide where a workflow came from.
     labels: { ...s.labels, [templateLabel]: s.template.name, [LABEL_WORKFLOW_EVENT_BINDING]: s.binding.name },
   };
-  const annotations = s.eventId !== undefined ? { ...s.annotations, [ANNOTATION_EVENT_ID]: s.eventId } : s.annotations;
+  const annotations: Record<string, string> = { ...s.annotations };
+  if (s.eventId !== undefined) annotations[ANNOTATION_EVENT_ID] = s.eventId;
+  if (digest !== undefined) annotations[ANNOTATION_EVENT_DIGEST] = digest;
   if (Object.keys(annotations).length > 0) metadata.annotations = { ...annotations };
   const spec: Workflow['spec'] = {
     workflowTemplateRef: s.template.clusterScope ? { name: s.template.name, clusterScope: true } : { name: s.template.name },
