@@ -37,6 +37,7 @@ import { createLogger } from '../src/log/logger.js';
 import { startServer } from '../src/server/server.js';
 import { envelopeKey } from '../src/server/event-envelope.js';
 import { startNatsCluster } from '../src/devenv/nats-cluster.js';
+import type { BusConnection } from '../src/server/event-bus-connection.js';
 import { printFigures, type Figure } from './figures.js';
 import { applyCrds } from '../test/support/apply.js';
 
@@ -85,7 +86,7 @@ async function child(kind: string, kubeconfig?: string): Promise<void> {
     ...(mode === 'bus'
       ? {
           eventBus: {
-            servers: process.env.BENCH_NATS_SERVERS!.split(','),
+            ...(JSON.parse(process.env.BENCH_NATS_CONNECTION!) as BusConnection),
             key: envelopeKey(process.env.BENCH_BUS_KEY!),
             stream: process.env.BENCH_BUS_STREAM!,
           },
@@ -360,7 +361,7 @@ export async function runServerBench(): Promise<Figure[]> {
   writeFileSync(childConfig, kc.exportConfig(), { mode: 0o600 });
   const nats = await startNatsCluster({ log: (l) => console.log(l) });
   const busEnv = {
-    BENCH_NATS_SERVERS: nats.servers.join(','),
+    BENCH_NATS_CONNECTION: JSON.stringify(nats.connection),
     BENCH_BUS_KEY: randomBytes(32).toString('hex'),
     BENCH_BUS_STREAM: `BENCH_${suffix.toUpperCase()}`,
   };

@@ -7,9 +7,11 @@
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { randomBytes } from 'node:crypto';
+import { connect as netConnect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANNOTATION_EVENT_ID, LABEL_WORKFLOW_EVENT_BINDING } from '../src/api/index.js';
 import { startNatsCluster, type NatsCluster } from '../src/devenv/nats-cluster.js';
+import { busConnectOptions } from '../src/server/event-bus-connection.js';
 import { envelopeKey } from '../src/server/event-envelope.js';
 import { deleteTestNamespace } from './support/cluster.js';
 import { eventNamespace } from './support/event-namespace.js';
@@ -27,7 +29,7 @@ describe('event bus: NATS JetStream', () => {
     const s = await startTestServer({
       namespace: ns,
       secure: false,
-      eventBus: { servers: nats.servers, key, stream, ackWaitMs: 3000, maxDeliver: 3 },
+      eventBus: { ...nats.connection, key, stream, ackWaitMs: 3000, maxDeliver: 3 },
     });
     servers.push(s);
     return s;
@@ -53,6 +55,25 @@ describe('event bus: NATS JetStream', () => {
     for (const s of servers) await s.close().catch(() => {});
     await nats?.stop();
     await deleteTestNamespace(ns);
+  });
+
+  it('is closed to whoever lacks the credentials: no anonymous or wrong login, no plain connection', async () => {
+    const { servers: urls, ca, credentials } = nats.connection;
+    const refusal = (o: Parameters<typeof connect>[0]) =>
+      connect({ ...o, reconnect: false, timeout: 5_000 }).then(
+        async (nc) => (await nc.close(), 'connected'),
+        (err: Error) => err.message,
+      );
+    expect(await refusal({ servers: urls, tls: { ca } })).toMatch(/Authorization Violation/i);
+    expect(await refusal({ servers: urls, tls: { ca }, user: credentials.user, pass: 'not-the-password' })).toMatch(
+      /Authorization Violation/i,
+    );
+    // Without TLS the node takes no CONNECT: it says TLS and a login are required and hangs up.
+    const plain = await plainConnect(urls[0]!);
+    expect(plain).toMatch(/^INFO .*"auth_required":true/);
+    expect(plain).toMatch(/"tls_required":true/);
+    expect(plain).not.toMatch(/\+OK|MSG /);
+    expect(await refusal(busConnectOptions(nats.connection))).toBe('connected');
   });
 
   it('answers 200 once the replicated stream holds the event; its workflow follows, once, whoever dispatches', async () => {
@@ -112,7 +133,7 @@ describe('event bus: NATS JetStream', () => {
   });
 
   it('an event that cannot be read goes to the dead letters with its reason, and is not delivered again', async () => {
-    const nc = await connect({ servers: nats.servers });
+    const nc = await connect(busConnectOptions(nats.connection));
     try {
       // The stream may still be electing a leader after the node restart above: publish until it
       // takes it (the message id makes a repeat a no-op).
@@ -150,6 +171,38 @@ describe('event bus: NATS JetStream', () => {
     }
   });
 
+  it("a forged message claiming the server's own account is dead-lettered, never dispatched", async () => {
+    const nc = await connect(busConnectOptions(nats.connection));
+    try {
+      // Someone on the bus writes an event as the envelope looks, without the replicas' key.
+      const facts = { v: 2, ns, d: '', id: 'forged-own', h: [], at: Date.now(), caller: { id: 'server', hash: '', own: true } };
+      const forged = `${JSON.stringify(facts)}\n${randomBytes(40).toString('base64')}\n${JSON.stringify({ kind: 'order', n: 500 })}`;
+      await eventually(
+        () =>
+          jetstream(nc)
+            .publish(`plugflow.events.${ns}`, new TextEncoder().encode(forged), { msgID: 'forged-own' })
+            .catch(() => undefined),
+        'the forged message stored',
+        60_000,
+      );
+      const jsm = await eventually(() => jetstreamManager(nc, { timeout: 10_000 }).catch(() => undefined), 'the JetStream API', 60_000);
+      const letter = await eventually(
+        async () => {
+          const m = await jsm.streams.getMessage(`${stream}_DEAD`, { last_by_subj: `plugflow.dead-events.${ns}` }).catch(() => undefined);
+          const text = m ? new TextDecoder().decode(m.data) : '';
+          return /forged/.test(text) && (JSON.parse(text) as { reason: string });
+        },
+        'the dead letter of the forged message',
+        60_000,
+      );
+      expect(letter.reason).toMatch(/seal does not open .* forged, changed, moved to another subject, or sealed with another key/);
+      await new Promise((r) => setTimeout(r, 1000));
+      expect((await byEvent()).get('forged-own')).toBeUndefined();
+    } finally {
+      await nc.close();
+    }
+  });
+
   it('/readyz and the endpoint say when the bus is gone; nothing is answered 200 that was not stored', async () => {
     const s = servers[0];
     for (const i of [0, 1, 2]) await nats.kill(i);
@@ -172,3 +225,16 @@ describe('event bus: NATS JetStream', () => {
     await eventually(async () => (await byEvent()).get('bus-gone') === 1, 'the workflow of the resent event', 30_000);
   });
 });
+
+/** Opens a plain TCP connection to a NATS node, sends CONNECT without TLS, and gives back what the node answered before it hung up. */
+function plainConnect(url: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    let seen = '';
+    const socket = netConnect(Number(port), hostname, () => socket.write('CONNECT {"verbose":true}\r\nSUB plugflow.> 1\r\n'));
+    socket.setTimeout(5_000, () => socket.destroy());
+    socket.on('data', (d) => (seen += d.toString()));
+    socket.on('close', () => resolve(seen));
+    socket.on('error', () => {});
+  });
+}

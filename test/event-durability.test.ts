@@ -153,8 +153,7 @@ describe('accepted events survive the accepting server being SIGKILLed', () => {
 
   it('event bus (three JetStream nodes, one SIGKILLed too): every event answered 200 has exactly one workflow', async () => {
     const { url, args } = await serverArgs([
-      '--event-bus',
-      nats.servers.join(','),
+      ...nats.serverFlags(dir),
       '--event-bus-key-file',
       join(dir, 'bus.key'),
       '--event-bus-ack-wait',

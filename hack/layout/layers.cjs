@@ -16,7 +16,7 @@ module.exports = [
     folders: {
       yaml: 'the one reader of user YAML (what kubectl accepts), Go scalars, YAML 1.1 key warnings',
       log: 'the logger (winston, JSON lines) and errorMessage',
-      tls: 'TLS material (operator PEM files or a generated self-signed certificate) for the server and the runner',
+      tls: 'TLS material (operator PEM files or a generated self-signed certificate) for the server and the runner; a private CA for the TLS between plugflow’s own parts',
     },
   },
   {

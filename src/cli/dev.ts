@@ -12,6 +12,7 @@ import { INSTALL_NAMESPACE, startNodeDev } from '../devenv/node-dev.js';
 import { kubeBackend } from './kube-backend.js';
 import { readWorkflowFile } from './rest.js';
 import { renderTree } from './tree.js';
+import { join } from 'node:path';
 import { serveUntilStopped } from './serve-until-stopped.js';
 
 interface DevFlags {
@@ -27,6 +28,7 @@ interface DevFlags {
   timeout: string;
   node: string;
   events: string;
+  eventBus?: boolean;
   archive: boolean;
 }
 
@@ -59,6 +61,7 @@ async function runSample(
 
 export async function runDev(flags: DevFlags): Promise<number> {
   const say = (line: string) => console.log(`[dev] ${line}`);
+  if (flags.eventBus) flags.events = 'jetstream';
   if (flags.events !== 'embedded' && flags.events !== 'jetstream')
     throw new Error(`--events=${flags.events}: use embedded (the default: no bus, 200 once the workflows exist) or jetstream`);
   if (flags.node === 'kubelet' && flags.events !== 'embedded')
@@ -101,7 +104,10 @@ export async function runDev(flags: DevFlags): Promise<number> {
         ? [`  archive: PostgreSQL at ${stack.postgres.url.replace(/:[^:@/]+@/, ':***@')}   plugflow archive list -n default`]
         : []),
       ...(stack.nats
-        ? [`  event bus: NATS JetStream, 3 nodes: ${stack.nats.servers.join(',')}  (events answered 200 are stored there, replicated)`]
+        ? [
+            `  event bus: NATS JetStream, 3 nodes: ${stack.nats.servers.join(',')}  (events answered 200 are stored there, replicated)`,
+            `             TLS (CA ${join(stack.dir, 'nats', 'ca.pem')}) and user ${stack.nats.connection.credentials.user} only; its password is in no file`,
+          ]
         : []),
     ],
     sample: (file) => runSample(stack, file, Number(flags.timeout) * 1000, say),
@@ -161,6 +167,7 @@ export function registerDevCommands(program: Command): void {
       'embedded (default: 200 once the workflows exist) or jetstream (a local three-node NATS JetStream cluster as the event bus)',
       'embedded',
     )
+    .option('--event-bus', 'the same as --events=jetstream: a local three-node NATS JetStream cluster (TLS, a password) as the event bus')
     .option(
       '--node <kind>',
       'where pods run: local (the local pod runner) or kubelet (a real node with plugflow installed by kubectl; root)',

@@ -9,8 +9,9 @@ import type { AuthMode } from '../server/auth.js';
 import type { DispatchMode } from '../server/routes/events.js';
 import { LIMIT_DEFAULTS } from '../server/limits.js';
 import { DEFAULTS, startServer } from '../server/server.js';
-import { EVENT_BUS_DEFAULTS } from '../server/event-bus.js';
+import { EVENT_BUS_DEFAULTS, type EventBusOptions } from '../server/event-bus.js';
 import { envelopeKey } from '../server/event-envelope.js';
+import { busConnectOptions, DEFAULT_BUS_USER } from '../server/event-bus-connection.js';
 import { errorMessage } from '../log/error-message.js';
 import { loadKubeAccess } from '../kube/kube-access.js';
 import { port, positiveInt } from './option-values.js';
@@ -59,6 +60,10 @@ interface ServerFlags {
   eventBusKeyFile?: string;
   eventBusReplicas: number;
   eventBusAckWait: number;
+  eventBusUser: string;
+  eventBusPasswordFile?: string;
+  eventBusCaFile?: string;
+  unsafeEventBusWithoutAuth?: boolean;
 }
 
 export function registerServerCommands(program: Command): void {
@@ -98,9 +103,13 @@ export function registerServerCommands(program: Command): void {
           .map((u) => u.trim())
           .filter((u) => u !== ''),
     )
+    .option('--event-bus-key-file <file>', '--event-bus: a secret (>= 32 bytes) every replica shares; every stored event is sealed with it')
+    .option('--event-bus-user <name>', "--event-bus: the bus account's user", DEFAULT_BUS_USER)
+    .option('--event-bus-password-file <file>', "--event-bus: file holding the bus user's password (a mounted Secret)")
+    .option('--event-bus-ca-file <file>', "--event-bus: PEM CA the bus's TLS certificates are verified against (default: the system's)")
     .option(
-      '--event-bus-key-file <file>',
-      "--event-bus: a secret (>= 32 bytes) every replica shares; callers' tokens are stored sealed with it",
+      '--unsafe-event-bus-without-auth',
+      '--event-bus: connect without credentials or TLS: whoever reaches the bus can read, forge or delete events',
     )
     .option('--event-bus-replicas <n>', '--event-bus: replicas of the event stream', positiveInt, EVENT_BUS_DEFAULTS.replicas)
     .option(
@@ -143,12 +152,21 @@ export function registerServerCommands(program: Command): void {
         ['eventBusKeyFile', '--event-bus-key-file'],
         ['eventBusReplicas', '--event-bus-replicas'],
         ['eventBusAckWait', '--event-bus-ack-wait'],
+        ['eventBusUser', '--event-bus-user'],
+        ['eventBusPasswordFile', '--event-bus-password-file'],
+        ['eventBusCaFile', '--event-bus-ca-file'],
+        ['unsafeEventBusWithoutAuth', '--unsafe-event-bus-without-auth'],
       ] as const)
         if (!flags.eventBus && cmd.getOptionValueSource(f) === 'cli') throw new InvalidArgumentError(`${flag} needs --event-bus`);
+      if (flags.eventBus && !flags.eventBusKeyFile)
+        throw new InvalidArgumentError(
+          '--event-bus needs --event-bus-key-file: a secret of at least 32 bytes every replica shares, which every stored event is sealed with',
+        );
       if (flags.serverTokenFile && flags.authMode !== 'server')
         throw new InvalidArgumentError(
           '--server-token-file is for --auth-mode=server (in client mode callers send their own Kubernetes tokens)',
         );
+      const eventBus = flags.eventBus ? eventBusOptions(flags, flags.eventBus) : undefined;
       const kc = await loadKubeAccess(flags.kubeconfig);
       const serverToken = flags.serverTokenFile ? readFileSync(flags.serverTokenFile, 'utf8') : undefined;
       const server = await startServer({
@@ -162,16 +180,7 @@ export function registerServerCommands(program: Command): void {
         eventOperationQueueSize: flags.eventOperationQueueSize,
         eventWorkerCount: flags.eventWorkerCount,
         eventDispatch: flags.eventDispatch,
-        ...(flags.eventBus
-          ? {
-              eventBus: {
-                servers: flags.eventBus,
-                replicas: flags.eventBusReplicas,
-                ackWaitMs: flags.eventBusAckWait * 1000,
-                ...(flags.eventBusKeyFile ? { key: envelopeKey(readFileSync(flags.eventBusKeyFile)) } : {}),
-              },
-            }
-          : {}),
+        ...(eventBus ? { eventBus } : {}),
         maxBodyBytes: flags.maxBodySize,
         // From the environment, not a flag: the URL holds the database password (a Secret in the install).
         ...(process.env.PLUGFLOW_ARCHIVE_URL ? { archiveUrl: process.env.PLUGFLOW_ARCHIVE_URL } : {}),
@@ -197,4 +206,25 @@ export function registerServerCommands(program: Command): void {
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));
     });
+}
+
+/** The bus options of the flags, refused here (before anything starts) when they cannot reach a bus safely. */
+function eventBusOptions(flags: ServerFlags, servers: string[]): EventBusOptions {
+  const o: EventBusOptions = {
+    servers,
+    replicas: flags.eventBusReplicas,
+    ackWaitMs: flags.eventBusAckWait * 1000,
+    key: envelopeKey(readFileSync(flags.eventBusKeyFile!)),
+    ...(flags.eventBusPasswordFile
+      ? { credentials: { user: flags.eventBusUser, password: readFileSync(flags.eventBusPasswordFile, 'utf8').trim() } }
+      : {}),
+    ...(flags.eventBusCaFile ? { ca: readFileSync(flags.eventBusCaFile, 'utf8') } : {}),
+    unsafeWithoutAuth: flags.unsafeEventBusWithoutAuth === true,
+  };
+  try {
+    busConnectOptions(o);
+  } catch (err) {
+    throw new InvalidArgumentError(errorMessage(err));
+  }
+  return o;
 }

@@ -269,7 +269,7 @@ export async function startDevStack(opts: DevStackOptions = {}): Promise<DevStac
       secure: opts.secure ?? true,
       authMode: 'client',
       // Dev mode's key lives as long as its bus: both are made fresh for each run.
-      ...(nats ? { eventBus: { servers: nats.servers, key: envelopeKey(randomBytes(32)) } } : {}),
+      ...(nats ? { eventBus: { ...nats.connection, key: envelopeKey(randomBytes(32)) } } : {}),
       ...(postgres ? { archiveUrl: postgres.url } : {}),
       logger: createLogger('server'),
     });

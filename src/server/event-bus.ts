@@ -24,15 +24,14 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import type { Logger } from '../log/logger.js';
 import { errorMessage } from '../log/error-message.js';
 import type { DispatchResult, Dispatcher, EventJob } from './dispatch.js';
+import { busConnectOptions, type BusConnection } from './event-bus-connection.js';
 import { EnvelopeError, openEvent, sealEvent } from './event-envelope.js';
 import { DEAD_PREFIX, durableName, setUpStreams, SUBJECT_PREFIX } from './event-stream.js';
 import type { ServerMetrics } from './metrics.js';
 
-export interface EventBusOptions {
-  /** NATS URLs, e.g. `nats://127.0.0.1:4222` (several: the client fails over between them). */
-  servers: string[];
-  /** AES key for callers' tokens (event-envelope.ts `envelopeKey`); needed in client auth mode. */
-  key?: Buffer;
+export interface EventBusOptions extends BusConnection {
+  /** AES key every stored event is sealed with (event-envelope.ts `envelopeKey`). */
+  key: Buffer;
   /** Replicas of the stream (default 3: one node may die without losing an event or the quorum). */
   replicas?: number;
   /** Stream name (default PLUGFLOW_EVENTS); the dead letters go to `<name>_DEAD`. */
@@ -98,18 +97,24 @@ export class EventBus {
   private constructor(
     private readonly nc: NatsConnection,
     private readonly js: JetStreamClient,
-    private readonly o: Required<Omit<EventBusOptions, 'key'>> & { key?: Buffer },
+    private readonly o: typeof EVENT_BUS_DEFAULTS & EventBusOptions,
     private readonly deps: EventBusDeps,
   ) {}
 
   /** Connects, creates or updates the stream, the dead-letter stream and the consumer. */
   static async connect(options: EventBusOptions, deps: EventBusDeps): Promise<EventBus> {
     const o = { ...EVENT_BUS_DEFAULTS, ...options };
-    if (o.servers.length === 0) throw new EventBusError('--event-bus names no NATS server');
+    if (!o.key) throw new EventBusError('the event bus needs --event-bus-key-file: every stored event is sealed with it');
+    let reach: ReturnType<typeof busConnectOptions>;
+    try {
+      reach = busConnectOptions(o);
+    } catch (err) {
+      throw new EventBusError(errorMessage(err));
+    }
     let nc: NatsConnection;
     try {
       nc = await connect({
-        servers: o.servers,
+        ...reach,
         name: 'plugflow-server',
         maxReconnectAttempts: -1,
         reconnectTimeWait: 500,
@@ -141,7 +146,8 @@ export class EventBus {
   /** Why the bus cannot take events now (for /readyz), or undefined. */
   readinessProblem(): string | undefined {
     if (this.closing) return 'the event bus connection is closing';
-    return this.connected ? undefined : `disconnected from the event bus (${this.o.servers.join(', ')}): reconnecting`;
+    // No addresses: /readyz answers anyone.
+    return this.connected ? undefined : 'disconnected from the event bus: reconnecting';
   }
 
   /** Events this replica holds and has not acknowledged. */
@@ -155,7 +161,8 @@ export class EventBus {
       job.eventId === undefined
         ? randomUUID()
         : createHash('sha256').update(`${job.namespace}\0${job.discriminator}\0${job.eventId}`).digest('base64url');
-    const data = sealEvent(job, body, id, this.o.key);
+    const subject = `${SUBJECT_PREFIX}${job.namespace}`;
+    const data = sealEvent(job, body, { msgId: id, subject }, this.o.key);
     const started = performance.now();
     const until = started + this.o.publishTimeoutMs;
     // While the client reconnects to another node or the stream elects a new leader, a publish
@@ -163,7 +170,7 @@ export class EventBus {
     // safe — the stream stores it once — so the sender waits a little instead of getting a 503.
     for (let pause = 50; ; pause = Math.min(pause * 2, 1000)) {
       try {
-        const ack = await this.js.publish(`${SUBJECT_PREFIX}${job.namespace}`, data, {
+        const ack = await this.js.publish(subject, data, {
           msgID: id,
           timeout: Math.max(250, until - performance.now()),
         });
@@ -221,7 +228,7 @@ export class EventBus {
     const delivery = m.info.deliveryCount;
     let opened;
     try {
-      opened = openEvent(m.data, msgId, this.o.key);
+      opened = openEvent(m.data, { msgId, subject: m.subject }, this.o.key);
     } catch (err) {
       return this.deadLetter(m, err instanceof EnvelopeError ? err.message : errorMessage(err), undefined);
     }

@@ -20,6 +20,7 @@ import { workflowRoutes } from './routes/workflows.js';
 import { uiRoutes } from './routes/ui.js';
 import { tlsMaterial } from '../tls/tls-material.js';
 import { buildApp } from './app.js';
+import { redactUrl } from './event-bus-connection.js';
 import { EventBus, EventBusError, type EventBusOptions } from './event-bus.js';
 import { ArchiveStore } from '../archive/archive-store.js';
 
@@ -149,10 +150,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   metrics.queueCapacity.set(queue.capacity);
   let bus: EventBus | undefined;
   if (o.eventBus) {
-    if (o.authMode === 'client' && !o.eventBus.key) {
+    if (!o.eventBus.key) {
       await kube.close().catch(() => {});
       throw new EventBusError(
-        "--event-bus in client auth mode needs --event-bus-key-file: callers' tokens are stored sealed with it until their events are dispatched",
+        "--event-bus needs --event-bus-key-file: every stored event is sealed with it (callers' tokens, and the facts the dispatch trusts)",
       );
     }
     try {
@@ -226,10 +227,20 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     eventQueueSize: queue.capacity,
     eventWorkers: queue.workers,
     eventDispatch: bus ? 'bus' : o.eventDispatch,
-    ...(o.eventBus ? { eventBus: o.eventBus.servers.join(','), eventBusReplicas: o.eventBus.replicas ?? 3 } : {}),
+    ...(o.eventBus
+      ? {
+          eventBus: o.eventBus.servers.map(redactUrl).join(','),
+          eventBusReplicas: o.eventBus.replicas ?? 3,
+          eventBusAuth: o.eventBus.unsafeWithoutAuth ? 'UNSAFE: none required' : `user ${o.eventBus.credentials?.user}, TLS`,
+        }
+      : {}),
     bindingNamespace: o.namespace ?? '(all)',
     limits,
   });
+  if (o.eventBus?.unsafeWithoutAuth)
+    logger.error(
+      'UNSAFE: --unsafe-event-bus-without-auth: the event bus is reached without requiring credentials or TLS; whoever reaches it can read, forge or delete events',
+    );
   if (auth.unguarded) {
     logger.error(
       "UNSAFE: --auth-mode=server with --unsafe-server-mode-without-auth: ANYONE who reaches this port can create, read and delete workflows as the server's own account" +

@@ -146,14 +146,7 @@ export async function startSystem(opts: SystemOptions): Promise<System> {
       nats = await startNatsCluster({ dir: join(opts.dir, 'nats'), log: say });
       stops.push(() => nats!.stop());
       writeFileSync(join(opts.dir, 'event-bus.key'), randomBytes(32).toString('hex'), { mode: 0o600 });
-      busArgs.push(
-        '--event-bus',
-        nats.servers.join(','),
-        '--event-bus-key-file',
-        join(opts.dir, 'event-bus.key'),
-        '--event-bus-ack-wait',
-        '10',
-      );
+      busArgs.push(...nats.serverFlags(opts.dir), '--event-bus-key-file', join(opts.dir, 'event-bus.key'), '--event-bus-ack-wait', '10');
     }
     const serverPort = await freePort();
     const serverMetricsPort = await freePort();

@@ -46,6 +46,9 @@ import { DEFAULT_AGENT_HEALTH_PORT } from '../../src/plugins/index.js';
 import { PodRunner } from '../../src/runner/runner.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
 import { startPostgres, type Postgres } from '../../src/devenv/postgres.js';
+import { startNatsCluster, type NatsCluster } from '../../src/devenv/nats-cluster.js';
+import { envelopeKey } from '../../src/server/event-envelope.js';
+import { randomBytes } from 'node:crypto';
 import { adminKubeConfig, cluster, createTestNamespace, deleteTestNamespace } from './cluster.js';
 
 export interface LogLine {
@@ -143,6 +146,8 @@ export interface E2eStackOptions {
   server?: boolean;
   /** Start a PostgreSQL and turn the workflow archive on (default false). */
   archive?: boolean;
+  /** Start the event bus of `plugflow dev --event-bus` (a three-node NATS JetStream cluster) and give it to the server (default false). */
+  eventBus?: boolean;
 }
 
 export interface E2eStack {
@@ -157,6 +162,8 @@ export interface E2eStack {
   /** Everything the controller logged. */
   controllerLog: LogLine[];
   server?: RunningServer;
+  /** The event bus, with `eventBus`. */
+  nats?: NatsCluster;
   /** `plugflow submit/get` through the REST server (client auth with the admin token). */
   backend?: WorkflowBackend;
   /** Submits a workflow through the REST server (the API server directly without one); returns its name. */
@@ -249,6 +256,12 @@ export async function startE2eStack(opts: E2eStackOptions): Promise<E2eStack> {
     });
     stops.push(() => controller.stop());
 
+    let nats: NatsCluster | undefined;
+    if (opts.eventBus) {
+      nats = await startNatsCluster({ log: (l) => console.log(l) });
+      const n = nats;
+      stops.push(() => n.stop());
+    }
     let server: RunningServer | undefined;
     let backend: WorkflowBackend | undefined;
     if (opts.server ?? true) {
@@ -260,6 +273,7 @@ export async function startE2eStack(opts: E2eStackOptions): Promise<E2eStack> {
         authMode: 'client',
         processMetrics: false,
         ...(postgres ? { archiveUrl: postgres.url } : {}),
+        ...(nats ? { eventBus: { ...nats.connection, key: envelopeKey(randomBytes(32)) } } : {}),
         logger: createLogger('server', process.env.PLUGFLOW_TEST_LOG_LEVEL ?? 'warn'),
       });
       const s = server;
@@ -320,6 +334,7 @@ export async function startE2eStack(opts: E2eStackOptions): Promise<E2eStack> {
       controller,
       controllerLog: lines,
       server,
+      nats,
       backend,
       submit,
       getWorkflow,
