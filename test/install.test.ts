@@ -15,7 +15,8 @@ import {
 } from '@kubernetes/client-node';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml, parseAllDocuments } from 'yaml';
+import { busSecrets } from '../src/cli/event-bus-secrets.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Command } from 'commander';
 import { registerServerCommands } from '../src/cli/server.js';
@@ -177,14 +178,17 @@ describe('manifests/install.yaml', () => {
     expect(await can(sa, 'delete', 'workflowtemplates', workNs, 'plugflow.io')).toBe(false);
   });
 
-  it('server: the binding cache and binding events only; workflow writing is a separate role the install does not bind', async () => {
+  it('server: the binding cache, binding events and reading a clashing workflow only; workflow writing is a separate role the install does not bind', async () => {
     const token = await serviceAccountToken('plugflow', 'plugflow-server');
     expect(await rulesOf(token, workNs)).toEqual({
       '/events': ['create', 'patch'],
       // Which stores artifacts may be downloaded from (src/operations/artifact-trust.ts): that one name only.
       '/configmaps#artifact-repositories': ['get'],
       'plugflow.io/workfloweventbindings': ['list', 'watch'],
+      // Whether a workflow an event's name clashes with is that event's (src/server/dispatch.ts).
+      'plugflow.io/workflows': ['get'],
     });
+    expect(await can('system:serviceaccount:plugflow:plugflow-server', 'list', 'workflows', workNs, 'plugflow.io')).toBe(false);
     const sa = 'system:serviceaccount:plugflow:plugflow-server';
     expect(await can(sa, 'create', 'workflows', workNs, 'plugflow.io')).toBe(false);
     expect(await can(sa, 'get', 'workflowtemplates', workNs, 'plugflow.io')).toBe(false);
@@ -250,7 +254,7 @@ describe('manifests/install.yaml', () => {
     expect(await can(sa, 'watch', 'workflowtasksets', 'default', 'plugflow.io')).toBe(false);
   });
 
-  it('the event-bus overlay: its NATS objects pass the API server, and its patch gives the server the bus, the key and nothing else', async () => {
+  it('the event-bus overlay: its NATS objects and Secrets pass the API server, and its patch gives the server the bus, the key, the login and nothing else', async () => {
     const client = await KubeClient.fromKubeConfig(adminKubeConfig());
     try {
       const type = (group: string, plural: string, kind: string) => ({ group, version: 'v1', plural, kind, namespaced: true });
@@ -258,9 +262,16 @@ describe('manifests/install.yaml', () => {
         ConfigMap: type('', 'configmaps', 'ConfigMap'),
         Service: type('', 'services', 'Service'),
         StatefulSet: type('apps', 'statefulsets', 'StatefulSet'),
+        NetworkPolicy: type('networking.k8s.io', 'networkpolicies', 'NetworkPolicy'),
+        Secret: type('', 'secrets', 'Secret'),
       };
-      const docs = readManifests(join(REPO_ROOT, 'manifests', 'event-bus', 'nats.yaml')) as { kind: string }[];
-      expect(docs.map((d) => d.kind)).toEqual(['ConfigMap', 'Service', 'StatefulSet']);
+      const docs = [
+        ...(parseAllDocuments(await busSecrets({ namespace: 'plugflow', replicas: 3, days: 30 })).map((d) => d.toJS()) as {
+          kind: string;
+        }[]),
+        ...(readManifests(join(REPO_ROOT, 'manifests', 'event-bus', 'nats.yaml')) as { kind: string }[]),
+      ];
+      expect(docs.map((d) => d.kind)).toEqual(['Secret', 'Secret', 'Secret', 'ConfigMap', 'Service', 'NetworkPolicy', 'StatefulSet']);
       // Strict validation on a dry run: an unknown or misplaced field fails here.
       for (const d of docs) await client.create(kinds[d.kind]!, 'plugflow', d, { dryRun: true, fieldValidation: 'Strict' });
       const patch: unknown = parseYaml(readFileSync(join(REPO_ROOT, 'manifests', 'event-bus', 'server-patch.yaml'), 'utf8'));
@@ -281,6 +292,9 @@ describe('manifests/install.yaml', () => {
         '--metrics-port=9091',
         '--event-bus=nats://plugflow-nats-0.plugflow-nats:4222,nats://plugflow-nats-1.plugflow-nats:4222,nats://plugflow-nats-2.plugflow-nats:4222',
         '--event-bus-key-file=/etc/plugflow/event-bus/key',
+        '--event-bus-user=plugflow-server',
+        '--event-bus-password-file=/etc/plugflow/event-bus-auth/password',
+        '--event-bus-ca-file=/etc/plugflow/event-bus-tls/ca.crt',
         '--event-bus-replicas=3',
       ]);
       // The base's mounts and probes stay; the key is added read-only.
@@ -292,6 +306,12 @@ describe('manifests/install.yaml', () => {
       );
       expect(server.readinessProbe?.httpGet?.path).toBe('/readyz');
       expect(spec.volumes?.find((v) => v.name === 'event-bus-key')?.secret?.secretName).toBe('plugflow-event-bus-key');
+      expect(spec.volumes?.find((v) => v.name === 'event-bus-auth')?.secret?.secretName).toBe('plugflow-event-bus-auth');
+      // Of the bus's TLS Secret the server mounts the CA's certificate alone, not the nodes' key.
+      expect(spec.volumes?.find((v) => v.name === 'event-bus-tls')?.secret).toMatchObject({
+        secretName: 'plugflow-nats-tls',
+        items: [{ key: 'ca.crt', path: 'ca.crt' }],
+      });
       // Each server flag of the patch is one `plugflow server` knows.
       const help = registeredServerFlags();
       for (const arg of server.args!.slice(1)) expect(help).toContain(arg.split('=')[0]);

@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { RestClient } from './rest-client.js';
 import { errorMessage } from '../log/error-message.js';
+import { registerBusSecretsCommand } from './event-bus-secrets.js';
 
 export interface EventSendFlags {
   data?: string;
@@ -72,7 +73,8 @@ export async function runEventSend(
 }
 
 export function registerEventCommands(program: Command): void {
-  const event = program.command('event').description('send events to a plugflow server');
+  const event = program.command('event').description('send events to a plugflow server; make the Secrets of its event bus');
+  registerBusSecretsCommand(event);
   event
     .command('send <namespace> [discriminator]')
     .description('POST an event to /api/v1/events/NAMESPACE/DISCRIMINATOR')
