@@ -29,7 +29,7 @@ describe('event bus: NATS JetStream', () => {
     const s = await startTestServer({
       namespace: ns,
       secure: false,
-      eventBus: { ...nats.connection, key, stream, ackWaitMs: 3000, maxDeliver: 3 },
+      eventBus: { ...nats.connection, key, stream, ackWaitMs: 3000, retryForMs: 30_000 },
     });
     servers.push(s);
     return s;

@@ -148,7 +148,11 @@ describe('event endpoint and bindings', () => {
       [LABEL_WORKFLOW_TEMPLATE]: 'greet',
       [LABEL_WORKFLOW_EVENT_BINDING]: 'greet-on-hello',
     });
-    expect(wf.metadata.annotations).toEqual({ 'example.com/note': 'from tests' });
+    expect(wf.metadata.annotations).toEqual({
+      'example.com/note': 'from tests',
+      // A nonce of the submission: what tells its own create, retried, from a name someone else took.
+      'workflows.plugflow.io/event-digest': expect.stringMatching(/^[0-9a-f]{32}$/),
+    });
 
     const miss = await send(srv, { test: 'match', message: 'no header' });
     expect(miss.status).toBe(200);
@@ -372,6 +376,56 @@ describe('event endpoint and bindings', () => {
       const bad = await send(sync, { test: 'dedup' }, { headers: { 'X-Event-Id': 'x'.repeat(300) } });
       expect(bad.status).toBe(400);
       expect(JSON.stringify(bad.body)).toContain('header x-event-id is 300 characters long');
+    } finally {
+      await sync.close();
+    }
+  });
+
+  it("one sender cannot suppress another's event by sending its id first, nor by taking the workflow's name", async () => {
+    const dave = cluster().userTokens.dave!;
+    await grantRole(ns, 'dave', 'event-sender-dave', [
+      rule('workfloweventbindings', 'list'),
+      rule('workflowtemplates', 'get'),
+      rule('workflows', 'create'),
+    ]);
+    const sync = await startTestServer({ namespace: ns, secure: false, eventDispatch: 'sync' });
+    try {
+      await binding('guarded', { event: { selector: 'payload.test == "guarded"' }, submit: { workflowTemplateRef: { name: 'greet' } } });
+      await cached(sync, 'guarded');
+      // Dave guesses the id alice's next delivery will carry and sends it first.
+      const headers = { 'X-GitHub-Delivery': 'delivery-guessed' };
+      const early = await eventually(async () => {
+        const r = await send(sync, { test: 'guarded', from: 'dave' }, { token: dave, headers });
+        return r.status === 200 && r;
+      }, "dave's rights to take effect");
+      expect(early.body.workflows).toHaveLength(1);
+      const real = await send(sync, { test: 'guarded', from: 'alice' }, { headers });
+      expect(real.body.workflows).toEqual([{ binding: 'guarded', name: expect.any(String) }]);
+      expect(real.body.workflows[0].name).not.toBe(early.body.workflows[0].name);
+      expect(await byBinding('guarded')).toHaveLength(2);
+      // Someone who may create workflows takes the name alice's next event will use: that event
+      // is reported as a clash, not counted as a repeat of an event that never happened.
+      const next = { 'X-GitHub-Delivery': 'delivery-squatted' };
+      const probe = await send(sync, { test: 'guarded', from: 'alice', n: 2 }, { headers: next });
+      const name = probe.body.workflows[0].name as string;
+      await adminKubeConfig()
+        .makeApiClient(CustomObjectsApi)
+        .deleteNamespacedCustomObject({ group: 'plugflow.io', version: 'v1alpha1', namespace: ns, plural: 'workflows', name });
+      await eventually(async () => !(await byBinding('guarded')).some((w) => w.metadata.name === name), 'the workflow gone');
+      await createObject(ns, 'workflows', {
+        kind: 'Workflow',
+        metadata: {
+          name,
+          labels: { [LABEL_WORKFLOW_EVENT_BINDING]: 'squatter' },
+          annotations: { 'workflows.plugflow.io/event-id': 'delivery-squatted' },
+        },
+        spec: { workflowTemplateRef: { name: 'greet' } },
+      });
+      const squatted = await send(sync, { test: 'guarded', from: 'alice', n: 2 }, { headers: next });
+      expect(squatted.body.workflows).toEqual([]);
+      expect(squatted.body.errors.filter((e: { binding: string }) => e.binding === 'guarded')).toEqual([
+        { binding: 'guarded', reason: 'name_clash', message: expect.stringContaining('already exists and was not made by this event') },
+      ]);
     } finally {
       await sync.close();
     }

@@ -60,6 +60,7 @@ interface ServerFlags {
   eventBusKeyFile?: string;
   eventBusReplicas: number;
   eventBusAckWait: number;
+  eventBusRetryFor: number;
   eventBusUser: string;
   eventBusPasswordFile?: string;
   eventBusCaFile?: string;
@@ -118,6 +119,12 @@ export function registerServerCommands(program: Command): void {
       positiveInt,
       EVENT_BUS_DEFAULTS.ackWaitMs / 1000,
     )
+    .option(
+      '--event-bus-retry-for <seconds>',
+      '--event-bus: how long after its acceptance an event whose dispatch keeps failing (the API server down) is retried before it goes to the dead letters',
+      positiveInt,
+      EVENT_BUS_DEFAULTS.retryForMs / 1000,
+    )
     .option('--max-body-size <bytes>', 'largest request body; beyond it 413', positiveInt, DEFAULTS.maxBodyBytes)
     .option('--namespace <ns>', 'watch WorkflowEventBindings in this namespace only (default: all)')
     .option('--metrics-port <port>', '/metrics on its own port (plain HTTP), not on the API port', port, DEFAULTS.metricsPort)
@@ -152,6 +159,7 @@ export function registerServerCommands(program: Command): void {
         ['eventBusKeyFile', '--event-bus-key-file'],
         ['eventBusReplicas', '--event-bus-replicas'],
         ['eventBusAckWait', '--event-bus-ack-wait'],
+        ['eventBusRetryFor', '--event-bus-retry-for'],
         ['eventBusUser', '--event-bus-user'],
         ['eventBusPasswordFile', '--event-bus-password-file'],
         ['eventBusCaFile', '--event-bus-ca-file'],
@@ -214,6 +222,7 @@ function eventBusOptions(flags: ServerFlags, servers: string[]): EventBusOptions
     servers,
     replicas: flags.eventBusReplicas,
     ackWaitMs: flags.eventBusAckWait * 1000,
+    retryForMs: flags.eventBusRetryFor * 1000,
     key: envelopeKey(readFileSync(flags.eventBusKeyFile!)),
     ...(flags.eventBusPasswordFile
       ? { credentials: { user: flags.eventBusUser, password: readFileSync(flags.eventBusPasswordFile, 'utf8').trim() } }

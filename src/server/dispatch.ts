@@ -173,7 +173,7 @@ export class Dispatcher {
         const clash = err instanceof ApiError && err.code === 409;
         // The same event's workflow: made by an earlier delivery, another replica, or by this very
         // create before a broken connection hid its answer (the retry then finds it).
-        if (clash && (await this.madeBy(kube, b.namespace, name, digest))) return { name, deduplicated: sender !== undefined && !retried };
+        if (clash && (await this.madeBy(b.namespace, name, digest))) return { name, deduplicated: sender !== undefined && !retried };
         if (clash && !byId && s.name === undefined && i < attempts) continue; // a generated name was taken: draw another
         throw classify(err, `creating Workflow ${b.namespace}/${name}`, {
           409: [
@@ -205,8 +205,13 @@ export class Dispatcher {
     }
   }
 
-  /** Whether the workflow named was created by the very event whose digest is `digest`. */
-  private async madeBy(kube: KubeClient, namespace: string, name: string, digest: string): Promise<boolean> {
+  /**
+   * Whether the workflow named was created by the very event whose digest is `digest`. Read with
+   * the server's own account (a sender may create workflows without reading them); only the
+   * annotation is looked at, nothing of it reaches the caller.
+   */
+  private async madeBy(namespace: string, name: string, digest: string): Promise<boolean> {
+    const kube = this.opts.kube;
     try {
       const existing = (await this.retrying(`reading Workflow ${namespace}/${name}`, () => kube.get(WORKFLOWS, namespace, name))) as {
         metadata?: { annotations?: Record<string, string> };

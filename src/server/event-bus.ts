@@ -14,8 +14,14 @@
  * replica that dies holding events does not acknowledge them, and the stream delivers them again
  * to a live replica after the ack wait. The workflows' names come from the event's id, so a
  * second delivery finds them created and creates nothing (deduplicated). An event that can never
- * succeed — it cannot be read, or the API server stayed down through every delivery — is
- * published to the dead-letter stream with the reason, logged and counted, then terminated.
+ * succeed — it cannot be read or its seal does not open, or the API server stayed down for its
+ * whole retry time (event-delivery.ts) — is published to the dead-letter stream with the reason,
+ * logged and counted, then terminated.
+ *
+ * The replica's workers are shared fairly by namespace (fair-lanes.ts, lanes by the message's
+ * subject): a namespace runs on at most half of them and holds at most half of the room to wait;
+ * a delivery beyond its share is put back in the stream for a moment (nak with a short, growing
+ * delay), so one namespace's flood or slow events never hold up another's.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { connect } from '@nats-io/transport-node';
@@ -23,10 +29,12 @@ import { jetstream, type ConsumerMessages, type JetStreamClient, type JsMsg } fr
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Logger } from '../log/logger.js';
 import { errorMessage } from '../log/error-message.js';
-import type { DispatchResult, Dispatcher, EventJob } from './dispatch.js';
+import type { Dispatcher, EventJob } from './dispatch.js';
 import { busConnectOptions, type BusConnection } from './event-bus-connection.js';
 import { EnvelopeError, openEvent, sealEvent } from './event-envelope.js';
+import { deferPauseMs, deliveryVerdict, failedFor } from './event-delivery.js';
 import { DEAD_PREFIX, durableName, setUpStreams, SUBJECT_PREFIX } from './event-stream.js';
+import { FairLanes } from './fair-lanes.js';
 import type { ServerMetrics } from './metrics.js';
 
 export interface EventBusOptions extends BusConnection {
@@ -36,8 +44,8 @@ export interface EventBusOptions extends BusConnection {
   replicas?: number;
   /** Stream name (default PLUGFLOW_EVENTS); the dead letters go to `<name>_DEAD`. */
   stream?: string;
-  /** Deliveries of one event before it goes to the dead letters (default 5). */
-  maxDeliver?: number;
+  /** How long after its acceptance a stored event's failing dispatch is retried before it goes to the dead letters (default 10 minutes). */
+  retryForMs?: number;
   /** How long a replica may hold an event without acknowledging it before it is delivered again (default 30 s). */
   ackWaitMs?: number;
   /** A second publish with the same id within this window is not stored (default 10 minutes). */
@@ -51,7 +59,7 @@ export interface EventBusOptions extends BusConnection {
 export const EVENT_BUS_DEFAULTS = {
   replicas: 3,
   stream: 'PLUGFLOW_EVENTS',
-  maxDeliver: 5,
+  retryForMs: 10 * 60_000,
   ackWaitMs: 30_000,
   duplicateWindowMs: 10 * 60_000,
   maxAgeMs: 7 * 24 * 3600_000,
@@ -59,7 +67,7 @@ export const EVENT_BUS_DEFAULTS = {
 };
 
 export interface EventBusDeps {
-  dispatcher: Dispatcher;
+  dispatcher: Pick<Dispatcher, 'dispatch'>;
   logger: Logger;
   metrics: ServerMetrics;
   /** Events dispatched at once by this replica. */
@@ -91,6 +99,11 @@ export class EventBus {
   private messages?: ConsumerMessages;
   private consuming?: Promise<void>;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Deliveries waiting for a worker, and running, per namespace. */
+  private readonly lanes: FairLanes<JsMsg>;
+  /** Resolved when a waiting place frees up (the consumer waits for one when every place is taken). */
+  private room?: () => void;
+  private beat?: NodeJS.Timeout;
   private connected = true;
   private closing = false;
 
@@ -99,7 +112,9 @@ export class EventBus {
     private readonly js: JetStreamClient,
     private readonly o: typeof EVENT_BUS_DEFAULTS & EventBusOptions,
     private readonly deps: EventBusDeps,
-  ) {}
+  ) {
+    this.lanes = new FairLanes({ waiting: deps.workers * 4, running: deps.workers });
+  }
 
   /** Connects, creates or updates the stream, the dead-letter stream and the consumer. */
   static async connect(options: EventBusOptions, deps: EventBusDeps): Promise<EventBus> {
@@ -191,6 +206,9 @@ export class EventBus {
    */
   start(): void {
     this.consuming = this.consumeLoop();
+    // Deliveries waiting for a worker tell the stream they are in hand, as running ones do.
+    this.beat = setInterval(() => this.lanes.forEachWaiting((m) => m.working()), Math.max(1000, this.o.ackWaitMs / 3));
+    this.beat.unref();
   }
 
   private async consumeLoop(): Promise<void> {
@@ -207,9 +225,23 @@ export class EventBus {
         if (this.closing) await messages.close();
         pause = 500;
         for await (const m of messages) {
-          while (this.inFlight.size >= this.deps.workers) await Promise.race(this.inFlight);
-          const p = this.handle(m).finally(() => this.inFlight.delete(p));
-          this.inFlight.add(p);
+          const lane = m.subject.slice(SUBJECT_PREFIX.length);
+          if (!this.lanes.offer(lane, m)) {
+            if (this.lanes.waiting < this.lanes.waitingCap) {
+              // This namespace holds its share: back to the stream for a moment.
+              m.nak(deferPauseMs(m.info.deliveryCount));
+              this.deps.metrics.busDeliveries.inc({ result: 'deferred' });
+              continue;
+            }
+            // Every place is taken: wait for one before taking more from the stream.
+            await new Promise<void>((r) => (this.room = r));
+            if (!this.lanes.offer(lane, m)) {
+              m.nak(deferPauseMs(m.info.deliveryCount));
+              this.deps.metrics.busDeliveries.inc({ result: 'deferred' });
+              continue;
+            }
+          }
+          this.pump();
         }
       } catch (err) {
         if (this.closing) return;
@@ -218,6 +250,21 @@ export class EventBus {
       if (this.closing) return;
       await new Promise((r) => setTimeout(r, pause));
       pause = Math.min(pause * 2, 5_000);
+    }
+  }
+
+  /** Starts the deliveries the lanes let run now. */
+  private pump(): void {
+    for (let next = this.lanes.next(); next; next = this.lanes.next()) {
+      const { lane, item } = next;
+      const p = this.handle(item).finally(() => {
+        this.inFlight.delete(p);
+        this.lanes.finished(lane);
+        this.room?.();
+        this.room = undefined;
+        if (!this.closing) this.pump();
+      });
+      this.inFlight.add(p);
     }
   }
 
@@ -236,7 +283,7 @@ export class EventBus {
     const heartbeat = setInterval(() => m.working(), Math.max(1000, this.o.ackWaitMs / 3));
     try {
       const result = await this.deps.dispatcher.dispatch(opened.job);
-      const verdict = deliveryVerdict(result, delivery, this.o.maxDeliver);
+      const verdict = deliveryVerdict(result, Date.now() - opened.acceptedAt, this.o.retryForMs);
       if (verdict.action === 'ack') {
         m.ack();
         metrics.busDeliveries.inc({ result: 'acked' });
@@ -257,14 +304,19 @@ export class EventBus {
       m.nak(delayMs);
       metrics.busDeliveries.inc({ result: 'retry' });
     } catch (err) {
-      // A bug or an unexpected failure: not acknowledged, so the stream delivers it again.
+      // A bug or an unexpected failure: not acknowledged, so the stream delivers it again, until
+      // the event's retry time is over.
       logger.error('dispatching a stored event failed', {
         namespace: opened.job.namespace,
         event: opened.job.eventId,
         error: errorMessage(err),
       });
-      m.nak(5_000);
-      metrics.busDeliveries.inc({ result: 'retry' });
+      const verdict = failedFor(errorMessage(err), Date.now() - opened.acceptedAt, this.o.retryForMs);
+      if (verdict.action === 'dead-letter') await this.deadLetter(m, verdict.reason, opened.job);
+      else if (verdict.action === 'retry') {
+        m.nak(verdict.delayMs);
+        metrics.busDeliveries.inc({ result: 'retry' });
+      }
     } finally {
       clearInterval(heartbeat);
     }
@@ -313,7 +365,11 @@ export class EventBus {
   /** Stops taking events, finishes those in hand (others are delivered to other replicas), closes. */
   async close(timeoutMs: number): Promise<boolean> {
     this.closing = true;
+    clearInterval(this.beat);
     await this.messages?.close().catch(() => {});
+    // What waits for a worker here goes back to the stream at once, for another replica.
+    for (const m of this.lanes.takeWaiting()) m.nak();
+    this.room?.();
     const finished = await Promise.race([
       Promise.allSettled([...this.inFlight]).then(() => true),
       new Promise<boolean>((r) => setTimeout(() => r(false), timeoutMs).unref()),
@@ -323,23 +379,4 @@ export class EventBus {
     this.deps.metrics.busConnected.set(0);
     return finished;
   }
-}
-
-/** What to do with a delivery once its dispatch ran. */
-export type DeliveryVerdict =
-  { action: 'ack' } | { action: 'retry'; delayMs: number; reason: string } | { action: 'dead-letter'; reason: string };
-
-/**
- * Acknowledge unless a binding failed only for now (the API server stayed unreachable or
- * overloaded through the dispatcher's own retries): then deliver again after 1, 2, 4 … s (at most
- * 30 s), and after the last allowed delivery, dead-letter with the reasons. Failures that will not
- * heal (a missing template, a refused create) are recorded on their binding and acknowledged:
- * delivering again would only repeat them.
- */
-export function deliveryVerdict(result: DispatchResult, delivery: number, maxDeliver: number): DeliveryVerdict {
-  const retryable = result.errors.filter((e) => e.retryable);
-  if (retryable.length === 0) return { action: 'ack' };
-  const reason = retryable.map((e) => `${e.binding}: ${e.message}`).join('; ');
-  if (delivery >= maxDeliver) return { action: 'dead-letter', reason: `delivery ${delivery} of ${maxDeliver} failed: ${reason}` };
-  return { action: 'retry', delayMs: Math.min(30_000, 1000 * 2 ** (delivery - 1)), reason };
 }

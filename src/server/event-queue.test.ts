@@ -75,3 +75,35 @@ describe('EventQueue', () => {
     expect(() => new EventQueue({ capacity: 1, workers: 0, handle: async () => {} })).toThrow(/worker count/);
   });
 });
+
+describe('EventQueue, fair by namespace', () => {
+  it("one namespace's slow events hold at most half the slots and workers: another's event runs at once", async () => {
+    const g = gate();
+    const handled: string[] = [];
+    const q = new EventQueue<{ ns: string; n: number }, void>({
+      capacity: 8,
+      workers: 4,
+      laneOf: (e) => e.ns,
+      handle: async (e) => {
+        if (e.ns === 'slow') await g.wait();
+        handled.push(`${e.ns}-${e.n}`);
+      },
+    });
+    const flood = Array.from({ length: 8 }, (_, n) => q.offerAndWait({ ns: 'slow', n }));
+    expect(flood.filter((o) => o !== undefined).length).toBe(4);
+    expect(q.refusal({ ns: 'slow', n: 9 })).toBe('share');
+    expect(q.refusal({ ns: 'quick', n: 0 })).toBeUndefined();
+    const quick = q.offerAndWait({ ns: 'quick', n: 0 });
+    expect(await quick).toEqual({ ok: true, value: undefined });
+    expect(handled).toEqual(['quick-0']);
+    g.open();
+    await Promise.all(flood.filter((o) => o !== undefined));
+    expect(handled.length).toBe(5);
+  });
+
+  it('without lanes, one namespace may use the whole queue', () => {
+    const q = new EventQueue<number, void>({ capacity: 4, workers: 1, gate: () => new Promise(() => {}), handle: async () => {} });
+    expect([1, 2, 3, 4, 5].map((n) => q.offer(n))).toEqual([true, true, true, true, false]);
+    expect(q.refusal(6)).toBe('full');
+  });
+});

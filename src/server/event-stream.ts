@@ -27,7 +27,6 @@ export interface StreamSettings {
   duplicateWindowMs: number;
   maxAgeMs: number;
   ackWaitMs: number;
-  maxDeliver: number;
   /** Largest event body: the stream refuses larger messages. */
   maxBodyBytes: number;
   /** A server of one namespace has a consumer of its own, on that namespace's subject. */
@@ -77,7 +76,8 @@ export async function setUpStreams(nc: NatsConnection, o: StreamSettings): Promi
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
     ack_wait: ns(o.ackWaitMs),
-    max_deliver: o.maxDeliver,
+    // Unlimited: a delivery put back for fairness is no failure; event-delivery.ts gives up by time.
+    max_deliver: -1,
     max_ack_pending: 10_000,
     filter_subject: o.namespace ? `${SUBJECT_PREFIX}${o.namespace}` : `${SUBJECT_PREFIX}>`,
   };

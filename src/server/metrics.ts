@@ -154,7 +154,7 @@ export class ServerMetrics {
     });
     this.busDeliveries = new Counter({
       name: 'plugflow_event_bus_deliveries_total',
-      help: 'Deliveries of stored events to this replica: acked (its workflows exist or its failures are recorded), retry (redelivered later), dead_letter',
+      help: 'Deliveries of stored events to this replica: acked (its workflows exist or its failures are recorded), retry (redelivered later), deferred (its namespace held its share of this replica: put back for a moment), dead_letter',
       labelNames: ['result'],
       registers,
     });

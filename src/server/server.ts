@@ -146,6 +146,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     gate: o.dispatchGate,
     handle: (job) => dispatcher.dispatch(job),
     onDepth: (n) => metrics.queueDepth.set(n),
+    // A server of every namespace shares its queue fairly between them; one of one namespace needs no shares.
+    ...(o.namespace ? {} : { laneOf: (job: EventJob) => job.namespace }),
   });
   metrics.queueCapacity.set(queue.capacity);
   let bus: EventBus | undefined;

@@ -236,7 +236,9 @@ class EventEndpoint {
       return this.fail(
         call,
         unavailable(
-          `the event queue is full (${queue.capacity} events in process): retry later, or raise --event-operation-queue-size / --event-worker-count`,
+          queue.refusal(job) === 'share'
+            ? `namespace "${job.namespace}" holds its share of the event queue (${queue.laneCapacity} of ${queue.capacity} events in process; each namespace gets at most half, so others keep room): retry later, or raise --event-operation-queue-size`
+            : `the event queue is full (${queue.capacity} events in process): retry later, or raise --event-operation-queue-size / --event-worker-count`,
           1,
         ),
       );
