@@ -55,6 +55,8 @@ interface ServerFlags {
   allowedNamespaces?: string[];
   unsafeServerModeWithoutAuth?: boolean;
   maxConnections: number;
+  maxConnectionsPerSource: number;
+  maxStreamsPerSource: number;
   maxBodiesInFlight: number;
   eventBus?: string[];
   eventBusKeyFile?: string;
@@ -133,6 +135,18 @@ export function registerServerCommands(program: Command): void {
     .option('--unsafe-server-mode-without-auth', '--auth-mode=server with no token: ANYONE who reaches the port acts as the server')
     .option('--max-connections <n>', 'most open connections', positiveInt, LIMIT_DEFAULTS.maxConnections)
     .option(
+      '--max-connections-per-source <n>',
+      'most open connections from one address (IPv6: one /64)',
+      positiveInt,
+      LIMIT_DEFAULTS.maxConnectionsPerSource,
+    )
+    .option(
+      '--max-streams-per-source <n>',
+      'most HTTP/2 streams open at once from one address, over all its connections',
+      positiveInt,
+      LIMIT_DEFAULTS.maxStreamsPerSource,
+    )
+    .option(
       '--max-bodies-in-flight <bytes>',
       'most bytes of request bodies being received at once; beyond it 503',
       positiveInt,
@@ -198,7 +212,12 @@ export function registerServerCommands(program: Command): void {
         allowedNamespaces: flags.allowedNamespaces,
         ...(flags.artifactEndpoint.length ? { artifactEndpoints: flags.artifactEndpoint } : {}),
         unsafeServerModeWithoutAuth: flags.unsafeServerModeWithoutAuth === true,
-        limits: { maxConnections: flags.maxConnections, maxBodiesInFlightBytes: flags.maxBodiesInFlight },
+        limits: {
+          maxConnections: flags.maxConnections,
+          maxConnectionsPerSource: flags.maxConnectionsPerSource,
+          maxStreamsPerSource: flags.maxStreamsPerSource,
+          maxBodiesInFlightBytes: flags.maxBodiesInFlight,
+        },
         logger,
       });
       const stop = (signal: string) => {

@@ -15,6 +15,7 @@ import type { Authenticator } from './auth.js';
 import { HttpError, badRequest, Code, errorDetails, toHttpError } from './errors.js';
 import {
   applyLimits,
+  bodyDeadline,
   budgetFull,
   connectionsCheckingInterval,
   declaredTooLarge,
@@ -57,7 +58,11 @@ export function buildApp(
   // path; see routes/events.ts); every other request goes to fastify's routes.
   const serverFactory = (handler: (req: IncomingMessage, res: ServerResponse) => void) => {
     const front = (req: IncomingMessage, res: ServerResponse) => {
-      if (guard) firstRequest(req);
+      if (guard) {
+        firstRequest(req);
+        // HTTP/1.1 bodies have node's requestTimeout; HTTP/2 bodies get the same limit here.
+        bodyDeadline(req, res, guard.limits.requestTimeoutMs);
+      }
       if (missingHost(req)) return rejectMissingHost(req, res, metrics);
       if (events(req, res)) return;
       if (guard && hasBody(req)) {
@@ -84,7 +89,12 @@ export function buildApp(
             cert: tls.cert,
             key: tls.key,
             allowHTTP1: true,
-            settings: { maxConcurrentStreams: 128, maxHeaderListSize: 64 * 1024 },
+            settings: {
+              maxConcurrentStreams: guard?.limits.maxStreamsPerConnection ?? LIMIT_DEFAULTS.maxStreamsPerConnection,
+              maxHeaderListSize: 64 * 1024,
+            },
+            // Megabytes one session may buffer (unread bodies, unsent replies) before new streams are refused.
+            maxSessionMemory: 16,
             ...options,
             ...(guard ? { handshakeTimeout: guard.limits.headersTimeoutMs } : {}),
           },

@@ -8,78 +8,10 @@
  * mode needs a guard.
  */
 import { request as httpRequest } from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
-import type { FastifyInstance } from 'fastify';
-import winston from 'winston';
+import { connect, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Authenticator, CREATE_WORKFLOW_ACCESS, MAX_TOKEN_BYTES, sourceOf, tokenShape, type AuthOptions } from './auth.js';
-import type { DispatchResult, EventJob } from './dispatch.js';
-import { EventQueue } from './event-queue.js';
-import { OWN_TOKEN, startApiStandIn, statusReply } from '../kube/testing/api-stand-in.js';
-import { BodyBudget, LIMIT_DEFAULTS, type ServerLimits } from './limits.js';
-import { ServerMetrics } from './metrics.js';
-import { createEventHandler } from './routes/events.js';
-import { healthRoutes } from './routes/health.js';
-import { workflowRoutes } from './routes/workflows.js';
-import { buildApp } from './app.js';
-
-const logger = winston.createLogger({ level: 'error', transports: [new winston.transports.Console({ silent: true })] });
-
-/** The API server: tokens "good-…" may do anything, "denied-…" nothing, others are unknown (401). */
-async function standIn() {
-  const seen = { reviews: 0, creates: 0 };
-  const api = await startApiStandIn((req) => {
-    const token = req.token === OWN_TOKEN ? 'server' : (req.token ?? '');
-    if (req.path.endsWith('/selfsubjectaccessreviews')) {
-      seen.reviews++;
-      // A service-account-shaped (JWT) token is "good" when its payload part is.
-      if (token.startsWith('good') || token.split('.')[1]?.startsWith('good') || token === 'server')
-        return { status: 201, body: { status: { allowed: true } } };
-      if (token.startsWith('denied')) return { status: 201, body: { status: { allowed: false } } };
-      return statusReply(401, 'Unauthorized', 'Unauthorized');
-    }
-    if (req.method === 'POST') {
-      seen.creates++;
-      return { status: 201, body: req.body };
-    }
-    return statusReply(404, 'NotFound', 'not found');
-  });
-  return { kube: api.client, seen, close: () => api.close() };
-}
-
-interface Running {
-  app: FastifyInstance;
-  port: number;
-  seen: { reviews: number; creates: number };
-  budget: BodyBudget;
-}
-
-const MAX_BODY = 1024 * 1024;
-
-async function start(limits: Partial<ServerLimits> = {}, authOptions: Partial<AuthOptions> = {}): Promise<Running> {
-  const { kube, seen, close } = await standIn();
-  const auth = new Authenticator({ mode: 'client', kube, ...authOptions });
-  const all: ServerLimits = { ...LIMIT_DEFAULTS, lingerMs: 300, ...limits };
-  const budget = new BodyBudget(all.maxBodiesInFlightBytes);
-  const metrics = new ServerMetrics(false);
-  const queue = new EventQueue<EventJob, DispatchResult>({ capacity: 8, workers: 1, handle: async () => ({ workflows: [], errors: [] }) });
-  const events = createEventHandler({
-    auth,
-    queue,
-    metrics,
-    logger,
-    mode: 'async',
-    maxBodyBytes: MAX_BODY,
-    budget,
-    lingerMs: all.lingerMs,
-  });
-  const app = buildApp(undefined, MAX_BODY, logger, metrics, events, { auth, budget, limits: all });
-  await app.register(healthRoutes, { notReady: () => undefined });
-  await app.register(workflowRoutes, { kube, auth });
-  app.addHook('onClose', close);
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  return { app, port: (app.server.address() as AddressInfo).port, seen, budget };
-}
+import { Authenticator, CREATE_WORKFLOW_ACCESS, MAX_TOKEN_BYTES, sourceOf, tokenShape } from './auth.js';
+import { MAX_BODY, standIn, startFront as start, type Running } from './testing/front.js';
 
 interface Answer {
   status: number;
@@ -212,7 +144,7 @@ describe('stalled and oversized uploads', () => {
   });
 
   it('300 sockets each announcing 1 MiB − 1 byte with no Authorization, then stalling, are refused unread and closed', async () => {
-    s = await start();
+    s = await start({ maxConnectionsPerSource: 10_000 }); // one address floods on purpose: the per-source cap is tested on its own
     const before = process.memoryUsage().heapUsed;
     const part = 'x'.repeat(64 * 1024);
     const answers = await Promise.all(
@@ -390,7 +322,7 @@ describe('token floods are limited by what distinguishes them (source, token sha
   });
 
   it('a flood of made-up tokens does not keep 20 new, valid service-account tokens at 429', async () => {
-    s = await start();
+    s = await start({ maxConnectionsPerSource: 10_000 }); // one address floods on purpose: the per-source cap is tested on its own
     const bogus = (i: number) => `bogus-${i}-`.padEnd(1024, 'y');
     const results = await Promise.all([
       ...Array.from({ length: 600 }, (_, i) => postFrom(s!.port, '127.0.0.1', bogus(i))),
@@ -403,7 +335,7 @@ describe('token floods are limited by what distinguishes them (source, token sha
   }, 60_000);
 
   it('a flood of service-account-shaped fakes from one address leaves callers from another address served', async () => {
-    s = await start();
+    s = await start({ maxConnectionsPerSource: 10_000 }); // one address floods on purpose: the per-source cap is tested on its own
     const results = await Promise.all([
       ...Array.from({ length: 600 }, (_, i) => postFrom(s!.port, '127.0.0.1', jwtLike(`fake${i}`))),
       ...Array.from({ length: 20 }, (_, i) => postFrom(s!.port, '127.0.0.2', jwtLike(`good${i}`))),

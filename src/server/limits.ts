@@ -8,6 +8,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { constants as h2constants, type ServerHttp2Stream } from 'node:http2';
 import type { Socket } from 'node:net';
 import { HttpError, Code, unavailable } from './errors.js';
+import { sourceOf } from './auth.js';
 
 export interface ServerLimits {
   /** Longest wait for the request line and headers (node `headersTimeout`). */
@@ -20,6 +21,12 @@ export interface ServerLimits {
   firstRequestTimeoutMs: number;
   /** Most open connections; beyond it new ones are closed at once. */
   maxConnections: number;
+  /** Most open connections from one source (an address; IPv6 by /64); beyond it new ones from there are closed at once. */
+  maxConnectionsPerSource: number;
+  /** Most HTTP/2 streams open at once on one connection (the SETTINGS the server announces). */
+  maxStreamsPerConnection: number;
+  /** Most HTTP/2 streams open at once from one source, over all its connections; beyond it a new stream is refused. */
+  maxStreamsPerSource: number;
   /** Most bytes of request bodies being received at once, over all requests; beyond it 503. */
   maxBodiesInFlightBytes: number;
   /**
@@ -35,12 +42,16 @@ export const LIMIT_DEFAULTS: ServerLimits = {
   keepAliveTimeoutMs: 5_000,
   firstRequestTimeoutMs: 10_000,
   maxConnections: 1024,
+  maxConnectionsPerSource: 128,
+  maxStreamsPerConnection: 100,
+  maxStreamsPerSource: 256,
   maxBodiesInFlightBytes: 64 * 1024 * 1024,
   lingerMs: 5_000,
 };
 
 /** Sets the limits on the node server (call before it listens). */
 export function applyLimits(server: Server, limits: ServerLimits, secure = false): void {
+  capPerSource(server, limits, secure);
   // Over TLS the server speaks HTTP/2 as well: a session with no stream and no frame for this long
   // (the SSE heartbeat is a frame) is closed, as an idle HTTP/1 keep-alive connection would be.
   if (secure) server.setTimeout(Math.max(limits.keepAliveTimeoutMs, 30_000));
@@ -136,8 +147,14 @@ export class BodyBudget {
   }
 }
 
-/** Whether the request says it carries a body (Content-Length above 0, or chunked). */
+/**
+ * Whether the request carries a body: over HTTP/1.1 it says so (Content-Length above 0, or
+ * chunked); over HTTP/2 it does unless its HEADERS frame ended the stream — a body needs no
+ * Content-Length there, so one without is a body all the same (and reserves the largest).
+ */
 export function hasBody(req: IncomingMessage): boolean {
+  const stream = streamOf(req);
+  if (stream) return !stream.endAfterHeaders;
   const length = req.headers['content-length'];
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
@@ -186,4 +203,72 @@ export function lingerThenClose(req: IncomingMessage, lingerMs: number): void {
   const stop = () => clearTimeout(timer);
   req.once('end', stop);
   (stream ?? req.socket).once('close', stop);
+}
+
+/** The HTTP/2 stream of a request, or undefined over HTTP/1. */
+export function streamOf(req: IncomingMessage): ServerHttp2Stream | undefined {
+  return (req as unknown as { stream?: ServerHttp2Stream }).stream;
+}
+
+/**
+ * The time limit on an HTTP/2 request's body. Node's requestTimeout covers HTTP/1.1 only: an
+ * HTTP/2 body that trickles in would otherwise hold its stream, its reserved bytes and its
+ * buffer for ever. When the body has not ended `ms` after the request began, the caller gets
+ * 408 (if nothing was answered yet) and the stream is cut.
+ */
+export function bodyDeadline(req: IncomingMessage, res: ServerResponse, ms: number): void {
+  const stream = streamOf(req);
+  if (!stream || stream.endAfterHeaders) return;
+  const timer = setTimeout(() => {
+    if (req.complete) return;
+    if (!res.headersSent) {
+      const body = JSON.stringify(
+        new HttpError(Code.DeadlineExceeded, `the request body did not arrive within ${ms / 1000} s: it is cut off`).body(),
+      );
+      res.writeHead(408, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)) });
+      res.end(body);
+    }
+    stream.close(h2constants.NGHTTP2_CANCEL);
+  }, ms);
+  timer.unref();
+  const stop = () => clearTimeout(timer);
+  req.once('end', stop);
+  stream.once('close', stop);
+}
+
+/**
+ * What one source may hold: connections (both protocols), and HTTP/2 streams over all of its
+ * connections. A connection over the cap is closed at once; a stream over it is refused
+ * (RST_STREAM REFUSED_STREAM, which clients retry later), so one address cannot take the server's
+ * whole connection cap or a thousand streams.
+ */
+function capPerSource(server: Server, limits: ServerLimits, secure: boolean): void {
+  const connections = new Map<string, number>();
+  const streams = new Map<string, number>();
+  const down = (m: Map<string, number>, k: string) => {
+    const n = (m.get(k) ?? 1) - 1;
+    if (n <= 0) m.delete(k);
+    else m.set(k, n);
+  };
+  server.on('connection', (socket: Socket) => {
+    const source = sourceOf(socket.remoteAddress);
+    const n = (connections.get(source) ?? 0) + 1;
+    if (n > limits.maxConnectionsPerSource) {
+      socket.destroy();
+      return;
+    }
+    connections.set(source, n);
+    socket.once('close', () => down(connections, source));
+  });
+  if (!secure) return;
+  server.on('stream', (stream: ServerHttp2Stream) => {
+    const source = sourceOf(stream.session?.socket?.remoteAddress);
+    const n = (streams.get(source) ?? 0) + 1;
+    if (n > limits.maxStreamsPerSource) {
+      stream.close(h2constants.NGHTTP2_REFUSED_STREAM);
+      return;
+    }
+    streams.set(source, n);
+    stream.once('close', () => down(streams, source));
+  });
 }
