@@ -121,6 +121,20 @@ describe('REST for the web UI', () => {
     expect(missing.body.message).toMatch(/^podName is required/);
   });
 
+  it('streams a log of 8 MiB without a newline as 1 MiB in pieces and a note, not as one line held whole', async () => {
+    await stack.submit(wf('no-newlines', ['sh', '-c', "head -c 8388608 /dev/zero | tr '\\0' x"]));
+    const done = await stack.waitForCompletion('no-newlines', 120_000);
+    expect(done.status?.phase).toBe('Succeeded');
+    const pod = Object.values(done.status!.nodes!).find((n) => n.podName)!.podName!;
+    const sse = await openSse(`${url}/api/v1/workflows/${ns}/no-newlines/log?podName=${pod}`, alice);
+    const contents: string[] = (await sse.rest(60_000)).map((m) => m.data.result.content);
+    expect(contents).toHaveLength(17);
+    expect(contents.slice(0, 16).every((c) => c.length === 64 * 1024 && /^x+$/.test(c))).toBe(true);
+    expect(contents[16]).toBe(
+      `[plugflow: this line was longer than ${1024 * 1024} characters; the last ${8 * 1024 * 1024 - 1024 * 1024} were not sent]`,
+    );
+  });
+
   it("lists a workflow's Events, oldest first, and refuses a pod of another workflow", async () => {
     await stack.waitForCompletion('talker', 120_000);
     await grantRole(ns, 'alice', 'event-reader', [{ apiGroups: [''], resources: ['events'], verbs: ['list'] }]);

@@ -11,17 +11,14 @@
  * ordinary error reply naming it; the caller needs `get` on pods and pods/log.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { StringDecoder } from 'node:string_decoder';
 import type { KubeClient } from '../../kube/client.js';
 import { requireWorkflowPod } from './workflow-pod.js';
 import { errorMessage } from '../../log/error-message.js';
 import { badRequest } from '../errors.js';
 import { SseStream } from '../stream/sse.js';
+import { LogLines } from '../stream/log-lines.js';
 
 type Req = FastifyRequest<{ Params: { namespace: string; name: string }; Querystring: Record<string, string | undefined> }>;
-
-/** Longest line sent as one message; a longer one is cut into pieces of this size. */
-const MAX_LINE = 64 * 1024;
 
 export function podLogRoutes(app: FastifyInstance, kube: KubeClient): void {
   app.get('/api/v1/workflows/:namespace/:name/log', async (req: Req, reply) => {
@@ -48,24 +45,20 @@ export function podLogRoutes(app: FastifyInstance, kube: KubeClient): void {
 }
 
 /**
- * Sends a log's bytes as one message per line (`{content, podName}`), a line longer than
- * MAX_LINE in pieces, then ends the stream; a read that fails ends it with a 503 naming `what`.
+ * Sends a log's bytes as one message per line (`{content, podName}`), then ends the stream; a line
+ * longer than 64 KiB goes in pieces, one longer than 1 MiB is cut with a note (`LogLines`), and
+ * each chunk waits for the caller to take what was sent, so neither a log without newlines nor a
+ * slow reader grows the server's memory. A read that fails ends it with a 503 naming `what`.
  */
 export async function sendLines(sse: SseStream, chunks: AsyncIterable<Buffer>, podName: string, what: string): Promise<void> {
-  const text = new StringDecoder('utf8'); // a character may be cut between two chunks
-  let rest = '';
-  const line = (content: string) => {
-    for (let i = 0; i < content.length || i === 0; i += MAX_LINE) sse.send({ content: content.slice(i, i + MAX_LINE), podName });
-  };
+  const lines = new LogLines();
   try {
     for await (const chunk of chunks) {
       if (!sse.open) return;
-      const lines = (rest + text.write(chunk)).split('\n');
-      rest = lines.pop()!;
-      for (const l of lines) line(l);
+      for (const content of lines.push(chunk)) sse.send({ content, podName });
+      await sse.drained();
     }
-    rest += text.end();
-    if (rest) line(rest);
+    for (const content of lines.end()) sse.send({ content, podName });
     sse.end();
   } catch (err) {
     if (sse.open) sse.fail(503, `reading the log of ${what}: ${errorMessage(err)}`);

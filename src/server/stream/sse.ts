@@ -93,6 +93,25 @@ export class SseStream {
     this.end();
   }
 
+  /**
+   * Resolves once what was written has gone to the socket (at once when nothing waits), or the
+   * stream ended: a producer that awaits it between chunks holds no more than a chunk's worth for
+   * a slow reader.
+   */
+  drained(): Promise<void> {
+    const res = this.reply.raw;
+    if (this.ended || !res.writableNeedDrain) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        res.off('drain', done);
+        this.signal.removeEventListener('abort', done);
+        resolve();
+      };
+      res.on('drain', done);
+      this.signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
   comment(text: string): void {
     this.write(`: ${text}\n\n`);
   }
