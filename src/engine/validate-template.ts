@@ -156,7 +156,29 @@ function checkMemoize(t: Template, where: string, ctx: TemplateContext): void {
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
+/**
+ * The peer's rule for artifact names: letters, digits, '_' and '-'. plugflow's init and wait
+ * containers build file paths from these names (and remove them), so a name with '/' or '..' must
+ * never reach a pod.
+ */
+export const ARTIFACT_NAME = /^[-a-zA-Z0-9_]+$/;
+
+export function artifactNameProblem(name: unknown): string | undefined {
+  if (typeof name !== 'string' || name === '') return 'is required';
+  if (!ARTIFACT_NAME.test(name)) return `${JSON.stringify(name)} may hold only letters, digits, '_' and '-' (e.g. my_artifact-1)`;
+  return undefined;
+}
+
+function checkArtifactNames(t: Template, where: string, ctx: TemplateContext): void {
+  for (const side of ['inputs', 'outputs'] as const)
+    (t[side]?.artifacts ?? []).forEach((a, i) => {
+      const problem = artifactNameProblem(a.name);
+      if (problem) ctx.add(`${where}.${side}.artifacts[${i}].name`, problem);
+    });
+}
+
 function checkParameters(t: Template, where: string, ctx: TemplateContext): void {
+  checkArtifactNames(t, where, ctx);
   checkParameterValues(t.inputs?.parameters, `${where}.inputs.parameters`, ctx.add);
   checkParameterValues(t.outputs?.parameters, `${where}.outputs.parameters`, ctx.add);
   const inputs = new Set<string>();

@@ -18,6 +18,40 @@ function messages(spec: WorkflowSpec, sources?: Parameters<typeof validateWorkfl
 }
 
 describe('validateWorkflow', () => {
+  it("refuses artifact names that could become paths (the peer's rule: letters, digits, '_' and '-')", () => {
+    const got = messages({
+      entrypoint: 'main',
+      arguments: { artifacts: [{ name: '../../etc', raw: { data: 'x' } }] },
+      templates: [
+        {
+          name: 'main',
+          inputs: {
+            artifacts: [
+              { name: 'ok_name-1', path: '/tmp/a' },
+              { name: 'a/../../b', path: '/tmp/b' },
+            ],
+          },
+          outputs: {
+            artifacts: [
+              { name: '', path: '/tmp/c' },
+              { name: '.', path: '/tmp/d' },
+            ],
+          },
+          container: { image: 'alpine' },
+        },
+      ],
+    });
+    expect(got).toEqual(
+      expect.arrayContaining([
+        `spec.arguments.artifacts[0].name "../../etc" may hold only letters, digits, '_' and '-' (e.g. my_artifact-1)`,
+        `spec.templates[main].inputs.artifacts[1].name "a/../../b" may hold only letters, digits, '_' and '-' (e.g. my_artifact-1)`,
+        'spec.templates[main].outputs.artifacts[0].name is required',
+        `spec.templates[main].outputs.artifacts[1].name "." may hold only letters, digits, '_' and '-' (e.g. my_artifact-1)`,
+      ]),
+    );
+    expect(got.some((m) => m.includes('ok_name-1'))).toBe(false);
+  });
+
   it('accepts a sound workflow', () => {
     expect(
       messages({

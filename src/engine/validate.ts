@@ -42,7 +42,7 @@ import { checkArtifactDrivers } from './artifact-drivers.js';
 import { TemplateResolver } from './template-resolver.js';
 import { checkReferencedTemplates, checkSpecFields } from './validate-fields.js';
 import { canonicalNames } from '../api/index.js';
-import { addProblem, checkParameterValues, validateTemplate, type TemplateContext } from './validate-template.js';
+import { addProblem, artifactNameProblem, checkParameterValues, validateTemplate, type TemplateContext } from './validate-template.js';
 
 /**
  * `merged` is the workflow's effective spec when the caller has it already (the engine merges
@@ -120,6 +120,10 @@ export function validateWorkflow(
     }
   });
 
+  (spec.arguments?.artifacts ?? []).forEach((a, i) => {
+    const problem = artifactNameProblem(a.name);
+    if (problem) add(`spec.arguments.artifacts[${i}].name`, problem);
+  });
   checkGCFields(spec, add);
   for (const problem of metricProblems(spec.metrics as never, 'spec.metrics')) addProblem(problem, add);
   checkArtifactGC(spec, add);
