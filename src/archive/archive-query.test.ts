@@ -24,6 +24,23 @@ describe('parseLabelSelector', () => {
   });
 });
 
+describe('the bounds of a selector (each requirement is a subquery)', () => {
+  it('answers up to 20 requirements and 100 values, and refuses more, naming the bound', () => {
+    const terms = (n: number) => Array.from({ length: n }, (_, i) => `k${i}=v`).join(',');
+    expect(parseLabelSelector(terms(20))).toHaveLength(20);
+    expect(() => parseLabelSelector(terms(21))).toThrow('labelSelector: more than 20 requirements; narrow it');
+    const values = (n: number) => `k in (${Array.from({ length: n }, (_, i) => `v${i}`).join(',')})`;
+    expect(parseLabelSelector(values(100))[0]).toMatchObject({ op: 'in' });
+    expect(() => parseLabelSelector(values(101))).toThrow('labelSelector: more than 100 values in all; narrow it');
+    expect(() => parseLabelSelector('a,'.repeat(3000))).toThrow('labelSelector: 6000 characters; at most 4096 are answered');
+  });
+
+  it('refuses a selector of thousands of terms before building any SQL', () => {
+    const huge = Array.from({ length: 5000 }, (_, i) => `k${i}`).join(',');
+    expect(() => whereClause({ labelSelector: huge })).toThrow(ArchiveQueryError);
+  });
+});
+
 describe('the SQL of a filter', () => {
   it('keeps every value out of the SQL text', () => {
     const q = whereClause({ namespaces: ['team-a'], phases: ['Failed', 'Error'], labelSelector: 'owner=obrien-x' });

@@ -34,23 +34,41 @@ type Requirement = { key: string; op: 'in' | 'notin'; values: string[] } | { key
 const LABEL_KEY = /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/;
 
+/**
+ * Bounds on a selector: each requirement is a subquery, each value a parameter, so a selector of
+ * thousands of terms (the peer's UI never sends more than a handful) would cost the database what
+ * a caller chose. Beyond them the list is refused, naming the bound.
+ */
+export const SELECTOR_LIMITS = { chars: 4096, requirements: 20, values: 100 } as const;
+
 /** Parses a label selector of the forms the archive answers; anything else is refused, naming it. */
 export function parseLabelSelector(selector: string): Requirement[] {
+  if (selector.length > SELECTOR_LIMITS.chars)
+    throw new ArchiveQueryError(`labelSelector: ${selector.length} characters; at most ${SELECTOR_LIMITS.chars} are answered`);
   const out: Requirement[] = [];
+  let values = 0;
+  const count = (r: Requirement) => {
+    if (out.length >= SELECTOR_LIMITS.requirements)
+      throw new ArchiveQueryError(`labelSelector: more than ${SELECTOR_LIMITS.requirements} requirements; narrow it`);
+    values += 'values' in r ? r.values.length : 0;
+    if (values > SELECTOR_LIMITS.values)
+      throw new ArchiveQueryError(`labelSelector: more than ${SELECTOR_LIMITS.values} values in all; narrow it`);
+    out.push(r);
+  };
   for (const raw of splitTop(selector)) {
     const part = raw.trim();
     if (part === '') continue;
     let m: RegExpExecArray | null;
     if ((m = /^(\S+?)\s+(in|notin)\s+\(([^)]*)\)$/.exec(part))) {
-      const values = m[3]!
+      const listed = m[3]!
         .split(',')
         .map((v) => v.trim())
         .filter((v) => v !== '');
-      out.push({ key: key(m[1]!), op: m[2] as 'in' | 'notin', values: values.map(value) });
+      count({ key: key(m[1]!), op: m[2] as 'in' | 'notin', values: listed.map(value) });
     } else if ((m = /^([^=!\s]+)\s*(==|=|!=)\s*(\S*)$/.exec(part))) {
-      out.push({ key: key(m[1]!), op: m[2] === '!=' ? 'notin' : 'in', values: [value(m[3]!)] });
-    } else if ((m = /^!\s*(\S+)$/.exec(part))) out.push({ key: key(m[1]!), op: '!exists' });
-    else if (/^\S+$/.test(part)) out.push({ key: key(part), op: 'exists' });
+      count({ key: key(m[1]!), op: m[2] === '!=' ? 'notin' : 'in', values: [value(m[3]!)] });
+    } else if ((m = /^!\s*(\S+)$/.exec(part))) count({ key: key(m[1]!), op: '!exists' });
+    else if (/^\S+$/.test(part)) count({ key: key(part), op: 'exists' });
     else
       throw new ArchiveQueryError(`labelSelector: "${part}" is not a requirement (use key=value, key!=value, key in (a,b), key or !key)`);
   }
