@@ -152,6 +152,65 @@ describe('workflow archive on PostgreSQL', () => {
     expect(await store.archive(wf)).toBe('already');
   });
 
+  it('cancels a list that runs past the statement timeout, and answers again once the table is free', async () => {
+    const quick = ArchiveStore.open(db.url, { statementTimeoutMs: 300 });
+    await quick.ready();
+    const pool = (store as unknown as { pool: pg.Pool }).pool;
+    const locker = await pool.connect();
+    try {
+      // Another session holds the table: without a timeout the list would wait as long as it does.
+      await locker.query('begin');
+      await locker.query('lock table archived_workflows in access exclusive mode');
+      const started = Date.now();
+      await expect(quick.list({ namespaces: ['team-a'] }, { limit: 5 })).rejects.toThrow(/statement timeout/);
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      await locker.query('rollback');
+      locker.release();
+    }
+    expect((await quick.list({ namespaces: ['team-a'] }, { limit: 5 })).items.length).toBeGreaterThan(0);
+    await quick.close();
+  });
+
+  it("never hands a deleted namespace's archive to a later namespace of the same name", async () => {
+    const [oldUid, newUid, otherUid] = [randomUUID(), randomUUID(), randomUUID()];
+    await store.archive(finished('reused', 'old-team', 'Succeeded', '2026-11-28T10:00:00Z'), oldUid);
+    await store.archive(finished('reused-2', 'kept', 'Succeeded', '2026-11-28T10:00:00Z'), otherUid);
+    await store.archive(finished('reused-3', 'gone', 'Succeeded', '2026-11-28T10:00:00Z'), randomUUID());
+    // The deletion was seen: the namespace's rows go at once, no other namespace's.
+    expect(await store.purgeNamespace('reused', oldUid)).toBe(1);
+    expect(await store.count({ namespaces: ['reused'] })).toBe(0);
+    // Deleted and made again while no controller watched: the sweep tells the old rows by their uid.
+    await store.archive(finished('reused', 'old-again', 'Succeeded', '2026-11-28T10:00:00Z'), oldUid);
+    await store.archive(finished('reused', 'new-team', 'Succeeded', '2026-11-28T10:00:00Z'), newUid);
+    const live = new Map([
+      ['reused', newUid],
+      ['reused-2', otherUid],
+    ]);
+    expect(await store.purgeGoneNamespaces(live, ['reused', 'reused-2', 'reused-3'])).toBe(2); // old-again, and reused-3 (gone)
+    expect((await store.list({ namespaces: ['reused'] }, { limit: 10 })).items.map((w) => w.name)).toEqual(['new-team']);
+    expect(await store.count({ namespaces: ['reused-2'] })).toBe(1);
+    // A sweep scoped to some namespaces leaves the others alone.
+    expect(await store.count({ namespaces: ['team-a'] })).toBeGreaterThan(0);
+  });
+
+  it('reads a large workflow back by pages of nodes, never needing all of them at once', async () => {
+    const wf = finished('team-pages', 'paged', 'Succeeded', '2026-11-28T10:00:00Z', {}, 4500);
+    await store.archive(wf);
+    const sizes: number[] = [];
+    const ids: string[] = [];
+    for await (const page of store.nodePages(wf.metadata!.uid!, 1000)) {
+      sizes.push(page.length);
+      for (const [id, json] of page) {
+        ids.push(id);
+        expect(JSON.parse(json)).toEqual(wf.status!.nodes![id]);
+      }
+    }
+    expect(sizes).toEqual([1000, 1000, 1000, 1000, 500]);
+    expect(new Set(ids).size).toBe(4500);
+    expect(await store.locate(wf.metadata!.uid!)).toEqual({ namespace: 'team-pages', nodeCount: 4500 });
+  });
+
   it('refuses a workflow that has not finished, naming it', async () => {
     const wf = finished('team-a', 'running', 'Running', '');
     delete (wf.status as { finishedAt?: string }).finishedAt;

@@ -41,8 +41,18 @@ export interface ArchivePage {
 export interface ArchiveStoreOptions {
   /** Most connections (default 8). */
   connections?: number;
+  /**
+   * Longest a statement may run on the server before PostgreSQL cancels it (default 30 s): no
+   * caller's list, count or read holds a connection longer. Migrations lift it for themselves.
+   */
+  statementTimeoutMs?: number;
 }
 
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+
+/** Nodes per page a reader holds (nodePages). */
+const NODE_PAGE = 2000;
+const UID = /^[0-9a-f-]{36}$/;
 /** Nodes per INSERT statement: a 100,000-node workflow is 100 statements in its one transaction. */
 const NODE_BATCH = 1000;
 /** Serializes migrations between controllers starting together. */
@@ -63,7 +73,12 @@ export class ArchiveStore {
    * the database is down.
    */
   static open(url: string, opts: ArchiveStoreOptions = {}): ArchiveStore {
-    const pool = new pg.Pool({ connectionString: url, max: opts.connections ?? 8, connectionTimeoutMillis: 10_000 });
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: opts.connections ?? 8,
+      connectionTimeoutMillis: 10_000,
+      statement_timeout: opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+    });
     // A client losing its server (a restart, a kill) is an error event, not a crash: idle ones
     // through the pool's event, checked-out ones through their own (the pool listens only while
     // a client is idle; the query in flight fails with the same error and its caller retries).
@@ -86,9 +101,12 @@ export class ArchiveStore {
     return new NodeStatusStore(this.pool, () => this.ready(), keepSupersededMs);
   }
 
-  /** Writes a finished workflow once; `already` when it was archived before. */
-  async archive(wf: Workflow): Promise<'archived' | 'already'> {
-    return (await this.archiveMany([wf]))[0]!;
+  /**
+   * Writes a finished workflow once; `already` when it was archived before. `namespaceUid`, the
+   * uid of its namespace, ties the row to that namespace and not to a later one of the same name.
+   */
+  async archive(wf: Workflow, namespaceUid?: string): Promise<'archived' | 'already'> {
+    return (await this.archiveMany([wf], namespaceUid === undefined ? undefined : () => namespaceUid))[0]!;
   }
 
   /**
@@ -96,7 +114,10 @@ export class ArchiveStore {
    * each is `archived`, or `already` when it was archived before. Rows, labels and nodes go in
    * with one statement each per batch (`unnest` of arrays), nodes in slices of NODE_BATCH.
    */
-  async archiveMany(workflows: readonly Workflow[]): Promise<('archived' | 'already')[]> {
+  async archiveMany(
+    workflows: readonly Workflow[],
+    namespaceUid?: (namespace: string) => string | undefined,
+  ): Promise<('archived' | 'already')[]> {
     const all = workflows.map(toRow);
     // The same workflow twice in one batch is written once (the later copies are `already`).
     const seen = new Set<string>();
@@ -107,9 +128,9 @@ export class ArchiveStore {
       await client.query('begin');
       const inserted = await client.query(
         `insert into archived_workflows (uid, namespace, name, phase, started_at, finished_at, workflow_template, cron_workflow, creator,
-           message, progress, node_count, metadata, spec, status)
+           message, progress, node_count, metadata, spec, status, namespace_uid)
          select * from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[], $7::text[], $8::text[],
-           $9::text[], $10::text[], $11::text[], $12::integer[], $13::jsonb[], $14::jsonb[], $15::jsonb[])
+           $9::text[], $10::text[], $11::text[], $12::integer[], $13::jsonb[], $14::jsonb[], $15::jsonb[], $16::uuid[])
          on conflict (uid) do nothing
          returning uid`,
         [
@@ -128,6 +149,7 @@ export class ArchiveStore {
           rows.map((r) => JSON.stringify(r.metadata)),
           rows.map((r) => JSON.stringify(r.spec)),
           rows.map((r) => JSON.stringify(r.status)),
+          rows.map((r) => namespaceUid?.(r.namespace) ?? null),
         ],
       );
       const fresh = new Set((inserted.rows as { uid: string }[]).map((r) => r.uid));
@@ -176,36 +198,59 @@ export class ArchiveStore {
 
   /** The archived workflow as it was when it finished, nodes included; undefined when not archived. */
   async get(uid: string): Promise<Workflow | undefined> {
-    if (!/^[0-9a-f-]{36}$/.test(uid)) return undefined;
+    const head = await this.head(uid);
+    if (!head) return undefined;
+    const nodes: Record<string, NodeStatus> = Object.create(null) as Record<string, NodeStatus>;
+    for await (const page of this.nodePages(uid)) for (const [id, json] of page) nodes[id] = JSON.parse(json) as NodeStatus;
+    return { ...head, status: { ...head.status, ...(Object.keys(nodes).length > 0 ? { nodes } : {}) } } as Workflow;
+  }
+
+  /** The archived workflow without its nodes (their number is in `nodeCount` of `locate`). */
+  async head(uid: string): Promise<Workflow | undefined> {
+    if (!UID.test(uid)) return undefined;
     await this.ready();
     const r = await this.pool.query('select metadata, spec, status from archived_workflows where uid = $1', [uid]);
     const row = r.rows[0] as { metadata: Workflow['metadata']; spec: Workflow['spec']; status: Workflow['status'] } | undefined;
     if (!row) return undefined;
-    const nodes: Record<string, NodeStatus> = Object.create(null) as Record<string, NodeStatus>;
-    for (const n of (await this.pool.query('select id, node from archived_workflow_nodes where uid = $1', [uid])).rows as {
-      id: string;
-      node: NodeStatus;
-    }[])
-      nodes[n.id] = n.node;
-    return {
-      apiVersion: 'plugflow.io/v1alpha1',
-      kind: 'Workflow',
-      metadata: row.metadata,
-      spec: row.spec,
-      status: { ...row.status, ...(Object.keys(nodes).length > 0 ? { nodes } : {}) },
-    } as Workflow;
+    return { apiVersion: 'plugflow.io/v1alpha1', kind: 'Workflow', metadata: row.metadata, spec: row.spec, status: row.status } as Workflow;
+  }
+
+  /**
+   * An archived workflow's nodes, `pageSize` at a time in id order, each as its JSON text: a
+   * reader holds one page, however many nodes the workflow has (keyset paging on the primary key).
+   */
+  async *nodePages(uid: string, pageSize = NODE_PAGE): AsyncIterable<[id: string, json: string][]> {
+    if (!UID.test(uid)) return;
+    await this.ready();
+    let after = '';
+    for (;;) {
+      const r = await this.pool.query(
+        'select id, node::text as json from archived_workflow_nodes where uid = $1 and id > $2 order by id limit $3',
+        [uid, after, pageSize],
+      );
+      const rows = r.rows as { id: string; json: string }[];
+      if (rows.length > 0) yield rows.map((row) => [row.id, row.json]);
+      if (rows.length < pageSize) return;
+      after = rows.at(-1)!.id;
+    }
+  }
+
+  /** Where an archived workflow is and how large: its namespace (for the caller's rights) and node count. */
+  async locate(uid: string): Promise<{ namespace: string; nodeCount: number } | undefined> {
+    if (!UID.test(uid)) return undefined;
+    await this.ready();
+    const r = await this.pool.query('select namespace, node_count from archived_workflows where uid = $1', [uid]);
+    const row = r.rows[0] as { namespace: string; node_count: number } | undefined;
+    return row && { namespace: row.namespace, nodeCount: row.node_count };
   }
 
   /** The namespace of an archived workflow (the server checks the caller's rights on it first). */
   async namespaceOf(uid: string): Promise<string | undefined> {
-    if (!/^[0-9a-f-]{36}$/.test(uid)) return undefined;
-    await this.ready();
-    const r = await this.pool.query('select namespace from archived_workflows where uid = $1', [uid]);
-    return (r.rows[0] as { namespace: string } | undefined)?.namespace;
+    return (await this.locate(uid))?.namespace;
   }
 
   async delete(uid: string): Promise<boolean> {
-    if (!/^[0-9a-f-]{36}$/.test(uid)) return false;
+    if (!UID.test(uid)) return false;
     await this.ready();
     return ((await this.pool.query('delete from archived_workflows where uid = $1', [uid])).rowCount ?? 0) > 0;
   }
@@ -232,6 +277,38 @@ export class ArchiveStore {
           )
         ).rowCount ?? 0;
     return removed;
+  }
+
+  /**
+   * Removes the archived workflows of a namespace that was deleted (`uid`: the deleted one's; rows
+   * archived before uids were kept go too). Returns how many were removed.
+   */
+  async purgeNamespace(namespace: string, uid: string): Promise<number> {
+    await this.ready();
+    const r = await this.pool.query(
+      'delete from archived_workflows where namespace = $1 and (namespace_uid = $2 or namespace_uid is null)',
+      [namespace, uid],
+    );
+    return r.rowCount ?? 0;
+  }
+
+  /**
+   * Removes the archived workflows whose namespace is gone, or is another namespace now (same
+   * name, another uid): the deletions a stopped controller did not see. `live` maps each namespace
+   * that exists to its uid; `scope` limits the sweep to these namespaces (a controller that watches
+   * only some). Returns how many were removed.
+   */
+  async purgeGoneNamespaces(live: ReadonlyMap<string, string>, scope?: readonly string[]): Promise<number> {
+    await this.ready();
+    const r = await this.pool.query(
+      `delete from archived_workflows w
+        where ($3::text[] is null or w.namespace = any($3))
+          and not exists (
+            select 1 from unnest($1::text[], $2::uuid[]) as l(namespace, uid)
+             where l.namespace = w.namespace and (w.namespace_uid is null or w.namespace_uid = l.uid))`,
+      [[...live.keys()], [...live.values()], scope ?? null],
+    );
+    return r.rowCount ?? 0;
   }
 
   /** Whether the database answers (for /readyz). */
@@ -326,6 +403,8 @@ function toRow(wf: Workflow) {
 async function migrate(pool: pg.Pool): Promise<void> {
   const client = await pool.connect();
   try {
+    // A migration may rewrite a large table, and waits for another controller's: no timeout here.
+    await client.query('set statement_timeout = 0');
     await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
     await client.query(
       'create table if not exists plugflow_schema_migrations (version integer primary key, name text not null, applied_at timestamptz not null default now())',
@@ -347,6 +426,7 @@ async function migrate(pool: pg.Pool): Promise<void> {
     }
   } finally {
     await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
+    await client.query('reset statement_timeout').catch(() => {});
     client.release();
   }
 }

@@ -84,4 +84,13 @@ create index offloaded_nodes_by_version on offloaded_nodes (uid, version);
     // reconcile's changed nodes was half the cost of writing them (bench/huge-workflow-bench.ts).
     sql: `alter table offloaded_nodes alter column node type json using node::json;`,
   },
+  {
+    version: 4,
+    name: "the uid of each archived workflow's namespace",
+    // A namespace deleted and made again under the same name is another tenant's: its archived
+    // workflows are removed when the old one goes (purgeNamespace), and this uid tells the rows
+    // of the old namespace from those of the new when a deletion was missed (purgeGoneNamespaces).
+    // Null on rows archived before it, which go with their namespace's name.
+    sql: `alter table archived_workflows add column namespace_uid uuid;`,
+  },
 ];

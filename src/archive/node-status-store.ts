@@ -88,6 +88,31 @@ export class NodeStatusStore implements NodeStatusReader {
     return nodes;
   }
 
+  /**
+   * The node set at `version`, `pageSize` ids at a time in id order, each node as its JSON text:
+   * a reader holds one page, not the whole set (the server streams a huge workflow this way).
+   */
+  async *nodePages(uid: string, version: number, pageSize = 2000): AsyncIterable<[id: string, json: string][]> {
+    await this.ready();
+    let after = '';
+    let any = false;
+    for (;;) {
+      const r = await this.pool.query(
+        `select distinct on (id) id, node::text as json from offloaded_nodes
+          where uid = $1 and version <= $2 and id > $3 order by id, version desc limit $4`,
+        [uid, version, after, pageSize],
+      );
+      const rows = r.rows as { id: string; json: string | null }[];
+      if (rows.length === 0 && !any)
+        throw new Error(`the offloaded nodes of workflow ${uid} at version ${version} are not in the database`);
+      any = true;
+      const page = rows.filter((row) => row.json !== null).map((row): [string, string] => [row.id, row.json!]);
+      if (page.length > 0) yield page;
+      if (rows.length < pageSize) return;
+      after = rows.at(-1)!.id;
+    }
+  }
+
   /** Removes the rows no reader can need any more: superseded at a version ≤ `upTo` more than keepSupersededMs ago. */
   async compact(uid: string, upTo: number): Promise<number> {
     await this.ready();
