@@ -5,6 +5,7 @@
  * caller's own token, and says so when the database does not answer.
  */
 import { randomUUID } from 'node:crypto';
+import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Workflow } from '../src/api/index.js';
 import { ArchiveStore } from '../src/archive/archive-store.js';
@@ -102,6 +103,46 @@ describe('archived workflows over REST', () => {
     expect(Object.keys(one.body.status.nodes)).toEqual(['run-2']);
     expect((await get(`/${uids['secret-run']}`)).status).toBe(404);
     expect((await get(`/${randomUUID()}`)).status).toBe(404);
+  });
+
+  it('streams a huge archived workflow, holding two reads and queueing eight: the next caller gets a 503 saying why, and every held read completes whole', async () => {
+    // 12,000 nodes of about 2 KB: 24 MB of JSON, more than loopback's socket buffers hold, so a
+    // caller that does not read keeps its read (and its slot) open.
+    const wf = finished(mine, 'huge', 'Succeeded', -30); // the oldest: later lists of the newest do not see it
+    const nodes: Record<string, unknown> = {};
+    for (let i = 0; i < 12_000; i++)
+      nodes[`huge-${i}`] = { id: `huge-${i}`, name: `huge[${i}]`, type: 'Pod', phase: 'Succeeded', message: 'x'.repeat(2000) };
+    wf.status!.nodes = nodes as never;
+    await store.archive(wf);
+    const url = `${srv.url}/api/v1/archived-workflows/${wf.metadata!.uid}`;
+    const agents = Array.from({ length: 10 }, () => new Agent());
+    const held = agents.map((dispatcher) => request(url, { headers: { authorization: `Bearer ${alice}` }, dispatcher }));
+    // Two are streaming (their status came), eight wait for a slot (no status yet).
+    let started = 0;
+    for (const r of held) void r.then(() => started++);
+    const until = Date.now() + 30_000;
+    while (started < 2 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(started).toBe(2);
+    const refused = await call('GET', url, { token: alice });
+    expect(refused.status).toBe(503);
+    expect(refused.body).toEqual({
+      code: 14,
+      message: `archived workflow ${wf.metadata!.uid} is a large read and 2 are running with 8 waiting (the server's bound); try again shortly`,
+    });
+    const bodies = await Promise.all(
+      held.map(async (pending) => {
+        const r = await pending;
+        return { status: r.statusCode, body: (await r.body.json()) as Workflow };
+      }),
+    );
+    await Promise.all(agents.map((a) => a.close()));
+    for (const { status, body } of bodies) {
+      expect(status).toBe(200);
+      expect(Object.keys(body.status!.nodes!)).toHaveLength(12_000);
+      expect(body.status!.nodes!['huge-11999']).toEqual(nodes['huge-11999']);
+    }
+    expect((await call('GET', url, { token: alice })).status).toBe(200);
   });
 
   it("resubmits an archived workflow as a new live one, with the caller's rights", async () => {

@@ -26,6 +26,8 @@ import { badRequest, Code, HttpError, notFound, unavailable } from '../errors.js
 import { listQuery, type ListQuery } from './list-query.js';
 import { archivedArtifactRoutes } from './archived-artifacts.js';
 import { creatorOf } from './userinfo.js';
+import { LARGE_READ_NODES, type LargeReads } from '../large-reads.js';
+import { sendWithStreamedNodes } from '../stream/nodes-reply.js';
 
 const access = (verb: string, purpose: string): Access => ({ verb, resource: PLURAL.workflow, purpose });
 const LIST = access('list', 'so it may not list its archived workflows');
@@ -43,9 +45,9 @@ type UidReq = FastifyRequest<{ Params: { uid: string }; Body: unknown }>;
 
 export function archivedWorkflowRoutes(
   app: FastifyInstance,
-  deps: { kube: KubeClient; auth: Authenticator; store: ArchiveStore; trust: ArtifactTrust },
+  deps: { kube: KubeClient; auth: Authenticator; store: ArchiveStore; trust: ArtifactTrust; largeReads: LargeReads },
 ): void {
-  const { kube, auth, store } = deps;
+  const { kube, auth, store, largeReads } = deps;
   const allowed = async (caller: Caller, namespace: string, need: Access) => {
     const refusal = await auth.access(caller, namespace, need);
     if (refusal) throw refusal;
@@ -55,12 +57,19 @@ export function archivedWorkflowRoutes(
    * namespace the caller may not read is answered like one that is not archived (404), so the
    * answer does not tell which namespace a uid belongs to.
    */
-  const readable = async (caller: Caller, uid: string): Promise<string> => {
-    const ns = await reading(() => store.namespaceOf(uid));
-    const refusal = ns === undefined ? undefined : await auth.access(caller, ns, GET);
-    if (ns === undefined || refusal?.code === Code.PermissionDenied) throw notFound(`no archived workflow with uid ${uid}`);
+  const readable = async (caller: Caller, uid: string): Promise<string> => (await located(caller, uid)).namespace;
+  const located = async (caller: Caller, uid: string): Promise<{ namespace: string; nodeCount: number }> => {
+    const where = await reading(() => store.locate(uid));
+    const refusal = where === undefined ? undefined : await auth.access(caller, where.namespace, GET);
+    if (where === undefined || refusal?.code === Code.PermissionDenied) throw notFound(`no archived workflow with uid ${uid}`);
     if (refusal) throw refusal;
-    return ns;
+    return where;
+  };
+  /** The whole archived workflow, in a large-read slot when it has many nodes. */
+  const whole = async (caller: Caller, uid: string): Promise<{ namespace: string; workflow: Workflow | undefined }> => {
+    const { namespace, nodeCount } = await located(caller, uid);
+    const read = () => reading(() => store.get(uid));
+    return { namespace, workflow: nodeCount > LARGE_READ_NODES ? await largeReads.run(`archived workflow ${uid}`, read) : await read() };
   };
 
   app.get('/api/v1/archived-workflows', async (req: ListReq) => {
@@ -92,11 +101,16 @@ export function archivedWorkflowRoutes(
     };
   });
 
-  app.get('/api/v1/archived-workflows/:uid', async (req: UidReq) => {
-    await readable(req.caller, req.params.uid);
-    const wf = await reading(() => store.get(req.params.uid));
-    if (!wf) throw notFound(`no archived workflow with uid ${req.params.uid}`);
-    return wf;
+  // Streamed: the nodes go out page by page as the caller takes them (nodes-reply.ts).
+  app.get('/api/v1/archived-workflows/:uid', async (req: UidReq, reply) => {
+    const { uid } = req.params;
+    const { nodeCount } = await located(req.caller, uid);
+    const send = async () => {
+      const head = await reading(() => store.head(uid));
+      if (!head) throw notFound(`no archived workflow with uid ${uid}`);
+      await reading(() => sendWithStreamedNodes(reply, head, store.nodePages(uid)));
+    };
+    await (nodeCount > LARGE_READ_NODES ? largeReads.run(`archived workflow ${uid}`, send) : send());
   });
 
   app.delete('/api/v1/archived-workflows/:uid', async (req: UidReq) => {
@@ -106,8 +120,7 @@ export function archivedWorkflowRoutes(
   });
 
   app.put('/api/v1/archived-workflows/:uid/resubmit', async (req: UidReq) => {
-    await readable(req.caller, req.params.uid);
-    const wf = await reading(() => store.get(req.params.uid));
+    const { workflow: wf } = await whole(req.caller, req.params.uid);
     if (!wf) throw notFound(`no archived workflow with uid ${req.params.uid}`);
     const body = (req.body ?? {}) as { parameters?: unknown };
     const parameters = parameterMap(body.parameters);
@@ -118,7 +131,7 @@ export function archivedWorkflowRoutes(
   app.put('/api/v1/archived-workflows/:uid/retry', async (req: UidReq) => {
     const ns = await readable(req.caller, req.params.uid);
     for (const need of RETRY) await allowed(req.caller, ns, need);
-    const wf = await reading(() => store.get(req.params.uid));
+    const { workflow: wf } = await whole(req.caller, req.params.uid);
     if (!wf) throw notFound(`no archived workflow with uid ${req.params.uid}`);
     const body = (req.body ?? {}) as { restartSuccessful?: unknown; nodeFieldSelector?: unknown };
     if (body.restartSuccessful !== undefined && typeof body.restartSuccessful !== 'boolean')
@@ -137,8 +150,8 @@ export function archivedWorkflowRoutes(
     kube,
     trust: deps.trust,
     archived: async (caller, uid, namespace) => {
-      const ns = await readable(caller, uid);
-      const wf = ns === namespace || namespace === undefined ? await reading(() => store.get(uid)) : undefined;
+      const found = await whole(caller, uid);
+      const wf = found.namespace === namespace || namespace === undefined ? found.workflow : undefined;
       if (!wf) throw notFound(`no archived workflow with uid ${uid}${namespace ? ` in namespace ${namespace}` : ''}`);
       return wf;
     },

@@ -18,9 +18,11 @@ import {
   DEFAULT_INSTALL_NAMESPACE,
   inflateWorkflow,
   isJsonObject as isObject,
-  readableWorkflow,
+  offloadedVersion,
   type Workflow,
 } from '../../api/index.js';
+import { LargeReads } from '../large-reads.js';
+import { sendWithStreamedNodes } from '../stream/nodes-reply.js';
 import { NodeStatusCache } from '../node-status-cache.js';
 import { CREATE_WORKFLOW_ACCESS, type Authenticator, type Caller } from '../auth.js';
 import { badRequest } from '../errors.js';
@@ -76,8 +78,13 @@ declare module 'fastify' {
 
 export async function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): Promise<void> {
   const { kube, auth } = deps;
-  // Nodes of workflows too large for their object are read from the archive's database.
-  const nodes = deps.archive ? new NodeStatusCache(deps.archive.nodeStatus()) : undefined;
+  // Nodes of workflows too large for their object are read from the archive's database, each
+  // whole read in a large-read slot (large-reads.ts); the watch keeps the last few it read.
+  const largeReads = new LargeReads();
+  const offloaded = deps.archive?.nodeStatus();
+  const nodes = offloaded
+    ? new NodeStatusCache({ load: (uid, version) => largeReads.run(`workflow ${uid}`, () => offloaded.load(uid, version)) })
+    : undefined;
   workflowShapeValidator(); // compiled now, at start-up, rather than on the first create
 
   // Authentication, the namespace allow-list and what can be authorized without the body (may
@@ -148,9 +155,15 @@ export async function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDe
   // Every namespace the caller may list (the peer's empty namespace).
   app.get('/api/v1/workflows/', list);
 
-  app.get<{ Params: NameParams }>('/api/v1/workflows/:namespace/:name', async (req) => {
-    const { caller } = req;
-    return readableWorkflow(await kube.as(caller.identity).get<Workflow>(WORKFLOWS, req.params.namespace, req.params.name), nodes);
+  app.get<{ Params: NameParams }>('/api/v1/workflows/:namespace/:name', async (req, reply) => {
+    const wf = inflateWorkflow(await kube.as(req.caller.identity).get<Workflow>(WORKFLOWS, req.params.namespace, req.params.name));
+    const version = offloadedVersion(wf.status);
+    const uid = wf.metadata?.uid;
+    if (version === undefined || !uid || !offloaded) return wf;
+    // Its nodes are in the database: streamed from there page by page (nodes-reply.ts).
+    await largeReads.run(`workflow ${req.params.namespace}/${req.params.name}`, () =>
+      sendWithStreamedNodes(reply, wf, offloaded.nodePages(uid, version)),
+    );
   });
 
   app.delete<{ Params: NameParams }>('/api/v1/workflows/:namespace/:name', async (req) => {
@@ -175,7 +188,7 @@ export async function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDe
   executorPluginRoutes(app, kube, deps.installNamespace ?? DEFAULT_INSTALL_NAMESPACE);
   accessRoutes(app, auth);
   userInfoRoutes(app, kube);
-  if (deps.archive) archivedWorkflowRoutes(app, { kube, auth, store: deps.archive, trust });
+  if (deps.archive) archivedWorkflowRoutes(app, { kube, auth, store: deps.archive, trust, largeReads });
 }
 
 /** `createOptions.dryRun: ["All"]`, the Kubernetes form the peer's clients also send. */
