@@ -13,6 +13,7 @@ import { startController, type RunningController } from '../src/controller/contr
 import { startPostgres, type Postgres } from '../src/devenv/postgres.js';
 import { isNotFound } from '../src/kube/errors.js';
 import { WORKFLOWS } from '../src/kube/resource.js';
+import { CoreV1Api } from '@kubernetes/client-node';
 import { adminKubeConfig } from './support/cluster.js';
 import { captureLogger, eventually, oneStep, startRunnerBed, waitForCompletion, type RunnerBed } from './controller-harness.js';
 
@@ -107,5 +108,14 @@ describe('the controller archives finished workflows', () => {
     );
     expect(await archivedNamed('during-outage')).toBe(1);
     await eventually(async () => controller.readinessProblems().length === 0, '/readyz clear again');
+  });
+
+  // Last: it deletes the bed's namespace.
+  it('a deleted namespace takes its archive along: a namespace made again under its name sees none of it', async () => {
+    expect(await store.count({ namespaces: [bed.ns] })).toBeGreaterThan(0);
+    const core = adminKubeConfig().makeApiClient(CoreV1Api);
+    await core.deleteNamespace({ name: bed.ns });
+    await eventually(async () => (await store.count({ namespaces: [bed.ns] })) === 0, "the deleted namespace's archive removed", 120_000);
+    expect(lines.some((l) => l.message === 'removed the archived workflows of a deleted namespace')).toBe(true);
   });
 });

@@ -37,6 +37,8 @@ export interface ArchiverDeps {
   ttlMs?: number;
   /** Retention: in each namespace only the newest this many are kept (default: all). */
   keepPerNamespace?: number;
+  /** The uid of a namespace as the controller's cache has it (archived rows carry it). */
+  namespaceUid?: (namespace: string) => string | undefined;
 }
 
 /** How often retention runs. */
@@ -67,6 +69,43 @@ export class Archiver {
     }
   }
 
+  /**
+   * A namespace was deleted: its archived workflows go with it, so a namespace made later under
+   * the same name (another team's, perhaps) never sees them.
+   */
+  async namespaceDeleted(namespace: string, uid: string | undefined): Promise<void> {
+    if (!uid) return;
+    try {
+      const removed = await this.deps.store.purgeNamespace(namespace, uid);
+      if (removed > 0) this.deps.log.info('removed the archived workflows of a deleted namespace', { namespace, removed });
+    } catch (err) {
+      // The sweep (purgeGone) removes them later.
+      this.deps.log.warn('could not remove the archived workflows of a deleted namespace; the next sweep does', {
+        namespace,
+        error: errorMessage(err),
+      });
+    }
+  }
+
+  /**
+   * The deletions a stopped controller missed: archived workflows of namespaces that are gone, or
+   * that are another namespace now (same name, new uid). `live`: every namespace there is, with
+   * its uid; `scope`: the namespaces this controller watches, when not all.
+   */
+  async purgeGone(live: ReadonlyMap<string, string>, scope?: readonly string[]): Promise<number> {
+    // An empty view (a cache not filled, a namespace-scoped watch of a namespace just deleted)
+    // would read as "every namespace is gone": nothing is removed on it.
+    if (live.size === 0) return 0;
+    try {
+      const removed = await this.deps.store.purgeGoneNamespaces(live, scope);
+      if (removed > 0) this.deps.log.info('removed archived workflows whose namespace is gone', { removed });
+      return removed;
+    } catch (err) {
+      this.deps.log.warn('could not sweep the archived workflows of deleted namespaces; tried again later', { error: errorMessage(err) });
+      return 0;
+    }
+  }
+
   /** Why archiving is behind, for /readyz (undefined while writes succeed). */
   readinessProblem(): string | undefined {
     return this.failingSince === undefined
@@ -92,7 +131,7 @@ export class Archiver {
     if (!finished && !wf.metadata.deletionTimestamp) return undefined;
     if (finished && !archived(wf)) {
       try {
-        const result = await this.deps.store.archive(wf);
+        const result = await this.deps.store.archive(wf, this.deps.namespaceUid?.(wf.metadata.namespace ?? ''));
         this.deps.metrics.archiveWrites.inc({ result });
         this.recovered();
       } catch (err) {

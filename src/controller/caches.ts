@@ -290,7 +290,11 @@ export function isNewer(a: KubeObject, b: KubeObject): boolean {
 /** Namespaces as the pod policy needs them: name and labels. */
 function slimNamespace(n: KubeObject): KubeObject {
   const m = n.metadata ?? {};
-  return { apiVersion: n.apiVersion, kind: n.kind, metadata: { name: m.name, resourceVersion: m.resourceVersion, labels: m.labels } };
+  return {
+    apiVersion: n.apiVersion,
+    kind: n.kind,
+    metadata: { name: m.name, uid: m.uid, resourceVersion: m.resourceVersion, labels: m.labels },
+  };
 }
 
 /** Pods as the controller needs them: metadata (no managedFields) and status. */

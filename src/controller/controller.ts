@@ -174,8 +174,11 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
         metrics,
         ...(opts.archiveTtlMs !== undefined ? { ttlMs: opts.archiveTtlMs } : {}),
         ...(opts.archiveKeepPerNamespace !== undefined ? { keepPerNamespace: opts.archiveKeepPerNamespace } : {}),
+        namespaceUid: (ns) => caches.namespaces.get(undefined, ns)?.metadata?.uid,
       })
     : undefined;
+  // A deleted namespace takes its archived workflows along (archiver.ts: namespaceDeleted).
+  if (archiver) caches.namespaces.addHandlers({ onDelete: (n) => void archiver.namespaceDeleted(n.metadata!.name!, n.metadata?.uid) });
   // The archive's database also holds the nodes of workflows too large for their object.
   const offload = archiveStore
     ? new NodeOffload(archiveStore.nodeStatus(), opts.offloadNodesAbove ?? DEFAULT_OFFLOAD_NODES_ABOVE)
@@ -341,6 +344,8 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
       const housekeeping = async (): Promise<void> => {
         if (sharding && !sharding.isCoordinator()) return;
         await archiver.prune();
+        const namespaces = new Map(caches.namespaces.list().map((n) => [n.metadata!.name!, n.metadata!.uid!] as const));
+        await archiver.purgeGone(namespaces, opts.namespace ? [opts.namespace] : undefined);
         const live = new Set(caches.workflows.list().map((wf) => wf.metadata.uid!));
         const swept = await offload?.sweep(live, opts.namespace ? [opts.namespace] : undefined).catch((err: unknown) => {
           log.warn('could not remove the offloaded nodes of deleted workflows; tried again later', { error: errorMessage(err) });
