@@ -18,6 +18,8 @@ import { BINDINGS, canaryEvent, fuzzCluster, type ClusterFuzzTarget } from './cl
 import { fuzzPodPolicy } from './pod-policy-fuzz.js';
 import { fuzzPrototypeKeysInProcess, fuzzPrototypeKeysInSystem, fuzzRenderedValues } from './proto-fuzz.js';
 import { fuzzExpressionCost } from './expr-cost-fuzz.js';
+import { fuzzEnvelope } from './envelope-fuzz.js';
+import { fuzzHttp2Bodies } from './http2-fuzz.js';
 import { fuzzServer } from './server-fuzz.js';
 import { fuzzServerAbuse } from './server-abuse-fuzz.js';
 import { Tally, type TargetTally } from './tally.js';
@@ -118,6 +120,12 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
       say,
     );
     await canaryEvent(target, tally, 'after the server abuse');
+
+    say(`HTTP/2 bodies: ${o.per} hostile streams against the server's front over TLS, in process`);
+    await fuzzHttp2Bodies(rng.fork('http2'), tally, o.per, say);
+
+    say(`event envelope: ${o.per * 10} forged, moved and mutated bus messages, in process`);
+    fuzzEnvelope(rng.fork('envelope'), tally, o.per);
 
     say(`agent: ${o.per} tasks against a hostile plugin`);
     await fuzzAgent(rng.fork('agent'), tally, o.per, say);
