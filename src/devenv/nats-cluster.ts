@@ -176,6 +176,7 @@ async function nodeCertificates(dir: string): Promise<NodeTls> {
   const ca = await createCertificateAuthority('plugflow-dev-event-bus-ca');
   const leaf = await issueCertificate(ca, { commonName: 'plugflow-nats', dnsNames: ['localhost'], ips: ['127.0.0.1'] });
   const files = { caFile: join(dir, 'ca.pem'), certFile: join(dir, 'node.pem'), keyFile: join(dir, 'node-key.pem') };
+  mkdirSync(dir, { recursive: true });
   writeFileSync(files.caFile, ca.cert);
   writeFileSync(files.certFile, leaf.cert);
   writeFileSync(files.keyFile, leaf.key, { mode: 0o600 });
