@@ -89,6 +89,15 @@ describe('event envelope', () => {
     expect(() => openEvent(join([otherFacts, seal, otherBody]), at('m', 'team-b'), key)).toThrow(/forged, changed/);
   });
 
+  it('opens only the canonical spelling of a seal: a stray character or spare bits make it fail', () => {
+    const data = sealEvent(job, '{}', at('m'), key);
+    const [facts, seal, body] = parts(data);
+    // Node's base64 reader would skip the '*' and decode the same bytes.
+    const stray = `${seal.slice(0, 10)}*${seal.slice(10)}`;
+    expect(Buffer.from(stray, 'base64').equals(Buffer.from(seal, 'base64'))).toBe(true);
+    expect(() => openEvent(join([facts, stray, body]), at('m'), key)).toThrow('the seal of the stored event is not canonical base64');
+  });
+
   it('names what is wrong with a message that is not a sealed event', () => {
     expect(() => openEvent(Buffer.from('garbage'), at('m'), key)).toThrow('the stored event has no facts line');
     expect(() => openEvent(Buffer.from('{"v":3}\n\n{}'), at('m'), key)).toThrow(/unknown format \(v=3\)/);

@@ -132,7 +132,12 @@ export function openEvent(data: Uint8Array, place: MessagePlace, key: Buffer | u
     );
   if (nl2 < 0) throw new EnvelopeError('the stored event has no seal line');
   if (!key) throw new EnvelopeError('this replica has no --event-bus-key-file, so no stored event can be opened');
-  const seal = Buffer.from(bytes.subarray(nl1 + 1, nl2).toString('latin1'), 'base64');
+  const sealText = bytes.subarray(nl1 + 1, nl2).toString('latin1');
+  const seal = Buffer.from(sealText, 'base64');
+  // Node's base64 reader skips stray characters and ignores a last character's spare bits: only
+  // the one canonical spelling of the seal is accepted, so no byte of a message can change
+  // without it failing to open (a message is never malleable, even into the same event).
+  if (seal.toString('base64') !== sealText) throw new EnvelopeError('the seal of the stored event is not canonical base64: it was changed');
   const bodyBytes = bytes.subarray(nl2 + 1);
   if (seal.length < IV_BYTES + TAG_BYTES) throw new EnvelopeError('the seal of the stored event is truncated');
   let secret: string;
