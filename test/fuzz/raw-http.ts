@@ -35,9 +35,10 @@ export function encodeRequest(r: RawRequest): Buffer {
   return Buffer.concat([Buffer.from(head, 'latin1'), r.body ?? Buffer.alloc(0)]);
 }
 
-export function send(port: number, r: RawRequest, timeoutMs = 15_000): Promise<RawResponse> {
+/** `localAddress`: the source address (any of 127/8), to be another client for the per-source caps. */
+export function send(port: number, r: RawRequest, timeoutMs = 15_000, localAddress?: string): Promise<RawResponse> {
   return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
+    const socket = connect({ host: '127.0.0.1', port, ...(localAddress ? { localAddress } : {}) });
     const chunks: Buffer[] = [];
     let done = false;
     const finish = (hung: boolean, error?: string) => {

@@ -5,17 +5,21 @@
  * - stalled uploads: sockets announcing up to 1 MiB − 1 byte, sending part of it and stalling,
  *   with no / a bogus / an oversized / the real token, on the REST create and the event endpoint;
  * - trickle: a body sent a few bytes at a time, with and without a token;
- * - many sockets: hundreds of idle connections held open at once;
+ * - many sockets: hundreds of idle connections opened at once from one address;
  * - token flood: thousands of distinct made-up tokens of up to 16 KB.
  *
  * Invariants: every request that is refused is answered (401/403/413/429/503 with a JSON message)
  * without waiting for its body; a trickled request with a token is answered or cut off by the
- * request timeout, never left hanging; `/healthz` answers within 2 s while the abuse is under
- * way; the server's resident memory stays within 200 MB of where it started.
+ * request timeout, never left hanging; one address never holds more connections than the
+ * per-source cap; `/healthz`, asked from an address of its own, answers within 2 s while the abuse
+ * is under way; the server's resident memory stays within 200 MB of where it started. The stalled
+ * uploads come from a crowd of eight addresses, each under the per-source cap, so what they test
+ * is the global budget and the refusals before the body, not the cap.
  */
 import { connect, type Socket } from 'node:net';
 import type { Prng } from '../soak/prng.js';
 import { send } from './raw-http.js';
+import { LIMIT_DEFAULTS } from '../../src/server/limits.js';
 import { namesProblem, type Tally } from './tally.js';
 
 export interface ServerAbuseTarget {
@@ -41,11 +45,11 @@ interface Held {
 }
 
 /** Writes `head` and `sent`, then stalls; resolves at the first answer byte (or close / `waitMs`). */
-function hold(port: number, head: string, sent: Buffer | string, waitMs: number): Promise<Held> {
+function hold(port: number, head: string, sent: Buffer | string, waitMs: number, localAddress?: string): Promise<Held> {
   const t0 = performance.now();
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
-    const socket = connect({ port, host: '127.0.0.1' });
+    const socket = connect({ port, host: '127.0.0.1', ...(localAddress ? { localAddress } : {}) });
     let settled = false;
     const settle = (closed: boolean) => {
       if (settled) return;
@@ -89,6 +93,11 @@ async function rss(url: string): Promise<number | undefined> {
   }
 }
 
+/** An honest client at an address of its own (the abuse comes from others, each held to its per-source caps). */
+const HONEST = '127.0.0.2';
+/** The addresses a crowd of stalled uploads comes from: each stays under the per-source connection cap. */
+const crowd = (i: number) => `127.0.0.${10 + (i % 8)}`;
+
 async function healthy(port: number): Promise<string | undefined> {
   const t0 = performance.now();
   const a = await send(
@@ -102,6 +111,7 @@ async function healthy(port: number): Promise<string | undefined> {
       ],
     },
     5000,
+    HONEST,
   );
   const ms = performance.now() - t0;
   if (a.status !== 200) return `/healthz answered ${a.status || 'nothing'}${a.hung ? ' (hung)' : ''}`;
@@ -148,11 +158,11 @@ export async function fuzzServerAbuse(
     const sockets = rng.int(50, 300);
     const auths = [undefined, 'Bearer not-a-real-token', `Bearer ${'z'.repeat(9000)}`, 'Basic YTpi', 'Bearer '];
     const stalls = await Promise.all(
-      Array.from({ length: sockets }, () => {
+      Array.from({ length: sockets }, (_, i) => {
         const path = rng.chance(0.5) ? `/api/v1/workflows/${target.namespace}` : `/api/v1/events/${target.namespace}/`;
         const auth = rng.pick(auths);
         const sent = Buffer.alloc(rng.int(0, 256 * 1024), 0x78);
-        return hold(target.port, head(path, 1024 * 1024 - 1, auth), sent, 10_000).then((a) => ({
+        return hold(target.port, head(path, 1024 * 1024 - 1, auth), sent, 10_000, crowd(i)).then((a) => ({
           a,
           what: `stalled upload to ${path} with ${auth ? auth.slice(0, 20) : 'no Authorization'}`,
         }));
@@ -172,6 +182,7 @@ export async function fuzzServerAbuse(
           head(`/api/v1/events/${target.namespace}/`, 1024 * 1024 - 1, `Bearer ${target.token}`),
           Buffer.alloc(rng.int(1, 64 * 1024), 0x20),
           1500,
+          '127.0.0.20',
         ),
       ),
     );
@@ -213,7 +224,8 @@ export async function fuzzServerAbuse(
       else t.accepted++;
     }
 
-    // 4. Many idle sockets at once (under the connection cap): the server still answers.
+    // 4. Many idle sockets at once from one address: the server keeps at most its per-source cap
+    // of them (closing the rest at once) and still answers everyone else.
     const idle = await Promise.all(
       Array.from(
         { length: rng.int(100, 800) },
@@ -224,7 +236,16 @@ export async function fuzzServerAbuse(
           }),
       ),
     );
-    await checkpoint(`round ${round}: with ${idle.length} idle sockets open`);
+    await new Promise((r) => setTimeout(r, 500));
+    const kept = idle.filter((c) => !c.closed && !c.destroyed && c.readyState === 'open').length;
+    t.tried++;
+    if (kept > LIMIT_DEFAULTS.maxConnectionsPerSource)
+      tally.fail(
+        TARGET,
+        `round ${round}: ${kept} idle sockets from one address kept open, over the per-source cap of ${LIMIT_DEFAULTS.maxConnectionsPerSource}`,
+      );
+    else t.rejected++;
+    await checkpoint(`round ${round}: with ${idle.length} idle sockets opened from one address (${kept} kept)`);
     for (const c of idle) c.destroy();
     t.tried++;
 
@@ -248,6 +269,7 @@ export async function fuzzServerAbuse(
               body: Buffer.from('{}'),
             },
             10_000,
+            '127.0.0.30',
           ),
         ),
       );
