@@ -457,6 +457,7 @@ apiToken:fs.existsSync('/var/run/secrets/kubernetes.io/serviceaccount/token')}))
     // Three steps of 800m CPU off the doomed node: one node's 2 CPUs hold two of them, so the
     // scheduler must use both other nodes. The doomed step prefers the doomed node; its retries
     // avoid the node that failed them (retryStrategy.affinity), which is tainted by then anyway.
+    // Each sleeps 30 s: on a busy machine the four start seconds apart, and must be Running at once.
     const wf = workflow('lost-node-', {
       entrypoint: 'main',
       templates: [
@@ -467,7 +468,7 @@ apiToken:fs.existsSync('/var/run/secrets/kubernetes.io/serviceaccount/token')}))
         {
           name: 'spread',
           affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: hostname('NotIn') } },
-          container: { image: 'busybox:1.36', command: ['sleep', '8'], resources: { requests: { cpu: '800m' } } },
+          container: { image: 'busybox:1.36', command: ['sleep', '30'], resources: { requests: { cpu: '800m' } } },
         },
         {
           name: 'doomed',
@@ -477,7 +478,7 @@ apiToken:fs.existsSync('/var/run/secrets/kubernetes.io/serviceaccount/token')}))
             },
           },
           retryStrategy: { limit: 2, retryPolicy: 'Always', affinity: { nodeAntiAffinity: {} } },
-          container: { image: 'busybox:1.36', command: ['sleep', '20'] },
+          container: { image: 'busybox:1.36', command: ['sleep', '30'] },
         },
       ],
     });
