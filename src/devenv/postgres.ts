@@ -16,6 +16,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { errorMessage } from '../log/error-message.js';
 import { freePort } from './control-plane.js';
 import { startServerProcess } from './server-process.js';
 
@@ -113,7 +114,17 @@ export async function startPostgres(opts: PostgresOptions = {}): Promise<Postgre
     kill: () => server.kill(),
     restart: async () => {
       await server.stop();
-      server = await start();
+      // After a SIGKILL the old server's backends notice its death and exit a moment later; until
+      // then they hold its shared memory, and a new server refuses to start on the directory.
+      for (let waited = 0; ; waited += 250) {
+        try {
+          server = await start();
+          return;
+        } catch (err) {
+          if (waited >= 30_000 || !/pre-existing shared memory block|lock file .* already exists/.test(errorMessage(err))) throw err;
+          await new Promise((r) => setTimeout(r, 250));
+        }
+      }
     },
   };
 }
