@@ -13,6 +13,7 @@ const order = [
   'rbac-server.yaml',
   'rbac-server-mode.yaml',
   'rbac-agent.yaml',
+  'workflow-status-policy.yaml',
   'controller.yaml',
   'server.yaml',
 ];

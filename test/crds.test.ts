@@ -143,7 +143,8 @@ describe('plugflow CRDs on a real API server', () => {
       expect(r!.categories).toEqual(['plugflow']);
       expect(r!.namespaced).toBe(namespaced);
     }
-    expect(byName.has('workflows/status')).toBe(true);
+    // Status and its labels go in one write (docs/workflow-status.md); a policy guards the status.
+    expect(byName.has('workflows/status')).toBe(false);
     expect(byName.has('workflowtasksets/status')).toBe(true);
     expect(byName.has('workflowtemplates/status')).toBe(false);
   });
@@ -201,19 +202,29 @@ describe('plugflow CRDs on a real API server', () => {
     expect((await get(PLURAL.workflowTaskSet, 'every-kind')).status).toEqual(taskSet.status);
   });
 
-  it('keeps workflow status behind the status subresource and prints phase, age and message', async () => {
+  it('keeps workflow status in the workflow itself (one write with its labels) and prints phase, age and message', async () => {
     const wf = json(workflowWithEveryTemplateKind('printed'));
-    await create(PLURAL.workflow, { ...wf, status: { phase: 'Succeeded' } });
+    await create(PLURAL.workflow, wf);
     const created = await get(PLURAL.workflow, 'printed');
     expect(created.status?.phase).toBeUndefined();
-    await custom.replaceNamespacedCustomObjectStatus({
-      group: GROUP,
-      version: VERSION,
-      namespace: ns,
-      plural: PLURAL.workflow,
-      name: 'printed',
-      body: { ...created, status: { phase: 'Running', message: 'step 2 of 3', nodes: {} } },
-    });
+    // What the controller sends: status and phase label in one conditional patch of the workflow.
+    await custom.patchNamespacedCustomObject(
+      {
+        group: GROUP,
+        version: VERSION,
+        namespace: ns,
+        plural: PLURAL.workflow,
+        name: 'printed',
+        body: {
+          metadata: { resourceVersion: created.metadata.resourceVersion, labels: { 'workflows.plugflow.io/phase': 'Running' } },
+          status: { phase: 'Running', message: 'step 2 of 3', nodes: {} },
+        },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    const patched = await get(PLURAL.workflow, 'printed');
+    expect(patched.metadata.labels?.['workflows.plugflow.io/phase']).toBe('Running');
+    expect(patched.status?.phase).toBe('Running');
     const table = await getTable(kc, `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${PLURAL.workflow}/printed`);
     const columns = table.columnDefinitions.map((c) => c.name);
     expect(columns).toEqual(['Name', 'Phase', 'Age', 'Message']);

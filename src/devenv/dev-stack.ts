@@ -104,12 +104,15 @@ export async function serviceAccountKubeConfig(
   return kc;
 }
 
-/** Installs what an installation has besides the Deployments: namespace, CRDs, RBAC. */
+/** Kinds of manifests/install.yaml that define the API: the CRDs and the policy guarding Workflow status. */
+const API_KINDS = new Set(['CustomResourceDefinition', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding']);
+
+/** Installs what an installation has besides the Deployments: namespace, CRDs and their admission policy, RBAC. */
 export async function installBase(admin: KubeConfig, workflowNamespaces: string[]): Promise<void> {
   const base = join(REPO_ROOT, 'manifests', 'base');
   const docs = [
     ...readManifests(join(base, 'namespace.yaml')),
-    ...readManifests(join(REPO_ROOT, 'manifests', 'install.yaml')).filter((o) => o.kind === 'CustomResourceDefinition'),
+    ...readManifests(join(REPO_ROOT, 'manifests', 'install.yaml')).filter((o) => API_KINDS.has(o.kind ?? '')),
     ...['rbac-controller.yaml', 'rbac-server.yaml', 'rbac-agent.yaml'].flatMap((f) => readManifests(join(base, f))),
   ];
   await applyAndWait(admin, docs);

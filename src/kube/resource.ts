@@ -12,9 +12,14 @@ export interface ResourceType {
   plural: string;
   kind: string;
   namespaced: boolean;
+  /**
+   * Whether `status` is its own subresource (only a write to `…/status` changes it). The Workflow
+   * CRD has none: its status and labels go in one write (docs/workflow-status.md).
+   */
+  statusSubresource?: boolean;
 }
 
-export const PODS: ResourceType = { group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true };
+export const PODS: ResourceType = { group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true, statusSubresource: true };
 export const NAMESPACES: ResourceType = { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false };
 export const CONFIGMAPS: ResourceType = { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true };
 export const SERVICE_ACCOUNTS: ResourceType = {
@@ -63,7 +68,7 @@ export const CUSTOM_RESOURCE_DEFINITIONS: ResourceType = {
   kind: 'CustomResourceDefinition',
   namespaced: false,
 };
-export const NODES: ResourceType = { group: '', version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false };
+export const NODES: ResourceType = { group: '', version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false, statusSubresource: true };
 export const SECRETS: ResourceType = { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true };
 export const PERSISTENT_VOLUME_CLAIMS: ResourceType = {
   group: '',
@@ -108,6 +113,7 @@ export const WORKFLOW_TASK_SETS: ResourceType = {
   plural: PLURAL.workflowTaskSet,
   kind: 'WorkflowTaskSet',
   namespaced: true,
+  statusSubresource: true,
 };
 export const WORKFLOW_TEMPLATES: ResourceType = {
   group: GROUP,
@@ -130,6 +136,7 @@ export const CRON_WORKFLOWS: ResourceType = {
   plural: PLURAL.cronWorkflow,
   kind: 'CronWorkflow',
   namespaced: true,
+  statusSubresource: true,
 };
 export const WORKFLOW_EVENT_BINDINGS: ResourceType = {
   group: GROUP,

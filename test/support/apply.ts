@@ -5,7 +5,7 @@ import { applyAndWait, readManifests } from '../../src/kube/apply.js';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 
-/** Applies every CRD in crds/ and waits until all are established. */
+/** Applies every CRD in crds/ and the policy guarding Workflow status, and waits until all are established. */
 export async function applyCrds(kubeconfigPath: string): Promise<void> {
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfigPath);
@@ -13,8 +13,8 @@ export async function applyCrds(kubeconfigPath: string): Promise<void> {
   const files = readdirSync(dir)
     .filter((f) => f.endsWith('.yaml'))
     .sort();
-  await applyAndWait(
-    kc,
-    files.flatMap((f) => readManifests(join(dir, f))),
-  );
+  await applyAndWait(kc, [
+    ...files.flatMap((f) => readManifests(join(dir, f))),
+    ...readManifests(join(REPO_ROOT, 'manifests', 'base', 'workflow-status-policy.yaml')),
+  ]);
 }

@@ -60,7 +60,7 @@ describe('CRD definitions', () => {
   });
 
   it.each([
-    ['Workflow', 'workflows', 'wf', 'Namespaced', true],
+    ['Workflow', 'workflows', 'wf', 'Namespaced', false], // status and labels in one write (docs/workflow-status.md)
     ['WorkflowTemplate', 'workflowtemplates', 'wftmpl', 'Namespaced', false],
     ['ClusterWorkflowTemplate', 'clusterworkflowtemplates', 'cwftmpl', 'Cluster', false],
     ['WorkflowEventBinding', 'workfloweventbindings', 'wfeb', 'Namespaced', false],

@@ -57,7 +57,9 @@ const DEFINITIONS: Definition[] = [
     scope: 'Namespaced',
     description: 'A workflow: templates to run, from an entrypoint, with arguments; its status holds the nodes.',
     schema: workflowRootSchema(true),
-    status: true,
+    // No status subresource: status and the labels that mirror it go in one write, guarded by
+    // manifests/base/workflow-status-policy.yaml (docs/workflow-status.md).
+    status: false,
     columns: [
       { name: 'Phase', type: 'string', jsonPath: '.status.phase', description: 'Phase of the workflow.' },
       AGE,

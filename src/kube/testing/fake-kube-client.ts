@@ -8,8 +8,8 @@
  *   (increasing integers, as etcd-backed servers give) and create assigning a uid;
  * - refusals as real ApiErrors (src/kube/errors.ts): 404 NotFound, 409 AlreadyExists, 409 Conflict
  *   (stale resourceVersion on replace or on a patch that carries one, uid precondition on delete);
- * - JSON merge patches (RFC 7386); `status` changes only through the `status` subresource, as for
- *   resources with a status subresource;
+ * - JSON merge patches (RFC 7386); `status` changes only through the `status` subresource of a
+ *   type that has one (`statusSubresource`), through the main resource of one that does not;
  * - list with label selectors (`k`, `k=v`, `k!=v`, comma = and), `metadata.name=` field selectors
  *   and paging; watch replays the events after its resourceVersion (or ADDED for every object
  *   when it has none), then streams live ones,
@@ -196,9 +196,11 @@ export class FakeKubeClient implements KubeCalls {
     const wantedRv = (p.metadata as { resourceVersion?: string } | undefined)?.resourceVersion;
     if (wantedRv !== undefined && wantedRv !== current.metadata.resourceVersion)
       this.refuse(call, 409, 'Conflict', conflictMessage(type, name));
-    // The status subresource changes only status; the main resource everything but status.
+    // The status subresource changes only status; the main resource everything but status
+    // (everything, for a type without the subresource).
+    this.statusAt(type, subresource, call);
     const effective: Record<string, unknown> = subresource === 'status' ? { status: p.status } : { ...p };
-    if (subresource !== 'status') delete effective.status;
+    if (subresource !== 'status' && type.statusSubresource) delete effective.status;
     const next = applyMergePatch(structuredClone(current), effective) as Obj;
     next.metadata = { ...next.metadata, name, uid: current.metadata.uid, ...(namespace ? { namespace } : {}) };
     return structuredClone(this.store(type, 'MODIFIED', next)) as unknown as T;
@@ -209,7 +211,11 @@ export class FakeKubeClient implements KubeCalls {
     const current = this.existing(type, namespace, name, call);
     const obj = structuredClone(body) as Obj;
     if (obj.metadata?.resourceVersion !== current.metadata.resourceVersion) this.refuse(call, 409, 'Conflict', conflictMessage(type, name));
-    const next = subresource === 'status' ? { ...structuredClone(current), status: obj.status } : { ...obj, status: current.status };
+    this.statusAt(type, subresource, call);
+    const next =
+      subresource === 'status'
+        ? { ...structuredClone(current), status: obj.status }
+        : { ...obj, status: type.statusSubresource ? current.status : obj.status };
     next.metadata = { ...obj.metadata, name, uid: current.metadata.uid, ...(namespace ? { namespace } : {}) };
     return structuredClone(this.store(type, 'MODIFIED', next as Obj)) as unknown as T;
   }
@@ -292,6 +298,12 @@ export class FakeKubeClient implements KubeCalls {
     } catch {
       w.end();
     }
+  }
+
+  /** A write to `…/status` of a type without that subresource is a 404, as the API server answers. */
+  private statusAt(type: ResourceType, subresource: string | undefined, call: RecordedCall): void {
+    if (subresource === 'status' && !type.statusSubresource)
+      this.refuse(call, 404, 'NotFound', `the server could not find the requested resource (${type.plural}/status)`);
   }
 
   private begin(verb: Verb, type: ResourceType, namespace?: string, name?: string, subresource?: string, body?: unknown): RecordedCall {
