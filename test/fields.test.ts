@@ -277,13 +277,9 @@ describe('large node maps are stored compressed (status.compressedNodes, as the 
       async () => ((await client.get<Workflow>(WORKFLOWS, zipNs, 'garbled')).status?.phase === 'Running' ? true : undefined),
       'garbled running',
     );
-    await client.mergePatch(
-      WORKFLOWS,
-      zipNs,
-      'garbled',
-      { status: { nodes: null, compressedNodes: Buffer.from('not gzip').toString('base64') } },
-      'status',
-    );
+    await client.mergePatch(WORKFLOWS, zipNs, 'garbled', {
+      status: { nodes: null, compressedNodes: Buffer.from('not gzip').toString('base64') },
+    });
     const done = await waitForCompletion(client, zipNs, 'garbled', 60_000);
     expect(done.status?.phase).toBe('Error');
     expect(done.status?.message).toMatch(/^workflow fields-zip-[a-z0-9]+\/garbled: status\.compressedNodes cannot be read: /);

@@ -113,12 +113,9 @@ export class Archiver {
       : `the workflow archive cannot be written since ${new Date(this.failingSince).toISOString()}: ${this.lastError}`;
   }
 
-  /** Adds the finalizer to a workflow not yet holding it (before it can finish and be deleted). */
-  async ensureFinalizer(wf: Obj<Workflow>): Promise<void> {
-    if (wf.metadata.deletionTimestamp || wf.metadata.finalizers?.includes(ARCHIVE_FINALIZER) || archived(wf)) return;
-    await this.deps.client.mergePatch(WORKFLOWS, wf.metadata.namespace, wf.metadata.name!, {
-      metadata: { resourceVersion: wf.metadata.resourceVersion, finalizers: [...(wf.metadata.finalizers ?? []), ARCHIVE_FINALIZER] },
-    });
+  /** Whether the workflow must be held by the archive's finalizer (it is not archived yet). */
+  holds(wf: Obj<Workflow>): boolean {
+    return !archived(wf);
   }
 
   /**

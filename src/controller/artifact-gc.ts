@@ -13,14 +13,7 @@
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { Workflow, WorkflowCondition } from '../api/index.js';
-import {
-  ARTIFACT_GC_FINALIZER,
-  artifactsToCollect,
-  dueStrategies,
-  usesArtifactGC,
-  type GCStrategy,
-  type WorkflowStatusWithGC,
-} from '../engine/index.js';
+import { ARTIFACT_GC_FINALIZER, artifactsToCollect, dueStrategies, type GCStrategy, type WorkflowStatusWithGC } from '../engine/index.js';
 import type { KubeClient } from '../kube/client.js';
 import { isAlreadyExists, isNotFound } from '../kube/errors.js';
 import type { KubeObject } from '../kube/object-store.js';
@@ -52,15 +45,6 @@ export interface ArtifactGCDeps {
 
 export class ArtifactGC {
   constructor(private readonly deps: ArtifactGCDeps) {}
-
-  /** Adds the finalizer to a workflow that may have artifacts collected (its effective spec says). */
-  async ensureFinalizer(wf: Obj<Workflow>, effectiveSpec: Workflow['spec']): Promise<void> {
-    if (wf.metadata.deletionTimestamp || wf.metadata.finalizers?.includes(ARTIFACT_GC_FINALIZER)) return;
-    if (!usesArtifactGC(effectiveSpec)) return;
-    await this.deps.client.mergePatch(WORKFLOWS, wf.metadata.namespace, wf.metadata.name!, {
-      metadata: { resourceVersion: wf.metadata.resourceVersion, finalizers: [...(wf.metadata.finalizers ?? []), ARTIFACT_GC_FINALIZER] },
-    });
-  }
 
   /**
    * Runs what is due for a finished or deleting workflow (`effectiveSpec`: its spec with
@@ -142,7 +126,7 @@ export class ArtifactGC {
         ...(conditions.length !== (status?.conditions ?? []).length ? { conditions } : {}),
       },
     };
-    const written = await this.deps.client.mergePatch<Obj<Workflow>>(WORKFLOWS, wf.metadata.namespace, wf.metadata.name!, patch, 'status');
+    const written = await this.deps.client.mergePatch<Obj<Workflow>>(WORKFLOWS, wf.metadata.namespace, wf.metadata.name!, patch);
     wf.status = written.status;
     wf.metadata.resourceVersion = written.metadata.resourceVersion;
     this.deps.log.info('artifacts collected', { workflow: `${wf.metadata.namespace}/${wf.metadata.name}`, strategy, artifacts: count });
@@ -153,7 +137,7 @@ export class ArtifactGC {
     if (existing.some((c) => c.type === CONDITION_ARTIFACT_GC_ERROR && c.message === message)) return;
     const condition: WorkflowCondition = { type: CONDITION_ARTIFACT_GC_ERROR, status: 'True', message };
     const conditions = [...existing.filter((c) => c.type !== CONDITION_ARTIFACT_GC_ERROR), condition];
-    await this.deps.client.mergePatch(WORKFLOWS, wf.metadata.namespace, wf.metadata.name!, { status: { conditions } }, 'status');
+    await this.deps.client.mergePatch(WORKFLOWS, wf.metadata.namespace, wf.metadata.name!, { status: { conditions } });
     this.deps.log.warn('artifact GC failed; the finalizer stays until it succeeds (delete the GC pod to retry)', {
       workflow: `${wf.metadata.namespace}/${wf.metadata.name}`,
       strategy,

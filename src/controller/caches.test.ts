@@ -69,7 +69,7 @@ describe('ControllerCaches', () => {
     caches.rememberWorkflow(withRv(cached, '1'));
     expect(caches.workflow('ns', 'w')?.metadata?.resourceVersion).toBe(cached.metadata?.resourceVersion);
     caches.rememberWorkflow(mine);
-    await fake.mergePatch(WORKFLOWS, 'ns', 'w', { status: { phase: 'Running' } }, 'status');
+    await fake.mergePatch(WORKFLOWS, 'ns', 'w', { status: { phase: 'Running' } });
     expect(caches.workflows.get('ns', 'w')?.metadata?.resourceVersion).toBe(next);
     // Caught up: a later change by someone else shows at once.
     await fake.mergePatch(WORKFLOWS, 'ns', 'w', { metadata: { labels: { x: 'y' } } });

@@ -81,8 +81,9 @@ async function harness(o: { maxConflicts?: number } = {}) {
   return { fake, caches, reconciler, seen, metrics };
 }
 
+/** Patches of the workflow that carry a status (the Workflow CRD has no status subresource). */
 const statusWrites = (fake: FakeKubeClient) =>
-  fake.callsOf('patch', WORKFLOWS.plural + '.' + WORKFLOWS.group).filter((c) => c.subresource === 'status');
+  fake.callsOf('patch', WORKFLOWS.plural + '.' + WORKFLOWS.group).filter((c) => (c.body as { status?: unknown } | undefined)?.status);
 
 describe('Reconciler: status writes', () => {
   it('writes the status conditionally; on 409 it re-reads the workflow and runs the engine again on the fresh copy', async () => {
@@ -116,6 +117,19 @@ describe('Reconciler: status writes', () => {
     h.fake.failNext(1, 409, { verb: 'patch' });
     expect(await h.reconciler.reconcile('ns/w')).toEqual({});
     expect(h.fake.callsOf('get').map((c) => c.code)).toEqual([404]);
+  });
+
+  it('writes the status, the phase label and the finalizers it needs in one request: no write changes only labels', async () => {
+    const h = await harness();
+    await h.reconciler.reconcile('ns/w');
+    const writes = h.fake.callsOf('patch', WORKFLOWS.plural + '.' + WORKFLOWS.group);
+    expect(writes).toHaveLength(1);
+    expect(writes[0]!.subresource).toBeUndefined();
+    expect(writes[0]!.body).toMatchObject({
+      metadata: { resourceVersion: expect.any(String), labels: { 'workflows.plugflow.io/phase': 'Running' } },
+      status: { phase: 'Running' },
+    });
+    expect(h.fake.peek<Wf>(WORKFLOWS, 'ns', 'w')!.metadata?.labels?.['workflows.plugflow.io/phase']).toBe('Running');
   });
 
   it('writes nothing when the engine returns the status already stored', async () => {

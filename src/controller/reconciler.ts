@@ -41,7 +41,7 @@ import type { LostNodeWatch } from './lost-nodes.js';
 import type { ControllerMetrics } from './metrics.js';
 import { buildObservations, cachedTemplates, type ObservationInputs } from './observations.js';
 import { boundedStatus, DEFAULT_MAX_STATUS_BYTES, refusedAsTooLargeMessage, serializedSize } from './status-size.js';
-import { writePhaseLabels, writeStatus } from './status-writer.js';
+import { writeStatus, type StatusMetadata } from './status-writer.js';
 import { announcePhase } from './phase-announcements.js';
 import { errorMessage } from '../log/error-message.js';
 import { engineFailureStatus } from './engine-failure.js';
@@ -148,11 +148,8 @@ export class Reconciler {
     for (const f of this.features) await f.stored?.(stored);
     t = this.lap('features', t);
     if (phase !== before) announcePhase(this.deps, wf, before, phase, result.status.message);
-    // The phase labels and the actions touch different objects: one round trip for both.
-    const [, applied] = await Promise.all([
-      this.label(wf, phase, final),
-      this.deps.applier.apply({ ...wf, spec: result.effective.spec }, result.actions),
-    ]);
+    // The phase labels went with the status (status-writer.ts).
+    const applied = await this.deps.applier.apply({ ...wf, spec: result.effective.spec }, result.actions);
     t = this.lap('actions', t);
     let outcome: ReconcileOutcome = applied;
     if (final) {
@@ -205,7 +202,9 @@ export class Reconciler {
         const base = wf.status;
         if (plan) await this.deps.offload!.save(plan);
         t = this.lap('offload', t);
-        let written = await writeStatus(this.deps.client, wf, plan ? plan.stored : computed.status, this.deps.compressNodesAbove);
+        const status = plan ? plan.stored : computed.status;
+        const meta = this.statusMetadata(wf, computed, computed.status);
+        let written = await writeStatus(this.deps.client, wf, status, this.deps.compressNodesAbove, meta);
         statusBefore = base;
         if (written) {
           if (plan) written = this.deps.offload!.attach(written, plan);
@@ -284,7 +283,9 @@ export class Reconciler {
       message = errorMessage(err);
     }
     const now = new Date().toISOString();
-    await writeStatus(this.deps.client, wf, { ...wf.status, phase: 'Error', message, finishedAt: now }, this.deps.compressNodesAbove);
+    await writeStatus(this.deps.client, wf, { ...wf.status, phase: 'Error', message, finishedAt: now }, this.deps.compressNodesAbove, {
+      labels: { [LABEL_PHASE]: 'Error', [LABEL_COMPLETED]: 'true' },
+    });
     this.deps.log.warn('workflow ended in Error: its stored nodes cannot be read', {
       workflow: `${wf.metadata.namespace}/${wf.metadata.name}`,
       error: message,
@@ -335,18 +336,19 @@ export class Reconciler {
     return b.status === computed.status ? computed : { ...computed, status: b.status, actions: [] };
   }
 
-  /** Mirrors the phase into labels (only when they differ). */
-  private async label(wf: Obj<Workflow>, phase: WorkflowPhase, final: boolean): Promise<void> {
-    if (!phase) return;
-    const labels: Record<string, string> = { [LABEL_PHASE]: phase };
-    if (final) labels[LABEL_COMPLETED] = 'true';
-    try {
-      const labelled = await writePhaseLabels(this.deps.client, wf, labels);
-      if (labelled) this.deps.caches.rememberWorkflow(labelled);
-    } catch (err) {
-      // Deleted meanwhile (a TTL, a CronWorkflow's history limit, a user): nothing left to label.
-      if (!isNotFound(err)) throw err;
-    }
+  /**
+   * What goes on the workflow's metadata with this status: the labels that mirror its phase (so
+   * `list` can select by phase on the server) and the finalizers features need from the first
+   * status on. status-writer.ts writes only what differs, in the status's own request.
+   */
+  private statusMetadata(wf: Obj<Workflow>, run: ReconcileRun, status: WorkflowStatus): StatusMetadata {
+    const labels: Record<string, string> = {};
+    const phase = status.phase ?? '';
+    if (phase) labels[LABEL_PHASE] = phase;
+    if (FINAL_WORKFLOW_PHASES.includes(phase)) labels[LABEL_COMPLETED] = 'true';
+    const finalizers: string[] = [];
+    for (const f of this.features) finalizers.push(...(f.finalizers?.(wf, run) ?? []));
+    return { labels, finalizers };
   }
 
   /** One engine run on `wf` with what the caches show now; `previous` is the run before it in this reconcile. */

@@ -148,13 +148,10 @@ export class Sharding {
     // A finished workflow needs no fence: what is left (GC, archiving) is safe to do twice.
     if (wf.status?.controller !== this.opts.identity || FINAL_WORKFLOW_PHASES.includes(wf.status.phase ?? '')) return;
     try {
-      await this.opts.client.mergePatch(
-        WORKFLOWS,
-        wf.metadata.namespace,
-        wf.metadata.name!,
-        { metadata: { resourceVersion: wf.metadata.resourceVersion }, status: { controller: null } },
-        'status',
-      );
+      await this.opts.client.mergePatch(WORKFLOWS, wf.metadata.namespace, wf.metadata.name!, {
+        metadata: { resourceVersion: wf.metadata.resourceVersion },
+        status: { controller: null },
+      });
       this.opts.log.info('let go of a workflow another replica owns now', { workflow: `${wf.metadata.namespace}/${wf.metadata.name}` });
     } catch (err) {
       // Changed meanwhile (the new owner wrote first) or gone: nothing to let go of.

@@ -13,6 +13,7 @@ import type { KubeClient } from '../kube/client.js';
 import { WORKFLOWS } from '../kube/resource.js';
 import { withCreator } from './creator.js';
 import { OperationRefused, retryOnConflict } from './errors.js';
+import { patchStatus } from './status-patch.js';
 
 export interface ResubmitRequest {
   parameters?: Record<string, string>;
@@ -50,17 +51,12 @@ export async function resubmitFrom(kube: KubeClient, old: Workflow, req: Resubmi
   const newName = created.metadata.name!;
   const status = memoizedStatus(old, newName);
   try {
-    await retryOnConflict(async (n) => {
+    // The old run's results and the suspension lifted, in one write.
+    return await retryOnConflict(async (n) => {
       const current = n === 0 ? created : await kube.get<Workflow>(WORKFLOWS, namespace, newName);
-      await kube.replace<Workflow>(
-        WORKFLOWS,
-        namespace,
-        newName,
-        { ...current, status: { ...status, startedAt: current.status?.startedAt ?? new Date().toISOString() } },
-        'status',
-      );
+      const startedAt = current.status?.startedAt ?? new Date().toISOString();
+      return patchStatus(kube, current, { ...status, startedAt }, { spec: { suspend: null } });
     });
-    return await kube.mergePatch<Workflow>(WORKFLOWS, namespace, newName, { spec: { suspend: null } });
   } catch (err) {
     throw new Error(
       `Workflow ${namespace}/${newName} was created suspended but could not be given the old run's results (${err instanceof Error ? err.message : String(err)}); delete it, or run it with \`plugflow resume ${newName}\``,

@@ -3,11 +3,12 @@
  * pure `resumeWorkflow` decides — and spec.suspend cleared. Status writes carry the
  * resourceVersion read, so a concurrent reconcile is a 409, retried with fresh state.
  */
-import { inflateWorkflow, offloadedRefusal, storedStatus, type Workflow } from '../api/index.js';
+import { inflateWorkflow, offloadedRefusal, type Workflow } from '../api/index.js';
 import { ResumeError, resumeWorkflow } from '../engine/index.js';
 import type { KubeClient } from '../kube/client.js';
 import { WORKFLOWS } from '../kube/resource.js';
 import { OperationRefused, retryOnConflict } from './errors.js';
+import { patchStatus } from './status-patch.js';
 
 export interface ResumeRequest {
   /** Only the suspend node with this name or display name. */
@@ -40,11 +41,9 @@ export async function resumeRunningWorkflow(kube: KubeClient, namespace: string,
         `Workflow ${namespace}/${name}: nothing is waiting to be resumed${req.node ? ` (no waiting suspend step named "${req.node}")` : ''}`,
       );
     }
-    // The status replace carries the resourceVersion read above.
-    let stored = wf;
-    if (next.resumed.length > 0)
-      stored = await kube.replace<Workflow>(WORKFLOWS, namespace, name, { ...wf, status: storedStatus(next.status) }, 'status');
-    if (wf.spec?.suspend) stored = await kube.mergePatch<Workflow>(WORKFLOWS, namespace, name, { spec: { suspend: null } });
+    // The resumed nodes and spec.suspend cleared in one write, carrying the resourceVersion read above.
+    const along = wf.spec?.suspend ? { spec: { suspend: null } } : {};
+    const stored = next.resumed.length > 0 || wf.spec?.suspend ? await patchStatus(kube, wf, next.status, along) : wf;
     return { workflow: inflateWorkflow(stored), nodes: next.resumed };
   });
 }

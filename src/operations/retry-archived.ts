@@ -5,9 +5,10 @@
  * under its name and namespace, its labels and annotations without the controller's bookkeeping
  * (phase, completed, archiving status).
  *
- * Its status can only be written once the object exists (status subresource), so the order is
- * that of a memoized resubmit: created with `spec.suspend: true` (the controller starts nothing),
- * the retry's status written, then unsuspended (unless the workflow was suspended itself).
+ * The Workflow CRD has no status subresource (docs/workflow-status.md), so it is created with the
+ * retry's status in one write: the controller's first look already sees what runs again. The
+ * admission policy lets only accounts that may update workflows/status do so, the right a retry
+ * asks for.
  */
 import { LABEL_COMPLETED, LABEL_PHASE, LABEL_PREFIX, storedStatus, type Workflow } from '../api/index.js';
 import { RetryError, retryWorkflow, type RetryOptions } from '../engine/index.js';
@@ -15,7 +16,7 @@ import type { KubeClient } from '../kube/client.js';
 import { isAlreadyExists } from '../kube/errors.js';
 import { WORKFLOWS } from '../kube/resource.js';
 import { withCreator } from './creator.js';
-import { OperationRefused, retryOnConflict } from './errors.js';
+import { OperationRefused } from './errors.js';
 import { planInput, type Retried } from './retry.js';
 
 /** Labels the controller keeps (or the archive added): not carried to the new object. */
@@ -45,11 +46,11 @@ export async function retryArchivedWorkflow(
       { name, namespace, labels: { ...labels, [`${LABEL_PREFIX}retried-from-archive`]: md.uid ?? '' }, annotations: md.annotations ?? {} },
       options.creator,
     ),
-    spec: { ...archived.spec!, suspend: true },
+    spec: archived.spec!,
+    status: storedStatus(plan.status),
   };
-  let created: Workflow;
   try {
-    created = await kube.create<Workflow>(WORKFLOWS, namespace, fresh);
+    return { workflow: await kube.create<Workflow>(WORKFLOWS, namespace, fresh), rerun: plan.rerun };
   } catch (err) {
     if (isAlreadyExists(err))
       throw new OperationRefused(
@@ -57,19 +58,5 @@ export async function retryArchivedWorkflow(
         `Workflow ${namespace}/${name} exists again: retry it with \`plugflow retry ${name}\`, or delete it first to retry the archived run`,
       );
     throw err;
-  }
-  try {
-    await retryOnConflict(async (n) => {
-      const current = n === 0 ? created : await kube.get<Workflow>(WORKFLOWS, namespace, name);
-      await kube.replace<Workflow>(WORKFLOWS, namespace, name, { ...current, status: storedStatus(plan.status) }, 'status');
-    });
-    const workflow = archived.spec?.suspend
-      ? await kube.get<Workflow>(WORKFLOWS, namespace, name)
-      : await kube.mergePatch<Workflow>(WORKFLOWS, namespace, name, { spec: { suspend: null } });
-    return { workflow, rerun: plan.rerun };
-  } catch (err) {
-    throw new Error(
-      `Workflow ${namespace}/${name} was created suspended but could not be given the archived run's results (${err instanceof Error ? err.message : String(err)}); delete it and retry again`,
-    );
   }
 }

@@ -9,13 +9,14 @@
  *   4. the `completed` label removed (the controller only ever sets it, on a final phase).
  * The selector `id=<node id>` with restartSuccessful retries from that node (retry-from.ts).
  */
-import { inflateWorkflow, LABEL_COMPLETED, offloadedRefusal, storedStatus, type Workflow, type WorkflowStatus } from '../api/index.js';
+import { inflateWorkflow, LABEL_COMPLETED, offloadedRefusal, type Workflow, type WorkflowStatus } from '../api/index.js';
 import { RetryError, retryWorkflow, type RetryOptions } from '../engine/index.js';
 import type { KubeClient } from '../kube/client.js';
 import { isNotFound } from '../kube/errors.js';
 import { PODS, WORKFLOWS } from '../kube/resource.js';
 import { OperationRefused, retryOnConflict } from './errors.js';
 import { markFrom, nodeIdSelector } from './retry-from.js';
+import { patchStatus } from './status-patch.js';
 
 export interface Retried {
   workflow: Workflow;
@@ -90,12 +91,10 @@ export async function retryFailedWorkflow(kube: KubeClient, namespace: string, n
       await new Promise((r) => setTimeout(r, 250));
     }
   }
-  await retryOnConflict(async () => {
+  // The status and the completed label in one write.
+  const workflow = await retryOnConflict(async () => {
     const current = sameWorkflow(await kube.get<Workflow>(WORKFLOWS, namespace, name));
-    await kube.replace<Workflow>(WORKFLOWS, namespace, name, { ...current, status: storedStatus(plan.status) }, 'status');
+    return inflateWorkflow(await patchStatus(kube, current, plan.status, { labels: { [LABEL_COMPLETED]: null } }));
   });
-  const workflow = inflateWorkflow(
-    await kube.mergePatch<Workflow>(WORKFLOWS, namespace, name, { metadata: { labels: { [LABEL_COMPLETED]: null } } }),
-  );
   return { workflow, rerun: plan.rerun };
 }

@@ -8,6 +8,8 @@
  *   observe   add the feature's part to the engine's Observations (the decisions stay in the engine)
  *   rerun     after an engine run, before the status is written: true runs the engine again
  *             (a lock granted now, a pod lookup that failed)
+ *   finalizers  the finalizers the workflow must carry: added by the status write itself, so
+ *             holding a workflow costs no write of its own
  *   stored    after the status is stored: act on it (settle locks, record metrics, add a finalizer)
  *   finished  after the actions of a workflow that ended: may ask to be looked at again
  *   deleting  the workflow is being deleted (held by finalizers): may ask to be looked at again
@@ -59,6 +61,7 @@ export interface WorkflowFeature {
   prepare?(workflow: Obj<Workflow>): Promise<void>;
   observe?(workflow: Obj<Workflow>, observations: Observations, previous: ReconcileRun | undefined): void;
   rerun?(workflow: Obj<Workflow>, run: ReconcileRun): Promise<boolean>;
+  finalizers?(workflow: Obj<Workflow>, run: ReconcileRun): readonly string[];
   stored?(stored: StoredRun): Promise<void> | void;
   finished?(stored: StoredRun, outcome: FeatureOutcome): Promise<FeatureOutcome | undefined>;
   deleting?(workflow: Obj<Workflow>, run: () => ReconcileRun): Promise<FeatureOutcome | undefined>;
