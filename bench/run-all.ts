@@ -109,6 +109,7 @@ const ORDER: Record<string, { title: string; stage: 'pure' | 'own-plane' | 'shar
   'archive-bench.ts': { title: 'workflow archive (PostgreSQL)', stage: 'own-plane' },
   'huge-workflow-bench.ts': { title: 'huge workflows (100,000 nodes, offloaded)', stage: 'own-plane' },
   'replicas-bench.ts': { title: 'controller replicas (--sharding)', stage: 'own-plane' },
+  'crd-schema-bench.ts': { title: 'Workflow CRD schema per write', stage: 'own-plane' },
   'ui-bench.ts': { title: 'web UI', stage: 'own-plane' },
   'server-bench.ts': { title: 'server: event endpoint', stage: 'shared-plane' },
   'scale-bench.ts': { title: 'scale curves (whole system)', stage: 'stack' },

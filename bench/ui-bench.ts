@@ -131,7 +131,7 @@ async function createWorkflow(
     metadata: { name, labels },
     spec: { entrypoint: 'main', templates: [{ name: 'main', container: { image: 'alpine:3.20', command: ['true'] } }] },
   });
-  await client.replace(WORKFLOWS, NS, name, { ...(await client.get<Workflow>(WORKFLOWS, NS, name)), status }, 'status');
+  await client.replace(WORKFLOWS, NS, name, { ...(await client.get<Workflow>(WORKFLOWS, NS, name)), status });
 }
 
 async function timed(page: Page, url: string, ready: string): Promise<number> {

@@ -1,8 +1,8 @@
 /**
  * The API floor of a Node.js controller: a process that makes exactly the API traffic plugflow's
  * controller makes for a pod-less workflow, and nothing else. It lists and watches workflows (every
- * event parsed, as an informer does), and for each new one sends the three writes plugflow sends
- * — the finished status (a conditional status patch), the phase labels, and the WorkflowSucceeded
+ * event parsed, as an informer does), and for each new one sends the two writes plugflow sends
+ * — the finished status with its phase labels (one conditional patch), and the WorkflowSucceeded
  * Event (through plugflow's recorder) — with the same HTTP client (src/kube/client.ts), 8
  * workflows in flight like the controller's 8 workers. There is no engine, no cache, no
  * validation and no logging.
@@ -14,62 +14,16 @@
  *   node --import tsx bench/peer/floor-controller.ts KUBECONFIG
  */
 import { LABEL_COMPLETED, LABEL_PHASE } from '../../src/api/index.js';
-import { nodeIdFor, taskName } from '../../src/engine/index.js';
 import { loadKubeAccess } from '../../src/kube/kube-access.js';
 import { KubeClient } from '../../src/kube/client.js';
 import type { ResourceType } from '../../src/kube/resource.js';
 import { createLogger } from '../../src/log/logger.js';
 import { EventRecorder } from '../../src/kube/event-recorder.js';
 import { workflowType } from './workloads.js';
-
-interface Wf {
-  metadata: { name: string; namespace: string; uid: string; resourceVersion: string; creationTimestamp?: string };
-  spec: {
-    entrypoint: string;
-    templates: { name: string; dag?: { tasks: { name: string; template: string; dependencies?: string[] }[] } }[];
-  };
-  status?: { phase?: string };
-}
+import { finishedStatus, type Wf } from './finished-status.js';
 
 const WORKFLOWS: ResourceType = workflowType('plugflow.io');
 const WORKERS = 8;
-
-/** The finished status plugflow's engine stores for these workflows: a root node, and a node per DAG task. */
-export function finishedStatus(wf: Wf, now: string): Record<string, unknown> {
-  const name = wf.metadata.name;
-  const entry = wf.spec.templates.find((t) => t.name === wf.spec.entrypoint)!;
-  const node = (nodeName: string, display: string, type: string, template: string, extra: Record<string, unknown> = {}) => ({
-    id: nodeIdFor(name, nodeName),
-    name: nodeName,
-    displayName: display,
-    type,
-    phase: 'Succeeded',
-    startedAt: now,
-    finishedAt: now,
-    templateName: template,
-    progress: '1/1',
-    message: '',
-    ...extra,
-  });
-  const nodes: Record<string, unknown> = {};
-  const tasks = entry.dag?.tasks ?? [];
-  const rootId = nodeIdFor(name, name);
-  const taskId = (t: string) => nodeIdFor(name, taskName(name, t));
-  nodes[rootId] = node(name, name, tasks.length ? 'DAG' : 'Suspend', entry.name, {
-    ...(tasks.length
-      ? { children: tasks.filter((t) => !t.dependencies).map((t) => taskId(t.name)), progress: `${tasks.length}/${tasks.length}` }
-      : {}),
-  });
-  for (const t of tasks) {
-    const children = tasks.filter((o) => o.dependencies?.includes(t.name)).map((o) => taskId(o.name));
-    nodes[taskId(t.name)] = node(taskName(name, t.name), t.name, 'Suspend', t.template, {
-      boundaryID: rootId,
-      ...(children.length ? { children } : {}),
-    });
-  }
-  const progress = tasks.length ? `${tasks.length}/${tasks.length}` : '1/1';
-  return { phase: 'Succeeded', startedAt: now, finishedAt: now, progress, nodes };
-}
 
 async function main(): Promise<void> {
   const client = await KubeClient.fromKubeConfig(await loadKubeAccess(process.argv[2]));
@@ -91,12 +45,11 @@ async function main(): Promise<void> {
       }
       const { namespace, name, resourceVersion } = wf.metadata;
       const now = new Date().toISOString();
-      await client.mergePatch(WORKFLOWS, namespace, name, { metadata: { resourceVersion }, status: finishedStatus(wf, now) }, 'status');
+      // The status and its labels in one conditional patch, as plugflow writes them (status-writer.ts).
+      const labels = { [LABEL_PHASE]: 'Succeeded', [LABEL_COMPLETED]: 'true' };
+      await client.mergePatch(WORKFLOWS, namespace, name, { metadata: { resourceVersion, labels }, status: finishedStatus(wf, now) });
       // plugflow's own recorder: the same Event, not waited for.
       events.record(wf, 'Normal', 'WorkflowSucceeded', 'Workflow succeeded');
-      await client.mergePatch(WORKFLOWS, namespace, name, {
-        metadata: { labels: { [LABEL_PHASE]: 'Succeeded', [LABEL_COMPLETED]: 'true' } },
-      });
     }
   };
   for (let i = 0; i < WORKERS; i++) void worker();
