@@ -55,6 +55,12 @@ export interface ShardingOptions {
   allKeys: () => Iterable<string>;
   /** Queues a key. */
   enqueue: (key: string) => void;
+  /**
+   * Queues a key ahead of the ordinary ones: an unfinished workflow this replica just gained (its
+   * steps wait for nobody else), so a replica that gained a third of the work does not reach it
+   * only after its own backlog. Defaults to `enqueue`.
+   */
+  enqueueUrgent?: (key: string) => void;
   /** This replica became (true) or stopped being (false) the coordinator. */
   onCoordinator: (coordinator: boolean) => void;
   /** The pod cache, told which buckets to watch; without it every pod is assumed in sight. */
@@ -243,9 +249,12 @@ export class Sharding {
 
   private queueAll(moved: (key: string) => boolean): void {
     let n = 0;
+    const urgent = this.opts.enqueueUrgent ?? this.opts.enqueue;
     for (const key of this.opts.allKeys()) {
       if (!moved(key)) continue;
-      this.opts.enqueue(key);
+      const phase = this.opts.workflowOf(key)?.status?.phase ?? '';
+      if (this.owns(key) && !FINAL_WORKFLOW_PHASES.includes(phase)) urgent(key);
+      else this.opts.enqueue(key);
       n++;
     }
     if (n > 0) this.opts.log.info('the workflows of this replica changed', { keys: n, identity: this.opts.identity });
@@ -274,6 +283,7 @@ export function shardingOf(
       for (const c of caches.cronWorkflows.list()) yield `${CRON_KEY_PREFIX}${c.metadata.namespace}/${c.metadata.name}`;
     },
     enqueue: (key) => queue.add(key),
+    enqueueUrgent: (key) => queue.addUrgent(key),
     pods: caches.pods,
     // The coordinator grants locks from a table rebuilt from the statuses when it takes over.
     onCoordinator: (coordinator) => (coordinator ? locks().start(caches.workflows.list()) : locks().stop()),

@@ -25,6 +25,35 @@ describe('WorkQueue', () => {
     expect(await drainReady(q)).toEqual(['a', 'b']);
   });
 
+  it('puts urgent keys (a hand-over) ahead of ordinary ones, in their own order, moving a queued one forward', async () => {
+    const q = new WorkQueue();
+    q.add('a');
+    q.add('b');
+    q.add('c');
+    q.addUrgent('x');
+    q.addUrgent('c'); // queued already: moves forward, behind x
+    q.addUrgent('x'); // no second copy
+    q.add('d');
+    expect(q.len()).toBe(5);
+    expect(await drainReady(q)).toEqual(['x', 'c', 'a', 'b', 'd']);
+    for (const k of ['x', 'c', 'a', 'b', 'd']) q.done(k);
+  });
+
+  it('an urgent key being processed goes first once done; taken, it is ordinary again', async () => {
+    const q = new WorkQueue();
+    q.add('busy');
+    expect(await q.get()).toBe('busy');
+    q.add('a');
+    q.addUrgent('busy');
+    q.done('busy');
+    expect(await drainReady(q)).toEqual(['busy', 'a']);
+    q.done('busy');
+    q.done('a');
+    q.add('a');
+    q.add('busy');
+    expect(await drainReady(q)).toEqual(['a', 'busy']);
+  });
+
   it('never hands a key to two workers at once; an add during processing requeues it after done', async () => {
     const q = new WorkQueue();
     q.add('a');

@@ -7,6 +7,7 @@
  *   an `add` meanwhile marks it dirty and it is queued again after `done`, so no event is lost;
  * - `addAfter`: delayed requeue (engine deadlines, backoffs); the earliest pending time wins;
  * - `addRateLimited`: retry after a failure with per-key exponential backoff; `forget` resets it;
+ * - `addUrgent`: ahead of every ordinary key (a hand-over: the workflows a dead replica held);
  * - `shutDown({ drain: true })`: stop accepting work, let workers finish what is queued and in
  *   flight, then release every waiting `get()` with `undefined`.
  *
@@ -24,6 +25,9 @@ const DEFAULT_BACKOFF: BackoffPolicy = { initialMs: 50, maxMs: 300_000 };
 
 export class WorkQueue {
   private readonly queue: string[] = [];
+  /** Keys to be queued ahead of the ordinary ones; the first `urgentQueued` of `queue` are such. */
+  private readonly urgent = new Set<string>();
+  private urgentQueued = 0;
   /** Keys that need processing: queued, or added while being processed. */
   private readonly dirty = new Set<string>();
   private readonly processing = new Set<string>();
@@ -48,6 +52,25 @@ export class WorkQueue {
     this.dirty.add(key);
     if (this.processing.has(key)) return;
     this.push(key);
+  }
+
+  /**
+   * Queues `key` ahead of every ordinary key (urgent keys keep their order among themselves); a
+   * key already queued moves forward, one being processed goes first once done.
+   */
+  addUrgent(key: string): void {
+    if (this.shuttingDown) return;
+    if (this.urgent.has(key)) return this.add(key);
+    this.urgent.add(key);
+    if (this.dirty.has(key) && !this.processing.has(key)) {
+      const at = this.queue.indexOf(key, this.urgentQueued);
+      if (at >= 0) {
+        this.queue.splice(at, 1);
+        this.queue.splice(this.urgentQueued++, 0, key);
+      }
+      return;
+    }
+    this.add(key);
   }
 
   /** Queues `key` after `delayMs`; an earlier pending time for the same key wins. */
@@ -126,6 +149,8 @@ export class WorkQueue {
     this.delayed.clear();
     if (!opts.drain) {
       for (const k of this.queue.splice(0)) this.dirty.delete(k);
+      this.urgent.clear();
+      this.urgentQueued = 0;
     }
     if (this.queue.length === 0) for (const w of this.waiters.splice(0)) w(undefined);
     if (this.processing.size === 0 && this.queue.length === 0) return;
@@ -133,7 +158,8 @@ export class WorkQueue {
   }
 
   private push(key: string): void {
-    this.queue.push(key);
+    if (this.urgent.has(key)) this.queue.splice(this.urgentQueued++, 0, key);
+    else this.queue.push(key);
     const waiter = this.waiters.shift();
     if (waiter) waiter(this.take());
   }
@@ -141,6 +167,10 @@ export class WorkQueue {
   private take(): string | undefined {
     const key = this.queue.shift();
     if (key === undefined) return undefined;
+    if (this.urgentQueued > 0) {
+      this.urgentQueued--;
+      this.urgent.delete(key);
+    }
     this.dirty.delete(key);
     this.processing.add(key);
     if (this.shuttingDown && this.queue.length === 0) for (const w of this.waiters.splice(0)) w(undefined);
