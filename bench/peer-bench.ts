@@ -208,7 +208,7 @@ function table(runs: Run[], baselines: Baseline[], engines: Engine[], shapes: Sh
         const cells = engines.map(() => '');
         cells[0] = medianCell(b);
         lines.push(
-          `| ${shape} | ${n} | bare client (create + status patch), objects/min | ${cells.join(' | ')} | plugflow at ${((100 * pf) / median(b)).toFixed(0)} % of it | | | |`,
+          `| ${shape} | ${n} | bare client (create + one patch of status and labels), objects/min | ${cells.join(' | ')} | plugflow at ${((100 * pf) / median(b)).toFixed(0)} % of it | | | |`,
         );
       }
     }
@@ -289,7 +289,7 @@ async function main(): Promise<void> {
             const ns = `peer-baseline-${shape}-${n}-${rep}-${Date.now().toString(36)}`;
             const b = await baselinePoint(client, 'plugflow.io', shape, n, ns, status);
             await dropNamespace(client, ns);
-            console.log(`  bare client ${shape} ×${n} #${rep}: ${b.perMinute.toFixed(0)} objects/min (create + status patch)`);
+            console.log(`  bare client ${shape} ×${n} #${rep}: ${b.perMinute.toFixed(0)} objects/min (create + one patch of status and labels)`);
             baselines.push({ shape, n, perMinute: b.perMinute });
           }
         }
