@@ -289,7 +289,9 @@ async function main(): Promise<void> {
             const ns = `peer-baseline-${shape}-${n}-${rep}-${Date.now().toString(36)}`;
             const b = await baselinePoint(client, 'plugflow.io', shape, n, ns, status);
             await dropNamespace(client, ns);
-            console.log(`  bare client ${shape} ×${n} #${rep}: ${b.perMinute.toFixed(0)} objects/min (create + one patch of status and labels)`);
+            console.log(
+              `  bare client ${shape} ×${n} #${rep}: ${b.perMinute.toFixed(0)} objects/min (create + one patch of status and labels)`,
+            );
             baselines.push({ shape, n, perMinute: b.perMinute });
           }
         }
