@@ -12,7 +12,7 @@ import {
   workflowLevelExecutorPluginsEnabled,
 } from '../api/index.js';
 import { createLogger } from '../log/logger.js';
-import { DEFAULT_IMAGE, METRICS_AUTH_MODES, startController, type MetricsAuth } from '../controller/controller.js';
+import { DEFAULT_IMAGE, DEFAULT_WORKERS, METRICS_AUTH_MODES, startController, type MetricsAuth } from '../controller/controller.js';
 import { AGENT_SERVICE_ACCOUNT } from '../plugins/index.js';
 import { POD_SECURITY_LEVELS, type PodSecurityLevel } from '../pods/pod-policy.js';
 import { DEFAULT_POD_SECURITY_LEVEL, ENV_POD_SECURITY_LEVEL, parsePodSecurityLevel } from '../pods/pod-security-level.js';
@@ -50,7 +50,7 @@ export function registerControllerCommands(program: Command): void {
     .description('run the workflow controller: watch workflows, run their steps as pods or plugin tasks')
     .option('--kubeconfig <path>', 'kubeconfig (default: $KUBECONFIG, ~/.kube/config or in-cluster)')
     .option('--namespace <ns>', 'reconcile workflows of this namespace only (default: all namespaces)')
-    .option('--workers <n>', 'workflows reconciled in parallel', positiveInt, 8)
+    .option('--workers <n>', 'workflows reconciled in parallel', positiveInt, DEFAULT_WORKERS)
     .option('--leader-elect', 'run only while holding the leader Lease in the installation namespace', false)
     .option(
       '--sharding',

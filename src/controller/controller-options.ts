@@ -6,6 +6,13 @@ import type { PodSecurityLevel } from '../pods/pod-policy.js';
 import type { Engine } from './reconciler.js';
 export const DEFAULT_IMAGE = 'plugflow/plugflow:0.1.0';
 export const DEFAULT_LEASE_NAME = 'plugflow-controller';
+/**
+ * Parallel reconciles. A reconcile mostly waits on the API server (a write takes 40–60 ms under
+ * load), so the bound is in-flight writes, not CPU: at 8, 1,000 workflows at once ran at 0.75× the
+ * tuned peer; at 32 (the peer's own default `--workflow-workers`) at 0.97× with less CPU per
+ * workflow (bench/RESULTS.md, "peer").
+ */
+export const DEFAULT_WORKERS = 32;
 /** `source.component` of the Events the controller writes. */
 export const CONTROLLER_COMPONENT = 'plugflow-controller';
 
@@ -14,7 +21,7 @@ export interface ControllerOptions {
   kubeConfig?: KubeAccess | string;
   /** Reconcile workflows of this namespace only; all namespaces when undefined. */
   namespace?: string;
-  /** Parallel reconciles (different workflows). Default 8. */
+  /** Parallel reconciles (different workflows). Default DEFAULT_WORKERS. */
   workers?: number;
   /** Executor plugins on; default from WORKFLOW_EXECUTOR_PLUGINS. */
   pluginsEnabled?: boolean;

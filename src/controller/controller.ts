@@ -57,11 +57,12 @@ export {
   CONTROLLER_COMPONENT,
   DEFAULT_IMAGE,
   DEFAULT_LEASE_NAME,
+  DEFAULT_WORKERS,
   METRICS_AUTH_MODES,
   type ControllerOptions,
   type MetricsAuth,
 } from './controller-options.js';
-import { CONTROLLER_COMPONENT, DEFAULT_IMAGE, DEFAULT_LEASE_NAME, type ControllerOptions } from './controller-options.js';
+import { CONTROLLER_COMPONENT, DEFAULT_IMAGE, DEFAULT_LEASE_NAME, DEFAULT_WORKERS, type ControllerOptions } from './controller-options.js';
 
 export interface RunningController {
   readonly metrics: ControllerMetrics;
@@ -330,7 +331,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
     else locks.start(caches.workflows.list());
     lostNodes.start();
     log.info('caches synced; starting workers', {
-      workers: opts.workers ?? 8,
+      workers: opts.workers ?? DEFAULT_WORKERS,
       namespace: opts.namespace ?? '(all)',
       pluginsEnabled,
       workflowLevelPluginsEnabled,
@@ -356,7 +357,7 @@ export async function startController(opts: ControllerOptions = {}): Promise<Run
       void housekeeping();
       pruneTimer = setInterval(() => void housekeeping(), PRUNE_EVERY_MS).unref();
     }
-    workers = Array.from({ length: Math.max(1, opts.workers ?? 8) }, () =>
+    workers = Array.from({ length: Math.max(1, opts.workers ?? DEFAULT_WORKERS) }, () =>
       runWorker({
         queue,
         reconcileWorkflow: (key) => reconciler.reconcile(key),
