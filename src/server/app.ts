@@ -30,6 +30,7 @@ import {
 import type { ServerMetrics } from './metrics.js';
 import type { EventHandler } from './routes/events.js';
 import { endStreams, trackStreams } from './stream/sse.js';
+import { registerBodyParsers } from './body-parsers.js';
 
 /** What the front handler checks before fastify sees a request (limits.ts, auth.ts). */
 export interface FrontGuard {
@@ -115,6 +116,7 @@ export function buildApp(
     forceCloseConnections: 'idle',
   } as never) as unknown as FastifyInstance;
   trackStreams(app);
+  registerBodyParsers(app);
   // Graceful stop: open event streams end at once, and HTTP/2 sessions are closed (they would
   // otherwise hold the server open until killed).
   app.addHook('preClose', (done) => {

@@ -178,3 +178,42 @@ describe('a request without a Host header over HTTPS', () => {
     expect(served.status).toBe(200);
   });
 });
+
+/** A request written by hand with the given Content-Type header (none when undefined). */
+function typed(method: string, path: string, type: string | undefined, body: string): string {
+  const headers = ['Host: 127.0.0.1', 'Connection: close', ...(type === undefined ? [] : [`Content-Type: ${type}`])];
+  return `${method} ${path} HTTP/1.1\r\n${[...headers, `Content-Length: ${Buffer.byteLength(body)}`].map((h) => `${h}\r\n`).join('')}\r\n${body}`;
+}
+
+describe('request bodies by Content-Type', () => {
+  let s: Running;
+  beforeAll(async () => {
+    s = await start();
+  });
+  afterAll(async () => {
+    await s.app.close();
+  });
+
+  it("a JSON body without Content-Type (the peer's CLI sends its writes so) is read as JSON", async () => {
+    const answer = await raw(s.port, typed('POST', '/api/v1/workflows/ns', undefined, workflow));
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toMatchObject({ kind: 'Workflow', metadata: { namespace: 'ns', generateName: 'x-' } });
+  });
+
+  it('a body of another type is refused with 415, naming the type', async () => {
+    const answer = await raw(s.port, typed('POST', '/api/v1/workflows/ns', 'text/csv', 'a,b'));
+    expect(answer.status).toBe(415);
+    expect(JSON.parse(answer.body)).toEqual({ code: 3, message: 'unsupported Content-Type "text/csv": send the body as application/json' });
+    const plain = await raw(s.port, typed('POST', '/api/v1/workflows/ns', 'text/plain', workflow));
+    expect(plain.status).toBe(415);
+  });
+
+  it('without Content-Type, JSON that is not JSON or carries __proto__ is a 400', async () => {
+    const broken = await raw(s.port, typed('POST', '/api/v1/workflows/ns', undefined, '{"workflow":'));
+    expect(broken.status).toBe(400);
+    expect(JSON.parse(broken.body)).toMatchObject({ code: 3 });
+    const poisoned = await raw(s.port, typed('POST', '/api/v1/workflows/ns', undefined, '{"workflow":{"__proto__":{"polluted":1}}}'));
+    expect(poisoned.status).toBe(400);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
