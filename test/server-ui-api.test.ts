@@ -116,9 +116,21 @@ describe('REST for the web UI', () => {
     expect(other.body.message).toBe(`pod ${ns}/${pod} is not a pod of workflow before`);
     const refused = await call('GET', `${url}/api/v1/workflows/${ns}/talker/log?podName=${pod}`, { token: bob });
     expect(refused.status).toBe(403);
-    const missing = await call('GET', `${url}/api/v1/workflows/${ns}/talker/log`, { token: alice });
-    expect(missing.status).toBe(400);
-    expect(missing.body.message).toMatch(/^podName is required/);
+    // The pod in the path (the peer's PodLogs route), and a grep.
+    const inPath = await openSse(`${url}/api/v1/workflows/${ns}/talker/${pod}/log?grep=second`, alice);
+    expect((await inPath.rest()).map((m) => m.data.result)).toEqual([{ content: 'second line', podName: pod }]);
+    // Without a pod: every pod of the workflow (`argo logs WF`), which needs list on pods.
+    const unlisted = await call('GET', `${url}/api/v1/workflows/${ns}/talker/log`, { token: alice });
+    expect(unlisted.status).toBe(403);
+    await grantRole(ns, 'alice', 'pod-lister', [{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }]);
+    await expect
+      .poll(async () => (await call('GET', `${url}/api/v1/workflows/${ns}/talker/log`, { token: alice })).status, { timeout: 10_000 })
+      .toBe(200);
+    const all = await openSse(`${url}/api/v1/workflows/${ns}/talker/log?logOptions.follow=true`, alice);
+    expect((await all.rest()).map((m) => m.data.result)).toEqual([
+      { content: 'first line', podName: pod },
+      { content: 'second line', podName: pod },
+    ]);
   });
 
   it('streams a log of 8 MiB without a newline as 1 MiB in pieces and a note, not as one line held whole', async () => {

@@ -23,10 +23,18 @@ export interface SseReader {
   close(): void;
 }
 
-export async function openSse(url: string, token?: string): Promise<SseReader> {
+/**
+ * Opens a stream as plugflow's UI does (asking for named events: `synced`, `error`), or with
+ * `framing: 'peer'` as the peer's clients do (data lines only).
+ */
+export async function openSse(url: string, token?: string, framing: 'plugflow' | 'peer' = 'plugflow'): Promise<SseReader> {
   const abort = new AbortController();
   const res = await request(url, {
-    headers: { accept: 'text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    headers: {
+      accept: 'text/event-stream',
+      ...(framing === 'plugflow' ? { 'x-plugflow-stream': 'v1' } : {}),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
     dispatcher: insecure,
     signal: abort.signal,
   });

@@ -120,7 +120,11 @@ export const get = <T>(path: string) => call<T>('GET', path);
  */
 export async function stream(path: string, onResult: (result: unknown) => void, signal: AbortSignal, onSynced?: () => void): Promise<void> {
   const both = AbortSignal.any([signal, leaving.signal]);
-  const res = await answered(`GET ${path}`, fetch(path, { headers: { ...headers(false), accept: 'text/event-stream' }, signal: both }));
+  // x-plugflow-stream: named events (synced, error) besides the peer's data lines (src/server/stream/sse.ts).
+  const res = await answered(
+    `GET ${path}`,
+    fetch(path, { headers: { ...headers(false), accept: 'text/event-stream', 'x-plugflow-stream': 'v1' }, signal: both }),
+  );
   if (!res.ok || !res.body) throw await failure(res);
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';

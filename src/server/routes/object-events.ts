@@ -8,8 +8,19 @@
  * → {items: [{type, reason, message, count, firstTimestamp, lastTimestamp, source}]}, oldest
  * first as far as their timestamps tell: the API server keeps whole seconds, and events of one
  * second stay in the order it lists them. A pod must carry the workflow's label, as for its logs.
+ *
+ *   GET /api/v1/stream/events/{namespace}?listOptions.fieldSelector=…&listOptions.labelSelector=…
+ *
+ * The peer's watch of a namespace's Events (its UI's Events panel): server-sent events, each
+ * `{"result": <Event>}` — the Events there when it starts, then each one added or changed, until
+ * the caller goes away (the caller needs `list` and `watch` on events).
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../../kube/errors.js';
+import type { WatchEvent } from '../../kube/request-options.js';
+import { errorMessage } from '../../log/error-message.js';
+import { SseStream } from '../stream/sse.js';
+import { listQuery, type ListQuery } from './list-query.js';
 import type { KubeClient } from '../../kube/client.js';
 import { requireWorkflowPod } from './workflow-pod.js';
 import { EVENTS } from '../../kube/resource.js';
@@ -51,4 +62,53 @@ export function objectEventRoutes(app: FastifyInstance, kube: KubeClient): void 
       }));
     return { items };
   });
+  app.get('/api/v1/stream/events/:namespace', (req: FastifyRequest<{ Params: { namespace: string }; Querystring: ListQuery }>, reply) =>
+    watchEvents(kube, req, reply),
+  );
+}
+
+/** How long one watch of the API server lasts before the stream re-watches from where it was. */
+const WATCH_SECONDS = 300;
+
+async function watchEvents(
+  kube: KubeClient,
+  req: FastifyRequest<{ Params: { namespace: string }; Querystring: ListQuery }>,
+  reply: FastifyReply,
+): Promise<void> {
+  const asCaller = kube.as(req.caller.identity);
+  const { namespace } = req.params;
+  const q = listQuery(req.query);
+  const selectors = { namespace, labelSelector: q.labelSelector, fieldSelector: q.fieldSelector };
+  // Listed before the stream starts: a refusal is an ordinary error reply.
+  const list = await asCaller.list<KubeEvent>(EVENTS, selectors);
+  const sse = new SseStream(req, reply);
+  for (const e of list.items) sse.send(e);
+  let version = list.metadata?.resourceVersion;
+  while (sse.open) {
+    let failure: { code: number; message: string } | undefined;
+    const onEvent = (e: WatchEvent) => {
+      if (e.type === 'ERROR') {
+        const status = e.object as { code?: number; message?: string };
+        failure = { code: status.code ?? 500, message: status.message ?? 'the watch failed' };
+        return;
+      }
+      const rv = (e.object as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
+      if (rv) version = rv;
+      if (e.type === 'ADDED' || e.type === 'MODIFIED') sse.send(e.object);
+    };
+    try {
+      await asCaller.watch(
+        EVENTS,
+        { ...selectors, resourceVersion: version, timeoutSeconds: WATCH_SECONDS, allowWatchBookmarks: true },
+        onEvent,
+        sse.signal,
+      );
+    } catch (err) {
+      const code = err instanceof ApiError && err.code !== 0 ? err.code : 503;
+      if (sse.open) sse.fail(code, `watching events: ${errorMessage(err)}`);
+      return;
+    }
+    if (failure?.code === 410) sse.fail(410, 'the watch fell too far behind the API server (410 Gone): reconnect to list again');
+    else if (failure) sse.fail(failure.code, `watching events: ${failure.message}`);
+  }
 }

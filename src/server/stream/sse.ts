@@ -2,15 +2,23 @@
  * A server-sent-events reply (text/event-stream) on a hijacked fastify reply: the watch of
  * workflows and the logs of a pod stream through it. Browsers read it with `fetch` (EventSource
  * cannot send an Authorization header). Each message is one `data:` line of JSON, the peer's
- * `{"result": …}` form; an error after the stream started is an `event: error` message, since
- * the status line has gone by then.
+ * `{"result": …}` form.
  *
- * A comment line every 15 s keeps proxies and load balancers from closing an idle stream and
- * lets the server notice a browser that went away (the write fails).
+ * Two framings. By default the peer's, which its CLI reads (it parses every line longer than
+ * `data: ` as a data line, so no other line may be): data lines only, an error after the stream
+ * started as `data: {"error": {code, message}}` (grpc-gateway's form), and no named events.
+ * plugflow's UI asks with the request header `x-plugflow-stream: v1` for named events besides:
+ * `event: synced` once a watch's first list is complete, and `event: error`.
+ *
+ * A bare comment line (`:`) every 15 s keeps proxies and load balancers from closing an idle
+ * stream and lets the server notice a browser that went away (the write fails); it is short
+ * enough for the peer's CLI to skip.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export const HEARTBEAT_MS = 15_000;
+/** The request header (value `v1`) by which a client asks for named events (`synced`, `error`). */
+export const NAMED_EVENTS_HEADER = 'x-plugflow-stream';
 
 const streamsOf = new WeakMap<object, Set<SseStream>>();
 
@@ -42,12 +50,15 @@ export class SseStream {
   private readonly abort = new AbortController();
   private readonly heartbeat: NodeJS.Timeout;
   private ended = false;
+  /** The client reads named events (NAMED_EVENTS_HEADER); else the peer's framing. */
+  private readonly named: boolean;
 
   constructor(
     req: FastifyRequest,
     private readonly reply: FastifyReply,
   ) {
     this.signal = this.abort.signal;
+    this.named = req.headers[NAMED_EVENTS_HEADER] === 'v1';
     reply.hijack();
     const res = reply.raw;
     const http1 = req.raw.httpVersionMajor === 1;
@@ -63,7 +74,7 @@ export class SseStream {
     });
     res.flushHeaders();
     if (http1) req.raw.socket.setNoDelay(true);
-    this.heartbeat = setInterval(() => this.comment('ping'), HEARTBEAT_MS);
+    this.heartbeat = setInterval(() => this.write(':\n\n'), HEARTBEAT_MS);
     this.heartbeat.unref();
     res.on('close', () => this.end());
     // The server's graceful stop ends open streams at once (the browser reconnects, to another
@@ -82,14 +93,22 @@ export class SseStream {
     return this.write(`data: ${JSON.stringify({ result })}\n\n`);
   }
 
-  /** A message of another type (`event: <name>`), which EventSource's onmessage does not see. */
+  /**
+   * A message of another type (`event: <name>`), which EventSource's onmessage does not see; sent
+   * only to a client that asked for named events (nothing in the peer's framing).
+   */
   event(name: string, data: unknown): boolean {
+    if (!this.named) return !this.ended;
     return this.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
   }
 
-  /** An error after the stream started: `event: error` with `{code, message}`; the stream then ends. */
+  /**
+   * An error after the stream started, `{code, message}` — as `event: error` for a client that
+   * reads named events, else as the peer's `data: {"error": …}` — then the stream ends.
+   */
   fail(code: number, message: string): void {
-    this.write(`event: error\ndata: ${JSON.stringify({ code, message })}\n\n`);
+    if (this.named) this.write(`event: error\ndata: ${JSON.stringify({ code, message })}\n\n`);
+    else this.write(`data: ${JSON.stringify({ error: { code, message } })}\n\n`);
     this.end();
   }
 
@@ -110,10 +129,6 @@ export class SseStream {
       res.on('drain', done);
       this.signal.addEventListener('abort', done, { once: true });
     });
-  }
-
-  comment(text: string): void {
-    this.write(`: ${text}\n\n`);
   }
 
   end(): void {
