@@ -7,6 +7,8 @@
 export const GROUP = 'plugflow.io';
 /** The one served version of every plugflow resource. */
 export const VERSION = 'v1alpha1';
+/** plugflow's own release (the CLI's --version, the server's /api/v1/version). */
+export const PLUGFLOW_RELEASE = '0.1.0';
 /** apiVersion field value of plugflow resources. */
 export const API_VERSION = `${GROUP}/${VERSION}`;
 

@@ -61,6 +61,9 @@ const MIGRATION_LOCK = 0x706c7567; // "plug"
 const SUMMARY_COLUMNS =
   'w.uid, w.namespace, w.name, w.phase, w.started_at, w.finished_at, w.workflow_template, w.cron_workflow, w.message, w.progress, w.node_count, w.archived_at, w.metadata';
 
+/** Most label keys, or values of one key, one answer lists (a bound on a tenant's request). */
+export const MAX_LABEL_ANSWERS = 10_000;
+
 export class ArchiveStore {
   /** The schema brought up to date, once; forgotten after a failure so the next use tries again. */
   private schema?: Promise<void>;
@@ -186,6 +189,36 @@ export class ArchiveStore {
     const items = rows.slice(0, page.limit).map(summary);
     const last = items.at(-1);
     return rows.length > page.limit && last ? { items, continue: encodeCursor({ t: last.finishedAt, uid: last.uid }) } : { items };
+  }
+
+  /**
+   * The label keys of the archived workflows (of `namespaces`, when given), sorted; at most
+   * MAX_LABEL_ANSWERS (the peer's `archived-workflows-label-keys`).
+   */
+  async labelKeys(namespaces?: readonly string[]): Promise<string[]> {
+    await this.ready();
+    const r = namespaces
+      ? await this.pool.query(
+          'select distinct l.key from archived_workflow_labels l join archived_workflows w using (uid) where w.namespace = any($1) order by 1 limit $2',
+          [namespaces, MAX_LABEL_ANSWERS],
+        )
+      : await this.pool.query('select distinct key from archived_workflow_labels order by 1 limit $1', [MAX_LABEL_ANSWERS]);
+    return (r.rows as { key: string }[]).map((row) => row.key);
+  }
+
+  /** The values one label key has on archived workflows (of `namespaces`, when given), sorted; at most MAX_LABEL_ANSWERS. */
+  async labelValues(key: string, namespaces?: readonly string[]): Promise<string[]> {
+    await this.ready();
+    const r = namespaces
+      ? await this.pool.query(
+          'select distinct l.value from archived_workflow_labels l join archived_workflows w using (uid) where l.key = $1 and w.namespace = any($2) order by 1 limit $3',
+          [key, namespaces, MAX_LABEL_ANSWERS],
+        )
+      : await this.pool.query('select distinct value from archived_workflow_labels where key = $1 order by 1 limit $2', [
+          key,
+          MAX_LABEL_ANSWERS,
+        ]);
+    return (r.rows as { value: string }[]).map((row) => row.value);
   }
 
   /** The exact number of archived workflows the filter selects. */

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { PLUGFLOW_RELEASE } from '../api/constants.js';
 
 /**
  * The `plugflow` command. Each concern registers its own subcommands from its own module
@@ -7,7 +8,7 @@ import { Command } from 'commander';
 export async function buildProgram(): Promise<Command> {
   const program = new Command('plugflow')
     .description('plugflow: Kubernetes workflows whose steps run as pods or through executor plugins')
-    .version('0.1.0')
+    .version(PLUGFLOW_RELEASE)
     .showHelpAfterError();
   const modules = await Promise.all([
     import('./plugin.js').then((m) => m.registerPluginCommands),
@@ -47,7 +48,7 @@ const PROCESS_COMMANDS: Record<string, () => Promise<(program: Command) => void>
 async function programFor(argv: string[]): Promise<Command> {
   const only = Object.hasOwn(PROCESS_COMMANDS, argv[2] ?? '') ? PROCESS_COMMANDS[argv[2]!] : undefined;
   if (!only) return buildProgram();
-  const program = new Command('plugflow').version('0.1.0').showHelpAfterError();
+  const program = new Command('plugflow').version(PLUGFLOW_RELEASE).showHelpAfterError();
   (await only())(program);
   return program;
 }

@@ -11,9 +11,9 @@ export class OperationRefused extends Error {
      * `precondition`: the workflow is not in a state the operation applies to; `invalid`: bad
      * arguments; `not-found`: what was asked for does not exist; `unavailable`: a store it depends
      * on failed (an artifact's object store); `forbidden`: not allowed whoever asks (an artifact
-     * outside the artifact repositories).
+     * outside the artifact repositories); `exists`: what it would create is already there.
      */
-    readonly reason: 'precondition' | 'invalid' | 'not-found' | 'unavailable' | 'forbidden',
+    readonly reason: 'precondition' | 'invalid' | 'not-found' | 'unavailable' | 'forbidden' | 'exists',
     message: string,
   ) {
     super(message);

@@ -64,6 +64,11 @@ export class Templates {
     return { ...(t as TemplateObject), apiVersion: API_VERSION, kind: this.kind, metadata };
   }
 
+  /** The template as it would be stored, or OperationRefused naming each problem; stores nothing. */
+  lint(template: unknown): TemplateObject {
+    return this.checked(template);
+  }
+
   create(template: unknown): Promise<TemplateObject> {
     return this.kube.create<TemplateObject>(this.type, this.ns, this.checked(template));
   }

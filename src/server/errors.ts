@@ -113,6 +113,7 @@ const REFUSAL_CODE: Record<OperationRefused['reason'], Code> = {
   'not-found': Code.NotFound,
   unavailable: Code.Unavailable,
   forbidden: Code.PermissionDenied,
+  exists: Code.AlreadyExists,
 };
 
 /**

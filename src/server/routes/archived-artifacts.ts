@@ -2,6 +2,9 @@
  * The artifacts and logs of archived workflows, whose pods are long gone (the peer's paths):
  *
  *   GET /artifact-files/{namespace}/archived-workflows/{uid}/{nodeId}/outputs/{artifactName}
+ *   GET /artifacts-by-uid/{uid}/{nodeId}/{artifactName}          (the peer's older path of the same)
+ *   GET /input-artifacts-by-uid/{uid}/{nodeId}/{artifactName}    → 400: an archived workflow's
+ *       inputs are served as the outputs of the nodes they came from
  *   GET /api/v1/archived-workflows/{uid}/log?nodeId=…
  *       → server-sent events as the live log route sends them, from the node's `main-logs`
  *         artifact (saved when the workflow set archiveLogs); 404 naming that when it has none.
@@ -53,6 +56,22 @@ export function archivedArtifactRoutes(app: FastifyInstance, deps: ArchivedArtif
       return sendArtifact(reply, await open(req.caller, wf, nodeId, artifactName));
     },
   );
+
+  app.get(
+    '/artifacts-by-uid/:uid/:nodeId/:artifactName',
+    async (req: FastifyRequest<{ Params: Omit<FileParams, 'namespace'> }>, reply: FastifyReply) => {
+      const { uid, nodeId, artifactName } = req.params;
+      const wf = await deps.archived(req.caller, uid);
+      return sendArtifact(reply, await open(req.caller, wf, nodeId, artifactName));
+    },
+  );
+  app.get('/input-artifacts-by-uid/:uid/:nodeId/:artifactName', async (req: FastifyRequest<{ Params: Omit<FileParams, 'namespace'> }>) => {
+    const { uid, nodeId, artifactName } = req.params;
+    await deps.archived(req.caller, uid);
+    throw badRequest(
+      `the input artifact "${artifactName}" of node "${nodeId}" of archived workflow ${uid} is not served by its inputs: download it as the output artifact of the node it came from (/artifacts-by-uid/${uid}/<that node>/<its name>)`,
+    );
+  });
 
   app.get(
     '/api/v1/archived-workflows/:uid/log',

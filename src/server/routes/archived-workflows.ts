@@ -7,6 +7,8 @@
  *   GET    /api/v1/archived-workflows?namespace=&phase=A,B&listOptions.labelSelector=&listOptions.limit=&listOptions.continue=&count=true
  *          → {items: [summary], metadata: {continue?, count?}}; without namespace: every namespace
  *          (the caller may list workflows cluster-wide)
+ *   GET    /api/v1/archived-workflows-label-keys?namespace=                          → {items: [key]}
+ *   GET    /api/v1/archived-workflows-label-values?listOptions.labelSelector=KEY&namespace=  → {items: [value]}
  *   GET    /api/v1/archived-workflows/{uid}            → the Workflow as it finished, nodes included
  *   DELETE /api/v1/archived-workflows/{uid}            → {}
  *   PUT    /api/v1/archived-workflows/{uid}/resubmit   body {parameters?: ["name=value"]} → the new Workflow
@@ -17,7 +19,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { PLURAL, type Workflow } from '../../api/index.js';
 import { ArchiveQueryError } from '../../archive/archive-query.js';
-import type { ArchiveStore } from '../../archive/archive-store.js';
+import type { ArchiveStore, ArchivedSummary } from '../../archive/archive-store.js';
 import type { KubeClient } from '../../kube/client.js';
 import { errorMessage } from '../../log/error-message.js';
 import { resubmitFrom, retryArchivedWorkflow, type ArtifactTrust } from '../../operations/index.js';
@@ -96,9 +98,24 @@ export function archivedWorkflowRoutes(
     const page = await reading(() => store.list(filter, { limit: o.limit ?? 100, ...(o.continue ? { cursor: o.continue } : {}) }));
     const count = one(q.count) === 'true' ? await reading(() => store.count(filter)) : undefined;
     return {
-      items: page.items,
+      items: page.items.map(asWorkflowItem),
       metadata: { ...(page.continue ? { continue: page.continue } : {}), ...(count !== undefined ? { count } : {}) },
     };
+  });
+
+  // The label keys, and one key's values, of the archived workflows the caller may list (the
+  // peer's `argo archive list-label-keys` / `list-label-values -l key`).
+  app.get('/api/v1/archived-workflows-label-keys', async (req: ListReq) => {
+    const namespace = one(req.query.namespace);
+    await allowed(req.caller, namespace ?? '', LIST);
+    return { items: await reading(() => store.labelKeys(namespace ? [namespace] : undefined)) };
+  });
+  app.get('/api/v1/archived-workflows-label-values', async (req: ListReq) => {
+    const namespace = one(req.query.namespace);
+    const key = listQuery(req.query).labelSelector;
+    if (!key) throw badRequest('listOptions.labelSelector is required: the label key whose values to list');
+    await allowed(req.caller, namespace ?? '', LIST);
+    return { items: await reading(() => store.labelValues(key, namespace ? [namespace] : undefined)) };
   });
 
   // Streamed: the nodes go out page by page as the caller takes them (nodes-reply.ts).
@@ -179,4 +196,28 @@ async function reading<T>(call: () => Promise<T>): Promise<T> {
     if (err instanceof ArchiveQueryError) throw badRequest(err.message);
     throw unavailable(`the workflow archive cannot be read: ${errorMessage(err)}`, 5);
   }
+}
+
+/**
+ * A list item: the summary's fields, and the same facts in a Workflow's places (metadata, status),
+ * which is where the peer's clients read them (`argo archive list` decodes a WorkflowList).
+ */
+function asWorkflowItem(a: ArchivedSummary): ArchivedSummary & { metadata: Record<string, unknown>; status: Record<string, unknown> } {
+  return {
+    ...a,
+    metadata: {
+      name: a.name,
+      namespace: a.namespace,
+      uid: a.uid,
+      labels: a.labels,
+      ...(a.startedAt ? { creationTimestamp: a.startedAt } : {}),
+    },
+    status: {
+      phase: a.phase,
+      ...(a.startedAt ? { startedAt: a.startedAt } : {}),
+      finishedAt: a.finishedAt,
+      ...(a.message ? { message: a.message } : {}),
+      ...(a.progress ? { progress: a.progress } : {}),
+    },
+  };
 }

@@ -3,6 +3,8 @@
  *
  *   GET /artifact-files/{namespace}/workflows/{name}/{nodeId}/outputs/{artifactName}
  *   GET /artifact-files/{namespace}/workflows/{name}/{nodeId}/inputs/{artifactName}
+ *   GET /artifacts/{namespace}/{name}/{nodeId}/{artifactName}          (the peer's older path of outputs)
+ *   GET /input-artifacts/{namespace}/{name}/{nodeId}/{artifactName}    (… and of inputs)
  *   GET /api/v1/workflows/{namespace}/{name}/input-artifacts/{nodeId}
  *       → {artifacts: [{name, path?, from, downloadable, reason?}]}  (what the inputs path would do, for the UI)
  *
@@ -24,17 +26,18 @@ type Params = { namespace: string; name: string; nodeId: string; artifactName: s
 
 /** Registered inside workflowRoutes, so its onRequest hook (caller, namespace allow-list) applies. */
 export function artifactRoutes(app: FastifyInstance, kube: KubeClient, trust: ArtifactTrust): void {
-  for (const side of ['outputs', 'inputs'] as const) {
-    app.get(
-      `/artifact-files/:namespace/workflows/:name/:nodeId/${side}/:artifactName`,
-      async (req: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
-        const { namespace, name, nodeId, artifactName } = req.params;
-        return sendArtifact(
-          reply,
-          await openNodeArtifact(kube.as(req.caller.identity), namespace, name, nodeId, artifactName, trust, side),
-        );
-      },
-    );
+  // The peer's current paths, and its older ones (`/artifacts/…` for outputs, `/input-artifacts/…`).
+  const paths: [string, 'outputs' | 'inputs'][] = [
+    ['/artifact-files/:namespace/workflows/:name/:nodeId/outputs/:artifactName', 'outputs'],
+    ['/artifact-files/:namespace/workflows/:name/:nodeId/inputs/:artifactName', 'inputs'],
+    ['/artifacts/:namespace/:name/:nodeId/:artifactName', 'outputs'],
+    ['/input-artifacts/:namespace/:name/:nodeId/:artifactName', 'inputs'],
+  ];
+  for (const [path, side] of paths) {
+    app.get(path, async (req: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
+      const { namespace, name, nodeId, artifactName } = req.params;
+      return sendArtifact(reply, await openNodeArtifact(kube.as(req.caller.identity), namespace, name, nodeId, artifactName, trust, side));
+    });
   }
   app.get(
     '/api/v1/workflows/:namespace/:name/input-artifacts/:nodeId',

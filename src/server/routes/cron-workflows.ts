@@ -4,6 +4,7 @@
  *
  *   GET    /api/v1/cron-workflows/{namespace}                 ?listOptions.labelSelector=…
  *   POST   /api/v1/cron-workflows/{namespace}                 {cronWorkflow}
+ *   POST   /api/v1/cron-workflows/{namespace}/lint            {cronWorkflow}  → it, as it would be stored, or 400 naming each problem
  *   GET    /api/v1/cron-workflows/{namespace}/{name}
  *   PUT    /api/v1/cron-workflows/{namespace}/{name}          {cronWorkflow}  (metadata.resourceVersion guards a concurrent change: 409)
  *   PUT    /api/v1/cron-workflows/{namespace}/{name}/suspend
@@ -32,6 +33,7 @@ export function cronWorkflowRoutes(app: FastifyInstance, kube: KubeClient): void
     return of(req).list(typeof sel === 'string' && sel ? sel : undefined);
   });
   app.post(base, async (req: Req) => of(req).create(cronOf(req.body)));
+  app.post(`${base}/lint`, async (req: Req) => of(req).checked(cronOf(req.body)));
   app.get(`${base}/:name`, async (req: Req) => of(req).get(req.params.name!));
   app.put(`${base}/:name`, async (req: Req) => of(req).update(req.params.name!, cronOf(req.body)));
   app.put(`${base}/:name/suspend`, async (req: Req) => of(req).setSuspended(req.params.name!, true));

@@ -4,6 +4,7 @@
  *
  *   GET    /api/v1/workflow-templates/{namespace}            ?listOptions.labelSelector=…
  *   POST   /api/v1/workflow-templates/{namespace}            {template}
+ *   POST   /api/v1/workflow-templates/{namespace}/lint       {template}  → it, as it would be stored, or 400 naming each problem
  *   GET    /api/v1/workflow-templates/{namespace}/{name}
  *   PUT    /api/v1/workflow-templates/{namespace}/{name}     {template}
  *   DELETE /api/v1/workflow-templates/{namespace}/{name}     → {}
@@ -35,6 +36,7 @@ export function templateRoutes(app: FastifyInstance, kube: KubeClient): void {
       return of(req).list(typeof sel === 'string' && sel ? sel : undefined);
     });
     app.post(base, async (req: Req) => of(req).create(templateOf(req.body)));
+    app.post(`${base}/lint`, async (req: Req) => of(req).lint(templateOf(req.body)));
     app.get(`${base}/:name`, async (req: Req) => of(req).get(req.params.name!));
     app.put(`${base}/:name`, async (req: Req) => of(req).update(req.params.name!, templateOf(req.body)));
     app.delete(`${base}/:name`, async (req: Req) => {

@@ -35,6 +35,9 @@ import { templateRoutes } from './templates.js';
 import { cronWorkflowRoutes } from './cron-workflows.js';
 import { artifactRoutes } from './artifacts.js';
 import { workflowOperationRoutes } from './workflow-operations.js';
+import { workflowSubmitRoutes } from './workflow-submit.js';
+import { serverInfoRoutes } from './server-info.js';
+import { syncLimitRoutes } from './sync-limits.js';
 import { workflowEventRoutes } from './workflow-events.js';
 import { podLogRoutes } from './pod-logs.js';
 import { objectEventRoutes } from './object-events.js';
@@ -47,6 +50,9 @@ import { creatorOf, userInfoRoutes } from './userinfo.js';
 import { withCreator } from '../../operations/index.js';
 import { listQuery, type ListQuery } from './list-query.js';
 import { summarize, wantsSummary } from '../workflow-summary.js';
+
+/** Routes that create a workflow in the path's namespace (or ask whether a create would pass). */
+const CREATE_ROUTES = new Set(['/api/v1/workflows/:namespace', '/api/v1/workflows/:namespace/lint', '/api/v1/workflows/:namespace/submit']);
 
 /** Routes that act on every namespace: refused when the server serves only some (--allowed-namespaces). */
 const ALL_NAMESPACES = new Set(['/api/v1/workflows/', '/api/v1/workflow-events/']);
@@ -104,7 +110,7 @@ export async function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDe
     auth.checkNamespace(namespace);
     // Creating workflows (and linting one, which is asking whether a create would pass); the
     // template routes and operations leave it to the API server's answer to the call itself.
-    const creates = req.routeOptions.url === '/api/v1/workflows/:namespace' || req.routeOptions.url === '/api/v1/workflows/:namespace/lint';
+    const creates = CREATE_ROUTES.has(req.routeOptions.url ?? '');
     if (req.method === 'POST' && creates) await auth.require(req.caller, namespace, CREATE_WORKFLOW_ACCESS);
   });
 
@@ -173,6 +179,9 @@ export async function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDe
   });
 
   workflowOperationRoutes(app, kube);
+  workflowSubmitRoutes(app, kube);
+  serverInfoRoutes(app);
+  syncLimitRoutes(app, kube);
   templateRoutes(app, kube);
   cronWorkflowRoutes(app, kube);
   const trust = {
