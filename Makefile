@@ -3,10 +3,10 @@ SHELL := /bin/bash
 NPM ?= npm
 export GOTOOLCHAIN := local
 
-.PHONY: peer-examples deps dev-deps system-packages-dev system-packages-test node-deps control-plane object-store blob-store gcs-store image-registry event-bus build lint format advisories crds test test-go test-unit test-kube test-system dev bench bench-peer bench-peer-node soak fuzz clean image image-verify test-images node node-up node-down test-node dev-node bench-node
+.PHONY: peer-examples peer-cli deps dev-deps system-packages-dev system-packages-test node-deps control-plane object-store blob-store gcs-store image-registry event-bus build lint format advisories crds test test-go test-unit test-kube test-system dev bench bench-peer bench-peer-node soak fuzz clean image image-verify test-images node node-up node-down test-node dev-node bench-node
 
 ## deps: everything `make test` needs on a fresh machine (Debian packages, npm packages, the control plane, the stores the tests use)
-deps: system-packages-test node-deps control-plane object-store blob-store gcs-store image-registry event-bus
+deps: system-packages-test node-deps control-plane object-store blob-store gcs-store image-registry event-bus peer-cli
 
 ## dev-deps: what `make dev` runs, and no more (Debian packages, npm packages, the control plane, the object store)
 dev-deps: system-packages-dev node-deps control-plane object-store
@@ -20,7 +20,7 @@ system-packages-test:
 
 node-deps: node_modules/.package-lock.json
 node_modules/.package-lock.json: package.json package-lock.json
-	@node -e 'const [M]=process.versions.node.split(".").map(Number); if (M < 20) { console.error("plugflow needs Node.js 20 or later; this is " + process.version); process.exit(1); }'
+	@node -e 'const [M]=process.versions.node.split(".").map(Number); const [, m] = process.versions.node.split(".").map(Number); if (M < 20 || (M === 20 && m < 19) || M === 21 || (M === 22 && m < 13) || M === 23) { console.error("plugflow needs Node.js ^20.19, ^22.13 or 24+ (package.json engines); this is " + process.version); process.exit(1); }'
 	$(NPM) ci --no-audit --no-fund
 	@touch $@
 
@@ -48,12 +48,16 @@ image-registry:
 event-bus:
 	@bash hack/build-store-server.sh nats-server
 
+## peer-cli: build (or reuse) the peer's `argo` CLI in ~/.cache/plugflow, which test/argo-cli.test.ts runs against plugflow's server
+peer-cli:
+	@bash hack/build-peer.sh --cli >/dev/null
+
 ## build: compile TypeScript to dist/ (the `plugflow` command runs from there) and bundle the web UI into dist/ui
 build: node-deps
 	npx tsc -p tsconfig.build.json
 	npx tsx hack/build-ui.ts
 
-## lint: strict type check of everything, ESLint, the Prettier format check, the CRDs are up to date with their source, imports obey the layers (hack/layout/layers.cjs) and the layout tables are current
+## lint: strict type check of everything, ESLint, the Prettier format check, the CRDs are up to date with their source, imports obey the layers (hack/layout/layers.cjs), the layout tables are current and every package accepts the Node.js versions package.json promises
 lint: node-deps
 	npx tsc -p tsconfig.json --noEmit
 	npx tsc -p ui/tsconfig.json
@@ -63,6 +67,7 @@ lint: node-deps
 	npx tsx hack/gen-install.ts --check
 	npx depcruise src --config .dependency-cruiser.cjs --output-type err
 	npx tsx hack/gen-layout.ts --check
+	npx tsx hack/check-engines.ts
 
 ## format: rewrite the code in Prettier's format (what `make lint` checks)
 format: node-deps

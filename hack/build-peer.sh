@@ -17,6 +17,8 @@
 #   hack/build-peer.sh --print       print the controller's path (builds first if needed)
 #   hack/build-peer.sh --exec-image  print the path of the executor's OCI archive (builds first if needed)
 #   hack/build-peer.sh --crds        print the directory of the peer's CRDs (in the module cache)
+#   hack/build-peer.sh --cli         print the path of the peer's `argo` CLI (builds it first if needed;
+#                                    test/argo-cli runs it against plugflow's server)
 #
 # Environment: PLUGFLOW_CACHE (default ~/.cache/plugflow), PEER_VERSION (default v4.0.2).
 set -euo pipefail
@@ -28,6 +30,7 @@ BIN="$CACHE/bin/peer-argo-workflows-$PEER_VERSION"
 OUT="$BIN/workflow-controller"
 EXEC="$BIN/argoexec"
 EXEC_IMAGE="$CACHE/images/peer-argoexec-$PEER_VERSION.oci.tar"
+CLI="$BIN/argo"
 WORK="$CACHE/build/peer-$PEER_VERSION"
 MODE="${1:-}"
 
@@ -63,52 +66,80 @@ if [[ "$MODE" == "--crds" ]]; then
   exit 0
 fi
 
+# The module from the proxy, its hash checked against sum.golang.org.
+download() {
+  cd "$WORK"
+  go mod download -json "$PEER_MODULE@$PEER_VERSION" > download.json
+  grep -q '"Error"' download.json && { cat download.json; return 1; }
+  return 0
+}
+module_facts() {
+  dir="$(sed -n 's/^\s*"Dir": "\(.*\)",$/\1/p' "$WORK/download.json")"
+  sum="$(sed -n 's/^\s*"Sum": "\(.*\)",$/\1/p' "$WORK/download.json")"
+  modsum="$(sed -n 's/^\s*"GoModSum": "\(.*\)",$/\1/p' "$WORK/download.json")"
+}
+# The wrapper: the peer's go.mod renamed + the peer itself; its go.sum + the peer's own lines.
+wrapper() {
+  cd "$WORK"
+  if grep -qE '^\s*replace\b' "$dir/go.mod"; then echo "the peer's go.mod has replace directives; this wrapper does not apply them"; return 1; fi
+  sed "s#^module .*#module plugflow.local/peer-build#" "$dir/go.mod" > go.mod
+  printf '\nrequire %s %s\n' "$PEER_MODULE" "$PEER_VERSION" >> go.mod
+  cp "$dir/go.sum" go.sum
+  printf '%s %s %s\n%s %s/go.mod %s\n' "$PEER_MODULE" "$PEER_VERSION" "$sum" "$PEER_MODULE" "$PEER_VERSION" "$modsum" >> go.sum
+  chmod u+w go.mod go.sum
+}
+# The peer's repository has workflow/executor/osspecific/signal_linux.go as a symlink to
+# signal_darwin.go; module zips leave symlinks out, so the module from the proxy does not build
+# cmd/argoexec for Linux ("undefined: Setpgid"), and go refuses overlays of the module cache.
+# argoexec (and the CLI) build from a copy of the verified module with the link's target under
+# its name, through a replace in a second wrapper (the controller builds from the module itself).
+exec_wrapper() {
+  rm -rf "$WORK/exec" && mkdir -p "$WORK/exec"
+  cp -r "$dir" "$WORK/exec/peer" && chmod -R u+w "$WORK/exec/peer"
+  local os="$WORK/exec/peer/workflow/executor/osspecific"
+  [[ -f "$os/signal_linux.go" ]] || cp "$os/signal_darwin.go" "$os/signal_linux.go"
+  cp "$WORK/go.mod" "$WORK/go.sum" "$WORK/exec/"
+  printf '\nreplace %s => ./peer\n' "$PEER_MODULE" >> "$WORK/exec/go.mod"
+}
+ldflags="-s -w -X $PEER_MODULE.version=$PEER_VERSION -X $PEER_MODULE.gitTreeState=clean"
+
+# The CLI (cmd/argo) embeds the peer's UI (ui/dist/app), which the module from the proxy does not
+# carry (the peer's release builds it; it is not committed): it builds from the same copy as
+# argoexec, with a one-line placeholder page in its place. The CLI never serves the UI. Only what
+# the CLI needs is built: not the controller nor argoexec.
+if [[ "$MODE" == "--cli" ]]; then
+  if [[ ! -x "$CLI" ]]; then
+    command -v go >/dev/null || { log "go is not installed (need Go >= 1.24)"; exit 1; }
+    mkdir -p "$WORK" "$(dirname "$CLI")"
+    renice -n 15 $$ >/dev/null
+    log "building $PEER_MODULE@$PEER_VERSION cmd/argo into $BIN (cold build: several minutes)"
+    [[ -f "$WORK/download.json" ]] || step download download
+    module_facts
+    [[ -f "$WORK/go.sum" ]] || step wrapper wrapper
+    [[ -f "$WORK/exec/go.mod" ]] || step exec-wrapper exec_wrapper
+    cli_placeholder() {
+      mkdir -p "$WORK/exec/peer/ui/dist/app"
+      echo '<!doctype html><title>argo CLI build: no UI</title>' > "$WORK/exec/peer/ui/dist/app/index.html"
+    }
+    step cli-placeholder cli_placeholder
+    step build-cli bash -c "cd '$WORK/exec' && go build -trimpath -ldflags '$ldflags' -o '$CLI.tmp' '$PEER_MODULE/cmd/argo'"
+    mv "$CLI.tmp" "$CLI"
+  fi
+  echo "$CLI"
+  exit 0
+fi
+
 if [[ ! -x "$OUT" || ! -x "$EXEC" ]]; then
   command -v go >/dev/null || { log "go is not installed (need Go >= 1.24)"; exit 1; }
   mkdir -p "$WORK" "$(dirname "$OUT")"
   renice -n 15 $$ >/dev/null # the machine is shared: the build (and every step, inherited) yields to others
   log "building $PEER_MODULE@$PEER_VERSION cmd/workflow-controller and cmd/argoexec into $BIN (cold build: several minutes)"
-
-  # The module from the proxy, its hash checked against sum.golang.org.
-  download() {
-    cd "$WORK"
-    go mod download -json "$PEER_MODULE@$PEER_VERSION" > download.json
-    grep -q '"Error"' download.json && { cat download.json; return 1; }
-    return 0
-  }
   step download download
-  dir="$(sed -n 's/^\s*"Dir": "\(.*\)",$/\1/p' "$WORK/download.json")"
-  sum="$(sed -n 's/^\s*"Sum": "\(.*\)",$/\1/p' "$WORK/download.json")"
-  modsum="$(sed -n 's/^\s*"GoModSum": "\(.*\)",$/\1/p' "$WORK/download.json")"
-
-  # The wrapper: the peer's go.mod renamed + the peer itself; its go.sum + the peer's own lines.
-  wrapper() {
-    cd "$WORK"
-    if grep -qE '^\s*replace\b' "$dir/go.mod"; then echo "the peer's go.mod has replace directives; this wrapper does not apply them"; return 1; fi
-    sed "s#^module .*#module plugflow.local/peer-build#" "$dir/go.mod" > go.mod
-    printf '\nrequire %s %s\n' "$PEER_MODULE" "$PEER_VERSION" >> go.mod
-    cp "$dir/go.sum" go.sum
-    printf '%s %s %s\n%s %s/go.mod %s\n' "$PEER_MODULE" "$PEER_VERSION" "$sum" "$PEER_MODULE" "$PEER_VERSION" "$modsum" >> go.sum
-    chmod u+w go.mod go.sum
-  }
+  module_facts
   step wrapper wrapper
   step dependencies bash -c "cd '$WORK' && go list -deps '$PEER_MODULE/cmd/workflow-controller' '$PEER_MODULE/cmd/argoexec' > deps.txt"
   step verify bash -c "cd '$WORK' && go mod verify"
-  ldflags="-s -w -X $PEER_MODULE.version=$PEER_VERSION -X $PEER_MODULE.gitTreeState=clean"
   step build bash -c "cd '$WORK' && go build -trimpath -ldflags '$ldflags' -o '$OUT.tmp' '$PEER_MODULE/cmd/workflow-controller'"
-  # The peer's repository has workflow/executor/osspecific/signal_linux.go as a symlink to
-  # signal_darwin.go; module zips leave symlinks out, so the module from the proxy does not build
-  # cmd/argoexec for Linux ("undefined: Setpgid"), and go refuses overlays of the module cache.
-  # argoexec builds from a copy of the verified module with the link's target under its name,
-  # through a replace in a second wrapper (the controller above builds from the module itself).
-  exec_wrapper() {
-    rm -rf "$WORK/exec" && mkdir -p "$WORK/exec"
-    cp -r "$dir" "$WORK/exec/peer" && chmod -R u+w "$WORK/exec/peer"
-    local os="$WORK/exec/peer/workflow/executor/osspecific"
-    [[ -f "$os/signal_linux.go" ]] || cp "$os/signal_darwin.go" "$os/signal_linux.go"
-    cp "$WORK/go.mod" "$WORK/go.sum" "$WORK/exec/"
-    printf '\nreplace %s => ./peer\n' "$PEER_MODULE" >> "$WORK/exec/go.mod"
-  }
   step exec-wrapper exec_wrapper
   step build-argoexec bash -c "cd '$WORK/exec' && go build -trimpath -ldflags '$ldflags' -o '$EXEC.tmp' '$PEER_MODULE/cmd/argoexec'"
   mv "$OUT.tmp" "$OUT"
