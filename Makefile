@@ -3,10 +3,10 @@ SHELL := /bin/bash
 NPM ?= npm
 export GOTOOLCHAIN := local
 
-.PHONY: peer-examples peer-cli deps dev-deps system-packages-dev system-packages-test node-deps control-plane object-store blob-store gcs-store image-registry event-bus build lint format advisories crds test test-go test-unit test-kube test-system dev bench bench-peer bench-peer-node soak fuzz clean image image-verify test-images node node-up node-down test-node dev-node bench-node
+.PHONY: peer-examples peer-cli hera-client deps dev-deps system-packages-dev system-packages-test node-deps control-plane object-store blob-store gcs-store image-registry event-bus build lint format advisories crds test test-go test-unit test-kube test-system dev bench bench-peer bench-peer-node soak fuzz clean image image-verify test-images node node-up node-down test-node dev-node bench-node
 
 ## deps: everything `make test` needs on a fresh machine (Debian packages, npm packages, the control plane, the stores the tests use)
-deps: system-packages-test node-deps control-plane object-store blob-store gcs-store image-registry event-bus peer-cli
+deps: system-packages-test node-deps control-plane object-store blob-store gcs-store image-registry event-bus peer-cli hera-client
 
 ## dev-deps: what `make dev` runs, and no more (Debian packages, npm packages, the control plane, the object store)
 dev-deps: system-packages-dev node-deps control-plane object-store
@@ -51,6 +51,10 @@ event-bus:
 ## peer-cli: build (or reuse) the peer's `argo` CLI in ~/.cache/plugflow, which test/argo-cli.test.ts runs against plugflow's server
 peer-cli:
 	@bash hack/build-peer.sh --cli >/dev/null
+
+## hera-client: a Python environment with the peer's Python SDK (Hera, from PyPI) in ~/.cache/plugflow, which test/hera-client.test.ts runs against plugflow's server
+hera-client:
+	@bash hack/hera-venv.sh >/dev/null
 
 ## build: compile TypeScript to dist/ (the `plugflow` command runs from there) and bundle the web UI into dist/ui
 build: node-deps

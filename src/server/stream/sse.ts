@@ -4,15 +4,19 @@
  * cannot send an Authorization header). Each message is one `data:` line of JSON, the peer's
  * `{"result": …}` form.
  *
- * Two framings. By default the peer's, which its CLI reads (it parses every line longer than
- * `data: ` as a data line, so no other line may be): data lines only, an error after the stream
- * started as `data: {"error": {code, message}}` (grpc-gateway's form), and no named events.
- * plugflow's UI asks with the request header `x-plugflow-stream: v1` for named events besides:
- * `event: synced` once a watch's first list is complete, and `event: error`.
+ * Three framings, as the peer's server (grpc-gateway) has them and one more:
+ * - a client that does not accept `text/event-stream` (curl, Hera, scripts) gets newline-delimited
+ *   JSON (`application/json`): one `{"result": …}` per line, an error after the stream started as
+ *   `{"error": {code, message}}`;
+ * - one that does gets server-sent events framed as the peer's, which its CLI reads (it parses
+ *   every line longer than `data: ` as a data line, so no other line may be): data lines only, an
+ *   error as `data: {"error": {code, message}}`, no named events;
+ * - plugflow's UI asks with the request header `x-plugflow-stream: v1` for named events besides:
+ *   `event: synced` once a watch's first list is complete, and `event: error`.
  *
  * A bare comment line (`:`) every 15 s keeps proxies and load balancers from closing an idle
- * stream and lets the server notice a browser that went away (the write fails); it is short
- * enough for the peer's CLI to skip.
+ * event stream and lets the server notice a browser that went away (the write fails); it is short
+ * enough for the peer's CLI to skip. Newline-delimited JSON has no comments: it gets none.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
@@ -50,20 +54,21 @@ export class SseStream {
   private readonly abort = new AbortController();
   private readonly heartbeat: NodeJS.Timeout;
   private ended = false;
-  /** The client reads named events (NAMED_EVENTS_HEADER); else the peer's framing. */
-  private readonly named: boolean;
+  /** The framing the client asked for (see the file's comment). */
+  private readonly framing: 'ndjson' | 'peer-sse' | 'named-sse';
 
   constructor(
     req: FastifyRequest,
     private readonly reply: FastifyReply,
   ) {
     this.signal = this.abort.signal;
-    this.named = req.headers[NAMED_EVENTS_HEADER] === 'v1';
+    const sse = (req.headers.accept ?? '').includes('text/event-stream');
+    this.framing = !sse ? 'ndjson' : req.headers[NAMED_EVENTS_HEADER] === 'v1' ? 'named-sse' : 'peer-sse';
     reply.hijack();
     const res = reply.raw;
     const http1 = req.raw.httpVersionMajor === 1;
     res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
+      'content-type': this.framing === 'ndjson' ? 'application/json; charset=utf-8' : 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',
       'x-accel-buffering': 'no',
       // Over HTTP/1 the connection carries this one stream and closes with it (its socket is of no
@@ -74,7 +79,9 @@ export class SseStream {
     });
     res.flushHeaders();
     if (http1) req.raw.socket.setNoDelay(true);
-    this.heartbeat = setInterval(() => this.write(':\n\n'), HEARTBEAT_MS);
+    this.heartbeat = setInterval(() => {
+      if (this.framing !== 'ndjson') this.write(':\n\n');
+    }, HEARTBEAT_MS);
     this.heartbeat.unref();
     res.on('close', () => this.end());
     // The server's graceful stop ends open streams at once (the browser reconnects, to another
@@ -90,6 +97,7 @@ export class SseStream {
 
   /** One message: `data: {"result": result}`. Returns false once the stream has ended. */
   send(result: unknown): boolean {
+    if (this.framing === 'ndjson') return this.write(`${JSON.stringify({ result })}\n`);
     return this.write(`data: ${JSON.stringify({ result })}\n\n`);
   }
 
@@ -98,7 +106,7 @@ export class SseStream {
    * only to a client that asked for named events (nothing in the peer's framing).
    */
   event(name: string, data: unknown): boolean {
-    if (!this.named) return !this.ended;
+    if (this.framing !== 'named-sse') return !this.ended;
     return this.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
   }
 
@@ -107,8 +115,9 @@ export class SseStream {
    * reads named events, else as the peer's `data: {"error": …}` — then the stream ends.
    */
   fail(code: number, message: string): void {
-    if (this.named) this.write(`event: error\ndata: ${JSON.stringify({ code, message })}\n\n`);
-    else this.write(`data: ${JSON.stringify({ error: { code, message } })}\n\n`);
+    if (this.framing === 'named-sse') this.write(`event: error\ndata: ${JSON.stringify({ code, message })}\n\n`);
+    else if (this.framing === 'peer-sse') this.write(`data: ${JSON.stringify({ error: { code, message } })}\n\n`);
+    else this.write(`${JSON.stringify({ error: { code, message } })}\n`);
     this.end();
   }
 
