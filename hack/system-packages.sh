@@ -9,7 +9,7 @@
 #                                   runner), curl, python3 (the example plugins), postgresql (the
 #                                   workflow archive's server)
 #   hack/system-packages.sh test    the above, git (the git artifact suites), chromium (the web UI's
-#                                   browser tests); optional: containerd, runc, the CNI plugins,
+#                                   browser tests), python3-venv (the Hera client suite); optional: containerd, runc, the CNI plugins,
 #                                   iptables, conntrack, openssl, umoci, mmdebstrap (test/node/)
 set -euo pipefail
 
@@ -39,6 +39,7 @@ need required postgresql has_postgres
 if [[ $profile == test ]]; then
   need required git has git
   need required chromium has chromium
+  need required python3-venv python3 -c 'import ensurepip, venv'
   need optional containerd has containerd
   need optional runc has runc
   need optional conntrack has conntrack
