@@ -843,7 +843,7 @@ function figuresOf(runs: RunResult[], chaos: RunResult | undefined): Figure[] {
       unit: 's',
       goal: 'reported',
       met: ms.length > 0,
-      note: `member Leases last 15 s and are listed every 2 s: a dead replica is counted out 15–17 s after its last renewal, and by a replica that started since then and still lists its Lease 15 s after that one's own start (it judges by its own clock); with a kill every ${KILL_EVERY_MS / 1000} s, shorter than a lease, a share often moves to a replica that is itself dead or too new to see the holder gone, and waits again`,
+      note: `member Leases last 15 s and are listed every 2 s: a dead replica is counted out 15–17 s after its last renewal, and by a replica that started since then and still lists its Lease 15 s after that one's own start (it judges by its own clock); ${KILL_EVERY_MS < LEASE_MS ? `with a kill every ${KILL_EVERY_MS / 1000} s, shorter than a lease, a share often moves to a replica that is itself dead or too new to see the holder gone, and waits again` : `with a kill every ${KILL_EVERY_MS / 1000} s, longer than a lease, what is left after the move is the new owner's work queue: it gained a share of the unfinished workflows at once`}`,
     },
   );
   return out;

@@ -16,10 +16,8 @@
  * the caller goes away (the caller needs `list` and `watch` on events).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../../kube/errors.js';
-import type { WatchEvent } from '../../kube/request-options.js';
-import { errorMessage } from '../../log/error-message.js';
 import { SseStream } from '../stream/sse.js';
+import { relayWatch } from '../stream/watch-relay.js';
 import { listQuery, type ListQuery } from './list-query.js';
 import type { KubeClient } from '../../kube/client.js';
 import { requireWorkflowPod } from './workflow-pod.js';
@@ -67,9 +65,6 @@ export function objectEventRoutes(app: FastifyInstance, kube: KubeClient): void 
   );
 }
 
-/** How long one watch of the API server lasts before the stream re-watches from where it was. */
-const WATCH_SECONDS = 300;
-
 async function watchEvents(
   kube: KubeClient,
   req: FastifyRequest<{ Params: { namespace: string }; Querystring: ListQuery }>,
@@ -83,32 +78,13 @@ async function watchEvents(
   const list = await asCaller.list<KubeEvent>(EVENTS, selectors);
   const sse = new SseStream(req, reply);
   for (const e of list.items) sse.send(e);
-  let version = list.metadata?.resourceVersion;
-  while (sse.open) {
-    let failure: { code: number; message: string } | undefined;
-    const onEvent = (e: WatchEvent) => {
-      if (e.type === 'ERROR') {
-        const status = e.object as { code?: number; message?: string };
-        failure = { code: status.code ?? 500, message: status.message ?? 'the watch failed' };
-        return;
-      }
-      const rv = (e.object as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
-      if (rv) version = rv;
-      if (e.type === 'ADDED' || e.type === 'MODIFIED') sse.send(e.object);
-    };
-    try {
-      await asCaller.watch(
-        EVENTS,
-        { ...selectors, resourceVersion: version, timeoutSeconds: WATCH_SECONDS, allowWatchBookmarks: true },
-        onEvent,
-        sse.signal,
-      );
-    } catch (err) {
-      const code = err instanceof ApiError && err.code !== 0 ? err.code : 503;
-      if (sse.open) sse.fail(code, `watching events: ${errorMessage(err)}`);
-      return;
-    }
-    if (failure?.code === 410) sse.fail(410, 'the watch fell too far behind the API server (410 Gone): reconnect to list again');
-    else if (failure) sse.fail(failure.code, `watching events: ${failure.message}`);
-  }
+  await relayWatch({
+    client: asCaller,
+    type: EVENTS,
+    query: selectors,
+    version: list.metadata?.resourceVersion,
+    sse,
+    what: 'events',
+    prepare: (type, object) => (type === 'ADDED' || type === 'MODIFIED' ? object : undefined),
+  });
 }
