@@ -1,5 +1,11 @@
 import { Command } from 'commander';
-import { PLUGFLOW_RELEASE } from '../api/constants.js';
+
+/**
+ * plugflow's release, as `--version` says it. The same as src/api's PLUGFLOW_RELEASE (what the
+ * server's /api/v1/version answers; version.test.ts holds them equal): written here because this
+ * file loads nothing but commander before a command is chosen.
+ */
+const RELEASE = '0.1.0';
 
 /**
  * The `plugflow` command. Each concern registers its own subcommands from its own module
@@ -8,7 +14,7 @@ import { PLUGFLOW_RELEASE } from '../api/constants.js';
 export async function buildProgram(): Promise<Command> {
   const program = new Command('plugflow')
     .description('plugflow: Kubernetes workflows whose steps run as pods or through executor plugins')
-    .version(PLUGFLOW_RELEASE)
+    .version(RELEASE)
     .showHelpAfterError();
   const modules = await Promise.all([
     import('./plugin.js').then((m) => m.registerPluginCommands),
@@ -48,7 +54,7 @@ const PROCESS_COMMANDS: Record<string, () => Promise<(program: Command) => void>
 async function programFor(argv: string[]): Promise<Command> {
   const only = Object.hasOwn(PROCESS_COMMANDS, argv[2] ?? '') ? PROCESS_COMMANDS[argv[2]!] : undefined;
   if (!only) return buildProgram();
-  const program = new Command('plugflow').version(PLUGFLOW_RELEASE).showHelpAfterError();
+  const program = new Command('plugflow').version(RELEASE).showHelpAfterError();
   (await only())(program);
   return program;
 }

@@ -18,7 +18,7 @@ export function registerBodyParsers(app: FastifyInstance): void {
   app.addContentTypeParser('*', { parseAs: 'string' }, (req, body, done) => {
     const type = req.headers['content-type'];
     if (type === undefined || type === '') {
-      json(req, body as string, done);
+      void json(req, body as string, done);
       return;
     }
     done(
