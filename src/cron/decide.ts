@@ -216,17 +216,20 @@ function decideRun(
   out.notes.push({ type: 'Normal', reason: 'WorkflowCreated', message: `started ${name} for the run scheduled at ${at}` });
 }
 
-/** The workflow of one run: the spec as written, the metadata of workflowMetadata, owned by the cron. */
-export function runWorkflow(cron: CronWorkflow, name: string, scheduledAt: string): Workflow {
+/**
+ * What every workflow a CronWorkflow starts carries, scheduled or submitted from it by hand: the
+ * labels and annotations of workflowMetadata, the cron's label, the cron as its owner, a copy of
+ * workflowSpec. No name: each caller names it.
+ */
+export function workflowOfCron(cron: CronWorkflow): Workflow {
   const meta = cron.spec.workflowMetadata ?? {};
   return {
     apiVersion: 'plugflow.io/v1alpha1',
     kind: 'Workflow',
     metadata: {
-      name,
       namespace: cron.metadata.namespace,
       labels: { ...(meta.labels ?? {}), [LABEL_CRON_WORKFLOW]: cron.metadata.name ?? '' },
-      annotations: { ...(meta.annotations ?? {}), [ANNOTATION_SCHEDULED_TIME]: scheduledAt },
+      ...(meta.annotations ? { annotations: { ...meta.annotations } } : {}),
       ...(cron.metadata.uid
         ? {
             ownerReferences: [
@@ -244,6 +247,13 @@ export function runWorkflow(cron: CronWorkflow, name: string, scheduledAt: strin
     },
     spec: structuredClone(cron.spec.workflowSpec),
   } as Workflow;
+}
+
+/** The workflow of one scheduled run: named by its time, which its annotation also holds. */
+export function runWorkflow(cron: CronWorkflow, name: string, scheduledAt: string): Workflow {
+  const wf = workflowOfCron(cron);
+  wf.metadata = { name, ...wf.metadata, annotations: { ...(wf.metadata.annotations ?? {}), [ANNOTATION_SCHEDULED_TIME]: scheduledAt } };
+  return wf;
 }
 
 /** `cronworkflow.*` variables for `when`. */

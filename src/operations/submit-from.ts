@@ -5,9 +5,9 @@
  *
  * From a template the workflow refers to it (`spec.workflowTemplateRef`), so the template's
  * changes reach it the way they reach any workflow that refers to it; from a CronWorkflow it
- * carries a copy of the cron's workflowSpec and workflowMetadata, is labelled with the cron's
- * name and owned by it, as a scheduled run is (src/cron/decide.ts) — but named by the caller
- * (default `<cron>-` generated), so it never takes a scheduled time's name.
+ * carries what a scheduled run carries (src/cron/decide.ts `workflowOfCron`: workflowSpec,
+ * workflowMetadata, the cron's label, the cron as owner) — but is named by the caller (default
+ * `<cron>-` generated), so it never takes a scheduled time's name.
  *
  * Pure but for reading the source object, which is done with the caller's client: whoever may
  * not read the template cannot submit from it.
@@ -15,12 +15,12 @@
 import {
   API_VERSION,
   LABEL_CLUSTER_WORKFLOW_TEMPLATE,
-  LABEL_CRON_WORKFLOW,
   LABEL_WORKFLOW_TEMPLATE,
   isJsonObject,
   type CronWorkflow,
   type Workflow,
 } from '../api/index.js';
+import { workflowOfCron } from '../cron/decide.js';
 import type { KubeClient } from '../kube/client.js';
 import { CLUSTER_WORKFLOW_TEMPLATES, CRON_WORKFLOWS, WORKFLOW_TEMPLATES } from '../kube/resource.js';
 import { OperationRefused } from './errors.js';
@@ -181,26 +181,10 @@ export function applySubmitOptions(wf: Workflow, o: SubmitOptions): Workflow {
 export async function workflowFromSource(kube: KubeClient, namespace: string, kind: SubmitSourceKind, name: string): Promise<Workflow> {
   if (!name) throw new OperationRefused('invalid', 'resourceName is required: the name of the template or CronWorkflow to submit');
   if (kind === 'CronWorkflow') {
-    const cron = await kube.get<CronWorkflow>(CRON_WORKFLOWS, namespace, name);
-    const meta = cron.spec.workflowMetadata ?? {};
-    return {
-      apiVersion: API_VERSION,
-      kind: 'Workflow',
-      metadata: {
-        generateName: `${name}-`,
-        namespace,
-        labels: { ...(meta.labels ?? {}), [LABEL_CRON_WORKFLOW]: name },
-        ...(meta.annotations ? { annotations: { ...meta.annotations } } : {}),
-        ...(cron.metadata.uid
-          ? {
-              ownerReferences: [
-                { apiVersion: API_VERSION, kind: 'CronWorkflow', name, uid: cron.metadata.uid, blockOwnerDeletion: true, controller: true },
-              ],
-            }
-          : {}),
-      },
-      spec: structuredClone(cron.spec.workflowSpec),
-    } as Workflow;
+    // As a scheduled run is made (src/cron/decide.ts), but named by the caller, never by a time.
+    const wf = workflowOfCron(await kube.get<CronWorkflow>(CRON_WORKFLOWS, namespace, name));
+    wf.metadata.generateName = `${name}-`;
+    return wf;
   }
   const cluster = kind === 'ClusterWorkflowTemplate';
   // Read first: a template that is not there (or not readable) is the caller's 404/403, not a
