@@ -39,37 +39,56 @@ export async function startImageRegistry(opts: RegistryAuthOptions = {}): Promis
   const t0 = Date.now();
   const bin = await toolPath([join(REPO_ROOT, 'hack', 'build-store-server.sh'), 'registry'], 'building the distribution registry', log);
   const dir = mkdtempSync(join(tmpdir(), 'plugflow-registry-'));
-  const port = await freePort();
-  const host = `127.0.0.1:${port}`;
-  const config: Record<string, unknown> = {
-    version: 0.1,
-    log: { level: 'warn', accesslog: { disabled: true } },
-    storage: { filesystem: { rootdirectory: join(dir, 'data') } },
-    http: { addr: host, secret: randomBytes(16).toString('hex') },
-  };
-  if (opts.htpasswd) {
-    const file = join(dir, 'htpasswd');
-    writeFileSync(file, `${opts.htpasswd.user}:${bcrypt.hashSync(opts.htpasswd.password, 6)}\n`);
-    config.auth = { htpasswd: { realm: 'plugflow-test', path: file } };
-  }
+  // The token service binds first: a port picked for the registry before it could be handed to
+  // the token service by the kernel, and then the registry's readiness probe would be answered by
+  // the token service (CI saw exactly that: pushes answered with tokens).
   let tokenServer: Server | undefined;
   let tokenHost: string | undefined;
+  let auth: Record<string, unknown> | undefined;
   if (opts.token) {
     const t = await startTokenServer(dir, opts.token);
     tokenServer = t.server;
     tokenHost = new URL(t.realm).host;
-    config.auth = {
-      token: { realm: t.realm, service: 'plugflow-test-registry', issuer: 'plugflow-test-tokens', rootcertbundle: t.certFile },
-    };
+    auth = { token: { realm: t.realm, service: 'plugflow-test-registry', issuer: 'plugflow-test-tokens', rootcertbundle: t.certFile } };
   }
-  writeFileSync(join(dir, 'config.yml'), stringify(config));
-  const server = await startServerProcess({
-    name: `registry at ${host}`,
-    file: bin,
-    args: ['serve', join(dir, 'config.yml')],
-    env: { PATH: process.env.PATH ?? '', HOME: dir, OTEL_TRACES_EXPORTER: 'none' },
-    ready: async () => [200, 401].includes((await fetch(`http://${host}/v2/`)).status),
-  });
+  if (opts.htpasswd) {
+    const file = join(dir, 'htpasswd');
+    writeFileSync(file, `${opts.htpasswd.user}:${bcrypt.hashSync(opts.htpasswd.password, 6)}\n`);
+    auth = { htpasswd: { realm: 'plugflow-test', path: file } };
+  }
+  // A port picked free can still be taken before the registry binds it (the tests start several
+  // servers at once): the registry then exits on "address already in use" and is started again.
+  let host = '';
+  let server: Awaited<ReturnType<typeof startServerProcess>> | undefined;
+  for (let attempt = 1; !server; attempt++) {
+    host = `127.0.0.1:${await freePort()}`;
+    const config: Record<string, unknown> = {
+      version: 0.1,
+      log: { level: 'warn', accesslog: { disabled: true } },
+      storage: { filesystem: { rootdirectory: join(dir, 'data') } },
+      http: { addr: host, secret: randomBytes(16).toString('hex') },
+      ...(auth ? { auth } : {}),
+    };
+    writeFileSync(join(dir, 'config.yml'), stringify(config));
+    const probe = `http://${host}/v2/`;
+    try {
+      server = await startServerProcess({
+        name: `registry at ${host}`,
+        file: bin,
+        args: ['serve', join(dir, 'config.yml')],
+        env: { PATH: process.env.PATH ?? '', HOME: dir, OTEL_TRACES_EXPORTER: 'none' },
+        // Only the registry answers /v2/ with its API version header: anything else on the port
+        // (another test's server that took it first) is not this registry being ready.
+        ready: async () => {
+          const res = await fetch(probe);
+          return [200, 401].includes(res.status) && res.headers.get('docker-distribution-api-version') === 'registry/2.0';
+        },
+      });
+    } catch (err) {
+      if (attempt >= 3 || !/address already in use/.test(String(err))) throw err;
+      log(`[registry] ${host} was taken before the registry bound it; trying another port`);
+    }
+  }
   log(`[registry] ready at ${host}${opts.htpasswd ? ' (htpasswd)' : opts.token ? ' (token)' : ''} in ${Date.now() - t0} ms`);
   return {
     host,
