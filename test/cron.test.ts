@@ -6,10 +6,15 @@
  *   scheduled time, named `<cron>-<unix seconds>`, keeps the history limits, counts its runs,
  *   and starts nothing once suspended through REST (`plugflow cron suspend` does the same call);
  * - the controller is stopped for a few seconds and started again: of the times it missed, only
- *   the latest runs (once), and no scheduled time ever gets two workflows.
+ *   the latest runs (once), and no scheduled time ever gets two workflows; with catchUp All,
+ *   every missed time runs, once;
+ * - `plugflow cron backfill` (through REST, with the caller's token) runs each scheduled time of
+ *   a past range once, `parallel` at a time, with two controllers acting at once; asking again
+ *   for the range starts nothing; a range of too many times is refused, naming the bound.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LABEL_CRON_WORKFLOW, type CronWorkflow, type Workflow } from '../src/api/index.js';
+import { LABEL_BACKFILL, LABEL_CRON_WORKFLOW, type CronWorkflow, type Workflow } from '../src/api/index.js';
+import { runCronBackfill } from '../src/cli/cron.js';
 import { startController, type RunningController } from '../src/controller/controller.js';
 import type { KubeClient } from '../src/kube/client.js';
 import { CRON_WORKFLOWS, WORKFLOWS } from '../src/kube/resource.js';
@@ -164,4 +169,84 @@ describe('CronWorkflows', () => {
     expect(during.length, `runs at ${seconds.join(', ')}; stopped ${stoppedAt}, restarted ${restartedAt}`).toBeLessThanOrEqual(1);
     expect(seconds.some((s) => s * 1000 > restartedAt)).toBe(true);
   }, 120_000);
+
+  it('with catchUp All, every time missed while the controller was down runs, once', async () => {
+    await client.create(
+      CRON_WORKFLOWS,
+      ns,
+      cronBody('catchup', { catchUp: { policy: 'All', maxRuns: 30 }, successfulJobsHistoryLimit: 100 }),
+    );
+    await eventually(async () => ((await runsOf('catchup')).length >= 2 ? true : undefined), 'two runs before the outage', 30_000);
+    await controller!.stop();
+    controller = undefined;
+    await new Promise((r) => setTimeout(r, 4_000));
+    const downSince = Math.max(...(await runsOf('catchup')).map(scheduledSeconds));
+    controller = await startController({ kubeConfig: adminKubeConfig(), namespace: ns, metricsPort: 0, log: captureLogger().log });
+    const restartedAt = Math.floor(Date.now() / 1000);
+    await eventually(
+      async () => ((await runsOf('catchup')).some((w) => scheduledSeconds(w) > restartedAt + 1) ? true : undefined),
+      'a run after the restart',
+      30_000,
+    );
+    await client.mergePatch(CRON_WORKFLOWS, ns, 'catchup', { spec: { suspend: true } });
+    const seconds = (await runsOf('catchup')).map(scheduledSeconds).sort();
+    expect(new Set(seconds).size).toBe(seconds.length);
+    // Every second from the last run before the outage to after the restart has its run.
+    for (let s = downSince; s <= restartedAt; s++) expect(seconds, `runs at ${seconds.join(', ')}`).toContain(s);
+  }, 120_000);
+
+  it('plugflow cron backfill runs each time of a past range once, 2 at a time, with two controllers; again starts nothing', async () => {
+    const hour = 3600_000;
+    const top = Math.floor(Date.now() / hour) * hour;
+    await client.create(CRON_WORKFLOWS, ns, cronBody('hourly', { schedule: '0 * * * *', successfulJobsHistoryLimit: 0 }));
+    const second = await startController({ kubeConfig: adminKubeConfig(), namespace: ns, metricsPort: 0, log: captureLogger().log });
+    try {
+      const lines: string[] = [];
+      const printer = { out: (l: string) => lines.push(l), err: (l: string) => lines.push(`ERR ${l}`) };
+      const from = new Date(top - 5 * hour).toISOString();
+      const to = new Date(top - hour).toISOString();
+      const flags = {
+        server: server.url,
+        token: alice,
+        insecureSkipTlsVerify: true,
+        namespace: ns,
+        from,
+        to,
+        parallel: '2',
+        wait: true,
+        pollMs: 300,
+      };
+      expect(await runCronBackfill('hourly', flags, printer), lines.join('\n')).toBe(0);
+      expect(lines[0]).toContain('5 runs start, 2 at a time');
+      expect(lines.at(-1)).toMatch(/Complete: 5\/5 started, 0 running/);
+      const runs = (await runsOf('hourly')).filter((w) => w.metadata.labels?.[LABEL_BACKFILL]);
+      expect(runs.map(scheduledSeconds).sort()).toEqual([5, 4, 3, 2, 1].map((h) => (top - h * hour) / 1000));
+      for (const w of runs) {
+        expect(w.status?.phase).toBe('Succeeded');
+        expect(w.metadata.labels?.['workflows.plugflow.io/scheduled-time']).toMatch(/^\d{8}T\d{6}Z$/);
+      }
+      // The history limit (0) does not reach a backfill's runs: they are the user's.
+      const status = (await client.get<CronWorkflow>(CRON_WORKFLOWS, ns, 'hourly')).status?.backfills?.[0];
+      expect(status).toMatchObject({ phase: 'Complete', total: 5, started: 5 });
+
+      const again = await call('POST', url('/hourly/backfill'), { token: alice, body: { from, to, parallel: 2 } });
+      expect(again.status).toBe(200);
+      expect(again.body).toMatchObject({ existing: true, runs: 0 });
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect((await runsOf('hourly')).filter((w) => w.metadata.labels?.[LABEL_BACKFILL])).toHaveLength(5);
+
+      const huge = await call('POST', url('/hourly/backfill'), {
+        token: alice,
+        body: { from: new Date(top - 2000 * hour).toISOString(), to },
+      });
+      expect(huge.status).toBe(400);
+      expect(huge.body.message).toMatch(
+        /backfill refused: .*more than 1000 scheduled times, the most one backfill may start; split the range/,
+      );
+      const bob = await call('POST', url('/hourly/backfill'), { token: cluster().userTokens.bob, body: { from, to } });
+      expect(bob.status).toBe(403);
+    } finally {
+      await second.stop();
+    }
+  }, 180_000);
 });

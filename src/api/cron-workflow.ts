@@ -30,6 +30,55 @@ export const STOP_STRATEGY_RECORD = record('StopStrategy', {
   condition: field<string>(str(), ok("the peer's older name of expression")),
 });
 
+export const CATCH_UP_POLICIES = ['None', 'Latest', 'All'] as const;
+export type CatchUpPolicy = (typeof CATCH_UP_POLICIES)[number];
+/** Default and largest `catchUp.maxRuns`: the missed times one look may start. */
+export const DEFAULT_CATCH_UP_RUNS = 10;
+export const MAX_CATCH_UP_RUNS = 100;
+/** Under catchUp None a time is on time within this of it (or startingDeadlineSeconds when smaller). */
+export const CATCH_UP_NONE_GRACE_MS = 60_000;
+
+/**
+ * What happens to the times missed while the controller was down or the CronWorkflow suspended
+ * (plugflow's; the peer has only startingDeadlineSeconds, which is policy Latest).
+ */
+export const CATCH_UP_RECORD = record(
+  'CatchUp',
+  {
+    /** None: only a run on time starts; Latest (default): the latest missed time runs; All: every missed time runs, oldest first. */
+    policy: field<CatchUpPolicy>(oneOfStrings(CATCH_UP_POLICIES)),
+    /** Policy All: at most this many missed times run (the latest ones); default 10, at most 100. */
+    maxRuns: field<number>(int32({ minimum: 1, maximum: MAX_CATCH_UP_RUNS })),
+  },
+  {
+    'x-kubernetes-validations': [
+      { rule: "!has(self.maxRuns) || (has(self.policy) && self.policy == 'All')", message: 'maxRuns applies only to policy All' },
+    ],
+  },
+);
+
+/** Most runs one backfill may ask for, and most backfills a CronWorkflow keeps. */
+export const MAX_BACKFILL_RUNS = 1000;
+export const MAX_BACKFILLS = 20;
+export const MAX_BACKFILL_PARALLEL = 100;
+
+/**
+ * A backfill: the runs of every scheduled time in [from, to], started `parallel` at a time by the
+ * controller. Kept in the spec after it completes, so that asking again for the same range (or
+ * part of it) starts nothing new.
+ */
+export const BACKFILL_RECORD = record('Backfill', {
+  /** Its name, unique in the CronWorkflow; its runs are labelled with it. */
+  name: field<string>(str({ maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' })).required(),
+  /** The first time of the range (RFC 3339), inclusive. */
+  from: field<string>(str({ format: 'date-time' })).required(),
+  /** The last time of the range (RFC 3339), inclusive. */
+  to: field<string>(str({ format: 'date-time' })).required(),
+  /** Runs of this backfill running at once; default 1. */
+  parallel: field<number>(int32({ minimum: 1, maximum: MAX_BACKFILL_PARALLEL })),
+});
+export interface Backfill extends RecordOf<typeof BACKFILL_RECORD.fields> {}
+
 export const CRON_WORKFLOW_SPEC_RECORD = record('CronWorkflowSpec', {
   /** A cron expression (5 fields, or 6 with seconds first), a descriptor (`@hourly`) or `@every 30s`. */
   schedule: field<string>(
@@ -51,6 +100,10 @@ export const CRON_WORKFLOW_SPEC_RECORD = record('CronWorkflowSpec', {
   concurrencyPolicy: field<ConcurrencyPolicy>(oneOfStrings(CONCURRENCY_POLICIES)),
   /** A run that could not start within this many seconds of its time (controller down) is skipped. */
   startingDeadlineSeconds: field<number>(int64({ minimum: 0 })),
+  /** What happens to times missed while the controller was down or it was suspended. */
+  catchUp: ref<RecordOf<typeof CATCH_UP_RECORD.fields>>(CATCH_UP_RECORD),
+  /** Ranges of past scheduled times to run (`plugflow cron backfill`). */
+  backfills: ref<Backfill[]>(BACKFILL_RECORD, 'list', undefined, { extra: { maxItems: MAX_BACKFILLS } }),
   /** Finished runs kept, by outcome; older ones are deleted. Defaults 3 and 1. */
   successfulJobsHistoryLimit: field<number>(int32({ minimum: 0 })),
   failedJobsHistoryLimit: field<number>(int32({ minimum: 0 })),
@@ -76,6 +129,25 @@ export interface CronWorkflowStatus {
   /** Active, or Stopped by the stop strategy. */
   phase?: 'Active' | 'Stopped';
   conditions?: { type: string; status: string; message?: string; lastTransitionTime?: string }[];
+  /** The progress of each backfill of the spec, by name. */
+  backfills?: BackfillStatus[];
+}
+
+export interface BackfillStatus {
+  name: string;
+  /** Scheduled times in its range (less those an earlier backfill covers). */
+  total: number;
+  /** Runs started (or found already there). */
+  started: number;
+  /** The next scheduled time to start (RFC 3339); gone once every run has started. */
+  next?: string;
+  /** Running until every run has started and ended; Complete then. Failed: its range could not be read. */
+  phase: 'Running' | 'Complete' | 'Failed';
+  message?: string;
+  /** Its runs started and not yet seen ended (the bound `parallel` counts these). */
+  running?: string[];
+  /** When the controller last started one of its runs (RFC 3339). */
+  startedAt?: string;
 }
 
 export interface CronWorkflow {
@@ -98,5 +170,9 @@ export interface CronWorkflow {
 
 /** The label that ties a workflow to the CronWorkflow that started it. */
 export const LABEL_CRON_WORKFLOW = 'workflows.plugflow.io/cron-workflow';
+/** The label holding a run's scheduled time in UTC, `20261207T100000Z` (sortable, selectable). */
+export const LABEL_SCHEDULED_TIME = 'workflows.plugflow.io/scheduled-time';
+/** The label naming the backfill a run belongs to. */
+export const LABEL_BACKFILL = 'workflows.plugflow.io/backfill';
 /** The annotation holding the scheduled time a workflow was started for (RFC 3339). */
 export const ANNOTATION_SCHEDULED_TIME = 'workflows.plugflow.io/scheduled-time';

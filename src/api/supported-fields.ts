@@ -141,6 +141,8 @@ export const RECORD_NAMES = [
 export const RESOURCE_RECORD_NAMES = [
   'CronWorkflowSpec',
   'StopStrategy',
+  'CatchUp',
+  'Backfill',
   'WorkflowEventBindingSpec',
   'EventSelector',
   'EventSubmit',

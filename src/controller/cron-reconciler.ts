@@ -1,7 +1,7 @@
 /**
  * Reconciles one CronWorkflow: reads it and the workflows it started from the caches, asks
  * src/cron/decide.ts what must happen, then acts — in this order, so that a crash anywhere
- * repeats nothing: create the run (AlreadyExists means it was created before: runs are named
+ * repeats nothing: create the runs (AlreadyExists means it was created before: runs are named
  * by their scheduled time), stop what Replace replaces, store the status, delete what the
  * history limits drop, record Events. Looked at again at its next scheduled time, and whenever
  * one of its workflows changes.
@@ -10,7 +10,7 @@
  * CronWorkflow in a namespace gets workflows there (the install's RBAC for users grants both
  * together); their pods run as the workflow spec's service account, never the controller's.
  */
-import { ANNOTATION_SCHEDULED_TIME, LABEL_CRON_WORKFLOW, type CronWorkflow } from '../api/index.js';
+import { ANNOTATION_SCHEDULED_TIME, LABEL_BACKFILL, LABEL_CRON_WORKFLOW, type CronWorkflow } from '../api/index.js';
 import type { Workflow } from '../api/index.js';
 import { decideCron, schedulesOf, type CronChild, type ParsedSchedules } from '../cron/decide.js';
 import type { KubeClient } from '../kube/client.js';
@@ -66,18 +66,12 @@ export class CronReconciler {
     const d = decideCron(cron, children, nowMs, this.schedulesOf(key, cron));
     const where = `${namespace}/${name}`;
 
-    if (d.create) {
+    for (const run of d.create) {
       try {
-        await this.deps.client.create(WORKFLOWS, namespace, d.create);
+        await this.deps.client.create(WORKFLOWS, namespace, run);
       } catch (err) {
         if (!isAlreadyExists(err)) {
-          this.deps.events.record(
-            cron,
-            'Warning',
-            'WorkflowCreateFailed',
-            `${d.create.metadata.name}: ${errorMessage(err)}`,
-            CRON_WORKFLOWS,
-          );
+          this.deps.events.record(cron, 'Warning', 'WorkflowCreateFailed', `${run.metadata.name}: ${errorMessage(err)}`, CRON_WORKFLOWS);
           throw err;
         }
       }
@@ -118,6 +112,7 @@ function childOf(wf: Workflow): CronChild {
     ...(wf.status?.phase ? { phase: wf.status.phase } : {}),
     ...(wf.status?.finishedAt ? { finishedAt: wf.status.finishedAt } : {}),
     scheduledMs: Number.isNaN(scheduled) ? 0 : scheduled,
+    ...(wf.metadata?.labels?.[LABEL_BACKFILL] ? { backfill: wf.metadata.labels[LABEL_BACKFILL] } : {}),
   };
 }
 

@@ -26,7 +26,7 @@ const child = (name: string, phase: string | undefined, scheduled: string): Cron
 describe('decideCron', () => {
   it('starts the run of a due time, named by its unix seconds, owned and labelled; asks to look again at the next time', () => {
     const d = decideCron(cron({ workflowMetadata: { labels: { kind: 'report' } } }), [], T('2026-01-01T01:00:03Z'));
-    expect(d.create?.metadata).toMatchObject({
+    expect(d.create[0]?.metadata).toMatchObject({
       name: `nightly-${T('2026-01-01T01:00:00Z') / 1000}`,
       namespace: 'ns',
       labels: { kind: 'report', 'workflows.plugflow.io/cron-workflow': 'nightly' },
@@ -44,18 +44,18 @@ describe('decideCron', () => {
     const first = decideCron(cron(), [], T('2026-01-01T01:00:03Z'));
     const again = decideCron(
       cron({}, first.status),
-      [child(first.create!.metadata.name!, 'Running', '2026-01-01T01:00:00Z')],
+      [child(first.create[0]!.metadata.name!, 'Running', '2026-01-01T01:00:00Z')],
       T('2026-01-01T01:00:04Z'),
     );
-    expect(again.create).toBeUndefined();
+    expect(again.create).toEqual([]);
   });
 
   it('after an outage runs only the latest missed time, or none when it is past startingDeadlineSeconds', () => {
     const status = { lastScheduledTime: '2026-01-01T01:00:00Z' };
     const late = decideCron(cron({}, status), [], T('2026-01-01T05:10:00Z'));
-    expect(late.create?.metadata.annotations?.['workflows.plugflow.io/scheduled-time']).toBe('2026-01-01T05:00:00.000Z');
+    expect(late.create[0]?.metadata.annotations?.['workflows.plugflow.io/scheduled-time']).toBe('2026-01-01T05:00:00.000Z');
     const missed = decideCron(cron({ startingDeadlineSeconds: 60 }, status), [], T('2026-01-01T05:10:00Z'));
-    expect(missed.create).toBeUndefined();
+    expect(missed.create).toEqual([]);
     expect(missed.status.lastScheduledTime).toBe('2026-01-01T05:00:00.000Z');
     expect(missed.notes[0]).toMatchObject({ type: 'Warning', reason: 'MissedSchedule' });
   });
@@ -64,11 +64,11 @@ describe('decideCron', () => {
     const status = { lastScheduledTime: '2026-01-01T01:00:00Z', active: [{ name: 'nightly-1', namespace: 'ns' }] };
     const running = [child('nightly-1', 'Running', '2026-01-01T01:00:00Z')];
     const forbid = decideCron(cron({ concurrencyPolicy: 'Forbid' }, status), running, T('2026-01-01T02:00:01Z'));
-    expect(forbid.create).toBeUndefined();
+    expect(forbid.create).toEqual([]);
     expect(forbid.notes[0]).toMatchObject({ reason: 'ConcurrencyForbidden' });
     const replace = decideCron(cron({ concurrencyPolicy: 'Replace' }, status), running, T('2026-01-01T02:00:01Z'));
     expect(replace.stop).toEqual(['nightly-1']);
-    expect(replace.create).toBeDefined();
+    expect(replace.create).toHaveLength(1);
     const allow = decideCron(cron({}, status), running, T('2026-01-01T02:00:01Z'));
     expect(allow.status.active?.map((a) => a.name)).toEqual(['nightly-1', `nightly-${T('2026-01-01T02:00:00Z') / 1000}`]);
   });
@@ -90,16 +90,16 @@ describe('decideCron', () => {
     expect(d.status).toMatchObject({ failed: 2, succeeded: 1, active: [], phase: 'Stopped' });
     expect(d.requeueAtMs).toBeUndefined();
     const later = decideCron(cron({ stopStrategy: { expression: 'cronworkflow.failed >= 2' } }, d.status), [], T('2026-01-01T03:00:00Z'));
-    expect(later.create).toBeUndefined();
+    expect(later.create).toEqual([]);
     expect(later.status.failed).toBe(2);
   });
 
   it('starts nothing while suspended, and skips a time whose `when` is false', () => {
-    expect(decideCron(cron({ suspend: true }), [], T('2026-01-01T01:00:03Z')).create).toBeUndefined();
+    expect(decideCron(cron({ suspend: true }), [], T('2026-01-01T01:00:03Z')).create).toEqual([]);
     const d = decideCron(cron({ when: "{{cronworkflow.labels.team}} == 'b'" }), [], T('2026-01-01T01:00:03Z'));
-    expect(d.create).toBeUndefined();
+    expect(d.create).toEqual([]);
     expect(d.notes[0]).toMatchObject({ reason: 'WhenFalse' });
-    expect(decideCron(cron({ when: "{{cronworkflow.labels.team}} == 'a'" }), [], T('2026-01-01T01:00:03Z')).create).toBeDefined();
+    expect(decideCron(cron({ when: "{{cronworkflow.labels.team}} == 'a'" }), [], T('2026-01-01T01:00:03Z')).create).toHaveLength(1);
   });
 
   it('keeps the newest finished runs within the history limits and deletes the rest', () => {
@@ -115,7 +115,7 @@ describe('decideCron', () => {
 
   it('an invalid schedule is a SpecError condition and an Event, once', () => {
     const d = decideCron(cron({ schedule: 'every day' }), [], T('2026-01-01T01:00:03Z'));
-    expect(d.create).toBeUndefined();
+    expect(d.create).toEqual([]);
     expect(d.status.conditions).toEqual([
       { type: 'SpecError', status: 'True', message: expect.stringContaining('spec.schedule: "every day" is not a cron schedule') },
     ]);
@@ -128,7 +128,7 @@ describe('decideCron: bounded per object', () => {
   it('a stored CronWorkflow with thousands of schedules is a SpecError naming the limit, not thousands of parses', () => {
     const schedules = Array.from({ length: 10_000 }, (_, i) => `${i % 60} * * * *`);
     const d = decideCron(cron({ schedule: undefined, schedules }), [], T('2026-01-01T01:00:03Z'));
-    expect(d.create).toBeUndefined();
+    expect(d.create).toEqual([]);
     expect(d.status.conditions).toEqual([
       { type: 'SpecError', status: 'True', message: expect.stringMatching(/^spec\.schedules: at most 20 schedules .* has 10000/) },
     ]);

@@ -7,22 +7,27 @@
  * 1. runs it started that have ended are counted once (succeeded/failed) and leave `active`;
  * 2. the stop strategy (`stopStrategy.expression` over `cronworkflow.succeeded`/`failed`) may
  *    stop it for good (phase Stopped);
- * 3. the latest scheduled time since `lastScheduledTime` (or its creation) is due, unless
- *    suspended: skipped when it is older than `startingDeadlineSeconds` (the controller was
- *    down), when `when` is false, or under Forbid while a run is active; under Replace the
- *    active runs are stopped first. Only the latest missed time ever runs (as Kubernetes
- *    CronJobs do), and each time is handled once: `lastScheduledTime` moves to it;
- * 4. finished runs beyond the history limits are deleted, oldest first;
- * 5. it asks to be looked at again at its next scheduled time.
+ * 3. the times due since `lastScheduledTime` (or its creation), unless suspended, per
+ *    `catchUp.policy`: Latest (default, as Kubernetes CronJobs and the peer) the latest one;
+ *    None the latest one only if it is on time (within a minute); All every one, oldest first,
+ *    at most `catchUp.maxRuns` (the latest ones). A time is skipped when it is older than
+ *    `startingDeadlineSeconds`, when `when` is false, or under Forbid while a run is active
+ *    (policy All waits instead, and runs the missed times one after another); under Replace the
+ *    active runs are stopped first. Each time is handled once: `lastScheduledTime` moves to it;
+ * 4. the backfills of the spec start their next runs (src/cron/backfill.ts);
+ * 5. finished scheduled runs beyond the history limits are deleted, oldest first (a backfill's
+ *    runs are the user's to keep);
+ * 6. it asks to be looked at again at its next scheduled time.
  *
  * A run is named `<cron>-<unix seconds of its scheduled time>`: creating it twice (a controller
  * restarted between the create and the status write) meets AlreadyExists and changes nothing.
  */
-import { ANNOTATION_SCHEDULED_TIME, LABEL_CRON_WORKFLOW, type CronWorkflow, type CronWorkflowStatus } from '../api/index.js';
-import type { Workflow } from '../api/index.js';
+import { CATCH_UP_NONE_GRACE_MS, DEFAULT_CATCH_UP_RUNS, type CronWorkflow, type CronWorkflowStatus, type Workflow } from '../api/index.js';
 import { evaluateRetryExpression, evaluateWhenText } from '../engine/index.js';
 import { errorMessage } from '../log/error-message.js';
-import { latestDue, MAX_SCHEDULES, nextOf, parseSchedule, type Schedule } from './schedule.js';
+import { decideBackfills } from './backfill.js';
+import { runWorkflow } from './run-workflow.js';
+import { latestDue, latestDueN, MAX_SCHEDULES, nextOf, parseSchedule, type Schedule } from './schedule.js';
 
 /** A workflow the CronWorkflow started, as the cache shows it. */
 export interface CronChild {
@@ -33,13 +38,15 @@ export interface CronChild {
   finishedAt?: string;
   /** Its scheduled time (the annotation), ms. */
   scheduledMs: number;
+  /** The backfill it belongs to (its label), if it does. */
+  backfill?: string;
 }
 
 export interface CronDecision {
   /** The status to store (the whole of it). */
   status: CronWorkflowStatus;
-  /** The workflow to create, if a run starts. */
-  create?: Workflow;
+  /** The workflows to create: the runs that start, oldest first. */
+  create: Workflow[];
   /** Active runs to stop (concurrencyPolicy Replace): their spec.shutdown becomes Terminate. */
   stop: string[];
   /** Finished runs beyond the history limits. */
@@ -103,7 +110,7 @@ export function decideCron(
     failed: prev.failed ?? 0,
     phase: prev.phase ?? 'Active',
   };
-  const out: CronDecision = { status, stop: [], delete: [], notes: [] };
+  const out: CronDecision = { status, create: [], stop: [], delete: [], notes: [] };
   const byName = new Map(children.map((c) => [c.name, c]));
 
   // 1. Ended runs are counted once, as they leave `active`.
@@ -117,7 +124,8 @@ export function decideCron(
     } else active.push(ref);
   }
   // Runs created but not yet recorded (the status write after a create was lost) are active too.
-  for (const c of children) if (!FINAL.includes(c.phase ?? '') && !active.some((a) => a.name === c.name)) active.push(ref(cron, c));
+  for (const c of children)
+    if (!c.backfill && !FINAL.includes(c.phase ?? '') && !active.some((a) => a.name === c.name)) active.push(ref(cron, c));
   status.active = active;
 
   const conditions = (status.conditions ?? []).filter((c) => c.type !== 'SpecError');
@@ -147,15 +155,21 @@ export function decideCron(
     }
   }
 
-  // 3. The latest due time.
+  // 3. The times due.
   const created = Date.parse(cron.metadata.creationTimestamp ?? '') || nowMs;
   const last = prev.lastScheduledTime ? Date.parse(prev.lastScheduledTime) : created;
-  if (status.phase !== 'Stopped' && !spec.suspend) {
-    const due = latestDue(schedules.schedules, last, nowMs);
-    if (due !== undefined) decideRun(cron, due, nowMs, active, out);
+  if (status.phase !== 'Stopped' && !spec.suspend) decideDue(cron, schedules.schedules, last, nowMs, out);
+
+  // 4. Backfills.
+  if (spec.backfills?.length || prev.backfills?.length) {
+    const b = decideBackfills(cron, schedules.schedules, children, nowMs);
+    out.create.push(...b.create);
+    out.notes.push(...b.notes);
+    if (b.status.length) status.backfills = b.status;
+    else delete status.backfills;
   }
 
-  // 4. History, 5. next look.
+  // 5. History, 6. next look.
   out.delete = overHistory(cron, children);
   if (status.phase !== 'Stopped' && !spec.suspend) {
     const next = nextOf(schedules.schedules, Math.max(nowMs, last));
@@ -164,22 +178,76 @@ export function decideCron(
   return out;
 }
 
-function decideRun(
-  cron: CronWorkflow,
-  due: number,
-  nowMs: number,
-  active: NonNullable<CronWorkflowStatus['active']>,
-  out: CronDecision,
-): void {
-  const spec = cron.spec;
-  const at = new Date(due).toISOString();
-  out.status.lastScheduledTime = at;
-  const deadline = spec.startingDeadlineSeconds;
-  if (deadline !== undefined && deadline !== null && nowMs - due > Number(deadline) * 1000) {
+/** The deadline (ms after its time) within which a run may still start, if there is one. */
+function deadlineOf(cron: CronWorkflow): { ms: number; field: string } | undefined {
+  const sds = cron.spec.startingDeadlineSeconds;
+  const given = sds !== undefined && sds !== null ? Number(sds) * 1000 : undefined;
+  if (cron.spec.catchUp?.policy === 'None' && (given === undefined || given > CATCH_UP_NONE_GRACE_MS))
+    return { ms: CATCH_UP_NONE_GRACE_MS, field: `spec.catchUp.policy None (${CATCH_UP_NONE_GRACE_MS / 1000} s)` };
+  return given === undefined ? undefined : { ms: given, field: `spec.startingDeadlineSeconds (${String(sds)})` };
+}
+
+/** Step 3: which of the times due since `last` run, per the catch-up policy. */
+function decideDue(cron: CronWorkflow, schedules: readonly Schedule[], last: number, nowMs: number, out: CronDecision): void {
+  if (cron.spec.catchUp?.policy !== 'All') {
+    const due = latestDue(schedules, last, nowMs);
+    if (due !== undefined) decideRun(cron, due, nowMs, out);
+    return;
+  }
+  const max = cron.spec.catchUp.maxRuns ?? DEFAULT_CATCH_UP_RUNS;
+  const { times, more } = latestDueN(schedules, last, nowMs, max);
+  if (times.length === 0) return;
+  const skipped: number[] = [];
+  const deadline = deadlineOf(cron);
+  let due = times.filter((t) => (deadline && nowMs - t > deadline.ms ? (skipped.push(t), false) : true));
+  if (more)
     out.notes.push({
       type: 'Warning',
       reason: 'MissedSchedule',
-      message: `the run scheduled at ${at} was skipped: it could not start within spec.startingDeadlineSeconds (${deadline}) of its time`,
+      message: `more than ${max} scheduled times were missed since ${new Date(last).toISOString()}: the earlier ones were skipped, the latest ${max} are run (spec.catchUp.maxRuns)`,
+    });
+  if (skipped.length)
+    out.notes.push({
+      type: 'Warning',
+      reason: 'MissedSchedule',
+      message: `${skipped.length} missed runs (${new Date(skipped[0]!).toISOString()} to ${new Date(skipped[skipped.length - 1]!).toISOString()}) were skipped: they could not start within ${deadline!.field} of their time`,
+    });
+  const policy = cron.spec.concurrencyPolicy ?? 'Allow';
+  if (policy === 'Replace' && due.length > 1) {
+    out.notes.push({
+      type: 'Normal',
+      reason: 'ConcurrencyReplaced',
+      message: `${due.length - 1} missed runs before ${new Date(due[due.length - 1]!).toISOString()} were skipped: each would replace the one before it (concurrencyPolicy Replace)`,
+    });
+    due = due.slice(-1);
+  }
+  if (due.length === 0) {
+    out.status.lastScheduledTime = new Date(times[times.length - 1]!).toISOString();
+    return;
+  }
+  if (policy === 'Forbid') {
+    // One at a time: the oldest waits for the active runs; the next look (when they end) takes it.
+    if (out.status.active!.length > 0) {
+      // The times left out stay handled: the next look starts from the oldest kept one.
+      if (more || skipped.length) out.status.lastScheduledTime = new Date(due[0]! - 1).toISOString();
+      return;
+    }
+    due = due.slice(0, 1);
+  }
+  for (const t of due) decideRun(cron, t, nowMs, out, false);
+}
+
+function decideRun(cron: CronWorkflow, due: number, nowMs: number, out: CronDecision, checkDeadline = true): void {
+  const spec = cron.spec;
+  const active = out.status.active!;
+  const at = new Date(due).toISOString();
+  out.status.lastScheduledTime = at;
+  const deadline = checkDeadline ? deadlineOf(cron) : undefined;
+  if (deadline && nowMs - due > deadline.ms) {
+    out.notes.push({
+      type: 'Warning',
+      reason: 'MissedSchedule',
+      message: `the run scheduled at ${at} was skipped: it could not start within ${deadline.field} of its time`,
     });
     return;
   }
@@ -210,50 +278,11 @@ function decideRun(
     return;
   }
   if (policy === 'Replace') out.stop = active.map((a) => a.name);
-  const name = `${cron.metadata.name}-${Math.floor(due / 1000)}`;
-  out.create = runWorkflow(cron, name, at);
+  const wf = runWorkflow(cron, due);
+  const name = wf.metadata.name!;
+  out.create.push(wf);
   out.status.active = [...active, { name, namespace: cron.metadata.namespace ?? '' }];
   out.notes.push({ type: 'Normal', reason: 'WorkflowCreated', message: `started ${name} for the run scheduled at ${at}` });
-}
-
-/**
- * What every workflow a CronWorkflow starts carries, scheduled or submitted from it by hand: the
- * labels and annotations of workflowMetadata, the cron's label, the cron as its owner, a copy of
- * workflowSpec. No name: each caller names it.
- */
-export function workflowOfCron(cron: CronWorkflow): Workflow {
-  const meta = cron.spec.workflowMetadata ?? {};
-  return {
-    apiVersion: 'plugflow.io/v1alpha1',
-    kind: 'Workflow',
-    metadata: {
-      namespace: cron.metadata.namespace,
-      labels: { ...(meta.labels ?? {}), [LABEL_CRON_WORKFLOW]: cron.metadata.name ?? '' },
-      ...(meta.annotations ? { annotations: { ...meta.annotations } } : {}),
-      ...(cron.metadata.uid
-        ? {
-            ownerReferences: [
-              {
-                apiVersion: 'plugflow.io/v1alpha1',
-                kind: 'CronWorkflow',
-                name: cron.metadata.name ?? '',
-                uid: cron.metadata.uid,
-                blockOwnerDeletion: true,
-                controller: true,
-              },
-            ],
-          }
-        : {}),
-    },
-    spec: structuredClone(cron.spec.workflowSpec),
-  } as Workflow;
-}
-
-/** The workflow of one scheduled run: named by its time, which its annotation also holds. */
-export function runWorkflow(cron: CronWorkflow, name: string, scheduledAt: string): Workflow {
-  const wf = workflowOfCron(cron);
-  wf.metadata = { name, ...wf.metadata, annotations: { ...(wf.metadata.annotations ?? {}), [ANNOTATION_SCHEDULED_TIME]: scheduledAt } };
-  return wf;
 }
 
 /** `cronworkflow.*` variables for `when`. */
@@ -277,7 +306,7 @@ function ref(cron: CronWorkflow, c: CronChild) {
 function overHistory(cron: CronWorkflow, children: readonly CronChild[]): string[] {
   const keep = (phaseOk: (p: string) => boolean, limit: number) =>
     children
-      .filter((c) => FINAL.includes(c.phase ?? '') && phaseOk(c.phase!))
+      .filter((c) => !c.backfill && FINAL.includes(c.phase ?? '') && phaseOk(c.phase!))
       .sort((a, b) => b.scheduledMs - a.scheduledMs || (a.name < b.name ? 1 : -1))
       .slice(Math.max(0, limit))
       .map((c) => c.name);

@@ -23,6 +23,8 @@ export interface Schedule {
   next(afterMs: number): number | undefined;
   /** The last scheduled time at or before `untilMs`. */
   latest(untilMs: number): number | undefined;
+  /** The last `n` scheduled times at or before `untilMs`, latest first. */
+  latestN(untilMs: number, n: number): number[];
 }
 
 export type ParsedSchedule = { ok: true; schedule: Schedule } | { ok: false; error: string };
@@ -44,7 +46,12 @@ export function parseSchedule(text: string, timezone: string | undefined, field:
     if (!(ms >= 1000)) return { ok: false, error: `${field}: ${JSON.stringify(text)}: the smallest period is 1s` };
     return {
       ok: true,
-      schedule: { text, next: (after) => (Math.floor(after / ms) + 1) * ms, latest: (until) => Math.floor(until / ms) * ms },
+      schedule: {
+        text,
+        next: (after) => (Math.floor(after / ms) + 1) * ms,
+        latest: (until) => Math.floor(until / ms) * ms,
+        latestN: (until, n) => Array.from({ length: Math.max(0, n) }, (_, i) => (Math.floor(until / ms) - i) * ms),
+      },
     };
   }
   if (expr === '') return { ok: false, error: `${field}: a schedule is required` };
@@ -66,6 +73,7 @@ export function parseSchedule(text: string, timezone: string | undefined, field:
       next: (after) => cron.nextRun(new Date(after))?.getTime(),
       // previousRuns includes a run earlier in the reference's own second: one ms on includes `until`.
       latest: (until) => cron.previousRuns(1, new Date(until + 1))[0]?.getTime(),
+      latestN: (until, n) => (n > 0 ? cron.previousRuns(n, new Date(until + 1)).map((d) => d.getTime()) : []),
     },
   };
 }
@@ -88,4 +96,35 @@ export function latestDue(schedules: readonly Schedule[], afterMs: number, until
     if (t !== undefined && t > afterMs && (best === undefined || t > best)) best = t;
   }
   return best;
+}
+
+/**
+ * The latest `n` scheduled times in (afterMs, untilMs], oldest first, and whether earlier ones in
+ * that span were left out: `n` looks per schedule, however long the span.
+ */
+export function latestDueN(
+  schedules: readonly Schedule[],
+  afterMs: number,
+  untilMs: number,
+  n: number,
+): { times: number[]; more: boolean } {
+  const all = new Set<number>();
+  for (const s of schedules) for (const t of s.latestN(untilMs, n + 1)) if (t > afterMs) all.add(t);
+  const sorted = [...all].sort((a, b) => b - a);
+  return { times: sorted.slice(0, n).reverse(), more: sorted.length > n };
+}
+
+/**
+ * The scheduled times in [fromMs, toMs], oldest first, at most `limit` of them; `more` when the
+ * range holds more. Walks forward one time at a time, so its cost is bounded by `limit`.
+ */
+export function timesIn(schedules: readonly Schedule[], fromMs: number, toMs: number, limit: number): { times: number[]; more: boolean } {
+  const times: number[] = [];
+  let t = nextOf(schedules, fromMs - 1);
+  while (t !== undefined && t <= toMs) {
+    if (times.length === limit) return { times, more: true };
+    times.push(t);
+    t = nextOf(schedules, t);
+  }
+  return { times, more: false };
 }

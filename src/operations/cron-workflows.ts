@@ -5,7 +5,15 @@
  * except the lookup of the WorkflowTemplates it refers to, which may come later), so a broken one
  * is refused here, naming the field, instead of failing at every scheduled time.
  */
-import { API_VERSION, type CronWorkflow } from '../api/index.js';
+import {
+  API_VERSION,
+  CATCH_UP_POLICIES,
+  MAX_BACKFILL_PARALLEL,
+  MAX_CATCH_UP_RUNS,
+  type Backfill,
+  type CronWorkflow,
+} from '../api/index.js';
+import { planBackfill, type BackfillRequest } from '../cron/backfill.js';
 import { schedulesOf } from '../cron/decide.js';
 import { validateWorkflow } from '../engine/index.js';
 import type { KubeClient, ObjectList } from '../kube/client.js';
@@ -83,9 +91,59 @@ export class CronWorkflows {
     return this.kube.mergePatch<CronWorkflow>(CRON_WORKFLOWS, this.ns, name, { spec: { suspend } });
   }
 
+  /**
+   * Asks for the runs of every scheduled time in [from, to] (a new entry of spec.backfills, which
+   * the controller starts `parallel` at a time). The same range again answers the first backfill
+   * and adds nothing; the write is conditional on the CronWorkflow read (a concurrent change: 409).
+   */
+  async backfill(name: string, req: BackfillRequest, nowMs = Date.now()): Promise<BackfillAnswer> {
+    const cron = await this.get(name);
+    const schedules = schedulesOf(cron);
+    if (!schedules.ok) throw new OperationRefused('invalid', `${this.subject(name)}: ${schedules.error}`);
+    const plan = planBackfill(cron, schedules.schedules, req, nowMs);
+    if (!plan.ok) throw new OperationRefused('invalid', `${this.subject(name)}: backfill refused: ${plan.error}`);
+    const answer = (message: string): BackfillAnswer => ({
+      cronWorkflow: name,
+      backfill: plan.entry,
+      runs: plan.runs,
+      covered: plan.covered,
+      existing: plan.existing,
+      dropped: plan.drop,
+      message,
+    });
+    if (plan.existing) return answer(`backfill ${plan.entry.name} of this range was asked for before: nothing new starts`);
+    const backfills = [...(cron.spec.backfills ?? []).filter((b) => !plan.drop.includes(b.name)), plan.entry];
+    const stored = await this.kube.mergePatch<CronWorkflow>(CRON_WORKFLOWS, this.ns, name, {
+      metadata: { resourceVersion: cron.metadata.resourceVersion },
+      spec: { backfills },
+    });
+    // An API server with an older CRD prunes the field it does not know: say so, never wait on it.
+    if (!(stored.spec.backfills ?? []).some((b) => b.name === plan.entry.name))
+      throw new OperationRefused(
+        'invalid',
+        `${this.subject(name)}: the API server did not keep spec.backfills: its CronWorkflow CRD is older than this plugflow (kubectl apply -f manifests/install.yaml)`,
+      );
+    const covered = plan.covered ? `; ${plan.covered} more are left to earlier backfills` : '';
+    return answer(`backfill ${plan.entry.name}: ${plan.runs} runs start, ${plan.entry.parallel ?? 1} at a time${covered}`);
+  }
+
   async delete(name: string): Promise<void> {
     await this.kube.delete(CRON_WORKFLOWS, this.ns, name);
   }
+}
+
+/** What a backfill request answers. */
+export interface BackfillAnswer {
+  cronWorkflow: string;
+  backfill: Backfill;
+  /** Runs this backfill starts (0 when the range was asked for before). */
+  runs: number;
+  /** Times in the range that earlier backfills cover. */
+  covered: number;
+  existing: boolean;
+  /** Complete backfills dropped from the spec to make room. */
+  dropped: string[];
+  message: string;
 }
 
 /** The problems of a CronWorkflow's own fields (schedules in their timezone, concurrencyPolicy), not of its workflowSpec. */
@@ -96,5 +154,23 @@ export function cronScheduleProblems(cron: CronWorkflow): string[] {
   const policy = cron.spec?.concurrencyPolicy;
   if (policy !== undefined && !['Allow', 'Forbid', 'Replace'].includes(policy))
     problems.push(`spec.concurrencyPolicy: ${JSON.stringify(policy)} is not one of Allow, Forbid, Replace`);
+  const catchUp = cron.spec?.catchUp;
+  if (catchUp !== undefined) {
+    if (catchUp.policy !== undefined && !CATCH_UP_POLICIES.includes(catchUp.policy))
+      problems.push(`spec.catchUp.policy: ${JSON.stringify(catchUp.policy)} is not one of ${CATCH_UP_POLICIES.join(', ')}`);
+    const max = catchUp.maxRuns;
+    if (max !== undefined && !(Number.isInteger(max) && max >= 1 && max <= MAX_CATCH_UP_RUNS))
+      problems.push(`spec.catchUp.maxRuns: ${String(max)} is not a whole number from 1 to ${MAX_CATCH_UP_RUNS}`);
+    if (max !== undefined && catchUp.policy !== 'All') problems.push('spec.catchUp.maxRuns: applies only to policy All');
+  }
+  const names = new Set<string>();
+  (cron.spec?.backfills ?? []).forEach((b, i) => {
+    if (names.has(b.name)) problems.push(`spec.backfills[${i}].name: ${JSON.stringify(b.name)} is used twice`);
+    names.add(b.name);
+    for (const f of ['from', 'to'] as const)
+      if (Number.isNaN(Date.parse(b[f] ?? ''))) problems.push(`spec.backfills[${i}].${f}: ${JSON.stringify(b[f])} is not an RFC 3339 time`);
+    if (b.parallel !== undefined && !(Number.isInteger(b.parallel) && b.parallel >= 1 && b.parallel <= MAX_BACKFILL_PARALLEL))
+      problems.push(`spec.backfills[${i}].parallel: ${String(b.parallel)} is not a whole number from 1 to ${MAX_BACKFILL_PARALLEL}`);
+  });
   return problems;
 }

@@ -12,7 +12,7 @@ export { changeRunningWorkflow, type SpecOperation } from './shutdown.js';
 export { type ArtifactTrust } from './artifact-trust.js';
 export { nodeArtifacts, openArtifact, openNodeArtifact, type OpenedArtifact } from './artifacts.js';
 export { withCreator } from './creator.js';
-export { cronScheduleProblems, CronWorkflows } from './cron-workflows.js';
+export { cronScheduleProblems, CronWorkflows, type BackfillAnswer } from './cron-workflows.js';
 export { describeInputArtifacts, storedInputArtifact } from './input-artifacts.js';
 export { clusterTemplates, InvalidTemplateSource, withLocalTemplates, workflowProblems } from './lint.js';
 export { type TemplateKind, type TemplateObject, Templates } from './templates.js';

@@ -5,7 +5,7 @@
  *
  * From a template the workflow refers to it (`spec.workflowTemplateRef`), so the template's
  * changes reach it the way they reach any workflow that refers to it; from a CronWorkflow it
- * carries what a scheduled run carries (src/cron/decide.ts `workflowOfCron`: workflowSpec,
+ * carries what a scheduled run carries (src/cron/run-workflow.ts `workflowOfCron`: workflowSpec,
  * workflowMetadata, the cron's label, the cron as owner) — but is named by the caller (default
  * `<cron>-` generated), so it never takes a scheduled time's name.
  *
@@ -20,7 +20,7 @@ import {
   type CronWorkflow,
   type Workflow,
 } from '../api/index.js';
-import { workflowOfCron } from '../cron/decide.js';
+import { workflowOfCron } from '../cron/run-workflow.js';
 import type { KubeClient } from '../kube/client.js';
 import { CLUSTER_WORKFLOW_TEMPLATES, CRON_WORKFLOWS, WORKFLOW_TEMPLATES } from '../kube/resource.js';
 import { OperationRefused } from './errors.js';

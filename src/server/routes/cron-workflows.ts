@@ -9,6 +9,7 @@
  *   PUT    /api/v1/cron-workflows/{namespace}/{name}          {cronWorkflow}  (metadata.resourceVersion guards a concurrent change: 409)
  *   PUT    /api/v1/cron-workflows/{namespace}/{name}/suspend
  *   PUT    /api/v1/cron-workflows/{namespace}/{name}/resume
+ *   POST   /api/v1/cron-workflows/{namespace}/{name}/backfill {from, to, parallel?} → what starts (plugflow's)
  *   DELETE /api/v1/cron-workflows/{namespace}/{name}          → {}
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -38,6 +39,18 @@ export function cronWorkflowRoutes(app: FastifyInstance, kube: KubeClient): void
   app.put(`${base}/:name`, async (req: Req) => of(req).update(req.params.name!, cronOf(req.body)));
   app.put(`${base}/:name/suspend`, async (req: Req) => of(req).setSuspended(req.params.name!, true));
   app.put(`${base}/:name/resume`, async (req: Req) => of(req).setSuspended(req.params.name!, false));
+  app.post(`${base}/:name/backfill`, async (req: Req) => {
+    const body = req.body;
+    if (!isObject(body)) throw badRequest('the body must be {"from": RFC 3339, "to": RFC 3339, "parallel"?: number}');
+    for (const k of Object.keys(body))
+      if (!['from', 'to', 'parallel'].includes(k)) throw badRequest(`${k}: unknown field of a backfill (from, to, parallel)`);
+    if (body.parallel !== undefined && typeof body.parallel !== 'number') throw badRequest('parallel: must be a number');
+    return of(req).backfill(req.params.name!, {
+      from: body.from as string,
+      to: body.to as string,
+      ...(body.parallel !== undefined ? { parallel: body.parallel } : {}),
+    });
+  });
   app.delete(`${base}/:name`, async (req: Req) => {
     await of(req).delete(req.params.name!);
     return {};
