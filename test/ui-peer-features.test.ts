@@ -13,7 +13,8 @@
  * 6. finding nodes in the graph (Enter: next match; a match in a collapsed group is expanded);
  * 7. editing a WorkflowTemplate and a CronWorkflow as YAML (a 409 says "changed meanwhile";
  *    a refused spec shows the server's message naming the field);
- * 8. batch actions on selected rows of the list, one result line per workflow.
+ * 8. batch actions on selected rows of the list, one result line per workflow;
+ * 9. backfilling a CronWorkflow over a past range (beyond the peer), its progress shown until complete.
  *
  * PLUGFLOW_UI_SCREENSHOTS=<dir> saves a screenshot of each (docs/ui/ holds the committed ones).
  */
@@ -313,6 +314,37 @@ describe("the peer's UI features", () => {
     await waitText('form.yaml-editor .done', /Saved CronWorkflow nightly/);
     expect((await get(PLURAL.cronWorkflow, 'nightly')).spec.schedule).toBe('0 4 * * *');
   });
+
+  it('9. backfills a CronWorkflow over three past days, 3 at a time, and shows its progress until complete', async () => {
+    await createObject(ns, PLURAL.cronWorkflow, {
+      apiVersion: API,
+      kind: 'CronWorkflow',
+      metadata: { name: 'backfilled' },
+      spec: { schedule: '0 4 * * *', workflowSpec: { entrypoint: 'main', templates: [echo('main', 'true')] } },
+    });
+    // Three whole days in the browser's zone hold three times of a daily schedule.
+    const row = 'tr[data-cron=backfilled]';
+    const day = (offset: number) => {
+      const d = new Date();
+      d.setDate(d.getDate() + offset);
+      return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+    };
+    await page.goto(url('#/cron'));
+    await page.waitForSelector(`${row} button[data-action=cron-backfill]`);
+    await page.click(`${row} button[data-action=cron-backfill]`);
+    const form = `${row} form.backfill-form`;
+    await page.waitForSelector(form);
+    await setValue(`${form} input[name=from]`, `${day(-3)}T00:00:00`);
+    await setValue(`${form} input[name=to]`, `${day(-1)}T23:59:59`);
+    await setValue(`${form} input[name=parallel]`, '3');
+    await page.click(`${form} button[type=submit]`);
+    await waitText(`${form} .answer`, /^backfill bf-\d+-\d+: 3 runs start, 3 at a time$/);
+    await waitText(`${row} ul.backfills li`, /Complete: 3\/3 started, 0 running/, 120_000);
+    await shot('cron-backfill');
+    // The same range again starts nothing, and says so.
+    await page.click(`${form} button[type=submit]`);
+    await waitText(`${form} .answer`, /was asked for before: nothing new starts/);
+  }, 180_000);
 
   it('8. acts on the selected rows of the list: each checked as the single action, one result line per workflow', async () => {
     await stack.submit(sleeper('batch-run-1'));

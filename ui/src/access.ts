@@ -25,7 +25,8 @@ export type Operation =
   | 'cronSuspend'
   | 'cronResume'
   | 'templateUpdate'
-  | 'cronUpdate';
+  | 'cronUpdate'
+  | 'cronBackfill';
 
 export interface OperationAccess {
   /** The server's actions that must all be allowed. */
@@ -63,6 +64,11 @@ export const OPERATIONS: Record<Operation, OperationAccess> = {
   cronResume: { checks: ['cronResume'], purpose: 'so it may not resume cron workflows there', calls: 'patch cronworkflows' },
   templateUpdate: { checks: ['templateUpdate'], purpose: 'so it may not edit workflow templates there', calls: 'update workflowtemplates' },
   cronUpdate: { checks: ['cronUpdate'], purpose: 'so it may not edit cron workflows there', calls: 'update cronworkflows' },
+  cronBackfill: {
+    checks: ['cronBackfill'],
+    purpose: 'so it may not backfill cron workflows there',
+    calls: 'get and patch cronworkflows',
+  },
 };
 
 /** The server's refusal `forbidden: the token may not <verb> <resource> in namespace "<ns>", <purpose>`. */

@@ -48,6 +48,8 @@ export const ACTION_ACCESS: Record<string, Access[]> = {
   // src/operations/templates.ts and cron-workflows.ts `update`: one replace of the object.
   templateUpdate: [on('update', PLURAL.workflowTemplate, 'so it may not edit workflow templates there')],
   cronUpdate: [on('update', PLURAL.cronWorkflow, 'so it may not edit cron workflows there')],
+  // src/operations/cron-workflows.ts `backfill`: reads the CronWorkflow, adds to spec.backfills in one merge patch.
+  cronBackfill: [on('patch', PLURAL.cronWorkflow, 'so it may not backfill cron workflows there')],
   delete: [on('delete', WORKFLOWS, 'so it may not delete workflows there')],
   logs: [on('get', 'pods', 'so it may not read the logs of pods there', { group: '', subresource: 'log' })],
 };

@@ -1,8 +1,9 @@
 /**
  * CronWorkflows of a namespace: schedule, suspended or not, last run; suspend and resume with the
- * user's rights, disabled with the reason when the token may not; edit one as YAML (yaml-editor.tsx).
+ * user's rights, disabled with the reason when the token may not; edit one as YAML (yaml-editor.tsx);
+ * backfill a past range and follow its progress (cron-backfill.tsx).
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { call, enc, explain } from '../api.js';
 import { useGet } from '../use-get.js';
 import { Cli, ErrorBox, Unavailable } from '../components.js';
@@ -11,11 +12,12 @@ import { NeedNamespace } from '../need-namespace.js';
 import { refusal, useAccess } from '../use-access.js';
 import { useNow, youngest } from '../use-now.js';
 import { YamlEditor } from './yaml-editor.js';
+import { BackfillForm, BackfillList, type BackfillProgress } from './cron-backfill.js';
 
 interface Cron {
   metadata: { name: string; resourceVersion?: string };
-  spec?: { schedule?: string; schedules?: string[]; suspend?: boolean; timezone?: string };
-  status?: { lastScheduledTime?: string; active?: unknown[] };
+  spec?: { schedule?: string; schedules?: string[]; suspend?: boolean; timezone?: string; backfills?: { name: string }[] };
+  status?: { lastScheduledTime?: string; active?: unknown[]; backfills?: BackfillProgress[] };
 }
 
 export function CronPage({ namespace }: { namespace: string }) {
@@ -23,15 +25,25 @@ export function CronPage({ namespace }: { namespace: string }) {
   const list = got.data?.items;
   const [actionError, setError] = useState<string>();
   const [editing, setEditing] = useState<string>();
+  const [backfilling, setBackfilling] = useState<string>();
   const error = actionError ?? got.error;
   const access = useAccess(namespace);
   const now = useNow(youngest((list ?? []).map((c) => c.status?.lastScheduledTime)));
+  // A backfill's progress is read again every 3 s until the controller reports every one ended.
+  const phaseOf = (c: Cron, name: string) => (c.status?.backfills ?? []).find((s) => s.name === name)?.phase ?? 'Running';
+  const backfillRunning = (list ?? []).some((c) => (c.spec?.backfills ?? []).some((b) => phaseOf(c, b.name) === 'Running'));
+  useEffect(() => {
+    if (!backfillRunning) return;
+    const timer = setInterval(got.reload, 3000);
+    return () => clearInterval(timer);
+  }, [backfillRunning, got.reload]);
   if (!namespace) return <NeedNamespace what="CronWorkflows" />;
   const ops = {
     suspend: { label: 'Suspend', why: refusal(access, 'cronSuspend') },
     resume: { label: 'Resume', why: refusal(access, 'cronResume') },
   };
   const editWhy = refusal(access, 'cronUpdate');
+  const backfillWhy = refusal(access, 'cronBackfill');
   const edited = list?.find((c) => c.metadata.name === editing);
   const refused = (['suspend', 'resume'] as const)
     .filter((op) => ops[op].why && list?.some((c) => !!c.spec?.suspend === (op === 'resume')))
@@ -62,7 +74,7 @@ export function CronPage({ namespace }: { namespace: string }) {
           </thead>
           <tbody>
             {list.map((c) => (
-              <tr>
+              <tr data-cron={c.metadata.name}>
                 <td>
                   <details>
                     <summary>{c.metadata.name}</summary>
@@ -94,7 +106,20 @@ export function CronPage({ namespace }: { namespace: string }) {
                     onClick={() => setEditing(editing === c.metadata.name ? undefined : c.metadata.name)}
                   >
                     Edit
+                  </button>{' '}
+                  <button
+                    type="button"
+                    class="small"
+                    data-action="cron-backfill"
+                    aria-expanded={backfilling === c.metadata.name}
+                    onClick={() => setBackfilling(backfilling === c.metadata.name ? undefined : c.metadata.name)}
+                  >
+                    Backfill
                   </button>
+                  {backfilling === c.metadata.name ? (
+                    <BackfillForm namespace={namespace} name={c.metadata.name} why={backfillWhy} onDone={got.reload} />
+                  ) : null}
+                  <BackfillList backfills={c.status?.backfills} />
                 </td>
               </tr>
             ))}
