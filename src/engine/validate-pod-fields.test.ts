@@ -31,6 +31,18 @@ describe('pod fields on templates that run no pod', () => {
     ]);
   });
 
+  it("an empty metadata (the peer's CLI sends `metadata: {}` on every template) asks for nothing and is accepted", () => {
+    expect(
+      problems([
+        { name: 'main', steps: [[{ name: 'a', template: 'wait' }]], metadata: {} },
+        { name: 'wait', suspend: {}, metadata: { labels: {}, annotations: {} } },
+      ] as Template[]),
+    ).toEqual([]);
+    expect(problems([{ name: 'wait', suspend: {}, metadata: { labels: { a: 'b' } } }])).toEqual([
+      'spec.templates[wait].metadata shapes the step pod, and a suspend template runs none (only container, script, containerSet, data templates do)',
+    ]);
+  });
+
   it('are accepted on pod templates, and templateDefaults gives them only to those', () => {
     expect(problems([{ ...say, nodeSelector: { disk: 'ssd' }, serviceAccountName: 'ci', metadata: { labels: { a: 'b' } } }])).toEqual([]);
     expect(

@@ -92,6 +92,17 @@ export function validateTemplate(t: Template, where: string, scope: string | und
   if (t.dag) validateDag(t, where, scope, ctx);
 }
 
+/**
+ * Nothing to apply: absent, null, or an object with nothing in it (all the way down). The peer's
+ * Go clients send every template with `metadata: {}` (a struct field, which omitempty does not
+ * drop), which asks for nothing and is not refused. A list, even empty, was written by someone.
+ */
+function isEmptyValue(v: unknown): boolean {
+  if (v === undefined || v === null) return true;
+  if (typeof v === 'object' && !Array.isArray(v)) return Object.values(v as Record<string, unknown>).every(isEmptyValue);
+  return false;
+}
+
 /** Fields of the step pod on a template that makes none would be ignored: refused instead. */
 function checkPodFields(t: Template, where: string, kinds: string[], ctx: TemplateContext): void {
   if (kinds.length !== 1 || makesPod(t)) return;
@@ -99,7 +110,8 @@ function checkPodFields(t: Template, where: string, kinds: string[], ctx: Templa
   const raw = t as unknown as Record<string, unknown>;
   const pods = POD_KINDS.join(', ');
   for (const f of POD_FIELDS)
-    if (raw[f] !== undefined) ctx.add(`${where}.${f}`, `shapes the step pod, and a ${kind} template runs none (only ${pods} templates do)`);
+    if (!isEmptyValue(raw[f]))
+      ctx.add(`${where}.${f}`, `shapes the step pod, and a ${kind} template runs none (only ${pods} templates do)`);
   if (t.serviceAccountName !== undefined && kind !== 'resource')
     ctx.add(
       `${where}.serviceAccountName`,
