@@ -187,6 +187,73 @@ describe('the argo CLI in server mode, unchanged', () => {
     expect(JSON.parse(await ok(['get', 'paused', '-o', 'json'])).status.phase).toBe('Succeeded');
   });
 
+  it('node set: a waiting approval gets its supplied output parameter, message and phase, and the next step reads it', async () => {
+    const approval = `
+apiVersion: argoproj.io/v1alpha1
+kind: Workflow
+metadata:
+  name: approval
+spec:
+  entrypoint: main
+  templates:
+    - name: main
+      steps:
+        - - name: approve
+            template: approve
+        - - name: use
+            template: use
+            arguments:
+              parameters:
+                - name: answer
+                  value: "{{steps.approve.outputs.parameters.answer}}"
+    - name: approve
+      suspend: {}
+      outputs:
+        parameters:
+          - name: answer
+            valueFrom:
+              supplied: {}
+    - name: use
+      inputs:
+        parameters:
+          - name: answer
+      container:
+        image: alpine:3.20
+        command: [sh, -c, "echo answer={{inputs.parameters.answer}}"]
+`;
+    await ok(['submit', file('approval.yaml', approval)]);
+    const waiting = async () => {
+      const wf = JSON.parse(await ok(['get', 'approval', '-o', 'json']));
+      return Object.values(wf.status?.nodes ?? {}).some((n: any) => n.displayName === 'approve' && n.phase === 'Running');
+    };
+    for (let i = 0; i < 60 && !(await waiting()); i++) await new Promise((r) => setTimeout(r, 1000));
+    // A parameter the node does not declare is refused, naming it; nothing changes.
+    const wrong = await argo(['node', 'set', 'approval', '--output-parameter', 'nope=1', '--node-field-selector', 'displayName=approve']);
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.stderr + wrong.stdout).toMatch(/outputs\.parameters\[nope\]: the node declares no such output parameter/);
+    await ok([
+      'node',
+      'set',
+      'approval',
+      '--output-parameter',
+      'answer=yes',
+      '--message',
+      'approved by the test',
+      '--phase',
+      'Succeeded',
+      '--node-field-selector',
+      'displayName=approve',
+    ]);
+    await ok(['wait', 'approval'], 120_000);
+    const wf = JSON.parse(await ok(['get', 'approval', '-o', 'json']));
+    expect(wf.status.phase).toBe('Succeeded');
+    const nodes = Object.values(wf.status.nodes) as any[];
+    const approve = nodes.find((n) => n.displayName === 'approve');
+    expect(approve).toMatchObject({ phase: 'Succeeded', message: 'approved by the test' });
+    expect(approve.outputs.parameters[0]).toMatchObject({ name: 'answer', value: 'yes' });
+    expect(nodes.find((n) => n.displayName === 'use').inputs.parameters[0]).toMatchObject({ name: 'answer', value: 'yes' });
+  }, 180_000);
+
   it('templates and cluster templates: create, list, get, lint, submit --from, delete', async () => {
     const template = (kind: string, name: string) => `
 apiVersion: argoproj.io/v1alpha1

@@ -329,7 +329,9 @@ describe("the peer's UI features", () => {
       d.setDate(d.getDate() + offset);
       return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
     };
+    // Test 7 may have left the page on #/cron: load it afresh so the list holds the new CronWorkflow.
     await page.goto(url('#/cron'));
+    await page.reload();
     await page.waitForSelector(`${row} button[data-action=cron-backfill]`);
     await page.click(`${row} button[data-action=cron-backfill]`);
     const form = `${row} form.backfill-form`;

@@ -21,7 +21,15 @@ export { templateSourceKey } from './contract.js';
 export { reconcileWorkflow } from './reconcile.js';
 export { DEFAULT_MAX_LOOP_ITEMS } from './sequence.js';
 export { validateWorkflow } from './validate.js';
-export { resumeWorkflow, ResumeError, type ResumeOptions, type ResumeResult } from './resume.js';
+export {
+  resumeWorkflow,
+  ResumeError,
+  setSuspendedNodes,
+  SET_PHASES,
+  type ResumeOptions,
+  type ResumeResult,
+  type SetOptions,
+} from './resume.js';
 export { effectiveSpec, missingTemplateSources, type SourceRef } from './effective-spec.js';
 export {
   fetchTemplateSources,

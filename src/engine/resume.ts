@@ -62,3 +62,58 @@ function fillSupplied(node: NodeStatus, values: Record<string, string>): void {
     p.value = value;
   }
 }
+
+/** Phases `set` may give a waiting suspend node (the peer's `argo node set --phase`). */
+export const SET_PHASES = ['Succeeded', 'Failed', 'Error'] as const;
+
+export interface SetOptions {
+  now: string;
+  /** Only nodes whose name or display name equals this. Default: every waiting suspend node. */
+  node?: string;
+  phase?: string;
+  message?: string;
+  /** Values of output parameters declared with `valueFrom.supplied`, by parameter name. */
+  outputParameters?: Record<string, string>;
+}
+
+/**
+ * `argo node set`: on the waiting suspend nodes matched, sets the given output parameters (only
+ * those declared with `valueFrom.supplied` and not yet set), the message, and the phase — a node
+ * set Succeeded has its other supplied parameters filled from their defaults, as a resume does.
+ * Nothing matched, or nothing to set, is a ResumeError naming the selector.
+ */
+export function setSuspendedNodes(status: WorkflowStatus | undefined, options: SetOptions): { status: WorkflowStatus; set: string[] } {
+  if (options.phase !== undefined && !(SET_PHASES as readonly string[]).includes(options.phase))
+    throw new ResumeError(`phase: "${options.phase}" is not one of ${SET_PHASES.join(', ')}`);
+  const given = options.outputParameters ?? {};
+  if (options.phase === undefined && options.message === undefined && Object.keys(given).length === 0)
+    throw new ResumeError('nothing to set: give a phase, a message or output parameters');
+  const next: WorkflowStatus = structuredClone(status ?? {});
+  const nodes = Object.values(next.nodes ?? {})
+    .filter((n) => n.type === 'Suspend' && (n.phase === 'Running' || n.phase === 'Pending'))
+    .filter((n) => options.node === undefined || n.name === options.node || n.displayName === options.node)
+    .sort((a, b) => (a.name < b.name ? -1 : 1));
+  if (nodes.length === 0)
+    throw new ResumeError(
+      `no waiting suspend node${options.node ? ` named "${options.node}"` : ''}: set only changes suspend nodes that wait`,
+    );
+  for (const node of nodes) {
+    for (const [name, value] of Object.entries(given)) {
+      const p = (node.outputs?.parameters ?? []).find((x) => x.name === name);
+      const field = `node ${node.displayName} outputs.parameters[${name}]`;
+      if (!p) throw new ResumeError(`${field}: the node declares no such output parameter`);
+      if (!p.valueFrom?.supplied || p.value !== undefined)
+        throw new ResumeError(`${field}: only a parameter with valueFrom.supplied that has no value yet can be set`);
+      const enumError = checkEnum(p, value, field);
+      if (enumError) throw new ResumeError(enumError);
+      p.value = value;
+    }
+    if (options.message !== undefined) node.message = options.message;
+    if (options.phase !== undefined) {
+      if (options.phase === 'Succeeded') fillSupplied(node, {});
+      node.phase = options.phase as NodeStatus['phase'];
+      node.finishedAt = options.now;
+    }
+  }
+  return { status: next, set: nodes.map((n) => n.name) };
+}

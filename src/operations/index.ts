@@ -5,7 +5,7 @@
  */
 export { OperationRefused } from './errors.js';
 export { resubmitFrom, resubmitWorkflow, type ResubmitRequest } from './resubmit.js';
-export { resumeRunningWorkflow, type ResumeRequest, type Resumed } from './resume.js';
+export { resumeRunningWorkflow, setSuspendedNode, type ResumeRequest, type Resumed, type SetRequest } from './resume.js';
 export { retryFailedWorkflow, type Retried } from './retry.js';
 export { retryArchivedWorkflow } from './retry-archived.js';
 export { changeRunningWorkflow, type SpecOperation } from './shutdown.js';

@@ -4,7 +4,7 @@
  * resourceVersion read, so a concurrent reconcile is a 409, retried with fresh state.
  */
 import { inflateWorkflow, offloadedRefusal, type Workflow } from '../api/index.js';
-import { ResumeError, resumeWorkflow } from '../engine/index.js';
+import { ResumeError, resumeWorkflow, setSuspendedNodes } from '../engine/index.js';
 import type { KubeClient } from '../kube/client.js';
 import { WORKFLOWS } from '../kube/resource.js';
 import { OperationRefused, retryOnConflict } from './errors.js';
@@ -45,5 +45,32 @@ export async function resumeRunningWorkflow(kube: KubeClient, namespace: string,
     const along = wf.spec?.suspend ? { spec: { suspend: null } } : {};
     const stored = next.resumed.length > 0 || wf.spec?.suspend ? await patchStatus(kube, wf, next.status, along) : wf;
     return { workflow: inflateWorkflow(stored), nodes: next.resumed };
+  });
+}
+
+export interface SetRequest {
+  node?: string;
+  phase?: string;
+  message?: string;
+  outputParameters?: Record<string, string>;
+}
+
+/**
+ * `argo node set` (PUT …/set): output parameters, message and phase of the waiting suspend nodes
+ * matched, decided by the engine's pure `setSuspendedNodes`, written in one conditional patch.
+ */
+export async function setSuspendedNode(kube: KubeClient, namespace: string, name: string, req: SetRequest): Promise<Workflow> {
+  return retryOnConflict(async () => {
+    const wf = inflateWorkflow(await kube.get<Workflow>(WORKFLOWS, namespace, name));
+    const offloaded = offloadedRefusal(wf, 'set');
+    if (offloaded) throw new OperationRefused('precondition', offloaded);
+    let next;
+    try {
+      next = setSuspendedNodes(wf.status, { now: new Date().toISOString(), ...req });
+    } catch (err) {
+      if (err instanceof ResumeError) throw new OperationRefused('precondition', `Workflow ${namespace}/${name}: ${err.message}`);
+      throw err;
+    }
+    return inflateWorkflow(await patchStatus(kube, wf, next.status));
   });
 }

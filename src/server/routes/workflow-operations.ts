@@ -10,6 +10,8 @@
  *        nodeFieldSelector "id=<node id>" with restartSuccessful: that node and everything that follows it run
  *        again (the peer UI's retry of one node; src/operations/retry-from.ts)
  *   PUT /api/v1/workflows/{namespace}/{name}/resubmit    {memoized?: false, parameters?: ["name=value", …]}  → the new workflow
+ *   PUT /api/v1/workflows/{namespace}/{name}/set         {nodeFieldSelector?, phase?, message?, outputParameters?: '{"name":"value"}'}
+ *        (`argo node set`: a waiting suspend node's supplied output parameters, message, phase)
  *
  *   POST /api/v1/workflows/{namespace}/lint              {workflow}  → the workflow, or 400 naming every problem
  *
@@ -24,6 +26,7 @@ import {
   resubmitWorkflow,
   resumeRunningWorkflow,
   retryFailedWorkflow,
+  setSuspendedNode,
   type SpecOperation,
 } from '../../operations/index.js';
 import { badRequest } from '../errors.js';
@@ -50,6 +53,32 @@ function parameterList(v: unknown, field: string): Record<string, string> | unde
   return out;
 }
 
+/** The node a resume or set names: "displayName=X" or "name=X" (the selectors a suspend node is found by). */
+function suspendNodeOf(selector: unknown): string | undefined {
+  if (selector === undefined || selector === '') return undefined;
+  const m = typeof selector === 'string' ? /^(displayName|name)=(.+)$/.exec(selector) : null;
+  if (!m) throw badRequest('nodeFieldSelector must be "displayName=<step>" or "name=<node name>" (other selectors are not supported)');
+  return m[2];
+}
+
+/** The peer's outputParameters: a JSON object of strings, sent as a string. */
+function outputParametersOf(v: unknown): Record<string, string> | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  let parsed: unknown;
+  try {
+    parsed = typeof v === 'string' ? JSON.parse(v) : v;
+  } catch {
+    throw badRequest('outputParameters must be a JSON object of strings, e.g. {"approve": "yes"}');
+  }
+  if (!isObject(parsed)) throw badRequest('outputParameters must be a JSON object of strings');
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const [k, val] of Object.entries(parsed)) {
+    if (typeof val !== 'string') throw badRequest(`outputParameters.${k} must be a string`);
+    out[k] = val;
+  }
+  return out;
+}
+
 function bodyOf(body: unknown): Record<string, unknown> {
   if (body === undefined || body === null || body === '') return {};
   if (!isObject(body)) throw badRequest('the request body must be a JSON object');
@@ -67,18 +96,27 @@ export function workflowOperationRoutes(app: FastifyInstance, kube: KubeClient):
 
   app.put<{ Params: NameParams }>('/api/v1/workflows/:namespace/:name/resume', async (req) => {
     const body = bodyOf(req.body);
-    let node: string | undefined;
-    if (body.nodeFieldSelector !== undefined && body.nodeFieldSelector !== '') {
-      const m = typeof body.nodeFieldSelector === 'string' ? /^(displayName|name)=(.+)$/.exec(body.nodeFieldSelector) : null;
-      if (!m) throw badRequest('nodeFieldSelector must be "displayName=<step>" or "name=<node name>" (other selectors are not supported)');
-      node = m[2];
-    }
+    const node = suspendNodeOf(body.nodeFieldSelector);
     const parameters = parameterList(body.parameters, 'parameters');
     const { workflow } = await resumeRunningWorkflow(kube.as(req.caller.identity), req.params.namespace, req.params.name, {
       node,
       parameters,
     });
     return workflow;
+  });
+
+  app.put<{ Params: NameParams }>('/api/v1/workflows/:namespace/:name/set', async (req) => {
+    const body = bodyOf(req.body);
+    for (const f of ['phase', 'message'] as const)
+      if (body[f] !== undefined && body[f] !== null && typeof body[f] !== 'string') throw badRequest(`${f} must be a string`);
+    const node = suspendNodeOf(body.nodeFieldSelector);
+    const outputParameters = outputParametersOf(body.outputParameters);
+    return setSuspendedNode(kube.as(req.caller.identity), req.params.namespace, req.params.name, {
+      ...(node !== undefined ? { node } : {}),
+      ...(typeof body.phase === 'string' && body.phase ? { phase: body.phase } : {}),
+      ...(typeof body.message === 'string' && body.message ? { message: body.message } : {}),
+      ...(outputParameters ? { outputParameters } : {}),
+    });
   });
 
   app.put<{ Params: NameParams }>('/api/v1/workflows/:namespace/:name/retry', async (req) => {
