@@ -192,7 +192,20 @@ describe('controller replicas share the work (--sharding)', () => {
         throw new Error(`${err.message}\n${logs()}`);
       });
 
-      expect(done.map((wf) => `${wf.metadata?.name} ${wf.status?.phase}`).sort(), logs()).toEqual(all.map((n) => `${n} Succeeded`).sort());
+      // A workflow that did not succeed is shown with its message and its nodes' (the replicas' logs may be empty).
+      const why = done
+        .filter((wf) => wf.status?.phase !== 'Succeeded')
+        .map(
+          (wf) =>
+            `${wf.metadata?.name} ${wf.status?.phase}: ${wf.status?.message ?? ''} (controller ${wf.status?.controller ?? '?'})\n` +
+            Object.values(wf.status?.nodes ?? {})
+              .map((n) => `  ${n.displayName} ${n.type} ${n.phase}: ${n.message ?? ''}`)
+              .join('\n'),
+        )
+        .join('\n');
+      expect(done.map((wf) => `${wf.metadata?.name} ${wf.status?.phase}`).sort(), `${why}\n${logs()}`).toEqual(
+        all.map((n) => `${n} Succeeded`).sort(),
+      );
       // More than one replica wrote statuses.
       expect(new Set(owners.map((o) => o.controller)).size).toBeGreaterThanOrEqual(2);
 
